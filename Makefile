@@ -1,0 +1,215 @@
+# tracebench: one entry point for deps, build, tests, demo, install.
+#
+#   make deps        Debian packages (apt-get, idempotent) + libperf from linux-source into .deps/
+#   make             build ./tracebench (V=1 for full commands)
+#   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
+#   make demo        run scenarios/quick.ini end to end
+#   make install     PREFIX=/usr/local DESTDIR=...
+#   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
+#   make bench-workloads | validate | fuzz | valgrind | format
+
+PREFIX	?= /usr/local
+DESTDIR	?=
+BINDIR	 = $(PREFIX)/bin
+DATADIR	 = $(PREFIX)/share/tracebench
+LIBEXECDIR = $(PREFIX)/libexec/tracebench
+MANDIR	 = $(PREFIX)/share/man/man1
+
+DEPS_DIR	?= $(CURDIR)/.deps
+LIBPERF_PREFIX	?= $(DEPS_DIR)/libperf
+
+CC	 = gcc
+CLANG	?= clang
+BPFTOOL	?= bpftool
+
+ifeq ($(V),1)
+Q =
+msg = @true
+else
+Q = @
+msg = @printf '  %-7s %s\n'
+endif
+
+# Debian 12 packages the build, the tests and the demo need.
+DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
+	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
+	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
+	   python3
+
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
+
+SAN ?=
+ifeq ($(SAN),1)
+BUILD	 = build-san
+SANFLAGS = -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+else
+BUILD	 = build
+SANFLAGS =
+endif
+
+# Recursive (=) so pkg-config runs when a recipe needs it, after `make deps` installed it.
+CFLAGS	 ?= -O2 -g
+BASE_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+	   -Wshadow -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE -MMD -MP \
+	   -I$(CURDIR)/harness -I$(CURDIR)/$(BUILD)/bpf -I$(LIBPERF_PREFIX)/include \
+	   -DTB_LIBEXECDIR='"$(LIBEXECDIR)"' -DTB_DATADIR='"$(DATADIR)"' \
+	   $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null) $(SANFLAGS)
+LIBPERF_LIBS = $(LIBPERF_PREFIX)/lib/libperf.a $(LIBPERF_PREFIX)/lib/libapi.a
+LDLIBS	 = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -lpthread -lm
+LDFLAGS	 = $(SANFLAGS)
+
+SRCS	 = $(sort $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard tracers/*.c))
+OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
+LIBOBJS	 = $(filter-out $(BUILD)/harness/main.o,$(OBJS))
+BPF_SRCS = $(wildcard tracers/bpf/*.bpf.c)
+BPF_OBJS = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
+SKELS	 = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
+HELPER_SRCS = $(wildcard workloads/helpers/*.c)
+HELPERS	 = $(HELPER_SRCS:workloads/helpers/%.c=$(BUILD)/helpers/%)
+TEST_SRCS = $(wildcard tests/*.c)
+TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
+ARCH	 = $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+ifeq ($(SAN),1)
+TB_BIN	 = tracebench-san
+else
+TB_BIN	 = tracebench
+endif
+TEST_BIN = $(BUILD)/run-tests
+
+.PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
+	bench-workloads validate fuzz valgrind format format-check
+
+all: $(TB_BIN) $(HELPERS)
+
+# ---- dependencies --------------------------------------------------------------------------
+DEPS_STAMP = $(DEPS_DIR)/.stamp-$(shell echo $(DEB_PKGS) | md5sum | cut -c1-8)
+
+deps: $(DEPS_STAMP) $(LIBPERF_PREFIX)/lib/libperf.a
+
+$(DEPS_STAMP):
+	$(Q)missing=$$(for p in $(DEB_PKGS); do \
+		dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || \
+		echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "  APT     $$missing"; \
+		export DEBIAN_FRONTEND=noninteractive; \
+		apt-get update -qq >/dev/null && \
+		apt-get install -y -qq --no-install-recommends $$missing >/dev/null || \
+		{ echo "make deps: apt-get install failed for: $$missing" >&2; exit 1; }; \
+	fi
+	$(Q)mkdir -p $(DEPS_DIR) && touch $@
+
+$(LIBPERF_PREFIX)/lib/libperf.a: | $(DEPS_STAMP)
+	$(msg) LIBPERF $(LIBPERF_PREFIX)
+	$(Q)tools/build-libperf.sh $(LIBPERF_PREFIX) $(DEPS_DIR)/libperf-src
+
+# ---- build ---------------------------------------------------------------------------------
+$(TB_BIN): $(OBJS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/%.o: %.c | $(SKELS)
+	@mkdir -p $(dir $@)
+	$(msg) CC $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(dir $@)
+	$(msg) BTF $@
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/bpf/*.h)
+	@mkdir -p $(dir $@)
+	$(msg) BPF $<
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
+		-Wall -Werror -c $< -o $@
+
+$(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
+	$(msg) SKEL $@
+	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# Tiny static helpers (the exec workload's target).
+$(BUILD)/helpers/%: workloads/helpers/%.c
+	@mkdir -p $(dir $@)
+	$(msg) HELPER $@
+	$(Q)$(CC) -O2 -static -o $@ $<
+
+# ---- tests ---------------------------------------------------------------------------------
+$(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cunit)
+
+# Unit suites then end-to-end scripts; both always run, the status says if either failed.
+test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
+	@echo "== unit tests ($(TEST_BIN))"
+	$(Q)st=0; TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || st=1; \
+	echo "== end-to-end tests (tests/e2e)"; \
+	TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
+		tests/e2e/run.sh || st=1; \
+	exit $$st
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory test
+
+e2e: $(TB_BIN) $(HELPERS)
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tests/e2e/run.sh
+
+# ---- demo, benchmarks, validation, fuzzing -------------------------------------------------
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)./$(TB_BIN) run scenarios/quick.ini
+
+bench-workloads: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-workloads.sh
+
+validate: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh
+
+fuzz: deps
+	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)
+
+valgrind: deps
+	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS)
+	$(Q)TB_TEST_DATA=$(CURDIR)/tests/data TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
+		valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 \
+		--suppressions=tests/valgrind.supp $(TEST_BIN) $(VALGRIND_SUITES)
+
+asan:
+	$(Q)$(MAKE) --no-print-directory SAN=1 all
+	$(Q)cp tracebench-san tracebench-asan
+
+ubsan:
+	$(Q)$(MAKE) --no-print-directory SAN=1 all
+	$(Q)cp tracebench-san tracebench-ubsan
+
+format:
+	$(Q)clang-format -i $(SRCS) $(wildcard harness/*.h tracers/*.h workloads/*.h tests/*.h)
+
+format-check:
+	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard harness/*.h tests/*.h)
+
+# ---- install -------------------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
+		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)
+	install -m 0755 $(TB_BIN) $(DESTDIR)$(BINDIR)/tracebench
+	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
+	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
+	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
+	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/tracebench $(DESTDIR)$(MANDIR)/tracebench.1
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
+
+clean:
+	rm -rf build build-san tracebench tracebench-san tracebench-asan tracebench-ubsan
+
+distclean: clean
+	rm -rf $(DEPS_DIR)
+
+-include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)

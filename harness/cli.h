@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers every command uses for its own option parsing. */
+#ifndef TB_CLI_H
+#define TB_CLI_H
+
+#include <getopt.h>
+#include <stdio.h>
+
+/*
+ * Parse argv with getopt_long (optstring should start with '+' or ':' as usual). Commands call
+ * this in a loop like getopt_long; on an unknown option or missing argument it prints
+ * "tracebench <cmd>: ..." and the command's usage line to stderr and returns '?'.
+ */
+int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
+		  const char *usage);
+/* "tracebench CMD: bad value 'x' for --opt: reason", returns TB_EXIT_USAGE. */
+int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why);
+
+#endif

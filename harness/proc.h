@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Child processes: external tracers and command workloads. Always execvp with an argv, never a
+ * shell; every child leads its own process group so that the whole tree can be signalled.
+ */
+#ifndef TB_PROC_H
+#define TB_PROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+
+struct tb_proc {
+	pid_t pid;		/* also the process group id; 0 when not running */
+	int out_fd;		/* read end of the child's stdout+stderr when captured, else -1 */
+	char *out_path;		/* file receiving stdout+stderr when logged, or NULL */
+	int status;		/* wait status once reaped */
+	bool reaped;
+	struct rusage ru;	/* of the child and its reaped descendants, once reaped */
+	uint64_t start_ns, end_ns;
+};
+
+enum {
+	TB_PROC_CAPTURE = 1 << 0, /* stdout+stderr into a pipe (p->out_fd) instead of a file */
+	TB_PROC_NULLIN = 1 << 1,  /* stdin from /dev/null (always set in practice) */
+};
+
+/*
+ * Start argv[0] (PATH lookup) in a new process group, stdin from /dev/null, stdout and stderr
+ * to out_path (created 0644, appended) or, with TB_PROC_CAPTURE, a pipe. The child gets
+ * PR_SET_PDEATHSIG(SIGKILL) so a killed harness does not leave it running. Returns 0, or
+ * -ENOENT when the program cannot be found/executed (checked before returning), -errno else.
+ */
+int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags);
+/* Non-blocking check; returns 1 when the child has exited (and reaps it), 0 when running. */
+int tb_proc_poll(struct tb_proc *p);
+/* Wait up to timeout_ns (0: forever). Returns 0 when reaped, -ETIMEDOUT if still running. */
+int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns);
+/*
+ * Stop the process group: sig first, then SIGTERM after grace_ns, then SIGKILL after another
+ * grace_ns; always reaps. Returns 0, or -ETIMEDOUT when SIGKILL was needed.
+ */
+int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns);
+/* Close fds and free; kills and reaps the group first if still running. */
+void tb_proc_release(struct tb_proc *p);
+/* Human text for a wait status: "exited with status 3", "killed by signal 9". */
+const char *tb_proc_status_str(int status, char *buf, size_t len);
+/* 0 when the program named by argv0 can be found and executed (PATH search), -ENOENT else. */
+int tb_proc_which(const char *argv0, char *path, size_t len);
+
+#endif /* TB_PROC_H */

@@ -1,0 +1,19 @@
+#!/bin/bash
+# The CLI contract: --version, --help, exit 2 with a reason for bad invocations.
+. "$(dirname "$0")/lib.sh"
+expect_exit 0 "$TB" --version
+grep -q '^tracebench [0-9]' "$TMP/out" || fail "--version printed: $(cat "$TMP/out")"
+expect_exit 0 "$TB" --help
+grep -q 'commands:' "$TMP/out" || fail "--help lists no commands"
+expect_exit 2 "$TB"
+grep -q 'no command' "$TMP/err" || fail "no reason for a missing command"
+expect_exit 2 "$TB" frobnicate
+grep -q "unknown command 'frobnicate'" "$TMP/err" || fail "no reason for an unknown command"
+expect_exit 2 "$TB" --bogus
+for cmd in run list sysinfo compare gate plot report cleanup; do
+	expect_exit 0 "$TB" "$cmd" --help
+	grep -qi "usage" "$TMP/out" || fail "$cmd --help prints no usage"
+	expect_exit 2 "$TB" "$cmd" --no-such-option
+	grep -q "no-such-option" "$TMP/err" || fail "$cmd: unknown option not named: $(cat "$TMP/err")"
+done
+exit 0

@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The CUnit runner. CUnit's basic runner returns success even when tests fail, so the exit
+ * status comes from CU_get_number_of_failures(). Usage: run-tests [SUITE[:TEST]]...
+ */
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness/tb.h"
+#include "tb_test.h"
+
+#define MAX_SUITES 128
+
+static struct {
+	const char *name;
+	CU_InitializeFunc init;
+	CU_CleanupFunc clean;
+	CU_TestInfo *tests;
+} suites[MAX_SUITES];
+static unsigned int nsuites, nskipped;
+static char tmproot[] = "/tmp/tb-test-XXXXXX";
+static int tmpcount, tmpmade;
+
+void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
+		      CU_TestInfo *tests)
+{
+	if (nsuites < MAX_SUITES)
+		suites[nsuites++] = (typeof(suites[0])){ name, init, clean, tests };
+}
+
+void tb_test_skip(const char *file, int line, const char *reason)
+{
+	nskipped++;
+	printf("\n    SKIPPED %s:%d: %s\n", file, line, reason);
+}
+
+const char *tb_test_data_dir(void)
+{
+	const char *d = getenv("TB_TEST_DATA");
+
+	return d ? d : "tests/data";
+}
+
+const char *tb_test_tmpdir(void)
+{
+	static char path[64];
+
+	if (!tmpmade) {
+		if (!mkdtemp(tmproot))
+			return NULL;
+		tmpmade = 1;
+	}
+	snprintf(path, sizeof(path), "%s/%d", tmproot, tmpcount++);
+	if (tb_mkdir_p(path, 0755))
+		return NULL;
+	return path;
+}
+
+int tb_test_is_root(void)
+{
+	return geteuid() == 0;
+}
+
+static int wanted(const char *suite, const char *test, int argc, char **argv)
+{
+	int i;
+
+	if (argc < 2)
+		return 1;
+	for (i = 1; i < argc; i++) {
+		const char *colon = strchr(argv[i], ':');
+		size_t n = colon ? (size_t)(colon - argv[i]) : strlen(argv[i]);
+
+		if (strlen(suite) != n || strncmp(argv[i], suite, n))
+			continue;
+		if (!colon || !test || !strcmp(colon + 1, test))
+			return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	unsigned int i, failures;
+	CU_TestInfo *t;
+	CU_pSuite s;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	for (i = 0; i < nsuites; i++) {
+		if (!wanted(suites[i].name, NULL, argc, argv))
+			continue;
+		s = CU_add_suite(suites[i].name, suites[i].init, suites[i].clean);
+		if (!s)
+			return 1;
+		for (t = suites[i].tests; t->pName; t++)
+			if (wanted(suites[i].name, t->pName, argc, argv))
+				CU_add_test(s, t->pName, t->pTestFunc);
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_suites_failed();
+	printf("\n%u tests run, %u failed assertions, %u suites failed, %u skipped\n",
+	       CU_get_number_of_tests_run(), CU_get_number_of_failures(),
+	       CU_get_number_of_suites_failed(), nskipped);
+	CU_cleanup_registry();
+	if (tmpmade)
+		tb_rm_rf(tmproot);
+	return failures ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * CUnit suites register themselves: a test file ends with
+ *
+ *	static CU_TestInfo my_tests[] = { { "does x", test_x }, CU_TEST_INFO_NULL };
+ *	TB_TEST_SUITE("area", my_init, my_clean, my_tests);
+ *
+ * so adding a test file needs no edit elsewhere. TB_SKIP("reason") marks the current test as
+ * skipped with a printed reason (root, tracefs or BPF missing) and returns from it.
+ */
+#ifndef TB_TEST_H
+#define TB_TEST_H
+
+#include <CUnit/CUnit.h>
+#include <stdio.h>
+
+void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
+		      CU_TestInfo *tests);
+void tb_test_skip(const char *file, int line, const char *reason);
+
+#define TB_TEST_SUITE(name, init, clean, tests)                                                    \
+	__attribute__((constructor)) static void tb_test_register_##tests(void)                    \
+	{                                                                                          \
+		tb_test_register(name, init, clean, tests);                                        \
+	}
+
+#define TB_SKIP(reason)                                                                            \
+	do {                                                                                       \
+		tb_test_skip(__FILE__, __LINE__, reason);                                          \
+		return;                                                                            \
+	} while (0)
+
+/* Directory of the fixtures (tests/data), from TB_TEST_DATA or the build's default. */
+const char *tb_test_data_dir(void);
+/* A fresh temporary directory for this test (removed at exit); NULL on failure. */
+const char *tb_test_tmpdir(void);
+/* Root available? */
+int tb_test_is_root(void);
+
+#endif
