@@ -1240,20 +1240,17 @@ void tb_sysinfo_print(FILE *f, const json_t *info)
 	}
 	fprintf(f, "\nMitigations (/sys/devices/system/cpu/vulnerabilities)\n");
 	if (json_is_object(m)) {
-		json_object_foreach((json_t *)m, name, v)
-			line_str(f, name, json_string_value(v) ? json_string_value(v) : UNKNOWN);
+		json_object_foreach((json_t *)m, name, v) line_path(f, v, name, "");
 	} else {
 		line_str(f, "vulnerabilities", UNKNOWN);
 	}
 	fprintf(f, "\nLibraries\n");
-	json_object_foreach(json_object_get(info, "libraries"), name, v)
-		line_str(f, name, json_string_value(v));
+	json_object_foreach(json_object_get(info, "libraries"), name, v) line_path(f, v, name, "");
 	fprintf(f, "\nTools\n");
-	json_object_foreach(json_object_get(info, "tools"), name, v)
-		line_str(f, name, json_string_value(v));
+	json_object_foreach(json_object_get(info, "tools"), name, v) line_path(f, v, name, "");
 	fprintf(f, "\nFingerprint\n");
-	snprintf(buf, sizeof(buf), "%s (over %zu fields; see --json)",
-		 json_string_value(json_object_get(info, "fingerprint")),
+	value_text(json_object_get(info, "fingerprint"), buf, sizeof(buf));
+	snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (over %zu fields; see --json)",
 		 json_array_size(json_object_get(info, "fingerprint_fields")));
 	line_str(f, "fingerprint", buf);
 }
@@ -1323,7 +1320,7 @@ int tb_cmd_sysinfo(int argc, char **argv)
 		return TB_EXIT_FAIL;
 	}
 	if (json) {
-		json_dumpf(info, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		json_dumpf(info, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 		fputc('\n', stdout);
 	} else {
 		tb_sysinfo_print(stdout, info);
