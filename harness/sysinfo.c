@@ -288,6 +288,7 @@ static json_t *kernel_info(struct si *s)
 {
 	json_t *k = json_object();
 	char *release, path[PATH_MAX], rel[PATH_MAX], hash[32];
+	int ret;
 
 	if (!k)
 		return NULL;
@@ -297,13 +298,13 @@ static json_t *kernel_info(struct si *s)
 	put_file_str(s, k, "cmdline", "/proc/cmdline");
 	/* /proc/config.gz (CONFIG_IKCONFIG_PROC) first, else the distribution's /boot copy. */
 	snprintf(rel, sizeof(rel), "/proc/config.gz");
-	if (config_hash(si_path(s, rel, path, sizeof(path)), hash, sizeof(hash)) && release) {
+	ret = config_hash(si_path(s, rel, path, sizeof(path)), hash, sizeof(hash));
+	if (ret && release) {
 		snprintf(rel, sizeof(rel), "/boot/config-%s", release);
-		if (config_hash(si_path(s, rel, path, sizeof(path)), hash, sizeof(hash)))
-			rel[0] = '\0';
-	} else if (!release && access(path, R_OK)) {
-		rel[0] = '\0';
+		ret = config_hash(si_path(s, rel, path, sizeof(path)), hash, sizeof(hash));
 	}
+	if (ret)
+		rel[0] = '\0';
 	put_str(s, k, "config_hash", rel[0] ? hash : NULL);
 	put_str(s, k, "config_source", rel[0] ? rel : NULL);
 	free(release);
@@ -867,6 +868,17 @@ static json_t *virt_info(struct si *s, int hv_flag, const struct detect_virt *dv
 	return o;
 }
 
+static json_t *thp_info(struct si *s)
+{
+	json_t *o = json_object();
+
+	if (o) {
+		put_choice(s, o, "enabled", "/sys/kernel/mm/transparent_hugepage/enabled");
+		put_choice(s, o, "defrag", "/sys/kernel/mm/transparent_hugepage/defrag");
+	}
+	return o;
+}
+
 static json_t *sysctl_info(struct si *s)
 {
 	json_t *o = json_object();
@@ -1045,11 +1057,7 @@ json_t *tb_sysinfo_collect(const char *root, unsigned flags)
 	put(&s, info, "mitigations", mitigations_info(&s));
 	tools = tools_info(&s, &dv);
 	put(&s, info, "virtualization", virt_info(&s, hv_flag, &dv));
-	put(&s, info, "thp", json_object());
-	put_choice(&s, json_object_get(info, "thp") ?: info, "enabled",
-		   "/sys/kernel/mm/transparent_hugepage/enabled");
-	put_choice(&s, json_object_get(info, "thp") ?: info, "defrag",
-		   "/sys/kernel/mm/transparent_hugepage/defrag");
+	put(&s, info, "thp", thp_info(&s));
 	put(&s, info, "sysctl", sysctl_info(&s));
 	put(&s, info, "tracefs", tracefs_info(&s));
 	put(&s, info, "memory", json_pack("{s:o}", "total_kb", meminfo_total(&s)));

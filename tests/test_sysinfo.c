@@ -289,6 +289,37 @@ static void test_empty_root(void)
 	json_decref(info);
 }
 
+/* Without /proc/config.gz, the distribution's /boot/config-RELEASE is hashed. */
+static void test_boot_config(void)
+{
+	const char *dir = tb_test_tmpdir();
+	char path[PATH_MAX], hash[24];
+	json_t *info;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel", dir);
+	CU_ASSERT_EQUAL_FATAL(tb_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/boot", dir);
+	CU_ASSERT_EQUAL_FATAL(tb_mkdir_p(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel/osrelease", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("6.9.9-boot\n", f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/boot/config-6.9.9-boot", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("CONFIG_A=y\n", f);
+	fclose(f);
+	info = tb_sysinfo_collect(dir, FAST);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(info);
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)fnv1a64("CONFIG_A=y\n"));
+	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_hash"), hash);
+	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_source"), "/boot/config-6.9.9-boot");
+	json_decref(info);
+}
+
 static int copy_tree(const char *from, const char *to)
 {
 	char *argv[] = {"cp", "-a", (char *)from, (char *)to, NULL};
@@ -456,6 +487,7 @@ static CU_TestInfo tests[] = {
 	{"library versions", test_versions},
 	{"minimal: missing files are unknown", test_minimal_unknowns},
 	{"empty root: no crash", test_empty_root},
+	{"config from /boot", test_boot_config},
 	{"fingerprint from files", test_fingerprint_files},
 	{"fingerprint fields", test_fingerprint_fields},
 	{"dot paths", test_get},
