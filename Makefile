@@ -64,7 +64,8 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 	   -DTB_LIBTRACEEVENT_VERSION='"$(call pc_version,libtraceevent)"' \
 	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
 	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
-$(BUILD)/harness/sysinfo.o: CFLAGS += $(SYSINFO_CFLAGS)
+# (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
+$(BUILD)/harness/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 SRCS	 = $(sort $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard tracers/*.c))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
