@@ -341,6 +341,11 @@ static json_t *cpu_info(struct si *s, int *hv_flag)
 				first_block = false;
 			continue;
 		}
+		/* Arm's "Hardware" line follows the last processor block. */
+		if (!strcmp(key, "Hardware")) {
+			hardware = val;
+			continue;
+		}
 		/* Only the first processor's block describes the model (all are alike on x86). */
 		if (!first_block && nproc)
 			continue;
@@ -356,8 +361,6 @@ static json_t *cpu_info(struct si *s, int *hv_flag)
 			stepping = val;
 		else if (!strcmp(key, "microcode"))
 			microcode = val;
-		else if (!strcmp(key, "Hardware"))
-			hardware = val;
 		else if (!strcmp(key, "Processor") || !strcmp(key, "cpu model"))
 			processor = val;
 		else if (!strcmp(key, "flags") || !strcmp(key, "Features"))
