@@ -39,6 +39,7 @@ static int count_dir(const char *path)
 }
 
 static int fds_before, tasks_before;
+static int test_consumer_cpu = -1; /* given to the next tracer instance */
 
 static void leak_check_begin(void)
 {
@@ -124,7 +125,7 @@ static int tr_new(struct tb_tr *t, const char *type, const char *const *kv, char
 		return -ENOENT;
 	t->ops = ops;
 	t->name = "test";
-	t->consumer_cpu = -1;
+	t->consumer_cpu = test_consumer_cpu;
 	t->outdir = tb_test_tmpdir();
 	t->cfg = calloc(1, ops->cfg_size);
 	if (!t->cfg)
@@ -419,6 +420,166 @@ static void test_count_dead_target(void)
 	leak_check_end();
 }
 
+/* ---- perf-sample ---------------------------------------------------------------------------- */
+
+static void test_sample_busy(void)
+{
+	static const char *const kv[] = {"frequency", "999", NULL};
+	struct tb_tracer_stats st;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	test_consumer_cpu = 0;
+	if (!trace_child("perf-sample", kv, busy_ms, 300, &st)) {
+		dump_extra("999 Hz busy", &st);
+		CU_ASSERT_TRUE(st.events > 0);
+		CU_ASSERT_EQUAL(st.events,
+				json_integer_value(json_object_get(st.extra, "samples")));
+		CU_ASSERT_TRUE(st.lost >= 0);
+		CU_ASSERT_TRUE(st.cpu_s > 0); /* the reader thread's CPU clock was read */
+		CU_ASSERT_EQUAL(st.mem_bytes,
+				sysconf(_SC_NPROCESSORS_ONLN) * 129 * sysconf(_SC_PAGESIZE));
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(st.extra, "frequency_hz")), 999);
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(st.extra, "consumer_cpu")), 0);
+	}
+	test_consumer_cpu = -1;
+	json_decref(st.extra);
+	leak_check_end();
+}
+
+static void test_sample_tiny_buffer(void)
+{
+	static const char *const kv[] = {"frequency",  "10000", "callgraph", "true",
+					 "mmap-pages", "1",	NULL};
+	struct tb_tracer_stats st;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	if (!trace_child("perf-sample", kv, busy_ms, 200, &st)) {
+		dump_extra("10 kHz callgraph, 1 page", &st);
+		CU_ASSERT_TRUE(st.events > 0);
+		CU_ASSERT_TRUE(st.lost >= 0);
+		CU_ASSERT_TRUE(json_is_true(json_object_get(st.extra, "callgraph")));
+	}
+	json_decref(st.extra);
+	leak_check_end();
+}
+
+static void test_sample_no_consumer(void)
+{
+	static const char *const kv[] = {"frequency", "999", "consumer", "false", NULL};
+	struct tb_tracer_stats st;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	if (!trace_child("perf-sample", kv, busy_ms, 100, &st)) {
+		dump_extra("no consumer", &st);
+		CU_ASSERT_TRUE(st.events > 0); /* drained once at stop */
+	}
+	json_decref(st.extra);
+	leak_check_end();
+}
+
+static void test_sample_system_output(void)
+{
+	static const char *const kv[] = {"scope", "system", "output", "true", NULL};
+	struct tb_tracer_stats st;
+	const char *path;
+	struct tb_tr t;
+	char err[256];
+	char *data = NULL;
+	size_t len = 0;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	stats_init(&st);
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", kv, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.ops->setup(&t), 0);
+	if (t.priv) {
+		CU_ASSERT_EQUAL(tb_perf_count_fds(), sysconf(_SC_NPROCESSORS_ONLN));
+		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		usleep(150000); /* cpu-clock samples idle CPUs too: 99 Hz x 2 CPUs */
+		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
+		dump_extra("system 99 Hz", &st);
+		CU_ASSERT_TRUE(st.events > 0);
+		path = json_string_value(json_object_get(st.extra, "output"));
+		CU_ASSERT_PTR_NOT_NULL(path);
+		if (path) {
+			CU_ASSERT_EQUAL(tb_read_file(path, &data, &len), 0);
+			CU_ASSERT_EQUAL((json_int_t)len,
+					json_integer_value(json_object_get(st.extra, "bytes")));
+			CU_ASSERT_TRUE(len > 0);
+			free(data);
+		}
+		json_decref(st.extra);
+	}
+	tr_free(&t);
+	leak_check_end();
+}
+
+static void test_sample_records(void)
+{
+	struct tb_perf_rec_stats rs = {0};
+	struct perf_event_header sample = {PERF_RECORD_SAMPLE, 0, sizeof(sample)};
+	struct perf_event_header throttle = {PERF_RECORD_THROTTLE, 0, 32};
+	struct perf_event_header shortlost = {PERF_RECORD_LOST, 0, sizeof(shortlost)};
+	struct {
+		struct perf_event_header h;
+		uint64_t id, lost;
+	} lost = {{PERF_RECORD_LOST, 0, sizeof(lost)}, 7, 42};
+	struct {
+		struct perf_event_header h;
+		uint64_t lost;
+	} lost_samples = {{PERF_RECORD_LOST_SAMPLES, 0, sizeof(lost_samples)}, 5};
+
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &sample), 0);
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &lost), 0);
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &lost), 0);
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &lost_samples), 0);
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &throttle), 0);
+	CU_ASSERT_EQUAL(tb_perf_rec_account(&rs, &shortlost), -EINVAL);
+	CU_ASSERT_EQUAL(rs.samples, 1);
+	CU_ASSERT_EQUAL(rs.lost, 84);
+	CU_ASSERT_EQUAL(rs.lost_records, 2);
+	CU_ASSERT_EQUAL(rs.lost_samples, 5);
+	CU_ASSERT_EQUAL(rs.throttle, 1);
+	CU_ASSERT_EQUAL(rs.other, 1);
+	CU_ASSERT_EQUAL(rs.bytes, sizeof(sample) + 2 * sizeof(lost) + sizeof(lost_samples) + 32 +
+					  sizeof(shortlost));
+}
+
+static void test_sample_validate(void)
+{
+	static const char *const cases[][3] = {
+		{"event", "no-such-event", "event"},   {"frequency", "-5", "frequency"},
+		{"frequency", "1000000", "frequency"}, {"frequency", "many", "frequency"},
+		{"mmap-pages", "3", "mmap-pages"},     {"scope", "galaxy", "scope"},
+	};
+	static const char *const both[] = {"frequency", "99", "period", "1000", NULL};
+	const char *kv[3] = {NULL, NULL, NULL};
+	struct tb_tr t;
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		kv[0] = cases[i][0];
+		kv[1] = cases[i][1];
+		err[0] = '\0';
+		CU_ASSERT_NOT_EQUAL(tr_new(&t, "perf-sample", kv, err, sizeof(err)), 0);
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, cases[i][2]));
+		tr_free(&t);
+	}
+	err[0] = '\0';
+	CU_ASSERT_EQUAL(tr_new(&t, "perf-sample", both, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "period"));
+	tr_free(&t);
+}
+
 static CU_TestInfo perf_tests[] = {
 	{"count page faults", test_count_page_faults},
 	{"count context switches", test_count_context_switches},
@@ -426,6 +587,12 @@ static CU_TestInfo perf_tests[] = {
 	{"count hardware events", test_count_hardware},
 	{"count validate", test_count_validate},
 	{"count dead target", test_count_dead_target},
+	{"sample busy child", test_sample_busy},
+	{"sample tiny buffer", test_sample_tiny_buffer},
+	{"sample without consumer", test_sample_no_consumer},
+	{"sample system output", test_sample_system_output},
+	{"sample records", test_sample_records},
+	{"sample validate", test_sample_validate},
 	CU_TEST_INFO_NULL,
 };
 
