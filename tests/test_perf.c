@@ -420,6 +420,42 @@ static void test_count_dead_target(void)
 	leak_check_end();
 }
 
+/* Two windows on one setup: the second reports only what happened in it. */
+static void test_count_windows_self(void)
+{
+	static const char *const kv[] = {"events", "page-faults", NULL};
+	const long n = 1000;
+	struct tb_tracer_stats st;
+	struct tb_tr t;
+	char err[256];
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	stats_init(&st);
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-count", kv, err, sizeof(err)), 0);
+	/* target 0: the workload runs in this process, its threads are counted */
+	CU_ASSERT_EQUAL(t.ops->setup(&t), 0);
+	if (t.priv) {
+		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		touch_pages(n);
+		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
+		CU_ASSERT_TRUE(count_of(&st, "page-faults") >= n);
+		json_decref(st.extra);
+		stats_init(&st);
+		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
+		dump_extra("second, empty window", &st);
+		CU_ASSERT_TRUE(count_of(&st, "page-faults") >= 0);
+		CU_ASSERT_TRUE(count_of(&st, "page-faults") < n);
+		json_decref(st.extra);
+	}
+	tr_free(&t);
+	leak_check_end();
+}
+
 /* ---- perf-sample ---------------------------------------------------------------------------- */
 
 static void test_sample_busy(void)
@@ -522,6 +558,54 @@ static void test_sample_system_output(void)
 	leak_check_end();
 }
 
+/* The sampled process exits inside the window: its fds hang up, the reader must not spin. */
+static void test_sample_target_exits(void)
+{
+	static const char *const kv[] = {"frequency", "999", NULL};
+	struct tb_tracer_stats st;
+	struct tb_tr t;
+	char err[256], b = 1;
+	int go[2];
+	pid_t pid;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	stats_init(&st);
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", kv, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(go), 0);
+	pid = fork();
+	CU_ASSERT_FATAL(pid >= 0);
+	if (!pid) {
+		close(go[1]);
+		if (read(go[0], &b, 1) == 1)
+			busy_ms(100);
+		_exit(0);
+	}
+	close(go[0]);
+	t.target = pid;
+	CU_ASSERT_EQUAL(t.ops->setup(&t), 0);
+	if (t.priv) {
+		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		CU_ASSERT_EQUAL(write(go[1], &b, 1), 1);
+		CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+		pid = 0;
+		usleep(200000); /* the reader sees POLLHUP here */
+		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
+		dump_extra("target exited", &st);
+		CU_ASSERT_TRUE(st.events > 0);
+		/* A reader spinning on the hung-up fds would burn most of the 200 ms. */
+		CU_ASSERT_TRUE(st.cpu_s < 0.05);
+		json_decref(st.extra);
+	}
+	close(go[1]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	tr_free(&t);
+	leak_check_end();
+}
+
 static void test_sample_records(void)
 {
 	struct tb_perf_rec_stats rs = {0};
@@ -587,7 +671,9 @@ static CU_TestInfo perf_tests[] = {
 	{"count hardware events", test_count_hardware},
 	{"count validate", test_count_validate},
 	{"count dead target", test_count_dead_target},
+	{"count two windows, self", test_count_windows_self},
 	{"sample busy child", test_sample_busy},
+	{"sample target exits", test_sample_target_exits},
 	{"sample tiny buffer", test_sample_tiny_buffer},
 	{"sample without consumer", test_sample_no_consumer},
 	{"sample system output", test_sample_system_output},

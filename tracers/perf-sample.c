@@ -32,8 +32,9 @@ enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 
 static const char *const scope_choices[] = {"workload", "system", NULL};
 
-#define DEFAULT_FREQ 99
-#define POLL_MS	     50 /* the reader's poll timeout: how soon it sees the stop request */
+#define DEFAULT_FREQ	99
+#define POLL_MS		50 /* the reader's poll timeout: how soon it sees the stop request */
+#define HUNGUP_SLEEP_NS 10000000ull /* drain period once a traced task has hung up */
 
 struct ps_cfg {
 	char *event;
@@ -77,6 +78,8 @@ struct ps_priv {
 	struct perf_evlist *evlist; /* owns the evsel */
 	struct perf_event_attr attr;
 	int ncpus, nthreads;
+	int nfds;		 /* fds in libperf's poll array */
+	bool hungup;		 /* some of them hung up (their task exited): poll no more */
 	uint64_t freq_requested; /* Hz, 0 with a period */
 	int64_t mmap_bytes;
 	char *out_path;
@@ -193,6 +196,7 @@ static int ps_maps(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
 	}
 	p->ncpus = perf_cpu_map__nr(p->cpus);
 	p->nthreads = perf_thread_map__nr(p->threads);
+	p->nfds = p->ncpus * p->nthreads;
 	return 0;
 }
 
@@ -357,11 +361,20 @@ static void *ps_reader(void *arg)
 	for (;;) {
 		bool last = atomic_load(&p->stop);
 
-		n = perf_evlist__poll(p->evlist, last ? 0 : POLL_MS);
+		/*
+		 * poll(2) reports POLLHUP even for entries libperf's filter disabled, so once a
+		 * traced task has exited, polling would spin: fall back to draining on a timer
+		 * (inherited events of its children may still write).
+		 */
+		n = 0;
+		if (p->hungup && !last)
+			tb_sleep_ns(HUNGUP_SLEEP_NS);
+		else if (!last)
+			n = perf_evlist__poll(p->evlist, POLL_MS);
 		ps_drain(p);
-		/* A per-task event hangs up when its task exits: stop polling it. */
-		if (n > 0)
-			perf_evlist__filter_pollfd(p->evlist, POLLERR | POLLHUP);
+		if (!p->hungup && n > 0 &&
+		    perf_evlist__filter_pollfd(p->evlist, POLLERR | POLLHUP) < p->nfds)
+			p->hungup = true;
 		if (last)
 			break;
 	}
