@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 #include <perf/core.h>
+#include <perf/cpumap.h>
+#include <perf/evlist.h>
+#include <perf/evsel.h>
 #include <perf/event.h>
 #include <perf/threadmap.h>
 
@@ -77,6 +80,31 @@ static void perf_init_once(void)
 void tb_perf_init(void)
 {
 	pthread_once(&perf_once, perf_init_once);
+}
+
+void tb_perf_evlist_delete(struct perf_evlist *evlist)
+{
+	struct perf_cpu_map *cpus[64];
+	struct perf_thread_map *threads[64];
+	struct perf_evsel *evsel;
+	size_t i, n = 0;
+
+	if (!evlist)
+		return;
+	if (!TB_LIBPERF_EVSEL_PUTS_MAPS) {
+		perf_evlist__for_each_evsel(evlist, evsel)
+		{
+			if (n == TB_ARRAY_SIZE(cpus))
+				break;
+			cpus[n] = perf_evsel__cpus(evsel);
+			threads[n++] = perf_evsel__threads(evsel);
+		}
+	}
+	perf_evlist__delete(evlist);
+	for (i = 0; i < n; i++) {
+		perf_cpu_map__put(cpus[i]);
+		perf_thread_map__put(threads[i]);
+	}
 }
 
 /* "system:event" -> the tracepoint id from tracefs (wherever it is mounted). */

@@ -16,6 +16,20 @@
 
 struct perf_thread_map;
 
+struct perf_evlist;
+
+/*
+ * libperf 6.1 (what tools/build-libperf.sh builds) has perf_evsel__delete() forget the map
+ * references perf_evlist__set_maps() gave each evsel; later versions drop them themselves.
+ * Build with -DTB_LIBPERF_EVSEL_PUTS_MAPS=1 against such a version.
+ */
+#ifndef TB_LIBPERF_EVSEL_PUTS_MAPS
+#define TB_LIBPERF_EVSEL_PUTS_MAPS 0
+#endif
+
+/* perf_evlist__delete() (unmap, close, delete the evsels) without leaking their maps. */
+void tb_perf_evlist_delete(struct perf_evlist *evlist);
+
 /* Call libperf_init() once per process (it also sets libperf's page size, needed by mmap). */
 void tb_perf_init(void);
 

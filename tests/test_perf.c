@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -212,6 +213,12 @@ static void ping_pong(long n)
 		if (write(a[1], &c, 1) != 1 || read(b[0], &c, 1) != 1)
 			_exit(9);
 	waitpid(pid, NULL, 0);
+}
+
+static void getpids(long n)
+{
+	for (long i = 0; i < n; i++)
+		syscall(SYS_getpid);
 }
 
 static void busy_ms(long ms)
@@ -417,6 +424,29 @@ static void test_count_dead_target(void)
 	t.target = pid;
 	CU_ASSERT_EQUAL(t.ops->setup(&t), -ESRCH);
 	tr_free(&t);
+	leak_check_end();
+}
+
+/* A tracepoint counted through perf: exactly the syscalls the child made. */
+static void test_count_tracepoint(void)
+{
+	static const char *const kv[] = {"events", "syscalls:sys_enter_getpid", NULL};
+	const long n = 5000;
+	struct tb_tracer_stats st;
+	double v;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	if (access("/sys/kernel/tracing/events/syscalls/sys_enter_getpid/id", R_OK))
+		TB_SKIP("tracefs not mounted at /sys/kernel/tracing or no syscall tracepoints");
+	leak_check_begin();
+	if (!trace_child("perf-count", kv, getpids, n, &st)) {
+		v = count_of(&st, "syscalls:sys_enter_getpid");
+		printf("\n    getpid tracepoint: %.0f for %ld calls\n", v, n);
+		CU_ASSERT_TRUE(v >= n && v <= n * 1.01);
+		CU_ASSERT_EQUAL(st.events, (int64_t)v);
+	}
+	json_decref(st.extra);
 	leak_check_end();
 }
 
@@ -671,6 +701,7 @@ static CU_TestInfo perf_tests[] = {
 	{"count hardware events", test_count_hardware},
 	{"count validate", test_count_validate},
 	{"count dead target", test_count_dead_target},
+	{"count tracepoint", test_count_tracepoint},
 	{"count two windows, self", test_count_windows_self},
 	{"sample busy child", test_sample_busy},
 	{"sample target exits", test_sample_target_exits},

@@ -159,7 +159,7 @@ static void ps_teardown(struct tb_tr *t)
 		perf_evlist__disable(p->evlist);
 	ps_stop_thread(p);
 	/* Unmaps, closes and deletes the evsel too. */
-	perf_evlist__delete(p->evlist);
+	tb_perf_evlist_delete(p->evlist);
 	perf_cpu_map__put(p->cpus);
 	perf_thread_map__put(p->threads);
 	if (p->out)
