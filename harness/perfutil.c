@@ -278,6 +278,48 @@ int tb_perf_count_fds(void)
 	return for_each_perf_fd(NULL);
 }
 
+int tb_perf_probe(char *why, size_t len)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.disabled = 1,
+	};
+	struct perf_thread_map *self;
+	struct perf_evsel *evsel;
+	char paranoid[16] = "?";
+	pid_t pid = 0; /* the calling thread, on any CPU */
+	int ret;
+
+	tb_perf_init();
+	evsel = perf_evsel__new(&attr);
+	self = perf_thread_map__new_array(1, &pid);
+	if (!evsel || !self) {
+		perf_evsel__delete(evsel);
+		perf_thread_map__put(self);
+		snprintf(why, len, "out of memory");
+		return -ENOMEM;
+	}
+	ret = perf_evsel__open(evsel, NULL, self);
+	perf_evsel__close(evsel);
+	perf_evsel__delete(evsel);
+	perf_thread_map__put(self);
+	if (!ret)
+		return 0;
+	tb_read_line("/proc/sys/kernel/perf_event_paranoid", paranoid, sizeof(paranoid));
+	if (ret == -EACCES || ret == -EPERM)
+		snprintf(
+			why, len,
+			"perf_event_open refused (%s) with kernel.perf_event_paranoid = %s: run as "
+			"root or lower it",
+			strerror(-ret), paranoid);
+	else
+		snprintf(why, len, "perf_event_open of a software counter failed: %s",
+			 strerror(-ret));
+	return ret;
+}
+
 static int64_t read_sysctl(const char *path)
 {
 	char line[32];

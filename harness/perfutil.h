@@ -59,6 +59,12 @@ void tb_perf_cloexec_all(void);
 /* Number of perf_event fds open in this process (for leak checks), or -errno. */
 int tb_perf_count_fds(void);
 
+/*
+ * Can this process open perf events here? Tries a task-clock counter on itself. Returns 0, or
+ * -errno with the reason (and kernel.perf_event_paranoid) in why.
+ */
+int tb_perf_probe(char *why, size_t len);
+
 /* kernel.perf_event_max_sample_rate and kernel.perf_cpu_time_max_percent, or -errno. */
 int64_t tb_perf_max_sample_rate(void);
 int64_t tb_perf_cpu_time_max_percent(void);

@@ -636,6 +636,31 @@ static void test_sample_target_exits(void)
 	leak_check_end();
 }
 
+/* A hardware event: samples, or setup fails naming it; the supported() probe says yes. */
+static void test_sample_hardware(void)
+{
+	static const char *const kv[] = {"event", "cycles", NULL};
+	struct tb_tr t;
+	char err[256], why[256] = "";
+	int ret;
+
+	if (!need_root())
+		TB_SKIP("needs root for perf events");
+	leak_check_begin();
+	CU_ASSERT_EQUAL(tb_tracer_find("perf-sample")->supported(why, sizeof(why)), 0);
+	CU_ASSERT_EQUAL(tb_tracer_find("perf-count")->supported(why, sizeof(why)), 0);
+	if (why[0])
+		printf("\n    supported: %s\n", why);
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", kv, err, sizeof(err)), 0);
+	ret = t.ops->setup(&t);
+	printf("\n    perf-sample cycles: setup %d (%s)\n", ret, ret ? strerror(-ret) : "opened");
+	if (ret) {
+		CU_ASSERT_PTR_NULL(t.priv);
+	}
+	tr_free(&t);
+	leak_check_end();
+}
+
 static void test_sample_records(void)
 {
 	struct tb_perf_rec_stats rs = {0};
@@ -708,6 +733,7 @@ static CU_TestInfo perf_tests[] = {
 	{"sample tiny buffer", test_sample_tiny_buffer},
 	{"sample without consumer", test_sample_no_consumer},
 	{"sample system output", test_sample_system_output},
+	{"sample hardware event", test_sample_hardware},
 	{"sample records", test_sample_records},
 	{"sample validate", test_sample_validate},
 	CU_TEST_INFO_NULL,

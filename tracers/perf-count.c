@@ -68,11 +68,7 @@ struct pc_priv {
 
 static int pc_supported(char *why, size_t len)
 {
-	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK)) {
-		snprintf(why, len, "no perf_event support in this kernel (%s)", strerror(errno));
-		return -ENOSYS;
-	}
-	return 0;
+	return tb_perf_probe(why, len);
 }
 
 static int pc_validate(const void *cfgp, char *err, size_t len)
@@ -334,12 +330,24 @@ static json_t *pc_event_json(struct pc_priv *p, struct pc_event *e, double *scal
 			 tb_perf_event_is_time(&e->attr) ? "ns" : "count");
 }
 
+/*
+ * Software events and tracepoints cost the kernel something each time they happen, so their
+ * counts are what "events" means; clocks count nanoseconds and hardware counters are free.
+ */
+static bool pc_costs_per_occurrence(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_TRACEPOINT ||
+	       (a->type == PERF_TYPE_SOFTWARE && !tb_perf_event_is_time(a));
+}
+
 static int pc_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 {
 	const struct pc_cfg *cfg = t->cfg;
 	struct pc_priv *p = t->priv;
 	json_t *extra, *counted, *unsupported, *ej;
-	double v, occurrences = 0, first_time = -1;
+	double v, occurrences = 0, first = -1;
+	const char *first_name = NULL;
+	char rule[160];
 	bool any_occ = false;
 	size_t i;
 
@@ -364,22 +372,26 @@ static int pc_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		ej = pc_event_json(p, e, &v);
 		if (!ej || json_object_set_new(counted, e->name, ej))
 			goto nomem;
-		if (tb_perf_event_is_time(&e->attr)) {
-			if (first_time < 0)
-				first_time = v;
-		} else {
+		if (pc_costs_per_occurrence(&e->attr)) {
 			any_occ = true;
 			occurrences += v;
+		} else if (!first_name) {
+			first_name = e->name;
+			first = v;
 		}
 	}
 	json_object_set_new(extra, "scope", json_string(scope_choices[cfg->scope]));
 	json_object_set_new(extra, "cpus", json_integer(p->ncpus));
 	json_object_set_new(extra, "threads", json_integer(p->nthreads));
-	json_object_set_new(extra, "events_rule",
-			    json_string(any_occ ? "sum of the occurrence counters"
-						: "nanoseconds of the first clock event"));
-	st->events = any_occ ? (int64_t)(occurrences + 0.5)
-			     : (first_time >= 0 ? (int64_t)(first_time + 0.5) : 0);
+	if (any_occ)
+		snprintf(rule, sizeof(rule), "sum of the software and tracepoint counts");
+	else if (first_name)
+		snprintf(rule, sizeof(rule), "value of %s (no software or tracepoint count)",
+			 first_name);
+	else
+		snprintf(rule, sizeof(rule), "nothing counted");
+	json_object_set_new(extra, "events_rule", json_string(rule));
+	st->events = (int64_t)((any_occ ? occurrences : first_name ? first : 0) + 0.5);
 	st->lost = 0;
 	st->cpu_s = 0;
 	st->mem_bytes = 0;

@@ -97,11 +97,7 @@ struct ps_priv {
 
 static int ps_supported(char *why, size_t len)
 {
-	if (access("/proc/sys/kernel/perf_event_paranoid", F_OK)) {
-		snprintf(why, len, "no perf_event support in this kernel (%s)", strerror(errno));
-		return -ENOSYS;
-	}
-	return 0;
+	return tb_perf_probe(why, len);
 }
 
 static uint64_t ps_freq(const struct ps_cfg *cfg)
@@ -442,6 +438,18 @@ static int ps_stop(struct tb_tr *t)
 	if (p->out_err)
 		tb_warn("perf-sample '%s': writing %s: %s", t->name, p->out_path,
 			strerror(-p->out_err));
+	/* Kernel limits at work: say so, the figures of this window are affected. */
+	if (p->rs.throttle)
+		tb_warn("perf-sample '%s': the kernel throttled sampling %llu times (too many "
+			"samples per tick)",
+			t->name, (unsigned long long)p->rs.throttle);
+	if (p->rate_start > 0 && p->rate_end > 0 && p->rate_end < p->rate_start)
+		tb_warn("perf-sample '%s': the kernel lowered perf_event_max_sample_rate from %lld "
+			"to %lld (sampling took more than perf_cpu_time_max_percent)",
+			t->name, (long long)p->rate_start, (long long)p->rate_end);
+	if (p->rs.lost)
+		tb_info("perf-sample '%s': %llu records lost (ring buffer full)", t->name,
+			(unsigned long long)p->rs.lost);
 	return 0;
 }
 
