@@ -717,6 +717,15 @@ static void test_sample_validate(void)
 	CU_ASSERT_EQUAL(tr_new(&t, "perf-sample", both, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "period"));
 	tr_free(&t);
+	/* Out of order calls are refused, not crashes. */
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.ops->start(&t), -EINVAL);
+	CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+	tr_free(&t);
+	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-count", NULL, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(t.ops->start(&t), -EINVAL);
+	CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
+	tr_free(&t);
 }
 
 static CU_TestInfo perf_tests[] = {

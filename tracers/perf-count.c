@@ -249,6 +249,10 @@ static int pc_start(struct tb_tr *t)
 	size_t i;
 	int ret;
 
+	if (!p) {
+		tb_err("perf-count '%s': start without a successful setup", t->name);
+		return -EINVAL;
+	}
 	for (i = 0; i < p->nev; i++) {
 		p->ev[i].counted = false;
 		/* Counts are cumulative: the window is end minus what is there now. */
@@ -351,6 +355,10 @@ static int pc_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	bool any_occ = false;
 	size_t i;
 
+	if (!p) {
+		tb_err("perf-count '%s': collect without a successful setup", t->name);
+		return -EINVAL;
+	}
 	extra = json_object();
 	counted = json_object();
 	unsupported = json_object();

@@ -386,6 +386,10 @@ static int ps_start(struct tb_tr *t)
 	cpu_set_t set;
 	int ret;
 
+	if (!p) {
+		tb_err("perf-sample '%s': start without a successful setup", t->name);
+		return -EINVAL;
+	}
 	memset(&p->rs, 0, sizeof(p->rs));
 	p->cpu_ns = 0;
 	p->windowed = false;
@@ -459,6 +463,10 @@ static int ps_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	struct ps_priv *p = t->priv;
 	json_t *extra;
 
+	if (!p) {
+		tb_err("perf-sample '%s': collect without a successful setup", t->name);
+		return -EINVAL;
+	}
 	extra = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "samples",
 			  (json_int_t)p->rs.samples, "lost", (json_int_t)p->rs.lost, "lost_records",
 			  (json_int_t)p->rs.lost_records, "lost_samples",
