@@ -6,6 +6,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,32 @@ static void leak_check_end(void)
 	CU_ASSERT_EQUAL(count_dir("/proc/self/fd"), fds_before);
 	CU_ASSERT_EQUAL(count_dir("/proc/self/task"), tasks_before);
 	CU_ASSERT_EQUAL(tb_perf_count_fds(), 0);
+}
+
+/* Number of perf_event fds without FD_CLOEXEC. */
+static int perf_fds_inheritable(void)
+{
+	char path[64], target[64];
+	struct dirent *de;
+	ssize_t len;
+	int n = 0, fd;
+	DIR *d = opendir("/proc/self/fd");
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		fd = atoi(de->d_name);
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		len = readlink(path, target, sizeof(target) - 1);
+		if (de->d_name[0] == '.' || len < 0)
+			continue;
+		target[len] = '\0';
+		if (!strcmp(target, "anon_inode:[perf_event]") &&
+		    !(fcntl(fd, F_GETFD) & FD_CLOEXEC))
+			n++;
+	}
+	closedir(d);
+	return n;
 }
 
 /* A child that waits for "go", runs fn(arg), says "done", then waits for "quit". */
@@ -333,6 +360,7 @@ static void test_count_system(void)
 	if (t.priv) {
 		/* one fd per event and CPU */
 		CU_ASSERT_EQUAL(tb_perf_count_fds(), 2 * sysconf(_SC_NPROCESSORS_ONLN));
+		CU_ASSERT_EQUAL(perf_fds_inheritable(), 0);
 		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
 		usleep(20000); /* sleeping switches context at least once */
 		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
@@ -567,6 +595,7 @@ static void test_sample_system_output(void)
 	CU_ASSERT_EQUAL(t.ops->setup(&t), 0);
 	if (t.priv) {
 		CU_ASSERT_EQUAL(tb_perf_count_fds(), sysconf(_SC_NPROCESSORS_ONLN));
+		CU_ASSERT_EQUAL(perf_fds_inheritable(), 0);
 		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
 		usleep(150000); /* cpu-clock samples idle CPUs too: 99 Hz x 2 CPUs */
 		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
