@@ -335,6 +335,11 @@ int64_t tb_perf_max_sample_rate(void)
 	return read_sysctl("/proc/sys/kernel/perf_event_max_sample_rate");
 }
 
+int64_t tb_perf_max_stack(void)
+{
+	return read_sysctl("/proc/sys/kernel/perf_event_max_stack");
+}
+
 int64_t tb_perf_cpu_time_max_percent(void)
 {
 	return read_sysctl("/proc/sys/kernel/perf_cpu_time_max_percent");

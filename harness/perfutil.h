@@ -68,6 +68,8 @@ int tb_perf_probe(char *why, size_t len);
 /* kernel.perf_event_max_sample_rate and kernel.perf_cpu_time_max_percent, or -errno. */
 int64_t tb_perf_max_sample_rate(void);
 int64_t tb_perf_cpu_time_max_percent(void);
+/* kernel.perf_event_max_stack (deepest call chain a sample may carry), or -errno. */
+int64_t tb_perf_max_stack(void);
 
 /* What a consumer saw in the ring buffers, by record type. */
 struct tb_perf_rec_stats {

@@ -362,6 +362,7 @@ static void test_count_system(void)
 		CU_ASSERT_EQUAL(tb_perf_count_fds(), 2 * sysconf(_SC_NPROCESSORS_ONLN));
 		CU_ASSERT_EQUAL(perf_fds_inheritable(), 0);
 		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->start(&t), -EBUSY);
 		usleep(20000); /* sleeping switches context at least once */
 		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
 		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
@@ -597,6 +598,7 @@ static void test_sample_system_output(void)
 		CU_ASSERT_EQUAL(tb_perf_count_fds(), sysconf(_SC_NPROCESSORS_ONLN));
 		CU_ASSERT_EQUAL(perf_fds_inheritable(), 0);
 		CU_ASSERT_EQUAL(t.ops->start(&t), 0);
+		CU_ASSERT_EQUAL(t.ops->start(&t), -EBUSY);
 		usleep(150000); /* cpu-clock samples idle CPUs too: 99 Hz x 2 CPUs */
 		CU_ASSERT_EQUAL(t.ops->stop(&t), 0);
 		CU_ASSERT_EQUAL(t.ops->collect(&t, &st), 0);
@@ -726,9 +728,11 @@ static void test_sample_validate(void)
 	static const char *const cases[][3] = {
 		{"event", "no-such-event", "event"},   {"frequency", "-5", "frequency"},
 		{"frequency", "1000000", "frequency"}, {"frequency", "many", "frequency"},
-		{"mmap-pages", "3", "mmap-pages"},     {"scope", "galaxy", "scope"},
+		{"mmap-pages", "3", "mmap-pages"},     {"mmap-pages", "0", "mmap-pages"},
+		{"scope", "galaxy", "scope"},
 	};
 	static const char *const both[] = {"frequency", "99", "period", "1000", NULL};
+	static const char *const deep[] = {"callgraph", "true", "max-stack", "65535", NULL};
 	const char *kv[3] = {NULL, NULL, NULL};
 	struct tb_tr t;
 	char err[256];
@@ -745,6 +749,10 @@ static void test_sample_validate(void)
 	err[0] = '\0';
 	CU_ASSERT_EQUAL(tr_new(&t, "perf-sample", both, err, sizeof(err)), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "period"));
+	tr_free(&t);
+	err[0] = '\0';
+	CU_ASSERT_EQUAL(tr_new(&t, "perf-sample", deep, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "max-stack"));
 	tr_free(&t);
 	/* Out of order calls are refused, not crashes. */
 	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", NULL, err, sizeof(err)), 0);

@@ -253,6 +253,10 @@ static int pc_start(struct tb_tr *t)
 		tb_err("perf-count '%s': start without a successful setup", t->name);
 		return -EINVAL;
 	}
+	if (p->enabled) {
+		tb_err("perf-count '%s': started twice", t->name);
+		return -EBUSY;
+	}
 	for (i = 0; i < p->nev; i++) {
 		p->ev[i].counted = false;
 		/* Counts are cumulative: the window is end minus what is there now. */

@@ -55,7 +55,7 @@ static const struct tb_option ps_opts[] = {
 	 "samples per second (Hz) while the event runs; 0: 99 Hz unless period is set", 0,
 	 10000000},
 	{"period", TB_OPT_INT, offsetof(struct ps_cfg, period), "0",
-	 "a sample every N events (instead of a frequency); 0: use frequency", 0, 1e15},
+	 "a sample every N events, ns for clocks (instead of a frequency); 0: frequency", 0, 1e15},
 	{"callgraph", TB_OPT_BOOL, offsetof(struct ps_cfg, callgraph), "false",
 	 "record kernel and user call chains (PERF_SAMPLE_CALLCHAIN, frame pointers)"},
 	{"max-stack", TB_OPT_INT, offsetof(struct ps_cfg, max_stack), "0",
@@ -111,7 +111,7 @@ static int ps_validate(const void *cfgp, char *err, size_t len)
 {
 	const struct ps_cfg *cfg = cfgp;
 	struct perf_event_attr attr = {0};
-	int64_t rate = tb_perf_max_sample_rate();
+	int64_t rate = tb_perf_max_sample_rate(), stack;
 	char why[256];
 
 	if (!cfg->event || tb_perf_event_parse(cfg->event, &attr, why, sizeof(why))) {
@@ -126,6 +126,12 @@ static int ps_validate(const void *cfgp, char *err, size_t len)
 		snprintf(err, len,
 			 "frequency: %llu Hz is above kernel.perf_event_max_sample_rate (%lld)",
 			 (unsigned long long)ps_freq(cfg), (long long)rate);
+		return -EINVAL;
+	}
+	stack = tb_perf_max_stack();
+	if (cfg->callgraph && stack > 0 && cfg->max_stack > stack) {
+		snprintf(err, len, "max-stack: %lld is above kernel.perf_event_max_stack (%lld)",
+			 (long long)cfg->max_stack, (long long)stack);
 		return -EINVAL;
 	}
 	if (cfg->mmap_pages < 1 || (cfg->mmap_pages & (cfg->mmap_pages - 1))) {
@@ -389,6 +395,10 @@ static int ps_start(struct tb_tr *t)
 	if (!p) {
 		tb_err("perf-sample '%s': start without a successful setup", t->name);
 		return -EINVAL;
+	}
+	if (p->enabled) {
+		tb_err("perf-sample '%s': started twice", t->name);
+		return -EBUSY;
 	}
 	memset(&p->rs, 0, sizeof(p->rs));
 	p->cpu_ns = 0;
