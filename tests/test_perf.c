@@ -593,6 +593,7 @@ static void test_sample_system_output(void)
 	leak_check_begin();
 	stats_init(&st);
 	CU_ASSERT_EQUAL_FATAL(tr_new(&t, "perf-sample", kv, err, sizeof(err)), 0);
+	t.name = "sys/out"; /* a section name is no path */
 	CU_ASSERT_EQUAL(t.ops->setup(&t), 0);
 	if (t.priv) {
 		CU_ASSERT_EQUAL(tb_perf_count_fds(), sysconf(_SC_NPROCESSORS_ONLN));
@@ -607,6 +608,7 @@ static void test_sample_system_output(void)
 		path = json_string_value(json_object_get(st.extra, "output"));
 		CU_ASSERT_PTR_NOT_NULL(path);
 		if (path) {
+			CU_ASSERT_PTR_NOT_NULL(strstr(path, "/sys_out.perf-records"));
 			CU_ASSERT_EQUAL(tb_read_file(path, &data, &len), 0);
 			CU_ASSERT_EQUAL((json_int_t)len,
 					json_integer_value(json_object_get(st.extra, "bytes")));

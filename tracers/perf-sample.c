@@ -245,17 +245,22 @@ static int ps_attr(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
 
 static int ps_open_output(struct tb_tr *t, struct ps_priv *p)
 {
-	char *s;
+	char *name, *s;
+	int ret;
 
-	if (asprintf(&p->out_path, "%s/%s.perf-records", t->outdir ? t->outdir : ".", t->name) <
-	    0) {
+	/* The section name becomes a file name: keep it inside outdir. */
+	name = strdup(t->name);
+	if (!name)
+		return -ENOMEM;
+	for (s = name; *s; s++)
+		if (*s == '/')
+			*s = '_';
+	ret = asprintf(&p->out_path, "%s/%s.perf-records", t->outdir ? t->outdir : ".", name);
+	free(name);
+	if (ret < 0) {
 		p->out_path = NULL;
 		return -ENOMEM;
 	}
-	/* The section name is the file name; keep it inside outdir. */
-	for (s = strrchr(p->out_path, '/') + 1; *s; s++)
-		if (*s == '/')
-			*s = '_';
 	p->out = fopen(p->out_path, "we");
 	if (!p->out) {
 		int err = errno;
