@@ -48,7 +48,7 @@ struct pc_val {
 };
 
 struct pc_event {
-	const char *name; /* from the config */
+	char *name;
 	struct perf_event_attr attr;
 	struct perf_evsel *evsel; /* NULL when it did not open */
 	int err;		  /* -errno of the failed open */
@@ -124,6 +124,7 @@ static void pc_teardown(struct tb_tr *t)
 			perf_evsel__close(p->ev[i].evsel);
 			perf_evsel__delete(p->ev[i].evsel);
 		}
+		free(p->ev[i].name);
 		free(p->ev[i].base);
 		free(p->ev[i].end);
 	}
@@ -191,7 +192,11 @@ static int pc_setup(struct tb_tr *t)
 	p->nev = cfg->events.n;
 	for (i = 0; i < p->nev; i++) {
 		e = &p->ev[i];
-		e->name = cfg->events.v[i];
+		e->name = strdup(cfg->events.v[i]);
+		if (!e->name) {
+			ret = -ENOMEM;
+			goto out;
+		}
 		e->attr.size = sizeof(e->attr);
 		if (tb_perf_event_parse(e->name, &e->attr, why, sizeof(why))) {
 			tb_err("perf-count '%s': events: %s", t->name, why);
