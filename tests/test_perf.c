@@ -767,7 +767,32 @@ static void test_sample_validate(void)
 	tr_free(&t);
 }
 
+/* The option tables are well formed: defaults parse, `list` can print them. */
+static void test_option_tables(void)
+{
+	static const char *const names[] = {"perf-count", "perf-sample"};
+	char *buf = NULL;
+	size_t len = 0, i;
+	struct tb_tr t;
+	char err[256];
+	FILE *f;
+
+	for (i = 0; i < TB_ARRAY_SIZE(names); i++) {
+		CU_ASSERT_EQUAL_FATAL(tr_new(&t, names[i], NULL, err, sizeof(err)), 0);
+		f = open_memstream(&buf, &len);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		tb_opts_print(f, t.ops->opts, "  ");
+		fclose(f);
+		CU_ASSERT_PTR_NOT_NULL(strstr(buf, "scope"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(buf, i ? "mmap-pages" : "events"));
+		free(buf);
+		buf = NULL;
+		tr_free(&t);
+	}
+}
+
 static CU_TestInfo perf_tests[] = {
+	{"option tables", test_option_tables},
 	{"count page faults", test_count_page_faults},
 	{"count context switches", test_count_context_switches},
 	{"count system scope", test_count_system},
