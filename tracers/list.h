@@ -4,3 +4,5 @@
  * `const struct tb_tracer tb_tracer_x` defined at the end of tracers/<x>.c.
  */
 TB_TRACER(delay)
+TB_TRACER(perf_count)
+TB_TRACER(perf_sample)
