@@ -1,0 +1,377 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Analyse a `make validate` run (tools/validate.sh): read the result.json files and peer
+benchmark figures under OUTDIR, decide each check, write OUTDIR/validation.json and
+OUTDIR/table.txt, print the table and one PASS/FAIL line per check.
+
+Exit status: 0 when every check passed, 1 when one failed or could not be decided, 2 on bad
+input (missing directory).
+
+Layout of OUTDIR (written by validate.sh):
+  known-delta/result.json     scenarios/validation/known-delta.ini
+  aa/NN/result.json           scenarios/validation/aa.ini with --aa, one per repetition
+  proof/result.json           scenarios/validation/proof.ini
+  bpf/result.json             scenarios/validation/bpf-crosscheck.ini
+  peers/NN/result.json        scenarios/validation/peers.ini, one per peer round
+  peers/perf-syscall.txt      perf bench syscall basic: one ns/op per line, one per round
+  peers/perf-pipe.txt         perf bench sched pipe: one ns/op per line, one per round
+  commands.txt                every command validate.sh ran (for METHODOLOGY.md)
+Python standard library only.
+"""
+import json
+import math
+import os
+import statistics
+import sys
+
+ALPHA_GOAL = 0.05  # A/A false-positive rate goal at alpha 0.05
+PROOF_TOL = 0.01  # events recorded / ops within 1%
+
+
+def load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        return {"_error": "%s: %s" % (path, e)}
+
+
+def measured(cell):
+    return [s for s in cell.get("samples", []) if not s.get("warmup") and not s.get("failed")]
+
+
+def num(x):
+    return x if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) \
+        else None
+
+
+def fmt(x, spec="%.1f"):
+    x = num(x)
+    return "n/a" if x is None else spec % x
+
+
+def baseline(res, workload):
+    for c in res.get("cells", []):
+        if c.get("workload") == workload and c.get("baseline"):
+            return c
+    return None
+
+
+def clopper_pearson_upper(k, n, conf=0.95):
+    """One-sided upper confidence bound of a binomial proportion (bisection on the CDF)."""
+    if n == 0:
+        return None
+    if k >= n:
+        return 1.0
+    target = 1 - conf
+
+    def cdf(p):  # P(X <= k | n, p)
+        return sum(math.comb(n, i) * p ** i * (1 - p) ** (n - i) for i in range(k + 1))
+
+    lo, hi = k / n, 1.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        if cdf(mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+class Report:
+    def __init__(self):
+        self.checks = []  # dicts: name, figure, expected, ok (True/False/None), detail
+        self.rows = []  # table rows (check, item, figure, expected, result)
+
+    def check(self, name, ok, figure, expected, detail=None, item="", data=None):
+        c = {"check": name, "item": item, "pass": ok, "figure": figure, "expected": expected}
+        if detail:
+            c["detail"] = detail
+        if data:
+            c["data"] = data
+        self.checks.append(c)
+
+    def info(self, name, item, figure, detail=None, data=None):
+        c = {"check": name, "item": item, "pass": None, "info": True, "figure": figure,
+             "expected": "(printed only)"}
+        if detail:
+            c["detail"] = detail
+        if data:
+            c["data"] = data
+        self.checks.append(c)
+
+
+def known_delta(out, rep):
+    path = os.path.join(out, "known-delta", "result.json")
+    res = load(path)
+    if "_error" in res:
+        rep.check("known-delta", False, "no result", "a result file", res["_error"])
+        return
+    cells = [c for c in res.get("cells", []) if c.get("tracer_type") == "delay"]
+    if not cells:
+        rep.check("known-delta", False, "no delay cells", "delay cells", path)
+        return
+    for c in sorted(cells, key=lambda c: (c.get("tracer_extra") or {}).get("target_ns", 0)):
+        ex = c.get("tracer_extra") or {}
+        ov = c.get("overhead") or {}
+        truth = num(ex.get("spin_ns_measured"))
+        got = num(ov.get("ns_per_op"))
+        ci = ov.get("ns_per_op_ci") or [None, None]
+        base = baseline(res, c.get("workload"))
+        bmed = num((base or {}).get("summary", {}).get("median"))
+        item = "%s +%s ns" % (c.get("workload"), ex.get("target_ns", "?"))
+        data = {"cell": c.get("id"), "target_ns": ex.get("target_ns"),
+                "spin_ns_measured": truth, "iters": ex.get("iters"),
+                "reported_ns_per_op": got, "ns_per_op_ci": ci,
+                "pct": num(ov.get("pct")), "verdict": ov.get("verdict"),
+                "baseline_median_ns": bmed, "samples": len(measured(c))}
+        if truth is None or got is None:
+            rep.check("known-delta", False, "reported %s ns, truth %s ns" % (fmt(got), fmt(truth)),
+                      "both known", c.get("error") or ov.get("reason"), item, data)
+            continue
+        tol = max(0.10 * truth, 2.0)
+        err = got - truth
+        data.update({"tolerance_ns": tol, "error_ns": err})
+        rep.check("known-delta", abs(err) <= tol,
+                  "reported %.1f ns/op [%s, %s], truth %.1f ns (error %+.1f)"
+                  % (got, fmt(ci[0]), fmt(ci[1]), truth, err),
+                  "|error| <= %.1f ns" % tol, None, item, data)
+
+
+def aa(out, rep):
+    d = os.path.join(out, "aa")
+    runs = sorted(x for x in os.listdir(d) if os.path.isfile(os.path.join(d, x, "result.json"))) \
+        if os.path.isdir(d) else []
+    if not runs:
+        rep.check("aa", False, "no A/A results", "A/A runs", d)
+        return
+    per_wl = {}
+    fp = total = untrust = failed_runs = 0
+    for r in runs:
+        res = load(os.path.join(d, r, "result.json"))
+        if "_error" in res or not res.get("settings", {}).get("aa"):
+            failed_runs += 1
+            continue
+        for c in res.get("cells", []):
+            if c.get("baseline"):
+                continue
+            ov = c.get("overhead") or {}
+            v = ov.get("verdict")
+            w = per_wl.setdefault(c.get("workload"),
+                                  {"pairs": 0, "fp": 0, "untrustworthy": 0, "abs_pct": [],
+                                   "ci_half": [], "base_cv": []})
+            w["pairs"] += 1
+            total += 1
+            if v == "overhead":
+                fp += 1
+                w["fp"] += 1
+            elif v == "untrustworthy":
+                untrust += 1
+                w["untrustworthy"] += 1
+            pct = num(ov.get("pct"))
+            ci = ov.get("ci") or [None, None]
+            if pct is not None:
+                w["abs_pct"].append(abs(pct))
+            if num(ci[0]) is not None and num(ci[1]) is not None:
+                w["ci_half"].append((ci[1] - ci[0]) / 2)
+            b = baseline(res, c.get("workload"))
+            cv = num((b or {}).get("summary", {}).get("cv"))
+            if cv is not None:
+                w["base_cv"].append(100 * cv)
+    rate = fp / total if total else None
+    upper = clopper_pearson_upper(fp, total)
+    for wl, w in sorted(per_wl.items()):
+        med = lambda v: statistics.median(v) if v else None  # noqa: E731
+        data = {"pairs": w["pairs"], "false_positives": w["fp"],
+                "untrustworthy": w["untrustworthy"],
+                "median_abs_pct": med(w["abs_pct"]),
+                "max_abs_pct": max(w["abs_pct"]) if w["abs_pct"] else None,
+                "median_ci_half_width_pct": med(w["ci_half"]),
+                "max_ci_half_width_pct": max(w["ci_half"]) if w["ci_half"] else None,
+                "median_baseline_cv_pct": med(w["base_cv"])}
+        rep.info("aa-noise-floor", wl,
+                 "median |overhead| %s%% (max %s%%), median CI half-width %s%% (max %s%%), "
+                 "CV %s%%; %d/%d overhead, %d untrustworthy"
+                 % (fmt(data["median_abs_pct"], "%.2f"), fmt(data["max_abs_pct"], "%.2f"),
+                    fmt(data["median_ci_half_width_pct"], "%.2f"),
+                    fmt(data["max_ci_half_width_pct"], "%.2f"),
+                    fmt(data["median_baseline_cv_pct"], "%.2f"), w["fp"], w["pairs"],
+                    w["untrustworthy"]), data=data)
+    data = {"runs": len(runs), "runs_unusable": failed_runs, "pairs": total,
+            "false_positives": fp, "untrustworthy": untrust, "rate": rate,
+            "rate_upper95": upper}
+    ok = rate is not None and rate <= ALPHA_GOAL and failed_runs == 0
+    rep.check("aa-false-positives", ok,
+              "%d/%d pairs called 'overhead' = %s%% (95%% upper bound %s%%); %d untrustworthy"
+              % (fp, total, fmt(None if rate is None else 100 * rate),
+                 fmt(None if upper is None else 100 * upper), untrust),
+              "<= %.0f%%" % (100 * ALPHA_GOAL),
+              "%d of %d runs unusable" % (failed_runs, len(runs)) if failed_runs else None,
+              "%d runs" % len(runs), data)
+
+
+def proof(out, rep):
+    path = os.path.join(out, "proof", "result.json")
+    res = load(path)
+    if "_error" in res:
+        rep.check("proof", False, "no result", "a result file", res["_error"])
+        return
+    seen = False
+    for c in res.get("cells", []):
+        if c.get("tracer_type") != "ftrace-events":
+            continue
+        seen = True
+        ov = c.get("overhead") or {}
+        cfg = c.get("tracer_config") or {}
+        ms = measured(c)
+        ops = sum(s.get("ops", 0) for s in ms) * (c.get("threads") or 1)
+        ev = c.get("events_recorded")
+        lost = c.get("events_lost")
+        item = "%s buffer %s overwrite %s" % (c.get("tracer"), cfg.get("buffer-size", "?"),
+                                              cfg.get("overwrite", "?"))
+        data = {"cell": c.get("id"), "ops": ops, "events_recorded": ev, "events_lost": lost,
+                "verdict": ov.get("verdict"), "reason": ov.get("reason"),
+                "tracer_config": cfg, "ns_per_event": num(ov.get("ns_per_event")),
+                "overhead_ns_per_op": num(ov.get("ns_per_op"))}
+        per = [s["events"] / s["ops"] for s in ms
+               if num(s.get("events")) is not None and s.get("ops")]
+        if per:
+            data["per_sample_events_per_op"] = [min(per), max(per)]
+        if c.get("error"):
+            rep.check("proof", False, "cell failed", "a run", c["error"], item, data)
+        elif (lost or 0) > 0 or str(c.get("tracer", "")).startswith("tiny"):
+            # tiny buffers: the loss must be counted and the verdict refused
+            ok = (lost or 0) > 0 and ov.get("verdict") == "untrustworthy"
+            rep.check("proof-lost", ok,
+                      "%s recorded, %s lost of %d ops; verdict %s"
+                      % (ev, lost, ops, ov.get("verdict")),
+                      "lost > 0, untrustworthy", None, item, data)
+        else:
+            ratio = ev / ops if isinstance(ev, int) and ev >= 0 and ops else None
+            data["events_per_op"] = ratio
+            rep.check("proof-count", ratio is not None and abs(ratio - 1) <= PROOF_TOL,
+                      "%s events / %d ops = %s (lost %s); %s ns/event"
+                      % (ev, ops, fmt(ratio, "%.5f"), lost, fmt(data["ns_per_event"])),
+                      "1 +- %.0f%%" % (100 * PROOF_TOL), None, item, data)
+    if not seen:
+        rep.check("proof", False, "no ftrace-events cells", "cells", path)
+
+
+def bpf(out, rep):
+    path = os.path.join(out, "bpf", "result.json")
+    res = load(path)
+    if "_error" in res:
+        rep.check("bpf-crosscheck", False, "no result", "a result file", res["_error"])
+        return
+    cells = [c for c in res.get("cells", []) if c.get("tracer_type") == "bpf"]
+    if not cells:
+        rep.check("bpf-crosscheck", False, "no bpf cells", "cells", path)
+    for c in cells:
+        ov = c.get("overhead") or {}
+        nse = num(ov.get("ns_per_event"))
+        run = num(ov.get("bpf_ns_per_run"))
+        ms = measured(c)
+        cnt = sum(s.get("bpf_run_cnt") or 0 for s in ms)
+        data = {"cell": c.get("id"), "ns_per_event": nse,
+                "ns_per_event_ci": ov.get("ns_per_event_ci"),
+                "bpf_ns_per_run": run, "bpf_run_cnt": cnt,
+                "events_recorded": c.get("events_recorded"),
+                "events_per_op": num(ov.get("events_per_op")),
+                "overhead_ns_per_op": num(ov.get("ns_per_op")), "pct": num(ov.get("pct")),
+                "verdict": ov.get("verdict")}
+        ok = nse is not None and run is not None and nse >= run
+        rep.check("bpf-crosscheck", ok,
+                  "measured %s ns/event (%s events/op) vs in-kernel %s ns/run; gap %s ns"
+                  % (fmt(nse), fmt(data["events_per_op"], "%.4f"), fmt(run),
+                     fmt(None if not ok else nse - run)),
+                  "measured >= in-kernel", c.get("error"), c.get("id"), data)
+
+
+def peers(out, rep):
+    d = os.path.join(out, "peers")
+
+    def nums(name):
+        try:
+            with open(os.path.join(d, name)) as f:
+                return [float(x) for x in f.read().split()]
+        except (OSError, ValueError):
+            return []
+
+    ours = {"getpid": [], "pipe-pingpong": []}
+    runs = sorted(x for x in os.listdir(d) if os.path.isfile(os.path.join(d, x, "result.json"))) \
+        if os.path.isdir(d) else []
+    for r in runs:
+        res = load(os.path.join(d, r, "result.json"))
+        for wl in ours:
+            b = baseline(res, wl)
+            m = num((b or {}).get("summary", {}).get("median"))
+            if m is not None:
+                ours[wl].append(m)
+    for wl, peer, f in (("getpid", "perf bench syscall basic (getppid)", "perf-syscall.txt"),
+                        ("pipe-pingpong", "perf bench sched pipe (round trip)", "perf-pipe.txt")):
+        p = nums(f)
+        o = ours[wl]
+        pm = statistics.median(p) if p else None
+        om = statistics.median(o) if o else None
+        ratio = om / pm if pm and om else None
+        data = {"tracebench_ns_per_op": o, "peer_ns_per_op": p, "tracebench_median": om,
+                "peer_median": pm, "ratio": ratio}
+        rep.info("peers", "%s vs %s" % (wl, peer),
+                 "tracebench %s ns/op, peer %s ns/op, ratio %s (%d/%d rounds)"
+                 % (fmt(om), fmt(pm), fmt(ratio, "%.3f"), len(o), len(p)), data=data)
+
+
+def main():
+    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
+        print("usage: validate-analyze.py OUTDIR", file=sys.stderr)
+        return 2
+    out = sys.argv[1]
+    rep = Report()
+    for f in (known_delta, aa, proof, bpf, peers):
+        try:
+            f(out, rep)
+        except Exception as e:  # a malformed result must not hide the other checks
+            rep.check(f.__name__, False, "analysis failed", "-", repr(e))
+    lines = []
+    w1 = max(len(c["check"]) for c in rep.checks)
+    w2 = max(len(str(c["item"])) for c in rep.checks)
+    lines.append("%-*s  %-*s  %-6s  %s" % (w1, "check", w2, "item", "result", "figure (expected)"))
+    for c in rep.checks:
+        res = "info" if c.get("info") else ("PASS" if c["pass"] else "FAIL")
+        lines.append("%-*s  %-*s  %-6s  %s%s" % (w1, c["check"], w2, c["item"], res, c["figure"],
+                                                 "" if c.get("info") else
+                                                 " (" + c["expected"] + ")"))
+        if c.get("detail"):
+            lines.append("%-*s  %-*s  %-6s    %s" % (w1, "", w2, "", "", c["detail"]))
+    decided = [c for c in rep.checks if not c.get("info")]
+    allok = bool(decided) and all(c["pass"] for c in decided)
+    try:
+        with open(os.path.join(out, "commands.txt")) as f:
+            commands = f.read().splitlines()
+    except OSError:
+        commands = []
+    doc = {"schema": "tracebench-validation/1", "outdir": out, "pass": allok,
+           "checks": rep.checks, "commands": commands}
+    meta = load(os.path.join(out, "meta.json"))
+    if "_error" not in meta:
+        doc["meta"] = meta
+    table = "\n".join(lines) + "\n"
+    with open(os.path.join(out, "table.txt"), "w") as f:
+        f.write(table)
+    tmp = os.path.join(out, ".validation.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(doc, f, indent=2, sort_keys=True)
+        f.write("\n")
+    os.rename(tmp, os.path.join(out, "validation.json"))
+    sys.stdout.write(table)
+    print()
+    for c in decided:
+        print("%s: %s%s: %s" % ("PASS" if c["pass"] else "FAIL", c["check"],
+                                " [" + c["item"] + "]" if c["item"] else "", c["figure"]))
+    print("validation %s: %s" % ("PASSED" if allok else "FAILED",
+                                 os.path.join(out, "validation.json")))
+    return 0 if allok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
