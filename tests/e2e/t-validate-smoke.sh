@@ -1,0 +1,124 @@
+#!/bin/bash
+# The validation suite's machinery (no timing assertions): tools/validate-analyze.py decides
+# each check right on synthetic result files (a passing set, and a set where each check must
+# fail), and tools/validate.sh with VALIDATE_QUICK=1 runs every scenario and writes its JSON and
+# table with one line per check.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed (validate needs it)"
+ROOT=${TB_ROOT:?TB_ROOT not set}
+AN=$ROOT/tools/validate-analyze.py
+
+# ---- 1. the analysis on synthetic results ----------------------------------------------------
+# gen.py DIR good|bad: a fake validation output directory.
+cat >"$TMP/gen.py" <<'PY'
+import json, os, sys
+out, kind = sys.argv[1], sys.argv[2]
+bad = kind == "bad"
+def samples(med, n=5, ev=-1, cnt=-1, rt=-1):
+    s = [{"round": -1, "warmup": True, "ns_per_op": med, "ops": 1000, "events": ev}]
+    return s + [{"round": i, "warmup": False, "ns_per_op": med + 0.1 * i, "ops": 1000,
+                 "events": ev, "bpf_run_cnt": cnt, "bpf_run_time_ns": rt} for i in range(n)]
+def cell(wl, tr, tt, med, **kw):
+    c = {"id": wl + "/" + tr, "workload": wl, "tracer": tr, "tracer_type": tt,
+         "baseline": tr == "none", "threads": 1, "ops_per_sample": 1000,
+         "samples": samples(med, ev=kw.pop("ev", -1), cnt=kw.pop("cnt", -1),
+                            rt=kw.pop("rt", -1)),
+         "summary": {"median": med, "cv": 0.01}, "events_recorded": -1, "events_lost": -1}
+    c.update(kw)
+    return c
+def save(d, cells, aa=False):
+    os.makedirs(os.path.join(out, d), exist_ok=True)
+    json.dump({"settings": {"aa": aa, "noise_threshold": 0.01}, "cells": cells},
+              open(os.path.join(out, d, "result.json"), "w"))
+base = lambda wl, m=200: cell(wl, "none", "none", m)
+# known delta: truth 20.0; good reports 21 (within 2 ns), bad reports 25
+save("known-delta", [base("getpid"), cell("getpid", "d20", "delay", 220,
+     tracer_extra={"target_ns": 20, "iters": 50, "spin_ns_measured": 20.0},
+     overhead={"ns_per_op": 25.0 if bad else 21.0, "ns_per_op_ci": [19, 23]})])
+# A/A: 10 runs x 2 workloads; bad: every pair significant at +3%
+for i in range(10):
+    cells = []
+    for wl in ("getpid", "read"):
+        ov = {"pct": 3.0, "ci": [2.0, 4.0], "verdict": "overhead"} if bad else \
+             {"pct": 0.2 * (i % 3 - 1), "ci": [-0.8, 0.9], "verdict": "no-detectable-overhead"}
+        cells += [base(wl), cell(wl, "aa", "none", 200, overhead=ov)]
+    save("aa/%02d" % i, cells, aa=True)
+# proof: 5 measured samples of 1000 ops; good records 5000, bad 4000; tiny: good loses events
+save("proof", [base("getpid"),
+     cell("getpid", "tp-getpid", "ftrace-events", 500, events_recorded=4000 if bad else 5000,
+          events_lost=0, overhead={"verdict": "overhead", "ns_per_event": 300}),
+     cell("getpid", "tiny-drop", "ftrace-events", 500, events_recorded=300,
+          events_lost=0 if bad else 4700,
+          overhead={"verdict": "overhead" if bad else "untrustworthy"})])
+# bpf: good 300 ns/event vs 150 ns/run; bad 100 vs 150
+save("bpf", [base("getpid"), cell("getpid", "bpf-count", "bpf", 500,
+     overhead={"ns_per_event": 100.0 if bad else 300.0, "bpf_ns_per_run": 150.0,
+               "events_per_op": 1.0})])
+save("peers/01", [base("getpid", 210), base("pipe-pingpong", 9000)])
+os.makedirs(os.path.join(out, "peers"), exist_ok=True)
+open(os.path.join(out, "peers", "perf-syscall.txt"), "w").write("200\n")
+open(os.path.join(out, "peers", "perf-pipe.txt"), "w").write("8000\n")
+PY
+python3 "$TMP/gen.py" "$TMP/good" good || fail "gen good"
+python3 "$TMP/gen.py" "$TMP/bad" bad || fail "gen bad"
+
+expect_exit 0 python3 "$AN" "$TMP/good"
+for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+	grep -q "^PASS: $c" "$TMP/out" || fail "good set: no 'PASS: $c' line"
+done
+grep -q "ratio 1.050" "$TMP/out" || fail "good set: getpid/perf ratio 210/200 not printed"
+grep -q "ratio 1.125" "$TMP/out" || fail "good set: pipe/perf ratio 9000/8000 not printed"
+python3 - "$TMP/good/validation.json" <<'PY' || fail "good set: validation.json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["schema"] == "tracebench-validation/1" and d["pass"] is True, d.get("pass")
+kd = [c for c in d["checks"] if c["check"] == "known-delta"][0]
+assert abs(kd["data"]["error_ns"] - 1.0) < 1e-9 and kd["data"]["tolerance_ns"] == 2.0, kd
+aa = [c for c in d["checks"] if c["check"] == "aa-false-positives"][0]
+assert aa["data"]["pairs"] == 20 and aa["data"]["false_positives"] == 0, aa
+pc = [c for c in d["checks"] if c["check"] == "proof-count"][0]
+assert pc["data"]["ops"] == 5000 and pc["data"]["events_per_op"] == 1.0, pc
+PY
+[ -s "$TMP/good/table.txt" ] || fail "good set: no table.txt"
+
+expect_exit 1 python3 "$AN" "$TMP/bad"
+for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line"
+done
+grep -q "20/20 pairs significant" "$TMP/out" || fail "bad set: A/A count not 20/20"
+expect_exit 2 python3 "$AN" "$TMP/nonexistent"
+
+# ---- 2. validate.sh end to end, quick -----------------------------------------------------------
+need_root
+"$TB" run --help >/dev/null 2>&1 || skip "tracebench run is not available in this build"
+OUT=$TMP/v
+ls /sys/kernel/tracing/instances 2>/dev/null | sort >"$TMP/inst-before"
+VALIDATE_QUICK=1 VALIDATE_OUT=$OUT TB_BIN=$TB "$ROOT/tools/validate.sh" >"$TMP/vout" 2>"$TMP/verr"
+rc=$?
+cat "$TMP/vout"
+[ $rc -eq 0 ] || [ $rc -eq 1 ] || { cat "$TMP/verr" >&2; fail "validate.sh exited $rc"; }
+[ -s "$OUT/validation.json" ] || fail "no validation.json"
+[ -s "$OUT/table.txt" ] || fail "no table.txt"
+[ -s "$OUT/commands.txt" ] || fail "no commands.txt"
+for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+	grep -Eq "^(PASS|FAIL): $c" "$TMP/vout" || fail "no pass/fail line for $c"
+done
+python3 - "$OUT/validation.json" <<'PY' || fail "validation.json content"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["meta"]["quick"] is True, d.get("meta")
+names = {c["check"] for c in d["checks"]}
+for n in ("known-delta", "aa-false-positives", "aa-noise-floor", "proof-count", "proof-lost",
+          "bpf-crosscheck", "peers"):
+    assert n in names, (n, sorted(names))
+for c in d["checks"]:
+    assert c["figure"], c
+PY
+# validate.sh leaves no tracebench instance behind (others' may come and go meanwhile: only
+# new instances whose owner pid is dead count)
+ls /sys/kernel/tracing/instances 2>/dev/null | sort >"$TMP/inst-after"
+for i in $(comm -13 "$TMP/inst-before" "$TMP/inst-after" | grep '^tracebench-'); do
+	pid=$(echo "$i" | cut -d- -f2)
+	kill -0 "$pid" 2>/dev/null || fail "instance left behind: $i"
+done
+exit 0
