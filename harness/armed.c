@@ -39,6 +39,7 @@ static struct {
 } rec = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int lock_fd = -1;
+static pid_t lock_pid; /* process that took the lock: a forked child does not hold it */
 
 const char *tb_armed_kind_name(enum tb_armed_kind kind)
 {
@@ -299,8 +300,13 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 
 	if (holder)
 		*holder = 0;
-	if (lock_fd >= 0)
+	if (lock_fd >= 0 && lock_pid == getpid())
 		return 0;
+	if (lock_fd >= 0) {
+		/* Inherited across fork: closing our copy leaves the parent's lock alone. */
+		close(lock_fd);
+		lock_fd = -1;
+	}
 	ret = tb_mkdir_p(tb_run_dir(), 0755);
 	if (ret) {
 		tb_err("lock: cannot create %s: %s", tb_run_dir(), strerror(-ret));
@@ -330,6 +336,7 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		return ret;
 	}
 	lock_fd = fd;
+	lock_pid = getpid();
 	return 0;
 }
 
@@ -337,6 +344,11 @@ void tb_lock_release(void)
 {
 	if (lock_fd < 0)
 		return;
+	if (lock_pid != getpid()) {
+		close(lock_fd);
+		lock_fd = -1;
+		return;
+	}
 	if (ftruncate(lock_fd, 0))
 		tb_debug("lock: truncate failed: %s", strerror(errno));
 	flock(lock_fd, LOCK_UN);
@@ -350,7 +362,7 @@ pid_t tb_lock_holder(void)
 	pid_t pid = 0;
 	int fd;
 
-	if (lock_fd >= 0)
+	if (lock_fd >= 0 && lock_pid == getpid())
 		return getpid();
 	snprintf(path, sizeof(path), "%s/lock", tb_run_dir());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -581,7 +593,7 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 		closedir(d);
 	}
 	/* Instances of dead owners that no record names (killed between mkdir and record). */
-	names = tracefs_ok ? tracefs_instances("^" TB_INSTANCE_PREFIX "[0-9]+-") : NULL;
+	names = tracefs_ok ? tracefs_instances(NULL) : NULL;
 	for (i = 0; names && names[i]; i++) {
 		pid_t owner = tb_tracefs_instance_owner(names[i]);
 		char why[96];
