@@ -383,6 +383,66 @@ static void test_foreign(void)
 	assert_state_unchanged();
 }
 
+static void test_function_filter_compose(void)
+{
+	struct tb_strlist l;
+	char err[128], *text;
+
+	CU_ASSERT_EQUAL_FATAL(tb_split_list("vfs_read, vfs_*,__x64_sys_getpid", &l), 0);
+	text = tb_ftrace_filter_compose(&l, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(text, "vfs_read\nvfs_*\n__x64_sys_getpid\n");
+	free(text);
+	tb_strlist_free(&l);
+	memset(&l, 0, sizeof(l));
+	text = tb_ftrace_filter_compose(&l, err, sizeof(err)); /* empty: every function */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_STRING_EQUAL(text, "");
+	free(text);
+	CU_ASSERT_EQUAL_FATAL(tb_split_list("!vfs_read", &l), 0);
+	CU_ASSERT_PTR_NULL(tb_ftrace_filter_compose(&l, err, sizeof(err)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "negation"));
+	tb_strlist_free(&l);
+	CU_ASSERT_EQUAL_FATAL(tb_split_list("vfs read", &l), 0);
+	CU_ASSERT_PTR_NULL(tb_ftrace_filter_compose(&l, err, sizeof(err)));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "vfs read"));
+	tb_strlist_free(&l);
+}
+
+static void test_function_tracer(void)
+{
+	static const struct kv kv[] = {{"filter", "__x64_sys_getpid, __do_sys_getpid"},
+				       {"buffer-size", "8M"},
+				       {NULL, NULL}};
+	const struct tb_tracer *ops = tb_tracer_find("ftrace-function");
+	struct tb_tracer_stats st;
+	char why[256] = "", err[256], rec[4200];
+	int sup, ret;
+
+	NEED_TRACEFS();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	sup = ops->supported(why, sizeof(why));
+	ret = run_traced("ftrace-function", kv, 20000, &st, err, sizeof(err));
+	if (!sup) {
+		/* A kernel that allows it: the filtered getpid functions were traced. */
+		CU_ASSERT_EQUAL(ret, 0);
+		CU_ASSERT(st.events >= 20000);
+		json_decref(st.extra);
+	} else {
+		printf("\n    function tracer: %s ", why);
+		CU_ASSERT_PTR_NOT_NULL(strstr(why, "current_tracer") ? why
+								     : strstr(why, "tracefs"));
+		if (sup == -EPERM)
+			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: "
+						    "Operation not permitted");
+		/* setup refuses with the probed reason, and leaves nothing armed. */
+		CU_ASSERT_EQUAL(ret, sup);
+		snprintf(rec, sizeof(rec), "%s/armed-%d.json", run_dir, (int)getpid());
+		CU_ASSERT_NOT_EQUAL(access(rec, F_OK), 0);
+	}
+	assert_state_unchanged();
+}
+
 static CU_TestInfo ftrace_tests[] = {
 	{"instance names", test_instance_names},
 	{"state diff", test_state_diff},
@@ -394,6 +454,8 @@ static CU_TestInfo ftrace_tests[] = {
 	{"unknown event", test_unknown_event},
 	{"bad filter", test_bad_filter},
 	{"foreign instrumentation", test_foreign},
+	{"function filter compose", test_function_filter_compose},
+	{"function tracer", test_function_tracer},
 	CU_TEST_INFO_NULL,
 };
 

@@ -5,3 +5,4 @@
  */
 TB_TRACER(none)
 TB_TRACER(ftrace_events)
+TB_TRACER(ftrace_function)
