@@ -6,3 +6,4 @@
 TB_TRACER(none)
 TB_TRACER(ftrace_events)
 TB_TRACER(ftrace_function)
+TB_TRACER(command)
