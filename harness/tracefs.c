@@ -27,6 +27,20 @@
 
 static pthread_mutex_t mount_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * libtracefs reports through this weak symbol; ours routes it into our log, at debug level
+ * since every failure that matters is reported by the caller with more context.
+ */
+void tracefs_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void tracefs_warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tb_vlog(TB_LOG_DEBUG, fmt, ap);
+	va_end(ap);
+}
+
 static bool tracefs_mounted(void)
 {
 	FILE *f = fopen("/proc/mounts", "re");

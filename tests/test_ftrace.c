@@ -3,6 +3,7 @@
  * The ftrace tracers against the real kernel: exact event counts on a getpid loop, streaming,
  * lost events with a tiny buffer, bad configurations, and the tracing state left unchanged.
  */
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
@@ -361,25 +362,58 @@ static void test_state_diff(void)
 	json_decref(b);
 }
 
+static bool foreign_has(const char *needle)
+{
+	json_t *f = tb_foreign_instrumentation(), *v;
+	bool seen = false;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	json_array_foreach(f, i, v) if (strstr(json_string_value(v), needle)) seen = true;
+	json_decref(f);
+	return seen;
+}
+
 static void test_foreign(void)
 {
-	struct tracefs_instance *inst = NULL;
-	json_t *f;
-	size_t i;
-	json_t *v;
-	bool seen = false;
+	struct tracefs_instance *inst = NULL, *other;
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	struct bpf_prog_info info = {0};
+	__u32 ilen = sizeof(info);
+	char name[64], id[32];
+	int fd;
 
 	NEED_TRACEFS();
-	/* Our own instance is not foreign. */
+	/* Our own instance is not foreign; another one is. */
 	CU_ASSERT_EQUAL_FATAL(tb_tracefs_instance_new("foreign-test", &inst), 0);
-	f = tb_foreign_instrumentation();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	json_array_foreach(f, i, v) if (strstr(json_string_value(v), "foreign-test")) seen = true;
-	CU_ASSERT_FALSE(seen);
-	json_decref(f);
+	CU_ASSERT_FALSE(foreign_has("foreign-test"));
+	snprintf(name, sizeof(name), "tbtest-foreign-%d", (int)getpid());
+	other = tracefs_instance_create(name);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	CU_ASSERT_TRUE(foreign_has(name));
+	tracefs_instance_destroy(other);
+	tracefs_instance_free(other);
+	CU_ASSERT_FALSE(foreign_has(name));
 	CU_ASSERT_EQUAL(tb_tracefs_instance_remove(&inst), 0);
 	CU_ASSERT_PTR_NULL(inst);
 	CU_ASSERT_EQUAL(tb_tracefs_instance_remove(&inst), 0);
+
+	/* A tracing-type BPF program is foreign until it is in our armed record. */
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tb_foreign_t", "GPL", insns, 2, NULL);
+	if (fd < 0) {
+		assert_state_unchanged();
+		TB_SKIP("cannot load a BPF program");
+	}
+	CU_ASSERT_EQUAL_FATAL(bpf_obj_get_info_by_fd(fd, &info, &ilen), 0);
+	snprintf(id, sizeof(id), "%u", info.id);
+	CU_ASSERT_TRUE(foreign_has("tb_foreign_t"));
+	CU_ASSERT_EQUAL(tb_armed_add(TB_ARMED_BPF_PROG, id), 0);
+	CU_ASSERT_FALSE(foreign_has("tb_foreign_t"));
+	CU_ASSERT_EQUAL(tb_armed_remove(TB_ARMED_BPF_PROG, id), 0);
+	close(fd);
 	assert_state_unchanged();
 }
 
