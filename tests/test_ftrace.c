@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <jansson.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +91,71 @@ static pid_t spawn_getpid_loop(uint64_t n, int *go_fd)
 	return pid;
 }
 
+struct loop_arg {
+	uint64_t n;
+	int go;
+};
+
+static void *getpid_thread(void *arg)
+{
+	struct loop_arg *a = arg;
+	uint64_t i;
+	char c;
+
+	if (a->go >= 0 && read(a->go, &c, 1) != 1)
+		return NULL;
+	for (i = 0; i < a->n; i++)
+		syscall(SYS_getpid);
+	return NULL;
+}
+
+/*
+ * Threads: one exists before setup (found through /proc/<pid>/task), one is created after
+ * start (followed through event-fork), and a forked grandchild too; n getpid calls each.
+ */
+static pid_t spawn_threaded_loop(uint64_t n, int *go_fd)
+{
+	int fds[2], inner[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		struct loop_arg early = {n, -1}, late = {n, -1};
+		pthread_t a, b;
+		pid_t gc;
+		char c;
+
+		close(fds[1]);
+		if (pipe(inner))
+			_exit(3);
+		early.go = inner[0];
+		if (pthread_create(&a, NULL, getpid_thread, &early))
+			_exit(3);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(2);
+		if (write(inner[1], "g", 1) != 1)
+			_exit(3);
+		if (pthread_create(&b, NULL, getpid_thread, &late))
+			_exit(3);
+		gc = fork();
+		if (gc == 0) {
+			getpid_thread(&late);
+			_exit(0);
+		}
+		pthread_join(a, NULL);
+		pthread_join(b, NULL);
+		waitpid(gc, NULL, 0);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+static bool threaded;
+
 struct kv {
 	const char *key, *val;
 };
@@ -121,8 +187,10 @@ static int run_traced(const char *type, const struct kv *kv, uint64_t n, struct 
 	ret = ops->validate ? ops->validate(cfg, err, errlen) : 0;
 	if (ret)
 		goto out;
-	child = spawn_getpid_loop(n, &go);
+	child = threaded ? spawn_threaded_loop(n, &go) : spawn_getpid_loop(n, &go);
 	CU_ASSERT_FATAL(child > 0);
+	if (threaded)
+		usleep(100000); /* let the early thread exist before setup lists the tasks */
 	t.target = child;
 	ret = ops->setup(&t);
 	if (ret)
@@ -187,6 +255,26 @@ static void test_getpid_exact(void)
 	CU_ASSERT_EQUAL(st.lost, 0);
 	CU_ASSERT(st.mem_bytes >= 8 << 20);
 	CU_ASSERT_PTR_NOT_NULL(st.extra);
+	json_decref(st.extra);
+	assert_state_unchanged();
+}
+
+static void test_threads_followed(void)
+{
+	static const struct kv kv[] = {
+		{"events", "syscalls:sys_enter_getpid"}, {"buffer-size", "8M"}, {NULL, NULL}};
+	struct tb_tracer_stats st;
+	char err[256];
+	const uint64_t n = 20000;
+	int ret;
+
+	NEED_TRACEFS();
+	threaded = true;
+	ret = run_traced("ftrace-events", kv, n, &st, err, sizeof(err));
+	threaded = false;
+	CU_ASSERT_EQUAL_FATAL(ret, 0);
+	/* early thread + late thread + grandchild */
+	within_1pct(st.events, 3 * n);
 	json_decref(st.extra);
 	assert_state_unchanged();
 }
@@ -482,6 +570,7 @@ static CU_TestInfo ftrace_tests[] = {
 	{"state diff", test_state_diff},
 	{"events expand", test_events_expand},
 	{"getpid tracepoint within 1%", test_getpid_exact},
+	{"threads and children followed", test_threads_followed},
 	{"glob and filter", test_glob_and_filter},
 	{"stream consumer", test_stream},
 	{"tiny buffer loses events", test_tiny_buffer_loses},
