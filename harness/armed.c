@@ -527,8 +527,22 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 	if (!root ||
 	    json_unpack(root, "{s:I, s:I, s:o}", "pid", &pid, "start_time", &st, "items", &items) ||
 	    !json_is_array(items)) {
-		note(c, false, false, "ignored unreadable armed record %s", path);
+		/* Torn or foreign: drop it once the pid in its name is gone, else leave it. */
+		const char *base = strrchr(path, '/');
+		pid_t fpid = (pid_t)atoi(base ? base + 7 : "0");
+
 		json_decref(root);
+		if (fpid > 0 && owner_alive(fpid, 0)) {
+			note(c, false, false, "ignored unreadable armed record %s", path);
+		} else if (c->flags & TB_CLEANUP_DRY_RUN) {
+			note(c, true, false, "would remove unreadable armed record %s", path);
+		} else if (unlink(path) && errno != ENOENT) {
+			note(c, true, true, "failed to remove unreadable armed record %s: %s", path,
+			     strerror(errno));
+		} else {
+			note(c, true, false, "removed unreadable armed record %s (%s)", path,
+			     jerr.text[0] ? jerr.text : "wrong fields");
+		}
 		return;
 	}
 	if ((pid_t)pid == getpid())

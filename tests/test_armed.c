@@ -305,11 +305,36 @@ static void test_cleanup_live_owner(void)
 	CU_ASSERT_FALSE(record_exists(child));
 }
 
+/* A torn record of a dead owner is removed, not a reason to fail forever. */
+static void test_torn_record(void)
+{
+	char path[4200];
+	json_t *report = NULL;
+	pid_t child = fork();
+
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(tb_mkdir_p(run_dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/armed-%d.json", run_dir, (int)child);
+	CU_ASSERT_EQUAL_FATAL(tb_write_atomic(path, "{\"pid\": 1, \"ite", 15, 0644), 0);
+	CU_ASSERT(tb_cleanup_stale(TB_CLEANUP_DRY_RUN, &report) >= 1);
+	CU_ASSERT(report_has(report, "would remove unreadable"));
+	CU_ASSERT_EQUAL(access(path, F_OK), 0);
+	json_decref(report);
+	report = NULL;
+	CU_ASSERT(tb_cleanup_stale(0, &report) >= 1);
+	CU_ASSERT(report_has(report, "removed unreadable"));
+	CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+	json_decref(report);
+}
+
 static CU_TestInfo armed_tests[] = {
 	{"record", test_record},
 	{"lock", test_lock},
 	{"cleanup of a dead owner", test_cleanup_dead_owner},
 	{"live owner left alone", test_cleanup_live_owner},
+	{"torn record", test_torn_record},
 	CU_TEST_INFO_NULL,
 };
 
