@@ -86,4 +86,53 @@ grep -q "pid $(cat "$TB_RUN_DIR/lock")" "$TMP/err" || { cat "$TMP/err"; fail "ho
 pkill -P "$holder" 2>/dev/null # its own child only
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
+
+# With the runner: kill -9 a real run while its ftrace tracer is armed, then clean up.
+cat >"$TMP/kill.ini" <<EOF
+[global]
+repetitions = 20
+warmup = 0
+duration = 0.5s
+
+[workload getpid]
+type = getpid
+
+[tracer tp]
+type = ftrace-events
+events = syscalls:sys_enter_getpid
+pid-filter = workload
+
+[matrix]
+workloads = getpid
+tracers = tp
+EOF
+"$TB" run "$TMP/kill.ini" -o "$TMP/killed-run" >"$TMP/run.out" 2>&1 &
+run=$!
+armed=
+for _ in $(seq 200); do
+	if ls "$T/instances" | grep -q "^tracebench-$run-"; then
+		armed=1
+		break
+	fi
+	kill -0 "$run" 2>/dev/null || break
+	sleep 0.05
+done
+if [ -z "$armed" ]; then
+	kill -9 "$run" 2>/dev/null
+	wait "$run" 2>/dev/null
+	if grep -qi "not implemented\|unknown.*type.*getpid\|unknown workload" "$TMP/run.out"; then
+		echo "kill -9 of a real run: skipped, the runner or the getpid workload is missing"
+		exit 0
+	fi
+	cat "$TMP/run.out"
+	fail "the run never armed an instance"
+fi
+kill -9 "$run"
+wait "$run" 2>/dev/null
+ls "$T/instances" | grep -q "^tracebench-$run-" || fail "the instance vanished before cleanup"
+expect_exit 0 "$TB" cleanup
+cat "$TMP/out"
+ls "$T/instances" | grep -q "^tracebench-$run-" && fail "instance of the killed run left behind"
+top_state >"$TMP/after"
+diff "$TMP/before" "$TMP/after" || fail "top-level tracing state changed after the killed run"
 exit 0
