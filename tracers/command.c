@@ -130,7 +130,6 @@ static int cmd_setup(struct tb_tr *t)
 	const struct cfg *c = t->cfg;
 	char err[256];
 	struct priv *p;
-	struct stat st;
 	int ret;
 
 	ret = cmd_validate(c, err, sizeof(err));
@@ -152,7 +151,6 @@ static int cmd_setup(struct tb_tr *t)
 		p->have_events_re = true;
 	}
 	snprintf(p->log, sizeof(p->log), "%s/%s.log", t->outdir ? t->outdir : ".", t->name);
-	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
 	return 0;
 }
 
@@ -228,8 +226,10 @@ static int cmd_start(struct tb_tr *t)
 	struct priv *p = t->priv;
 	uint64_t t0, deadline;
 	int base = 0, ret;
+	struct stat st;
 	char buf[128];
 
+	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
 	if (c->ready_bpf_progs > 0) {
 		base = tb_bpf_prog_count();
 		if (base < 0) {
