@@ -5,6 +5,7 @@
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
@@ -379,8 +380,28 @@ static void test_bad_filter(void)
 	struct tb_tracer_stats st;
 	char err[256];
 
+	char path[300], *log = NULL;
+	size_t len;
+	int saved, fd;
+
 	NEED_TRACEFS();
+	/* The error goes to the log (stderr): capture it to check what it names. */
+	snprintf(path, sizeof(path), "%s/stderr", tb_test_tmpdir());
+	fflush(stderr);
+	saved = dup(2);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &log, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "filter"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "syscalls:sys_enter_getpid"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(log, "test-tracer"));
+	free(log);
 	assert_state_unchanged();
 }
 
