@@ -260,6 +260,27 @@ static void test_getpid_exact(void)
 	assert_state_unchanged();
 }
 
+static void test_many_events(void)
+{
+	static const struct kv kv[] = {
+		{"events", "syscalls:sys_enter_*"}, {"buffer-size", "4M"}, {NULL, NULL}};
+	struct tb_tracer_stats st;
+	char err[256];
+	const uint64_t n = 10000;
+	json_int_t enabled;
+
+	NEED_TRACEFS();
+	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
+	enabled = json_integer_value(json_object_get(st.extra, "events_enabled"));
+	printf("\n    %lld events enabled: %lld recorded ", (long long)enabled,
+	       (long long)st.events);
+	CU_ASSERT(enabled > 100);
+	/* every getpid, plus the few other syscalls of the child (exit_group, write) */
+	CU_ASSERT(st.events >= (int64_t)n && st.events <= (int64_t)n + 100);
+	json_decref(st.extra);
+	assert_state_unchanged();
+}
+
 static void test_threads_followed(void)
 {
 	static const struct kv kv[] = {
@@ -592,6 +613,7 @@ static CU_TestInfo ftrace_tests[] = {
 	{"events expand", test_events_expand},
 	{"getpid tracepoint within 1%", test_getpid_exact},
 	{"threads and children followed", test_threads_followed},
+	{"many events (glob)", test_many_events},
 	{"glob and filter", test_glob_and_filter},
 	{"stream consumer", test_stream},
 	{"tiny buffer loses events", test_tiny_buffer_loses},
