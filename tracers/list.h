@@ -6,3 +6,7 @@
 TB_TRACER(delay)
 TB_TRACER(perf_count)
 TB_TRACER(perf_sample)
+TB_TRACER(none)
+TB_TRACER(ftrace_events)
+TB_TRACER(ftrace_function)
+TB_TRACER(command)
