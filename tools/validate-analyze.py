@@ -15,6 +15,8 @@ Layout of OUTDIR (written by validate.sh):
   peers/NN/result.json        scenarios/validation/peers.ini, one per peer round
   peers/perf-syscall.txt      perf bench syscall basic: one ns/op per line, one per round
   peers/perf-pipe.txt         perf bench sched pipe: one ns/op per line, one per round
+  sources/result.json         scenarios/validation/error-sources.ini (figures only)
+  floor/result.json           scenarios/validation/floor.ini (figures only)
   commands.txt                every command validate.sh ran (for METHODOLOGY.md)
 Python standard library only.
 """
@@ -339,13 +341,58 @@ def peers(out, rep):
                  % (fmt(om), fmt(pm), fmt(ratio, "%.3f"), len(o), len(p)), data=data)
 
 
+def sources(out, rep):
+    """Figures only: the sizes of error sources (METHODOLOGY.md section 3.1)."""
+    res = load(os.path.join(out, "sources", "result.json"))
+    if "_error" not in res:
+        ns = {}
+        for c in res.get("cells", []):
+            if c.get("baseline"):
+                continue
+            ov = c.get("overhead") or {}
+            ns[c.get("tracer")] = num(ov.get("ns_per_op"))
+            ci = ov.get("ns_per_op_ci") or [None, None]
+            rep.info("sources", c.get("tracer"),
+                     "%s ns/op [%s, %s] over getpid (%s%%), %s events/op"
+                     % (fmt(ov.get("ns_per_op")), fmt(ci[0]), fmt(ci[1]), fmt(ov.get("pct")),
+                        fmt(ov.get("events_per_op"), "%.3f")),
+                     data={"ns_per_op": num(ov.get("ns_per_op")), "ns_per_op_ci": ci,
+                           "pct": num(ov.get("pct")), "events_per_op":
+                           num(ov.get("events_per_op")), "verdict": ov.get("verdict"),
+                           "bpf_ns_per_run": num(ov.get("bpf_ns_per_run"))})
+
+        def diff(a, b, what):
+            if ns.get(a) is not None and ns.get(b) is not None:
+                rep.info("sources", what, "%.1f ns/op (%s - %s)" % (ns[a] - ns[b], a, b),
+                         data={"ns_per_op": ns[a] - ns[b]})
+        diff("tp-filter", "tp-pid", "filter on an accepted event")
+        diff("tp-reject", "flag-only", "filtered-out event")
+        diff("bpf-stats", "bpf-nostats", "bpf_stats per run")
+    res = load(os.path.join(out, "floor", "result.json"))
+    if "_error" not in res:
+        for c in res.get("cells", []):
+            s = c.get("summary") or {}
+            lat = c.get("latency") or {}
+            fig = "%s ns/op (CV %s%%)" % (fmt(s.get("median"), "%.2f"),
+                                          fmt(100 * (num(s.get("cv")) or float("nan")), "%.1f"))
+            if num(lat.get("clock_cost_ns")) is not None:
+                fig += "; clock read pair %s ns; p50 %s p99 %s p99.9 %s ns" % (
+                    fmt(lat.get("clock_cost_ns")), fmt(lat.get("p50")), fmt(lat.get("p99")),
+                    fmt(lat.get("p999")))
+            rep.info("floor", c.get("workload"), fig,
+                     data={"median": num(s.get("median")), "cv": num(s.get("cv")),
+                           "clock_cost_ns": num(lat.get("clock_cost_ns")),
+                           "p50": num(lat.get("p50")), "p99": num(lat.get("p99")),
+                           "p999": num(lat.get("p999"))})
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         print("usage: validate-analyze.py OUTDIR", file=sys.stderr)
         return 2
     out = sys.argv[1]
     rep = Report()
-    for f in (known_delta, aa, proof, bpf, peers):
+    for f in (known_delta, aa, proof, bpf, peers, sources):
         try:
             f(out, rep)
         except Exception as e:  # a malformed result must not hide the other checks

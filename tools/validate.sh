@@ -12,6 +12,8 @@
 #   bpf           measured ns/event >= the kernel's run_time_ns / run_cnt
 #   peers         getpid vs perf bench syscall basic, pipe-pingpong vs perf bench sched pipe
 #                 (ratios printed, no threshold)
+#   sources       sizes of error sources (syscall-work flag, filters, bpf_stats, clock reads,
+#                 harness floor): figures printed, no threshold
 # Output: results/validation-<UTC>/ with every run's result.json, validation.json, table.txt.
 # Exit 0 only if every check passed; 1 if one failed; 2 on bad setup.
 #
@@ -20,7 +22,7 @@
 # the CPU the peers run pinned its workload to, else the last online CPU),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
 # figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
-# peers).
+# peers sources).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +42,7 @@ else
 	SYSCALL_LOOPS=2000000
 	PIPE_LOOPS=50000
 fi
-ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers}
+ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources}
 SCN=$root/scenarios/validation
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${VALIDATE_OUT:-$root/results/validation-$STAMP}
@@ -150,6 +152,12 @@ EOF
 			i=$((i + 1))
 		done
 	fi
+fi
+
+if want sources; then
+	step "error sources: syscall flag, filters, bpf_stats; harness floor and clock cost"
+	run "$OUT/sources" "$SCN/error-sources.ini"
+	run "$OUT/floor" "$SCN/floor.ini"
 fi
 
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
