@@ -125,9 +125,21 @@ $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
 		-Wall -Werror -c $< -o $@
 
+# Keep the objects: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete them as
+# intermediates of the skeletons.
+.SECONDARY: $(BPF_OBJS)
+
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(msg) SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# BPF objects the tests load as a user's own object (bpf tracer, program = object).
+TEST_BPF_OBJS = $(patsubst tests/data/%.bpf.c,$(BUILD)/tests/data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
+
+$(BUILD)/tests/data/%.bpf.o: tests/data/%.bpf.c $(BUILD)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(msg) BPF $<
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Wall -Werror -c $< -o $@
 
 # Tiny static helpers (the exec workload's target).
 $(BUILD)/helpers/%: workloads/helpers/%.c
@@ -139,6 +151,9 @@ $(BUILD)/helpers/%: workloads/helpers/%.c
 $(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cunit)
+
+$(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
+$(BUILD)/tests/test_bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
 test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
