@@ -125,9 +125,9 @@ $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
 		-Wall -Werror -c $< -o $@
 
-# Keep the objects: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete them as
-# intermediates of the skeletons.
-.SECONDARY: $(BPF_OBJS)
+# Keep objects and skeletons: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete
+# them as intermediates (then rebuild skeletons and every object on each run).
+.SECONDARY: $(BPF_OBJS) $(SKELS)
 
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(msg) SKEL $@
