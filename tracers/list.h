@@ -3,4 +3,5 @@
  * The tracer registry: one line per tracer backend. TB_TRACER(x) names the ops table
  * `const struct tb_tracer tb_tracer_x` defined at the end of tracers/<x>.c.
  */
+TB_TRACER(delay)
 TB_TRACER(bpf)
