@@ -419,6 +419,27 @@ static void test_ringbuf_large_all(void)
 	state_check();
 }
 
+/* Without wakeups the reader still gets everything, by polling. */
+static void test_ringbuf_no_wakeup(void)
+{
+	const char *kv[] = {"program=ringbuf-events", "ringbuf-size=16M", "ringbuf-wakeup=none",
+			    "poll-interval=5ms", NULL};
+	struct tb_tracer_stats st;
+	const long n = 50000;
+	pid_t pid;
+
+	NEED_BPF();
+	CU_ASSERT_EQUAL_FATAL(trace_child(kv, CHILD_GETPID, n, -1, -1, &st, &pid), 0);
+	printf("\n    no wakeup: consumed %lld, lost %lld, reader %.3f s ", (long long)st.events,
+	       (long long)st.lost, st.cpu_s);
+	CU_ASSERT_EQUAL(st.lost, 0);
+	CU_ASSERT(st.events >= n && st.events <= n + 16);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "ringbuf_wakeup")),
+			       "none");
+	json_decref(st.extra);
+	state_check();
+}
+
 static void test_read_latency(void)
 {
 	const char *kv[] = {"program=read-latency", NULL};
@@ -594,6 +615,7 @@ static CU_TestInfo bpf_tests[] = {
 	{"stats off: run_cnt unknown", test_stats_off},
 	{"ringbuf 4 KiB drops", test_ringbuf_tiny_drops},
 	{"ringbuf 16 MiB consumes all", test_ringbuf_large_all},
+	{"ringbuf without wakeups", test_ringbuf_no_wakeup},
 	{"read-latency histogram", test_read_latency},
 	{"runq-latency histogram", test_runq_latency},
 	{"runq-latency raw_tp fallback", test_runq_latency_raw_tp},

@@ -40,12 +40,14 @@
 enum { PROG_SYSCALL_COUNT, PROG_READ_LATENCY, PROG_RUNQ_LATENCY, PROG_RINGBUF_EVENTS, PROG_OBJECT };
 enum { PIDF_WORKLOAD, PIDF_NONE };
 enum { ATTACH_AUTO, ATTACH_TP_BTF, ATTACH_RAW_TP };
+enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
 
 static const char *const program_choices[] = {
 	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "object", NULL,
 };
 static const char *const pidf_choices[] = {"workload", "none", NULL};
 static const char *const attach_choices[] = {"auto", "tp_btf", "raw_tp", NULL};
+static const char *const wakeup_choices[] = {"adaptive", "none", "each", NULL};
 
 struct bpf_cfg {
 	int program;
@@ -57,6 +59,8 @@ struct bpf_cfg {
 	int attach;
 	int64_t top;
 	char *rodata_pid;
+	int wakeup;
+	uint64_t poll_ns;
 };
 
 static const struct tb_option bpf_opts[] = {
@@ -79,6 +83,12 @@ static const struct tb_option bpf_opts[] = {
 	 "syscall-count: number of (process, syscall) counts reported in extra", 0, 10000},
 	{"rodata-pid", TB_OPT_STRING, offsetof(struct bpf_cfg, rodata_pid), "targ_tgid",
 	 "program = object: name of the const volatile __u32 rodata knob set to the target tgid"},
+	{"ringbuf-wakeup", TB_OPT_CHOICE, offsetof(struct bpf_cfg, wakeup), "adaptive",
+	 "ringbuf-events: wake the reader when it caught up (adaptive), never (none: it polls "
+	 "every poll-interval) or for each record (each)",
+	 .choices = wakeup_choices},
+	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
+	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
 };
 
@@ -114,6 +124,7 @@ struct bpf_priv {
 	bool thr_live;
 	atomic_bool thr_stop;
 	int cpu;
+	int poll_ms;
 	uint64_t consumed;
 	double cpu_s;
 };
@@ -308,6 +319,7 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 {
 	st->events = (int64_t)p->consumed;
 	json_object_set_new(extra, "ringbuf_size", json_integer((json_int_t)cfg->ringbuf_size));
+	json_object_set_new(extra, "ringbuf_wakeup", json_string(wakeup_choices[cfg->wakeup]));
 	return 0;
 }
 
@@ -584,11 +596,14 @@ static void *reader(void *arg)
 	int r;
 
 	while (!atomic_load(&p->thr_stop)) {
-		r = ring_buffer__poll(p->rb, 20);
+		r = ring_buffer__poll(p->rb, p->poll_ms);
 		if (r < 0 && r != -EINTR) {
 			tb_err("bpf: ring buffer poll: %s", strerror(-r));
 			break;
 		}
+		/* Timed out: without wakeups (ringbuf-wakeup = none) this is how records arrive. */
+		if (!r)
+			ring_buffer__consume(p->rb);
 	}
 	/* Programs are detached by now: whatever is left is the last of the window. */
 	ring_buffer__consume(p->rb);
@@ -753,6 +768,7 @@ static int bpf_setup(struct tb_tr *t)
 		return -ENOMEM;
 	p->stats_fd = -1;
 	p->cpu = t->consumer_cpu;
+	p->poll_ms = (int)(cfg->poll_ns / 1000000);
 	t->priv = p;
 	tgid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? (__u32)t->target : 0;
 	if (cfg->pid_filter == PIDF_WORKLOAD && t->target <= 0)
@@ -772,6 +788,14 @@ static int bpf_setup(struct tb_tr *t)
 			goto fail;
 		}
 		choose_attach(t, p, cfg);
+		if (cfg->program == PROG_RINGBUF_EVENTS) {
+			struct ringbuf_events_bpf *rs = p->skel;
+
+			rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE ? BPF_RB_NO_WAKEUP
+						   : cfg->wakeup == WAKEUP_EACH
+							   ? BPF_RB_FORCE_WAKEUP
+							   : 0;
+		}
 		bpf_object__for_each_map(m, p->obj) if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
 			bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
 	}

@@ -11,6 +11,8 @@
 #include "tb-bpf.h"
 
 const volatile __u32 targ_tgid = 0; /* 0: every process */
+/* 0: wake the reader when it has caught up (adaptive); BPF_RB_NO_WAKEUP: the reader polls. */
+const volatile __u64 submit_flags = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -35,7 +37,7 @@ static __always_inline int emit(long id)
 	e->tgid = pid_tgid >> 32;
 	e->tid = (__u32)pid_tgid;
 	e->id = id;
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, submit_flags);
 	return 0;
 }
 
