@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <jansson.h>
 
+#include "../harness/scenario.h"
 #include "../harness/tb.h"
 #include "tb_test.h"
 
@@ -564,6 +565,51 @@ static void test_bad_configs(void)
 	check_bad(ring, "ringbuf-size");
 }
 
+/* Through the scenario parser: the message names the file, line and [tracer ...] section. */
+static void test_bad_scenario(void)
+{
+	const struct tb_workload *wl = tb_workload_find("getpid");
+	char text[512];
+	struct tb_scenario *scn = NULL;
+	char path[256], *out = NULL;
+	const char *dir;
+	size_t len;
+	int fd, saved;
+
+	NEED_BPF();
+	if (!tb_tracer_find("none"))
+		TB_SKIP("the scenario parser needs the 'none' tracer, not registered in this "
+			"build");
+	wl = wl ? wl : tb_workloads[0];
+	if (!wl)
+		TB_SKIP("a scenario needs a workload, none registered in this build");
+	snprintf(
+		text, sizeof(text),
+		"[workload w]\ntype = %s\n\n"
+		"[tracer mybpf]\ntype = bpf\nprogram = object\nobject = /nonexistent/prog.bpf.o\n\n"
+		"[matrix]\nworkloads = w\ntracers = mybpf\n",
+		wl->name);
+	dir = tb_test_tmpdir();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CU_ASSERT_FATAL(fd >= 0);
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fd, 2);
+	CU_ASSERT_NOT_EQUAL(tb_scenario_parse(text, "bad-bpf.ini", &scn), 0);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(fd);
+	tb_scenario_free(scn);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &out, &len), 0);
+	printf("\n    %s", out);
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "[tracer mybpf]: object: cannot read"));
+	free(out);
+	state_check();
+}
+
 static void test_unknown_program(void)
 {
 	const char *kv[] = {"program=no-such-program", NULL};
@@ -622,6 +668,7 @@ static CU_TestInfo bpf_tests[] = {
 	{"user object attaches and counts", test_object},
 	{"bundled .bpf.o as a user object", test_object_bundled},
 	{"bad configs name the key", test_bad_configs},
+	{"bad scenario names the section", test_bad_scenario},
 	{"unknown program", test_unknown_program},
 	{"teardown idempotent", test_lifecycle},
 	CU_TEST_INFO_NULL,
