@@ -461,8 +461,7 @@ static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
 	void *copy;
 	int id, i, err = -ENOENT;
 
-	bpf_object__for_each_map(m, obj)
-	{
+	for (m = bpf_object__next_map(obj, NULL); m; m = bpf_object__next_map(obj, m)) {
 		const char *n = bpf_map__name(m);
 		size_t l = strlen(n);
 
@@ -506,8 +505,7 @@ static int clear_maps(struct bpf_priv *p)
 	void *keys = NULL, *zero = NULL;
 	int err = 0;
 
-	bpf_object__for_each_map(m, p->obj)
-	{
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
 		enum bpf_map_type type = bpf_map__type(m);
 		__u32 ksz = bpf_map__key_size(m), max = bpf_map__max_entries(m), n = 0, i;
 		size_t vsz = bpf_map__value_size(m);
@@ -686,8 +684,8 @@ static int choose_attach(struct tb_tr *t, struct bpf_priv *p, const struct bpf_c
 
 	p->use_btf = cfg->attach != ATTACH_RAW_TP;
 	if (cfg->attach == ATTACH_AUTO) {
-		bpf_object__for_each_program(prog, p->obj)
-		{
+		for (prog = bpf_object__next_program(p->obj, NULL); prog;
+		     prog = bpf_object__next_program(p->obj, prog)) {
 			sec = bpf_program__section_name(prog);
 			if (!strncmp(sec, "tp_btf/", 7) && !tp_btf_usable(sec + 7)) {
 				tb_debug("bpf: %s: tp_btf/%s not usable, falling back to raw_tp",
@@ -696,8 +694,8 @@ static int choose_attach(struct tb_tr *t, struct bpf_priv *p, const struct bpf_c
 			}
 		}
 	}
-	bpf_object__for_each_program(prog, p->obj)
-	{
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
 		sec = bpf_program__section_name(prog);
 		if (!strncmp(sec, "tp_btf/", 7))
 			bpf_program__set_autoload(prog, p->use_btf);
@@ -726,8 +724,8 @@ static int open_object(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg
 		tb_err("%s: %s", t->name, err);
 		return r;
 	}
-	bpf_object__for_each_program(prog, p->obj)
-	{
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
 		want = !cfg->programs.n;
 		for (i = 0; i < cfg->programs.n; i++)
 			if (!strcmp(cfg->programs.v[i], bpf_program__name(prog)))
@@ -796,8 +794,9 @@ static int bpf_setup(struct tb_tr *t)
 							   ? BPF_RB_FORCE_WAKEUP
 							   : 0;
 		}
-		bpf_object__for_each_map(m, p->obj) if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
-			bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
+		for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
+			if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+				bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
 	}
 
 	r = p->b ? p->b->load(p->skel) : bpf_object__load(p->obj);
@@ -808,10 +807,14 @@ static int bpf_setup(struct tb_tr *t)
 		goto fail;
 	}
 
-	bpf_object__for_each_program(prog, p->obj) if (bpf_program__autoload(prog)) p->nps++;
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog))
+		if (bpf_program__autoload(prog))
+			p->nps++;
 	if (!p->nps) {
 		r = -EINVAL;
-		tb_err("%s: programs: nothing to attach in '%s'", t->name, cfg->object);
+		tb_err("%s: programs: nothing to attach in '%s'", t->name,
+		       p->b ? program_choices[cfg->program] : cfg->object);
 		goto fail;
 	}
 	p->ps = calloc(p->nps, sizeof(*p->ps));
@@ -821,11 +824,12 @@ static int bpf_setup(struct tb_tr *t)
 		goto fail;
 	}
 	p->nps = 0;
-	bpf_object__for_each_program(prog, p->obj) if (bpf_program__autoload(prog)) p->ps[p->nps++]
-		.prog = prog;
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog))
+		if (bpf_program__autoload(prog))
+			p->ps[p->nps++].prog = prog;
 
-	bpf_object__for_each_map(m, p->obj)
-	{
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
 		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
 			continue;
 		if (!p->rb)
@@ -888,6 +892,7 @@ static int bpf_start(struct tb_tr *t)
 			tb_err("%s: attaching %s (%s): %s", t->name, bpf_program__name(prog),
 			       bpf_program__section_name(prog), strerror(-r));
 			bpf_stop(t);
+			p->windowed = false;
 			return r;
 		}
 		p->nlinks = i + 1;
@@ -949,7 +954,8 @@ static int bpf_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		if (cnt > 0)
 			json_object_set_new(extra, "ns_per_run", json_real((double)ns / cnt));
 	}
-	bpf_object__for_each_map(m, p->obj) mem += map_mem(m);
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
+		mem += map_mem(m);
 	st->mem_bytes = mem;
 	st->cpu_s = p->rb ? p->cpu_s : 0;
 	if (p->b) {
