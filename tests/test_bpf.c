@@ -19,6 +19,7 @@
 #include <bpf/bpf.h>
 #include <jansson.h>
 
+#include "../harness/armed.h"
 #include "../harness/scenario.h"
 #include "../harness/tb.h"
 #include "tb_test.h"
@@ -38,6 +39,7 @@ struct child {
 
 static const struct tb_tracer *bpf_ops;
 static char unsupported[256];
+static char run_dir[4096];
 
 /* ---- the state that must be restored ----------------------------------------------------- */
 
@@ -336,6 +338,7 @@ static void check_getpid_count(const char *attach)
 	CU_ASSERT(st.mem_bytes > 0);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "attach")),
 			       strstr(attach, "raw_tp") ? "raw_tp" : "tp_btf");
+	CU_ASSERT(extra_int(json_array_get(json_object_get(st.extra, "programs"), 0), "id") > 0);
 	json_decref(st.extra);
 	state_check();
 }
@@ -627,7 +630,29 @@ static void test_unknown_program(void)
 	state_check();
 }
 
-/* Teardown twice, teardown without start, stop before collect: no crash, nothing left. */
+/* Items of a kind ("bpf_prog", "bpf_link") in this process's crash-safety record. */
+static int armed_count(const char *kind)
+{
+	char path[4200];
+	json_t *root, *items, *it;
+	size_t i;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/armed-%d.json", tb_run_dir(), (int)getpid());
+	root = json_load_file(path, 0, NULL);
+	if (!root)
+		return 0;
+	items = json_object_get(root, "items");
+	json_array_foreach(items, i, it) n +=
+		!strcmp(json_string_value(json_object_get(it, "kind")) ?: "", kind);
+	json_decref(root);
+	return n;
+}
+
+/*
+ * Teardown twice, teardown without stop, collect before any window: no crash, nothing left;
+ * programs and links are in the crash-safety record exactly while they exist.
+ */
 static void test_lifecycle(void)
 {
 	const char *kv[] = {"program=ringbuf-events", NULL};
@@ -638,18 +663,33 @@ static void test_lifecycle(void)
 	CU_ASSERT_EQUAL_FATAL(tr_init(&r, kv), 0);
 	r.t.target = getpid();
 	CU_ASSERT_EQUAL_FATAL(bpf_ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL(armed_count("bpf_prog"), 1);
+	CU_ASSERT_EQUAL(armed_count("bpf_link"), 0);
 	stats_init(&st);
 	CU_ASSERT_NOT_EQUAL(bpf_ops->collect(&r.t, &st), 0); /* no window yet */
 	CU_ASSERT_EQUAL(bpf_ops->start(&r.t), 0);
-	bpf_ops->teardown(&r.t); /* while attached, reader running */
+	CU_ASSERT_EQUAL(armed_count("bpf_link"), 1);
+	CU_ASSERT_EQUAL(bpf_ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(armed_count("bpf_link"), 0);
+	CU_ASSERT_EQUAL(bpf_ops->start(&r.t), 0); /* a second window */
+	bpf_ops->teardown(&r.t);		  /* while attached, reader running */
 	bpf_ops->teardown(&r.t);
 	CU_ASSERT_PTR_NULL(r.t.priv);
+	CU_ASSERT_EQUAL(armed_count("bpf_prog"), 0);
+	CU_ASSERT_EQUAL(armed_count("bpf_link"), 0);
 	tr_free(&r);
 	state_check();
 }
 
 static int suite_init(void)
 {
+	const char *tmp = tb_test_tmpdir();
+
+	if (!tmp)
+		return 1;
+	/* The crash-safety record goes to a scratch run directory, not /run/tracebench. */
+	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
+	setenv("TB_RUN_DIR", run_dir, 1);
 	bpf_ops = tb_tracer_find("bpf");
 	if (bpf_ops && bpf_ops->supported(unsupported, sizeof(unsupported)))
 		snprintf(unsupported + strlen(unsupported),

@@ -25,6 +25,7 @@
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
+#include "armed.h"
 #include "tb.h"
 
 #include "bpf/syscall-count.h"
@@ -105,6 +106,8 @@ struct bundled {
 
 struct prog_stat {
 	struct bpf_program *prog;
+	__u32 id;      /* kernel program id, in the crash-safety record while loaded */
+	__u32 link_id; /* id of its link while attached (0: none or unknown) */
 	__u64 cnt0, ns0, cnt1, ns1;
 };
 
@@ -644,20 +647,55 @@ static void reader_stop(struct bpf_priv *p)
 	p->thr_live = false;
 }
 
+/* ---- crash-safety record (harness/armed.h) ------------------------------------------------ */
+
+static int armed_id(bool add, enum tb_armed_kind kind, __u32 id)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", id);
+	return add ? tb_armed_add(kind, v) : tb_armed_remove(kind, v);
+}
+
+/* Ids of a link (bpf_link_info) or program; 0 when the kernel does not say. */
+static __u32 link_id(struct bpf_link *link)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ? 0 : info.id;
+}
+
+static __u32 prog_id(struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ? 0 : info.id;
+}
+
 /* ---- lifecycle --------------------------------------------------------------------------- */
 
 static void detach_all(struct bpf_priv *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nlinks; i++)
+	for (i = 0; i < p->nlinks; i++) {
 		bpf_link__destroy(p->links[i]);
+		p->links[i] = NULL;
+		if (p->ps[i].link_id)
+			armed_id(false, TB_ARMED_BPF_LINK, p->ps[i].link_id);
+		p->ps[i].link_id = 0;
+	}
 	p->nlinks = 0;
 }
 
 static void bpf_teardown(struct tb_tr *t)
 {
 	struct bpf_priv *p = t->priv;
+	size_t i;
 
 	if (!p)
 		return;
@@ -668,6 +706,9 @@ static void bpf_teardown(struct tb_tr *t)
 		p->b->destroy(p->skel);
 	else if (!p->b)
 		bpf_object__close(p->obj);
+	for (i = 0; i < p->nps; i++)
+		if (p->ps[i].id)
+			armed_id(false, TB_ARMED_BPF_PROG, p->ps[i].id);
 	if (p->stats_fd >= 0)
 		close(p->stats_fd);
 	free(p->links);
@@ -752,6 +793,7 @@ static int bpf_setup(struct tb_tr *t)
 	struct bpf_program *prog;
 	struct bpf_priv *p;
 	struct bpf_map *m;
+	size_t nprogs = 0;
 	char err[512];
 	__u32 tgid;
 	int r;
@@ -810,24 +852,37 @@ static int bpf_setup(struct tb_tr *t)
 	for (prog = bpf_object__next_program(p->obj, NULL); prog;
 	     prog = bpf_object__next_program(p->obj, prog))
 		if (bpf_program__autoload(prog))
-			p->nps++;
-	if (!p->nps) {
+			nprogs++;
+	if (!nprogs) {
 		r = -EINVAL;
 		tb_err("%s: programs: nothing to attach in '%s'", t->name,
 		       p->b ? program_choices[cfg->program] : cfg->object);
 		goto fail;
 	}
-	p->ps = calloc(p->nps, sizeof(*p->ps));
-	p->links = calloc(p->nps, sizeof(*p->links));
+	/* p->nps counts only filled entries: teardown walks them. */
+	p->ps = calloc(nprogs, sizeof(*p->ps));
+	p->links = calloc(nprogs, sizeof(*p->links));
 	if (!p->ps || !p->links) {
 		r = -ENOMEM;
 		goto fail;
 	}
-	p->nps = 0;
 	for (prog = bpf_object__next_program(p->obj, NULL); prog;
-	     prog = bpf_object__next_program(p->obj, prog))
-		if (bpf_program__autoload(prog))
-			p->ps[p->nps++].prog = prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
+		__u32 id;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		/* Recorded so that `tracebench cleanup` can report what a killed run left. */
+		id = prog_id(prog);
+		r = id ? armed_id(true, TB_ARMED_BPF_PROG, id) : 0;
+		if (r) {
+			tb_err("%s: cannot record BPF program %u for crash safety: %s", t->name, id,
+			       strerror(-r));
+			goto fail;
+		}
+		p->ps[p->nps].id = id;
+		p->ps[p->nps++].prog = prog;
+	}
 
 	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
 		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
@@ -896,6 +951,16 @@ static int bpf_start(struct tb_tr *t)
 			return r;
 		}
 		p->nlinks = i + 1;
+		p->ps[i].link_id = link_id(p->links[i]);
+		r = p->ps[i].link_id ? armed_id(true, TB_ARMED_BPF_LINK, p->ps[i].link_id) : 0;
+		if (r) {
+			tb_err("%s: cannot record BPF link %u for crash safety: %s", t->name,
+			       p->ps[i].link_id, strerror(-r));
+			p->ps[i].link_id = 0;
+			bpf_stop(t);
+			p->windowed = false;
+			return r;
+		}
 	}
 	return 0;
 }
@@ -942,10 +1007,11 @@ static int bpf_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 
 		cnt += dc;
 		ns += dn;
-		json_array_append_new(
-			progs, json_pack("{sssssIsI}", "name", bpf_program__name(s->prog),
-					 "section", bpf_program__section_name(s->prog), "run_cnt",
-					 (json_int_t)dc, "run_time_ns", (json_int_t)dn));
+		json_array_append_new(progs,
+				      json_pack("{sssssIsIsI}", "name", bpf_program__name(s->prog),
+						"section", bpf_program__section_name(s->prog), "id",
+						(json_int_t)s->id, "run_cnt", (json_int_t)dc,
+						"run_time_ns", (json_int_t)dn));
 	}
 	json_object_set_new(extra, "programs", progs);
 	if (p->stats_fd >= 0) {
