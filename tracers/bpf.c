@@ -362,7 +362,11 @@ static bool tp_btf_usable(const char *tp)
 
 static int bpf_supported(char *why, size_t len)
 {
-	int r;
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd, err;
 
 	log_init();
 	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
@@ -370,17 +374,24 @@ static int bpf_supported(char *why, size_t len)
 			 strerror(errno));
 		return -ENOTSUP;
 	}
-	r = libbpf_probe_bpf_prog_type(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL);
-	if (r < 0) {
-		snprintf(why, len, "cannot load a BPF program: %s%s", strerror(-r),
-			 r == -EPERM ? " (needs root, or CAP_BPF and CAP_PERFMON)" : "");
-		return r;
+	/* A trivial raw tracepoint program, loaded and dropped: errno tells why not. */
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns, TB_ARRAY_SIZE(insns),
+			   NULL);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
 	}
-	if (r == 0) {
-		snprintf(why, len, "kernel lacks raw tracepoint BPF programs");
-		return -ENOTSUP;
-	}
-	return 0;
+	err = -errno;
+	if (err == -EPERM || err == -EACCES)
+		snprintf(why, len,
+			 "cannot load BPF programs: %s (needs root, or CAP_BPF and "
+			 "CAP_PERFMON)",
+			 strerror(-err));
+	else if (err == -ENOSYS)
+		snprintf(why, len, "kernel without the bpf() system call (CONFIG_BPF_SYSCALL)");
+	else
+		snprintf(why, len, "cannot load a raw tracepoint BPF program: %s", strerror(-err));
+	return err;
 }
 
 /* ---- configuration checks ---------------------------------------------------------------- */
