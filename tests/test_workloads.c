@@ -1,0 +1,437 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every registered workload: options and defaults, a small batch through the sample API with
+ * the ops checked against kernel counts (syscall/sched tracepoints counted for this process by
+ * perf_event_open), and nothing left behind (files, threads, child processes). Bad configs.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/sample.h"
+#include "../harness/tb.h"
+#include "tb_test.h"
+
+#define OPS 100
+
+/* What a batch of n ops per thread must show in the kernel's counts. */
+struct expect {
+	const char *wl;
+	const char *event; /* tracepoint "sys/name" */
+	unsigned int per_op;
+	bool exact; /* == per_op * ops * threads, else >= */
+};
+
+static const struct expect expects[] = {
+	{"getpid", "syscalls/sys_enter_getpid", 1, true},
+	{"read", "syscalls/sys_enter_pread64", 1, true},
+	{"write", "syscalls/sys_enter_pwrite64", 1, true},
+	{"open-close", "syscalls/sys_enter_openat", 1, true},
+	{"open-close", "syscalls/sys_enter_close", 1, false},
+	{"pipe-pingpong", "syscalls/sys_enter_write", 2, false},
+	{"pipe-pingpong", "syscalls/sys_enter_read", 2, false},
+	{"futex", "syscalls/sys_enter_futex", 2, false},
+	{"fork-exit", "sched/sched_process_fork", 1, true},
+	{"fork-exit", "sched/sched_process_exit", 1, false},
+	{"exec", "sched/sched_process_exec", 1, true},
+	{"mmap-touch", "syscalls/sys_enter_mmap", 1, true},
+	{"mmap-touch", "syscalls/sys_enter_munmap", 1, true},
+	{"tcp-rr", "syscalls/sys_enter_sendto", 2, false},
+	{"tcp-rr", "syscalls/sys_enter_recvfrom", 2, false},
+	{"udp-rr", "syscalls/sys_enter_sendto", 2, false},
+	{"udp-rr", "syscalls/sys_enter_recvfrom", 2, false},
+	{"nanosleep", "syscalls/sys_enter_clock_nanosleep", 1, true},
+	{"command", "sched/sched_process_exec", 1, false},
+};
+
+/* Options a workload needs to run at all in these tests (no usable default). */
+static const char *const overrides[][3] = {
+	{"command", "command", "true"},
+};
+
+static const char *tracefs(void)
+{
+	static const char *const dirs[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char p[128];
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(dirs); i++) {
+		snprintf(p, sizeof(p), "%s/events", dirs[i]);
+		if (!access(p, R_OK))
+			return dirs[i];
+	}
+	return NULL;
+}
+
+/* A counter of tracepoint `event` for this process and what it creates; -1 when unavailable. */
+static int tp_open(const char *event)
+{
+	struct perf_event_attr attr = {.type = PERF_TYPE_TRACEPOINT, .size = sizeof(attr)};
+	const char *tfs = tracefs();
+	char path[256], line[32];
+
+	if (!tfs)
+		return -1;
+	snprintf(path, sizeof(path), "%s/events/%s/id", tfs, event);
+	if (tb_read_line(path, line, sizeof(line)))
+		return -1;
+	attr.config = strtoull(line, NULL, 10);
+	attr.inherit = 1;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int64_t tp_read(int fd)
+{
+	uint64_t v;
+
+	return read(fd, &v, sizeof(v)) == sizeof(v) ? (int64_t)v : -1;
+}
+
+static void *make_cfg(const struct tb_workload *wl, char *err, size_t len)
+{
+	void *cfg = calloc(1, wl->cfg_size ? wl->cfg_size : 1);
+	size_t i;
+
+	if (!cfg)
+		return NULL;
+	if (wl->opts && tb_opts_defaults(wl->opts, cfg)) {
+		free(cfg);
+		return NULL;
+	}
+	for (i = 0; i < TB_ARRAY_SIZE(overrides); i++)
+		if (!strcmp(overrides[i][0], wl->name))
+			tb_opts_set(wl->opts, cfg, overrides[i][1], overrides[i][2], err, len);
+	return cfg;
+}
+
+static void free_cfg(const struct tb_workload *wl, void *cfg)
+{
+	if (wl->opts)
+		tb_opts_free(wl->opts, cfg);
+	free(cfg);
+}
+
+static int dir_entries(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* No child process of ours, not even a zombie, and no thread but this one. */
+static void assert_no_leftovers(const char *wl, const char *tmpdir)
+{
+	pid_t r = waitpid(-1, NULL, WNOHANG);
+	int files = dir_entries(tmpdir), tasks = dir_entries("/proc/self/task");
+
+	if (r != -1 || errno != ECHILD)
+		printf("\n    %s left a child process (waitpid: %d)", wl, (int)r);
+	CU_ASSERT(r == -1 && errno == ECHILD);
+	if (files != 0)
+		printf("\n    %s left %d files in %s", wl, files, tmpdir);
+	CU_ASSERT_EQUAL(files, 0);
+	if (tasks != 1)
+		printf("\n    %s left %d threads", wl, tasks - 1);
+	CU_ASSERT_EQUAL(tasks, 1);
+}
+
+static void test_registry(void)
+{
+	char why[256], err[256];
+	size_t i, j;
+
+	CU_ASSERT_PTR_NOT_NULL(tb_workload_find("null"));
+	CU_ASSERT_PTR_NULL(tb_workload_find("no-such-workload"));
+	for (i = 0; tb_workloads[i]; i++) {
+		const struct tb_workload *wl = tb_workloads[i];
+		void *cfg;
+
+		CU_ASSERT_PTR_NOT_NULL(wl->name);
+		CU_ASSERT(wl->help && strlen(wl->help) > 10);
+		CU_ASSERT_PTR_NOT_NULL(wl->run_batch);
+		CU_ASSERT(!wl->opts == !wl->cfg_size);
+		for (j = 0; wl->opts && wl->opts[j].name; j++)
+			CU_ASSERT(wl->opts[j].help && *wl->opts[j].help);
+		for (j = 0; j < i; j++)
+			CU_ASSERT(strcmp(tb_workloads[j]->name, wl->name) != 0);
+		why[0] = '\0';
+		if (wl->supported && wl->supported(why, sizeof(why)))
+			CU_ASSERT(why[0] != '\0');
+		cfg = make_cfg(wl, err, sizeof(err));
+		CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+		err[0] = '\0';
+		if (wl->validate && wl->validate(cfg, err, sizeof(err)))
+			printf("\n    %s: defaults do not validate: %s", wl->name, err);
+		CU_ASSERT(!wl->validate || wl->validate(cfg, err, sizeof(err)) == 0);
+		free_cfg(wl, cfg);
+	}
+}
+
+/* One workload: a small batch with `threads` instances, the kernel's counts, the cleanup. */
+static void run_one(const struct tb_workload *wl, unsigned int threads, bool latency)
+{
+	struct tb_sample_req req = {0};
+	struct tb_sample_run *run = NULL;
+	struct tb_sample_res *res = malloc(sizeof(*res));
+	int fds[8], nfd = 0, cpu0 = 0, k;
+	int64_t before[8], after;
+	const char *tmpdir = tb_test_tmpdir();
+	char err[256];
+	size_t i;
+	void *cfg;
+	int ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(tmpdir);
+	cfg = make_cfg(wl, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	req.wl = wl;
+	req.name = wl->name;
+	req.cfg = cfg;
+	req.tmpdir = tmpdir;
+	req.threads = threads;
+	req.ops = OPS;
+	req.latency = latency;
+	req.latency_every = 3;
+	req.perf_counts = true;
+	if (threads == 1) {
+		req.cpus = &cpu0;
+		req.ncpus = 1;
+	}
+	/* Counters first: inherited by the threads and processes the workload creates. */
+	for (i = 0; i < TB_ARRAY_SIZE(expects) && nfd < 8; i++) {
+		if (strcmp(expects[i].wl, wl->name))
+			continue;
+		fds[nfd++] = tp_open(expects[i].event);
+	}
+	if (!strcmp(wl->name, "null") || !strcmp(wl->name, "cpu"))
+		fds[nfd++] = tp_open("raw_syscalls/sys_enter");
+
+	ret = tb_sample_prepare(&req, &run);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (ret)
+		goto out;
+	for (k = 0; k < nfd; k++)
+		before[k] = fds[k] >= 0 ? tp_read(fds[k]) : -1;
+	ret = tb_sample_go(run, res);
+	if (ret)
+		printf("\n    %s: %s", wl->name, res->errmsg);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT(res->elapsed_ns > 0);
+	CU_ASSERT_EQUAL(res->threads, threads);
+	CU_ASSERT_EQUAL(res->ops, (wl->flags & TB_WL_ONESHOT) ? 1 : OPS);
+	CU_ASSERT(res->cpu_user_s + res->cpu_sys_s >= 0);
+	CU_ASSERT(res->perf_task_clock_ns > 0); /* software counters work here */
+	if (latency)
+		CU_ASSERT(res->hist.count >= res->ops / 3 * threads && res->hist.count > 0);
+	k = 0;
+	for (i = 0; i < TB_ARRAY_SIZE(expects); i++) {
+		uint64_t want = (uint64_t)expects[i].per_op * res->ops * threads;
+
+		if (strcmp(expects[i].wl, wl->name) || k >= nfd)
+			continue;
+		if (fds[k] >= 0 && before[k] >= 0) {
+			after = tp_read(fds[k]) - before[k];
+			if (expects[i].exact ? (uint64_t)after != want : (uint64_t)after < want)
+				printf("\n    %s: %s counted %lld, want %s%llu", wl->name,
+				       expects[i].event, (long long)after,
+				       expects[i].exact ? "" : ">= ", (unsigned long long)want);
+			CU_ASSERT(expects[i].exact ? (uint64_t)after == want
+						   : (uint64_t)after >= want);
+		}
+		k++;
+	}
+	if ((!strcmp(wl->name, "null") || !strcmp(wl->name, "cpu")) && fds[k] >= 0) {
+		/* the harness's own few syscalls (clock reads are vDSO), none per op */
+		after = tp_read(fds[k]) - before[k];
+		CU_ASSERT(after < OPS / 2);
+	}
+out:
+	tb_sample_finish(run);
+	for (k = 0; k < nfd; k++)
+		if (fds[k] >= 0)
+			close(fds[k]);
+	assert_no_leftovers(wl->name, tmpdir);
+	free_cfg(wl, cfg);
+	free(res);
+}
+
+static void run_all(unsigned int threads, bool latency)
+{
+	char why[256];
+	size_t i;
+
+	if (tp_open("sched/sched_process_exec") < 0)
+		printf("\n    (tracepoint counters unavailable: op counts not checked)");
+	for (i = 0; tb_workloads[i]; i++) {
+		const struct tb_workload *wl = tb_workloads[i];
+
+		if (wl->supported && wl->supported(why, sizeof(why))) {
+			printf("\n    SKIPPED %s: not supported here: %s", wl->name, why);
+			continue;
+		}
+		if (latency && (wl->flags & TB_WL_NOLATENCY))
+			continue;
+		run_one(wl, threads, latency);
+	}
+}
+
+static void test_run_one_thread(void)
+{
+	run_all(1, false);
+}
+
+static void test_run_two_threads(void)
+{
+	run_all(2, false);
+}
+
+static void test_run_latency(void)
+{
+	run_all(1, true);
+}
+
+/* Set key=val on wl's defaults; return what validate says, with its message in err. */
+static int validate_with(const char *name, const char *key, const char *val, char *err, size_t len)
+{
+	const struct tb_workload *wl = tb_workload_find(name);
+	void *cfg;
+	int ret;
+
+	if (!wl)
+		return -ENOENT;
+	cfg = make_cfg(wl, err, len);
+	if (!cfg)
+		return -ENOMEM;
+	err[0] = '\0';
+	ret = tb_opts_set(wl->opts, cfg, key, val, err, len);
+	if (!ret && wl->validate)
+		ret = wl->validate(cfg, err, len);
+	free_cfg(wl, cfg);
+	return ret;
+}
+
+#define ASSERT_BAD(wl, key, val)                                                                 \
+	do {                                                                                     \
+		if (tb_workload_find(wl)) {                                                      \
+			CU_ASSERT_EQUAL(validate_with(wl, key, val, err, sizeof(err)), -EINVAL); \
+			CU_ASSERT_PTR_NOT_NULL(strstr(err, key));                                \
+		}                                                                                \
+	} while (0)
+
+static void test_bad_configs(void)
+{
+	char err[512];
+
+	ASSERT_BAD("read", "size", "-1");
+	ASSERT_BAD("read", "size", "1T");
+	ASSERT_BAD("read", "size", "0");
+	ASSERT_BAD("read", "path", "/nonexistent/file");
+	ASSERT_BAD("read", "path", "/");
+	ASSERT_BAD("getpid", "work", "-5");
+	ASSERT_BAD("cpu", "iterations", "0");
+	ASSERT_BAD("write", "dir", "/nonexistent/dir");
+	ASSERT_BAD("write", "size", "100G");
+	ASSERT_BAD("open-close", "path", "/nonexistent/file");
+	ASSERT_BAD("mmap-touch", "size", "0");
+	ASSERT_BAD("mmap-touch", "size", "1T");
+	ASSERT_BAD("exec", "path", "/nonexistent/helper");
+	ASSERT_BAD("tcp-rr", "size", "1G");
+	ASSERT_BAD("udp-rr", "size", "65508");
+	ASSERT_BAD("nanosleep", "duration", "-1s");
+	ASSERT_BAD("command", "command", "/nonexistent/program --flag");
+	ASSERT_BAD("command", "command", "no-such-program-tracebench");
+	ASSERT_BAD("command", "command", "");
+	ASSERT_BAD("command", "metric", "([0-9]+");
+	ASSERT_BAD("command", "metric", "no group");
+}
+
+/* A command that exits non-zero fails the sample with its status; its metric is parsed. */
+static void test_command(void)
+{
+	const struct tb_workload *wl = tb_workload_find("command");
+	struct tb_sample_req req = {0};
+	struct tb_sample_run *run = NULL;
+	struct tb_sample_res *res = malloc(sizeof(*res));
+	const char *tmpdir = tb_test_tmpdir();
+	char err[256];
+	void *cfg;
+
+	if (!wl)
+		TB_SKIP("no command workload");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	cfg = make_cfg(wl, err, sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	req = (struct tb_sample_req){.wl = wl, .name = "mycmd", .cfg = cfg, .tmpdir = tmpdir};
+
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sh -c 'echo rate: 12.5 ops; exit 3'",
+				    err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(wl->validate(cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+	CU_ASSERT_NOT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT(WIFEXITED(res->exit_status) && WEXITSTATUS(res->exit_status) == 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "mycmd"));
+	tb_sample_finish(run);
+
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sh -c 'echo rate: 12.5 ops'", err,
+				    sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "metric", "rate: ([0-9.]+)", err, sizeof(err)),
+			0);
+	CU_ASSERT_EQUAL(wl->validate(cfg, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL(res->exit_status, 0);
+	CU_ASSERT_TRUE(res->has_metric);
+	CU_ASSERT_DOUBLE_EQUAL(res->metric, 12.5, 1e-9);
+	CU_ASSERT_EQUAL(res->ops, 1);
+	tb_sample_finish(run);
+
+	/* a metric that matches nothing is an error, not a silent zero */
+	CU_ASSERT_EQUAL(
+		tb_opts_set(wl->opts, cfg, "metric", "latency: ([0-9.]+)", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+	CU_ASSERT_NOT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_FALSE(res->has_metric);
+	tb_sample_finish(run);
+
+	/* the timeout stops a program that runs too long */
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "metric", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sleep 30", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "timeout", "200ms", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_sample_go(run, res), -ETIMEDOUT);
+	CU_ASSERT(res->elapsed_ns < 10000000000ull);
+	tb_sample_finish(run);
+
+	assert_no_leftovers("command", tmpdir);
+	free_cfg(wl, cfg);
+	free(res);
+}
+
+static CU_TestInfo tests[] = {
+	{"registry, options, defaults", test_registry},
+	{"every workload, 1 thread, pinned", test_run_one_thread},
+	{"every workload, 2 threads", test_run_two_threads},
+	{"every workload, latency mode", test_run_latency},
+	{"bad configs name the key", test_bad_configs},
+	{"command: exit status, metric, timeout", test_command},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("workloads", NULL, NULL, tests);
