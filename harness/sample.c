@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "sample.h"
 
 #define MIN_CALIB_NS 2000000ull /* a calibration batch lasts at least 2 ms */
@@ -446,6 +447,7 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 	int64_t p0[PC_N], p1[PC_N];
 	uint64_t t0, end;
 	unsigned int i;
+	char st[64];
 	int i_pc;
 
 	memset(res, 0, sizeof(*res));
@@ -486,7 +488,14 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 
 		if (wk->end_ns > end)
 			end = wk->end_ns;
-		if (wk->ret)
+		if (wk->ret && wk->wl.exit_status)
+			set_err(res, wk->ret, "%s: %s: program %s", run->req.name,
+				run->req.wl->name,
+				tb_proc_status_str(wk->wl.exit_status, st, sizeof(st)));
+		else if (wk->ret == -ETIMEDOUT)
+			set_err(res, wk->ret, "%s: %s thread %u timed out", run->req.name,
+				run->req.wl->name, i);
+		else if (wk->ret)
 			set_err(res, wk->ret, "%s: %s thread %u failed: %s", run->req.name,
 				run->req.wl->name, i, strerror(-wk->ret));
 		tb_hist_merge(&res->hist, &wk->hist);
@@ -589,7 +598,17 @@ int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uin
 			break;
 		n *= 2;
 	}
-	per_op = res->ns_per_op > 0 ? res->ns_per_op : 0.001;
+	/* One more batch of the same size: an interrupted batch must not shrink the estimate. */
+	per_op = res->ns_per_op;
+	ret = tb_sample_go_ops(run, n, res);
+	if (ret) {
+		tb_err("%s", res->errmsg);
+		goto out;
+	}
+	if (res->ns_per_op < per_op)
+		per_op = res->ns_per_op;
+	if (per_op <= 0)
+		per_op = 0.001;
 	*ops = (uint64_t)((double)target_ns / per_op);
 	if (*ops < 1)
 		*ops = 1;

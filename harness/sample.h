@@ -99,7 +99,9 @@ size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max);
 
 /*
  * In-process calibration (prepare, batches, finish): double the batch from 1 op until a batch
- * lasts >= max(target_ns / 10, 2 ms), then *ops = target_ns / (ns per op), at least 1.
+ * lasts >= max(target_ns / 10, 2 ms), repeat that batch once and take the lower ns per op of
+ * the two (a preempted batch would underestimate ops), then *ops = target_ns / (ns per op),
+ * at least 1.
  * One-shot workloads: *ops = 1 without running anything. req->ops is ignored.
  * Returns 0 or -errno.
  */

@@ -30,6 +30,10 @@ static void *defaults(const struct tb_workload *wl)
 	return cfg;
 }
 
+/*
+ * Calibrate for a 20 ms target and run that batch. Loose sanity only (within 5x), and up to
+ * three attempts: the machine is shared and noisy, a broken calibration fails every time.
+ */
 static void calibrate_one(const char *name)
 {
 	const struct tb_workload *wl = find(name);
@@ -37,7 +41,8 @@ static void calibrate_one(const char *name)
 	struct tb_sample_run *run = NULL;
 	struct tb_sample_res *res = malloc(sizeof(*res));
 	uint64_t ops = 0, target = 20000000; /* 20 ms */
-	int cpu0 = 0;
+	bool ok = false;
+	int cpu0 = 0, attempt;
 
 	if (!wl || !res)
 		goto out;
@@ -46,17 +51,19 @@ static void calibrate_one(const char *name)
 	req.tmpdir = tb_test_tmpdir();
 	req.cpus = &cpu0;
 	req.ncpus = 1;
-	CU_ASSERT_EQUAL(tb_sample_calibrate(&req, target, &ops), 0);
-	CU_ASSERT(ops > 1);
-	req.ops = ops;
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
-	/* loose sanity only: the machine is shared and noisy */
-	printf("\n    %s: %llu ops, batch %.1f ms for a 20 ms target, %.2f ns/op", name,
-	       (unsigned long long)ops, (double)res->elapsed_ns / 1e6, res->ns_per_op);
-	CU_ASSERT(res->elapsed_ns > target / 5 && res->elapsed_ns < target * 5);
-	CU_ASSERT_DOUBLE_EQUAL(res->ns_per_op, (double)res->elapsed_ns / (double)ops, 1e-6);
-	tb_sample_finish(run);
+	for (attempt = 0; attempt < 3 && !ok; attempt++) {
+		CU_ASSERT_EQUAL(tb_sample_calibrate(&req, target, &ops), 0);
+		CU_ASSERT(ops > 1);
+		req.ops = ops;
+		CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+		CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+		printf("\n    %s: %llu ops, batch %.1f ms for a 20 ms target, %.2f ns/op", name,
+		       (unsigned long long)ops, (double)res->elapsed_ns / 1e6, res->ns_per_op);
+		ok = res->elapsed_ns > target / 5 && res->elapsed_ns < target * 5;
+		CU_ASSERT_DOUBLE_EQUAL(res->ns_per_op, (double)res->elapsed_ns / (double)ops, 1e-6);
+		tb_sample_finish(run);
+	}
+	CU_ASSERT_TRUE(ok);
 	free(req.cfg);
 out:
 	free(res);

@@ -3,9 +3,14 @@
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common.h"
@@ -106,6 +111,103 @@ int tb_wl_check_path(const char *key, const char *path, unsigned int kind, int a
 	if (amode && access(path, amode)) {
 		snprintf(err, len, "%s: %s: %s", key, path, strerror(errno));
 		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *const tb_wl_partner_modes[] = {"processes", "threads", NULL};
+
+int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void *), void *arg,
+			const int *close_fds, size_t nclose)
+{
+	pid_t parent = getpid();
+	size_t i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->process = process;
+	if (!process) {
+		ret = -pthread_create(&p->thread, NULL, fn, arg);
+		if (ret)
+			return ret;
+		p->running = true;
+		return 0;
+	}
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (p->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		for (i = 0; i < nclose; i++)
+			if (close_fds[i] >= 0)
+				close(close_fds[i]);
+		fn(arg);
+		_exit(0);
+	}
+	p->running = true;
+	return 0;
+}
+
+void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
+{
+	struct timespec ts;
+	uint64_t waited = 0;
+
+	if (!p->running)
+		return;
+	p->running = false;
+	if (!p->process) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(grace_ns / 1000000000ull) + 1;
+		if (pthread_timedjoin_np(p->thread, NULL, &ts)) {
+			pthread_cancel(p->thread);
+			pthread_join(p->thread, NULL);
+		}
+		return;
+	}
+	while (waitpid(p->pid, NULL, WNOHANG) == 0) {
+		if (waited >= grace_ns) {
+			kill(p->pid, SIGKILL);
+			while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		tb_sleep_ns(1000000);
+		waited += 1000000;
+	}
+}
+
+int tb_wl_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = read(fd, (char *)buf + done, len - done);
+		if (n > 0) {
+			done += (size_t)n;
+		} else if (n == 0) {
+			return -EPIPE;
+		} else if (errno != EINTR) {
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+		}
+	}
+	return 0;
+}
+
+int tb_wl_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(fd, (const char *)buf + done, len - done);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			return -errno;
 	}
 	return 0;
 }

@@ -3,8 +3,11 @@
 #ifndef TB_WL_COMMON_H
 #define TB_WL_COMMON_H
 
+#include <pthread.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "tb.h"
 
@@ -46,5 +49,34 @@ int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_
  * "key: reason" into err. */
 int tb_wl_check_path(const char *key, const char *path, unsigned int kind, int amode, char *err,
 		     size_t len);
+
+/*
+ * The other end of a ping-pong workload (pipe, TCP, UDP): a thread, or a forked process that
+ * closes the fds in close_fds first (the main side's ends, so that it sees EOF), runs fn(arg)
+ * and exits; it dies with its parent (PR_SET_PDEATHSIG). fn returns when its peer goes away.
+ */
+struct tb_wl_partner {
+	bool process;
+	bool running;
+	pthread_t thread;
+	pid_t pid;
+};
+
+extern const char *const tb_wl_partner_modes[]; /* "processes", "threads" */
+#define TB_WL_PARTNER_PROCESSES 0
+#define TB_WL_PARTNER_THREADS	1
+
+int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void *), void *arg,
+			const int *close_fds, size_t nclose);
+/*
+ * Wait for the partner to finish (the caller has made it return: closed its fd, sent a stop
+ * message); after grace_ns a process is killed, a thread cancelled. Idempotent.
+ */
+void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns);
+
+/* Read / write exactly len bytes (restarting on EINTR and short transfers). 0, -EPIPE on EOF,
+ * -ETIMEDOUT on a receive timeout, -errno. */
+int tb_wl_read_full(int fd, void *buf, size_t len);
+int tb_wl_write_full(int fd, const void *buf, size_t len);
 
 #endif /* TB_WL_COMMON_H */
