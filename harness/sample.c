@@ -183,7 +183,11 @@ static int setup_instance(struct tb_sample_run *run, struct worker *wk)
 	return 0;
 }
 
-/* The batch of one instance: ops untimed, or in latency mode 1 in k timed individually. */
+/*
+ * The batch of one instance: ops untimed, or in latency mode groups of k ops whose first op is
+ * timed individually (so any batch has at least one timed op) and the k - 1 others run as one
+ * batch.
+ */
 static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
 {
 	int (*batch)(struct tb_wl *, uint64_t) = run->req.wl->run_batch;
@@ -194,15 +198,6 @@ static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
 	if (!run->req.latency)
 		return batch(&wk->wl, ops);
 	while (left) {
-		if (k > 1) {
-			chunk = left < k - 1 ? left : k - 1;
-			ret = batch(&wk->wl, chunk);
-			if (ret)
-				return ret;
-			left -= chunk;
-			if (!left)
-				break;
-		}
 		t0 = now_ns();
 		ret = batch(&wk->wl, 1);
 		t1 = now_ns();
@@ -211,6 +206,13 @@ static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
 		d = t1 - t0;
 		tb_hist_add(&wk->hist, d > run->clock_cost ? d - run->clock_cost : 0);
 		left--;
+		chunk = left < k - 1 ? left : k - 1;
+		if (chunk) {
+			ret = batch(&wk->wl, chunk);
+			if (ret)
+				return ret;
+			left -= chunk;
+		}
 	}
 	return 0;
 }

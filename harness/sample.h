@@ -15,10 +15,12 @@
  * elapsed is from the release of the threads to the end of the last one, and
  * ns_per_op = elapsed / ops (per thread). One-shot workloads (TB_WL_ONESHOT) always do 1 op.
  *
- * Throughput mode reads CLOCK_MONOTONIC twice per go, never per op. Latency mode times 1 op
- * in latency_every individually (clock read pair around run_batch(w, 1)), with the median cost
- * of a clock read pair measured at prepare, stated in res.clock_cost_ns and subtracted from
- * every timed op; the other ops run in batches of latency_every - 1.
+ * Throughput mode reads CLOCK_MONOTONIC twice per go, never per op. Latency mode times the
+ * first op of every latency_every individually (clock read pair around run_batch(w, 1)), with
+ * the median cost of a clock read pair measured at prepare, stated in res.clock_cost_ns and
+ * subtracted from every timed op (clamped at 0); the other ops run in batches of
+ * latency_every - 1. elapsed_ns then includes the clock reads: compare latency-mode ns/op only
+ * with latency-mode ns/op.
  *
  * Nothing here leaves state behind when the process is killed: files live in req->tmpdir
  * (the runner removes it), workload children die with it (PR_SET_PDEATHSIG).

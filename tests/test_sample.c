@@ -162,6 +162,15 @@ static void test_latency(void)
 	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
 	CU_ASSERT_EQUAL(res->hist.count, 500);
 	tb_sample_finish(run);
+
+	/* fewer ops than latency_every: the first op is still timed */
+	req.latency_every = 1000;
+	req.ops = 10;
+	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL(res->hist.count, 1);
+	CU_ASSERT_EQUAL(res->ops, 10);
+	tb_sample_finish(run);
 	free(req.cfg);
 out:
 	free(res);
