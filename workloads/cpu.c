@@ -13,7 +13,7 @@ struct cpu_cfg {
 
 static const struct tb_option cpu_opts[] = {
 	{"iterations", TB_OPT_INT, offsetof(struct cpu_cfg, iterations), "1000",
-	 "multiply-add steps per op (about 1 ns each)", 1, 1e9},
+	 "multiply-add steps per op (1-3 ns each)", 1, 1e9},
 	TB_OPT_END,
 };
 
