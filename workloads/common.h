@@ -12,18 +12,15 @@
 #include "tb.h"
 
 /* The `work` option: iterations of pure computation per op, to lower the syscall rate. */
-#define TB_WL_WORK_OPT(type, field)                                                          \
-	{                                                                                    \
-		"work", TB_OPT_INT, offsetof(type, field), "0",                              \
-			"iterations of pure computation added to each op (about 1 ns each; " \
-			"lowers the "                                                        \
-			"syscall rate for rate sweeps)",                                     \
-			0, 1e9                                                               \
-	}
+#define TB_WL_WORK_OPT(type, field)                                                                \
+	{ "work", TB_OPT_INT, offsetof(type, field), "0",                                          \
+	  "iterations of pure computation added to each op (1-3 ns each; lowers the syscall "      \
+	  "rate for rate sweeps)",                                                                 \
+	  0, 1e9 }
 
 /*
- * n steps of a dependent multiply-add chain the compiler cannot remove or vectorize: about
- * 1 ns per step (one 64-bit multiply latency plus an add), no memory traffic, no syscalls.
+ * n steps of a dependent multiply-add chain the compiler cannot remove or vectorize: 1-3 ns
+ * per step (a 64-bit multiply's latency plus an add), no memory traffic, no syscalls.
  */
 static inline void tb_wl_compute(int64_t n)
 {
