@@ -206,8 +206,34 @@ static void test_registry(void)
 	}
 }
 
-/* One workload: a small batch with `threads` instances, the kernel's counts, the cleanup. */
-static void run_one(const struct tb_workload *wl, unsigned int threads, bool latency)
+/* Apply "key=val;key=val" to cfg; returns 0 or what tb_opts_set said. */
+static int set_opts(const struct tb_workload *wl, void *cfg, const char *spec)
+{
+	char *copy = strdup(spec), *kv, *save = NULL, *eq, err[256];
+	int ret = copy ? 0 : -ENOMEM;
+
+	for (kv = copy ? strtok_r(copy, ";", &save) : NULL; kv && !ret;
+	     kv = strtok_r(NULL, ";", &save)) {
+		eq = strchr(kv, '=');
+		if (!eq) {
+			ret = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		ret = tb_opts_set(wl->opts, cfg, kv, eq + 1, err, sizeof(err));
+		if (ret)
+			printf("\n    %s: %s", wl->name, err);
+	}
+	free(copy);
+	return ret;
+}
+
+/*
+ * One workload: a small batch with `threads` instances and options `spec` ("k=v;k=v" over the
+ * defaults, or NULL), the kernel's counts, the cleanup.
+ */
+static void run_one(const struct tb_workload *wl, unsigned int threads, bool latency,
+		    const char *spec)
 {
 	struct tb_sample_req req = {0};
 	struct tb_sample_run *run = NULL;
@@ -224,6 +250,13 @@ static void run_one(const struct tb_workload *wl, unsigned int threads, bool lat
 	CU_ASSERT_PTR_NOT_NULL_FATAL(tmpdir);
 	cfg = make_cfg(wl, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	if (spec) {
+		CU_ASSERT_EQUAL_FATAL(set_opts(wl, cfg, spec), 0);
+		err[0] = '\0';
+		if (wl->validate && wl->validate(cfg, err, sizeof(err)))
+			printf("\n    %s %s: %s", wl->name, spec, err);
+		CU_ASSERT_FATAL(!wl->validate || !wl->validate(cfg, err, sizeof(err)));
+	}
 	req.wl = wl;
 	req.name = wl->name;
 	req.cfg = cfg;
@@ -274,14 +307,18 @@ static void run_one(const struct tb_workload *wl, unsigned int threads, bool lat
 		CU_ASSERT(rchar >= (int64_t)(OPS * threads * 4096));
 	if (!strcmp(wl->name, "write"))
 		CU_ASSERT(wchar >= (int64_t)(OPS * threads * 4096));
-	if (!strcmp(wl->name, "mmap-touch")) {
+	if (!strcmp(wl->name, "mmap-touch") && !spec) {
 		CU_ASSERT(res->minflt >= (int64_t)(OPS * threads * (256 * 1024 / 4096)));
 		CU_ASSERT(res->perf_faults >= (int64_t)(OPS * threads * (256 * 1024 / 4096)));
 	}
 	if (!strcmp(wl->name, "nanosleep")) {
 		CU_ASSERT_TRUE(res->has_metric);
 		CU_ASSERT(res->metric >= 0);
-		CU_ASSERT(res->ns_per_op >= 50000);
+		CU_ASSERT(res->ns_per_op >= (spec ? 10000 : 50000)); /* never shorter */
+	}
+	if (!strcmp(wl->name, "command") && spec && strstr(spec, "metric")) {
+		CU_ASSERT_TRUE(res->has_metric);
+		CU_ASSERT_DOUBLE_EQUAL(res->metric, 7, 1e-9);
 	}
 	/* pinned to one CPU with its partner: a switch there and one back per op (the counter
 	 * is inherited by the partner) */
@@ -344,7 +381,7 @@ static void run_all(unsigned int threads, bool latency)
 		}
 		if (latency && (wl->flags & TB_WL_NOLATENCY))
 			continue;
-		run_one(wl, threads, latency);
+		run_one(wl, threads, latency, NULL);
 	}
 }
 
@@ -361,6 +398,38 @@ static void test_run_two_threads(void)
 static void test_run_latency(void)
 {
 	run_all(1, true);
+}
+
+/* Non-default options of each workload, through the same checks. */
+static void test_variants(void)
+{
+	static const char *const variants[][2] = {
+		{"read", "path=/dev/zero"},
+		{"read", "size=64K;file-size=256K;work=100"},
+		{"write", "fsync=fdatasync"},
+		{"write", "dir=/tmp;size=8K"},
+		{"open-close", "depth=0"},
+		{"open-close", "path=/etc/passwd"},
+		{"pipe-pingpong", "mode=threads;size=4096"},
+		{"fork-exit", "memory=8M"},
+		{"exec", "method=posix_spawn"},
+		{"mmap-touch", "size=4K"},
+		{"tcp-rr", "mode=processes;size=64K"},
+		{"udp-rr", "mode=processes;size=1400"},
+		{"nanosleep", "duration=10us;slack=1"},
+		{"getpid", "work=50"},
+		{"command", "command=sh -c 'echo done: 7';metric=done: ([0-9]+)"},
+	};
+	const struct tb_workload *wl;
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(variants); i++) {
+		wl = tb_workload_find(variants[i][0]);
+		if (!wl || (wl->supported && wl->supported(why, sizeof(why))))
+			continue;
+		run_one(wl, 1, false, variants[i][1]);
+	}
 }
 
 /* Set key=val on wl's defaults; return what validate says, with its message in err. */
@@ -487,6 +556,7 @@ static CU_TestInfo tests[] = {
 	{"every workload, 1 thread, pinned", test_run_one_thread},
 	{"every workload, 2 threads", test_run_two_threads},
 	{"every workload, latency mode", test_run_latency},
+	{"non-default options", test_variants},
 	{"bad configs name the key", test_bad_configs},
 	{"command: exit status, metric, timeout", test_command},
 	CU_TEST_INFO_NULL,
