@@ -232,6 +232,11 @@ static void *worker_main(void *arg)
 		wk->end_ns = now_ns();
 		bar_wait(&run->done);
 	}
+	/* Teardown in the thread that did the setup: per-thread state (timer slack, the
+	 * PR_SET_PDEATHSIG of children it forked) belongs to it. */
+	if (wk->setup_done && run->req.wl->teardown)
+		run->req.wl->teardown(&wk->wl);
+	wk->setup_done = false;
 	return NULL;
 }
 
@@ -548,6 +553,7 @@ void tb_sample_finish(struct tb_sample_run *run)
 		bar_destroy(&run->go);
 		bar_destroy(&run->done);
 	}
+	/* instance 0 (the others tore themselves down before their thread exited) */
 	for (i = 0; run->w && i < run->nthreads; i++)
 		if (run->w[i].setup_done && run->req.wl->teardown)
 			run->req.wl->teardown(&run->w[i].wl);

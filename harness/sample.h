@@ -94,7 +94,10 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res);
 /* Like tb_sample_go with ops per thread instead of req->ops. */
 int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res);
-/* Stop the threads, teardown every instance, restore affinity, munlockall, free. NULL: no-op. */
+/*
+ * Untimed: every instance is torn down on the thread that set it up (threads then exit and are
+ * joined), then affinity is restored, munlockall, free. NULL: no-op.
+ */
 void tb_sample_finish(struct tb_sample_run *run);
 /* Kernel thread ids of the instances (tids[0] is the caller's); returns how many (<= max). */
 size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max);
