@@ -320,6 +320,10 @@ static int check_req(const struct tb_sample_req *req)
 		tb_err("%s: workload %s cannot run in latency mode", name, req->wl->name);
 		return -EINVAL;
 	}
+	if (req->threads > TB_SAMPLE_MAX_THREADS) {
+		tb_err("%s: %u threads, at most %u", name, req->threads, TB_SAMPLE_MAX_THREADS);
+		return -EINVAL;
+	}
 	if (req->ncpus && !req->cpus) {
 		tb_err("%s: ncpus without cpus", name);
 		return -EINVAL;
@@ -471,6 +475,10 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 		run->w[i].wl.has_metric = false;
 		run->w[i].wl.metric = 0;
 		run->w[i].wl.exit_status = 0;
+	}
+	if (!ops) {
+		set_err(res, -EINVAL, "%s: a batch of 0 ops", run->req.name);
+		return res->error;
 	}
 	run->round_ops = ops;
 	perf_read(run, p0);

@@ -36,6 +36,8 @@
 #include "hist.h"
 #include "tb.h"
 
+#define TB_SAMPLE_MAX_THREADS 1024
+
 struct tb_sample_req {
 	const struct tb_workload *wl;
 	const char *name;     /* scenario section, for messages */
@@ -89,7 +91,7 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 /*
  * Run one timed batch of req->ops per thread and fill *res (zeroed first). May be called
  * again on the same run (calibration, warmups). Returns 0, or -errno when a run_batch failed
- * (res->error and res->errmsg say so; the timing fields are still filled).
+ * (res->error and res->errmsg say so; the timing fields are still filled) or ops is 0.
  */
 int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res);
 /* Like tb_sample_go with ops per thread instead of req->ops. */

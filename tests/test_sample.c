@@ -110,6 +110,8 @@ static void test_repeat_and_counts(void)
 	}
 	CU_ASSERT_EQUAL(tb_sample_go_ops(run, 7, res), 0);
 	CU_ASSERT_EQUAL(res->ops, 7);
+	CU_ASSERT_EQUAL(tb_sample_go_ops(run, 0, res), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "0 ops"));
 	tb_sample_finish(run);
 	free(req.cfg);
 
@@ -242,6 +244,9 @@ static void test_pin_and_failures(void)
 	req.ncpus = 1;
 	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
 	req.ncpus = 0;
+	req.threads = 100000;
+	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
+	req.threads = 1;
 	req.tmpdir = NULL;
 	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
 	req.tmpdir = "/tmp";
