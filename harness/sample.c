@@ -633,3 +633,37 @@ out:
 	free(res);
 	return ret;
 }
+
+int tb_sample_res_write(int fd, const struct tb_sample_res *res)
+{
+	const char *p = (const char *)res;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < sizeof(*res)) {
+		n = write(fd, p + done, sizeof(*res) - done);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+int tb_sample_res_read(int fd, struct tb_sample_res *res)
+{
+	char *p = (char *)res;
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < sizeof(*res)) {
+		n = read(fd, p + done, sizeof(*res) - done);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n == 0)
+			return -EPIPE;
+		else if (errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}

@@ -114,6 +114,14 @@ size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max);
  */
 int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t *ops);
 
+/*
+ * Send / receive a result over a pipe (the sample process to the runner), restarting on EINTR
+ * and short transfers. Returns 0, -EPIPE when the other end closed before a whole result
+ * (the sample process died), -errno else.
+ */
+int tb_sample_res_write(int fd, const struct tb_sample_res *res);
+int tb_sample_res_read(int fd, struct tb_sample_res *res);
+
 /* Median cost of a CLOCK_MONOTONIC read pair as the sample code reads it, in ns. */
 double tb_sample_clock_cost(void);
 

@@ -7,6 +7,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../harness/sample.h"
@@ -257,9 +258,38 @@ static void test_pin_and_failures(void)
 
 static void test_flat_result(void)
 {
+	struct tb_sample_res *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	int fd[2];
+	pid_t pid;
+
 	/* The result crosses a pipe as bytes: it must hold its histogram inline. */
 	CU_ASSERT(sizeof(struct tb_sample_res) >= sizeof(struct tb_hist));
 	CU_ASSERT(sizeof(struct tb_sample_res) < 64 * 1024);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(pipe(fd), 0);
+	pid = fork();
+	if (pid == 0) {
+		/* larger than a pipe's atomic write: the reader must assemble it */
+		tb_hist_init(&a->hist);
+		tb_hist_add(&a->hist, 12345);
+		a->ops = 42;
+		a->ns_per_op = 1.5;
+		snprintf(a->errmsg, sizeof(a->errmsg), "hello");
+		_exit(tb_sample_res_write(fd[1], a) ? 1 : 0);
+	}
+	close(fd[1]);
+	CU_ASSERT_EQUAL(tb_sample_res_read(fd[0], b), 0);
+	CU_ASSERT_EQUAL(b->ops, 42);
+	CU_ASSERT_DOUBLE_EQUAL(b->ns_per_op, 1.5, 0);
+	CU_ASSERT_STRING_EQUAL(b->errmsg, "hello");
+	CU_ASSERT_EQUAL(tb_hist_max(&b->hist), 12345);
+	/* the writer is gone: a second read finds EOF, not a zeroed result */
+	CU_ASSERT_EQUAL(tb_sample_res_read(fd[0], b), -EPIPE);
+	close(fd[0]);
+	waitpid(pid, NULL, 0);
+	free(a);
+	free(b);
 }
 
 static CU_TestInfo tests[] = {

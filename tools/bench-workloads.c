@@ -31,9 +31,7 @@ static int cmp_double(const void *a, const void *b)
 static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res *res)
 {
 	struct tb_sample_run *run;
-	size_t got = 0;
-	int fd[2], st;
-	ssize_t n;
+	int fd[2], st, ret;
 	pid_t pid;
 
 	if (pipe(fd))
@@ -49,21 +47,13 @@ static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res
 			tb_sample_go(run, res);
 			tb_sample_finish(run);
 		}
-		n = write(fd[1], res, sizeof(*res));
-		_exit(n == (ssize_t)sizeof(*res) ? 0 : 1);
+		_exit(tb_sample_res_write(fd[1], res) ? 1 : 0);
 	}
 	close(fd[1]);
-	while (got < sizeof(*res)) {
-		n = read(fd[0], (char *)res + got, sizeof(*res) - got);
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
+	ret = tb_sample_res_read(fd[0], res);
 	close(fd[0]);
 	waitpid(pid, &st, 0);
-	if (got != sizeof(*res))
-		return -EIO;
-	return res->error;
+	return ret ? ret : res->error;
 }
 
 static int bench(const struct tb_workload *wl, const char *spec, uint64_t duration, int nsamples,
