@@ -10,11 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../harness/sample.h"
+#include "../workloads/common.h"
 #include "../harness/tb.h"
 #include "tb_test.h"
 
@@ -551,6 +553,39 @@ static void test_command(void)
 	free(res);
 }
 
+/* The exec helper is found through $TB_HELPERS first, then next to the running binary. */
+static void test_find_helper(void)
+{
+	const char *dir = tb_test_tmpdir(), *saved = getenv("TB_HELPERS");
+	char path[4096], want[4096], why[512];
+	char *keep = saved ? strdup(saved) : NULL;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	snprintf(want, sizeof(want), "%s/tb-exit", dir);
+	f = fopen(want, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fclose(f);
+	CU_ASSERT_EQUAL(chmod(want, 0755), 0);
+	setenv("TB_HELPERS", dir, 1);
+	CU_ASSERT_EQUAL(tb_wl_find_helper("tb-exit", path, sizeof(path), why, sizeof(why)), 0);
+	CU_ASSERT_STRING_EQUAL(path, want);
+	CU_ASSERT_EQUAL(
+		tb_wl_find_helper("tb-no-such-helper", path, sizeof(path), why, sizeof(why)),
+		-ENOENT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "tb-no-such-helper"));
+	unlink(want);
+	/* this test binary lives in build/: the helper is found in build/helpers */
+	setenv("TB_HELPERS", "/nonexistent", 1);
+	if (!tb_wl_find_helper("tb-exit", path, sizeof(path), why, sizeof(why)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(path, "helpers/tb-exit"));
+	if (keep)
+		setenv("TB_HELPERS", keep, 1);
+	else
+		unsetenv("TB_HELPERS");
+	free(keep);
+}
+
 static CU_TestInfo tests[] = {
 	{"registry, options, defaults", test_registry},
 	{"every workload, 1 thread, pinned", test_run_one_thread},
@@ -558,6 +593,7 @@ static CU_TestInfo tests[] = {
 	{"every workload, latency mode", test_run_latency},
 	{"non-default options", test_variants},
 	{"bad configs name the key", test_bad_configs},
+	{"exec helper lookup", test_find_helper},
 	{"command: exit status, metric, timeout", test_command},
 	CU_TEST_INFO_NULL,
 };
