@@ -186,8 +186,14 @@ demo: deps
 	$(Q)./$(TB_BIN) run scenarios/quick.ini
 
 bench-workloads: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-workloads.sh
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_BENCH=$(CURDIR)/$(BUILD)/bench-workloads \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tools/bench-workloads.sh
+
+# The workload benchmark program: the sample API on every workload, no tracer.
+$(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -236,4 +242,4 @@ clean:
 distclean: clean
 	rm -rf $(DEPS_DIR)
 
--include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/tools/bench-workloads.d
