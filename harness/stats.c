@@ -760,8 +760,8 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 		if (!gsl_multifit_linear(X, yv, coef, cov, &chisq, w)) {
 			double se = sqrt(gsl_matrix_get(cov, 2, 2)), c2 = gsl_vector_get(coef, 2);
 
-			if (n == 4 || !(se > 0))
-				m->p_quadratic = n == 4 ? NAN : 1;
+			if (!(se > 0))
+				m->p_quadratic = 1;
 			else
 				m->p_quadratic = fmin(
 					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3)));
