@@ -398,8 +398,9 @@ json_t *tb_compare_to_json(const struct tb_comparison *c)
 		json_decref(only_b);
 		return NULL;
 	}
-	doc = json_pack("{s:s, s:s, s:f, s:f, s:b, s:o, s:o, s:o, s:o}", "a", c->name_a, "b",
-			c->name_b, "alpha", c->alpha, "confidence", 1 - c->alpha, "same_hardware",
+	doc = json_pack("{s:s, s:s, s:b, s:b, s:f, s:f, s:b, s:o, s:o, s:o, s:o}", "a", c->name_a,
+			"b", c->name_b, "a_partial", c->a->partial, "b_partial", c->b->partial,
+			"alpha", c->alpha, "confidence", 1 - c->alpha, "same_hardware",
 			c->same_hardware, "environment_differences", env, "cells", cells,
 			"only_in_a", only_a, "only_in_b", only_b);
 	return doc;
@@ -444,6 +445,9 @@ void tb_compare_print(FILE *f, const struct tb_comparison *c)
 
 	fprintf(f, "compare: %s (A) -> %s (B); CIs at %.0f%%, significance at p < %g\n", c->name_a,
 		c->name_b, 100 * (1 - c->alpha), c->alpha);
+	if (c->a->partial || c->b->partial)
+		fprintf(f, "note: %s is partial (the run stopped early)\n",
+			c->a->partial ? c->name_a : c->name_b);
 	if (!c->ndiffs) {
 		fprintf(f, "environment: identical system fingerprints\n");
 	} else {

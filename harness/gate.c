@@ -165,6 +165,9 @@ static void evaluate(struct gate *g, const struct tb_result *r, const struct tb_
 		if (c->baseline && c->error) {
 			untrusted = true;
 			add_msg(gc, "untrustworthy: baseline cell failed: %s", c->error);
+		} else if (c->baseline && !c->summary.n) {
+			untrusted = true;
+			add_msg(gc, "untrustworthy: the baseline cell has no measured samples");
 		} else if (c->baseline) {
 			add_msg(gc, "baseline %.1f ns/op", c->summary.median);
 		} else if (o->verdict == TB_VERDICT_UNTRUSTWORTHY) {
@@ -261,7 +264,7 @@ static void print_table(FILE *f, const struct gate *g)
 	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
 	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
 	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s)\n", g->name,
-		g->nfail ? "FAILED" : "PASSED", g->nfail, g->ncells,
+		g->nfail || !g->ncells ? "FAILED" : "PASSED", g->nfail, g->ncells,
 		g->nskip ? ", some skipped" : "");
 	fprintf(f,
 		"  max-overhead %s, max-regression %s%s%s, alpha %g (CIs at %g%%), untrustworthy "
@@ -361,7 +364,7 @@ static void write_markdown(FILE *f, const struct gate *g)
 
 	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
 	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
-	fprintf(f, "## tracebench gate: %s\n\n", g->nfail ? "❌ failed" : "✅ passed");
+	fprintf(f, "## tracebench gate: %s\n\n", g->nfail || !g->ncells ? "❌ failed" : "✅ passed");
 	fprintf(f, "`");
 	md(f, g->name);
 	fprintf(f, "`: %zu of %zu cells failed%s. Limits: max-overhead %s, max-regression %s",
@@ -529,9 +532,15 @@ int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_g
 		if (w)
 			goto out;
 	}
-	if (!r->ncells)
-		tb_warn("gate: %s has no cells: nothing was gated", g.name);
 	ret = g.nfail ? TB_EXIT_FAIL : TB_EXIT_OK;
+	/* An empty result is a run that measured nothing: never a pass. */
+	if (!r->ncells) {
+		tb_err("gate: %s has no cells: nothing was measured", g.name);
+		ret = TB_EXIT_FAIL;
+	}
+	if (r->partial)
+		tb_warn("gate: %s is partial (stopped early: %s)", g.name,
+			r->stop_reason ? r->stop_reason : "unknown reason");
 out:
 	tb_compare_free(cmp);
 	free(g.cells);

@@ -143,6 +143,11 @@ static void test_gate_fixtures(void)
 	CU_ASSERT_EQUAL(gate("pass.json", "pass.json", &o), TB_EXIT_OK);
 	o.max_regression = 0.2;
 	CU_ASSERT_EQUAL(gate("regressed.json", "pass.json", &o), TB_EXIT_OK);
+
+	/* A result without cells measured nothing: it fails rather than passes. */
+	struct tb_result *empty = tb_result_new();
+	CU_ASSERT_EQUAL(tb_gate_result(empty, NULL, &o, NULL), TB_EXIT_FAIL);
+	tb_result_free(empty);
 }
 
 static void test_gate_thresholds_from_result(void)
