@@ -318,7 +318,7 @@ static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
 	set(b, o, "failed", json_boolean(s->failed));
 	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
 	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
-	if (c->summary.outlier && c->summary.outlier[i])
+	if (c->summary.outlier && i < c->summary.noutlier && c->summary.outlier[i])
 		set(b, o, "outlier", json_true());
 	return o;
 }
@@ -1015,6 +1015,7 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 			break;
 	if (i < n) { /* keep the flags only when some sample is flagged */
 		c->summary.outlier = flags;
+		c->summary.noutlier = n;
 		flags = NULL;
 	}
 	if ((v = json_object_get(o, "summary")) && !json_is_null(v)) {

@@ -68,6 +68,7 @@ struct tb_summary {
 	double median, mean, sd, cv, min, max, mad; /* [median] ... ns/op; cv as a fraction */
 	size_t outliers;	/* [outliers] samples flagged by the MAD rule (|x-med| > 3.5 MAD') */
 	bool *outlier;		/* per sample index (not in JSON; JSON marks [outlier] on samples) */
+	size_t noutlier;	/* entries in outlier (samples added later have none) */
 };
 
 struct tb_overhead {

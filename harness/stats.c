@@ -494,6 +494,7 @@ static int summarize_cell(struct tb_cell *c)
 	flags = calloc(n ? n : 1, sizeof(*flags));
 	free(c->summary.outlier);
 	c->summary.outlier = calloc(c->nsamples ? c->nsamples : 1, sizeof(bool));
+	c->summary.noutlier = c->summary.outlier ? c->nsamples : 0;
 	if (!flags || !c->summary.outlier) {
 		free(v);
 		free(flags);

@@ -134,6 +134,7 @@ static struct tb_result *build(void)
 	c->summary.outliers = 1;
 	c->summary.outlier = calloc(3, sizeof(bool));
 	c->summary.outlier[1] = true;
+	c->summary.noutlier = 3;
 	c->latency.present = true;
 	c->latency.clock_cost_ns = 25;
 	c->latency.count = 99;
@@ -269,8 +270,10 @@ static void check_equal(const struct tb_result *a, const struct tb_result *b)
 			CU_ASSERT_EQUAL(s->failed, t->failed);
 			CU_ASSERT_EQUAL(s->bpf_run_cnt, t->bpf_run_cnt);
 			CU_ASSERT_EQUAL(s->bpf_run_time_ns, t->bpf_run_time_ns);
-			CU_ASSERT_EQUAL(x->summary.outlier && x->summary.outlier[j],
-					y->summary.outlier && y->summary.outlier[j]);
+			CU_ASSERT_EQUAL(x->summary.outlier && j < x->summary.noutlier &&
+						x->summary.outlier[j],
+					y->summary.outlier && j < y->summary.noutlier &&
+						y->summary.outlier[j]);
 		}
 		CU_ASSERT_EQUAL(x->summary.n, y->summary.n);
 		CU_ASSERT(same(x->summary.median, y->summary.median));

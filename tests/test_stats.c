@@ -362,6 +362,12 @@ static void test_verdicts_more(void)
 	CU_ASSERT_EQUAL(r->cells[1].summary.outliers, 1);
 	CU_ASSERT(r->cells[1].summary.outlier[3]);
 	CU_ASSERT(!r->cells[1].summary.outlier[5]);
+	/* samples added after the analysis (precision mode adds rounds) serialise safely */
+	for (int i = 0; i < 40; i++)
+		tb_cell_add_sample(&r->cells[1])->ns_per_op = 300;
+	json_t *doc = tb_result_to_json(r);
+	CU_ASSERT_PTR_NOT_NULL(doc);
+	json_decref(doc);
 	tb_result_free(r);
 	gsl_rng_free(rng);
 }
