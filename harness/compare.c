@@ -28,16 +28,27 @@ static const char *const hardware_keys[] = {
 	"cpu.stepping", "cpu.present", "cpu.possible", "topology.",
 };
 
-static bool is_hardware(const char *key)
-{
-	for (size_t i = 0; i < TB_ARRAY_SIZE(hardware_keys); i++) {
-		size_t n = strlen(hardware_keys[i]);
+/* Leaves that differ between any two runs (time of capture, load): kept in --json, not shown. */
+static const char *const transient_keys[] = {
+	"captured",
+	"load.",
+};
 
-		if (hardware_keys[i][n - 1] == '.' ? !strncmp(key, hardware_keys[i], n)
-						   : !strcmp(key, hardware_keys[i]))
+/* key equals an entry, or starts with an entry ending in '.'. */
+static bool key_in(const char *key, const char *const *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(list[i]);
+
+		if (list[i][len - 1] == '.' ? !strncmp(key, list[i], len) : !strcmp(key, list[i]))
 			return true;
 	}
 	return false;
+}
+
+static bool is_hardware(const char *key)
+{
+	return key_in(key, hardware_keys, TB_ARRAY_SIZE(hardware_keys));
 }
 
 /* Collect the leaves (non-objects) of v into out as path -> value (borrowed). */
@@ -108,6 +119,8 @@ static int diff_systems(struct tb_comparison *c)
 			d->a = leaf_text(va);
 			d->b = leaf_text(vb);
 			d->hardware = is_hardware(k);
+			d->transient = key_in(k, transient_keys, TB_ARRAY_SIZE(transient_keys));
+			c->ntransient += d->transient;
 			if (!d->key || (va && !d->a) || (vb && !d->b))
 				goto out;
 			if (d->hardware)
@@ -357,10 +370,10 @@ json_t *tb_compare_to_json(const struct tb_comparison *c)
 	for (size_t i = 0; !bad && i < c->ndiffs; i++) {
 		const struct tb_fp_diff *d = &c->diffs[i];
 
-		bad = json_array_append_new(env,
-					    json_pack("{s:s, s:o, s:o, s:b}", "key", d->key, "a",
-						      jstr_or_null(d->a), "b", jstr_or_null(d->b),
-						      "hardware", d->hardware));
+		bad = json_array_append_new(env, json_pack("{s:s, s:o, s:o, s:b, s:b}", "key",
+							   d->key, "a", jstr_or_null(d->a), "b",
+							   jstr_or_null(d->b), "hardware",
+							   d->hardware, "transient", d->transient));
 	}
 	for (size_t i = 0; !bad && i < c->nrows; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
@@ -448,14 +461,18 @@ void tb_compare_print(FILE *f, const struct tb_comparison *c)
 	if (c->a->partial || c->b->partial)
 		fprintf(f, "note: %s is partial (the run stopped early)\n",
 			c->a->partial ? c->name_a : c->name_b);
-	if (!c->ndiffs) {
-		fprintf(f, "environment: identical system fingerprints\n");
+	if (c->ndiffs == c->ntransient) {
+		fprintf(f, "environment: identical systems\n");
 	} else {
-		fprintf(f, "environment: %zu difference%s%s\n", c->ndiffs, c->ndiffs > 1 ? "s" : "",
+		size_t n = c->ndiffs - c->ntransient;
+
+		fprintf(f, "environment: %zu difference%s%s\n", n, n > 1 ? "s" : "",
 			c->same_hardware ? "" : " (DIFFERENT HARDWARE)");
 		for (size_t i = 0; i < c->ndiffs; i++) {
 			const struct tb_fp_diff *d = &c->diffs[i];
 
+			if (d->transient)
+				continue;
 			fprintf(f, "  %-32s %s -> %s%s\n", d->key, shorten(b1, 48, d->a),
 				shorten(b2, 48, d->b), d->hardware ? "  [hardware]" : "");
 		}
@@ -527,10 +544,12 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 	md_text(f, c->name_b);
 	fprintf(f, "`\n\nCIs at %.0f%%; significance at p < %g.\n\n", 100 * (1 - c->alpha),
 		c->alpha);
-	if (c->ndiffs) {
+	if (c->ndiffs > c->ntransient) {
 		fprintf(f, "### Environment differences%s\n\n| key | A | B |\n|---|---|---|\n",
 			c->same_hardware ? "" : " (different hardware)");
 		for (size_t i = 0; i < c->ndiffs; i++) {
+			if (c->diffs[i].transient)
+				continue;
 			fprintf(f, "| ");
 			md_text(f, c->diffs[i].key);
 			fprintf(f, " | ");
@@ -541,7 +560,7 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 		}
 		fputc('\n', f);
 	} else {
-		fprintf(f, "Identical system fingerprints.\n\n");
+		fprintf(f, "Identical systems.\n\n");
 	}
 	fprintf(f, "| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | "
 		   "overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");

@@ -16,7 +16,8 @@
 struct tb_fp_diff {
 	char *key; /* "kernel.release" */
 	char *a, *b;
-	bool hardware; /* CPU model/topology: refused by --require-same-host */
+	bool hardware;	/* CPU model/topology: refused by --require-same-host */
+	bool transient; /* differs between any two runs (capture time, load): not printed */
 };
 
 /* One cell, matched by (workload, tracer, canonical config) or present on one side only. */
@@ -43,9 +44,9 @@ struct tb_comparison {
 	const char *name_a, *name_b;   /* borrowed, for messages */
 	double alpha;		       /* CIs at 1 - alpha, significance at p < alpha */
 	struct tb_fp_diff *diffs;      /* environment differences, sorted by key */
-	size_t ndiffs;
-	bool same_hardware;	 /* no hardware leaf differs */
-	struct tb_cmp_row *rows; /* matched in A's order, then only-in-A, then only-in-B */
+	size_t ndiffs, ntransient;     /* ntransient of the ndiffs are transient */
+	bool same_hardware;	       /* no hardware leaf differs */
+	struct tb_cmp_row *rows;       /* matched in A's order, then only-in-A, then only-in-B */
 	size_t nrows, nmatched;
 };
 

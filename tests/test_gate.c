@@ -94,7 +94,13 @@ static void test_compare_build(void)
 		CU_ASSERT(strcmp(cmp->diffs[i].key, "cpu.model"));
 	}
 	CU_ASSERT(seen_release);
-	CU_ASSERT_EQUAL(cmp->ndiffs, 3); /* release, cmdline, fingerprint */
+	/* release, cmdline, fingerprint; and captured, load.loadavg, load.uptime_s (transient) */
+	CU_ASSERT_EQUAL(cmp->ndiffs, 6);
+	CU_ASSERT_EQUAL(cmp->ntransient, 3);
+	for (size_t i = 0; i < cmp->ndiffs; i++)
+		CU_ASSERT_EQUAL(cmp->diffs[i].transient,
+				!strcmp(cmp->diffs[i].key, "captured") ||
+					!strncmp(cmp->diffs[i].key, "load.", 5));
 	j = tb_compare_to_json(cmp);
 	CU_ASSERT_PTR_NOT_NULL(j);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "cells")), 2);

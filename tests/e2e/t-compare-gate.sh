@@ -21,6 +21,8 @@ cd "$W" || fail "cd $W"
 run 0 "${AS[@]}" "$TB" compare a.json b.json
 grep -q 'kernel.release .*6.18.0 -> 6.19.0' "$TMP/out" || fail "no kernel diff: $(cat "$TMP/out")"
 grep -q '^getpid/none' "$TMP/out" || fail "no baseline row"
+grep -q 'environment: 3 differences' "$TMP/out" || fail "wrong difference count"
+grep -q 'loadavg' "$TMP/out" && fail "transient load average listed as a difference"
 grep -q 'only in A: read/none, read/bpf' "$TMP/out" || fail "cells only in A not listed"
 grep -q 'only in B: pipe/none, pipe/tp' "$TMP/out" || fail "cells only in B not listed"
 run 0 "${AS[@]}" "$TB" compare a.json b.json --json

@@ -6,8 +6,14 @@ import json, os, random
 
 here = os.path.dirname(os.path.abspath(__file__))
 
+captures = [0]
+
 def system(kernel="6.18.0", cpu="Intel(R) Xeon(R) CPU @ 2.20GHz", cmdline="quiet", gov="performance"):
-    return {"hostname": "ci-1", "kernel": {"release": kernel, "cmdline": cmdline},
+    # captured and load differ between any two runs: compare keeps them out of its listing
+    captures[0] += 1
+    return {"captured": "2026-11-29T10:%02d:00Z" % captures[0],
+            "load": {"loadavg": [0.1 * captures[0], 0.2, 0.3], "uptime_s": 1000.0 + captures[0]},
+            "hostname": "ci-1", "kernel": {"release": kernel, "cmdline": cmdline},
             "cpu": {"model": cpu, "cores": 2, "threads": 2, "smt": False},
             "governor": gov, "mitigations": {"spectre_v2": "Mitigation: Retpolines"},
             "tools": {"bpftrace": "0.17.0"}, "fingerprint": "f-%s-%s" % (kernel, cpu[:5]),
