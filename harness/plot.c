@@ -1134,7 +1134,9 @@ out:
 
 /* ---- sessions ------------------------------------------------------------------------------ */
 
-static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struct tb_result *r)
+/* compare: a compare session removes only compare.*; a result session everything else. */
+static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
+		   bool compare)
 {
 	char path[PATH_MAX + 64];
 	int ret, i;
@@ -1156,6 +1158,8 @@ static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struc
 		return ret;
 	}
 	for (i = 0; tb_plot_names[i]; i++) {
+		if (compare != !strcmp(tb_plot_names[i], "compare"))
+			continue;
 		snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, tb_plot_names[i]);
 		unlink(path);
 		snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, tb_plot_names[i]);
@@ -1177,9 +1181,9 @@ static int need_gnuplot(struct gp *g)
 	if (g->flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
-		tb_err("plot: gnuplot not found (%s); install gnuplot (Debian: gnuplot-nox) to get "
-		       "plots; data files are in %s",
-		       getenv("TB_GNUPLOT") ? "$TB_GNUPLOT" : "not in PATH", g->datadir);
+		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: "
+		       "gnuplot-nox) to get them",
+		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
 		g->flags |= TB_PLOT_DATA_ONLY;
 		return -ENOENT;
 	}
@@ -1196,7 +1200,7 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 	struct gp g;
 	size_t i;
 
-	ret = gp_init(&g, outdir, flags, r);
+	ret = gp_init(&g, outdir, flags, r, false);
 	if (ret)
 		return ret;
 	/* Without gnuplot the data files are still written, then -ENOENT. */
@@ -1239,7 +1243,7 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 
 	if (!n)
 		return 0;
-	ret = gp_init(&g, outdir, flags, rs[0]);
+	ret = gp_init(&g, outdir, flags, rs[0], true);
 	if (ret)
 		return ret;
 	missing = need_gnuplot(&g);
