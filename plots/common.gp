@@ -6,7 +6,7 @@ if (!exists("fmt")) fmt = 'png'
 if (!exists("w")) w = 1000
 if (!exists("h")) h = 600
 if (fmt eq 'svg') {
-	set terminal svg size w,h dynamic font 'DejaVu Sans,13' background '#ffffff'
+	set terminal svg size w,h dynamic font 'DejaVu Sans,11' fontscale 1.33 background '#ffffff'
 } else {
 	set terminal pngcairo size w,h font 'DejaVu Sans,11' background '#ffffff'
 }
