@@ -35,6 +35,7 @@ struct gp {
 	unsigned int flags;
 	const char *host;
 	const char *scenario;
+	char hostbuf[64], scenbuf[64];
 };
 
 /* A growing string for the variables passed with gnuplot -e. */
@@ -165,19 +166,27 @@ static void vars_free(struct vars *v)
 	v->buf = NULL;
 }
 
-/* name='value'; with gnuplot's single-quote rule ('' is a quote) and no newlines. */
-static void var_s(struct vars *v, const char *name, const char *val)
+/* 'value' with gnuplot's single-quote rule ('' is a quote) and no newlines. */
+static void gp_quote(FILE *f, const char *val)
 {
-	fprintf(v->f, "%s='", name);
+	fputc('\'', f);
 	for (; val && *val; val++) {
 		if (*val == '\'')
-			fputs("''", v->f);
+			fputs("''", f);
 		else if (*val == '\n' || *val == '\r' || *val == '\t')
-			fputc(' ', v->f);
+			fputc(' ', f);
 		else
-			fputc(*val, v->f);
+			fputc(*val, f);
 	}
-	fputs("'; ", v->f);
+	fputc('\'', f);
+}
+
+/* name='value'; */
+static void var_s(struct vars *v, const char *name, const char *val)
+{
+	fprintf(v->f, "%s=", name);
+	gp_quote(v->f, val);
+	fputs("; ", v->f);
 }
 
 static void var_d(struct vars *v, const char *name, double val)
@@ -236,6 +245,46 @@ static char *slurp_fd(int fd)
 	return buf;
 }
 
+/*
+ * gnuplot -e "vars" script. A result with thousands of cells can exceed the kernel's limit on
+ * one argument (128 KiB), so long variable lists go through a file that -e loads.
+ */
+static int spawn_gnuplot(struct gp *g, const char *name, struct vars *all, const char *script,
+			 struct tb_proc *p)
+{
+	const char *env = getenv("TB_GNUPLOT_ARG_MAX"); /* tests lower it */
+	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
+	char path[PATH_MAX + 64];
+	int ret;
+
+	if (all->len < max) {
+		char *argv[] = {g->gnuplot, "-e", all->buf, (char *)script, NULL};
+
+		return tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
+	}
+	snprintf(path, sizeof(path), "%s/%s-vars.gp", g->datadir, name);
+	ret = tb_write_atomic(path, all->buf, all->len, 0644);
+	if (ret)
+		return ret;
+	{
+		struct vars l;
+		char *argv[] = {g->gnuplot, "-e", NULL, (char *)script, NULL};
+
+		if (vars_open(&l))
+			return -ENOMEM;
+		fputs("load ", l.f);
+		gp_quote(l.f, path);
+		if (fflush(l.f)) {
+			vars_free(&l);
+			return -ENOMEM;
+		}
+		argv[2] = l.buf;
+		ret = tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
+		vars_free(&l);
+		return ret;
+	}
+}
+
 /* Run plots/<name>.gp for each wanted format. Returns 0, -EIO. */
 static int run_script(struct gp *g, const char *name, struct vars *v, int w, int h)
 {
@@ -270,11 +319,7 @@ static int run_script(struct gp *g, const char *name, struct vars *v, int w, int
 			vars_free(&all);
 			return -ENOMEM;
 		}
-		{
-			char *argv[] = {g->gnuplot, "-e", all.buf, script, NULL};
-
-			err = tb_proc_spawn(&p, argv, NULL, TB_PROC_CAPTURE);
-		}
+		err = spawn_gnuplot(g, name, &all, script, &p);
 		vars_free(&all);
 		if (err) {
 			tb_err("plot: cannot run %s: %s", g->gnuplot, strerror(-err));
@@ -340,12 +385,40 @@ static bool measured(const struct tb_sample *s)
 	return !s->warmup && !s->failed && isfinite(s->ns_per_op);
 }
 
+#define NAME_MAX_CHARS 40 /* longer names are cut in plots (the report has them whole) */
+
+/* s cut to max bytes at a UTF-8 boundary, with "..." appended, into buf; or s itself. */
+static const char *shorten(const char *s, size_t max, char *buf, size_t len)
+{
+	if (!s)
+		return "";
+	if (strlen(s) <= max || len < 8)
+		return s;
+	if (max + 4 > len)
+		max = len - 4;
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	memcpy(buf, s, max);
+	memcpy(buf + max, "...", 4);
+	return buf;
+}
+
 static const char *cell_label(const struct tb_cell *c, char *buf, size_t len)
 {
-	if (c->baseline)
-		snprintf(buf, len, "%s (baseline)", c->tracer);
-	else
-		snprintf(buf, len, "%s", c->tracer);
+	char s[NAME_MAX_CHARS + 8];
+
+	snprintf(buf, len, "%s%s", shorten(c->tracer, NAME_MAX_CHARS, s, sizeof(s)),
+		 c->baseline ? " (baseline)" : "");
+	return buf;
+}
+
+/* "workload / tracer", each cut to NAME_MAX_CHARS. */
+static const char *row_label(const struct tb_cell *c, char *buf, size_t len)
+{
+	char a[NAME_MAX_CHARS + 8], b[NAME_MAX_CHARS + 8];
+
+	snprintf(buf, len, "%s / %s", shorten(c->workload, NAME_MAX_CHARS, a, sizeof(a)),
+		 shorten(c->tracer, NAME_MAX_CHARS, b, sizeof(b)));
 	return buf;
 }
 
@@ -379,16 +452,19 @@ static void panel_title(struct vars *v, struct gp *g, int i, const struct tb_res
 			const char *wl)
 {
 	const char *type = NULL;
-	char t[512];
+	char t[512], s[NAME_MAX_CHARS + 8], s2[NAME_MAX_CHARS + 8];
 	size_t k;
 
 	for (k = 0; k < r->ncells; k++)
 		if (!strcmp(r->cells[k].workload, wl) && r->cells[k].workload_type)
 			type = r->cells[k].workload_type;
 	if (type && strcmp(type, wl))
-		snprintf(t, sizeof(t), "workload %s (%s), host %s", wl, type, g->host);
+		snprintf(t, sizeof(t), "workload %s (%s), host %s",
+			 shorten(wl, NAME_MAX_CHARS, s, sizeof(s)),
+			 shorten(type, NAME_MAX_CHARS, s2, sizeof(s2)), g->host);
 	else
-		snprintf(t, sizeof(t), "workload %s, host %s", wl, g->host);
+		snprintf(t, sizeof(t), "workload %s, host %s",
+			 shorten(wl, NAME_MAX_CHARS, s, sizeof(s)), g->host);
 	var_si(v, "t%d", i, t);
 }
 
@@ -399,6 +475,7 @@ static int plot_ns_per_op(struct gp *g, const struct tb_result *r)
 	FILE *fb = NULL, *fs = NULL;
 	const char **wls = NULL;
 	size_t nw, w, i, k, nidx, npanels = 0;
+	int maxbox = 0;
 	size_t *idx = calloc(r->ncells + 1, sizeof(*idx));
 	double *x = calloc(TB_RESULT_MAX_SAMPLES, sizeof(*x));
 	struct vars v = {0};
@@ -481,6 +558,8 @@ static int plot_ns_per_op(struct gp *g, const struct tb_result *r)
 			}
 			xpos++;
 		}
+		if (xpos > maxbox)
+			maxbox = xpos;
 		if (xpos) {
 			panel_title(&v, g, (int)npanels, r, wls[w]);
 			npanels++;
@@ -504,6 +583,7 @@ static int plot_ns_per_op(struct gp *g, const struct tb_result *r)
 	}
 	var_d(&v, "nw", (double)npanels);
 	var_d(&v, "ncol", npanels > 2 ? 2 : 1);
+	var_d(&v, "rot", maxbox > (npanels > 2 ? 4 : 7)); /* slanted tracer names when crowded */
 	main_title(&v, g, "Time per operation, baseline and each tracer");
 	ret = run_script(g, "ns-per-op", &v, npanels > 2 ? 1400 : 1000,
 			 90 + 330 * (int)((npanels + (npanels > 2)) / (npanels > 2 ? 2 : 1)));
@@ -647,7 +727,7 @@ static int plot_overhead(struct gp *g, const struct tb_result *r)
 		else
 			snprintf(text, sizeof(text), "%+.1f%% %s", o->pct,
 				 verdict_text(o->verdict));
-		snprintf(lbl, sizeof(lbl), "%s / %s", c->workload, c->tracer);
+		row_label(c, lbl, sizeof(lbl));
 		fprintf(f, "%zu\t", i);
 		put_s(f, c->workload);
 		fputc('\t', f);
@@ -834,7 +914,7 @@ static int plot_latency(struct gp *g, const struct tb_result *r)
 			const struct tb_latency *l = &c->latency;
 			double pv[3] = {l->p50, l->p99, l->p999}, py[3] = {0.30103, 2, 3};
 			static const char *const pn[3] = {"p50", "p99", "p99.9"};
-			char title[600], a[3][32];
+			char title[600], a[3][32], sn[NAME_MAX_CHARS + 8];
 			uint64_t total = 0, cum = 0;
 
 			if (!l->present || !l->nbuckets || !l->bucket_ns || !l->bucket_count)
@@ -864,8 +944,10 @@ static int plot_latency(struct gp *g, const struct tb_result *r)
 				else
 					fprintf(fm, "NaN\t%.6g\t%s\n", py[k], pn[k]);
 			snprintf(title, sizeof(title), "%s: p50 %s, p99 %s, p99.9 %s",
-				 c->baseline ? "baseline" : c->tracer, fmt_ns(l->p50, a[0], 32),
-				 fmt_ns(l->p99, a[1], 32), fmt_ns(l->p999, a[2], 32));
+				 c->baseline ? "baseline"
+					     : shorten(c->tracer, NAME_MAX_CHARS, sn, sizeof(sn)),
+				 fmt_ns(l->p50, a[0], 32), fmt_ns(l->p99, a[1], 32),
+				 fmt_ns(l->p999, a[2], 32));
 			var_si(&v, "c%d", block, title);
 			var_di(&v, "s%d", block, c->baseline ? 1 : style++);
 			block++;
@@ -907,6 +989,8 @@ out:
 }
 
 /* ---- timeline ------------------------------------------------------------------------------ */
+
+#define TIMELINE_MAX_KEY 12
 
 static int plot_timeline(struct gp *g, const struct tb_result *r)
 {
@@ -956,12 +1040,22 @@ static int plot_timeline(struct gp *g, const struct tb_result *r)
 				if (s->order > maxorder)
 					maxorder = s->order;
 			}
-			var_si(&v, "c%d", block, cell_label(c, lbl, sizeof(lbl)));
+			/* Beyond a dozen series a key cannot be read: the panel title says so. */
+			var_si(&v, "c%d", block,
+			       nidx > TIMELINE_MAX_KEY ? "" : cell_label(c, lbl, sizeof(lbl)));
 			var_di(&v, "s%d", block, c->baseline ? 1 : style++);
 			block++;
 		}
 		if (block > first) {
 			panel_title(&v, g, npanels, r, wls[w]);
+			if (nidx > TIMELINE_MAX_KEY) {
+				char tt[600], sn[NAME_MAX_CHARS + 8];
+
+				snprintf(tt, sizeof(tt),
+					 "workload %s, %zu cells (too many to name here)",
+					 shorten(wls[w], NAME_MAX_CHARS, sn, sizeof(sn)), nidx);
+				var_si(&v, "t%d", npanels, tt);
+			}
 			var_di(&v, "b%d", npanels, first);
 			var_di(&v, "e%d", npanels, block - 1);
 			var_di(&v, "nwarm%d", npanels, nwarm);
@@ -1050,6 +1144,8 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 	}
 	for (j = 0; j < ng; j++) {
 		const char *tr = r->cells[grp[j]].tracer;
+		char sn[NAME_MAX_CHARS + 8];
+		const char *trs = shorten(tr, NAME_MAX_CHARS, sn, sizeof(sn));
 		size_t m = 0; /* this group's cells go to grp[ng..], sorted by rate */
 		char t[600];
 
@@ -1077,7 +1173,7 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 			put_s(fd, c->tracer);
 			fputc('\n', fd);
 		}
-		var_si(&v, "g%d", (int)j, tr);
+		var_si(&v, "g%d", (int)j, trs);
 		if (m >= 2 && x[m - 1] > x[0]) {
 			double c0, c1, cov00, cov01, cov11, ss;
 			int s;
@@ -1091,7 +1187,7 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 
 				fprintf(ff, "%.6g\t%.6g\n", rt, c0 + c1 * rt);
 			}
-			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", tr, c0,
+			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, c0,
 				 c1 * 1000);
 			var_si(&v, "f%d", nfit, t);
 			var_di(&v, "fl%d", nfit, (double)j + 2);
@@ -1143,8 +1239,9 @@ static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struc
 
 	memset(g, 0, sizeof(*g));
 	g->flags = flags;
-	g->host = tb_result_host(r);
-	g->scenario = r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario";
+	g->host = shorten(tb_result_host(r), NAME_MAX_CHARS, g->hostbuf, sizeof(g->hostbuf));
+	g->scenario = shorten(r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario",
+			      NAME_MAX_CHARS, g->scenbuf, sizeof(g->scenbuf));
 	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", outdir) >=
 		    sizeof(g->plotdir) ||
 	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", outdir) >=
@@ -1285,7 +1382,9 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 	}
 	for (j = 0; j < nrows; j++) {
 		fprintf(fr, "%zu\t", j);
-		put_s(fr, rows[j]);
+		char sn[2 * NAME_MAX_CHARS + 8];
+
+		put_s(fr, shorten(rows[j], 2 * NAME_MAX_CHARS, sn, sizeof(sn)));
 		fputc('\n', fr);
 	}
 	for (s = 0; s < n; s++) {

@@ -2,6 +2,8 @@
 # The harness passes (gnuplot -e): fmt ('png' or 'svg'), outfile, w, h (pixels), title, host.
 # Colours are the Okabe-Ito palette (distinguishable with colour-blindness and in grey print);
 # every series also differs in point type and dash type so a plot reads without colour.
+# Unknown values are written as NaN: such points are skipped (no "missing" setting, which
+# would make gnuplot warn about series that are empty by design).
 if (!exists("fmt")) fmt = 'png'
 if (!exists("w")) w = 1000
 if (!exists("h")) h = 600
@@ -15,7 +17,6 @@ set output outfile
 set termoption noenhanced
 set encoding utf8
 set datafile separator "\t"
-set datafile missing "NaN"
 set border 3 lw 1
 set tics nomirror out
 set grid lc rgb '#e0e0e0' lw 1

@@ -2,7 +2,7 @@
 # every tracer, as box plots (box: quartiles, thick bar: median, whiskers: 1.5 IQR) with every
 # sample jittered on top. Baseline first. One panel per workload (their scales differ).
 # Variables: datafile (boxes, one block per workload), samplefile (samples, same blocks),
-# nw (number of workloads), ncol (panel columns), t0..t<nw-1> (panel titles), plus those of common.gp.
+# nw (number of workloads), ncol (panel columns), rot (slant the tracer names), t0..t<nw-1> (panel titles), plus those of common.gp.
 load plotsdir.'/common.gp'
 # Fixed pixel margins: room for tick labels, panel titles and the one key at the bottom.
 set multiplot layout (nw + ncol - 1) / ncol, ncol title title font ',14' \
@@ -11,6 +11,9 @@ set ylabel 'time per operation (ns)'
 set yrange [0:*]
 set offsets 0.6, 0.6, graph 0.12, 0
 set xtics scale 0
+if (rot) {
+	set xtics rotate by -30 left
+}
 set grid noxtics ytics
 set boxwidth 0.5
 set style fill solid 0.25 border lc rgb '#333333'

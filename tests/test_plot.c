@@ -389,6 +389,64 @@ static void test_compare(void)
 	tb_result_free(b);
 }
 
+/* Many cells with long names: labels are cut, the key is left out, gnuplot stays quiet. */
+static void test_many_cells(void)
+{
+	struct tb_result *r = tb_result_new();
+	const char *dir = tb_test_tmpdir();
+	char name[600], path[PATH_MAX];
+	struct dat d;
+	size_t i, k;
+
+	if (!have_gnuplot())
+		TB_SKIP("gnuplot not installed");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (i = 0; i < 61; i++) {
+		struct tb_cell *c = tb_result_add_cell(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+		memset(name, 'x', 500);
+		snprintf(name + 500, sizeof(name) - 500, "-%zu", i);
+		c->workload = strdup("w");
+		c->tracer = strdup(i ? name : "none");
+		c->baseline = !i;
+		snprintf(path, sizeof(path), "w/%zu", i);
+		c->id = strdup(path);
+		for (k = 0; k < 3; k++) {
+			struct tb_sample *s = tb_cell_add_sample(c);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+			s->order = (unsigned int)(k * 61 + i);
+			s->round = (int)k;
+			s->ns_per_op = 100 + (double)i + (double)k;
+		}
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 2);
+	CU_ASSERT(file_nonempty(dir, "timeline", "svg"));
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "ns-per-op", &d), 0);
+	CU_ASSERT_EQUAL(d.nrows, 61);
+	CU_ASSERT(strlen(str(&d, 1, 1)) < 50);
+	CU_ASSERT_PTR_NOT_NULL(strstr(str(&d, 1, 1), "xxx..."));
+	dat_free(&d);
+	tb_result_free(r);
+}
+
+/* Variables too long for one argument go through a file that gnuplot loads. */
+static void test_vars_file(void)
+{
+	const char *dir = tb_test_tmpdir();
+	char path[PATH_MAX];
+
+	if (!have_gnuplot())
+		TB_SKIP("gnuplot not installed");
+	setenv("TB_GNUPLOT_ARG_MAX", "200", 1);
+	CU_ASSERT_EQUAL(tb_plot_result(fix, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
+	unsetenv("TB_GNUPLOT_ARG_MAX");
+	snprintf(path, sizeof(path), "%s/plots/data/timeline-vars.gp", dir);
+	CU_ASSERT_EQUAL(access(path, R_OK), 0);
+	CU_ASSERT(file_nonempty(dir, "timeline", "svg"));
+}
+
 static CU_TestInfo plot_tests[] = {
 	{"data files hold the expected rows", test_data_files},
 	{"rate sweep fit", test_rate_fit},
@@ -397,6 +455,8 @@ static CU_TestInfo plot_tests[] = {
 	{"hostile names", test_hostile_names},
 	{"missing gnuplot", test_missing_gnuplot},
 	{"compare plot", test_compare},
+	{"many cells, long names", test_many_cells},
+	{"variables through a file", test_vars_file},
 	CU_TEST_INFO_NULL,
 };
 
