@@ -276,12 +276,24 @@ static void num(FILE *f, double v, const char *fmt)
 	fputs("</td>", f);
 }
 
+/* A count with digits grouped by thin spaces (12 345 678): long counts are read at a glance. */
 static void count_td(FILE *f, int64_t v)
 {
-	if (v >= 0)
-		fprintf(f, "<td class=\"n\">%lld</td>", (long long)v);
-	else
+	char d[32];
+	int n, i;
+
+	if (v < 0) {
 		fputs("<td class=\"n\">&ndash;</td>", f);
+		return;
+	}
+	n = snprintf(d, sizeof(d), "%lld", (long long)v);
+	fputs("<td class=\"n\">", f);
+	for (i = 0; i < n; i++) {
+		if (i && (n - i) % 3 == 0)
+			fputs("&#8201;", f);
+		fputc(d[i], f);
+	}
+	fputs("</td>", f);
 }
 
 static const char *verdict_class(enum tb_verdict v)
@@ -400,6 +412,48 @@ static void verdict_table(FILE *f, const struct tb_result *r)
 	}
 	fputs("</tbody>\n</table>\n", f);
 	free(wls);
+}
+
+/* The numbers behind each verdict, folded away: most readers need only the table above. */
+static void stats_table(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	fputs("<details><summary>Statistics per cell (samples, spread, tests, latency "
+	      "percentiles, tracer cost)</summary>\n<table id=\"stats-table\">\n<thead><tr>"
+	      "<th>cell</th><th>n</th><th>median ns/op</th><th>mean</th><th>sd</th><th>CV %</th>"
+	      "<th>outliers</th><th>p (Mann-Whitney)</th><th>p (Welch)</th><th>shift ns (HL)</th>"
+	      "<th>MDE %</th><th>events/op</th><th>BPF ns/run</th><th>tracer CPU s</th>"
+	      "<th>p50 / p99 / p99.9 ns</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_overhead *o = c->has_overhead ? &c->overhead : NULL;
+
+		fputs("<tr><td>", f);
+		esc(f, c->id ? c->id : c->workload);
+		fputs("</td>", f);
+		fprintf(f, "<td class=\"n\">%zu</td>", c->summary.n);
+		num(f, c->summary.median, "%.1f");
+		num(f, c->summary.mean, "%.1f");
+		num(f, c->summary.sd, "%.2f");
+		num(f, 100.0 * c->summary.cv, "%.2f");
+		fprintf(f, "<td class=\"n\">%zu</td>", c->summary.outliers);
+		num(f, o ? o->p_mannwhitney : NAN, "%.2g");
+		num(f, o ? o->p_welch : NAN, "%.2g");
+		num(f, o ? o->hl_shift_ns : NAN, "%.1f");
+		num(f, o ? o->mde_pct : NAN, "%.2f");
+		num(f, o ? o->events_per_op : NAN, "%.3g");
+		num(f, o ? o->bpf_ns_per_run : NAN, "%.1f");
+		num(f, c->tracer_cpu_s, "%.3g");
+		if (c->latency.present)
+			fprintf(f, "<td class=\"n\">%.0f / %.0f / %.0f</td>", c->latency.p50,
+				c->latency.p99, c->latency.p999);
+		else
+			fputs("<td class=\"n\">&ndash;</td>", f);
+		fputs("</tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n</details>\n", f);
 }
 
 static const struct {
@@ -619,6 +673,7 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 		fputs(" A/A calibration run (the \"tracer\" does nothing).", f);
 	fputs("</p>\n<h2 id=\"verdicts\">Verdicts</h2>\n", f);
 	verdict_table(f, r);
+	stats_table(f, r);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);
 	plots(f, &r, 1, plotdir, false);
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
