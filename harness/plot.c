@@ -1493,7 +1493,7 @@ int tb_cmd_plot(int argc, char **argv)
 	char dir[PATH_MAX], *slash;
 	int c, ret, i;
 
-	while ((c = tb_cli_getopt(argc, argv, "+o:h", longopts, plot_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, plot_usage)) != -1) {
 		switch (c) {
 		case 'o':
 			outdir = optarg;

@@ -834,7 +834,7 @@ int tb_cmd_report(int argc, char **argv)
 	struct tb_result *r = NULL;
 	int c, ret;
 
-	while ((c = tb_cli_getopt(argc, argv, "+o:h", longopts, report_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, report_usage)) != -1) {
 		switch (c) {
 		case 'o':
 			out = optarg;
