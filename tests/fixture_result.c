@@ -35,13 +35,13 @@ static const struct spec specs[] = {
 	{"getpid-latency", "getpid", "bpf-raw-syscalls", "bpf", 560, 2, 60.1, TB_VERDICT_OVERHEAD,
 	 "+115.4% [112.0, 118.3]", NAN, true},
 	{"timer-1k", "timer", "none", "none", 100000, NAN, NAN, 0, NULL, NAN, false},
-	{"timer-1k", "timer", "tp-timer", "ftrace-events", 100400, 1, NAN, TB_VERDICT_NO_OVERHEAD,
+	{"timer-1k", "timer", "tp-timer", "ftrace-events", 100400, 0.1, NAN, TB_VERDICT_NO_OVERHEAD,
 	 "below the noise threshold", 1000, false},
 	{"timer-10k", "timer", "none", "none", 100000, NAN, NAN, 0, NULL, NAN, false},
-	{"timer-10k", "timer", "tp-timer", "ftrace-events", 103900, 10, NAN, TB_VERDICT_OVERHEAD,
+	{"timer-10k", "timer", "tp-timer", "ftrace-events", 103900, 1, NAN, TB_VERDICT_OVERHEAD,
 	 "+3.9%", 10000, false},
 	{"timer-100k", "timer", "none", "none", 100000, NAN, NAN, 0, NULL, NAN, false},
-	{"timer-100k", "timer", "tp-timer", "ftrace-events", 140500, 100, NAN, TB_VERDICT_OVERHEAD,
+	{"timer-100k", "timer", "tp-timer", "ftrace-events", 140500, 10, NAN, TB_VERDICT_OVERHEAD,
 	 "+40.5%", 100000, false},
 };
 
