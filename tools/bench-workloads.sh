@@ -1,0 +1,69 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench-workloads: every workload under no tracer (median ns/op, ops/s, CV over samples),
+# then `perf bench syscall basic` against getpid and `perf bench sched pipe` against
+# pipe-pingpong, run alternately in the same rounds on the same pinned CPU, with the ratio.
+#
+# Environment: TB_BENCH (the bench-workloads program, default build/bench-workloads),
+# BENCH_CPU (default: the last online CPU), BENCH_SAMPLES (5), BENCH_DURATION (200ms),
+# BENCH_ROUNDS (5, for the perf bench comparison).
+set -u
+
+BENCH=${TB_BENCH:-build/bench-workloads}
+CPU=${BENCH_CPU:-$(($(getconf _NPROCESSORS_ONLN) - 1))}
+SAMPLES=${BENCH_SAMPLES:-5}
+DURATION=${BENCH_DURATION:-200ms}
+ROUNDS=${BENCH_ROUNDS:-5}
+
+if [ ! -x "$BENCH" ]; then
+	echo "bench-workloads.sh: $BENCH not built (make build/bench-workloads)" >&2
+	exit 2
+fi
+
+echo "== every workload, no tracer: $SAMPLES samples of $DURATION, pinned to CPU $CPU"
+echo "   ($(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+"$BENCH" -c "$CPU" -n "$SAMPLES" -d "$DURATION" || st=1
+
+if ! command -v perf >/dev/null 2>&1; then
+	echo "== perf not installed: no perf bench comparison"
+	exit ${st:-0}
+fi
+
+# Median of the numbers on stdin.
+median() {
+	sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2];
+		else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# ns/op from perf bench's "N usecs/op" line.
+perf_ns() {
+	taskset -c "$CPU" perf bench "$@" 2>/dev/null | awk '/usecs\/op/ { printf "%.3f\n", $1 * 1000 }'
+}
+
+ours_ns() {
+	"$BENCH" -q -c "$CPU" -n 1 -d "$DURATION" "$1" | awk '{ print $2 }'
+}
+
+compare() {
+	label=$1 ours=$2
+	shift 2
+	p=$(mktemp) o=$(mktemp)
+	i=0
+	while [ $i -lt "$ROUNDS" ]; do
+		perf_ns "$@" >>"$p"
+		ours_ns "$ours" >>"$o"
+		i=$((i + 1))
+	done
+	pm=$(median <"$p")
+	om=$(median <"$o")
+	printf '%-34s %10.1f ns/op   %-28s %10.1f ns/op   ratio %.3f\n' \
+		"perf bench $label" "$pm" "tracebench $ours" "$om" \
+		"$(echo "$om $pm" | awk '{ print ($2 > 0) ? $1 / $2 : 0 }')"
+	rm -f "$p" "$o"
+}
+
+echo "== perf bench vs tracebench, $ROUNDS alternating rounds each, medians, pinned to CPU $CPU"
+compare "syscall basic (getppid)" getpid syscall basic -l 2000000
+compare "sched pipe (2 processes)" pipe-pingpong sched pipe -l 100000
+exit ${st:-0}

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * getpid: the cheapest real syscall, the syscall entry/exit floor (compare with
+ * `perf bench syscall basic`). syscall(SYS_getpid), since glibc versions have cached getpid().
+ */
+#include <stddef.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct getpid_cfg {
+	int64_t work;
+};
+
+static const struct tb_option getpid_opts[] = {
+	TB_WL_WORK_OPT(struct getpid_cfg, work),
+	TB_OPT_END,
+};
+
+static int getpid_run_batch(struct tb_wl *w, uint64_t n)
+{
+	const struct getpid_cfg *c = w->cfg;
+	uint64_t i;
+
+	if (!c->work) {
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpid);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		syscall(SYS_getpid);
+		tb_wl_compute(c->work);
+	}
+	return 0;
+}
+
+const struct tb_workload tb_workload_getpid = {
+	.name = "getpid",
+	.help = "syscall(SYS_getpid) per op: syscall entry/exit floor (cf. perf bench syscall "
+		"basic)",
+	.opts = getpid_opts,
+	.cfg_size = sizeof(struct getpid_cfg),
+	.run_batch = getpid_run_batch,
+};
