@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "common.h"
+#include "inject.h"
 
 struct getpid_cfg {
 	int64_t work;
@@ -23,13 +24,17 @@ static int getpid_run_batch(struct tb_wl *w, uint64_t n)
 	const struct getpid_cfg *c = w->cfg;
 	uint64_t i;
 
+	/* tb_inject_point: the delay tracer's known cost; a load and a branch when off */
 	if (!c->work) {
-		for (i = 0; i < n; i++)
+		for (i = 0; i < n; i++) {
 			syscall(SYS_getpid);
+			tb_inject_point();
+		}
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		syscall(SYS_getpid);
+		tb_inject_point();
 		tb_wl_compute(c->work);
 	}
 	return 0;
