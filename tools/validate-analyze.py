@@ -259,8 +259,8 @@ def proof(out, rep):
             data["per_sample_events_per_op"] = [min(per), max(per)]
         if c.get("error"):
             rep.check("proof", False, "cell failed", "a run", c["error"], item, data)
-        elif (lost or 0) > 0 or str(c.get("tracer", "")).startswith("tiny"):
-            # tiny buffers: the loss must be counted and the verdict refused
+        elif str(c.get("tracer", "")).startswith("lossy"):
+            # a buffer too small, overwrite off: the loss must be counted, the verdict refused
             ok = (lost or 0) > 0 and ov.get("verdict") == "untrustworthy"
             rep.check("proof-lost", ok,
                       "%s recorded, %s lost of %d ops; verdict %s"

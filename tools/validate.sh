@@ -19,7 +19,7 @@
 #
 # Environment: TB_BIN (default ./tracebench), VALIDATE_OUT (output directory),
 # VALIDATE_AA_RUNS (20), VALIDATE_PEER_ROUNDS (5), VALIDATE_CPU (CPU for perf bench; default:
-# the CPU the peers run pinned its workload to, else the last online CPU),
+# the last online CPU, where cpus = auto pins tracebench's workloads),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
 # figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
 # peers sources).
@@ -128,25 +128,14 @@ if want peers; then
 	if ! command -v perf >/dev/null 2>&1; then
 		step "peers: perf is not installed; skipped"
 	else
-		step "peers: $PEER_ROUNDS alternating rounds of perf bench and peers.ini"
+		# tracebench pins to the last online CPU (cpus = auto); perf bench goes there too
+		CPU=${VALIDATE_CPU:-$(($(getconf _NPROCESSORS_ONLN) - 1))}
+		step "peers: $PEER_ROUNDS alternating rounds of peers.ini and perf bench on CPU $CPU"
 		mkdir -p "$OUT/peers"
 		i=1
 		while [ $i -le "$PEER_ROUNDS" ]; do
 			d=$OUT/peers/$(printf %02d $i)
 			run "$d" "$SCN/peers.ini"
-			if [ -z "${CPU:-}" ]; then
-				CPU=${VALIDATE_CPU:-$(python3 - "$d/result.json" <<'EOF'
-import json, sys
-try:
-    r = json.load(open(sys.argv[1]))
-    print(r["settings"]["cpus"][0])
-except Exception:
-    pass
-EOF
-)}
-				[ -n "$CPU" ] || CPU=$(($(getconf _NPROCESSORS_ONLN) - 1))
-				echo "   perf bench pinned to CPU $CPU" | tee -a "$LOG"
-			fi
 			perf_ns syscall basic -l "$SYSCALL_LOOPS" >>"$OUT/peers/perf-syscall.txt"
 			perf_ns sched pipe -l "$PIPE_LOOPS" >>"$OUT/peers/perf-pipe.txt"
 			i=$((i + 1))

@@ -47,7 +47,7 @@ for i in range(10):
 save("proof", [base("getpid"),
      cell("getpid", "tp-getpid", "ftrace-events", 500, events_recorded=4000 if bad else 5000,
           events_lost=0, overhead={"verdict": "overhead", "ns_per_event": 300}),
-     cell("getpid", "tiny-drop", "ftrace-events", 500, events_recorded=300,
+     cell("getpid", "lossy-tiny", "ftrace-events", 500, events_recorded=300,
           events_lost=0 if bad else 4700,
           overhead={"verdict": "overhead" if bad else "untrustworthy"})])
 # bpf: good 300 ns/event vs 150 ns/run; bad 100 vs 150
