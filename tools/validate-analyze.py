@@ -420,6 +420,13 @@ def main():
     meta = load(os.path.join(out, "meta.json"))
     if "_error" not in meta:
         doc["meta"] = meta
+    if "meta" in doc:
+        m = doc["meta"]
+        lines.append("")
+        lines.append("run %s .. %s (%ss), load average %s at start, %s at end%s"
+                     % (m.get("started"), m.get("finished"), m.get("wall_s"),
+                        m.get("loadavg_start"), m.get("loadavg_end"),
+                        "; QUICK: a smoke test, not a validation" if m.get("quick") else ""))
     table = "\n".join(lines) + "\n"
     with open(os.path.join(out, "table.txt"), "w") as f:
         f.write(table)

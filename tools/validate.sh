@@ -22,7 +22,8 @@
 # the last online CPU, where cpus = auto pins tracebench's workloads),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
 # figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
-# peers sources).
+# peers sources), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
+# run holds the machine-wide measuring lock).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -64,6 +65,7 @@ CMDS=$OUT/commands.txt
 LOG=$OUT/validate.log
 : >"$CMDS"
 started=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
 t0=$(date +%s)
 
 want() {
@@ -71,15 +73,32 @@ want() {
 	return 1
 }
 
-# run DIR SCENARIO [args]: one tracebench run into DIR; its table goes to the log.
+# run DIR SCENARIO [args]: one tracebench run into DIR; its table goes to the log. Measuring runs
+# are serialized machine-wide (a lock): while another tracebench run holds it, wait and retry,
+# for at most VALIDATE_LOCK_WAIT seconds (default 900) per run.
 run() {
 	dir=$1 scn=$2
 	shift 2
 	echo "$TB run $scn -o $dir $QFLAG $*" >>"$CMDS"
-	echo "== $(date -u +%H:%M:%S) tracebench run $(basename "$scn") $QFLAG $* -> $dir" >>"$LOG"
-	# shellcheck disable=SC2086 # QFLAG is empty or one word
-	"$TB" run "$scn" -o "$dir" $QFLAG "$@" >>"$LOG" 2>&1
-	rc=$?
+	waited=0
+	while :; do
+		echo "== $(date -u +%H:%M:%S) tracebench run $(basename "$scn") $QFLAG $* -> $dir" \
+			"(load average $(cut -d' ' -f1-3 /proc/loadavg))" >>"$LOG"
+		# shellcheck disable=SC2086 # QFLAG is empty or one word
+		"$TB" run "$scn" -o "$dir" $QFLAG "$@" >"$OUT/.run.out" 2>&1
+		rc=$?
+		cat "$OUT/.run.out" >>"$LOG"
+		if [ $rc -eq 3 ] && grep -q "another tracebench run" "$OUT/.run.out" &&
+			[ "$waited" -lt "${VALIDATE_LOCK_WAIT:-900}" ]; then
+			[ "$waited" -eq 0 ] && echo "   waiting for another tracebench run to finish"
+			rm -rf "$dir"
+			sleep 5
+			waited=$((waited + 5))
+			continue
+		fi
+		break
+	done
+	rm -f "$OUT/.run.out"
 	[ $rc -eq 0 ] || echo "   (tracebench exited $rc; see $LOG)" | tee -a "$LOG"
 	return $rc
 }
@@ -151,11 +170,13 @@ fi
 
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
 python3 - "$OUT/meta.json" "$started" "$finished" "$(($(date +%s) - t0))" "$QUICK" \
-	"$AA_RUNS" "$PEER_ROUNDS" "$(uname -r)" "$($TB --version 2>/dev/null)" <<'EOF'
+	"$AA_RUNS" "$PEER_ROUNDS" "$(uname -r)" "$($TB --version 2>/dev/null)" "$load0" \
+	"$(cut -d' ' -f1-3 /proc/loadavg)" <<'EOF'
 import json, sys
 a = sys.argv
 json.dump({"started": a[2], "finished": a[3], "wall_s": int(a[4]), "quick": a[5] == "1",
-           "aa_runs": int(a[6]), "peer_rounds": int(a[7]), "kernel": a[8], "tool": a[9]},
+           "aa_runs": int(a[6]), "peer_rounds": int(a[7]), "kernel": a[8], "tool": a[9],
+           "loadavg_start": a[10], "loadavg_end": a[11]},
           open(a[1], "w"), indent=2)
 EOF
 step "analysis"
