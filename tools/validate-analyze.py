@@ -131,13 +131,25 @@ def known_delta(out, rep):
             rep.check("known-delta", False, "reported %s ns, truth %s ns" % (fmt(got), fmt(truth)),
                       "both known", c.get("error") or ov.get("reason"), item, data)
             continue
+        # Diagnostic only: the same difference on the workload's CPU time (user + system per
+        # op), which excludes time the workload spent descheduled by other tenants.
+        def cpu_med(cell):
+            v = [s["workload_cpu_s"] * 1e9 / s["ops"] for s in measured(cell)
+                 if num(s.get("workload_cpu_s")) is not None and s.get("ops")]
+            return statistics.median(v) if v else None
+        cb, ct = (cpu_med(base) if base else None), cpu_med(c)
+        data["cpu_time_ns_per_op_diff"] = ct - cb if cb is not None and ct is not None else None
+        data["reason"] = ov.get("reason")
         tol = max(0.10 * truth, 2.0)
         err = got - truth
         data.update({"tolerance_ns": tol, "error_ns": err})
         rep.check("known-delta", abs(err) <= tol,
-                  "reported %.1f ns/op [%s, %s], truth %.1f ns (error %+.1f)"
-                  % (got, fmt(ci[0]), fmt(ci[1]), truth, err),
-                  "|error| <= %.1f ns" % tol, None, item, data)
+                  "reported %.1f ns/op [%s, %s], truth %.1f ns (error %+.1f); on CPU time %s ns"
+                  % (got, fmt(ci[0]), fmt(ci[1]), truth, err,
+                     fmt(data["cpu_time_ns_per_op_diff"])),
+                  "|error| <= %.1f ns" % tol,
+                  "verdict %s: %s" % (ov.get("verdict"), ov.get("reason"))
+                  if ov.get("verdict") == "untrustworthy" else None, item, data)
 
 
 def aa(out, rep):
