@@ -23,8 +23,18 @@ if [ ! -x "$BENCH" ]; then
 	exit 2
 fi
 
+# Other tracing on the host (a shared machine) changes syscall costs for everyone: say so.
+foreign() {
+	ti=$(ls /sys/kernel/tracing/instances 2>/dev/null | wc -l)
+	bp=$(bpftool prog list 2>/dev/null | grep -c '^[0-9]')
+	pf=$(pgrep -c -x 'perf|bpftrace|trace-cmd' 2>/dev/null)
+	echo "   (host: load average $(cut -d' ' -f1-3 /proc/loadavg); tracefs instances: $ti," \
+		"BPF programs: ${bp:-?}, perf/bpftrace/trace-cmd processes: ${pf:-0})"
+}
+
 echo "== every workload, no tracer: $SAMPLES samples of $DURATION, pinned to CPU $CPU"
-echo "   ($(uname -r), $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "   ($(uname -r), $(nproc) CPUs)"
+foreign
 "$BENCH" -c "$CPU" -n "$SAMPLES" -d "$DURATION" || st=1
 
 if ! command -v perf >/dev/null 2>&1; then
@@ -71,6 +81,8 @@ compare() {
 }
 
 echo "== perf bench vs tracebench, $ROUNDS alternating rounds of each, pinned to CPU $CPU"
+foreign
 compare "syscall basic (getppid)" getpid:call=getppid syscall basic -l 500000
 compare "sched pipe (2 processes)" pipe-pingpong sched pipe -l 20000
+foreign
 exit ${st:-0}
