@@ -54,6 +54,7 @@ static const char run_usage[] =
 	"      --no-plots          skip plots and the HTML report\n"
 	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
 	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
+	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
@@ -1227,13 +1228,14 @@ int tb_cmd_run(int argc, char **argv)
 		{ "no-plots", no_argument, NULL, 'P' },
 		{ "gate", no_argument, NULL, 'g' },
 		{ "skip-unsupported", no_argument, NULL, 'S' },
+		{ "wait", no_argument, NULL, 'W' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct runner rn = { 0 };
 	const char *outdir = NULL;
-	bool quick = false, aa = false, skip = false, interrupted = false;
+	bool quick = false, aa = false, skip = false, interrupted = false, wait_lock = false;
 	int64_t rounds = -1, seed = -1;
 	uint64_t dur = 0, maxt = 0;
 	double prec = -1;
@@ -1289,6 +1291,9 @@ int tb_cmd_run(int argc, char **argv)
 		case 'S':
 			skip = true;
 			break;
+		case 'W':
+			wait_lock = true;
+			break;
 		case 'q':
 			rn.quiet = true;
 			break;
@@ -1338,7 +1343,9 @@ int tb_cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
-	ret = tb_lock_acquire(false, &holder);
+	if (wait_lock && tb_lock_holder() > 0 && tb_lock_holder() != getpid())
+		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
+	ret = tb_lock_acquire(wait_lock, &holder);
 	if (ret == -EBUSY) {
 		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it "
 		       "or stop it",
