@@ -619,6 +619,28 @@ static void fmt_count(char *buf, size_t len, int64_t v)
 		snprintf(buf, len, "%lld", (long long)v);
 }
 
+static void print_models(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	if (r->aa && r->aa_summary.present)
+		fprintf(f, "\nA/A calibration: %zu of %zu baseline-vs-baseline cells called "
+			   "\"overhead\" (false-positive rate %.0f%%); noise floor +-%.2f%% (largest "
+			   "CI half-width), largest |difference| %.2f%%\n",
+			r->aa_summary.false_positives, r->aa_summary.ncells,
+			100 * r->aa_summary.fp_rate, r->aa_summary.noise_floor_pct,
+			r->aa_summary.max_abs_pct);
+	for (i = 0; i < r->nrate_models; i++) {
+		const struct tb_rate_model *m = &r->rate_models[i];
+
+		fprintf(f, "\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + "
+			   "%.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
+			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
+			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
+	}
+}
+
 void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 {
 	size_t i;
@@ -652,6 +674,7 @@ void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 		else if (c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
 			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
 	}
+	print_models(f, r);
 }
 
 /* ---- result bookkeeping ------------------------------------------------------------------ */
@@ -726,6 +749,16 @@ static void aggregate(struct tb_result *r)
 		c->events_recorded = ev_known ? ev : -1;
 		c->events_lost = lost_known ? lost : -1;
 		c->tracer_cpu_s = cpu_known ? cpu : NAN;
+		/* Rate sweeps: the event rate the traced workload achieved feeds the rate model. */
+		if (!c->baseline && ev_known && json_is_true(json_object_get(c->workload_config,
+									     "rate-sweep"))) {
+			double secs = 0;
+
+			for (j = 0; j < c->nsamples; j++)
+				if (!c->samples[j].warmup && !c->samples[j].failed)
+					secs += c->samples[j].elapsed_ns / 1e9;
+			c->rate = secs > 0 ? (double)ev / secs : NAN;
+		}
 	}
 	tb_stats_analyze(r);
 }
