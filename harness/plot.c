@@ -1087,112 +1087,173 @@ out:
 
 /* ---- rate ---------------------------------------------------------------------------------- */
 
-static const struct tb_result *rate_r;
-
-static int by_rate(const void *a, const void *b)
+/* Achieved events/s of a cell (its events over its measured time), else its target rate. */
+static double achieved_rate(const struct tb_cell *c)
 {
-	double x = rate_r->cells[*(const size_t *)a].rate,
-	       y = rate_r->cells[*(const size_t *)b].rate;
+	double el = 0, ev = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!measured(s) || s->events < 0 || !(s->elapsed_ns > 0))
+			continue;
+		ev += (double)s->events;
+		el += s->elapsed_ns;
+	}
+	return ev > 0 && el > 0 ? ev / (el / 1e9) : c->rate;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* The model stats.c fitted for c's (tracer, workload type), or NULL. */
+static const struct tb_rate_model *rate_model_of(const struct tb_result *r, const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrate_models; i++)
+		if (same_str(r->rate_models[i].tracer, c->tracer) &&
+		    same_str(r->rate_models[i].workload_type, c->workload_type))
+			return &r->rate_models[i];
+	return NULL;
+}
+
+struct rate_pt {
+	double x;
+	const struct tb_cell *c;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	double x = ((const struct rate_pt *)a)->x, y = ((const struct rate_pt *)b)->x;
 
 	return (x > y) - (x < y);
 }
 
+/*
+ * One series per (tracer, workload type), as stats.c groups its rate models. The line is the
+ * model's overhead % against achieved events/s when the result has one, else our own
+ * least-squares fit (gsl_fit_linear) of the points.
+ */
 static int plot_rate(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)),
-	       *grp = calloc(2 * r->ncells + 1, sizeof(*grp));
+	struct rate_pt *pts = calloc(r->ncells + 1, sizeof(*pts)), *grp;
+	bool *done = calloc(r->ncells + 1, sizeof(*done));
 	double *x = calloc(r->ncells + 1, sizeof(*x)), *y = calloc(r->ncells + 1, sizeof(*y));
 	double rmin = INFINITY, rmax = -INFINITY;
-	size_t n = 0, i, j, ng = 0;
-	int ret = 0, nfit = 0;
+	size_t n = 0, i, j, m, ng = 0;
 	FILE *fd = NULL, *ff = NULL;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
+	int ret = 0, nfit = 0;
 	bool logx;
 
-	if (!idx || !grp || !x || !y || vars_open(&v)) {
+	grp = calloc(r->ncells + 1, sizeof(*grp));
+	if (!pts || !done || !x || !y || !grp || vars_open(&v)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
+		double rt;
 
-		if (c->baseline || !c->has_overhead || !isfinite(c->rate) || c->rate <= 0 ||
+		if (c->baseline || !c->has_overhead || !isfinite(c->rate) ||
 		    !isfinite(c->overhead.pct))
 			continue;
-		idx[n++] = i;
-		rmin = fmin(rmin, c->rate);
-		rmax = fmax(rmax, c->rate);
+		rt = achieved_rate(c);
+		if (!(rt > 0))
+			continue;
+		pts[n].x = rt;
+		pts[n++].c = c;
+		rmin = fmin(rmin, rt);
+		rmax = fmax(rmax, rt);
 	}
-	/* Groups: one per tracer name, in order of appearance. */
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < ng; j++)
-			if (!strcmp(r->cells[grp[j]].tracer, r->cells[idx[i]].tracer))
-				break;
-		if (j == ng)
-			grp[ng++] = idx[i];
-	}
-	logx = n && rmin > 0 && rmax / rmin > 20;
-	fd = dat_open(g, "rate", "per tracer (block): overhead against event rate",
-		      "rate\tpct\tci_lo\tci_hi\tworkload\ttracer");
-	ff = dat_open(g, "rate-fit",
-		      "per fitted tracer (block): least-squares line pct = a + b*rate",
-		      "rate\tpct_fitted");
+	logx = n && rmax / rmin > 20;
+	fd = dat_open(g, "rate", "per (tracer, workload type) (block): overhead against event rate",
+		      "events_per_s\tpct\tci_lo\tci_hi\tworkload\ttracer\ttarget_rate");
+	ff = dat_open(g, "rate-fit", "per fitted series (block): overhead % = a + b * events/s",
+		      "events_per_s\tpct_fitted");
 	if (!fd || !ff) {
 		ret = -EIO;
 		goto out;
 	}
-	for (j = 0; j < ng; j++) {
-		const char *tr = r->cells[grp[j]].tracer;
-		char sn[NAME_MAX_CHARS + 8];
-		const char *trs = shorten(tr, NAME_MAX_CHARS, sn, sizeof(sn));
-		size_t m = 0; /* this group's cells go to grp[ng..], sorted by rate */
-		char t[600];
+	for (i = 0; i < n; i++) {
+		const struct tb_cell *c0 = pts[i].c;
+		const struct tb_rate_model *model = rate_model_of(r, c0);
+		char t[600], sn[NAME_MAX_CHARS + 8];
+		const char *trs = shorten(c0->tracer, NAME_MAX_CHARS, sn, sizeof(sn));
+		double a = NAN, b = NAN;
 
-		for (i = 0; i < n; i++)
-			if (!strcmp(r->cells[idx[i]].tracer, tr))
-				grp[ng + m++] = idx[i];
-		rate_r = r;
-		qsort(grp + ng, m, sizeof(*grp), by_rate);
-		if (j)
+		if (done[i])
+			continue;
+		for (m = 0, j = i; j < n; j++)
+			if (!done[j] && same_str(pts[j].c->tracer, c0->tracer) &&
+			    same_str(pts[j].c->workload_type, c0->workload_type)) {
+				done[j] = true;
+				grp[m++] = pts[j];
+			}
+		qsort(grp, m, sizeof(*grp), by_x);
+		if (ng)
 			fputs("\n\n", fd);
-		for (i = 0; i < m; i++) {
-			const struct tb_cell *c = &r->cells[grp[ng + i]];
+		for (j = 0; j < m; j++) {
+			const struct tb_overhead *o = &grp[j].c->overhead;
 
-			x[i] = c->rate;
-			y[i] = c->overhead.pct;
-			fprintf(fd, "%.6g\t%.6g\t", c->rate, c->overhead.pct);
-			put_d(fd,
-			      isfinite(c->overhead.ci_lo) ? c->overhead.ci_lo : c->overhead.pct);
+			x[j] = grp[j].x;
+			y[j] = o->pct;
+			fprintf(fd, "%.6g\t%.6g\t", grp[j].x, o->pct);
+			put_d(fd, isfinite(o->ci_lo) ? o->ci_lo : o->pct);
 			fputc('\t', fd);
-			put_d(fd,
-			      isfinite(c->overhead.ci_hi) ? c->overhead.ci_hi : c->overhead.pct);
+			put_d(fd, isfinite(o->ci_hi) ? o->ci_hi : o->pct);
 			fputc('\t', fd);
-			put_s(fd, c->workload);
+			put_s(fd, grp[j].c->workload);
 			fputc('\t', fd);
-			put_s(fd, c->tracer);
+			put_s(fd, grp[j].c->tracer);
+			fputc('\t', fd);
+			put_d(fd, grp[j].c->rate);
 			fputc('\n', fd);
 		}
-		var_si(&v, "g%d", (int)j, trs);
-		if (m >= 2 && x[m - 1] > x[0]) {
-			double c0, c1, cov00, cov01, cov11, ss;
+		snprintf(t, sizeof(t), "%s (%zu cells)", trs, m);
+		var_si(&v, "g%d", (int)ng, t);
+		if (model && isfinite(model->pct_fixed) && isfinite(model->pct_per_mevent_s)) {
+			a = model->pct_fixed;
+			b = model->pct_per_mevent_s / 1e6;
+			if (isfinite(model->cost_ns))
+				snprintf(t, sizeof(t),
+					 "%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f "
+					 "ns/event "
+					 "[%.0f, %.0f], r2 %.3f",
+					 trs, a, b * 1000, model->cost_ns, model->cost_ci_lo,
+					 model->cost_ci_hi, model->r2);
+			else
+				snprintf(t, sizeof(t),
+					 "%s model: %.3g%% + %.3g%% per 1000 events/s", trs, a,
+					 b * 1000);
+		} else if (m >= 2 && x[m - 1] > x[0]) {
+			double cov00, cov01, cov11, ss;
+
+			gsl_fit_linear(x, 1, y, 1, m, &a, &b, &cov00, &cov01, &cov11, &ss);
+			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, a,
+				 b * 1000);
+		}
+		if (isfinite(a) && isfinite(b) && x[m - 1] > x[0]) {
 			int s;
 
-			gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &ss);
 			if (nfit)
 				fputs("\n\n", ff);
 			for (s = 0; s <= 40; s++) {
 				double rt = logx ? x[0] * pow(x[m - 1] / x[0], s / 40.0)
 						 : x[0] + (x[m - 1] - x[0]) * s / 40.0;
 
-				fprintf(ff, "%.6g\t%.6g\n", rt, c0 + c1 * rt);
+				fprintf(ff, "%.6g\t%.6g\n", rt, a + b * rt);
 			}
-			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, c0,
-				 c1 * 1000);
 			var_si(&v, "f%d", nfit, t);
-			var_di(&v, "fl%d", nfit, (double)j + 2);
+			var_di(&v, "fl%d", nfit, (double)ng + 2);
 			nfit++;
 		}
+		ng++;
 	}
 	if ((ret = dat_close(g, fd, "rate")) | dat_close(g, ff, "rate-fit")) {
 		fd = ff = NULL;
@@ -1221,7 +1282,8 @@ out:
 	if (ff)
 		fclose(ff);
 	vars_free(&v);
-	free(idx);
+	free(pts);
+	free(done);
 	free(grp);
 	free(x);
 	free(y);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../harness/compare.h"
 #include "../harness/plot.h"
 #include "../harness/report.h"
 #include "../harness/tb.h"
@@ -310,6 +311,53 @@ static void test_compare_report(void)
 	tb_result_free(b);
 }
 
+/* compare --html: two comparisons against one A, changes with CIs, the plot of all three. */
+static void test_comparison_report(void)
+{
+	struct tb_result *a = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_result *b = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_NO_LATENCY);
+	struct tb_result *c = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_HOSTILE);
+	struct tb_comparison *cs[2] = {NULL, NULL};
+	const char *dir = tb_test_tmpdir(), *keep = getenv("TB_PLOT_KEEP"), *err;
+	char path[PATH_MAX], *html = NULL;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* B: every traced sample 10% slower; C: another kernel. */
+	for (i = 0; i < b->ncells; i++)
+		for (k = 0; !b->cells[i].baseline && k < b->cells[i].nsamples; k++)
+			b->cells[i].samples[k].ns_per_op *= 1.10;
+	json_object_set_new(json_object_get(c->system, "kernel"), "release",
+			    json_string("6.1.0-<b>"));
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "a.json", "b.json", 0, &cs[0]), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, c, "a.json", "c<x>.json", 0, &cs[1]), 0);
+	snprintf(path, sizeof(path), "%s/comparison.html", keep && *keep ? keep : dir);
+	CU_ASSERT_EQUAL_FATAL(
+		tb_report_comparison_write((const struct tb_comparison *const *)cs, 2, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    comparison report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"comparison-2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "c&lt;x&gt;.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "6.1.0-&lt;b&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "significant"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "only in A"));
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
+	free(html);
+	tb_compare_free(cs[0]);
+	tb_compare_free(cs[1]);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(c);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -317,6 +365,7 @@ static CU_TestInfo report_tests[] = {
 	{"without gnuplot", test_no_gnuplot},
 	{"plots from the run directory", test_given_plotdir},
 	{"compare report", test_compare_report},
+	{"comparison report (compare.h)", test_comparison_report},
 	CU_TEST_INFO_NULL,
 };
 
