@@ -259,11 +259,26 @@ static void test_rate_fit(void)
 	}
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
-	CU_ASSERT_EQUAL(d.nrows, 41);
+	/* No events recorded: x is the target rate. */
+	CU_ASSERT_EQUAL_FATAL(d.nrows, 41);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1000, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 0.7, 1e-4);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 0), 300000, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 60.5, 1e-3);
+	dat_free(&d);
+	/* With stats.c's model for the tracer, the line is the model's. */
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("tp");
+		m->pct_fixed = 1.0;
+		m->pct_per_mevent_s = 100.0; /* 0.1% per 1000 events/s */
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 1.1, 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 31.0, 1e-3);
 	dat_free(&d);
 	/* Nothing else to draw: no ns-per-op rows, no latency rows. */
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "latency", &d), 0);

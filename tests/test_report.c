@@ -155,8 +155,28 @@ static void test_fixture_report(void)
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	/* What stats.c adds: an A/A summary and a rate model. */
+	r->aa_summary.present = true;
+	r->aa_summary.ncells = 12;
+	r->aa_summary.false_positives = 1;
+	r->aa_summary.fp_rate = 1.0 / 12;
+	r->aa_summary.noise_floor_pct = 0.84;
+	r->aa_summary.max_abs_pct = 0.61;
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("tp-timer");
+		m->workload_type = strdup("timer");
+		m->npoints = 3;
+		m->cost_ns = 408.2;
+		m->cost_ci_lo = 400.1;
+		m->cost_ci_hi = 415.9;
+	}
 	html = render(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "1 false positive (rate 8.3%)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "408.2 [400.1, 415.9]"));
 	err = check_balanced(html);
 	if (err)
 		fprintf(stderr, "\n    report not well-formed: %s\n", err);
