@@ -40,7 +40,8 @@ static const char css[] =
 	"height:auto;display:block}figcaption{font-size:.9em;color:#333;margin-top:.3em}"
 	"pre{background:#f4f4f4;border:1px solid #ddd;padding:.6em;overflow-x:auto;"
 	"white-space:pre-wrap;word-break:break-all}"
-	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}.note{color:#8a4b00}"
+	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
+	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- escaping ------------------------------------------------------------------------------ */
@@ -193,8 +194,26 @@ static const char *const cpu_keys[] = {
 	"cpu.model", "cpu.model_name", "cpu_model", "cpu.name", "cpu", NULL};
 static const char *const fp_keys[] = {"fingerprint", "fingerprint.hash", "fingerprint.id", NULL};
 
-/* Every leaf of the system object as a table row "path | value". */
-static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
+/* Is path one of sysinfo's fingerprint_fields, or inside one? */
+static bool in_fingerprint(json_t *fields, const char *path)
+{
+	size_t i, n;
+	json_t *x;
+
+	json_array_foreach(fields, i, x)
+	{
+		if (!json_is_string(x))
+			continue;
+		n = strlen(json_string_value(x));
+		if (!strncmp(path, json_string_value(x), n) &&
+		    (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+			return true;
+	}
+	return false;
+}
+
+/* Every leaf of the system object as a table row "path | value", fingerprint fields marked. */
+static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, json_t *fields)
 {
 	size_t used = strlen(path), i;
 	const char *key;
@@ -206,7 +225,7 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 		json_object_foreach(v, key, child)
 		{
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
-			env_leaves(f, child, path, len, count);
+			env_leaves(f, child, path, len, count, fields);
 			path[used] = '\0';
 		}
 		return;
@@ -215,7 +234,7 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 		json_array_foreach(v, i, child)
 		{
 			snprintf(path + used, len - used, "[%zu]", i);
-			env_leaves(f, child, path, len, count);
+			env_leaves(f, child, path, len, count, fields);
 			path[used] = '\0';
 		}
 		return;
@@ -223,6 +242,8 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 	(*count)++;
 	fputs("<tr><th>", f);
 	esc(f, path);
+	if (in_fingerprint(fields, path))
+		fputs(" <small class=\"fp\">fingerprint</small>", f);
 	fputs("</th><td>", f);
 	if (json_is_string(v)) {
 		esc(f, json_string_value(v));
@@ -259,9 +280,12 @@ static void environment(FILE *f, const struct tb_result *r, const char *id)
 		return;
 	}
 	fputs("<details open><summary>Every recorded field (kernel, CPU and topology, "
-	      "frequency, clocksource, mitigations, versions)</summary>\n<table>\n",
+	      "frequency, clocksource, mitigations, versions); those marked <small "
+	      "class=\"fp\">fingerprint</small> decide whether two runs are comparable"
+	      "</summary>\n<table>\n",
 	      f);
-	env_leaves(f, r->system, path, sizeof(path), &count);
+	env_leaves(f, r->system, path, sizeof(path), &count,
+		   json_object_get(r->system, "fingerprint_fields"));
 	fputs("</table>\n</details>\n", f);
 	if (count >= MAX_ENV_LEAVES)
 		fprintf(f, "<p class=\"note\">Only the first %d fields are shown.</p>\n",
