@@ -307,6 +307,17 @@ static void xml(FILE *f, const char *s)
 	}
 }
 
+/* Wall time the cell's samples took (warmups included), for JUnit's time attribute. */
+static double cell_seconds(const struct tb_cell *c)
+{
+	double ns = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++)
+		if (isfinite(c->samples[i].elapsed_ns))
+			ns += c->samples[i].elapsed_ns;
+	return ns / 1e9;
+}
+
 static void write_junit(FILE *f, const struct gate *g)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
@@ -325,7 +336,7 @@ static void write_junit(FILE *f, const struct gate *g)
 		xml(f, gc->c->workload);
 		fprintf(f, "\" name=\"");
 		xml(f, gc->c->id);
-		fprintf(f, "\" time=\"0\">");
+		fprintf(f, "\" time=\"%.3f\">", cell_seconds(gc->c));
 		if (gc->st == G_FAIL) {
 			fprintf(f, "\n      <failure type=\"%s\" message=\"", gc->type);
 			xml(f, gc->msg);
