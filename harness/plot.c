@@ -677,16 +677,58 @@ static double fmin3(double a, double b, double c)
 	return m;
 }
 
+/*
+ * Horizontal bar charts put each value's text right of its bar; gnuplot does not make room
+ * for such labels, so size the axis here. A label of len characters starting at x (axis
+ * units) must end inside the plot area, which is about plot_px pixels wide; the labels' font
+ * is about 7 px per character. Returns the smallest xmax (>= xmax0) that fits every label.
+ */
+struct text_room {
+	double xmin, xmax, plot_px;
+	bool logx;
+};
+
+static void room_for(struct text_room *tr, double x, size_t len)
+{
+	double frac = 1.0 - ((double)len * 7.0 + 16.0) / tr->plot_px, need;
+
+	if (!isfinite(x))
+		return;
+	if (frac < 0.25)
+		frac = 0.25;
+	if (tr->logx) {
+		if (!(x > 0) || !(tr->xmin > 0))
+			return;
+		need = exp(log(tr->xmin) + (log(x) - log(tr->xmin)) / frac);
+	} else {
+		need = tr->xmin + (x - tr->xmin) / frac;
+	}
+	if (need > tr->xmax)
+		tr->xmax = need;
+}
+
+/* Pixels left for the plot area of a w-pixel-wide bar chart whose row labels are up to
+ * label_chars long (the y tic labels at about 7 px a character, plus margins). */
+static double plot_width_px(int w, size_t label_chars)
+{
+	double px = w - (double)label_chars * 7.5 - 60.0;
+
+	return px < 200 ? 200 : px;
+}
+
 static int plot_overhead(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i;
+	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i, maxlbl = 0;
 	double lo = 0, hi = 0, thr = 100.0 * (r->noise_threshold > 0 ? r->noise_threshold : 0.01);
+	double *tx = calloc(r->ncells + 1, sizeof(*tx));
+	size_t *tlen = calloc(r->ncells + 1, sizeof(*tlen));
+	struct text_room room;
 	int nv[4] = {0}, ret = 0;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
 	FILE *f = NULL;
 
-	if (!idx || vars_open(&v)) {
+	if (!idx || !tx || !tlen || vars_open(&v)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -743,7 +785,11 @@ static int plot_overhead(struct gp *g, const struct tb_result *r)
 		fprintf(f, "\t%s\t%d\t", o->verdict ? tb_verdict_name(o->verdict) : "-", vc);
 		put_s(f, text);
 		fputc('\t', f);
-		put_d(f, fmax3(0, o->pct, o->ci_hi));
+		tx[i] = fmax3(0, o->pct, o->ci_hi);
+		tlen[i] = strlen(text);
+		if (strlen(lbl) > maxlbl)
+			maxlbl = strlen(lbl);
+		put_d(f, tx[i]);
 		fputc('\n', f);
 	}
 	ret = dat_close(g, f, "overhead");
@@ -755,9 +801,15 @@ static int plot_overhead(struct gp *g, const struct tb_result *r)
 	var_d(&v, "n", (double)n);
 	var_d(&v, "thr", thr);
 	var_d(&v, "conf", 100.0 * (r->confidence > 0 ? r->confidence : 0.95));
-	/* Room on the right for the value text beside the longest bar. */
-	var_d(&v, "xmin", lo - 0.04 * (hi - lo));
-	var_d(&v, "xmax", hi + 0.55 * (hi - lo));
+	/* Room on the right for the value text beside each bar. */
+	room.xmin = lo - 0.04 * (hi - lo);
+	room.xmax = hi + 0.05 * (hi - lo);
+	room.plot_px = plot_width_px(1000, maxlbl);
+	room.logx = false;
+	for (i = 0; i < n; i++)
+		room_for(&room, tx[i], tlen[i]);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax);
 	var_d(&v, "n0", nv[0]);
 	var_d(&v, "n1", nv[1]);
 	var_d(&v, "n2", nv[2]);
@@ -770,6 +822,8 @@ out:
 		fclose(f);
 	vars_free(&v);
 	free(idx);
+	free(tx);
+	free(tlen);
 	return ret;
 }
 
@@ -777,10 +831,11 @@ out:
 
 static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i;
+	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i, maxlbl = 0;
+	double hi = 0, lo = INFINITY, neg = 0, x0;
+	struct text_room room;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
-	double hi = 0, lo = INFINITY;
 	int ret = 0, nbpf = 0;
 	bool logx;
 	FILE *f = NULL;
@@ -807,22 +862,40 @@ static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 
 		hi = fmax3(hi, o->ns_per_event, o->nse_ci_hi);
 		hi = fmax3(hi, o->bpf_ns_per_run, NAN);
+		neg = fmin3(neg, o->ns_per_event, o->nse_ci_lo);
 		if (o->ns_per_event > 0)
 			lo = fmin(lo, o->ns_per_event);
 		if (o->bpf_ns_per_run > 0)
 			lo = fmin(lo, o->bpf_ns_per_run);
 	}
-	/* A sampling tracer's cost per sample can dwarf a tracepoint's per event: log scale. */
+	/*
+	 * A sampling tracer's cost per sample can dwarf a tracepoint's per event: log scale. A
+	 * noisy cell can come out below its baseline (negative): on a log scale it gets no bar,
+	 * only its text at the left edge.
+	 */
 	logx = n && isfinite(lo) && hi / lo > 30;
+	x0 = logx ? pow(10, floor(log10(lo / 2))) : 0;
+	room.logx = logx;
+	room.xmin = logx ? x0 : neg - 0.04 * (hi - neg);
+	room.xmax = logx ? hi * 1.5 : (hi > 0 ? hi * 1.05 : 1);
 	for (i = 0; i < n; i++) {
 		const struct tb_cell *c = &r->cells[idx[i]];
 		const struct tb_overhead *o = &c->overhead;
-		char lbl[600], t1[64], t2[64], a[32];
+		char lbl[600], t1[96], t2[64], a[32];
 		bool bpf = isfinite(o->bpf_ns_per_run);
+		double tx = fmax3(0, o->ns_per_event, o->nse_ci_hi);
 
 		nbpf += bpf;
-		snprintf(lbl, sizeof(lbl), "%s / %s", c->workload, c->tracer);
-		snprintf(t1, sizeof(t1), "%s/event", fmt_ns(o->ns_per_event, a, sizeof(a)));
+		row_label(c, lbl, sizeof(lbl));
+		if (strlen(lbl) > maxlbl)
+			maxlbl = strlen(lbl);
+		if (logx && !(o->ns_per_event > 0)) {
+			snprintf(t1, sizeof(t1), "%s/event (not above the baseline)",
+				 fmt_ns(o->ns_per_event, a, sizeof(a)));
+			tx = x0 * 1.05; /* inside the axis: a label on its edge is clipped */
+		} else {
+			snprintf(t1, sizeof(t1), "%s/event", fmt_ns(o->ns_per_event, a, sizeof(a)));
+		}
 		snprintf(t2, sizeof(t2), "%s/run (BPF)", fmt_ns(o->bpf_ns_per_run, a, sizeof(a)));
 		fprintf(f, "%zu\t", i);
 		put_s(f, c->workload);
@@ -839,26 +912,28 @@ static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 		fputc('\t', f);
 		put_d(f, o->bpf_ns_per_run);
 		fprintf(f, "\t%s\t", t1);
-		put_d(f, fmax3(0, o->ns_per_event, o->nse_ci_hi));
+		put_d(f, tx);
 		fprintf(f, "\t%s\t", bpf ? t2 : "");
 		put_d(f, bpf ? o->bpf_ns_per_run : NAN);
 		fputc('\n', f);
+		room.plot_px = plot_width_px(1000, maxlbl);
+		room_for(&room, tx, strlen(t1));
+		if (bpf)
+			room_for(&room, o->bpf_ns_per_run, strlen(t2));
 	}
 	ret = dat_close(g, f, "ns-per-event");
 	f = NULL;
 	if (ret || !n)
 		goto out;
+	/* Labels seen later widen the y tics: check every text against the final width. */
+	room.plot_px = plot_width_px(1000, maxlbl);
 	snprintf(p, sizeof(p), "%s/ns-per-event.dat", g->datadir);
 	var_s(&v, "datafile", p);
 	var_d(&v, "n", (double)n);
 	var_d(&v, "nbpf", nbpf);
-	if (logx) {
-		var_d(&v, "x0", pow(10, floor(log10(lo / 2))));
-		var_d(&v, "xmax", hi * 8);
-	} else {
-		var_d(&v, "x0", 0);
-		var_d(&v, "xmax", hi > 0 ? hi * 1.45 : 1);
-	}
+	var_d(&v, "x0", x0);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax * (logx ? 1.3 : 1.03));
 	var_d(&v, "logx", logx);
 	main_title(&v, g, "Cost per traced event");
 	ret = run_script(g, "ns-per-event", &v, 1000, 200 + (nbpf ? 48 : 34) * (int)n);
@@ -1394,8 +1469,9 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 		    const char *outdir, unsigned flags)
 {
 	char **rows = NULL, p[PATH_MAX + 64];
-	size_t nrows = 0, cap = 0, s, i, j;
-	double lo = 0, hi = 0;
+	size_t nrows = 0, cap = 0, s, i, j, maxlbl = 0, maxtext = 0;
+	double lo = 0, hi = 0, maxtx = 0;
+	struct text_room room;
 	int ret, missing, nsets = 0;
 	struct vars v = {0};
 	FILE *fd = NULL, *fr = NULL;
@@ -1448,6 +1524,9 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 		char sn[2 * NAME_MAX_CHARS + 8];
 
 		put_s(fr, shorten(rows[j], 2 * NAME_MAX_CHARS, sn, sizeof(sn)));
+		if (strlen(rows[j]) > maxlbl)
+			maxlbl = strlen(rows[j]) > 2 * NAME_MAX_CHARS ? 2 * NAME_MAX_CHARS + 3
+								      : strlen(rows[j]);
 		fputc('\n', fr);
 	}
 	for (s = 0; s < n; s++) {
@@ -1478,6 +1557,11 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 				put_d(fd, isfinite(o->ci_hi) ? o->ci_hi : o->pct);
 				fprintf(fd, "\t%s\t", text);
 				put_d(fd, fmax3(0, o->pct, o->ci_hi));
+				/* the widest text at the rightmost start bounds the axis */
+				if (fmax3(0, o->pct, o->ci_hi) > maxtx)
+					maxtx = fmax3(0, o->pct, o->ci_hi);
+				if (strlen(text) > maxtext)
+					maxtext = strlen(text);
 				fprintf(fd, "\t%zu\t", s);
 				put_s(fd, c->id);
 				fputc('\n', fd);
@@ -1517,8 +1601,13 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 	var_d(&v, "n", (double)nrows);
 	var_d(&v, "ns", nsets);
 	var_d(&v, "conf", 100.0 * (rs[0]->confidence > 0 ? rs[0]->confidence : 0.95));
-	var_d(&v, "xmin", lo - 0.04 * (hi - lo + 1));
-	var_d(&v, "xmax", hi + 0.45 * (hi - lo + 1));
+	room.xmin = lo - 0.04 * (hi - lo + 1);
+	room.xmax = hi + 0.05 * (hi - lo + 1);
+	room.plot_px = plot_width_px(1000, maxlbl);
+	room.logx = false;
+	room_for(&room, maxtx, maxtext);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax);
 	{
 		char t[512];
 
