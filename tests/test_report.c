@@ -378,6 +378,25 @@ static void test_comparison_report(void)
 	tb_result_free(c);
 }
 
+/* An empty result (a run stopped before its first round) still gives a valid page. */
+static void test_empty_result(void)
+{
+	struct tb_result *r = tb_result_new();
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->partial = true;
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "0 traced cells"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Partial run"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "The result records no environment."));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	free(html);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -385,6 +404,7 @@ static CU_TestInfo report_tests[] = {
 	{"without gnuplot", test_no_gnuplot},
 	{"plots from the run directory", test_given_plotdir},
 	{"compare report", test_compare_report},
+	{"empty result", test_empty_result},
 	{"comparison report (compare.h)", test_comparison_report},
 	CU_TEST_INFO_NULL,
 };
