@@ -1001,6 +1001,14 @@ static int plot_latency(struct gp *g, const struct tb_result *r)
 			if (block)
 				fputs("\n\n", fc), fputs("\n\n", fm);
 			fprintf(fc, "# %s\n", c->id ? c->id : "");
+			/*
+			 * Points (upper bound, fraction at or below) joined by straight lines:
+			 * values spread evenly within a bucket, as the histogram's percentiles
+			 * assume. The curve starts at 0 one bucket width below the first bound.
+			 */
+			if (l->nbuckets > 1 && l->bucket_ns[1] > l->bucket_ns[0] &&
+			    2 * l->bucket_ns[0] - l->bucket_ns[1] > 0)
+				fprintf(fc, "%.6g\t0\t0\n", 2 * l->bucket_ns[0] - l->bucket_ns[1]);
 			for (k = 0; k < l->nbuckets; k++) {
 				double y;
 
