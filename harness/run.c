@@ -638,8 +638,8 @@ void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 				 c->overhead.ci_lo, c->overhead.ci_hi);
 			fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
 		}
-		fmt_count(ev, sizeof(ev), c->events_recorded);
-		fmt_count(lost, sizeof(lost), c->events_lost);
+		fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
+		fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
 		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline ? "(baseline)" :
@@ -1193,17 +1193,17 @@ static void after_run(struct runner *rn)
 		return;
 	ret = tb_plot_result(rn->r, rn->dir, 0);
 	if (ret == -ENOENT)
-		tb_warn("gnuplot is not installed: no plots (install gnuplot-nox)");
-	else if (ret)
+		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
+	else if (ret < 0)
 		tb_warn("plots failed: %s", strerror(-ret));
 	else
-		printf("plots:   %s/plots/\n", rn->dir);
+		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", rn->dir, ret);
 	{
 		char path[4200], plotdir[4200];
 
 		snprintf(path, sizeof(path), "%s/report.html", rn->dir);
 		snprintf(plotdir, sizeof(plotdir), "%s/plots", rn->dir);
-		ret = tb_report_write(rn->r, ret ? NULL : plotdir, path);
+		ret = tb_report_write(rn->r, ret < 0 ? NULL : plotdir, path);
 		if (ret)
 			tb_warn("%s: cannot write the report: %s", path, strerror(-ret));
 		else

@@ -34,6 +34,10 @@ struct parse {
 	size_t nseen;
 	char *last_key;
 	int mx_workloads_line, mx_tracers_line;
+	/* libinih reads lines of at most INI_MAX_LINE (200) bytes: longer values (bpftrace
+	 * programs, commands) are kept here and handed to inih as a "\001<index>" token. */
+	char **long_vals;
+	size_t nlong;
 	struct tb_strlist mx_w, mx_t;
 	bool have_matrix, have_global;
 };
@@ -108,15 +112,33 @@ static char *reader(char *str, int num, void *stream)
 	n = nl ? (size_t)(nl - p->pos + 1) : strlen(p->pos);
 	p->line++;
 	if (n >= (size_t)num) {
-		perr(p, p->line, "line longer than %d characters; continue a long value on "
-				  "indented lines",
-		     num - 2);
-		p->too_long = true;
-		n = (size_t)num - 1;
-		memcpy(str, p->pos, n);
-		str[0] = ';'; /* hand inih a comment instead of a truncated line */
-		str[n] = '\0';
-		p->pos += nl ? (size_t)(nl - p->pos + 1) : strlen(p->pos);
+		const char *eq = memchr(p->pos, '=', n);
+		char **nl_vals;
+		size_t klen, vlen;
+		const char *v;
+
+		if (!eq || (size_t)(eq - p->pos) > (size_t)num / 2 ||
+		    !(nl_vals = realloc(p->long_vals, (p->nlong + 1) * sizeof(*nl_vals)))) {
+			perr(p, p->line, "line longer than %d characters", num - 2);
+			p->too_long = true;
+			str[0] = ';'; /* hand inih a comment instead of a truncated line */
+			str[1] = '\0';
+			p->pos += n;
+			return str;
+		}
+		p->long_vals = nl_vals;
+		klen = (size_t)(eq - p->pos);
+		v = eq + 1;
+		vlen = n - klen - 1;
+		while (vlen && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+		while (vlen && strchr(" \t\r\n", v[vlen - 1]))
+			vlen--;
+		p->long_vals[p->nlong] = strndup(v, vlen);
+		snprintf(str, (size_t)num, "%.*s= \001%zu\n", (int)klen, p->pos, p->nlong);
+		p->nlong++;
+		p->pos += n;
+		p->continuation = false;
 		return str;
 	}
 	memcpy(str, p->pos, n);
@@ -433,6 +455,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	int ret;
 
 	(void)section;
+	if (value[0] == '\001') {
+		unsigned long k = strtoul(value + 1, NULL, 10);
+
+		if (k < p->nlong && p->long_vals[k])
+			value = p->long_vals[k];
+	}
 	if (p->continuation && p->last_key && !strcmp(p->last_key, name)) {
 		/* An indented line continues the previous value: re-set the key with both. */
 		if (p->kind == SEC_BAD)
@@ -790,6 +818,9 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 		ret = -ENOMEM;
 out:
 	clear_seen(&p);
+	for (i = 0; i < p.nlong; i++)
+		free(p.long_vals[i]);
+	free(p.long_vals);
 	tb_strlist_free(&p.mx_w);
 	tb_strlist_free(&p.mx_t);
 	tb_opts_free(global_opts, &gdef);
@@ -803,14 +834,27 @@ out:
 
 int tb_scenario_load(const char *path, struct tb_scenario **out)
 {
-	char *text = NULL;
+	char *text = NULL, *nul;
+	size_t len = 0;
 	int ret;
 
 	*out = NULL;
-	ret = tb_read_file(path, &text, NULL);
+	ret = tb_read_file(path, &text, &len);
 	if (ret) {
-		tb_err("%s: cannot read scenario: %s", path, strerror(-ret));
+		tb_err("%s: cannot read scenario: %s", path,
+		       ret == -EISDIR ? "is a directory" : strerror(-ret));
 		return ret;
+	}
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		int line = 1;
+		char *c;
+
+		for (c = text; c < nul; c++)
+			line += *c == '\n';
+		tb_err("%s:%d: binary data (byte 0x00): not a scenario file", path, line);
+		free(text);
+		return -EINVAL;
 	}
 	ret = tb_scenario_parse(text, path, out);
 	free(text);
