@@ -1458,8 +1458,7 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 		return missing;
 	if (first_err)
 		return first_err;
-	tb_debug("plot: %d plots in %s", drawn, g.plotdir);
-	return 0;
+	return (flags & TB_PLOT_DATA_ONLY) ? 0 : drawn;
 }
 
 /* ---- compare ------------------------------------------------------------------------------- */
@@ -1624,7 +1623,7 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 	}
 	ret = run_script(&g, "compare", &v, 1000, 200 + (int)nrows * (20 + 18 * nsets));
 	if (!ret)
-		ret = 0;
+		ret = (flags & TB_PLOT_DATA_ONLY) ? 0 : 1;
 out:
 	if (fd)
 		fclose(fd);
@@ -1687,7 +1686,7 @@ int tb_cmd_plot(int argc, char **argv)
 		return TB_EXIT_UNAVAILABLE;
 	if (ret < 0)
 		return TB_EXIT_FAIL;
-	printf("plots in %s/plots:", outdir);
+	printf("%d plots in %s/plots:", ret, outdir);
 	for (i = 0; tb_plot_names[i]; i++) {
 		char p[PATH_MAX + 64];
 

@@ -290,7 +290,7 @@ static void test_given_plotdir(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	if (tb_plot_find_gnuplot(plotdir, sizeof(plotdir)))
 		TB_SKIP("gnuplot not installed");
-	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 0);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 5);
 	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
 	html = render(r, plotdir);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
