@@ -1170,7 +1170,8 @@ out:
 
 /* ---- rate ---------------------------------------------------------------------------------- */
 
-/* Achieved events/s of a cell (its events over its measured time), else its target rate. */
+/* Achieved events/s of a cell (its events over its measured time), else its target rate
+ * (NAN when neither is known). */
 static double achieved_rate(const struct tb_cell *c)
 {
 	double el = 0, ev = 0;
@@ -1190,6 +1191,12 @@ static double achieved_rate(const struct tb_cell *c)
 static bool same_str(const char *a, const char *b)
 {
 	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* A cell of a rate sweep that has no target rate: its workload says rate-sweep = true. */
+static bool in_sweep(const struct tb_cell *c)
+{
+	return json_is_true(json_object_get(c->workload_config, "rate-sweep"));
 }
 
 /* The model stats.c fitted for c's (tracer, workload type), or NULL. */
@@ -1243,8 +1250,8 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 		const struct tb_cell *c = &r->cells[i];
 		double rt;
 
-		if (c->baseline || !c->has_overhead || !isfinite(c->rate) ||
-		    !isfinite(c->overhead.pct))
+		if (c->baseline || !c->has_overhead || !isfinite(c->overhead.pct) ||
+		    !(isfinite(c->rate) || in_sweep(c)))
 			continue;
 		rt = achieved_rate(c);
 		if (!(rt > 0))

@@ -280,7 +280,28 @@ static void test_rate_fit(void)
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 1.1, 1e-4);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 31.0, 1e-3);
 	dat_free(&d);
-	/* Nothing else to draw: no ns-per-op rows, no latency rows. */
+	/* Cells of a sweep without a target rate (rate-sweep = true): x is the achieved rate. */
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+		struct tb_sample *s = tb_cell_add_sample(c);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		s->ns_per_op = 1000;
+		s->elapsed_ns = 1e9;
+		s->ops = 1000000;
+		s->events = (int64_t)(2 * rates[i]); /* 2 x the target rate over 1 s */
+		s->round = 0;
+		c->rate = NAN;
+		json_decref(c->workload_config);
+		c->workload_config = json_pack("{s:b}", "rate-sweep", 1);
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate", &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nrows, 4);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 2000, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 0), 600000, 1e-3);
+	dat_free(&d);
+	/* Nothing else to draw: no latency rows. */
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "latency", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 0);
 	dat_free(&d);
