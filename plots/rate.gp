@@ -8,9 +8,9 @@ load plotsdir.'/common.gp'
 set title title font ',14'
 if (logx) {
 	set logscale x 10
-	set xlabel 'event rate (events/s, log scale)'
+	set xlabel 'events per second (achieved; log scale)'
 } else {
-	set xlabel 'event rate (events/s)'
+	set xlabel 'events per second (achieved)'
 }
 set format x '%.0s%c'
 set ylabel 'overhead vs baseline (%)'
