@@ -471,6 +471,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (!strcmp(name, "workloads") || !strcmp(name, "tracers")) {
 			struct tb_strlist *l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
 
+			/* A second [matrix] (already an error) may set the key again: no leak. */
+			tb_strlist_free(l);
 			if (tb_split_list(value, l))
 				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value, name);
 			else if (!l->n)
