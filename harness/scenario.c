@@ -423,6 +423,29 @@ static void section_key(struct parse *p, const char *name, const char *value)
 	set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
 }
 
+/* cpus: 'auto', 'none', or CPU ids (0..4095), so that the runner never sees junk. */
+static void check_cpus(struct parse *p, const struct tb_strlist *l)
+{
+	int64_t id;
+	size_t i;
+
+	if (!l->n) {
+		perr(p, p->line, "[global]: key 'cpus' is empty (CPU ids, 'auto' or 'none')");
+		return;
+	}
+	for (i = 0; i < l->n; i++) {
+		if ((!strcmp(l->v[i], "auto") || !strcmp(l->v[i], "none")) && l->n == 1)
+			continue;
+		if (tb_parse_int(l->v[i], &id) || id < 0 || id > 4095) {
+			perr(p, p->line,
+			     "[global]: key 'cpus': bad CPU '%s' (CPU ids 0-4095, or 'auto' or "
+			     "'none' alone)",
+			     l->v[i]);
+			return;
+		}
+	}
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
@@ -462,6 +485,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			perr(p, p->line, "[global]: unknown key '%s'", name);
 		else if (ret)
 			perr(p, p->line, "[global]: %s", err);
+		else if (!strcmp(name, "cpus"))
+			check_cpus(p, &gdef.cpus);
 		break;
 	case SEC_WORKLOAD:
 	case SEC_TRACER:
@@ -556,7 +581,8 @@ static int resolve_matrix(struct parse *p)
 	int idx;
 
 	if (!p->have_matrix || !p->mx_w.n) {
-		perr(p, p->have_matrix ? p->cur_line : p->line,
+		/* An empty file has no line 0: point at line 1. */
+		perr(p, p->have_matrix ? p->cur_line : p->line ? p->line : 1,
 		     "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
 		return -EINVAL;
 	}
@@ -805,13 +831,24 @@ out:
 int tb_scenario_load(const char *path, struct tb_scenario **out)
 {
 	char *text = NULL;
+	size_t len = 0;
 	int ret;
 
 	*out = NULL;
-	ret = tb_read_file(path, &text, NULL);
+	ret = tb_read_file(path, &text, &len);
 	if (ret) {
 		tb_err("%s: cannot read scenario: %s", path, strerror(-ret));
 		return ret;
+	}
+	/* A NUL byte would end the text early and hide everything after it from the parser. */
+	if (strlen(text) != len) {
+		int line = 1;
+
+		for (size_t k = 0; text[k]; k++)
+			line += text[k] == '\n';
+		tb_err("%s:%d: binary data (byte 0x00): not a scenario file", path, line);
+		free(text);
+		return -EINVAL;
 	}
 	ret = tb_scenario_parse(text, path, out);
 	free(text);
