@@ -2,12 +2,13 @@
 /*
  * libFuzzer target for the result reader: bytes -> jansson -> tb_result_from_json. Any input
  * must give 0 or an error, never a crash, a leak or an unbounded loop; a result that loads must
- * also survive being written back to JSON (what compare/report do with it).
+ * also survive --anonymize and being written back to JSON (what compare/report do with it).
  */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "../../harness/anonymize.h"
 #include "../../harness/result.h"
 #include "../../harness/tb.h"
 
@@ -32,6 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!doc)
 		return 0;
 	if (tb_result_from_json(doc, "fuzz.json", &r) == 0) {
+		if (size && tb_result_anonymize(r, data[0] & 1 ? TB_ANON_KEEP_SCENARIO : 0))
+			abort(); /* only ENOMEM can fail, and ASan does not return NULL here */
 		back = tb_result_to_json(r);
 		json_decref(back);
 		tb_result_free(r);
