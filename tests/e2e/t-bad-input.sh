@@ -226,13 +226,16 @@ if [ -n "$GOOD" ] && command -v python3 >/dev/null; then
 	python3 - "$GOOD" "$R/evil.json" "$marker" <<'EOF'
 import json, sys
 doc = json.load(open(sys.argv[1]))
-evil = "<script>alert(1)</script>$(touch %s)`touch %s`;touch %s" % ((sys.argv[3],) * 3)
-ids = {}
+# HTML, shell ($(), backquotes, ;) and gnuplot (backquotes, a newline then a "!" shell escape or
+# system()) injections; the names must come out as text and nothing may run.
+m = sys.argv[3]
+evil = ("<script>alert(1)</script>$(touch %s)`touch %s`;touch %s'\"\n!touch %s\n"
+        "system('touch %s')\n@x" % (m, m, m, m, m))
 for c in doc["cells"]:
     old = c["workload"]
     c["workload"] = evil + old
     c["id"] = c["workload"] + "/" + c["tracer"]
-doc["scenario"]["name"] = evil
+doc.setdefault("scenario", {})["name"] = evil
 doc.setdefault("warnings", []).append(evil)
 json.dump(doc, open(sys.argv[2], "w"))
 EOF
