@@ -58,6 +58,15 @@ LIBPERF_LIBS = $(LIBPERF_PREFIX)/lib/libperf.a $(LIBPERF_PREFIX)/lib/libapi.a
 LDLIBS	 = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -lpthread -lm
 LDFLAGS	 = $(SANFLAGS)
 
+# Versions of libraries that have no run-time version call, for `tracebench sysinfo`.
+pc_version = $(or $(shell PKG_CONFIG_PATH=$(LIBPERF_PREFIX)/lib/pkgconfig pkg-config --modversion $(1) 2>/dev/null),unknown)
+SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
+	   -DTB_LIBTRACEEVENT_VERSION='"$(call pc_version,libtraceevent)"' \
+	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
+	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
+# (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
+$(BUILD)/harness/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
+
 SRCS	 = $(sort $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard tracers/*.c))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS	 = $(filter-out $(BUILD)/harness/main.o,$(OBJS))

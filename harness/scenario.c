@@ -366,7 +366,8 @@ static void section_key(struct parse *p, const char *name, const char *value)
 			p->kind = SEC_BAD;
 			return;
 		}
-		if (tb_opts_find(wl_harness_opts, name)) {
+		/* A plugin's own key wins over the harness's key of the same name. */
+		if (!tb_opts_find(w->ops->opts, name) && tb_opts_find(wl_harness_opts, name)) {
 			struct wcfg wc = { 0 };
 
 			if (tb_opts_set(wl_harness_opts, &wc, name, value, err, sizeof(err))) {
@@ -411,7 +412,7 @@ static void section_key(struct parse *p, const char *name, const char *value)
 		p->kind = SEC_BAD;
 		return;
 	}
-	if (tb_opts_find(tr_harness_opts, name)) {
+	if (!tb_opts_find(t->ops->opts, name) && tb_opts_find(tr_harness_opts, name)) {
 		struct tcfg tc = { 0 };
 
 		if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))

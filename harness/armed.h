@@ -1,0 +1,84 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Crash safety: a record of everything a live tracebench process has armed (tracefs instances,
+ * child process groups, BPF links and programs, pinned BPF objects), kept in one file per owner
+ * pid under the run directory, so that `tracebench cleanup` and the next run can undo what a
+ * killed process (SIGKILL, OOM) left behind. Plus the lock that serializes measuring runs.
+ *
+ * The run directory is /run/tracebench, or $TB_RUN_DIR when set (tests). Records are JSON files
+ * "armed-<pid>.json" written atomically on every change:
+ *   { "pid": 123, "start_time": <clock ticks since boot, /proc/pid/stat field 22>,
+ *     "items": [ { "kind": "instance", "value": "tracebench-123-tp" }, ... ] }
+ * A process group item's value is "<pgid>:<start_time of the leader>", so that a reused pid is
+ * never killed.
+ */
+#ifndef TB_ARMED_H
+#define TB_ARMED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum tb_armed_kind {
+	TB_ARMED_INSTANCE, /* tracefs instance name */
+	TB_ARMED_PGID,	   /* "<pgid>:<starttime>": use tb_armed_add_pgid() */
+	TB_ARMED_BPF_PROG, /* BPF program id (decimal) */
+	TB_ARMED_BPF_LINK, /* BPF link id (decimal); cleanup detaches it if still present */
+	TB_ARMED_BPF_PIN,  /* path of a pinned BPF object in bpffs; cleanup unlinks it */
+	TB_ARMED_NKINDS,
+};
+
+/* "instance", "pgid", "bpf_prog", "bpf_link", "bpf_pin"; NULL for a bad kind. */
+const char *tb_armed_kind_name(enum tb_armed_kind kind);
+/* The run directory (/run/tracebench or $TB_RUN_DIR); a static string. */
+const char *tb_run_dir(void);
+
+/*
+ * Add (value copied) or remove an item of this process's record and rewrite the record file
+ * atomically. Adding an item that is present already, or removing one that is absent, is a
+ * no-op. The record file is removed when its last item goes. Returns 0 or -errno (the record
+ * could not be written: the caller should refuse to arm what it cannot record). Thread-safe.
+ * A forked child starts with an empty record of its own.
+ */
+int tb_armed_add(enum tb_armed_kind kind, const char *value);
+int tb_armed_remove(enum tb_armed_kind kind, const char *value);
+/* Same for a process group whose leader is pgid (its start time is read from /proc). */
+int tb_armed_add_pgid(pid_t pgid);
+int tb_armed_remove_pgid(pid_t pgid);
+/* True when this process's record holds (kind, value). */
+bool tb_armed_has(enum tb_armed_kind kind, const char *value);
+/* Forget this process's record (in memory and on disk): used after a complete teardown. */
+void tb_armed_clear(void);
+
+/* Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat); 0 if gone. */
+uint64_t tb_proc_start_time(pid_t pid);
+
+/*
+ * Take the run lock (flock on <run dir>/lock, which then holds our pid). With wait, block
+ * until it is free. Returns 0, or -EBUSY when another process holds it (its pid in *holder
+ * when known, else 0), or -errno. The lock is released by tb_lock_release() or at exit.
+ */
+int tb_lock_acquire(bool wait, pid_t *holder);
+void tb_lock_release(void);
+/* Pid of the lock's current holder (getpid() when it is us), 0 when free. */
+pid_t tb_lock_holder(void);
+
+enum {
+	TB_CLEANUP_DRY_RUN = 1 << 0, /* report what would be done, change nothing */
+	TB_CLEANUP_ALL = 1 << 1,     /* also undo what live owners armed (not ourselves) */
+};
+
+/*
+ * Undo what dead tracebench processes left: for each record whose owner is dead (pid gone or
+ * reused), destroy its instances, detach its links, unlink its pins, kill its process groups,
+ * remove the record; then destroy every tracefs instance named tracebench-<pid>-* whose owner
+ * pid is dead, recorded or not. With TB_CLEANUP_ALL, live owners' (other than this process)
+ * items too. Each action is logged as an info line and, when report is not NULL, appended to
+ * *report (a json_t * array of strings that the caller owns; created when *report is NULL).
+ * Nothing is printed: the caller shows the report. Returns the number of actions taken (or
+ * that would be taken), -EIO when some action failed (the report says which), or -ENOMEM.
+ */
+struct json_t;
+int tb_cleanup_stale(unsigned int flags, struct json_t **report);
+
+#endif /* TB_ARMED_H */

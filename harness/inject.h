@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A known, calibrated cost per operation: the validation suite's ground truth. The `delay`
+ * tracer switches it on; workloads call tb_inject_point() once per operation. The control page
+ * is MAP_SHARED and mapped before any workload process is forked, so the tracer, running in
+ * the harness, reaches the workload's process the way a real tracer reaches the kernel.
+ */
+#ifndef TB_INJECT_H
+#define TB_INJECT_H
+
+#include <stdint.h>
+
+struct tb_inject_page {
+	volatile uint64_t iters; /* spin iterations per operation; 0 = off */
+};
+
+extern struct tb_inject_page *tb_inject;
+
+/* Spin for iters iterations of a loop the compiler cannot remove. */
+void tb_spin(uint64_t iters);
+
+/* One operation's injected cost: a load and a branch when off. */
+static inline void tb_inject_point(void)
+{
+	uint64_t n = tb_inject ? tb_inject->iters : 0;
+
+	if (__builtin_expect(n != 0, 0))
+		tb_spin(n);
+}
+
+/* Map the shared control page (idempotent). Returns 0 or -errno. */
+int tb_inject_init(void);
+/*
+ * Measure what tb_spin(iters) costs, in ns per call, by timing calls in a loop (median of
+ * several timings). Returns the cost (> 0), or a negative errno.
+ */
+double tb_spin_measure_ns(uint64_t iters);
+/* Iterations that cost about ns nanoseconds per call (calibrated once per process). */
+uint64_t tb_spin_iters_for(double ns);
+
+#endif

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The environment fingerprint: what the machine, kernel and tool chain looked like when a run
+ * was measured, as one jansson object (the "system" member of result.json).
+ *
+ * Conventions of the object (also in doc/tracebench.1):
+ *  - a text field whose source file is missing or unreadable holds the string "unknown";
+ *  - a numeric or boolean field whose source is missing holds null;
+ *  - a tool that is not on PATH holds "not installed";
+ *  - "fingerprint" is 16 hex digits: FNV-1a 64 over the compact, key-sorted JSON dump of an
+ *    object mapping every path in "fingerprint_fields" (dot-separated) to its value (null when
+ *    the path is absent). Load average, uptime, hostname, capture time and the tracefs mount
+ *    state are deliberately left out, so the same machine gives the same fingerprint twice.
+ */
+#ifndef TB_SYSINFO_H
+#define TB_SYSINFO_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+#define TB_SYSINFO_SCHEMA "tracebench-sysinfo/1"
+
+enum {
+	/* Run no external program (tool --version, systemd-detect-virt): those fields hold
+	   "not collected". For fast unit tests. */
+	TB_SYSINFO_NO_TOOLS = 1 << 0,
+	/* Skip hwloc: topology is "unknown". */
+	TB_SYSINFO_NO_TOPOLOGY = 1 << 1,
+};
+
+/*
+ * Describe the system whose /proc and /sys are under root ("/" normally, a fixture tree in
+ * tests). With another root, hwloc reads that tree (HWLOC_FSROOT) when it holds
+ * sys/devices/system/cpu/cpu0/topology, else topology is "unknown"; library versions and
+ * external tools always describe the running binary and the live PATH. Never fails because
+ * a file is missing. Returns a new reference (caller json_decref()s it), NULL on ENOMEM.
+ */
+json_t *tb_sysinfo_collect(const char *root, unsigned flags);
+
+/*
+ * (Re)compute info's "fingerprint" and "fingerprint_fields" from its current content (after
+ * a caller edited it, for instance). Returns 0 or -ENOMEM.
+ */
+int tb_sysinfo_fingerprint(json_t *info);
+
+/* The value at a dot-separated path ("kernel.release"), borrowed, or NULL when absent. */
+json_t *tb_sysinfo_get(const json_t *info, const char *path);
+
+/* The readable summary (grouped, aligned "key: value" lines) that `tracebench sysinfo` prints. */
+void tb_sysinfo_print(FILE *f, const json_t *info);
+
+#endif /* TB_SYSINFO_H */

@@ -1,0 +1,138 @@
+#!/bin/bash
+# A tracebench-like owner arms a tracefs instance (with an event enabled) and a process group,
+# records them in its armed record, and is killed with SIGKILL. `tracebench cleanup` must remove
+# all of it (and an unrecorded instance of the same dead owner), leaving the tracing state as it
+# was. Also: --dry-run changes nothing, usage errors exit 2, --all is refused while the lock is
+# held.
+. "$(dirname "$0")/lib.sh"
+need_root
+T=/sys/kernel/tracing
+grep -q ' tracefs ' /proc/mounts || mount -t tracefs nodev $T || skip "cannot mount tracefs"
+[ -d $T/instances ] || skip "no tracefs instances"
+export TB_RUN_DIR=$TMP/run
+mkdir -p "$TB_RUN_DIR"
+
+expect_exit 0 "$TB" cleanup --help
+grep -q 'usage: tracebench cleanup' "$TMP/out" || fail "no usage from --help"
+expect_exit 2 "$TB" cleanup --no-such-option
+expect_exit 2 "$TB" cleanup stray-argument
+
+# The top level and our own instance names before.
+top_state() { cat $T/current_tracer $T/tracing_on $T/set_event; }
+top_state >"$TMP/before"
+
+starttime() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
+
+# The owner: creates its instance and a process group, writes its record, then waits.
+(
+	set -m # background jobs get their own process group
+	owner=$BASHPID
+	inst=tracebench-$owner-e2e
+	mkdir "$T/instances/$inst" || exit 1
+	echo 1 >"$T/instances/$inst/events/sched/sched_switch/enable"
+	mkdir "$T/instances/tracebench-$owner-unrecorded"
+	sleep 1000 &
+	child=$!
+	sleep 0.1
+	cat >"$TB_RUN_DIR/armed-$owner.json.tmp" <<EOF
+{ "pid": $owner, "start_time": $(starttime $owner),
+  "items": [ { "kind": "instance", "value": "$inst" },
+             { "kind": "pgid", "value": "$child:$(starttime $child)" } ] }
+EOF
+	mv "$TB_RUN_DIR/armed-$owner.json.tmp" "$TB_RUN_DIR/armed-$owner.json"
+	echo "$owner $child" >"$TMP/owner"
+	wait
+) &
+owner=$!
+for _ in $(seq 100); do [ -s "$TMP/owner" ] && break; sleep 0.05; done
+read -r owner child <"$TMP/owner" || fail "the owner did not start"
+inst=tracebench-$owner-e2e
+[ -d "$T/instances/$inst" ] || fail "owner did not create $inst"
+kill -9 "$owner"
+wait "$owner" 2>/dev/null
+kill -0 "$child" || fail "the owner's child should outlive it"
+
+expect_exit 0 "$TB" cleanup --dry-run
+grep -q "would destroy tracefs instance $inst" "$TMP/out" || { cat "$TMP/out"; fail "dry run silent"; }
+grep -q "would kill process group $child" "$TMP/out" || { cat "$TMP/out"; fail "dry run: no pgid"; }
+[ -d "$T/instances/$inst" ] || fail "--dry-run removed the instance"
+kill -0 "$child" || fail "--dry-run killed the child"
+
+expect_exit 0 "$TB" cleanup
+cat "$TMP/out"
+grep -q "destroyed tracefs instance $inst" "$TMP/out" || fail "instance not reported"
+grep -q "destroyed tracefs instance tracebench-$owner-unrecorded" "$TMP/out" ||
+	fail "unrecorded instance not reported"
+grep -q "killed process group $child" "$TMP/out" || fail "process group not reported"
+[ ! -d "$T/instances/$inst" ] || fail "$inst still exists"
+[ ! -d "$T/instances/tracebench-$owner-unrecorded" ] || fail "unrecorded instance still exists"
+[ ! -e "$TB_RUN_DIR/armed-$owner.json" ] || fail "record not removed"
+for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.05; done
+kill -0 "$child" 2>/dev/null && fail "child $child still alive"
+
+top_state >"$TMP/after"
+diff "$TMP/before" "$TMP/after" || fail "top-level tracing state changed"
+
+# Nothing of ours left for a second pass.
+expect_exit 0 "$TB" cleanup
+grep -q "$owner" "$TMP/out" && fail "second cleanup found something of $owner"
+
+# --all is refused while a run holds the lock, naming the holder.
+flock -x "$TB_RUN_DIR/lock" bash -c 'echo $PPID > "$0"; sleep 30' "$TB_RUN_DIR/lock" &
+holder=$!
+for _ in $(seq 100); do [ -s "$TB_RUN_DIR/lock" ] && break; sleep 0.05; done
+expect_exit 3 "$TB" cleanup --all
+grep -q "pid $(cat "$TB_RUN_DIR/lock")" "$TMP/err" || { cat "$TMP/err"; fail "holder not named"; }
+pkill -P "$holder" 2>/dev/null # its own child only
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+
+# With the runner: kill -9 a real run while its ftrace tracer is armed, then clean up.
+cat >"$TMP/kill.ini" <<EOF
+[global]
+repetitions = 20
+warmup = 0
+duration = 0.5s
+
+[workload getpid]
+type = getpid
+
+[tracer tp]
+type = ftrace-events
+events = syscalls:sys_enter_getpid
+pid-filter = workload
+
+[matrix]
+workloads = getpid
+tracers = tp
+EOF
+"$TB" run "$TMP/kill.ini" -o "$TMP/killed-run" >"$TMP/run.out" 2>&1 &
+run=$!
+armed=
+for _ in $(seq 200); do
+	if ls "$T/instances" | grep -q "^tracebench-$run-"; then
+		armed=1
+		break
+	fi
+	kill -0 "$run" 2>/dev/null || break
+	sleep 0.05
+done
+if [ -z "$armed" ]; then
+	kill -9 "$run" 2>/dev/null
+	wait "$run" 2>/dev/null
+	if grep -qi "not implemented\|unknown.*type.*getpid\|unknown workload" "$TMP/run.out"; then
+		echo "kill -9 of a real run: skipped, the runner or the getpid workload is missing"
+		exit 0
+	fi
+	cat "$TMP/run.out"
+	fail "the run never armed an instance"
+fi
+kill -9 "$run"
+wait "$run" 2>/dev/null
+ls "$T/instances" | grep -q "^tracebench-$run-" || fail "the instance vanished before cleanup"
+expect_exit 0 "$TB" cleanup
+cat "$TMP/out"
+ls "$T/instances" | grep -q "^tracebench-$run-" && fail "instance of the killed run left behind"
+top_state >"$TMP/after"
+diff "$TMP/before" "$TMP/after" || fail "top-level tracing state changed after the killed run"
+exit 0

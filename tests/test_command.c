@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The command tracer: validation, readiness (regex, timeout), a tracer dying mid-measurement,
+ * stop escalation, event counts from its output, and real bpftrace and perf record runs.
+ */
+#include <bpf/bpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../harness/armed.h"
+#include "../harness/proc.h"
+#include "../harness/tb.h"
+#include "../harness/tracefs.h"
+#include "tb_test.h"
+
+static char run_dir[4096];
+
+static int command_init(void)
+{
+	const char *tmp = tb_test_tmpdir();
+
+	if (!tmp)
+		return 1;
+	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
+	setenv("TB_RUN_DIR", run_dir, 1);
+	return 0;
+}
+
+struct run {
+	const struct tb_tracer *ops;
+	struct tb_tr t;
+	void *cfg;
+	char err[256];
+};
+
+/* Configure a command tracer from key/value pairs (NULL-terminated); 0 or validate's error. */
+static int run_init(struct run *r, const char *const *kv)
+{
+	memset(r, 0, sizeof(*r));
+	r->ops = tb_tracer_find("command");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->ops);
+	r->cfg = calloc(1, r->ops->cfg_size);
+	CU_ASSERT_EQUAL_FATAL(tb_opts_defaults(r->ops->opts, r->cfg), 0);
+	for (; kv[0]; kv += 2)
+		CU_ASSERT_EQUAL_FATAL(
+			tb_opts_set(r->ops->opts, r->cfg, kv[0], kv[1], r->err, sizeof(r->err)), 0);
+	r->t = (struct tb_tr){.ops = r->ops,
+			      .name = "cmd",
+			      .cfg = r->cfg,
+			      .consumer_cpu = -1,
+			      .outdir = tb_test_tmpdir()};
+	return r->ops->validate(r->cfg, r->err, sizeof(r->err));
+}
+
+static void run_fini(struct run *r)
+{
+	r->ops->teardown(&r->t);
+	r->ops->teardown(&r->t);
+	tb_opts_free(r->ops->opts, r->cfg);
+	free(r->cfg);
+}
+
+static bool our_record_empty(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/armed-%d.json", run_dir, (int)getpid());
+	return access(path, F_OK) != 0;
+}
+
+/* Number of live (not zombie: init reaps those when it gets to it) members of group pgid. */
+static int group_members(pid_t pgid)
+{
+	struct dirent *de;
+	int n = 0;
+	DIR *d = opendir("/proc");
+
+	while (d && (de = readdir(d))) {
+		char path[300], buf[512], *p, state;
+		int pgrp;
+
+		if (atoi(de->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if (tb_read_line(path, buf, sizeof(buf)))
+			continue;
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %c %*d %d", &state, &pgrp) == 2 && pgrp == pgid &&
+		    state != 'Z')
+			n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static bool group_gone(pid_t pgid)
+{
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (!group_members(pgid))
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+static pid_t read_pid(const char *path)
+{
+	char buf[32];
+	int i;
+
+	for (i = 0; i < 200; i++) {
+		if (!tb_read_line(path, buf, sizeof(buf)) && atoi(buf) > 0)
+			return atoi(buf);
+		usleep(10000);
+	}
+	return 0;
+}
+
+static void test_validate(void)
+{
+	static const char *const notfound[] = {"command", "no-such-tracer-xyz -a", NULL};
+	static const char *const badre[] = {"command", "sleep 1", "ready", "(", NULL};
+	static const char *const nogroup[] = {"command", "sleep 1", "events-regex", "@c: [0-9]+",
+					      NULL};
+	static const char *const empty[] = {NULL};
+	struct run r;
+
+	CU_ASSERT_EQUAL(run_init(&r, notfound), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "no-such-tracer-xyz"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "command"));
+	CU_ASSERT_NOT_EQUAL(r.ops->setup(&r.t), 0); /* setup checks too */
+	run_fini(&r);
+	CU_ASSERT_EQUAL(run_init(&r, badre), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "ready"));
+	run_fini(&r);
+	CU_ASSERT_EQUAL(run_init(&r, nogroup), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r.err, "events-regex"));
+	run_fini(&r);
+	CU_ASSERT_EQUAL(run_init(&r, empty), -EINVAL);
+	run_fini(&r);
+}
+
+static void test_ready_timeout(void)
+{
+	char cmd[512], pidfile[300];
+	const char *kv[] = {"command", cmd, "ready", "Attaching", "ready-timeout", "300ms", NULL};
+	struct run r;
+	pid_t pid;
+
+	snprintf(pidfile, sizeof(pidfile), "%s/pid", tb_test_tmpdir());
+	/* A leader with a child of its own in its group: both must go. */
+	snprintf(cmd, sizeof(cmd), "sh -c 'echo $$ > %s; sleep 100 & echo started; wait'", pidfile);
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ETIMEDOUT);
+	pid = read_pid(pidfile);
+	CU_ASSERT(pid > 0);
+	if (pid > 0)
+		CU_ASSERT_TRUE(group_gone(pid));
+	CU_ASSERT_TRUE(our_record_empty());
+	run_fini(&r);
+}
+
+static void test_dies_during_measurement(void)
+{
+	const char *kv[] = {"command", "sh -c 'echo ready; sleep 0.2; exit 3'", "ready", "^ready$",
+			    NULL};
+	struct tb_tracer_stats st = {.extra = NULL};
+	struct run r;
+
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	usleep(500000);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), -ECHILD);
+	CU_ASSERT_PTR_NULL(st.extra);
+	CU_ASSERT_TRUE(our_record_empty());
+	run_fini(&r);
+}
+
+static void test_dies_before_ready(void)
+{
+	const char *kv[] = {"command", "sh -c 'exit 4'", "ready", "never", NULL};
+	struct run r;
+
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ECHILD);
+	CU_ASSERT_TRUE(our_record_empty());
+	run_fini(&r);
+}
+
+/* A well-behaved fake tracer: ready line, stops on SIGINT printing its count. */
+static void test_normal_and_events(void)
+{
+	const char *kv[] = {
+		"command",
+		"sh -c 'trap \"echo @c: 41; echo @c: 42; exit 0\" INT; echo Attaching 1 "
+		"probe...; while :; do sleep 0.05; done'",
+		"ready",
+		"Attaching",
+		"events-regex",
+		"@c: ([0-9]+)",
+		"settle",
+		"10ms",
+		NULL};
+	struct tb_tracer_stats st = {.extra = NULL};
+	struct run r;
+	int i;
+
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	/* Two samples in a row: each sees only its own output. */
+	for (i = 0; i < 2; i++) {
+		CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+		CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+		CU_ASSERT_FALSE(our_record_empty()); /* its process group is recorded */
+		CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+		CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+		CU_ASSERT_EQUAL(st.events, 42);
+		CU_ASSERT(st.cpu_s >= 0);
+		CU_ASSERT(st.mem_bytes > 0);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "exit")),
+				       "exited with status 0");
+		json_decref(st.extra);
+		st.extra = NULL;
+		r.ops->teardown(&r.t);
+		CU_ASSERT_TRUE(our_record_empty());
+	}
+	run_fini(&r);
+}
+
+/* A tracer that ignores SIGINT is escalated to SIGTERM. */
+static void test_stop_escalates(void)
+{
+	const char *kv[] = {"command",
+			    "sh -c 'trap \"\" INT; echo up; exec sleep 100'",
+			    "ready",
+			    "up",
+			    "stop-timeout",
+			    "200ms",
+			    NULL};
+	struct tb_tracer_stats st = {.events = -1, .extra = NULL};
+	struct run r;
+
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(json_string_value(json_object_get(st.extra, "exit")), "signal 15"));
+	CU_ASSERT_EQUAL(st.events, -1); /* no events-regex: unknown */
+	json_decref(st.extra);
+	run_fini(&r);
+}
+
+/* A child that waits for a byte on a pipe, then does n getpid syscalls and exits. */
+static pid_t spawn_getpid_loop(uint64_t n, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		uint64_t i;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpid);
+		_exit(0);
+	}
+	close(fds[0]);
+	*go_fd = fds[1];
+	return pid;
+}
+
+/* Ids (at most max) of the loaded BPF programs named name; returns how many. */
+static int progs_named(const char *name, __u32 *ids, int max)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (!bpf_prog_get_next_id(id, &id)) {
+		struct bpf_prog_info info = {0};
+		__u32 len = sizeof(info);
+		int fd = bpf_prog_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name) && n < max)
+			ids[n++] = id;
+		close(fd);
+	}
+	return n;
+}
+
+static void test_bpftrace(void)
+{
+	char path[4096], cmd[512];
+	/*
+	 * bpftrace prints "Attaching" before it attaches; BEGIN runs once every probe is
+	 * attached, so its line is the exact readiness signal (-B line: flushed at once).
+	 */
+	const char *kv[] = {
+		"command",	   cmd, "ready", "^tb-ready$", "events-regex", "@c: ([0-9]+)",
+		"ready-bpf-progs", "1", NULL};
+	struct tb_tracer_stats st = {.extra = NULL};
+	const uint64_t n = 50000;
+	int go = -1, status, before, after, nb, na;
+	__u32 ids_before[64], ids_after[64];
+	struct run r;
+	pid_t child;
+
+	if (!tb_test_is_root())
+		TB_SKIP("needs root");
+	if (tb_proc_which("bpftrace", path, sizeof(path)))
+		TB_SKIP("bpftrace not installed");
+	child = spawn_getpid_loop(n, &go);
+	CU_ASSERT_FATAL(child > 0);
+	snprintf(cmd, sizeof(cmd),
+		 "bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } "
+		 "tracepoint:syscalls:sys_enter_getpid /pid == %d/ { @c = count(); }'",
+		 (int)child);
+	nb = progs_named("sys_enter_getpi", ids_before, 64);
+	before = tb_bpf_prog_count();
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	r.t.target = child;
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	CU_ASSERT_EQUAL(write(go, "g", 1), 1);
+	CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+	close(go);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	printf("\n    bpftrace: %lld events for %llu getpid, cpu %.2fs, rss %lld KiB ",
+	       (long long)st.events, (unsigned long long)n, st.cpu_s,
+	       (long long)st.mem_bytes / 1024);
+	CU_ASSERT(st.events >= (int64_t)(n - n / 100) && st.events <= (int64_t)(n + n / 100));
+	CU_ASSERT(st.cpu_s >= 0);
+	CU_ASSERT(json_real_value(json_object_get(st.extra, "cpu_s_total")) > 0);
+	CU_ASSERT(st.mem_bytes > 1 << 20);
+	json_decref(st.extra);
+	run_fini(&r);
+	CU_ASSERT_TRUE(our_record_empty());
+	/*
+	 * Its programs went with it. Others may load programs meanwhile, so compare the ones
+	 * bpftrace names after its probe (the tracepoint program's name, truncated).
+	 */
+	na = progs_named("sys_enter_getpi", ids_after, 64);
+	CU_ASSERT(na <= nb);
+	after = tb_bpf_prog_count();
+	if (after != before)
+		printf("(note: %d BPF programs before, %d after, loaded by others) ", before,
+		       after);
+}
+
+static void test_perf_record(void)
+{
+	char path[4096], cmd[512], data[300];
+	const char *kv[] = {
+		"command", cmd, "settle", "500ms", "events-regex", "\\(([0-9]+) samples\\)", NULL};
+	struct tb_tracer_stats st = {.extra = NULL};
+	struct stat sb;
+	struct run r;
+
+	if (!tb_test_is_root())
+		TB_SKIP("needs root");
+	if (tb_proc_which("perf", path, sizeof(path)))
+		TB_SKIP("perf not installed");
+	snprintf(data, sizeof(data), "%s/perf.data", tb_test_tmpdir());
+	snprintf(cmd, sizeof(cmd), "perf record -F 99 -a -o %s", data);
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	if (r.ops->start(&r.t)) {
+		run_fini(&r);
+		CU_FAIL("perf record did not start");
+		return;
+	}
+	usleep(300000);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	printf("\n    perf record: %lld samples, cpu %.2fs, exit '%s' ", (long long)st.events,
+	       st.cpu_s, json_string_value(json_object_get(st.extra, "exit")));
+	CU_ASSERT(st.events > 0);
+	CU_ASSERT_EQUAL(stat(data, &sb), 0);
+	CU_ASSERT(sb.st_size > 0);
+	json_decref(st.extra);
+	run_fini(&r);
+	CU_ASSERT_TRUE(our_record_empty());
+}
+
+static CU_TestInfo command_tests[] = {
+	{"validate", test_validate},
+	{"readiness timeout kills the group", test_ready_timeout},
+	{"dies during the measurement", test_dies_during_measurement},
+	{"dies before ready", test_dies_before_ready},
+	{"ready, stop, events from output", test_normal_and_events},
+	{"stop escalates", test_stop_escalates},
+	{"bpftrace", test_bpftrace},
+	{"perf record", test_perf_record},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("command", command_init, NULL, command_tests);

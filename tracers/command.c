@@ -1,0 +1,411 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Any external tracer as a command: bpftrace scripts, perf record, an agent binary. Started
+ * with execvp and an argv (never a shell) in its own process group for every sample; output
+ * appended to <outdir>/<name>.log.
+ *
+ * Readiness (any combination; all configured conditions must hold): a regex on its output,
+ * the number of loaded BPF programs rising by ready-bpf-progs; then a settle delay. Note that
+ * bpftrace prints "Attaching N probes..." BEFORE it attaches (a getpid test lost 10% of the
+ * events that way): give it a settle delay, or make the script say when it is attached with
+ * `BEGIN { printf("ready\n"); }` (BEGIN runs after every probe is attached) and `-B line`. Stop:
+ * stop-signal to the group, then SIGTERM, then SIGKILL, stop-timeout apart. Its CPU time (and its
+ * reaped descendants') and peak RSS come from wait4's rusage. A command that exits before stop
+ * makes collect() fail with its status.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <regex.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "armed.h"
+#include "proc.h"
+#include "tb.h"
+#include "tracefs.h"
+
+struct cfg {
+	struct tb_strlist command;
+	char *ready;
+	uint64_t ready_timeout;
+	uint64_t settle;
+	int64_t ready_bpf_progs;
+	int stop_signal;
+	uint64_t stop_timeout;
+	char *events_regex;
+};
+
+struct priv {
+	struct tb_proc proc;
+	bool spawned, stopped, died;
+	regex_t ready_re, events_re;
+	bool have_ready_re, have_events_re;
+	char log[4096];
+	off_t log_start; /* where this sample's output begins in the log */
+	double ready_s;
+	double startup_cpu_s; /* the leader's CPU time until ready (start-up, attaching) */
+};
+
+static const char *const sig_choices[] = {"INT", "TERM", "HUP", "USR1", "USR2", "KILL", NULL};
+static const int sig_values[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGKILL};
+
+static const struct tb_option cmd_opts[] = {
+	{"command", TB_OPT_ARGV, offsetof(struct cfg, command), NULL,
+	 "the tracer's command line (shell-like words; no shell, no expansion)"},
+	{"ready", TB_OPT_STRING, offsetof(struct cfg, ready), NULL,
+	 "extended regex on its output that says it is attached (e.g. 'Attaching')"},
+	{"ready-timeout", TB_OPT_DURATION, offsetof(struct cfg, ready_timeout), "30s",
+	 "give up when not ready after this long", 1e6, 3600e9},
+	{"settle", TB_OPT_DURATION, offsetof(struct cfg, settle), "0",
+	 "delay after readiness before measuring", 0, 3600e9},
+	{"ready-bpf-progs", TB_OPT_INT, offsetof(struct cfg, ready_bpf_progs), "0",
+	 "ready once the number of loaded BPF programs rose by this many", 0, 100000},
+	{"stop-signal", TB_OPT_CHOICE, offsetof(struct cfg, stop_signal), "INT",
+	 "first signal sent to its process group to stop it", 0, 0, sig_choices},
+	{"stop-timeout", TB_OPT_DURATION, offsetof(struct cfg, stop_timeout), "10s",
+	 "wait this long after each stop signal before escalating (TERM, then KILL)", 1e6, 3600e9},
+	{"events-regex", TB_OPT_STRING, offsetof(struct cfg, events_regex), NULL,
+	 "extended regex whose first group, in its output after stop, is the event count "
+	 "(e.g. '@c: ([0-9]+)'; the last match counts)"},
+	TB_OPT_END,
+};
+
+static int compile(regex_t *re, const char *key, const char *pat, bool need_group, char *err,
+		   size_t len)
+{
+	char msg[128];
+	int r;
+
+	r = regcomp(re, pat, REG_EXTENDED | REG_NEWLINE | (need_group ? 0 : REG_NOSUB));
+	if (r) {
+		regerror(r, re, msg, sizeof(msg));
+		snprintf(err, len, "%s: bad regex '%s': %s", key, pat, msg);
+		return -EINVAL;
+	}
+	if (need_group && re->re_nsub < 1) {
+		regfree(re);
+		snprintf(err, len, "%s: regex '%s' needs a group, e.g. '([0-9]+)'", key, pat);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int cmd_validate(const void *vcfg, char *err, size_t len)
+{
+	const struct cfg *c = vcfg;
+	char path[4096];
+	regex_t re;
+
+	if (!c->command.n) {
+		snprintf(err, len, "command: a command line is needed");
+		return -EINVAL;
+	}
+	if (tb_proc_which(c->command.v[0], path, sizeof(path))) {
+		snprintf(err, len, "command: program '%s' not found or not executable",
+			 c->command.v[0]);
+		return -EINVAL;
+	}
+	if (c->ready) {
+		if (compile(&re, "ready", c->ready, false, err, len))
+			return -EINVAL;
+		regfree(&re);
+	}
+	if (c->events_regex) {
+		if (compile(&re, "events-regex", c->events_regex, true, err, len))
+			return -EINVAL;
+		regfree(&re);
+	}
+	return 0;
+}
+
+static void cmd_teardown(struct tb_tr *t);
+
+static int cmd_setup(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	char err[256];
+	struct priv *p;
+	int ret;
+
+	ret = cmd_validate(c, err, sizeof(err));
+	if (ret) {
+		tb_err("[tracer %s] %s", t->name, err);
+		return ret;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->proc.out_fd = -1;
+	t->priv = p;
+	if (c->ready) {
+		compile(&p->ready_re, "ready", c->ready, false, err, sizeof(err));
+		p->have_ready_re = true;
+	}
+	if (c->events_regex) {
+		compile(&p->events_re, "events-regex", c->events_regex, true, err, sizeof(err));
+		p->have_events_re = true;
+	}
+	snprintf(p->log, sizeof(p->log), "%s/%s.log", t->outdir ? t->outdir : ".", t->name);
+	return 0;
+}
+
+/* This sample's output so far (at most the last 1 MiB), NUL-terminated; NULL when none. */
+static char *read_output(struct priv *p)
+{
+	off_t from = p->log_start, size;
+	struct stat st;
+	char *buf;
+	ssize_t n;
+	int fd;
+
+	fd = open(p->log, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || st.st_size <= from) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_size - from > (1 << 20))
+		from = st.st_size - (1 << 20);
+	size = st.st_size - from;
+	buf = malloc((size_t)size + 1);
+	n = buf ? pread(fd, buf, (size_t)size, from) : -1;
+	close(fd);
+	if (n < 0) {
+		free(buf);
+		return NULL;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The leader exited on its own: whatever it left in its group goes too. */
+static void reap_group(struct priv *p)
+{
+	if (p->proc.pid)
+		kill(-p->proc.pid, SIGKILL);
+	tb_armed_remove_pgid(p->proc.pid);
+	p->stopped = true;
+}
+
+/* Kill the group and say why; the caller returns the error. */
+static void give_up(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+
+	tb_proc_stop(&p->proc, SIGKILL, 100000000);
+	tb_armed_remove_pgid(p->proc.pid);
+	p->stopped = true;
+}
+
+/* utime + stime (+ reaped children's) of pid from /proc, in seconds; 0 when unreadable. */
+static double leader_cpu_s(pid_t pid)
+{
+	unsigned long long ut, st, cut, cst;
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (tb_read_line(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	/* fields 14-17 are utime stime cutime cstime; p + 2 starts at field 3 */
+	if (!p || sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu %llu",
+			 &ut, &st, &cut, &cst) != 4)
+		return 0;
+	return (double)(ut + st + cut + cst) / (double)sysconf(_SC_CLK_TCK);
+}
+
+static int cmd_start(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	uint64_t t0, deadline;
+	int base = 0, ret;
+	struct stat st;
+	char buf[128];
+
+	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
+	if (c->ready_bpf_progs > 0) {
+		base = tb_bpf_prog_count();
+		if (base < 0) {
+			tb_err("[tracer %s] ready-bpf-progs: cannot count BPF programs: %s",
+			       t->name, strerror(-base));
+			return base;
+		}
+	}
+	ret = tb_proc_spawn(&p->proc, c->command.v, p->log, TB_PROC_NULLIN);
+	if (ret) {
+		tb_err("[tracer %s] cannot start '%s': %s", t->name, c->command.v[0],
+		       strerror(-ret));
+		return ret;
+	}
+	p->spawned = true;
+	t0 = tb_now_ns();
+	ret = tb_armed_add_pgid(p->proc.pid);
+	if (ret) {
+		give_up(t);
+		return ret;
+	}
+	deadline = t0 + c->ready_timeout;
+	for (;;) {
+		bool ready = true;
+
+		if (tb_proc_poll(&p->proc)) {
+			p->died = true;
+			tb_err("[tracer %s] '%s' %s before it was ready (output in %s)", t->name,
+			       c->command.v[0],
+			       tb_proc_status_str(p->proc.status, buf, sizeof(buf)), p->log);
+			reap_group(p);
+			return -ECHILD;
+		}
+		if (p->have_ready_re) {
+			char *out = read_output(p);
+
+			ready = out && !regexec(&p->ready_re, out, 0, NULL, 0);
+			free(out);
+		}
+		if (ready && c->ready_bpf_progs > 0) {
+			int n = tb_bpf_prog_count();
+
+			ready = n >= 0 && n - base >= c->ready_bpf_progs;
+		}
+		if (ready)
+			break;
+		if (tb_now_ns() >= deadline || tb_stop_requested()) {
+			give_up(t);
+			tb_err("[tracer %s] '%s' not ready after %.1f s (%s%s%s); killed it "
+			       "(output "
+			       "in %s)",
+			       t->name, c->command.v[0], (double)c->ready_timeout / 1e9,
+			       p->have_ready_re ? "no output matching ready = " : "",
+			       p->have_ready_re ? c->ready : "",
+			       p->have_ready_re ? "" : "BPF programs did not appear", p->log);
+			return -ETIMEDOUT;
+		}
+		tb_sleep_ns(10000000);
+	}
+	p->ready_s = (double)(tb_now_ns() - t0) / 1e9;
+	p->startup_cpu_s = leader_cpu_s(p->proc.pid);
+	if (c->settle)
+		tb_sleep_ns(c->settle);
+	if (tb_proc_poll(&p->proc)) {
+		p->died = true;
+		tb_err("[tracer %s] '%s' %s while settling (output in %s)", t->name,
+		       c->command.v[0], tb_proc_status_str(p->proc.status, buf, sizeof(buf)),
+		       p->log);
+		reap_group(p);
+		return -ECHILD;
+	}
+	return 0;
+}
+
+static int cmd_stop(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+
+	if (!p || !p->spawned || p->stopped)
+		return 0;
+	p->stopped = true;
+	if (tb_proc_poll(&p->proc)) {
+		p->died = true; /* reported by collect, which names the status */
+		reap_group(p);
+	} else if (tb_proc_stop(&p->proc, sig_values[c->stop_signal], c->stop_timeout)) {
+		tb_warn("[tracer %s] '%s' ignored SIG%s and SIGTERM: killed it", t->name,
+			c->command.v[0], sig_choices[c->stop_signal]);
+	}
+	tb_armed_remove_pgid(p->proc.pid);
+	return 0;
+}
+
+static int64_t events_from_output(struct priv *p)
+{
+	char *out = read_output(p), *s;
+	int64_t events = -1;
+	regmatch_t m[2];
+
+	for (s = out; s && !regexec(&p->events_re, s, 2, m, s == out ? 0 : REG_NOTBOL);) {
+		if (m[1].rm_so >= 0)
+			events = strtoll(s + m[1].rm_so, NULL, 10);
+		if (m[0].rm_eo == 0)
+			break;
+		s += m[0].rm_eo;
+	}
+	free(out);
+	return events;
+}
+
+static int cmd_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	char status[128];
+	json_t *extra;
+	double total;
+
+	if (!p || !p->spawned || !p->proc.reaped)
+		return -EINVAL;
+	tb_proc_status_str(p->proc.status, status, sizeof(status));
+	if (p->died) {
+		tb_err("[tracer %s] '%s' %s during the measurement (output in %s)", t->name,
+		       c->command.v[0], status, p->log);
+		return -ECHILD;
+	}
+	total = (double)p->proc.ru.ru_utime.tv_sec + (double)p->proc.ru.ru_utime.tv_usec / 1e6 +
+		(double)p->proc.ru.ru_stime.tv_sec + (double)p->proc.ru.ru_stime.tv_usec / 1e6;
+	/* What it cost while measuring: its start-up (loading, attaching) is reported apart. */
+	st->cpu_s = total > p->startup_cpu_s ? total - p->startup_cpu_s : 0;
+	st->mem_bytes = (int64_t)p->proc.ru.ru_maxrss * 1024;
+	if (p->have_events_re) {
+		st->events = events_from_output(p);
+		if (st->events < 0)
+			tb_warn("[tracer %s] events-regex '%s' matched nothing in its output (%s)",
+				t->name, c->events_regex, p->log);
+	}
+	extra = json_pack("{s:s, s:s, s:f, s:f, s:f, s:f}", "exit", status, "log", p->log,
+			  "ready_s", p->ready_s, "run_s",
+			  (double)(p->proc.end_ns - p->proc.start_ns) / 1e9, "cpu_s_total", total,
+			  "cpu_s_startup", p->startup_cpu_s);
+	st->extra = extra;
+	return 0;
+}
+
+static void cmd_teardown(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+
+	if (!p)
+		return;
+	if (p->spawned) {
+		pid_t pid = p->proc.pid;
+
+		tb_proc_release(&p->proc); /* kills and reaps the group if still running */
+		if (pid)
+			tb_armed_remove_pgid(pid);
+	}
+	if (p->have_ready_re)
+		regfree(&p->ready_re);
+	if (p->have_events_re)
+		regfree(&p->events_re);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct tb_tracer tb_tracer_command = {
+	.name = "command",
+	.help = "an external tracer command (bpftrace, perf record, an agent), ready by regex "
+		"or BPF programs appearing",
+	.opts = cmd_opts,
+	.cfg_size = sizeof(struct cfg),
+	.validate = cmd_validate,
+	.setup = cmd_setup,
+	.start = cmd_start,
+	.stop = cmd_stop,
+	.collect = cmd_collect,
+	.teardown = cmd_teardown,
+};

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * delay: not a tracer but the validation suite's ground truth. While started, every workload
+ * operation that calls tb_inject_point() spins for a calibrated number of iterations, so the
+ * true overhead is known: tracebench must report it (METHODOLOGY.md, "Known delta").
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+
+#include "inject.h"
+#include "tb.h"
+
+struct delay_cfg {
+	uint64_t ns;
+};
+
+struct delay_priv {
+	uint64_t iters;
+	double measured_ns;
+};
+
+static const struct tb_option delay_opts[] = {
+	{ "ns", TB_OPT_DURATION, offsetof(struct delay_cfg, ns), "20ns",
+	  "cost added to every operation (calibrated spin)", 0, 1e6 },
+	TB_OPT_END,
+};
+
+static int delay_setup(struct tb_tr *t)
+{
+	const struct delay_cfg *cfg = t->cfg;
+	struct delay_priv *p;
+	int ret;
+
+	ret = tb_inject_init();
+	if (ret) {
+		tb_err("[tracer %s]: cannot map the injection page: %d", t->name, ret);
+		return ret;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->iters = tb_spin_iters_for((double)cfg->ns);
+	/* Measured here, apart from the harness's own comparison: the independent figure. */
+	p->measured_ns = tb_spin_measure_ns(p->iters);
+	t->priv = p;
+	return 0;
+}
+
+static int delay_start(struct tb_tr *t)
+{
+	const struct delay_priv *p = t->priv;
+
+	tb_inject->iters = p->iters;
+	return 0;
+}
+
+static int delay_stop(struct tb_tr *t)
+{
+	if (tb_inject)
+		tb_inject->iters = 0;
+	return 0;
+}
+
+static int delay_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	const struct delay_cfg *cfg = t->cfg;
+	const struct delay_priv *p = t->priv;
+
+	st->lost = 0;
+	st->cpu_s = 0;
+	st->mem_bytes = 0;
+	st->extra = json_pack("{s:I, s:I, s:f}", "target_ns", (json_int_t)cfg->ns, "iters",
+			      (json_int_t)p->iters, "spin_ns_measured", p->measured_ns);
+	return 0;
+}
+
+static void delay_teardown(struct tb_tr *t)
+{
+	if (tb_inject)
+		tb_inject->iters = 0;
+	free(t->priv);
+	t->priv = NULL;
+}
+
+const struct tb_tracer tb_tracer_delay = {
+	.name = "delay",
+	.help = "validation: add a calibrated spin of known cost to every workload operation",
+	.opts = delay_opts,
+	.cfg_size = sizeof(struct delay_cfg),
+	.flags = TB_TR_NOEVENTS,
+	.setup = delay_setup,
+	.start = delay_start,
+	.stop = delay_stop,
+	.collect = delay_collect,
+	.teardown = delay_teardown,
+};

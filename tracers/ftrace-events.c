@@ -1,0 +1,301 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftrace trace events (libtracefs), always in a private instance made fresh for every sample.
+ *
+ * events:  system:event items, globs allowed in both parts (syscalls:sys_enter_*, sched:*).
+ * filter:  one filter expression applied to every listed event (e.g. "id == 39" for
+ *          raw_syscalls:sys_enter); an event lacking a field the expression names fails setup
+ *          with a message naming the event. For different filters per event, use several
+ *          tracer sections.
+ * pid-filter = workload: set_event_pid holds the workload's threads, and event-fork makes
+ *          the kernel follow threads and children created later.
+ * consumer = discard: the ring buffer only fills (what a triggered snapshot costs);
+ *          stream: a reader thread drains every CPU's trace_pipe_raw into <outdir>/<name>.raw,
+ *          as a recording session does; its CPU time is the tracer's cpu_s.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tracefs/tracefs.h>
+
+#include "tb.h"
+#include "tracefs.h"
+
+enum { PID_WORKLOAD, PID_NONE };
+enum { CONSUMER_DISCARD, CONSUMER_STREAM };
+
+struct cfg {
+	struct tb_strlist events;
+	char *filter;
+	int pid_filter;
+	uint64_t buffer_size;
+	bool overwrite;
+	int consumer;
+};
+
+struct priv {
+	struct tracefs_instance *inst;
+	struct tb_strlist events; /* expanded */
+	struct tb_ftrace_stream *stream;
+	char stream_path[4096];
+	uint64_t stream_bytes;
+	double stream_cpu_s;
+	bool enabled;
+};
+
+static const char *const pid_choices[] = {"workload", "none", NULL};
+static const char *const consumer_choices[] = {"discard", "stream", NULL};
+
+static const struct tb_option ev_opts[] = {
+	{"events", TB_OPT_LIST, offsetof(struct cfg, events), NULL,
+	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
+	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
+	 "filter expression applied to every listed event (e.g. 'id == 39')"},
+	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, pid_filter), "workload",
+	 "workload: only the workload's threads (set_event_pid + event-fork); none: all tasks", 0,
+	 0, pid_choices},
+	{"buffer-size", TB_OPT_SIZE, offsetof(struct cfg, buffer_size), "2M",
+	 "ring buffer size per CPU", 4096, 1ull << 32},
+	{"overwrite", TB_OPT_BOOL, offsetof(struct cfg, overwrite), "true",
+	 "overwrite the oldest events when full (else drop new ones)"},
+	{"consumer", TB_OPT_CHOICE, offsetof(struct cfg, consumer), "discard",
+	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0,
+	 consumer_choices},
+	TB_OPT_END,
+};
+
+static int ev_supported(char *why, size_t len)
+{
+	int ret = tb_tracefs_ensure();
+
+	if (ret)
+		snprintf(why, len, "tracefs unavailable: %s", strerror(-ret));
+	return ret;
+}
+
+static int ev_validate(const void *vcfg, char *err, size_t len)
+{
+	const struct cfg *c = vcfg;
+	struct tb_strlist ex;
+	char msg[256];
+	int ret;
+
+	if (!c->events.n) {
+		snprintf(err, len, "events: at least one event is needed");
+		return -EINVAL;
+	}
+	if (c->filter && !*c->filter) {
+		snprintf(err, len, "filter: empty expression");
+		return -EINVAL;
+	}
+	ret = tb_tracefs_events_expand(&c->events, &ex, msg, sizeof(msg));
+	if (ret) {
+		snprintf(err, len, "events: %s", msg);
+		return -EINVAL;
+	}
+	tb_strlist_free(&ex);
+	return 0;
+}
+
+/* The kernel leaves the parser's complaint in the filter file; its last line is the reason. */
+static void filter_reason(struct tracefs_instance *inst, const char *sys, const char *ev, char *buf,
+			  size_t len)
+{
+	char *text = tracefs_event_file_read(inst, sys, ev, "filter", NULL), *p, *last = NULL;
+
+	snprintf(buf, len, "invalid expression");
+	for (p = text ? strtok(text, "\n") : NULL; p; p = strtok(NULL, "\n"))
+		if (strstr(p, "error") || strstr(p, "Error"))
+			last = p;
+	if (last)
+		snprintf(buf, len, "%s", last);
+	free(text);
+}
+
+static void ev_teardown(struct tb_tr *t);
+
+static int ev_setup(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p;
+	char msg[256];
+	size_t i;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->priv = p;
+	ret = tb_tracefs_events_expand(&c->events, &p->events, msg, sizeof(msg));
+	if (ret) {
+		tb_err("[tracer %s] events: %s", t->name, msg);
+		goto err;
+	}
+	if (c->pid_filter == PID_WORKLOAD && t->target <= 0) {
+		tb_err("[tracer %s] pid-filter = workload, but there is no workload process",
+		       t->name);
+		ret = -EINVAL;
+		goto err;
+	}
+	ret = tb_tracefs_instance_new(t->name, &p->inst);
+	if (ret)
+		goto err;
+	ret = tb_ftrace_instance_config(p->inst, c->buffer_size, c->overwrite);
+	if (ret)
+		goto err;
+	if (c->pid_filter == PID_WORKLOAD) {
+		if (tracefs_option_enable(p->inst, TRACEFS_OPTION_EVENT_FORK)) {
+			ret = errno ? -errno : -EIO;
+			tb_err("[tracer %s] cannot enable the event-fork option: %s", t->name,
+			       strerror(-ret));
+			goto err;
+		}
+		ret = tb_tracefs_set_pids(p->inst, "set_event_pid", t->target);
+		if (ret)
+			goto err;
+	}
+	for (i = 0; c->filter && i < p->events.n; i++) {
+		char sys[256], *ev;
+
+		snprintf(sys, sizeof(sys), "%s", p->events.v[i]);
+		ev = strchr(sys, ':');
+		*ev++ = '\0';
+		if (tracefs_event_file_write(p->inst, sys, ev, "filter", c->filter) < 0) {
+			ret = errno ? -errno : -EINVAL;
+			filter_reason(p->inst, sys, ev, msg, sizeof(msg));
+			tb_err("[tracer %s] filter: bad expression '%s' for event %s: %s", t->name,
+			       c->filter, p->events.v[i], msg);
+			goto err;
+		}
+	}
+	return 0;
+err:
+	ev_teardown(t);
+	return ret;
+}
+
+static int set_events(struct tb_tr *t, const char *val)
+{
+	struct priv *p = t->priv;
+	size_t i;
+
+	for (i = 0; i < p->events.n; i++) {
+		char sys[256], *ev;
+
+		snprintf(sys, sizeof(sys), "%s", p->events.v[i]);
+		ev = strchr(sys, ':');
+		*ev++ = '\0';
+		if (tracefs_event_file_write(p->inst, sys, ev, "enable", val) < 0) {
+			int ret = errno ? -errno : -EIO;
+
+			tb_err("[tracer %s] cannot write %s to the enable file of %s: %s", t->name,
+			       val, p->events.v[i], strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+static int ev_start(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	int ret;
+
+	if (c->consumer == CONSUMER_STREAM) {
+		snprintf(p->stream_path, sizeof(p->stream_path), "%s/%s.raw",
+			 t->outdir ? t->outdir : ".", t->name);
+		ret = tb_ftrace_stream_start(p->inst, p->stream_path, t->consumer_cpu, &p->stream);
+		if (ret)
+			return ret;
+	}
+	if (tracefs_trace_on(p->inst)) {
+		ret = errno ? -errno : -EIO;
+		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
+		return ret;
+	}
+	p->enabled = true;
+	return set_events(t, "1");
+}
+
+static int ev_stop(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+	int ret = 0, r;
+
+	if (!p || !p->inst)
+		return 0;
+	/* Freeze first so the counts stop moving, then detach the probes. */
+	if (tracefs_trace_off(p->inst))
+		ret = errno ? -errno : -EIO;
+	if (p->enabled && tracefs_instance_file_write(p->inst, "events/enable", "0") < 0 && !ret)
+		ret = errno ? -errno : -EIO;
+	p->enabled = false;
+	if (ret)
+		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
+	if (p->stream) {
+		r = tb_ftrace_stream_stop(&p->stream, &p->stream_bytes, &p->stream_cpu_s);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	json_t *extra = json_object();
+	int ret;
+
+	if (!p || !p->inst) {
+		json_decref(extra);
+		return -EINVAL;
+	}
+	ret = tb_ftrace_collect(p->inst, st, extra);
+	if (ret) {
+		json_decref(extra);
+		return ret;
+	}
+	st->cpu_s = c->consumer == CONSUMER_STREAM ? p->stream_cpu_s : 0;
+	if (extra) {
+		json_object_set_new(extra, "events_enabled", json_integer((json_int_t)p->events.n));
+		json_object_set_new(extra, "consumer", json_string(consumer_choices[c->consumer]));
+		if (c->consumer == CONSUMER_STREAM) {
+			json_object_set_new(extra, "stream_file", json_string(p->stream_path));
+			json_object_set_new(extra, "stream_bytes",
+					    json_integer((json_int_t)p->stream_bytes));
+		}
+	}
+	st->extra = extra;
+	return 0;
+}
+
+static void ev_teardown(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+
+	if (!p)
+		return;
+	tb_ftrace_stream_stop(&p->stream, NULL, NULL);
+	tb_tracefs_instance_remove(&p->inst);
+	tb_strlist_free(&p->events);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct tb_tracer tb_tracer_ftrace_events = {
+	.name = "ftrace-events",
+	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
+	.opts = ev_opts,
+	.cfg_size = sizeof(struct cfg),
+	.supported = ev_supported,
+	.validate = ev_validate,
+	.setup = ev_setup,
+	.start = ev_start,
+	.stop = ev_stop,
+	.collect = ev_collect,
+	.teardown = ev_teardown,
+};

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ftrace function tracer (libtracefs) in a private instance made fresh for every sample.
+ *
+ * filter:  functions to trace (set_ftrace_filter; globs like "vfs_*" allowed); empty: every
+ *          traceable function, which is the costliest configuration there is.
+ * pid-filter = workload: set_ftrace_pid holds the workload's threads, function-fork follows
+ *          threads and children created later.
+ * consumer, buffer-size, overwrite: as for ftrace-events.
+ *
+ * Some kernels list "function" in available_tracers yet refuse it (EPERM even for root, e.g.
+ * under lockdown); supported() finds out by trying in a scratch instance.
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tb.h"
+#include "tracefs.h"
+
+enum { PID_WORKLOAD, PID_NONE };
+enum { CONSUMER_DISCARD, CONSUMER_STREAM };
+
+struct cfg {
+	struct tb_strlist filter;
+	int pid_filter;
+	uint64_t buffer_size;
+	bool overwrite;
+	int consumer;
+};
+
+struct priv {
+	struct tracefs_instance *inst;
+	struct tb_ftrace_stream *stream;
+	char stream_path[4096];
+	uint64_t stream_bytes;
+	double stream_cpu_s;
+	bool live;
+};
+
+static const char *const pid_choices[] = {"workload", "none", NULL};
+static const char *const consumer_choices[] = {"discard", "stream", NULL};
+
+static const struct tb_option fn_opts[] = {
+	{"filter", TB_OPT_LIST, offsetof(struct cfg, filter), NULL,
+	 "functions to trace (set_ftrace_filter, globs allowed); empty: all functions"},
+	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, pid_filter), "workload",
+	 "workload: only the workload's threads (set_ftrace_pid + function-fork); none: all", 0, 0,
+	 pid_choices},
+	{"buffer-size", TB_OPT_SIZE, offsetof(struct cfg, buffer_size), "2M",
+	 "ring buffer size per CPU", 4096, 1ull << 32},
+	{"overwrite", TB_OPT_BOOL, offsetof(struct cfg, overwrite), "true",
+	 "overwrite the oldest events when full (else drop new ones)"},
+	{"consumer", TB_OPT_CHOICE, offsetof(struct cfg, consumer), "discard",
+	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0,
+	 consumer_choices},
+	TB_OPT_END,
+};
+
+static int fn_supported(char *why, size_t len)
+{
+	return tb_ftrace_function_probe(why, len);
+}
+
+static int fn_validate(const void *vcfg, char *err, size_t len)
+{
+	const struct cfg *c = vcfg;
+	char msg[256], *text;
+
+	text = tb_ftrace_filter_compose(&c->filter, msg, sizeof(msg));
+	if (!text) {
+		snprintf(err, len, "filter: %s", msg);
+		return -EINVAL;
+	}
+	free(text);
+	return 0;
+}
+
+static int write_file(struct tb_tr *t, const char *file, const char *val)
+{
+	struct priv *p = t->priv;
+	int ret;
+
+	if (tracefs_instance_file_write(p->inst, file, val) >= 0)
+		return 0;
+	ret = errno ? -errno : -EIO;
+	tb_err("[tracer %s] writing '%s' to %s: %s", t->name, val, file, strerror(-ret));
+	return ret;
+}
+
+static void fn_teardown(struct tb_tr *t);
+
+static int fn_setup(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	char why[256], *text = NULL;
+	struct priv *p;
+	int ret;
+
+	/* Refuse before creating anything, with the reason the probe found. */
+	ret = tb_ftrace_function_probe(why, sizeof(why));
+	if (ret) {
+		tb_err("[tracer %s] unsupported here: %s", t->name, why);
+		return ret;
+	}
+	text = tb_ftrace_filter_compose(&c->filter, why, sizeof(why));
+	if (!text) {
+		tb_err("[tracer %s] filter: %s", t->name, why);
+		return -EINVAL;
+	}
+	if (c->pid_filter == PID_WORKLOAD && t->target <= 0) {
+		tb_err("[tracer %s] pid-filter = workload, but there is no workload process",
+		       t->name);
+		free(text);
+		return -EINVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		free(text);
+		return -ENOMEM;
+	}
+	t->priv = p;
+	ret = tb_tracefs_instance_new(t->name, &p->inst);
+	if (ret)
+		goto err;
+	ret = tb_ftrace_instance_config(p->inst, c->buffer_size, c->overwrite);
+	if (ret)
+		goto err;
+	if (c->pid_filter == PID_WORKLOAD) {
+		if (tracefs_option_enable(p->inst, TRACEFS_OPTION_FUNCTION_FORK)) {
+			ret = errno ? -errno : -EIO;
+			tb_err("[tracer %s] cannot enable the function-fork option: %s", t->name,
+			       strerror(-ret));
+			goto err;
+		}
+		ret = tb_tracefs_set_pids(p->inst, "set_ftrace_pid", t->target);
+		if (ret)
+			goto err;
+	}
+	if (*text) {
+		ret = write_file(t, "set_ftrace_filter", text);
+		if (ret)
+			goto err;
+	}
+	free(text);
+	return 0;
+err:
+	free(text);
+	fn_teardown(t);
+	return ret;
+}
+
+static int fn_start(struct tb_tr *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	int ret;
+
+	if (c->consumer == CONSUMER_STREAM) {
+		snprintf(p->stream_path, sizeof(p->stream_path), "%s/%s.raw",
+			 t->outdir ? t->outdir : ".", t->name);
+		ret = tb_ftrace_stream_start(p->inst, p->stream_path, t->consumer_cpu, &p->stream);
+		if (ret)
+			return ret;
+	}
+	p->live = true;
+	ret = write_file(t, "current_tracer", "function");
+	if (ret)
+		return ret;
+	return write_file(t, "tracing_on", "1");
+}
+
+static int fn_stop(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+	int ret = 0, r;
+
+	if (!p || !p->inst)
+		return 0;
+	if (p->live) {
+		ret = write_file(t, "tracing_on", "0");
+		r = write_file(t, "current_tracer", "nop");
+		if (r && !ret)
+			ret = r;
+		p->live = false;
+	}
+	if (p->stream) {
+		r = tb_ftrace_stream_stop(&p->stream, &p->stream_bytes, &p->stream_cpu_s);
+		if (r && !ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	json_t *extra;
+	int ret;
+
+	if (!p || !p->inst)
+		return -EINVAL;
+	extra = json_object();
+	ret = tb_ftrace_collect(p->inst, st, extra);
+	if (ret) {
+		json_decref(extra);
+		return ret;
+	}
+	st->cpu_s = c->consumer == CONSUMER_STREAM ? p->stream_cpu_s : 0;
+	if (extra) {
+		json_object_set_new(extra, "functions", json_integer((json_int_t)c->filter.n));
+		json_object_set_new(extra, "consumer", json_string(consumer_choices[c->consumer]));
+		if (c->consumer == CONSUMER_STREAM) {
+			json_object_set_new(extra, "stream_file", json_string(p->stream_path));
+			json_object_set_new(extra, "stream_bytes",
+					    json_integer((json_int_t)p->stream_bytes));
+		}
+	}
+	st->extra = extra;
+	return 0;
+}
+
+static void fn_teardown(struct tb_tr *t)
+{
+	struct priv *p = t->priv;
+
+	if (!p)
+		return;
+	tb_ftrace_stream_stop(&p->stream, NULL, NULL);
+	tb_tracefs_instance_remove(&p->inst);
+	free(p);
+	t->priv = NULL;
+}
+
+const struct tb_tracer tb_tracer_ftrace_function = {
+	.name = "ftrace-function",
+	.help = "ftrace function tracer with a filter list, in a private tracefs instance",
+	.opts = fn_opts,
+	.cfg_size = sizeof(struct cfg),
+	.supported = fn_supported,
+	.validate = fn_validate,
+	.setup = fn_setup,
+	.start = fn_start,
+	.stop = fn_stop,
+	.collect = fn_collect,
+	.teardown = fn_teardown,
+};

@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The baseline: no tracer at all. Cells with it are what every traced cell is compared to. */
+#include "tb.h"
+
+/* Every callback exists (and does nothing) so the runner needs no special case. */
+static int none_setup(struct tb_tr *t)
+{
+	return 0;
+}
+
+static int none_start(struct tb_tr *t)
+{
+	return 0;
+}
+
+static int none_stop(struct tb_tr *t)
+{
+	return 0;
+}
+
+static int none_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	st->events = 0;
+	st->lost = 0;
+	st->cpu_s = 0;
+	st->mem_bytes = 0;
+	return 0;
+}
+
+static void none_teardown(struct tb_tr *t)
+{
+}
+
+static const struct tb_option none_opts[] = {
+	TB_OPT_END,
+};
+
+const struct tb_tracer tb_tracer_none = {
+	.name = "none",
+	.help = "no tracer: the baseline every traced cell is compared to",
+	.opts = none_opts,
+	.cfg_size = 0,
+	.flags = TB_TR_BASELINE | TB_TR_NOEVENTS,
+	.setup = none_setup,
+	.start = none_start,
+	.stop = none_stop,
+	.collect = none_collect,
+	.teardown = none_teardown,
+};
