@@ -20,6 +20,8 @@ enum mode {
 	M_TEXT,	  /* arrays of free text (warnings, foreign instrumentation) */
 };
 
+#define MAX_NAMES 256
+
 struct anon {
 	struct tb_strlist hosts, users; /* names to replace wherever they appear as words */
 	int err;
@@ -63,7 +65,9 @@ static void remember(struct anon *a, struct tb_strlist *l, const char *name, siz
 	char **nv, *dup;
 	size_t i;
 
-	if (len < 3 || len > 255)
+	/* The cap bounds the word scrub (names x string length) for crafted files; names past
+	 * it still lose their home paths. */
+	if (len < 3 || len > 255 || l->n >= MAX_NAMES)
 		return;
 	dup = strndup(name, len);
 	if (!dup) {
