@@ -134,9 +134,21 @@ $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
 		-Wall -Werror -c $< -o $@
 
+# Keep objects and skeletons: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete
+# them as intermediates (then rebuild skeletons and every object on each run).
+.SECONDARY: $(BPF_OBJS) $(SKELS)
+
 $(BUILD)/bpf/%.skel.h: $(BUILD)/bpf/%.bpf.o
 	$(msg) SKEL $@
 	$(Q)$(BPFTOOL) gen skeleton $< name $(subst -,_,$*)_bpf > $@.tmp && mv $@.tmp $@
+
+# BPF objects the tests load as a user's own object (bpf tracer, program = object).
+TEST_BPF_OBJS = $(patsubst tests/data/%.bpf.c,$(BUILD)/tests/data/%.bpf.o,$(wildcard tests/data/*.bpf.c))
+
+$(BUILD)/tests/data/%.bpf.o: tests/data/%.bpf.c $(BUILD)/vmlinux.h
+	@mkdir -p $(dir $@)
+	$(msg) BPF $<
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Wall -Werror -c $< -o $@
 
 # Tiny static helpers (the exec workload's target).
 $(BUILD)/helpers/%: workloads/helpers/%.c
@@ -148,6 +160,9 @@ $(BUILD)/helpers/%: workloads/helpers/%.c
 $(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cunit)
+
+$(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
+$(BUILD)/tests/test_bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
 test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
@@ -171,8 +186,14 @@ demo: deps
 	$(Q)./$(TB_BIN) run scenarios/quick.ini
 
 bench-workloads: deps
-	$(Q)$(MAKE) --no-print-directory all
-	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-workloads.sh
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_BENCH=$(CURDIR)/$(BUILD)/bench-workloads \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tools/bench-workloads.sh
+
+# The workload benchmark program: the sample API on every workload, no tracer.
+$(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -233,4 +254,4 @@ clean:
 distclean: clean
 	rm -rf $(DEPS_DIR)
 
--include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d)
+-include $(OBJS:.o=.d) $(TEST_OBJS:.o=.d) $(BUILD)/tools/bench-workloads.d

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Child processes in their own process groups: spawn, poll, wait with a timeout, stop. */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -22,9 +23,12 @@ int tb_proc_which(const char *argv0, char *path, size_t len)
 	if (!argv0 || !*argv0)
 		return -ENOENT;
 	if (strchr(argv0, '/')) {
+		char abs[PATH_MAX];
+
 		if (access(argv0, X_OK))
 			return -errno;
-		snprintf(path, len, "%s", argv0);
+		/* Absolute, so that a TB_PROC_CHDIR child still finds it. */
+		snprintf(path, len, "%s", realpath(argv0, abs) ? abs : argv0);
 		return 0;
 	}
 	dirs = strdup(env && *env ? env : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
@@ -93,6 +97,17 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 		dup2(devnull, 0);
 		dup2(out, 1);
 		dup2(out, 2);
+		if ((flags & TB_PROC_CHDIR) && out_path) {
+			char dir[4096], *slash;
+
+			snprintf(dir, sizeof(dir), "%s", out_path);
+			slash = strrchr(dir, '/');
+			if (slash) {
+				*slash = '\0';
+				if (chdir(dir[0] ? dir : "/"))
+					_exit(126);
+			}
+		}
 		execv(exe, argv);
 		child_errno = errno;
 		if (write(errpipe[1], &child_errno, sizeof(child_errno)) < 0)

@@ -24,6 +24,7 @@ struct tb_proc {
 enum {
 	TB_PROC_CAPTURE = 1 << 0, /* stdout+stderr into a pipe (p->out_fd) instead of a file */
 	TB_PROC_NULLIN = 1 << 1,  /* stdin from /dev/null (always set in practice) */
+	TB_PROC_CHDIR = 1 << 2,	  /* run in out_path's directory, so relative output lands there */
 };
 
 /*

@@ -68,6 +68,7 @@ struct tb_summary {
 	double median, mean, sd, cv, min, max, mad; /* [median] ... ns/op; cv as a fraction */
 	size_t outliers;	/* [outliers] samples flagged by the MAD rule (|x-med| > 3.5 MAD') */
 	bool *outlier;		/* per sample index (not in JSON; JSON marks [outlier] on samples) */
+	size_t noutlier;	/* entries in outlier (samples added later have none) */
 };
 
 struct tb_overhead {
@@ -115,6 +116,37 @@ struct tb_cell {
 	struct tb_overhead overhead;	/* [overhead] */
 };
 
+/*
+ * A/A calibration (settings.aa): every non-baseline cell is the baseline run against itself, so
+ * each "overhead" verdict is a false positive and the CI widths are the noise floor.
+ * [aa_calibration] {cells, false_positives, false_positive_rate, noise_floor_pct, max_abs_pct}
+ */
+struct tb_aa_summary {
+	bool present;
+	size_t ncells;		/* [cells] analysed A/A pairs */
+	size_t false_positives;	/* [false_positives] pairs whose verdict was "overhead" */
+	double fp_rate;		/* [false_positive_rate] false_positives / cells */
+	double noise_floor_pct;	/* [noise_floor_pct] max CI half-width of pct over the pairs */
+	double max_abs_pct;	/* [max_abs_pct] max |pct| point estimate */
+};
+
+/*
+ * Rate model of one tracer over an event-rate sweep (cells with a finite event_rate):
+ * overhead ns/op = fixed_ns + cost_ns * events/op by least squares, and overhead % against
+ * achieved events/s. [rate_models] [{...}]
+ */
+struct tb_rate_model {
+	char *workload_type;	/* [workload_type] */
+	char *tracer;		/* [tracer] tracer section name */
+	size_t npoints;		/* [points] cells in the fit */
+	double fixed_ns, fixed_ci_lo, fixed_ci_hi;	/* [fixed_ns] [fixed_ns_ci] intercept */
+	double cost_ns, cost_ci_lo, cost_ci_hi;	/* [cost_ns_per_event] [cost_ns_per_event_ci] slope */
+	double r2;		/* [r2] */
+	double pct_fixed, pct_per_mevent_s;	/* [pct_fixed] [pct_per_mevents_s] % vs events/s/1e6 */
+	double p_quadratic;	/* [p_quadratic] p of a quadratic term (NAN when < 4 points) */
+	bool nonlinear;		/* [nonlinear] p_quadratic < alpha: e.g. buffer saturation */
+};
+
 struct tb_result {
 	char *schema;		/* [schema] */
 	char *tool_version;	/* [tool] {name, version} */
@@ -142,6 +174,9 @@ struct tb_result {
 	json_t *gate;		/* [gate] thresholds from the scenario, object, may be NULL */
 	struct tb_cell *cells;	/* [cells] */
 	size_t ncells;
+	struct tb_aa_summary aa_summary;	/* [aa_calibration] filled by stats.c when aa */
+	struct tb_rate_model *rate_models;	/* [rate_models] filled by stats.c */
+	size_t nrate_models;
 };
 
 /* An empty result with defaults (alpha 0.05, ...). Returns NULL on ENOMEM. Free with
@@ -165,6 +200,11 @@ int tb_result_save(const struct tb_result *r, const char *path);
  */
 int tb_result_load(const char *path, struct tb_result **out);
 int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out);
+/* Append a rate model (NANs, zero counts) / free them all. NULL on ENOMEM. */
+struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r);
+void tb_result_rate_models_free(struct tb_result *r);
+/* The message of the last load/validation failure in this thread ("" when none). */
+const char *tb_result_last_error(void);
 
 /* ---- stats.c ---- */
 

@@ -34,6 +34,10 @@ struct parse {
 	size_t nseen;
 	char *last_key;
 	int mx_workloads_line, mx_tracers_line;
+	/* libinih reads lines of at most INI_MAX_LINE (200) bytes: longer values (bpftrace
+	 * programs, commands) are kept here and handed to inih as a "\001<index>" token. */
+	char **long_vals;
+	size_t nlong;
 	struct tb_strlist mx_w, mx_t;
 	bool have_matrix, have_global;
 };
@@ -108,15 +112,33 @@ static char *reader(char *str, int num, void *stream)
 	n = nl ? (size_t)(nl - p->pos + 1) : strlen(p->pos);
 	p->line++;
 	if (n >= (size_t)num) {
-		perr(p, p->line, "line longer than %d characters; continue a long value on "
-				  "indented lines",
-		     num - 2);
-		p->too_long = true;
-		n = (size_t)num - 1;
-		memcpy(str, p->pos, n);
-		str[0] = ';'; /* hand inih a comment instead of a truncated line */
-		str[n] = '\0';
-		p->pos += nl ? (size_t)(nl - p->pos + 1) : strlen(p->pos);
+		const char *eq = memchr(p->pos, '=', n);
+		char **nl_vals;
+		size_t klen, vlen;
+		const char *v;
+
+		if (!eq || (size_t)(eq - p->pos) > (size_t)num / 2 ||
+		    !(nl_vals = realloc(p->long_vals, (p->nlong + 1) * sizeof(*nl_vals)))) {
+			perr(p, p->line, "line longer than %d characters", num - 2);
+			p->too_long = true;
+			str[0] = ';'; /* hand inih a comment instead of a truncated line */
+			str[1] = '\0';
+			p->pos += n;
+			return str;
+		}
+		p->long_vals = nl_vals;
+		klen = (size_t)(eq - p->pos);
+		v = eq + 1;
+		vlen = n - klen - 1;
+		while (vlen && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+		while (vlen && strchr(" \t\r\n", v[vlen - 1]))
+			vlen--;
+		p->long_vals[p->nlong] = strndup(v, vlen);
+		snprintf(str, (size_t)num, "%.*s= \001%zu\n", (int)klen, p->pos, p->nlong);
+		p->nlong++;
+		p->pos += n;
+		p->continuation = false;
 		return str;
 	}
 	memcpy(str, p->pos, n);
@@ -424,16 +446,15 @@ static void section_key(struct parse *p, const char *name, const char *value)
 	set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
 }
 
-/* cpus: 'auto', 'none', or CPU ids (0..4095), so that the runner never sees junk. */
+/*
+ * cpus: 'auto', 'none', or CPU ids (0..4095), checked here so that junk is reported at its
+ * line; whether the ids are online is the runner's business. Empty means 'auto' (run.c).
+ */
 static void check_cpus(struct parse *p, const struct tb_strlist *l)
 {
 	int64_t id;
 	size_t i;
 
-	if (!l->n) {
-		perr(p, p->line, "[global]: key 'cpus' is empty (CPU ids, 'auto' or 'none')");
-		return;
-	}
 	for (i = 0; i < l->n; i++) {
 		if ((!strcmp(l->v[i], "auto") || !strcmp(l->v[i], "none")) && l->n == 1)
 			continue;
@@ -456,6 +477,12 @@ static int handler(void *user, const char *section, const char *name, const char
 	int ret;
 
 	(void)section;
+	if (value[0] == '\001') {
+		unsigned long k = strtoul(value + 1, NULL, 10);
+
+		if (k < p->nlong && p->long_vals[k])
+			value = p->long_vals[k];
+	}
 	if (p->continuation && p->last_key && !strcmp(p->last_key, name)) {
 		/* An indented line continues the previous value: re-set the key with both. */
 		if (p->kind == SEC_BAD)
@@ -818,6 +845,9 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 		ret = -ENOMEM;
 out:
 	clear_seen(&p);
+	for (i = 0; i < p.nlong; i++)
+		free(p.long_vals[i]);
+	free(p.long_vals);
 	tb_strlist_free(&p.mx_w);
 	tb_strlist_free(&p.mx_t);
 	tb_opts_free(global_opts, &gdef);
@@ -831,22 +861,24 @@ out:
 
 int tb_scenario_load(const char *path, struct tb_scenario **out)
 {
-	char *text = NULL;
+	char *text = NULL, *nul;
 	size_t len = 0;
 	int ret;
 
 	*out = NULL;
 	ret = tb_read_file(path, &text, &len);
 	if (ret) {
-		tb_err("%s: cannot read scenario: %s", path, strerror(-ret));
+		tb_err("%s: cannot read scenario: %s", path,
+		       ret == -EISDIR ? "is a directory" : strerror(-ret));
 		return ret;
 	}
-	/* A NUL byte would end the text early and hide everything after it from the parser. */
-	if (strlen(text) != len) {
+	nul = memchr(text, '\0', len);
+	if (nul) {
 		int line = 1;
+		char *c;
 
-		for (size_t k = 0; text[k]; k++)
-			line += text[k] == '\n';
+		for (c = text; c < nul; c++)
+			line += *c == '\n';
 		tb_err("%s:%d: binary data (byte 0x00): not a scenario file", path, line);
 		free(text);
 		return -EINVAL;

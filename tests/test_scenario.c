@@ -18,6 +18,10 @@ static void test_good(void)
 	snprintf(path, sizeof(path), "%s/scenarios/good.ini", tb_test_data_dir());
 	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
 	CU_ASSERT_STRING_EQUAL(s->name, "parser-good");
+	/* A line longer than libinih's 200 bytes keeps its whole value. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->description);
+	CU_ASSERT_EQUAL(strlen(s->description), 12 * strlen("a long description; ") + 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->description, "; end"));
 	CU_ASSERT_EQUAL(s->rounds, 7);
 	CU_ASSERT_EQUAL(s->warmup, 2);
 	CU_ASSERT_EQUAL(s->duration_ns, 250000000ull);
@@ -57,7 +61,7 @@ static void test_bad(void)
 		int line;
 		const char *needle;
 	} cases[] = {
-		{ "unknown-section.ini", 7, "unknown section [bogus]" },
+		{ "unknown-section.ini", 8, "unknown section [bogus]" },
 		{ "unknown-key.ini", 3, "unknown key 'frobnicate'" },
 		{ "bad-value.ini", 2, "repetitions" },
 		{ "duplicate-name.ini", 3, "duplicate section [workload a]" },

@@ -238,7 +238,7 @@ static int cmd_start(struct tb_tr *t)
 			return base;
 		}
 	}
-	ret = tb_proc_spawn(&p->proc, c->command.v, p->log, TB_PROC_NULLIN);
+	ret = tb_proc_spawn(&p->proc, c->command.v, p->log, TB_PROC_NULLIN | TB_PROC_CHDIR);
 	if (ret) {
 		tb_err("[tracer %s] cannot start '%s': %s", t->name, c->command.v[0],
 		       strerror(-ret));

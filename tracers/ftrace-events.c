@@ -260,6 +260,19 @@ static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		return ret;
 	}
 	st->cpu_s = c->consumer == CONSUMER_STREAM ? p->stream_cpu_s : 0;
+	/*
+	 * A flight recorder (discard, overwrite on) writes every event and then overwrites the
+	 * oldest: the tracing cost was paid in full and nobody wanted the old events, so they
+	 * count as recorded, not lost. Dropped events (overwrite off) and events a streaming
+	 * reader did not keep up with are lost: they bias the overhead or the recording.
+	 */
+	if (c->consumer == CONSUMER_DISCARD && c->overwrite && extra) {
+		json_int_t over = json_integer_value(json_object_get(extra, "overrun"));
+
+		st->events += over;
+		st->lost -= over;
+		json_object_set_new(extra, "overwritten", json_integer(over));
+	}
 	if (extra) {
 		json_object_set_new(extra, "events_enabled", json_integer((json_int_t)p->events.n));
 		json_object_set_new(extra, "consumer", json_string(consumer_choices[c->consumer]));

@@ -3,10 +3,11 @@
  * The tracer registry: one line per tracer backend. TB_TRACER(x) names the ops table
  * `const struct tb_tracer tb_tracer_x` defined at the end of tracers/<x>.c.
  */
-TB_TRACER(delay)
-TB_TRACER(perf_count)
-TB_TRACER(perf_sample)
 TB_TRACER(none)
 TB_TRACER(ftrace_events)
 TB_TRACER(ftrace_function)
+TB_TRACER(bpf)
+TB_TRACER(perf_count)
+TB_TRACER(perf_sample)
 TB_TRACER(command)
+TB_TRACER(delay)

@@ -3,3 +3,18 @@
  * The workload registry: one line per workload. TB_WORKLOAD(x) names the ops table
  * `const struct tb_workload tb_workload_x` defined at the end of workloads/<x>.c.
  */
+TB_WORKLOAD(null)
+TB_WORKLOAD(cpu)
+TB_WORKLOAD(getpid)
+TB_WORKLOAD(read)
+TB_WORKLOAD(write)
+TB_WORKLOAD(open_close)
+TB_WORKLOAD(pipe_pingpong)
+TB_WORKLOAD(futex)
+TB_WORKLOAD(fork_exit)
+TB_WORKLOAD(exec)
+TB_WORKLOAD(mmap_touch)
+TB_WORKLOAD(tcp_rr)
+TB_WORKLOAD(udp_rr)
+TB_WORKLOAD(nanosleep)
+TB_WORKLOAD(command)

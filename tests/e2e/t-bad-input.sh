@@ -60,7 +60,7 @@ for kv in 'repetitions = 99999999999999999999999999' 'repetitions = 0' 'repetiti
 	'duration = 99999999999999999999h' 'duration = -5s' 'duration = 0' 'duration = 1x' \
 	'threads = 4294967297' 'threads = 0' 'seed = -99999999999999999999' 'seed = 0x' \
 	'alpha = nan' 'alpha = inf' 'alpha = 1' 'confidence = -0' 'precision = 200%' \
-	'noise-threshold = NaN%' 'resamples = 1e99' 'cpus = ,,' 'cpus =' 'cpus = banana' \
+	'noise-threshold = NaN%' 'resamples = 1e99' 'cpus = ,,' 'cpus = banana' \
 	'cpus = auto, 1' 'cpus = -1' 'cpus = 99999' \
 	'consumer-cpu = 99999' 'latency-every = 0' 'max-time = 9999999999999999999999ns' \
 	'settle = 1e20s'; do

@@ -1,0 +1,107 @@
+#!/bin/bash
+# tracebench run end to end: a full small run whose result.json honours the contract, the
+# interrupted run (SIGINT -> partial result, nothing left armed), the lock, the run directory
+# never overwritten, unsupported plugins, dry runs.
+. "$(dirname "$0")/lib.sh"
+need_root
+D=$TB_ROOT/tests/data/run
+T=/sys/kernel/tracing
+
+state() {
+	if [ -d $T/instances ]; then
+		ls $T/instances; cat $T/current_tracer $T/tracing_on $T/set_event $T/set_event_pid
+	fi
+	bpftool prog show 2>/dev/null | grep -E ' (tracepoint|tracing|raw_tracepoint|perf_event) ' |
+		grep -v -E 'name (tb_|tbt_)' | awk '{print $1}' || true
+	pgrep -x bpftrace || true
+}
+before=$(state)
+
+# 1. A full small run: exit 0, every file, the contract's keys.
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q --wait
+for f in result.json samples.csv; do [ -s "$TMP/r1/$f" ] || fail "$f missing"; done
+python3 - "$TMP/r1/result.json" <<'PY' || fail "result.json does not honour the contract"
+import json, sys
+r = json.load(open(sys.argv[1]))
+def need(o, keys, where):
+    for k in keys:
+        assert k in o, f"{where}: missing {k}"
+need(r, ["schema", "tool", "scenario", "started", "finished", "partial", "system", "cells"], "result")
+assert r["schema"] == "tracebench-result/1"
+assert r["partial"] is False
+need(r["tool"], ["name", "version"], "tool")
+need(r["scenario"], ["name", "path", "text"], "scenario")
+assert "[matrix]" in r["scenario"]["text"]
+need(r["system"], ["fingerprint", "kernel"], "system")
+assert len(r["cells"]) == 6, len(r["cells"])
+for c in r["cells"]:
+    need(c, ["workload", "tracer", "tracer_config", "samples", "ops_per_sample", "events_recorded",
+             "events_lost", "tracer_cpu_s", "summary"], c["id"])
+    measured = [s for s in c["samples"] if not s["warmup"]]
+    assert len(measured) == 5, (c["id"], len(measured))
+    assert len(c["samples"]) == 6
+    assert all(s["ns_per_op"] > 0 for s in measured)
+    need(c["summary"], ["median", "mean", "sd", "cv"], c["id"])
+    if c["baseline"]:
+        assert c["tracer"] == "none"
+        continue
+    o = c["overhead"]
+    need(o, ["pct", "ci", "ns_per_op", "ns_per_event", "p_mannwhitney", "verdict", "reason"], c["id"])
+    assert o["verdict"] in ("no-detectable-overhead", "overhead", "untrustworthy"), o["verdict"]
+    assert len(o["ci"]) == 2 and o["ci"][0] <= o["pct"] <= o["ci"][1], o
+# Proof of tracing: the getpid tracepoint recorded one event per op.
+c = {c["id"]: c for c in r["cells"]}["getpid/tp-getpid"]
+ops = c["ops_per_sample"] * 5
+assert abs(c["events_recorded"] - ops) <= ops / 100, (c["events_recorded"], ops)
+# Shuffled rounds: the order of cells differs between rounds.
+orders = {}
+for c in r["cells"]:
+    for s in c["samples"]:
+        orders.setdefault(s["round"], []).append((s["order"], c["id"]))
+seqs = [tuple(i for _, i in sorted(v)) for k, v in orders.items() if k >= 0]
+assert len(set(seqs)) > 1, "every round ran in the same order"
+PY
+[ "$(wc -l < "$TMP/r1/samples.csv")" -eq 37 ] || fail "samples.csv: $(wc -l < "$TMP/r1/samples.csv") lines, want 37"
+[ "$before" = "$(state)" ] || fail "tracing state changed by a run"
+
+# 2. The run directory is never overwritten.
+expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
+grep -q "never overwritten" "$TMP/err" || fail "no reason for refusing an existing directory"
+
+# 3. Dry run: the plan and an estimate, nothing written.
+expect_exit 0 "$TB" run "$D/small.ini" --dry-run -o "$TMP/dry"
+grep -q "estimated time" "$TMP/out" || fail "dry run prints no estimate"
+[ ! -e "$TMP/dry" ] || fail "dry run created its directory"
+
+# 4. Unsupported plugins: exit 3 with the reason, or dropped with --skip-unsupported.
+if ! "$TB" list ftrace-function | grep -q UNSUPPORTED; then
+	echo "ftrace-function works here: the unsupported case is not exercised"
+else
+	expect_exit 3 "$TB" run "$D/unsupported.ini" -o "$TMP/u1" -q
+	grep -q "unsupported here" "$TMP/err" || fail "no reason for an unsupported tracer"
+	expect_exit 0 "$TB" run "$D/unsupported.ini" -o "$TMP/u2" -q --skip-unsupported --no-plots --wait
+fi
+
+# 5. SIGINT mid-run: partial result on disk, stop reason, nothing left armed, a second run
+#    meanwhile is refused by the lock (exit 3, naming the holder).
+"$TB" run "$D/long.ini" -o "$TMP/r2" -q --no-plots --wait >"$TMP/long.out" 2>"$TMP/long.err" &
+pid=$!
+for _ in $(seq 1 300); do [ -s "$TMP/r2/result.json" ] && break; sleep 0.1; done
+[ -s "$TMP/r2/result.json" ] || { kill -9 $pid; fail "no result.json after the first round"; }
+expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/r3" -q
+grep -q "pid $pid" "$TMP/err" || fail "the lock holder is not named: $(cat "$TMP/err")"
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -eq 1 ] || fail "interrupted run exited $rc, expected 1"
+python3 - "$TMP/r2/result.json" <<'PY' || fail "interrupted result is not a valid partial result"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["partial"] is True, r["partial"]
+assert r["stop_reason"] == "interrupted", r["stop_reason"]
+n = sum(1 for c in r["cells"] for s in c["samples"] if not s.get("failed"))
+assert n >= 2, n
+PY
+[ "$before" = "$(state)" ] || fail "tracing state left behind by an interrupted run"
+pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+exit 0

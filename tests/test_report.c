@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The HTML report: well-formed, complete, self-contained, and every name escaped. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../harness/plot.h"
+#include "../harness/report.h"
+#include "../harness/tb.h"
+#include "fixture_result.h"
+#include "tb_test.h"
+
+static const char *const void_tags[] = {"area",	 "base", "br",	 "col",	   "embed", "hr",  "img",
+					"input", "link", "meta", "source", "track", "wbr", NULL};
+
+static bool is_void(const char *name)
+{
+	int i;
+
+	for (i = 0; void_tags[i]; i++)
+		if (!strcasecmp(name, void_tags[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Check that tags balance: every start tag (not void, not self-closed) is closed in order.
+ * Returns NULL when well-formed, else a static message. Attribute values are skipped whole
+ * so that a '>' inside quotes does not end the tag.
+ */
+static const char *check_balanced(const char *html)
+{
+	static char msg[256];
+	char stack[512][32];
+	int depth = 0;
+	const char *p = html;
+
+	while ((p = strchr(p, '<')) != NULL) {
+		char name[32];
+		bool closing = false, selfclose = false;
+		size_t n = 0;
+
+		if (!strncmp(p, "<!--", 4)) {
+			p = strstr(p, "-->");
+			if (!p)
+				return "unterminated comment";
+			continue;
+		}
+		if (p[1] == '!' || p[1] == '?') {
+			p = strchr(p, '>');
+			if (!p)
+				return "unterminated declaration";
+			continue;
+		}
+		p++;
+		if (*p == '/') {
+			closing = true;
+			p++;
+		}
+		if (!isalpha((unsigned char)*p)) {
+			snprintf(msg, sizeof(msg), "stray '<' before '%.20s'", p);
+			return msg;
+		}
+		while ((isalnum((unsigned char)*p) || *p == '-' || *p == ':') &&
+		       n < sizeof(name) - 1)
+			name[n++] = (char)tolower((unsigned char)*p++);
+		name[n] = '\0';
+		/* attributes */
+		while (*p && *p != '>') {
+			if (*p == '"' || *p == '\'') {
+				const char *q = strchr(p + 1, *p);
+
+				if (!q)
+					return "unterminated attribute value";
+				p = q + 1;
+				continue;
+			}
+			if (*p == '/' && p[1] == '>')
+				selfclose = true;
+			if (*p == '<')
+				return "'<' inside a tag";
+			p++;
+		}
+		if (!*p)
+			return "unterminated tag";
+		p++;
+		if (closing) {
+			if (!depth || strcmp(stack[depth - 1], name)) {
+				snprintf(msg, sizeof(msg), "</%s> closes <%s>", name,
+					 depth ? stack[depth - 1] : "(nothing)");
+				return msg;
+			}
+			depth--;
+		} else if (!selfclose && !is_void(name)) {
+			if (depth == 512)
+				return "nesting too deep";
+			snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
+			if (!strcmp(name, "style")) {
+				p = strstr(p, "</style>");
+				if (!p)
+					return "unterminated style";
+			}
+		}
+	}
+	if (depth) {
+		snprintf(msg, sizeof(msg), "<%s> never closed", stack[depth - 1]);
+		return msg;
+	}
+	return NULL;
+}
+
+static char *render(struct tb_result *r, const char *plotdir)
+{
+	const char *dir = tb_test_tmpdir();
+	char path[PATH_MAX], *html = NULL;
+
+	if (!dir)
+		return NULL;
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	if (tb_report_write(r, plotdir, path))
+		return NULL;
+	if (tb_read_file(path, &html, NULL))
+		return NULL;
+	return html;
+}
+
+static void test_checker(void)
+{
+	CU_ASSERT_PTR_NULL(check_balanced("<p a=\"x>y\"><b>t</b><br><svg><path d='1'/></svg></p>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p><b>t</p></b>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<div><p>t</p>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p>a < b</p>"));
+}
+
+static void assert_self_contained(const char *html)
+{
+	CU_ASSERT_PTR_NULL(strcasestr(html, "http:"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "https:"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "src="));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "<link"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "<script"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "@import"));
+}
+
+static void test_fixture_report(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char needle[512], path[PATH_MAX];
+	const char *err, *keep = getenv("TB_PLOT_KEEP");
+	char *html;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	/* Order: verdicts first, then plots, environment, scenario, warnings, reproduce. */
+	{
+		const char *ids[] = {"id=\"verdicts\"", "id=\"plots\"",	   "id=\"environment\"",
+				     "id=\"scenario\"", "id=\"warnings\"", "id=\"reproduce\""};
+		const char *prev = html, *q;
+
+		for (i = 0; i < TB_ARRAY_SIZE(ids); i++) {
+			q = strstr(html, ids[i]);
+			CU_ASSERT_PTR_NOT_NULL(q);
+			CU_ASSERT(q >= prev);
+			if (q)
+				prev = q;
+		}
+	}
+	/* Every cell has a row: workload and tracer cells side by side. */
+	for (i = 0; i < r->ncells; i++) {
+		snprintf(needle, sizeof(needle), "<td>%s</td><td>%s</td>", r->cells[i].workload,
+			 r->cells[i].tracer);
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+	}
+	/* The overhead of getpid under the tracepoint, with its CI, and its verdict. */
+	for (i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].id, "getpid/tp-getpid")) {
+			snprintf(needle, sizeof(needle), "%+.1f%% [%+.1f, %+.1f]",
+				 r->cells[i].overhead.pct, r->cells[i].overhead.ci_lo,
+				 r->cells[i].overhead.ci_hi);
+			CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+		}
+	/* Environment: summary and every leaf. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>6.18.0-tb</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>cpu.model</th>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>versions.gnuplot</th><td>5.4.4</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "3f2a9c1d0b7e"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "bench-01"));
+	/* Warnings: foreign instrumentation, lost events, untrustworthy cell. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Foreign instrumentation"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "lost 12 events"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracer saw nothing"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracebench run scenarios/quick.ini -o results/quick"));
+	/* Plots inlined (when gnuplot is here), with ids made unique per plot. */
+	if (tb_plot_find_gnuplot(path, sizeof(path)) == 0) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-overhead\">"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-latency\">"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "id='p0-gpPat1'"));
+		CU_ASSERT_PTR_NULL(strstr(html, "id='gpPat1'"));
+		CU_ASSERT_PTR_NULL(strstr(html, "<?xml"));
+	}
+	if (keep && *keep) {
+		snprintf(path, sizeof(path), "%s/report.html", keep);
+		tb_write_atomic(path, html, strlen(html), 0644);
+	}
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_hostile_report(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_HOSTILE);
+	const char *err;
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    hostile report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NULL(strstr(html, "<script>alert(1)</script>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<b>bold</b>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tp-getpid_&quot;&#39;&amp;amp;&lt;b&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "host&lt;script&gt;&quot;&#39;&amp;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "reason &lt;i&gt;&amp;&quot;&#39;&lt;/i&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracebench run &#39;a&quot;b&#39; &lt;x&gt; &amp; y"));
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_no_gnuplot(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	setenv("TB_GNUPLOT", "/nonexistent/gnuplot", 1);
+	html = render(r, NULL);
+	unsetenv("TB_GNUPLOT");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "gnuplot was not found"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"verdict-table\""));
+	free(html);
+	tb_result_free(r);
+}
+
+/* The runner's path: plots drawn into the run directory, the report inlines them. */
+static void test_given_plotdir(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_NO_LATENCY);
+	const char *dir = tb_test_tmpdir();
+	char plotdir[PATH_MAX], *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	if (tb_plot_find_gnuplot(plotdir, sizeof(plotdir)))
+		TB_SKIP("gnuplot not installed");
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 5);
+	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
+	html = render(r, plotdir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-timeline\">"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<figure id=\"plot-latency\">"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_compare_report(void)
+{
+	struct tb_result *a = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_result *b =
+		tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_NO_LATENCY | TB_FIX_HOSTILE);
+	const struct tb_result *rs[2];
+	const char *dir = tb_test_tmpdir(), *keep = getenv("TB_PLOT_KEEP");
+	char path[PATH_MAX], *html = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	rs[0] = a;
+	rs[1] = b;
+	snprintf(path, sizeof(path), "%s/compare.html", keep && *keep ? keep : dir);
+	CU_ASSERT_EQUAL_FATAL(tb_report_compare_write(rs, 2, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "not in this set"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "environment-2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "#1 bench-01 6.18.0-tb"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<script>"));
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
+	free(html);
+	tb_result_free(a);
+	tb_result_free(b);
+}
+
+static CU_TestInfo report_tests[] = {
+	{"tag checker", test_checker},
+	{"fixture report", test_fixture_report},
+	{"hostile names are escaped", test_hostile_report},
+	{"without gnuplot", test_no_gnuplot},
+	{"plots from the run directory", test_given_plotdir},
+	{"compare report", test_compare_report},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("report", NULL, NULL, report_tests);

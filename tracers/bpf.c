@@ -1,0 +1,1070 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The bpf tracer: bundled CO-RE programs (tracers/bpf/<x>.bpf.c, built into skeletons) or a
+ * user's own object, attached by section type. Lifecycle (libbpf-tools style):
+ *   setup    open, set rodata (targ_tgid), choose tp_btf or raw_tp, load (verifier), stats fd
+ *   start    clear the maps, read run_cnt/run_time_ns, start the ring-buffer reader, attach
+ *   stop     destroy the links (detach), read run stats, drain the ring buffer
+ *   collect  events (map counts / records consumed / run_cnt), drops, maps' memory, extra
+ *   teardown destroy everything (idempotent)
+ * Run statistics come from bpf_enable_stats(BPF_STATS_RUN_TIME): on only while our fd is open,
+ * the kernel.bpf_stats_enabled sysctl is never touched.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <jansson.h>
+
+#include "armed.h"
+#include "tb.h"
+
+#include "bpf/syscall-count.h"
+#include "bpf/read-latency.h"
+#include "bpf/runq-latency.h"
+#include "bpf/ringbuf-events.h"
+
+#include "syscall-count.skel.h"
+#include "read-latency.skel.h"
+#include "runq-latency.skel.h"
+#include "ringbuf-events.skel.h"
+
+enum { PROG_SYSCALL_COUNT, PROG_READ_LATENCY, PROG_RUNQ_LATENCY, PROG_RINGBUF_EVENTS, PROG_OBJECT };
+enum { PIDF_WORKLOAD, PIDF_NONE };
+enum { ATTACH_AUTO, ATTACH_TP_BTF, ATTACH_RAW_TP };
+enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
+
+static const char *const program_choices[] = {
+	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "object", NULL,
+};
+static const char *const pidf_choices[] = {"workload", "none", NULL};
+static const char *const attach_choices[] = {"auto", "tp_btf", "raw_tp", NULL};
+static const char *const wakeup_choices[] = {"adaptive", "none", "each", NULL};
+
+struct bpf_cfg {
+	int program;
+	char *object;
+	struct tb_strlist programs;
+	int pid_filter;
+	uint64_t ringbuf_size;
+	bool stats;
+	int attach;
+	int64_t top;
+	char *rodata_pid;
+	int wakeup;
+	uint64_t poll_ns;
+};
+
+static const struct tb_option bpf_opts[] = {
+	{"program", TB_OPT_CHOICE, offsetof(struct bpf_cfg, program), "syscall-count",
+	 "bundled program, or `object` for the file given by `object`", .choices = program_choices},
+	{"object", TB_OPT_STRING, offsetof(struct bpf_cfg, object), NULL,
+	 "path of a user's .bpf.o (program = object)"},
+	{"programs", TB_OPT_LIST, offsetof(struct bpf_cfg, programs), NULL,
+	 "programs of the object to load and attach by section type (default: all)"},
+	{"pid-filter", TB_OPT_CHOICE, offsetof(struct bpf_cfg, pid_filter), "workload",
+	 "trace only the workload process (rodata knob) or every process", .choices = pidf_choices},
+	{"ringbuf-size", TB_OPT_SIZE, offsetof(struct bpf_cfg, ringbuf_size), "1M",
+	 "ring buffer of ringbuf-events (power of two, >= 4096)", 4096, 1073741824.0},
+	{"stats", TB_OPT_BOOL, offsetof(struct bpf_cfg, stats), "true",
+	 "bpf_enable_stats for per-program run_cnt / run_time_ns (adds ~20 ns per run)"},
+	{"attach", TB_OPT_CHOICE, offsetof(struct bpf_cfg, attach), "auto",
+	 "bundled raw tracepoints: tp_btf where available (auto), or force tp_btf / raw_tp",
+	 .choices = attach_choices},
+	{"top", TB_OPT_INT, offsetof(struct bpf_cfg, top), "10",
+	 "syscall-count: number of (process, syscall) counts reported in extra", 0, 10000},
+	{"rodata-pid", TB_OPT_STRING, offsetof(struct bpf_cfg, rodata_pid), "targ_tgid",
+	 "program = object: name of the const volatile __u32 rodata knob set to the target tgid"},
+	{"ringbuf-wakeup", TB_OPT_CHOICE, offsetof(struct bpf_cfg, wakeup), "adaptive",
+	 "ringbuf-events: wake the reader when it caught up (adaptive), never (none: it polls "
+	 "every poll-interval) or for each record (each)",
+	 .choices = wakeup_choices},
+	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
+	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
+	TB_OPT_END,
+};
+
+struct bpf_priv;
+
+/* A bundled program: its skeleton behind three functions, and how its maps become figures. */
+struct bundled {
+	int (*open)(struct bpf_priv *p, __u32 tgid);
+	int (*load)(void *skel);
+	void (*destroy)(void *skel);
+	int (*collect)(struct bpf_priv *p, const struct bpf_cfg *cfg, struct tb_tracer_stats *st,
+		       json_t *extra);
+};
+
+struct prog_stat {
+	struct bpf_program *prog;
+	__u32 id;      /* kernel program id, in the crash-safety record while loaded */
+	__u32 link_id; /* id of its link while attached (0: none or unknown) */
+	__u64 cnt0, ns0, cnt1, ns1;
+};
+
+struct bpf_priv {
+	const struct bundled *b; /* NULL: a user's object */
+	void *skel;
+	struct bpf_object *obj; /* the skeleton's, or ours for a user's object */
+	struct bpf_link **links;
+	struct prog_stat *ps; /* autoloaded programs */
+	size_t nps, nlinks;
+	int stats_fd;
+	bool use_btf;
+	bool windowed; /* a start..stop window happened: collect has figures */
+	/* ring-buffer reader */
+	struct ring_buffer *rb;
+	pthread_t thr;
+	bool thr_live;
+	atomic_bool thr_stop;
+	int cpu;
+	int poll_ms;
+	uint64_t consumed;
+	double cpu_s;
+};
+
+/* ---- libbpf's messages through our log -------------------------------------------------- */
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	tb_vlog(level == LIBBPF_WARN ? TB_LOG_WARN : TB_LOG_DEBUG, fmt, ap);
+	return 0;
+}
+
+static void log_init(void)
+{
+	static bool done;
+
+	if (!done) {
+		libbpf_set_print(libbpf_print);
+		done = true;
+	}
+}
+
+/* ---- bundled programs -------------------------------------------------------------------- */
+
+#define TB_SKEL_OPS(x)                                      \
+	static int x##_open(struct bpf_priv *p, __u32 tgid) \
+	{                                                   \
+		struct x##_bpf *s = x##_bpf__open();        \
+                                                            \
+		if (!s)                                     \
+			return errno ? -errno : -ENOMEM;    \
+		s->rodata->targ_tgid = tgid;                \
+		p->skel = s;                                \
+		p->obj = s->obj;                            \
+		return 0;                                   \
+	}                                                   \
+	static int x##_load(void *s)                        \
+	{                                                   \
+		return x##_bpf__load(s);                    \
+	}                                                   \
+	static void x##_destroy(void *s)                    \
+	{                                                   \
+		x##_bpf__destroy(s);                        \
+	}
+
+TB_SKEL_OPS(syscall_count)
+TB_SKEL_OPS(read_latency)
+TB_SKEL_OPS(runq_latency)
+TB_SKEL_OPS(ringbuf_events)
+
+static int map_fd(struct bpf_priv *p, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(p->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+/* Sum of a one-entry per-CPU __u64 array (the `drops` map of every bundled program). */
+static int64_t percpu_sum(int fd)
+{
+	int ncpu = libbpf_num_possible_cpus(), i;
+	__u32 zero = 0;
+	int64_t sum = 0;
+	__u64 *v;
+
+	if (fd < 0 || ncpu <= 0)
+		return -1;
+	v = calloc(ncpu, sizeof(*v));
+	if (!v)
+		return -1;
+	if (bpf_map_lookup_elem(fd, &zero, v))
+		sum = -1;
+	for (i = 0; sum >= 0 && i < ncpu; i++)
+		sum += v[i];
+	free(v);
+	return sum;
+}
+
+static json_t *hist_json(const __u64 *slots)
+{
+	json_t *a = json_array();
+	int i;
+
+	for (i = 0; a && i < TB_HIST_SLOTS; i++)
+		json_array_append_new(a, json_integer((json_int_t)slots[i]));
+	return a;
+}
+
+struct sc_row {
+	struct sc_key k;
+	__u64 n;
+};
+
+static int sc_row_cmp(const void *a, const void *b)
+{
+	const struct sc_row *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+static int syscall_count_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
+				 struct tb_tracer_stats *st, json_t *extra)
+{
+	int fd = map_fd(p, "counts"), err = 0;
+	struct sc_key key, next, *prev = NULL;
+	struct sc_row *rows = NULL, *tmp;
+	size_t n = 0, cap = 0, i;
+	json_t *top;
+	int64_t sum = 0;
+	__u64 v;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			tmp = realloc(rows, cap * sizeof(*rows));
+			if (!tmp) {
+				err = -ENOMEM;
+				goto out;
+			}
+			rows = tmp;
+		}
+		rows[n++] = (struct sc_row){key, v};
+		sum += (int64_t)v;
+	}
+	st->events = sum;
+	if (rows)
+		qsort(rows, n, sizeof(*rows), sc_row_cmp);
+	top = json_array();
+	for (i = 0; top && i < n && (int64_t)i < cfg->top; i++)
+		json_array_append_new(top,
+				      json_pack("{sisisI}", "tgid", (int)rows[i].k.tgid, "syscall",
+						(int)rows[i].k.id, "count", (json_int_t)rows[i].n));
+	json_object_set_new(extra, "keys", json_integer((json_int_t)n));
+	if (top)
+		json_object_set_new(extra, "top_syscalls", top);
+out:
+	free(rows);
+	return err;
+}
+
+static int read_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
+				struct tb_tracer_stats *st, json_t *extra)
+{
+	int fd = map_fd(p, "hists"), i;
+	__u64 total[TB_HIST_SLOTS] = {0};
+	__u32 key, next, *prev = NULL;
+	int64_t sum = 0, threads = 0;
+	struct tb_hist h;
+
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &h))
+			continue;
+		threads++;
+		for (i = 0; i < TB_HIST_SLOTS; i++)
+			total[i] += h.slots[i];
+	}
+	for (i = 0; i < TB_HIST_SLOTS; i++)
+		sum += (int64_t)total[i];
+	st->events = sum;
+	json_object_set_new(extra, "threads", json_integer(threads));
+	json_object_set_new(extra, "hist_log2_ns", hist_json(total));
+	return 0;
+}
+
+static int runq_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
+				struct tb_tracer_stats *st, json_t *extra)
+{
+	int fd = map_fd(p, "hist"), i;
+	struct tb_hist h;
+	__u32 zero = 0;
+	int64_t sum = 0;
+
+	if (bpf_map_lookup_elem(fd, &zero, &h)) {
+		tb_err("bpf: reading runq-latency histogram: %s", strerror(errno));
+		return -errno;
+	}
+	for (i = 0; i < TB_HIST_SLOTS; i++)
+		sum += (int64_t)h.slots[i];
+	st->events = sum;
+	json_object_set_new(extra, "hist_log2_ns", hist_json(h.slots));
+	return 0;
+}
+
+static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
+				  struct tb_tracer_stats *st, json_t *extra)
+{
+	st->events = (int64_t)p->consumed;
+	json_object_set_new(extra, "ringbuf_size", json_integer((json_int_t)cfg->ringbuf_size));
+	json_object_set_new(extra, "ringbuf_wakeup", json_string(wakeup_choices[cfg->wakeup]));
+	return 0;
+}
+
+static const struct bundled bundled[] = {
+	[PROG_SYSCALL_COUNT] = {syscall_count_open, syscall_count_load, syscall_count_destroy,
+				syscall_count_collect},
+	[PROG_READ_LATENCY] = {read_latency_open, read_latency_load, read_latency_destroy,
+			       read_latency_collect},
+	[PROG_RUNQ_LATENCY] = {runq_latency_open, runq_latency_load, runq_latency_destroy,
+			       runq_latency_collect},
+	[PROG_RINGBUF_EVENTS] = {ringbuf_events_open, ringbuf_events_load, ringbuf_events_destroy,
+				 ringbuf_events_collect},
+};
+
+/* ---- probes ------------------------------------------------------------------------------ */
+
+/* Can a BTF-typed raw tracepoint program (tp_btf/<tp>) be loaded here? Loads nothing lasting. */
+static bool tp_btf_usable(const char *tp)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_RAW_TP);
+	int id, fd;
+
+	id = libbpf_find_vmlinux_btf_id(tp, BPF_TRACE_RAW_TP);
+	if (id <= 0)
+		return false;
+	opts.attach_btf_id = id;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, NULL, "GPL", insns, TB_ARRAY_SIZE(insns), &opts);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static int bpf_supported(char *why, size_t len)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd, err;
+
+	log_init();
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		snprintf(why, len, "no kernel BTF (/sys/kernel/btf/vmlinux: %s): CO-RE needs it",
+			 strerror(errno));
+		return -ENOTSUP;
+	}
+	/* A trivial raw tracepoint program, loaded and dropped: errno tells why not. */
+	fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, NULL, "GPL", insns, TB_ARRAY_SIZE(insns),
+			   NULL);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	err = -errno;
+	if (err == -EPERM || err == -EACCES)
+		snprintf(why, len,
+			 "cannot load BPF programs: %s (needs root, or CAP_BPF and "
+			 "CAP_PERFMON)",
+			 strerror(-err));
+	else if (err == -ENOSYS)
+		snprintf(why, len, "kernel without the bpf() system call (CONFIG_BPF_SYSCALL)");
+	else
+		snprintf(why, len, "cannot load a raw tracepoint BPF program: %s", strerror(-err));
+	return err;
+}
+
+/* ---- configuration checks ---------------------------------------------------------------- */
+
+static bool is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+/* Every name in cfg->programs exists in obj; else "programs: ..." in err. */
+static int check_program_names(struct bpf_object *obj, const struct bpf_cfg *cfg, char *err,
+			       size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->programs.n; i++) {
+		if (bpf_object__find_program_by_name(obj, cfg->programs.v[i]))
+			continue;
+		snprintf(err, len, "programs: no program '%s' in '%s'", cfg->programs.v[i],
+			 cfg->object);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int bpf_validate(const void *vcfg, char *err, size_t len)
+{
+	const struct bpf_cfg *cfg = vcfg;
+	struct bpf_object *obj;
+	int r;
+
+	if (cfg->program != PROG_OBJECT) {
+		if (cfg->object || cfg->programs.n) {
+			snprintf(err, len, "%s: only used with program = object",
+				 cfg->object ? "object" : "programs");
+			return -EINVAL;
+		}
+	} else {
+		if (!cfg->object || !*cfg->object) {
+			snprintf(err, len, "object: required with program = object");
+			return -EINVAL;
+		}
+		if (access(cfg->object, R_OK)) {
+			snprintf(err, len, "object: cannot read '%s': %s", cfg->object,
+				 strerror(errno));
+			return -EINVAL;
+		}
+		log_init();
+		/* Opening parses the ELF only: nothing reaches the kernel. */
+		obj = bpf_object__open_file(cfg->object, NULL);
+		if (!obj) {
+			snprintf(err, len, "object: '%s' is not a usable BPF object: %s",
+				 cfg->object, strerror(errno));
+			return -EINVAL;
+		}
+		r = check_program_names(obj, cfg, err, len);
+		bpf_object__close(obj);
+		if (r)
+			return r;
+	}
+	if (!is_pow2(cfg->ringbuf_size) || cfg->ringbuf_size % (uint64_t)getpagesize()) {
+		snprintf(err, len,
+			 "ringbuf-size: %llu is not a power of two multiple of the page size",
+			 (unsigned long long)cfg->ringbuf_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- helpers on the loaded object -------------------------------------------------------- */
+
+/* Set a `const volatile __u32 <name>` of a user's object's .rodata; -ENOENT when absent. */
+static int set_rodata_u32(struct bpf_object *obj, const char *name, __u32 val)
+{
+	const struct btf_var_secinfo *vs;
+	const struct btf_type *sec, *var;
+	struct bpf_map *map = NULL, *m;
+	struct btf *btf = bpf_object__btf(obj);
+	const void *init;
+	size_t sz;
+	void *copy;
+	int id, i, err = -ENOENT;
+
+	for (m = bpf_object__next_map(obj, NULL); m; m = bpf_object__next_map(obj, m)) {
+		const char *n = bpf_map__name(m);
+		size_t l = strlen(n);
+
+		/* Internal maps are named "<obj prefix>.rodata". */
+		if (bpf_map__is_internal(m) && l >= 7 && !strcmp(n + l - 7, ".rodata"))
+			map = m;
+	}
+	if (!btf || !map)
+		return -ENOENT;
+	id = btf__find_by_name_kind(btf, ".rodata", BTF_KIND_DATASEC);
+	if (id < 0)
+		return -ENOENT;
+	sec = btf__type_by_id(btf, id);
+	vs = btf_var_secinfos(sec);
+	for (i = 0; i < btf_vlen(sec); i++, vs++) {
+		var = btf__type_by_id(btf, vs->type);
+		if (strcmp(btf__name_by_offset(btf, var->name_off), name))
+			continue;
+		if (vs->size != sizeof(__u32))
+			return -EINVAL;
+		init = bpf_map__initial_value(map, &sz);
+		if (!init || vs->offset + sizeof(__u32) > sz)
+			return -EINVAL;
+		copy = malloc(sz);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, init, sz);
+		memcpy((char *)copy + vs->offset, &val, sizeof(val));
+		err = bpf_map__set_initial_value(map, copy, sz);
+		free(copy);
+		return err;
+	}
+	return err;
+}
+
+/* Zero every map of a bundled program (but the ring buffer) so a window starts from nothing. */
+static int clear_maps(struct bpf_priv *p)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct bpf_map *m;
+	void *keys = NULL, *zero = NULL;
+	int err = 0;
+
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
+		enum bpf_map_type type = bpf_map__type(m);
+		__u32 ksz = bpf_map__key_size(m), max = bpf_map__max_entries(m), n = 0, i;
+		size_t vsz = bpf_map__value_size(m);
+		int fd = bpf_map__fd(m);
+
+		if (bpf_map__is_internal(m) || type == BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH)
+			vsz = ((vsz + 7) / 8 * 8) * ncpu;
+		if (type == BPF_MAP_TYPE_ARRAY || type == BPF_MAP_TYPE_PERCPU_ARRAY) {
+			zero = calloc(1, vsz);
+			for (i = 0; zero && i < max; i++)
+				if (bpf_map_update_elem(fd, &i, zero, BPF_ANY))
+					err = -errno;
+		} else {
+			/* Keys first, then deletes: deleting while walking restarts the walk. */
+			keys = malloc((size_t)ksz * (max + 1));
+			while (keys && n < max &&
+			       !bpf_map_get_next_key(
+				       fd, n ? (char *)keys + (size_t)(n - 1) * ksz : NULL,
+				       (char *)keys + (size_t)n * ksz))
+				n++;
+			for (i = 0; i < n; i++)
+				bpf_map_delete_elem(fd, (char *)keys + (size_t)i * ksz);
+		}
+		if ((!keys && !zero) || err) {
+			err = err ? err : -ENOMEM;
+			tb_err("bpf: clearing map %s: %s", bpf_map__name(m), strerror(-err));
+		}
+		free(keys);
+		free(zero);
+		keys = zero = NULL;
+		if (err)
+			break;
+	}
+	return err;
+}
+
+/* memlock of a map as the kernel accounts it (fdinfo), or value*entries as a fallback. */
+static int64_t map_mem(struct bpf_map *m)
+{
+	char path[64], *buf = NULL, *s;
+	long long v = -1;
+	size_t len;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", bpf_map__fd(m));
+	if (!tb_read_file(path, &buf, &len) && (s = strstr(buf, "memlock:")))
+		v = strtoll(s + 8, NULL, 10);
+	free(buf);
+	if (v < 0)
+		v = (long long)(bpf_map__key_size(m) + bpf_map__value_size(m)) *
+		    bpf_map__max_entries(m);
+	return v;
+}
+
+static int prog_stats(struct bpf_program *prog, __u64 *cnt, __u64 *ns)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
+		tb_err("bpf: reading stats of program %s: %s", bpf_program__name(prog),
+		       strerror(errno));
+		return -errno;
+	}
+	*cnt = info.run_cnt;
+	*ns = info.run_time_ns;
+	return 0;
+}
+
+/* ---- ring-buffer reader ------------------------------------------------------------------ */
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct bpf_priv *p = ctx;
+
+	p->consumed++;
+	return 0;
+}
+
+static void *reader(void *arg)
+{
+	struct bpf_priv *p = arg;
+	struct timespec ts;
+	int r;
+
+	while (!atomic_load(&p->thr_stop)) {
+		r = ring_buffer__poll(p->rb, p->poll_ms);
+		if (r < 0 && r != -EINTR) {
+			tb_err("bpf: ring buffer poll: %s", strerror(-r));
+			break;
+		}
+		/* Timed out: without wakeups (ringbuf-wakeup = none) this is how records arrive. */
+		if (!r)
+			ring_buffer__consume(p->rb);
+	}
+	/* Programs are detached by now: whatever is left is the last of the window. */
+	ring_buffer__consume(p->rb);
+	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		p->cpu_s = ts.tv_sec + ts.tv_nsec / 1e9;
+	return NULL;
+}
+
+static int reader_start(struct bpf_priv *p)
+{
+	pthread_attr_t attr;
+	cpu_set_t set;
+	int err;
+
+	p->consumed = 0;
+	p->cpu_s = 0;
+	atomic_store(&p->thr_stop, false);
+	pthread_attr_init(&attr);
+	if (p->cpu >= 0) {
+		CPU_ZERO(&set);
+		CPU_SET(p->cpu, &set);
+		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	}
+	err = pthread_create(&p->thr, &attr, reader, p);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		tb_err("bpf: starting the ring-buffer reader: %s", strerror(err));
+		return -err;
+	}
+	p->thr_live = true;
+	return 0;
+}
+
+static void reader_stop(struct bpf_priv *p)
+{
+	if (!p->thr_live)
+		return;
+	atomic_store(&p->thr_stop, true);
+	pthread_join(p->thr, NULL);
+	p->thr_live = false;
+}
+
+/* ---- crash-safety record (harness/armed.h) ------------------------------------------------ */
+
+static int armed_id(bool add, enum tb_armed_kind kind, __u32 id)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%u", id);
+	return add ? tb_armed_add(kind, v) : tb_armed_remove(kind, v);
+}
+
+/* Ids of a link (bpf_link_info) or program; 0 when the kernel does not say. */
+static __u32 link_id(struct bpf_link *link)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ? 0 : info.id;
+}
+
+static __u32 prog_id(struct bpf_program *prog)
+{
+	struct bpf_prog_info info;
+	__u32 len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	return bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ? 0 : info.id;
+}
+
+/* ---- lifecycle --------------------------------------------------------------------------- */
+
+static void detach_all(struct bpf_priv *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nlinks; i++) {
+		bpf_link__destroy(p->links[i]);
+		p->links[i] = NULL;
+		if (p->ps[i].link_id)
+			armed_id(false, TB_ARMED_BPF_LINK, p->ps[i].link_id);
+		p->ps[i].link_id = 0;
+	}
+	p->nlinks = 0;
+}
+
+static void bpf_teardown(struct tb_tr *t)
+{
+	struct bpf_priv *p = t->priv;
+	size_t i;
+
+	if (!p)
+		return;
+	detach_all(p);
+	reader_stop(p);
+	ring_buffer__free(p->rb);
+	if (p->b && p->skel)
+		p->b->destroy(p->skel);
+	else if (!p->b)
+		bpf_object__close(p->obj);
+	for (i = 0; i < p->nps; i++)
+		if (p->ps[i].id)
+			armed_id(false, TB_ARMED_BPF_PROG, p->ps[i].id);
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
+	free(p->links);
+	free(p->ps);
+	free(p);
+	t->priv = NULL;
+}
+
+/* tp_btf for every BTF-typed tracepoint the bundled object uses, unless forced. */
+static int choose_attach(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+{
+	struct bpf_program *prog;
+	const char *sec;
+
+	p->use_btf = cfg->attach != ATTACH_RAW_TP;
+	if (cfg->attach == ATTACH_AUTO) {
+		for (prog = bpf_object__next_program(p->obj, NULL); prog;
+		     prog = bpf_object__next_program(p->obj, prog)) {
+			sec = bpf_program__section_name(prog);
+			if (!strncmp(sec, "tp_btf/", 7) && !tp_btf_usable(sec + 7)) {
+				tb_debug("bpf: %s: tp_btf/%s not usable, falling back to raw_tp",
+					 t->name, sec + 7);
+				p->use_btf = false;
+			}
+		}
+	}
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
+		sec = bpf_program__section_name(prog);
+		if (!strncmp(sec, "tp_btf/", 7))
+			bpf_program__set_autoload(prog, p->use_btf);
+		else if (!strncmp(sec, "raw_tp/", 7))
+			bpf_program__set_autoload(prog, !p->use_btf);
+	}
+	return 0;
+}
+
+static int open_object(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg *cfg, __u32 tgid)
+{
+	struct bpf_program *prog;
+	char err[256];
+	size_t i;
+	bool want;
+	int r;
+
+	p->obj = bpf_object__open_file(cfg->object, NULL);
+	if (!p->obj) {
+		r = -errno;
+		tb_err("%s: object: cannot open '%s': %s", t->name, cfg->object, strerror(-r));
+		return r;
+	}
+	r = check_program_names(p->obj, cfg, err, sizeof(err));
+	if (r) {
+		tb_err("%s: %s", t->name, err);
+		return r;
+	}
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
+		want = !cfg->programs.n;
+		for (i = 0; i < cfg->programs.n; i++)
+			if (!strcmp(cfg->programs.v[i], bpf_program__name(prog)))
+				want = true;
+		bpf_program__set_autoload(prog, want);
+	}
+	if (tgid) {
+		r = set_rodata_u32(p->obj, cfg->rodata_pid, tgid);
+		if (r == -ENOENT)
+			tb_info("%s: '%s' has no rodata '%s': no pid filter", t->name, cfg->object,
+				cfg->rodata_pid);
+		else if (r) {
+			tb_err("%s: rodata-pid: cannot set '%s' in '%s': %s", t->name,
+			       cfg->rodata_pid, cfg->object, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int bpf_setup(struct tb_tr *t)
+{
+	const struct bpf_cfg *cfg = t->cfg;
+	struct bpf_program *prog;
+	struct bpf_priv *p;
+	struct bpf_map *m;
+	size_t nprogs = 0;
+	char err[512];
+	__u32 tgid;
+	int r;
+
+	log_init();
+	if (bpf_validate(cfg, err, sizeof(err))) {
+		tb_err("%s: %s", t->name, err);
+		return -EINVAL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->stats_fd = -1;
+	p->cpu = t->consumer_cpu;
+	p->poll_ms = (int)(cfg->poll_ns / 1000000);
+	t->priv = p;
+	tgid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? (__u32)t->target : 0;
+	if (cfg->pid_filter == PIDF_WORKLOAD && t->target <= 0)
+		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
+			t->name);
+
+	if (cfg->program == PROG_OBJECT) {
+		r = open_object(t, p, cfg, tgid);
+		if (r)
+			goto fail;
+	} else {
+		p->b = &bundled[cfg->program];
+		r = p->b->open(p, tgid);
+		if (r) {
+			tb_err("%s: opening program %s: %s", t->name, program_choices[cfg->program],
+			       strerror(-r));
+			goto fail;
+		}
+		choose_attach(t, p, cfg);
+		if (cfg->program == PROG_RINGBUF_EVENTS) {
+			struct ringbuf_events_bpf *rs = p->skel;
+
+			rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE ? BPF_RB_NO_WAKEUP
+						   : cfg->wakeup == WAKEUP_EACH
+							   ? BPF_RB_FORCE_WAKEUP
+							   : 0;
+		}
+		for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
+			if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+				bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
+	}
+
+	r = p->b ? p->b->load(p->skel) : bpf_object__load(p->obj);
+	if (r) {
+		r = r < 0 ? r : -EINVAL;
+		tb_err("%s: loading %s failed (verifier log above): %s", t->name,
+		       p->b ? program_choices[cfg->program] : cfg->object, strerror(-r));
+		goto fail;
+	}
+
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog))
+		if (bpf_program__autoload(prog))
+			nprogs++;
+	if (!nprogs) {
+		r = -EINVAL;
+		tb_err("%s: programs: nothing to attach in '%s'", t->name,
+		       p->b ? program_choices[cfg->program] : cfg->object);
+		goto fail;
+	}
+	/* p->nps counts only filled entries: teardown walks them. */
+	p->ps = calloc(nprogs, sizeof(*p->ps));
+	p->links = calloc(nprogs, sizeof(*p->links));
+	if (!p->ps || !p->links) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
+		__u32 id;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		/* Recorded so that `tracebench cleanup` can report what a killed run left. */
+		id = prog_id(prog);
+		r = id ? armed_id(true, TB_ARMED_BPF_PROG, id) : 0;
+		if (r) {
+			tb_err("%s: cannot record BPF program %u for crash safety: %s", t->name, id,
+			       strerror(-r));
+			goto fail;
+		}
+		p->ps[p->nps].id = id;
+		p->ps[p->nps++].prog = prog;
+	}
+
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (!p->rb)
+			p->rb = ring_buffer__new(bpf_map__fd(m), on_record, p, NULL);
+		else if (ring_buffer__add(p->rb, bpf_map__fd(m), on_record, p))
+			r = -errno;
+		if (!p->rb || r) {
+			r = r ? r : (errno ? -errno : -ENOMEM);
+			tb_err("%s: ring buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
+			goto fail;
+		}
+	}
+
+	if (cfg->stats) {
+		p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+		if (p->stats_fd < 0)
+			tb_warn("%s: bpf_enable_stats: %s: no run_cnt/run_time_ns", t->name,
+				strerror(errno));
+	}
+	tb_debug("%s: loaded %zu program(s), %s", t->name, p->nps,
+		 p->use_btf ? "tp_btf" : "raw_tp/tracepoint");
+	return 0;
+fail:
+	bpf_teardown(t);
+	return r;
+}
+
+static int bpf_stop(struct tb_tr *t);
+
+static int bpf_start(struct tb_tr *t)
+{
+	struct bpf_priv *p = t->priv;
+	size_t i;
+	int r;
+
+	if (!p)
+		return -EINVAL;
+	p->windowed = false;
+	if (p->b) {
+		r = clear_maps(p);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < p->nps; i++) {
+		r = prog_stats(p->ps[i].prog, &p->ps[i].cnt0, &p->ps[i].ns0);
+		if (r)
+			return r;
+	}
+	if (p->rb) {
+		r = reader_start(p);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < p->nps; i++) {
+		struct bpf_program *prog = p->ps[i].prog;
+
+		p->links[i] = bpf_program__attach(prog);
+		if (!p->links[i]) {
+			r = -errno;
+			tb_err("%s: attaching %s (%s): %s", t->name, bpf_program__name(prog),
+			       bpf_program__section_name(prog), strerror(-r));
+			bpf_stop(t);
+			p->windowed = false;
+			return r;
+		}
+		p->nlinks = i + 1;
+		p->ps[i].link_id = link_id(p->links[i]);
+		r = p->ps[i].link_id ? armed_id(true, TB_ARMED_BPF_LINK, p->ps[i].link_id) : 0;
+		if (r) {
+			tb_err("%s: cannot record BPF link %u for crash safety: %s", t->name,
+			       p->ps[i].link_id, strerror(-r));
+			p->ps[i].link_id = 0;
+			bpf_stop(t);
+			p->windowed = false;
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int bpf_stop(struct tb_tr *t)
+{
+	struct bpf_priv *p = t->priv;
+	size_t i;
+	int r = 0;
+
+	if (!p)
+		return -EINVAL;
+	detach_all(p);
+	for (i = 0; i < p->nps; i++)
+		if (prog_stats(p->ps[i].prog, &p->ps[i].cnt1, &p->ps[i].ns1))
+			r = -EIO;
+	reader_stop(p);
+	p->windowed = !r;
+	return r;
+}
+
+static int bpf_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+{
+	const struct bpf_cfg *cfg = t->cfg;
+	struct bpf_priv *p = t->priv;
+	json_t *extra, *progs;
+	int64_t cnt = 0, ns = 0, mem = 0;
+	struct bpf_map *m;
+	size_t i;
+	int r = 0;
+
+	if (!p || !p->windowed)
+		return -EINVAL;
+	extra = json_object();
+	progs = json_array();
+	if (!extra || !progs) {
+		json_decref(extra);
+		json_decref(progs);
+		return -ENOMEM;
+	}
+	for (i = 0; i < p->nps; i++) {
+		const struct prog_stat *s = &p->ps[i];
+		int64_t dc = (int64_t)(s->cnt1 - s->cnt0), dn = (int64_t)(s->ns1 - s->ns0);
+
+		cnt += dc;
+		ns += dn;
+		json_array_append_new(progs,
+				      json_pack("{sssssIsIsI}", "name", bpf_program__name(s->prog),
+						"section", bpf_program__section_name(s->prog), "id",
+						(json_int_t)s->id, "run_cnt", (json_int_t)dc,
+						"run_time_ns", (json_int_t)dn));
+	}
+	json_object_set_new(extra, "programs", progs);
+	if (p->stats_fd >= 0) {
+		st->bpf_run_cnt = cnt;
+		st->bpf_run_time_ns = ns;
+		if (cnt > 0)
+			json_object_set_new(extra, "ns_per_run", json_real((double)ns / cnt));
+	}
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
+		mem += map_mem(m);
+	st->mem_bytes = mem;
+	st->cpu_s = p->rb ? p->cpu_s : 0;
+	if (p->b) {
+		json_object_set_new(extra, "attach", json_string(p->use_btf ? "tp_btf" : "raw_tp"));
+		st->lost = percpu_sum(map_fd(p, "drops"));
+		r = p->b->collect(p, cfg, st, extra);
+	} else {
+		/* A user's object: its runs are its events; what it loses is its own business. */
+		st->events = p->stats_fd >= 0 ? cnt : -1;
+		if (p->rb)
+			json_object_set_new(extra, "ringbuf_records",
+					    json_integer((json_int_t)p->consumed));
+	}
+	if (r) {
+		json_decref(extra);
+		return r;
+	}
+	st->extra = extra;
+	return 0;
+}
+
+const struct tb_tracer tb_tracer_bpf = {
+	.name = "bpf",
+	.help = "BPF programs (bundled CO-RE: syscall-count, read-latency, runq-latency, "
+		"ringbuf-events; or a user's .bpf.o) with in-kernel run_cnt/run_time_ns",
+	.opts = bpf_opts,
+	.cfg_size = sizeof(struct bpf_cfg),
+	.supported = bpf_supported,
+	.validate = bpf_validate,
+	.setup = bpf_setup,
+	.start = bpf_start,
+	.stop = bpf_stop,
+	.collect = bpf_collect,
+	.teardown = bpf_teardown,
+};

@@ -1,0 +1,11 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * read-latency: shared with tracers/bpf.c. Map `hists`: key __u32 thread id, value struct
+ * tb_hist of read() latencies in ns (sys_enter_read to sys_exit_read).
+ */
+#ifndef TB_READ_LATENCY_H
+#define TB_READ_LATENCY_H
+
+#include "tb-common.h"
+
+#endif

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Helpers for the BPF side only (included after vmlinux.h and bpf_helpers.h). */
+#ifndef TB_BPF_H
+#define TB_BPF_H
+
+#include "tb-common.h"
+
+/*
+ * Every bundled program counts what it could not record (full map, ring buffer full) in its own
+ * per-CPU slot; user space sums the CPUs.
+ */
+#define TB_DROPS_MAP                                     \
+	struct {                                         \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); \
+		__uint(max_entries, 1);                  \
+		__type(key, __u32);                      \
+		__type(value, __u64);                    \
+	} drops SEC(".maps")
+
+static __always_inline void tb_drop(void *map)
+{
+	__u32 zero = 0;
+	__u64 *d = bpf_map_lookup_elem(map, &zero);
+
+	if (d)
+		*d += 1; /* per-CPU value: no atomics needed */
+}
+
+/* floor(log2(v)) without loops, so the verifier sees a constant instruction count. */
+static __always_inline __u32 tb_log2(__u32 v)
+{
+	__u32 r, shift;
+
+	r = (v > 0xFFFF) << 4;
+	v >>= r;
+	shift = (v > 0xFF) << 3;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0xF) << 2;
+	v >>= shift;
+	r |= shift;
+	shift = (v > 0x3) << 1;
+	v >>= shift;
+	r |= shift;
+	r |= (v >> 1);
+	return r;
+}
+
+static __always_inline __u32 tb_log2l(__u64 v)
+{
+	__u32 hi = v >> 32;
+
+	return hi ? tb_log2(hi) + 32 : tb_log2(v);
+}
+
+static __always_inline __u32 tb_hist_slot(__u64 ns)
+{
+	__u32 slot = tb_log2l(ns);
+
+	return slot < TB_HIST_SLOTS ? slot : TB_HIST_SLOTS - 1;
+}
+
+#endif

@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Helpers shared by the workload plugins. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#ifndef TB_LIBEXECDIR
+#define TB_LIBEXECDIR "/usr/local/libexec/tracebench"
+#endif
+
+int tb_wl_path(const struct tb_wl *w, const char *tag, char *path, size_t len)
+{
+	int n = snprintf(path, len, "%s/%s-%u", w->tmpdir, tag, w->thread);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int tb_wl_fill(int fd, uint64_t size)
+{
+	char buf[65536];
+	uint64_t off = 0;
+	ssize_t n;
+
+	memset(buf, 'x', sizeof(buf));
+	while (off < size) {
+		size_t chunk = size - off < sizeof(buf) ? (size_t)(size - off) : sizeof(buf);
+
+		n = pwrite(fd, buf, chunk, (off_t)off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static int try_helper(const char *dir, const char *name, char *path, size_t len)
+{
+	int n = snprintf(path, len, "%s/%s", dir, name);
+
+	if (n < 0 || (size_t)n >= len)
+		return -ENAMETOOLONG;
+	return access(path, X_OK) ? -ENOENT : 0;
+}
+
+int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_t whylen)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32];
+	const char *env = getenv("TB_HELPERS");
+	ssize_t n;
+
+	if (env && *env && !try_helper(env, name, path, len))
+		return 0;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		snprintf(dir, sizeof(dir), "%s/build/helpers", dirname(exe));
+		if (!try_helper(dir, name, path, len))
+			return 0;
+		/* the binary may itself live in build/ (run-tests) */
+		exe[n] = '\0';
+		snprintf(dir, sizeof(dir), "%s/helpers", dirname(exe));
+		if (!try_helper(dir, name, path, len))
+			return 0;
+	}
+	if (!try_helper(TB_LIBEXECDIR, name, path, len))
+		return 0;
+	if (why)
+		snprintf(why, whylen,
+			 "helper %s not found in $TB_HELPERS, build/helpers next to the binary or "
+			 "%s "
+			 "(run make)",
+			 name, TB_LIBEXECDIR);
+	return -ENOENT;
+}
+
+int tb_wl_check_path(const char *key, const char *path, unsigned int kind, int amode, char *err,
+		     size_t len)
+{
+	struct stat st;
+
+	if (!path || !*path) {
+		snprintf(err, len, "%s: empty path", key);
+		return -EINVAL;
+	}
+	if (stat(path, &st)) {
+		snprintf(err, len, "%s: %s: %s", key, path, strerror(errno));
+		return -EINVAL;
+	}
+	if (kind == S_IFDIR && !S_ISDIR(st.st_mode)) {
+		snprintf(err, len, "%s: %s: not a directory", key, path);
+		return -EINVAL;
+	}
+	if (kind == S_IFREG && !S_ISREG(st.st_mode)) {
+		snprintf(err, len, "%s: %s: not a regular file", key, path);
+		return -EINVAL;
+	}
+	if (amode && access(path, amode)) {
+		snprintf(err, len, "%s: %s: %s", key, path, strerror(errno));
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *const tb_wl_partner_modes[] = {"processes", "threads", NULL};
+
+int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void *), void *arg,
+			const int *close_fds, size_t nclose)
+{
+	pid_t parent = getpid();
+	size_t i;
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->process = process;
+	if (!process) {
+		ret = -pthread_create(&p->thread, NULL, fn, arg);
+		if (ret)
+			return ret;
+		p->running = true;
+		return 0;
+	}
+	p->pid = fork();
+	if (p->pid < 0)
+		return -errno;
+	if (p->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		for (i = 0; i < nclose; i++)
+			if (close_fds[i] >= 0)
+				close(close_fds[i]);
+		fn(arg);
+		_exit(0);
+	}
+	p->running = true;
+	return 0;
+}
+
+void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
+{
+	struct timespec ts;
+	uint64_t waited = 0;
+
+	if (!p->running)
+		return;
+	p->running = false;
+	if (!p->process) {
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += (time_t)(grace_ns / 1000000000ull) + 1;
+		if (pthread_timedjoin_np(p->thread, NULL, &ts)) {
+			pthread_cancel(p->thread);
+			pthread_join(p->thread, NULL);
+		}
+		return;
+	}
+	while (waitpid(p->pid, NULL, WNOHANG) == 0) {
+		if (waited >= grace_ns) {
+			kill(p->pid, SIGKILL);
+			while (waitpid(p->pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			break;
+		}
+		tb_sleep_ns(1000000);
+		waited += 1000000;
+	}
+}
+
+int tb_wl_read_full(int fd, void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = read(fd, (char *)buf + done, len - done);
+		if (n > 0) {
+			done += (size_t)n;
+		} else if (n == 0) {
+			return -EPIPE;
+		} else if (errno != EINTR) {
+			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
+		}
+	}
+	return 0;
+}
+
+int tb_wl_write_full(int fd, const void *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = write(fd, (const char *)buf + done, len - done);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * exec: fork() (or posix_spawn, which uses clone(CLONE_VM | CLONE_VFORK)), execve() of a tiny
+ * static helper that exits at once, waitpid(). One op is one program executed: binfmt loading,
+ * mm setup and teardown, sched_process_exec. The helper is build/helpers/tb-exit.
+ */
+#include <errno.h>
+#include <spawn.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define HELPER "tb-exit"
+
+struct exec_cfg {
+	char *path;
+	int method;
+};
+
+struct exec_priv {
+	char path[4096];
+	char *argv[2];
+	char *envp[1];
+};
+
+static const char *const methods[] = {"fork", "posix_spawn", NULL};
+
+static const struct tb_option exec_opts[] = {
+	{"path", TB_OPT_STRING, offsetof(struct exec_cfg, path), "",
+	 "program to execute (no arguments); empty: the static helper " HELPER},
+	{"method", TB_OPT_CHOICE, offsetof(struct exec_cfg, method), "fork",
+	 "fork + execve, or posix_spawn (vfork-like clone)", 0, 0, methods},
+	TB_OPT_END,
+};
+
+static int exec_supported(char *why, size_t len)
+{
+	char path[4096];
+
+	return tb_wl_find_helper(HELPER, path, sizeof(path), why, len);
+}
+
+static int exec_validate(const void *cfg, char *err, size_t len)
+{
+	const struct exec_cfg *c = cfg;
+
+	if (!c->path || !*c->path)
+		return 0;
+	return tb_wl_check_path("path", c->path, S_IFREG, X_OK, err, len);
+}
+
+static int exec_setup(struct tb_wl *w)
+{
+	const struct exec_cfg *c = w->cfg;
+	struct exec_priv *p;
+	char why[512];
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	w->priv = p;
+	if (c->path && *c->path) {
+		snprintf(p->path, sizeof(p->path), "%s", c->path);
+	} else {
+		ret = tb_wl_find_helper(HELPER, p->path, sizeof(p->path), why, sizeof(why));
+		if (ret) {
+			tb_err("%s: %s", w->name, why);
+			return ret;
+		}
+	}
+	p->argv[0] = p->path;
+	return 0;
+}
+
+static int exec_run_batch(struct tb_wl *w, uint64_t n)
+{
+	const struct exec_cfg *c = w->cfg;
+	struct exec_priv *p = w->priv;
+	uint64_t i;
+	pid_t pid;
+	int st, ret;
+
+	for (i = 0; i < n; i++) {
+		if (c->method == 1) {
+			ret = posix_spawn(&pid, p->path, NULL, NULL, p->argv, p->envp);
+			if (ret)
+				return -ret;
+		} else {
+			pid = fork();
+			if (pid < 0)
+				return -errno;
+			if (pid == 0) {
+				execve(p->path, p->argv, p->envp);
+				_exit(127);
+			}
+		}
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR)
+				return -errno;
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			w->exit_status = st;
+			return -ECHILD;
+		}
+	}
+	return 0;
+}
+
+static void exec_teardown(struct tb_wl *w)
+{
+	free(w->priv);
+	w->priv = NULL;
+}
+
+const struct tb_workload tb_workload_exec = {
+	.name = "exec",
+	.help = "fork + execve of a tiny static helper + waitpid per op (exec path, mm setup)",
+	.opts = exec_opts,
+	.cfg_size = sizeof(struct exec_cfg),
+	.supported = exec_supported,
+	.validate = exec_validate,
+	.setup = exec_setup,
+	.run_batch = exec_run_batch,
+	.teardown = exec_teardown,
+};

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: GPL-2.0
+/* null: an empty loop iteration per op, the floor of the harness's own cost per op. */
+#include "tb.h"
+
+static int null_run_batch(struct tb_wl *w, uint64_t n)
+{
+	uint64_t i;
+
+	/* The empty asm keeps the loop (and its counter) from being optimized away. */
+	for (i = 0; i < n; i++)
+		__asm__ volatile("" ::: "memory");
+	return 0;
+}
+
+const struct tb_workload tb_workload_null = {
+	.name = "null",
+	.help = "empty loop iteration per op: the harness floor (loop + timing cost per op)",
+	.run_batch = null_run_batch,
+};

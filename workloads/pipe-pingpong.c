@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * pipe-pingpong: a message bounced over two pipes between this thread and a partner (a
+ * process by default, as `perf bench sched pipe`; or a thread, as its -T). One op is one round
+ * trip: write + read here, read + write there, so two wakeups and (on one CPU) two context
+ * switches per op: the scheduler's wakeup and switch paths.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct pipe_cfg {
+	int mode;
+	uint64_t size;
+};
+
+struct pipe_priv {
+	int to[2], from[2]; /* to the partner, from the partner */
+	size_t size;
+	struct tb_wl_partner partner;
+	char buf[4096];
+	char pbuf[4096]; /* the partner's (thread mode shares the process) */
+};
+
+static const struct tb_option pipe_opts[] = {
+	{"mode", TB_OPT_CHOICE, offsetof(struct pipe_cfg, mode), "processes",
+	 "partner is a forked process (as perf bench sched pipe) or a thread (its -T)", 0, 0,
+	 tb_wl_partner_modes},
+	{"size", TB_OPT_SIZE, offsetof(struct pipe_cfg, size), "4",
+	 "bytes per message each way (perf bench uses 4; at most PIPE_BUF)", 1, 4096},
+	TB_OPT_END,
+};
+
+static void *pipe_partner(void *arg)
+{
+	struct pipe_priv *p = arg;
+
+	while (!tb_wl_read_full(p->to[0], p->pbuf, p->size))
+		if (tb_wl_write_full(p->from[1], p->pbuf, p->size))
+			break;
+	return NULL;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static int pipe_setup(struct tb_wl *w)
+{
+	const struct pipe_cfg *c = w->cfg;
+	struct pipe_priv *p;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->to[0] = p->to[1] = p->from[0] = p->from[1] = -1;
+	w->priv = p;
+	p->size = (size_t)c->size;
+	if (pipe2(p->to, O_CLOEXEC) || pipe2(p->from, O_CLOEXEC)) {
+		ret = -errno;
+		tb_err("%s: pipe: %s", w->name, strerror(errno));
+		return ret;
+	}
+	{
+		int mine[2] = {p->to[1], p->from[0]};
+
+		ret = tb_wl_partner_start(&p->partner, c->mode == TB_WL_PARTNER_PROCESSES,
+					  pipe_partner, p, mine, 2);
+	}
+	if (ret) {
+		tb_err("%s: cannot start the partner: %s", w->name, strerror(-ret));
+		return ret;
+	}
+	if (p->partner.process) {
+		close_fd(&p->to[0]);
+		close_fd(&p->from[1]);
+	}
+	/* one round trip now, so the partner is up and running before the timed batch */
+	ret = tb_wl_write_full(p->to[1], p->buf, p->size);
+	if (!ret)
+		ret = tb_wl_read_full(p->from[0], p->buf, p->size);
+	if (ret)
+		tb_err("%s: first round trip: %s", w->name, strerror(-ret));
+	return ret;
+}
+
+static int pipe_run_batch(struct tb_wl *w, uint64_t n)
+{
+	struct pipe_priv *p = w->priv;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = tb_wl_write_full(p->to[1], p->buf, p->size);
+		if (ret)
+			return ret;
+		ret = tb_wl_read_full(p->from[0], p->buf, p->size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void pipe_teardown(struct tb_wl *w)
+{
+	struct pipe_priv *p = w->priv;
+
+	if (!p)
+		return;
+	close_fd(&p->to[1]); /* the partner reads EOF and returns */
+	tb_wl_partner_stop(&p->partner, 2000000000ull);
+	close_fd(&p->to[0]);
+	close_fd(&p->from[0]);
+	close_fd(&p->from[1]);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct tb_workload tb_workload_pipe_pingpong = {
+	.name = "pipe-pingpong",
+	.help = "round trip of a message over two pipes with a partner process or thread "
+		"(wakeups, context switches; cf. perf bench sched pipe)",
+	.opts = pipe_opts,
+	.cfg_size = sizeof(struct pipe_cfg),
+	.setup = pipe_setup,
+	.run_batch = pipe_run_batch,
+	.teardown = pipe_teardown,
+};

@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * read: pread() of `size` bytes per op from a file in the page cache (created in the scratch
+ * directory, or a user's file read through once in setup), or from a device like /dev/zero.
+ * The offset walks the file and wraps, so every op copies from cached pages: the VFS read
+ * path and copy_to_user, no I/O (the classic read() latency histogram exercise).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct read_cfg {
+	char *path;
+	uint64_t size;
+	uint64_t file_size;
+	int64_t work;
+};
+
+struct read_priv {
+	int fd;
+	void *buf;
+	uint64_t off, limit; /* next offset; wrap when off + size > limit (0: never moves) */
+	char path[4096];     /* the file we created, or "" */
+};
+
+static const struct tb_option read_opts[] = {
+	{"path", TB_OPT_STRING, offsetof(struct read_cfg, path), "",
+	 "file or device to read (e.g. /dev/zero); empty: a file of file-size created in the "
+	 "scratch directory, in the page cache"},
+	{"size", TB_OPT_SIZE, offsetof(struct read_cfg, size), "4K", "bytes per read() (op)", 1,
+	 64 << 20},
+	{"file-size", TB_OPT_SIZE, offsetof(struct read_cfg, file_size), "1M",
+	 "size of the created file (reads walk it and wrap)", 1, 4ull << 30},
+	TB_WL_WORK_OPT(struct read_cfg, work),
+	TB_OPT_END,
+};
+
+static int read_validate(const void *cfg, char *err, size_t len)
+{
+	const struct read_cfg *c = cfg;
+	struct stat st;
+	int ret;
+
+	if (!c->path || !*c->path) {
+		if (c->file_size < c->size) {
+			snprintf(err, len, "file-size: %llu bytes is smaller than size (%llu)",
+				 (unsigned long long)c->file_size, (unsigned long long)c->size);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	ret = tb_wl_check_path("path", c->path, 0, R_OK, err, len);
+	if (ret)
+		return ret;
+	if (stat(c->path, &st) || !(S_ISREG(st.st_mode) || S_ISCHR(st.st_mode))) {
+		snprintf(err, len, "path: %s: not a regular file or character device", c->path);
+		return -EINVAL;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < c->size) {
+		snprintf(err, len, "path: %s has %lld bytes, fewer than size (%llu)", c->path,
+			 (long long)st.st_size, (unsigned long long)c->size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int read_setup(struct tb_wl *w)
+{
+	const struct read_cfg *c = w->cfg;
+	struct read_priv *p;
+	struct stat st;
+	uint64_t off;
+	ssize_t n;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->fd = -1;
+	w->priv = p;
+	p->buf = aligned_alloc(4096, (c->size + 4095) & ~4095ull);
+	if (!p->buf)
+		return -ENOMEM;
+	memset(p->buf, 0, c->size); /* fault the buffer in now, not in the timed batch */
+	if (c->path && *c->path) {
+		p->fd = open(c->path, O_RDONLY | O_CLOEXEC);
+		if (p->fd < 0)
+			goto fail_errno;
+	} else {
+		ret = tb_wl_path(w, "read", p->path, sizeof(p->path));
+		if (ret)
+			return ret;
+		p->fd = open(p->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (p->fd < 0) {
+			p->path[0] = '\0';
+			goto fail_errno;
+		}
+		ret = tb_wl_fill(p->fd, c->file_size);
+		if (ret)
+			return ret;
+	}
+	if (fstat(p->fd, &st))
+		goto fail_errno;
+	if (S_ISREG(st.st_mode)) {
+		p->limit = (uint64_t)st.st_size;
+		/* Read it all once so every op hits the page cache. */
+		for (off = 0; off + c->size <= p->limit; off += c->size) {
+			n = pread(p->fd, p->buf, c->size, (off_t)off);
+			if (n < 0)
+				goto fail_errno;
+		}
+	}
+	return 0;
+fail_errno:
+	ret = -errno;
+	tb_err("%s: read: %s: %s", w->name, c->path && *c->path ? c->path : p->path,
+	       strerror(errno));
+	return ret;
+}
+
+static int read_run_batch(struct tb_wl *w, uint64_t n)
+{
+	const struct read_cfg *c = w->cfg;
+	struct read_priv *p = w->priv;
+	uint64_t i;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		r = pread(p->fd, p->buf, c->size, (off_t)p->off);
+		if (r < 0)
+			return -errno;
+		if ((uint64_t)r != c->size)
+			return -EIO;
+		if (p->limit) {
+			p->off += c->size;
+			if (p->off + c->size > p->limit)
+				p->off = 0;
+		}
+		if (c->work)
+			tb_wl_compute(c->work);
+	}
+	return 0;
+}
+
+static void read_teardown(struct tb_wl *w)
+{
+	struct read_priv *p = w->priv;
+
+	if (!p)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	if (p->path[0])
+		unlink(p->path);
+	free(p->buf);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct tb_workload tb_workload_read = {
+	.name = "read",
+	.help = "pread() of size bytes per op from a page-cached file or a device (VFS read path)",
+	.opts = read_opts,
+	.cfg_size = sizeof(struct read_cfg),
+	.validate = read_validate,
+	.setup = read_setup,
+	.run_batch = read_run_batch,
+	.teardown = read_teardown,
+};

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * tcp-rr: request/response over a loopback TCP connection (127.0.0.1 only), like netperf
+ * TCP_RR: send `size` bytes, the partner (thread or process) receives them all and sends
+ * `size` bytes back. One op is one transaction: the TCP stack both ways over lo, two wakeups.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "common.h"
+
+#define RR_TIMEOUT_S 5 /* a response not back by then fails the batch instead of hanging */
+
+struct tcp_cfg {
+	int mode;
+	uint64_t size;
+};
+
+struct tcp_priv {
+	int cfd, sfd; /* our end, the partner's end */
+	size_t size;
+	struct tb_wl_partner partner;
+	char *buf, *pbuf;
+};
+
+static const struct tb_option tcp_opts[] = {
+	{"size", TB_OPT_SIZE, offsetof(struct tcp_cfg, size), "1",
+	 "bytes of request and of response (netperf TCP_RR default: 1)", 1, 1 << 20},
+	{"mode", TB_OPT_CHOICE, offsetof(struct tcp_cfg, mode), "threads",
+	 "the responder is a thread or a forked process", 0, 0, tb_wl_partner_modes},
+	TB_OPT_END,
+};
+
+static int recv_full(int fd, char *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = recv(fd, buf + done, len - done, 0);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n == 0)
+			return -EPIPE;
+		else if (errno != EINTR)
+			return errno == EAGAIN ? -ETIMEDOUT : -errno;
+	}
+	return 0;
+}
+
+static int send_full(int fd, const char *buf, size_t len)
+{
+	size_t done = 0;
+	ssize_t n;
+
+	while (done < len) {
+		n = send(fd, buf + done, len - done, MSG_NOSIGNAL);
+		if (n > 0)
+			done += (size_t)n;
+		else if (n < 0 && errno != EINTR)
+			return -errno;
+	}
+	return 0;
+}
+
+static void *tcp_partner(void *arg)
+{
+	struct tcp_priv *p = arg;
+
+	while (!recv_full(p->sfd, p->pbuf, p->size))
+		if (send_full(p->sfd, p->pbuf, p->size))
+			break;
+	return NULL;
+}
+
+static int tcp_supported(char *why, size_t len)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(why, len, "no IPv4 TCP sockets: %s", strerror(errno));
+		return -errno;
+	}
+	close(fd);
+	return 0;
+}
+
+static int tcp_setup(struct tb_wl *w)
+{
+	const struct tcp_cfg *c = w->cfg;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t salen = sizeof(sa);
+	struct timeval tv = {.tv_sec = RR_TIMEOUT_S};
+	int one = 1, lfd = -1, ret;
+	struct tcp_priv *p;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->cfd = p->sfd = -1;
+	w->priv = p;
+	p->size = (size_t)c->size;
+	p->buf = calloc(2, p->size);
+	if (!p->buf)
+		return -ENOMEM;
+	p->pbuf = p->buf + p->size;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&sa, &salen))
+		goto fail_errno;
+	p->cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (p->cfd < 0 || connect(p->cfd, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail_errno;
+	p->sfd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (p->sfd < 0)
+		goto fail_errno;
+	close(lfd);
+	lfd = -1;
+	setsockopt(p->cfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(p->sfd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(p->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	ret = tb_wl_partner_start(&p->partner, c->mode == TB_WL_PARTNER_PROCESSES, tcp_partner, p,
+				  &p->cfd, 1);
+	if (ret) {
+		tb_err("%s: cannot start the responder: %s", w->name, strerror(-ret));
+		return ret;
+	}
+	if (p->partner.process) {
+		close(p->sfd);
+		p->sfd = -1;
+	}
+	ret = send_full(p->cfd, p->buf, p->size);
+	if (!ret)
+		ret = recv_full(p->cfd, p->buf, p->size);
+	if (ret)
+		tb_err("%s: first transaction: %s", w->name, strerror(-ret));
+	return ret;
+fail_errno:
+	ret = -errno;
+	tb_err("%s: loopback TCP connection: %s", w->name, strerror(errno));
+	if (lfd >= 0)
+		close(lfd);
+	return ret;
+}
+
+static int tcp_run_batch(struct tb_wl *w, uint64_t n)
+{
+	struct tcp_priv *p = w->priv;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		ret = send_full(p->cfd, p->buf, p->size);
+		if (ret)
+			return ret;
+		ret = recv_full(p->cfd, p->buf, p->size);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+static void tcp_teardown(struct tb_wl *w)
+{
+	struct tcp_priv *p = w->priv;
+
+	if (!p)
+		return;
+	if (p->cfd >= 0)
+		shutdown(p->cfd, SHUT_RDWR); /* the responder reads EOF */
+	tb_wl_partner_stop(&p->partner, 2000000000ull);
+	if (p->cfd >= 0)
+		close(p->cfd);
+	if (p->sfd >= 0)
+		close(p->sfd);
+	free(p->buf);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct tb_workload tb_workload_tcp_rr = {
+	.name = "tcp-rr",
+	.help = "request/response transaction over a loopback TCP connection (network stack; "
+		"cf. netperf TCP_RR)",
+	.opts = tcp_opts,
+	.cfg_size = sizeof(struct tcp_cfg),
+	.supported = tcp_supported,
+	.setup = tcp_setup,
+	.run_batch = tcp_run_batch,
+	.teardown = tcp_teardown,
+};

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * write: pwrite() of `size` bytes per op to a file in `dir` (default: the scratch directory),
+ * walking the file and wrapping at file-size, optionally followed by fsync() or fdatasync()
+ * (then the filesystem's journal and the block layer are in the path). The file is unlinked
+ * as soon as it is open (O_TMPFILE where supported), so a killed run leaves nothing behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common.h"
+
+struct write_cfg {
+	char *dir;
+	uint64_t size;
+	uint64_t file_size;
+	int sync;
+	int64_t work;
+};
+
+struct write_priv {
+	int fd;
+	void *buf;
+	uint64_t off;
+};
+
+enum { SYNC_NONE, SYNC_FSYNC, SYNC_FDATASYNC };
+static const char *const syncs[] = {"none", "fsync", "fdatasync", NULL};
+
+static const struct tb_option write_opts[] = {
+	{"dir", TB_OPT_STRING, offsetof(struct write_cfg, dir), "",
+	 "directory for the file (its filesystem is what is measured); empty: scratch directory"},
+	{"size", TB_OPT_SIZE, offsetof(struct write_cfg, size), "4K", "bytes per write() (op)", 1,
+	 64 << 20},
+	{"file-size", TB_OPT_SIZE, offsetof(struct write_cfg, file_size), "1M",
+	 "writes walk the file up to this size and wrap", 1, 4ull << 30},
+	{"fsync", TB_OPT_CHOICE, offsetof(struct write_cfg, sync), "none",
+	 "after every write: none, fsync or fdatasync", 0, 0, syncs},
+	TB_WL_WORK_OPT(struct write_cfg, work),
+	TB_OPT_END,
+};
+
+static int write_validate(const void *cfg, char *err, size_t len)
+{
+	const struct write_cfg *c = cfg;
+
+	if (c->file_size < c->size) {
+		snprintf(err, len, "file-size: %llu bytes is smaller than size (%llu)",
+			 (unsigned long long)c->file_size, (unsigned long long)c->size);
+		return -EINVAL;
+	}
+	if (c->dir && *c->dir)
+		return tb_wl_check_path("dir", c->dir, S_IFDIR, W_OK, err, len);
+	return 0;
+}
+
+static int write_setup(struct tb_wl *w)
+{
+	const struct write_cfg *c = w->cfg;
+	const char *dir = c->dir && *c->dir ? c->dir : w->tmpdir;
+	struct write_priv *p;
+	char path[4096];
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->fd = -1;
+	w->priv = p;
+	p->buf = aligned_alloc(4096, (c->size + 4095) & ~4095ull);
+	if (!p->buf)
+		return -ENOMEM;
+	memset(p->buf, 'w', c->size);
+	p->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (p->fd < 0) {
+		snprintf(path, sizeof(path), "%s/tracebench-write-XXXXXX", dir);
+		p->fd = mkostemp(path, O_CLOEXEC);
+		if (p->fd >= 0)
+			unlink(path);
+	}
+	if (p->fd < 0) {
+		ret = -errno;
+		tb_err("%s: dir: cannot create a file in %s: %s", w->name, dir, strerror(errno));
+		return ret;
+	}
+	/* Allocate the blocks now: the batch overwrites, it does not extend the file. */
+	ret = tb_wl_fill(p->fd, c->file_size);
+	if (!ret && c->sync != SYNC_NONE && fsync(p->fd))
+		ret = -errno;
+	if (ret)
+		tb_err("%s: writing %s: %s", w->name, dir, strerror(-ret));
+	return ret;
+}
+
+static int write_run_batch(struct tb_wl *w, uint64_t n)
+{
+	const struct write_cfg *c = w->cfg;
+	struct write_priv *p = w->priv;
+	uint64_t i;
+	ssize_t r;
+
+	for (i = 0; i < n; i++) {
+		r = pwrite(p->fd, p->buf, c->size, (off_t)p->off);
+		if (r < 0)
+			return -errno;
+		if ((uint64_t)r != c->size)
+			return -EIO;
+		p->off += c->size;
+		if (p->off + c->size > c->file_size)
+			p->off = 0;
+		if (c->sync == SYNC_FSYNC && fsync(p->fd))
+			return -errno;
+		if (c->sync == SYNC_FDATASYNC && fdatasync(p->fd))
+			return -errno;
+		if (c->work)
+			tb_wl_compute(c->work);
+	}
+	return 0;
+}
+
+static void write_teardown(struct tb_wl *w)
+{
+	struct write_priv *p = w->priv;
+
+	if (!p)
+		return;
+	if (p->fd >= 0)
+		close(p->fd);
+	free(p->buf);
+	free(p);
+	w->priv = NULL;
+}
+
+const struct tb_workload tb_workload_write = {
+	.name = "write",
+	.help = "pwrite() of size bytes per op to a file in dir, optionally fsync'd (VFS write "
+		"path, page cache, filesystem)",
+	.opts = write_opts,
+	.cfg_size = sizeof(struct write_cfg),
+	.validate = write_validate,
+	.setup = write_setup,
+	.run_batch = write_run_batch,
+	.teardown = write_teardown,
+};
