@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anonymize.h"
 #include "armed.h"
 #include "cli.h"
 #include "gate.h"
@@ -56,6 +57,7 @@ static const char run_usage[] =
 	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
 	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
+	"      --anonymize         no host, user, path or command line in what is written\n"
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
@@ -76,7 +78,7 @@ struct runner {
 	char dir[4096];
 	char tmproot[64];
 	int consumer_cpu;
-	bool quiet, progress, json_out, no_plots, gate, dry_run;
+	bool quiet, progress, json_out, no_plots, gate, dry_run, anonymize;
 	gsl_rng *rng;
 	unsigned int order;
 	uint64_t t_start;
@@ -941,7 +943,10 @@ static int make_run_dir(struct runner *rn, const char *outdir)
 		snprintf(rn->dir, sizeof(rn->dir), "%s", outdir);
 		return tb_mkdir_p(rn->dir, 0755);
 	}
-	gethostname(host, sizeof(host) - 1);
+	if (rn->anonymize)
+		snprintf(host, sizeof(host), "anon");
+	else
+		gethostname(host, sizeof(host) - 1);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	for (i = 0; i < 100; i++) {
@@ -1280,6 +1285,7 @@ int tb_cmd_run(int argc, char **argv)
 		{ "gate", no_argument, NULL, 'g' },
 		{ "skip-unsupported", no_argument, NULL, 'S' },
 		{ "wait", no_argument, NULL, 'W' },
+		{ "anonymize", no_argument, NULL, 'Z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1344,6 +1350,9 @@ int tb_cmd_run(int argc, char **argv)
 			break;
 		case 'W':
 			wait_lock = true;
+			break;
+		case 'Z':
+			rn.anonymize = true;
 			break;
 		case 'q':
 			rn.quiet = true;
@@ -1437,6 +1446,10 @@ int tb_cmd_run(int argc, char **argv)
 	if (!rn.quiet)
 		print_plan(&rn, stderr);
 	record_environment(&rn);
+	if (rn.anonymize && tb_result_anonymize(rn.r, 0)) {
+		rc = TB_EXIT_FAIL;
+		goto out;
+	}
 	rn.t_start = tb_now_ns();
 	ret = run_all(&rn);
 	progress_done(&rn);

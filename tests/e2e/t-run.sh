@@ -104,4 +104,23 @@ assert n >= 2, n
 PY
 [ "$before" = "$(state)" ] || fail "tracing state left behind by an interrupted run"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+# 6. --anonymize: no host name, command line or scenario path in what is written.
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
+python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"
+import json, sys
+r = json.load(open(sys.argv[1]))
+host = sys.argv[2]
+def walk(o, path=""):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            assert k not in ("hostname", "nodename"), f"{path}.{k} kept"
+            walk(v, f"{path}.{k}")
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            walk(v, f"{path}[{i}]")
+walk(r)
+assert r["command_line"] == "<redacted>", r["command_line"]
+assert r["scenario"]["path"] is None
+assert "small.ini" not in json.dumps(r)
+PY
 exit 0
