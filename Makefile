@@ -87,7 +87,7 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz valgrind format format-check
+	bench-workloads validate fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS)
 
@@ -202,6 +202,18 @@ validate: deps
 fuzz: deps
 	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)
 
+# libFuzzer binaries (tests/fuzz/fuzz_*.c + every object but main.o). tools/fuzz.sh calls this
+# with CC=clang BUILD=build-fuzz SANFLAGS='-fsanitize=fuzzer-no-link,address,undefined ...'.
+FUZZ_SRCS = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZERS	 = $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+fuzzers: $(FUZZERS)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBOBJS)
+	@mkdir -p $(dir $@)
+	$(msg) FUZZER $@
+	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS)
+
 valgrind: deps
 	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS)
 	$(Q)TB_TEST_DATA=$(CURDIR)/tests/data TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
@@ -227,7 +239,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
 		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)
 	install -m 0755 $(TB_BIN) $(DESTDIR)$(BINDIR)/tracebench
+	install -d $(DESTDIR)$(DATADIR)/scenarios/validation
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
+	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
@@ -237,7 +251,7 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
 
 clean:
-	rm -rf build build-san tracebench tracebench-san tracebench-asan tracebench-ubsan
+	rm -rf build build-san build-fuzz tracebench tracebench-san tracebench-asan tracebench-ubsan
 
 distclean: clean
 	rm -rf $(DEPS_DIR)

@@ -28,7 +28,7 @@ void tb_vlog(enum tb_log_level level, const char *fmt, va_list ap)
 	char buf[2048];
 	size_t n;
 
-	if (level > log_level)
+	if (level > log_level || level < TB_LOG_ERROR) /* SILENT is a threshold, not a level */
 		return;
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	n = 0;

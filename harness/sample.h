@@ -50,7 +50,9 @@ struct tb_sample_req {
 	bool latency;	      /* time 1 op in latency_every individually into res.hist */
 	unsigned int latency_every; /* 0 or 1: every op */
 	bool mlock;		    /* mlockall(MCL_CURRENT | MCL_FUTURE) for the run */
-	bool perf_counts; /* software counters task-clock, context-switches, page-faults */
+	/* Software counters task-clock, context-switches, page-faults. They cost something on
+	 * every context switch and fork (they are inherited): leave them off where that matters. */
+	bool perf_counts;
 };
 
 /* One sample's figures. Flat (no pointers): the sample process write()s it to its parent. */

@@ -446,6 +446,28 @@ static void section_key(struct parse *p, const char *name, const char *value)
 	set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
 }
 
+/*
+ * cpus: 'auto', 'none', or CPU ids (0..4095), checked here so that junk is reported at its
+ * line; whether the ids are online is the runner's business. Empty means 'auto' (run.c).
+ */
+static void check_cpus(struct parse *p, const struct tb_strlist *l)
+{
+	int64_t id;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if ((!strcmp(l->v[i], "auto") || !strcmp(l->v[i], "none")) && l->n == 1)
+			continue;
+		if (tb_parse_int(l->v[i], &id) || id < 0 || id > 4095) {
+			perr(p, p->line,
+			     "[global]: key 'cpus': bad CPU '%s' (CPU ids 0-4095, or 'auto' or "
+			     "'none' alone)",
+			     l->v[i]);
+			return;
+		}
+	}
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
@@ -491,6 +513,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			perr(p, p->line, "[global]: unknown key '%s'", name);
 		else if (ret)
 			perr(p, p->line, "[global]: %s", err);
+		else if (!strcmp(name, "cpus"))
+			check_cpus(p, &gdef.cpus);
 		break;
 	case SEC_WORKLOAD:
 	case SEC_TRACER:
@@ -500,6 +524,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (!strcmp(name, "workloads") || !strcmp(name, "tracers")) {
 			struct tb_strlist *l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
 
+			/* A second [matrix] (already an error) may set the key again: no leak. */
+			tb_strlist_free(l);
 			if (tb_split_list(value, l))
 				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value, name);
 			else if (!l->n)
@@ -583,7 +609,8 @@ static int resolve_matrix(struct parse *p)
 	int idx;
 
 	if (!p->have_matrix || !p->mx_w.n) {
-		perr(p, p->have_matrix ? p->cur_line : p->line,
+		/* An empty file has no line 0: point at line 1. */
+		perr(p, p->have_matrix ? p->cur_line : p->line ? p->line : 1,
 		     "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
 		return -EINVAL;
 	}

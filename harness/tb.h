@@ -31,6 +31,7 @@ enum {
 /* ---- log.c ------------------------------------------------------------------------------- */
 
 enum tb_log_level {
+	TB_LOG_SILENT = -1, /* nothing at all (fuzz targets, tests of error paths) */
 	TB_LOG_ERROR,
 	TB_LOG_WARN,
 	TB_LOG_INFO,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * getpid: the cheapest real syscall, the syscall entry/exit floor (compare with
- * `perf bench syscall basic`). syscall(SYS_getpid), since glibc versions have cached getpid().
+ * `perf bench syscall basic`, which calls getppid: `call = getppid` compares like with like).
+ * syscall(SYS_getpid), since glibc versions have cached getpid().
  */
 #include <stddef.h>
 #include <sys/syscall.h>
@@ -11,10 +12,17 @@
 #include "inject.h"
 
 struct getpid_cfg {
+	int call;
 	int64_t work;
 };
 
+/* getppid: what `perf bench syscall basic` calls, for a like-for-like comparison. */
+static const char *const calls[] = {"getpid", "getppid", NULL};
+static const long call_nr[] = {SYS_getpid, SYS_getppid};
+
 static const struct tb_option getpid_opts[] = {
+	{"call", TB_OPT_CHOICE, offsetof(struct getpid_cfg, call), "getpid",
+	 "the syscall made: getpid, or getppid (as perf bench syscall basic)", 0, 0, calls},
 	TB_WL_WORK_OPT(struct getpid_cfg, work),
 	TB_OPT_END,
 };
@@ -22,18 +30,19 @@ static const struct tb_option getpid_opts[] = {
 static int getpid_run_batch(struct tb_wl *w, uint64_t n)
 {
 	const struct getpid_cfg *c = w->cfg;
+	const long nr = call_nr[c->call];
 	uint64_t i;
 
 	/* tb_inject_point: the delay tracer's known cost; a load and a branch when off */
 	if (!c->work) {
 		for (i = 0; i < n; i++) {
-			syscall(SYS_getpid);
+			syscall(nr);
 			tb_inject_point();
 		}
 		return 0;
 	}
 	for (i = 0; i < n; i++) {
-		syscall(SYS_getpid);
+		syscall(nr);
 		tb_inject_point();
 		tb_wl_compute(c->work);
 	}
@@ -42,8 +51,8 @@ static int getpid_run_batch(struct tb_wl *w, uint64_t n)
 
 const struct tb_workload tb_workload_getpid = {
 	.name = "getpid",
-	.help = "syscall(SYS_getpid) per op: syscall entry/exit floor (cf. perf bench syscall "
-		"basic)",
+	.help = "raw syscall(SYS_getpid) (or getppid) per op: the syscall entry/exit floor (cf. "
+		"perf bench syscall basic)",
 	.opts = getpid_opts,
 	.cfg_size = sizeof(struct getpid_cfg),
 	.run_batch = getpid_run_batch,

@@ -106,7 +106,7 @@ pid-filter = workload
 workloads = getpid
 tracers = tp
 EOF
-"$TB" run "$TMP/kill.ini" -o "$TMP/killed-run" >"$TMP/run.out" 2>&1 &
+"$TB" run "$TMP/kill.ini" -o "$TMP/killed-run" --wait >"$TMP/run.out" 2>&1 &
 run=$!
 armed=
 for _ in $(seq 200); do

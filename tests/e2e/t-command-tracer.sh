@@ -36,7 +36,7 @@ workloads = getpid
 tracers = bpftrace-getpid, perf-record
 EOF
 
-"$TB" run "$TMP/cmd.ini" -o "$TMP/out-run" >"$TMP/out" 2>"$TMP/err"
+"$TB" run "$TMP/cmd.ini" -o "$TMP/out-run" --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if grep -q "not implemented" "$TMP/err"; then
 	skip "tracebench run is not implemented yet"

@@ -18,7 +18,7 @@ state() {
 before=$(state)
 
 # 1. A full small run: exit 0, every file, the contract's keys.
-expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q --wait
 for f in result.json samples.csv; do [ -s "$TMP/r1/$f" ] || fail "$f missing"; done
 python3 - "$TMP/r1/result.json" <<'PY' || fail "result.json does not honour the contract"
 import json, sys
@@ -79,12 +79,12 @@ if ! "$TB" list ftrace-function | grep -q UNSUPPORTED; then
 else
 	expect_exit 3 "$TB" run "$D/unsupported.ini" -o "$TMP/u1" -q
 	grep -q "unsupported here" "$TMP/err" || fail "no reason for an unsupported tracer"
-	expect_exit 0 "$TB" run "$D/unsupported.ini" -o "$TMP/u2" -q --skip-unsupported --no-plots
+	expect_exit 0 "$TB" run "$D/unsupported.ini" -o "$TMP/u2" -q --skip-unsupported --no-plots --wait
 fi
 
 # 5. SIGINT mid-run: partial result on disk, stop reason, nothing left armed, a second run
 #    meanwhile is refused by the lock (exit 3, naming the holder).
-"$TB" run "$D/long.ini" -o "$TMP/r2" -q --no-plots >"$TMP/long.out" 2>"$TMP/long.err" &
+"$TB" run "$D/long.ini" -o "$TMP/r2" -q --no-plots --wait >"$TMP/long.out" 2>"$TMP/long.err" &
 pid=$!
 for _ in $(seq 1 300); do [ -s "$TMP/r2/result.json" ] && break; sleep 0.1; done
 [ -s "$TMP/r2/result.json" ] || { kill -9 $pid; fail "no result.json after the first round"; }
@@ -104,4 +104,23 @@ assert n >= 2, n
 PY
 [ "$before" = "$(state)" ] || fail "tracing state left behind by an interrupted run"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+# 6. --anonymize: no host name, command line or scenario path in what is written.
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
+python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"
+import json, sys
+r = json.load(open(sys.argv[1]))
+host = sys.argv[2]
+def walk(o, path=""):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            assert k not in ("hostname", "nodename"), f"{path}.{k} kept"
+            walk(v, f"{path}.{k}")
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            walk(v, f"{path}[{i}]")
+walk(r)
+assert r["command_line"] == "<redacted>", r["command_line"]
+assert r["scenario"]["path"] is None
+assert "small.ini" not in json.dumps(r)
+PY
 exit 0
