@@ -259,8 +259,11 @@ def proof(out, rep):
         ops = sum(s.get("ops", 0) for s in ms) * (c.get("threads") or 1)
         ev = c.get("events_recorded")
         lost = c.get("events_lost")
-        item = "%s buffer %s overwrite %s" % (c.get("tracer"), cfg.get("buffer-size", "?"),
-                                              cfg.get("overwrite", "?"))
+        size = cfg.get("buffer-size", "?")
+        if isinstance(size, int):
+            size = "%dM" % (size >> 20) if size >= 1 << 20 else "%dK" % (size >> 10)
+        item = "%s (buffer %s/CPU, overwrite %s)" % (
+            c.get("tracer"), size, str(cfg.get("overwrite", "?")).lower())
         data = {"cell": c.get("id"), "ops": ops, "events_recorded": ev, "events_lost": lost,
                 "verdict": ov.get("verdict"), "reason": ov.get("reason"),
                 "tracer_config": cfg, "ns_per_event": num(ov.get("ns_per_event")),
@@ -329,7 +332,7 @@ def peers(out, rep):
         except (OSError, ValueError):
             return []
 
-    ours = {"getpid": [], "pipe-pingpong": []}
+    ours = {"getpid": [], "getppid": [], "pipe-pingpong": []}
     runs = sorted(x for x in os.listdir(d) if os.path.isfile(os.path.join(d, x, "result.json"))) \
         if os.path.isdir(d) else []
     for r in runs:
@@ -339,7 +342,8 @@ def peers(out, rep):
             m = num((b or {}).get("summary", {}).get("median"))
             if m is not None:
                 ours[wl].append(m)
-    for wl, peer, f in (("getpid", "perf bench syscall basic (getppid)", "perf-syscall.txt"),
+    for wl, peer, f in (("getppid", "perf bench syscall basic (getppid)", "perf-syscall.txt"),
+                        ("getpid", "perf bench syscall basic (getppid)", "perf-syscall.txt"),
                         ("pipe-pingpong", "perf bench sched pipe (round trip)", "perf-pipe.txt")):
         p = nums(f)
         o = ours[wl]

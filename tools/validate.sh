@@ -87,18 +87,22 @@ run() {
 		# shellcheck disable=SC2086 # QFLAG is empty or one word
 		"$TB" run "$scn" -o "$dir" $QFLAG "$@" >"$OUT/.run.out" 2>&1
 		rc=$?
-		cat "$OUT/.run.out" >>"$LOG"
 		if [ $rc -eq 3 ] && grep -q "another tracebench run" "$OUT/.run.out" &&
 			[ "$waited" -lt "${VALIDATE_LOCK_WAIT:-900}" ]; then
-			[ "$waited" -eq 0 ] && echo "   waiting for another tracebench run to finish"
+			if [ "$waited" -eq 0 ]; then
+				echo "   waiting for another tracebench run to finish" | tee -a "$LOG"
+				cat "$OUT/.run.out" >>"$LOG"
+			fi
 			rm -rf "$dir"
 			sleep 5
 			waited=$((waited + 5))
 			continue
 		fi
+		cat "$OUT/.run.out" >>"$LOG"
 		break
 	done
 	rm -f "$OUT/.run.out"
+	[ "$waited" -gt 0 ] && echo "   (waited ${waited}s for the measuring lock)" >>"$LOG"
 	[ $rc -eq 0 ] || echo "   (tracebench exited $rc; see $LOG)" | tee -a "$LOG"
 	return $rc
 }
