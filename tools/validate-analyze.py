@@ -23,6 +23,7 @@ Python standard library only.
 import json
 import math
 import os
+import re
 import statistics
 import sys
 
@@ -197,7 +198,8 @@ def aa(out, rep):
             elif v == "untrustworthy":
                 untrust += 1
                 w["untrustworthy"] += 1
-                reasons[ov.get("reason", "")] = reasons.get(ov.get("reason", ""), 0) + 1
+                why = re.sub(r"[0-9]+(\.[0-9]+)?", "N", ov.get("reason") or "")
+                reasons[why] = reasons.get(why, 0) + 1
             if pct is not None:
                 w["abs_pct"].append(abs(pct))
             if num(ci[0]) is not None and num(ci[1]) is not None:

@@ -93,7 +93,8 @@ need_root
 "$TB" run --help >/dev/null 2>&1 || skip "tracebench run is not available in this build"
 OUT=$TMP/v
 ls /sys/kernel/tracing/instances 2>/dev/null | sort >"$TMP/inst-before"
-VALIDATE_ONLY="known-delta aa proof bpf peers" VALIDATE_QUICK=1 VALIDATE_LOCK_WAIT=${VALIDATE_LOCK_WAIT:-120} VALIDATE_OUT=$OUT TB_BIN=$TB \
+VALIDATE_ONLY="known-delta aa proof bpf peers" VALIDATE_QUICK=1 \
+	VALIDATE_LOCK_WAIT=${VALIDATE_LOCK_WAIT:-120} VALIDATE_OUT=$OUT TB_BIN=$TB \
 	"$ROOT/tools/validate.sh" >"$TMP/vout" 2>"$TMP/verr"
 rc=$?
 cat "$TMP/vout"
