@@ -48,29 +48,7 @@ static const char css[] =
 
 static void escn(FILE *f, const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; s && i < n && s[i]; i++) {
-		switch (s[i]) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(s[i], f);
-		}
-	}
+	tb_fput_markup(f, s, n);
 }
 
 static void esc(FILE *f, const char *s)

@@ -1172,7 +1172,6 @@ static int init_result(struct runner *rn, int argc, char **argv)
 	size_t i;
 
 	tb_utc_iso(ts, sizeof(ts), time(NULL));
-	r->tool_version = strdup(TB_VERSION);
 	r->scenario_name = strdup(s->name);
 	r->scenario_path = strdup(s->path);
 	r->scenario_text = strdup(s->text);
@@ -1193,7 +1192,6 @@ static int init_result(struct runner *rn, int argc, char **argv)
 		for (i = 0; r->gate && i < s->ngate; i++)
 			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
 	}
-	r->warnings = json_array();
 	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
 	    !r->command_line || !r->started || !r->warnings)
 		return -ENOMEM;
@@ -1208,6 +1206,7 @@ static void record_environment(struct runner *rn)
 	r->system = tb_sysinfo_collect("/", 0);
 	if (!r->system)
 		tb_warn("cannot capture the system fingerprint");
+	json_decref(r->foreign);
 	r->foreign = tb_foreign_instrumentation();
 	for (i = 0; r->foreign && i < json_array_size(r->foreign); i++)
 		tb_warn("foreign instrumentation is active and biases the baseline: %s",

@@ -109,8 +109,8 @@ printf '%s' "$good_tail" >>"$S/ten-mb.ini"
 if check_run 2 "$TB" run --dry-run "$S/ten-mb.ini"; then
 	err_has "$S/ten-mb.ini" "10 MB scenario"
 fi
-# One 100 kB line.
-{ printf '[global]\nname = '; head -c 100000 /dev/zero | tr '\0' x; printf '\n%s' "$good_tail"; } \
+# A 100 kB line that is not a long 'key = value' (long values are allowed; a 100 kB key is not).
+{ printf '[global]\n'; head -c 100000 /dev/zero | tr '\0' x; printf ' = 1\n%s' "$good_tail"; } \
 	>"$S/long-line.ini"
 scenario_bad "$S/long-line.ini"
 # Not a readable file: a directory, a missing file, an unreadable one (root reads anything).
