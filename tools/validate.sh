@@ -10,7 +10,8 @@
 #   proof         a syscall tracepoint counts every getpid (events / ops within 1%); tiny
 #                 buffers report lost events and an untrustworthy verdict
 #   bpf           measured ns/event >= the kernel's run_time_ns / run_cnt
-#   peers         getpid vs perf bench syscall basic, pipe-pingpong vs perf bench sched pipe
+#   peers         getppid and getpid vs perf bench syscall basic, pipe-pingpong vs perf bench
+#                 sched pipe
 #                 (ratios printed, no threshold)
 #   sources       sizes of error sources (syscall-work flag, filters, bpf_stats, clock reads,
 #                 harness floor): figures printed, no threshold
@@ -103,8 +104,8 @@ run() {
 	done
 	rm -f "$OUT/.run.out"
 	[ "$waited" -gt 0 ] && echo "   (waited ${waited}s for the measuring lock)" >>"$LOG"
-	[ $rc -eq 0 ] || echo "   (tracebench exited $rc; see $LOG)" | tee -a "$LOG"
-	return $rc
+	[ "$rc" -eq 0 ] || echo "   (tracebench exited $rc; see $LOG)" | tee -a "$LOG"
+	return "$rc"
 }
 
 # perf_ns ARGS...: ns/op from one `perf bench` run pinned to $CPU, or nothing.
