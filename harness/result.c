@@ -96,6 +96,7 @@ struct tb_result *tb_result_new(void)
 	r->confidence = 0.95;
 	r->resamples = 10000;
 	r->precision = 0;
+	r->max_cv = 0.10;
 	aa_init(&r->aa_summary);
 	return r;
 }
@@ -478,6 +479,7 @@ json_t *tb_result_to_json(const struct tb_result *r)
 	set(&b, o, "bootstrap_resamples", json_integer(r->resamples));
 	set(&b, o, "confidence", jnum(r->confidence));
 	set(&b, o, "precision", jnum(r->precision));
+	set(&b, o, "max_cv", jnum(r->max_cv));
 	set(&b, o, "aa", json_boolean(r->aa));
 	set(&b, doc, "settings", o);
 	set(&b, doc, "foreign_instrumentation",
@@ -1064,10 +1066,13 @@ static int load_settings(struct ld *l, json_t *o, struct tb_result *r)
 	    (ret = get_unit(l, o, "confidence", &r->confidence)) ||
 	    (ret = get_uint32(l, o, "bootstrap_resamples", &resamples)) ||
 	    (ret = get_num(l, o, "precision", OPT, 0, &r->precision)) ||
+	    (ret = get_num(l, o, "max_cv", OPT, 0, &r->max_cv)) ||
 	    (ret = get_bool(l, o, "aa", OPT, &r->aa)))
 		return ret;
 	if (isnan(r->noise_threshold))
 		r->noise_threshold = 0.01;
+	if (isnan(r->max_cv) || r->max_cv <= 0)
+		r->max_cv = 0.10;
 	if (isnan(r->precision))
 		r->precision = 0;
 	if (resamples > 10000000)

@@ -168,6 +168,7 @@ struct tb_result {
 	double confidence;	/* default 0.95 */
 	unsigned int resamples;	/* default 10000 */
 	double precision;	/* fraction, 0 = fixed rounds */
+	double max_cv;		/* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
 	bool aa;		/* [settings][aa] A/A calibration run */
 	json_t *foreign;	/* [foreign_instrumentation] array of strings, may be empty */
 	json_t *warnings;	/* [warnings] array of strings */

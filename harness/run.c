@@ -1181,6 +1181,7 @@ static int init_result(struct runner *rn, int argc, char **argv)
 	r->warmup = s->warmup;
 	r->duration_ns = s->duration_ns;
 	r->noise_threshold = s->noise_threshold;
+	r->max_cv = s->max_cv;
 	r->alpha = s->alpha;
 	r->power = s->power;
 	r->confidence = s->confidence;

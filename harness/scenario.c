@@ -251,7 +251,7 @@ struct gcfg {
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
 	bool lat, mlock, perf, aa;
-	double prec, noise, alpha, power, conf;
+	double prec, noise, alpha, power, conf, maxcv;
 };
 
 #define G(f) offsetof(struct gcfg, f)
@@ -289,6 +289,8 @@ static const struct tb_option global_opts[] = {
 	  "adaptive: add rounds until every CI half-width is below this (0: fixed rounds)", 0, 1 },
 	{ "noise-threshold", TB_OPT_PERCENT, G(noise), "1%", "smallest overhead called an effect", 0,
 	  10 },
+	{ "max-cv", TB_OPT_PERCENT, G(maxcv), "10%",
+	  "a cell whose samples vary more (CV) is untrustworthy", 0.001, 10 },
 	{ "alpha", TB_OPT_DOUBLE, G(alpha), "0.05", "significance level", 1e-6, 0.5 },
 	{ "power", TB_OPT_DOUBLE, G(power), "0.8", "power for the minimal detectable effect", 0.5,
 	  0.999 },
@@ -844,6 +846,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	s->seed = s->seed_set ? (uint64_t)gdef.seed : 0;
 	s->precision = gdef.prec;
 	s->noise_threshold = gdef.noise;
+	s->max_cv = gdef.maxcv;
 	s->alpha = gdef.alpha;
 	s->power = gdef.power;
 	s->confidence = gdef.conf;

@@ -58,7 +58,7 @@ struct tb_scenario {
 	bool aa;
 	uint64_t seed;
 	bool seed_set;
-	double precision, noise_threshold, alpha, power, confidence;
+	double precision, noise_threshold, alpha, power, confidence, max_cv;
 	unsigned int resamples;
 	/* sections */
 	struct tb_scn_workload *workloads;

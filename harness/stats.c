@@ -550,6 +550,7 @@ static void set_reason(struct tb_overhead *o, enum tb_verdict v, const char *fmt
 
 static void verdict(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c)
 {
+	const double max_cv = r->max_cv > 0 ? r->max_cv : TB_MAX_CV;
 	struct tb_overhead *o = &c->overhead;
 	int64_t events = cell_count(c, false), lost = cell_count(c, true);
 	double thr = 100 * r->noise_threshold;
@@ -571,13 +572,13 @@ static void verdict(const struct tb_result *r, const struct tb_cell *base, struc
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
 			   "only %zu traced and %zu baseline measured rounds (need %d)",
 			   c->summary.n, base->summary.n, TB_MIN_ROUNDS);
-	} else if (c->summary.cv > TB_MAX_CV || base->summary.cv > TB_MAX_CV) {
-		bool t = c->summary.cv > TB_MAX_CV;
+	} else if (c->summary.cv > max_cv || base->summary.cv > max_cv) {
+		bool t = c->summary.cv > max_cv;
 
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
 			   "too noisy: CV of the %s cell %.1f%% > %.0f%%",
 			   t ? "traced" : "baseline", 100 * (t ? c->summary.cv : base->summary.cv),
-			   100 * TB_MAX_CV);
+			   100 * max_cv);
 	} else if (r->foreign && json_array_size(r->foreign)) {
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "foreign instrumentation active: %s%s",
 			   json_string_value(json_array_get(r->foreign, 0)),
