@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <stdbool.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -49,27 +52,48 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-double tb_spin_measure_ns(uint64_t iters)
+/*
+ * Median per-call cost of calls x (optional getpid, tb_spin(iters)) minus the same with no
+ * spin. With the syscall the loop is timed like the harness times a batch (wall clock:
+ * interrupts and steal inflate both alike); the median of the repetitions drops a preempted one.
+ */
+static double measure(uint64_t iters, uint64_t calls, bool with_syscall)
 {
+	uint64_t (*now)(void) = with_syscall ? tb_now_ns : thread_cpu_ns;
 	enum { REPS = 9 };
 	double t[REPS], base[REPS];
-	uint64_t calls = 200000, i, t0;
+	uint64_t i, t0;
 	int r;
 
-	/* The loop around the calls costs something too: measure it with zero iterations. */
 	for (r = 0; r < REPS; r++) {
-		t0 = thread_cpu_ns();
-		for (i = 0; i < calls; i++)
+		t0 = now();
+		for (i = 0; i < calls; i++) {
+			if (with_syscall)
+				syscall(SYS_getpid);
 			tb_spin(iters);
-		t[r] = (double)(thread_cpu_ns() - t0) / (double)calls;
-		t0 = thread_cpu_ns();
-		for (i = 0; i < calls; i++)
+		}
+		t[r] = (double)(now() - t0) / (double)calls;
+		t0 = now();
+		for (i = 0; i < calls; i++) {
+			if (with_syscall)
+				syscall(SYS_getpid);
 			tb_spin(0);
-		base[r] = (double)(thread_cpu_ns() - t0) / (double)calls;
+		}
+		base[r] = (double)(now() - t0) / (double)calls;
 	}
 	qsort(t, REPS, sizeof(t[0]), cmp_double);
 	qsort(base, REPS, sizeof(base[0]), cmp_double);
 	return t[REPS / 2] - base[REPS / 2] > 0 ? t[REPS / 2] - base[REPS / 2] : 0.0;
+}
+
+double tb_spin_measure_ns(uint64_t iters)
+{
+	return measure(iters, 20000, false);
+}
+
+double tb_spin_measure_after_syscall_ns(uint64_t iters)
+{
+	return measure(iters, 10000, true);
 }
 
 uint64_t tb_spin_iters_for(double ns)
