@@ -239,7 +239,9 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
 		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)
 	install -m 0755 $(TB_BIN) $(DESTDIR)$(BINDIR)/tracebench
+	install -d $(DESTDIR)$(DATADIR)/scenarios/validation
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
+	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1

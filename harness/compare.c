@@ -11,13 +11,19 @@
 
 #include "cli.h"
 #include "compare.h"
+#include "report.h"
 #include "result.h"
 #include "stats.h"
 #include "tb.h"
 
 #define COMPARE_USAGE                                                                  \
 	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n" \
-	"                          [--require-same-host] [--alpha P]\n"
+	"                          [--require-same-host] [--alpha P] [--html FILE]\n"                   \
+	"  --json               the comparison as JSON (an array for more than two files)\n"      \
+	"  --markdown           a Markdown table (for a pull-request comment)\n"                 \
+	"  --html FILE          also write a self-contained HTML report of the comparison\n"     \
+	"  --require-same-host  refuse results from different hardware (exit 2)\n"              \
+	"  --alpha P            significance level (default: the results' alpha)\n"
 
 /* ---- environment diff ------------------------------------------------------------------------ */
 
@@ -613,10 +619,13 @@ int tb_cmd_compare(int argc, char **argv)
 		{"markdown", no_argument, NULL, 'm'},
 		{"require-same-host", no_argument, NULL, 's'},
 		{"alpha", required_argument, NULL, 'a'},
+		{"html", required_argument, NULL, 'H'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	bool json = false, markdown = false, same_host = false;
+	const char *html = NULL;
+	struct tb_comparison **cmps = NULL;
 	struct tb_result **res = NULL;
 	json_t *all = NULL;
 	double alpha = 0;
@@ -632,6 +641,9 @@ int tb_cmd_compare(int argc, char **argv)
 			break;
 		case 's':
 			same_host = true;
+			break;
+		case 'H':
+			html = optarg;
 			break;
 		case 'a':
 			if (tb_parse_double(optarg, &alpha) || !(alpha > 0 && alpha < 0.5))
@@ -656,8 +668,12 @@ int tb_cmd_compare(int argc, char **argv)
 		return TB_EXIT_USAGE;
 	}
 	res = calloc((size_t)nres, sizeof(*res));
-	if (!res)
+	cmps = calloc((size_t)nres, sizeof(*cmps));
+	if (!res || !cmps) {
+		free(res);
+		free(cmps);
 		return TB_EXIT_FAIL;
+	}
 	/* Load everything first: a bad file is reported before any output. */
 	for (int i = 0; i < nres; i++)
 		if (tb_result_load(argv[optind + i], &res[i]))
@@ -699,7 +715,19 @@ int tb_cmd_compare(int argc, char **argv)
 				putchar('\n');
 			tb_compare_print(stdout, cmp);
 		}
-		tb_compare_free(cmp);
+		cmps[i - 1] = cmp; /* kept for --html */
+	}
+	if (html) {
+		int hret = tb_report_comparison_write((const struct tb_comparison *const *)cmps,
+						      (size_t)nres - 1, html);
+
+		if (hret) {
+			tb_err("compare: %s: cannot write the HTML report: %s", html,
+			       strerror(-hret));
+			ret = hret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+			goto out;
+		}
+		fprintf(stderr, "compare: HTML report in %s\n", html);
 	}
 	if (json) {
 		/* One comparison: the object itself; several: an array, in argument order. */
@@ -714,6 +742,9 @@ int tb_cmd_compare(int argc, char **argv)
 	ret = fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;
 out:
 	json_decref(all);
+	for (int i = 0; cmps && i < nres; i++)
+		tb_compare_free(cmps[i]);
+	free(cmps);
 	for (int i = 0; res && i < nres; i++)
 		tb_result_free(res[i]);
 	free(res);

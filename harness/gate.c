@@ -279,32 +279,10 @@ static void print_table(FILE *f, const struct gate *g)
 	}
 }
 
-/* XML text/attribute escaping; characters XML 1.0 forbids become '?'. */
+/* XML text and attribute values. */
 static void xml(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		switch (ch) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&apos;", f);
-			break;
-		default:
-			fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
-		}
-	}
+	tb_fput_markup(f, s, SIZE_MAX);
 }
 
 /* Wall time the cell's samples took (warmups included), for JUnit's time attribute. */

@@ -677,16 +677,58 @@ static double fmin3(double a, double b, double c)
 	return m;
 }
 
+/*
+ * Horizontal bar charts put each value's text right of its bar; gnuplot does not make room
+ * for such labels, so size the axis here. A label of len characters starting at x (axis
+ * units) must end inside the plot area, which is about plot_px pixels wide; the labels' font
+ * is about 7 px per character. Returns the smallest xmax (>= xmax0) that fits every label.
+ */
+struct text_room {
+	double xmin, xmax, plot_px;
+	bool logx;
+};
+
+static void room_for(struct text_room *tr, double x, size_t len)
+{
+	double frac = 1.0 - ((double)len * 7.0 + 16.0) / tr->plot_px, need;
+
+	if (!isfinite(x))
+		return;
+	if (frac < 0.25)
+		frac = 0.25;
+	if (tr->logx) {
+		if (!(x > 0) || !(tr->xmin > 0))
+			return;
+		need = exp(log(tr->xmin) + (log(x) - log(tr->xmin)) / frac);
+	} else {
+		need = tr->xmin + (x - tr->xmin) / frac;
+	}
+	if (need > tr->xmax)
+		tr->xmax = need;
+}
+
+/* Pixels left for the plot area of a w-pixel-wide bar chart whose row labels are up to
+ * label_chars long (the y tic labels at about 7 px a character, plus margins). */
+static double plot_width_px(int w, size_t label_chars)
+{
+	double px = w - (double)label_chars * 7.5 - 60.0;
+
+	return px < 200 ? 200 : px;
+}
+
 static int plot_overhead(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i;
+	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i, maxlbl = 0;
 	double lo = 0, hi = 0, thr = 100.0 * (r->noise_threshold > 0 ? r->noise_threshold : 0.01);
+	double *tx = calloc(r->ncells + 1, sizeof(*tx));
+	size_t *tlen = calloc(r->ncells + 1, sizeof(*tlen));
+	struct text_room room;
 	int nv[4] = {0}, ret = 0;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
 	FILE *f = NULL;
 
-	if (!idx || vars_open(&v)) {
+	if (!idx || !tx || !tlen || vars_open(&v)) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -743,7 +785,11 @@ static int plot_overhead(struct gp *g, const struct tb_result *r)
 		fprintf(f, "\t%s\t%d\t", o->verdict ? tb_verdict_name(o->verdict) : "-", vc);
 		put_s(f, text);
 		fputc('\t', f);
-		put_d(f, fmax3(0, o->pct, o->ci_hi));
+		tx[i] = fmax3(0, o->pct, o->ci_hi);
+		tlen[i] = strlen(text);
+		if (strlen(lbl) > maxlbl)
+			maxlbl = strlen(lbl);
+		put_d(f, tx[i]);
 		fputc('\n', f);
 	}
 	ret = dat_close(g, f, "overhead");
@@ -755,9 +801,15 @@ static int plot_overhead(struct gp *g, const struct tb_result *r)
 	var_d(&v, "n", (double)n);
 	var_d(&v, "thr", thr);
 	var_d(&v, "conf", 100.0 * (r->confidence > 0 ? r->confidence : 0.95));
-	/* Room on the right for the value text beside the longest bar. */
-	var_d(&v, "xmin", lo - 0.04 * (hi - lo));
-	var_d(&v, "xmax", hi + 0.55 * (hi - lo));
+	/* Room on the right for the value text beside each bar. */
+	room.xmin = lo - 0.04 * (hi - lo);
+	room.xmax = hi + 0.05 * (hi - lo);
+	room.plot_px = plot_width_px(1000, maxlbl);
+	room.logx = false;
+	for (i = 0; i < n; i++)
+		room_for(&room, tx[i], tlen[i]);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax);
 	var_d(&v, "n0", nv[0]);
 	var_d(&v, "n1", nv[1]);
 	var_d(&v, "n2", nv[2]);
@@ -770,6 +822,8 @@ out:
 		fclose(f);
 	vars_free(&v);
 	free(idx);
+	free(tx);
+	free(tlen);
 	return ret;
 }
 
@@ -777,10 +831,11 @@ out:
 
 static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i;
+	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), n = 0, i, maxlbl = 0;
+	double hi = 0, lo = INFINITY, neg = 0, x0;
+	struct text_room room;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
-	double hi = 0, lo = INFINITY;
 	int ret = 0, nbpf = 0;
 	bool logx;
 	FILE *f = NULL;
@@ -807,22 +862,40 @@ static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 
 		hi = fmax3(hi, o->ns_per_event, o->nse_ci_hi);
 		hi = fmax3(hi, o->bpf_ns_per_run, NAN);
+		neg = fmin3(neg, o->ns_per_event, o->nse_ci_lo);
 		if (o->ns_per_event > 0)
 			lo = fmin(lo, o->ns_per_event);
 		if (o->bpf_ns_per_run > 0)
 			lo = fmin(lo, o->bpf_ns_per_run);
 	}
-	/* A sampling tracer's cost per sample can dwarf a tracepoint's per event: log scale. */
+	/*
+	 * A sampling tracer's cost per sample can dwarf a tracepoint's per event: log scale. A
+	 * noisy cell can come out below its baseline (negative): on a log scale it gets no bar,
+	 * only its text at the left edge.
+	 */
 	logx = n && isfinite(lo) && hi / lo > 30;
+	x0 = logx ? pow(10, floor(log10(lo / 2))) : 0;
+	room.logx = logx;
+	room.xmin = logx ? x0 : neg - 0.04 * (hi - neg);
+	room.xmax = logx ? hi * 1.5 : (hi > 0 ? hi * 1.05 : 1);
 	for (i = 0; i < n; i++) {
 		const struct tb_cell *c = &r->cells[idx[i]];
 		const struct tb_overhead *o = &c->overhead;
-		char lbl[600], t1[64], t2[64], a[32];
+		char lbl[600], t1[96], t2[64], a[32];
 		bool bpf = isfinite(o->bpf_ns_per_run);
+		double tx = fmax3(0, o->ns_per_event, o->nse_ci_hi);
 
 		nbpf += bpf;
-		snprintf(lbl, sizeof(lbl), "%s / %s", c->workload, c->tracer);
-		snprintf(t1, sizeof(t1), "%s/event", fmt_ns(o->ns_per_event, a, sizeof(a)));
+		row_label(c, lbl, sizeof(lbl));
+		if (strlen(lbl) > maxlbl)
+			maxlbl = strlen(lbl);
+		if (logx && !(o->ns_per_event > 0)) {
+			snprintf(t1, sizeof(t1), "%s/event (not above the baseline)",
+				 fmt_ns(o->ns_per_event, a, sizeof(a)));
+			tx = x0 * 1.05; /* inside the axis: a label on its edge is clipped */
+		} else {
+			snprintf(t1, sizeof(t1), "%s/event", fmt_ns(o->ns_per_event, a, sizeof(a)));
+		}
 		snprintf(t2, sizeof(t2), "%s/run (BPF)", fmt_ns(o->bpf_ns_per_run, a, sizeof(a)));
 		fprintf(f, "%zu\t", i);
 		put_s(f, c->workload);
@@ -839,26 +912,28 @@ static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 		fputc('\t', f);
 		put_d(f, o->bpf_ns_per_run);
 		fprintf(f, "\t%s\t", t1);
-		put_d(f, fmax3(0, o->ns_per_event, o->nse_ci_hi));
+		put_d(f, tx);
 		fprintf(f, "\t%s\t", bpf ? t2 : "");
 		put_d(f, bpf ? o->bpf_ns_per_run : NAN);
 		fputc('\n', f);
+		room.plot_px = plot_width_px(1000, maxlbl);
+		room_for(&room, tx, strlen(t1));
+		if (bpf)
+			room_for(&room, o->bpf_ns_per_run, strlen(t2));
 	}
 	ret = dat_close(g, f, "ns-per-event");
 	f = NULL;
 	if (ret || !n)
 		goto out;
+	/* Labels seen later widen the y tics: check every text against the final width. */
+	room.plot_px = plot_width_px(1000, maxlbl);
 	snprintf(p, sizeof(p), "%s/ns-per-event.dat", g->datadir);
 	var_s(&v, "datafile", p);
 	var_d(&v, "n", (double)n);
 	var_d(&v, "nbpf", nbpf);
-	if (logx) {
-		var_d(&v, "x0", pow(10, floor(log10(lo / 2))));
-		var_d(&v, "xmax", hi * 8);
-	} else {
-		var_d(&v, "x0", 0);
-		var_d(&v, "xmax", hi > 0 ? hi * 1.45 : 1);
-	}
+	var_d(&v, "x0", x0);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax * (logx ? 1.3 : 1.03));
 	var_d(&v, "logx", logx);
 	main_title(&v, g, "Cost per traced event");
 	ret = run_script(g, "ns-per-event", &v, 1000, 200 + (nbpf ? 48 : 34) * (int)n);
@@ -926,6 +1001,14 @@ static int plot_latency(struct gp *g, const struct tb_result *r)
 			if (block)
 				fputs("\n\n", fc), fputs("\n\n", fm);
 			fprintf(fc, "# %s\n", c->id ? c->id : "");
+			/*
+			 * Points (upper bound, fraction at or below) joined by straight lines:
+			 * values spread evenly within a bucket, as the histogram's percentiles
+			 * assume. The curve starts at 0 one bucket width below the first bound.
+			 */
+			if (l->nbuckets > 1 && l->bucket_ns[1] > l->bucket_ns[0] &&
+			    2 * l->bucket_ns[0] - l->bucket_ns[1] > 0)
+				fprintf(fc, "%.6g\t0\t0\n", 2 * l->bucket_ns[0] - l->bucket_ns[1]);
 			for (k = 0; k < l->nbuckets; k++) {
 				double y;
 
@@ -1087,112 +1170,180 @@ out:
 
 /* ---- rate ---------------------------------------------------------------------------------- */
 
-static const struct tb_result *rate_r;
-
-static int by_rate(const void *a, const void *b)
+/* Achieved events/s of a cell (its events over its measured time), else its target rate
+ * (NAN when neither is known). */
+static double achieved_rate(const struct tb_cell *c)
 {
-	double x = rate_r->cells[*(const size_t *)a].rate,
-	       y = rate_r->cells[*(const size_t *)b].rate;
+	double el = 0, ev = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!measured(s) || s->events < 0 || !(s->elapsed_ns > 0))
+			continue;
+		ev += (double)s->events;
+		el += s->elapsed_ns;
+	}
+	return ev > 0 && el > 0 ? ev / (el / 1e9) : c->rate;
+}
+
+static bool same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* A cell of a rate sweep that has no target rate: its workload says rate-sweep = true. */
+static bool in_sweep(const struct tb_cell *c)
+{
+	return json_is_true(json_object_get(c->workload_config, "rate-sweep"));
+}
+
+/* The model stats.c fitted for c's (tracer, workload type), or NULL. */
+static const struct tb_rate_model *rate_model_of(const struct tb_result *r, const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrate_models; i++)
+		if (same_str(r->rate_models[i].tracer, c->tracer) &&
+		    same_str(r->rate_models[i].workload_type, c->workload_type))
+			return &r->rate_models[i];
+	return NULL;
+}
+
+struct rate_pt {
+	double x;
+	const struct tb_cell *c;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	double x = ((const struct rate_pt *)a)->x, y = ((const struct rate_pt *)b)->x;
 
 	return (x > y) - (x < y);
 }
 
+/*
+ * One series per (tracer, workload type), as stats.c groups its rate models. The line is the
+ * model's overhead % against achieved events/s when the result has one, else our own
+ * least-squares fit (gsl_fit_linear) of the points.
+ */
 static int plot_rate(struct gp *g, const struct tb_result *r)
 {
-	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)),
-	       *grp = calloc(2 * r->ncells + 1, sizeof(*grp));
+	struct rate_pt *pts = calloc(r->ncells + 1, sizeof(*pts)), *grp;
+	bool *done = calloc(r->ncells + 1, sizeof(*done));
 	double *x = calloc(r->ncells + 1, sizeof(*x)), *y = calloc(r->ncells + 1, sizeof(*y));
 	double rmin = INFINITY, rmax = -INFINITY;
-	size_t n = 0, i, j, ng = 0;
-	int ret = 0, nfit = 0;
+	size_t n = 0, i, j, m, ng = 0;
 	FILE *fd = NULL, *ff = NULL;
 	struct vars v = {0};
 	char p[PATH_MAX + 64];
+	int ret = 0, nfit = 0;
 	bool logx;
 
-	if (!idx || !grp || !x || !y || vars_open(&v)) {
+	grp = calloc(r->ncells + 1, sizeof(*grp));
+	if (!pts || !done || !x || !y || !grp || vars_open(&v)) {
 		ret = -ENOMEM;
 		goto out;
 	}
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
+		double rt;
 
-		if (c->baseline || !c->has_overhead || !isfinite(c->rate) || c->rate <= 0 ||
-		    !isfinite(c->overhead.pct))
+		if (c->baseline || !c->has_overhead || !isfinite(c->overhead.pct) ||
+		    !(isfinite(c->rate) || in_sweep(c)))
 			continue;
-		idx[n++] = i;
-		rmin = fmin(rmin, c->rate);
-		rmax = fmax(rmax, c->rate);
+		rt = achieved_rate(c);
+		if (!(rt > 0))
+			continue;
+		pts[n].x = rt;
+		pts[n++].c = c;
+		rmin = fmin(rmin, rt);
+		rmax = fmax(rmax, rt);
 	}
-	/* Groups: one per tracer name, in order of appearance. */
-	for (i = 0; i < n; i++) {
-		for (j = 0; j < ng; j++)
-			if (!strcmp(r->cells[grp[j]].tracer, r->cells[idx[i]].tracer))
-				break;
-		if (j == ng)
-			grp[ng++] = idx[i];
-	}
-	logx = n && rmin > 0 && rmax / rmin > 20;
-	fd = dat_open(g, "rate", "per tracer (block): overhead against event rate",
-		      "rate\tpct\tci_lo\tci_hi\tworkload\ttracer");
-	ff = dat_open(g, "rate-fit",
-		      "per fitted tracer (block): least-squares line pct = a + b*rate",
-		      "rate\tpct_fitted");
+	logx = n && rmax / rmin > 20;
+	fd = dat_open(g, "rate", "per (tracer, workload type) (block): overhead against event rate",
+		      "events_per_s\tpct\tci_lo\tci_hi\tworkload\ttracer\ttarget_rate");
+	ff = dat_open(g, "rate-fit", "per fitted series (block): overhead % = a + b * events/s",
+		      "events_per_s\tpct_fitted");
 	if (!fd || !ff) {
 		ret = -EIO;
 		goto out;
 	}
-	for (j = 0; j < ng; j++) {
-		const char *tr = r->cells[grp[j]].tracer;
-		char sn[NAME_MAX_CHARS + 8];
-		const char *trs = shorten(tr, NAME_MAX_CHARS, sn, sizeof(sn));
-		size_t m = 0; /* this group's cells go to grp[ng..], sorted by rate */
-		char t[600];
+	for (i = 0; i < n; i++) {
+		const struct tb_cell *c0 = pts[i].c;
+		const struct tb_rate_model *model = rate_model_of(r, c0);
+		char t[600], sn[NAME_MAX_CHARS + 8];
+		const char *trs = shorten(c0->tracer, NAME_MAX_CHARS, sn, sizeof(sn));
+		double a = NAN, b = NAN;
 
-		for (i = 0; i < n; i++)
-			if (!strcmp(r->cells[idx[i]].tracer, tr))
-				grp[ng + m++] = idx[i];
-		rate_r = r;
-		qsort(grp + ng, m, sizeof(*grp), by_rate);
-		if (j)
+		if (done[i])
+			continue;
+		for (m = 0, j = i; j < n; j++)
+			if (!done[j] && same_str(pts[j].c->tracer, c0->tracer) &&
+			    same_str(pts[j].c->workload_type, c0->workload_type)) {
+				done[j] = true;
+				grp[m++] = pts[j];
+			}
+		qsort(grp, m, sizeof(*grp), by_x);
+		if (ng)
 			fputs("\n\n", fd);
-		for (i = 0; i < m; i++) {
-			const struct tb_cell *c = &r->cells[grp[ng + i]];
+		for (j = 0; j < m; j++) {
+			const struct tb_overhead *o = &grp[j].c->overhead;
 
-			x[i] = c->rate;
-			y[i] = c->overhead.pct;
-			fprintf(fd, "%.6g\t%.6g\t", c->rate, c->overhead.pct);
-			put_d(fd,
-			      isfinite(c->overhead.ci_lo) ? c->overhead.ci_lo : c->overhead.pct);
+			x[j] = grp[j].x;
+			y[j] = o->pct;
+			fprintf(fd, "%.6g\t%.6g\t", grp[j].x, o->pct);
+			put_d(fd, isfinite(o->ci_lo) ? o->ci_lo : o->pct);
 			fputc('\t', fd);
-			put_d(fd,
-			      isfinite(c->overhead.ci_hi) ? c->overhead.ci_hi : c->overhead.pct);
+			put_d(fd, isfinite(o->ci_hi) ? o->ci_hi : o->pct);
 			fputc('\t', fd);
-			put_s(fd, c->workload);
+			put_s(fd, grp[j].c->workload);
 			fputc('\t', fd);
-			put_s(fd, c->tracer);
+			put_s(fd, grp[j].c->tracer);
+			fputc('\t', fd);
+			put_d(fd, grp[j].c->rate);
 			fputc('\n', fd);
 		}
-		var_si(&v, "g%d", (int)j, trs);
-		if (m >= 2 && x[m - 1] > x[0]) {
-			double c0, c1, cov00, cov01, cov11, ss;
+		snprintf(t, sizeof(t), "%s (%zu cells)", trs, m);
+		var_si(&v, "g%d", (int)ng, t);
+		if (model && isfinite(model->pct_fixed) && isfinite(model->pct_per_mevent_s)) {
+			a = model->pct_fixed;
+			b = model->pct_per_mevent_s / 1e6;
+			if (isfinite(model->cost_ns))
+				snprintf(t, sizeof(t),
+					 "%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f "
+					 "ns/event "
+					 "[%.0f, %.0f], r2 %.3f",
+					 trs, a, b * 1000, model->cost_ns, model->cost_ci_lo,
+					 model->cost_ci_hi, model->r2);
+			else
+				snprintf(t, sizeof(t),
+					 "%s model: %.3g%% + %.3g%% per 1000 events/s", trs, a,
+					 b * 1000);
+		} else if (m >= 2 && x[m - 1] > x[0]) {
+			double cov00, cov01, cov11, ss;
+
+			gsl_fit_linear(x, 1, y, 1, m, &a, &b, &cov00, &cov01, &cov11, &ss);
+			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, a,
+				 b * 1000);
+		}
+		if (isfinite(a) && isfinite(b) && x[m - 1] > x[0]) {
 			int s;
 
-			gsl_fit_linear(x, 1, y, 1, m, &c0, &c1, &cov00, &cov01, &cov11, &ss);
 			if (nfit)
 				fputs("\n\n", ff);
 			for (s = 0; s <= 40; s++) {
 				double rt = logx ? x[0] * pow(x[m - 1] / x[0], s / 40.0)
 						 : x[0] + (x[m - 1] - x[0]) * s / 40.0;
 
-				fprintf(ff, "%.6g\t%.6g\n", rt, c0 + c1 * rt);
+				fprintf(ff, "%.6g\t%.6g\n", rt, a + b * rt);
 			}
-			snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, c0,
-				 c1 * 1000);
 			var_si(&v, "f%d", nfit, t);
-			var_di(&v, "fl%d", nfit, (double)j + 2);
+			var_di(&v, "fl%d", nfit, (double)ng + 2);
 			nfit++;
 		}
+		ng++;
 	}
 	if ((ret = dat_close(g, fd, "rate")) | dat_close(g, ff, "rate-fit")) {
 		fd = ff = NULL;
@@ -1221,7 +1372,8 @@ out:
 	if (ff)
 		fclose(ff);
 	vars_free(&v);
-	free(idx);
+	free(pts);
+	free(done);
 	free(grp);
 	free(x);
 	free(y);
@@ -1331,8 +1483,9 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 		    const char *outdir, unsigned flags)
 {
 	char **rows = NULL, p[PATH_MAX + 64];
-	size_t nrows = 0, cap = 0, s, i, j;
-	double lo = 0, hi = 0;
+	size_t nrows = 0, cap = 0, s, i, j, maxlbl = 0, maxtext = 0;
+	double lo = 0, hi = 0, maxtx = 0;
+	struct text_room room;
 	int ret, missing, nsets = 0;
 	struct vars v = {0};
 	FILE *fd = NULL, *fr = NULL;
@@ -1385,6 +1538,9 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 		char sn[2 * NAME_MAX_CHARS + 8];
 
 		put_s(fr, shorten(rows[j], 2 * NAME_MAX_CHARS, sn, sizeof(sn)));
+		if (strlen(rows[j]) > maxlbl)
+			maxlbl = strlen(rows[j]) > 2 * NAME_MAX_CHARS ? 2 * NAME_MAX_CHARS + 3
+								      : strlen(rows[j]);
 		fputc('\n', fr);
 	}
 	for (s = 0; s < n; s++) {
@@ -1415,6 +1571,11 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 				put_d(fd, isfinite(o->ci_hi) ? o->ci_hi : o->pct);
 				fprintf(fd, "\t%s\t", text);
 				put_d(fd, fmax3(0, o->pct, o->ci_hi));
+				/* the widest text at the rightmost start bounds the axis */
+				if (fmax3(0, o->pct, o->ci_hi) > maxtx)
+					maxtx = fmax3(0, o->pct, o->ci_hi);
+				if (strlen(text) > maxtext)
+					maxtext = strlen(text);
 				fprintf(fd, "\t%zu\t", s);
 				put_s(fd, c->id);
 				fputc('\n', fd);
@@ -1454,8 +1615,13 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 	var_d(&v, "n", (double)nrows);
 	var_d(&v, "ns", nsets);
 	var_d(&v, "conf", 100.0 * (rs[0]->confidence > 0 ? rs[0]->confidence : 0.95));
-	var_d(&v, "xmin", lo - 0.04 * (hi - lo + 1));
-	var_d(&v, "xmax", hi + 0.45 * (hi - lo + 1));
+	room.xmin = lo - 0.04 * (hi - lo + 1);
+	room.xmax = hi + 0.05 * (hi - lo + 1);
+	room.plot_px = plot_width_px(1000, maxlbl);
+	room.logx = false;
+	room_for(&room, maxtx, maxtext);
+	var_d(&v, "xmin", room.xmin);
+	var_d(&v, "xmax", room.xmax);
 	{
 		char t[512];
 

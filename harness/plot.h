@@ -28,17 +28,18 @@ extern const char *const tb_plot_names[];
 /*
  * Draw every plot of r that has data into outdir/plots (created; earlier plot files of the
  * same names are removed first, so a skipped plot leaves nothing stale). Plots without data
- * (no latency cells, no rate sweep) are skipped. Returns the number of plots drawn (>= 0),
- * -ENOENT when gnuplot or the scripts cannot be found (data files are still written; the
- * error says what is missing), -EIO when gnuplot failed (or, with TB_PLOT_STRICT, warned),
- * or another -errno. Paths written are under outdir only.
+ * (no latency cells, no rate sweep) are skipped. Returns the number of plots drawn (>= 0;
+ * 0 with TB_PLOT_DATA_ONLY), -ENOENT when gnuplot or the scripts cannot be found (data files
+ * are still written; the error says what is missing), -EIO when gnuplot failed (or, with
+ * TB_PLOT_STRICT, warned), or another -errno. Paths written are under outdir only.
  */
 int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags);
 
 /*
  * The compare plot: overhead per cell side by side for each of the n results (labels[i]
  * names set i; labels may be NULL: "#i host kernel"). Writes outdir/plots/compare.{png,svg}.
- * Returns 1 when drawn, 0 when no cell has an overhead, or the errors of tb_plot_result.
+ * Returns 1 when drawn, 0 when no cell has an overhead (or TB_PLOT_DATA_ONLY), or the
+ * errors of tb_plot_result.
  */
 int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
 		    const char *outdir, unsigned flags);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "compare.h"
 #include "plot.h"
 #include "report.h"
 #include "result.h"
@@ -32,42 +33,22 @@ static const char css[] =
 	"tabular-nums;white-space:nowrap}"
 	"tr.base td{color:#444;background:#f7f7f7}"
 	".v-overhead{background:#fbe0cf}.v-none{background:#d9f0e6}.v-untr{background:#e4e4e4;"
-	"font-style:italic}.v-fail{background:#f6c6c6}"
+	"font-style:italic}.v-fail{background:#f6c6c6}td.sig{font-weight:bold}tr.hw "
+	"th{color:#8a4b00}"
 	".reason{display:block;font-size:.85em;color:#333}"
 	"figure{margin:1em 0;border:1px solid #ddd;padding:.5em}figure svg{width:100%;"
 	"height:auto;display:block}figcaption{font-size:.9em;color:#333;margin-top:.3em}"
 	"pre{background:#f4f4f4;border:1px solid #ddd;padding:.6em;overflow-x:auto;"
 	"white-space:pre-wrap;word-break:break-all}"
-	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}.note{color:#8a4b00}"
+	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
+	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- escaping ------------------------------------------------------------------------------ */
 
 static void escn(FILE *f, const char *s, size_t n)
 {
-	size_t i;
-
-	for (i = 0; s && i < n && s[i]; i++) {
-		switch (s[i]) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(s[i], f);
-		}
-	}
+	tb_fput_markup(f, s, n);
 }
 
 static void esc(FILE *f, const char *s)
@@ -191,8 +172,26 @@ static const char *const cpu_keys[] = {
 	"cpu.model", "cpu.model_name", "cpu_model", "cpu.name", "cpu", NULL};
 static const char *const fp_keys[] = {"fingerprint", "fingerprint.hash", "fingerprint.id", NULL};
 
-/* Every leaf of the system object as a table row "path | value". */
-static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
+/* Is path one of sysinfo's fingerprint_fields, or inside one? */
+static bool in_fingerprint(json_t *fields, const char *path)
+{
+	size_t i, n;
+	json_t *x;
+
+	json_array_foreach(fields, i, x)
+	{
+		if (!json_is_string(x))
+			continue;
+		n = strlen(json_string_value(x));
+		if (!strncmp(path, json_string_value(x), n) &&
+		    (path[n] == '\0' || path[n] == '.' || path[n] == '['))
+			return true;
+	}
+	return false;
+}
+
+/* Every leaf of the system object as a table row "path | value", fingerprint fields marked. */
+static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, json_t *fields)
 {
 	size_t used = strlen(path), i;
 	const char *key;
@@ -204,7 +203,7 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 		json_object_foreach(v, key, child)
 		{
 			snprintf(path + used, len - used, "%s%s", used ? "." : "", key);
-			env_leaves(f, child, path, len, count);
+			env_leaves(f, child, path, len, count, fields);
 			path[used] = '\0';
 		}
 		return;
@@ -213,7 +212,7 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 		json_array_foreach(v, i, child)
 		{
 			snprintf(path + used, len - used, "[%zu]", i);
-			env_leaves(f, child, path, len, count);
+			env_leaves(f, child, path, len, count, fields);
 			path[used] = '\0';
 		}
 		return;
@@ -221,6 +220,8 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count)
 	(*count)++;
 	fputs("<tr><th>", f);
 	esc(f, path);
+	if (in_fingerprint(fields, path))
+		fputs(" <small class=\"fp\">fingerprint</small>", f);
 	fputs("</th><td>", f);
 	if (json_is_string(v)) {
 		esc(f, json_string_value(v));
@@ -257,9 +258,12 @@ static void environment(FILE *f, const struct tb_result *r, const char *id)
 		return;
 	}
 	fputs("<details open><summary>Every recorded field (kernel, CPU and topology, "
-	      "frequency, clocksource, mitigations, versions)</summary>\n<table>\n",
+	      "frequency, clocksource, mitigations, versions); those marked <small "
+	      "class=\"fp\">fingerprint</small> decide whether two runs are comparable"
+	      "</summary>\n<table>\n",
 	      f);
-	env_leaves(f, r->system, path, sizeof(path), &count);
+	env_leaves(f, r->system, path, sizeof(path), &count,
+		   json_object_get(r->system, "fingerprint_fields"));
 	fputs("</table>\n</details>\n", f);
 	if (count >= MAX_ENV_LEAVES)
 		fprintf(f, "<p class=\"note\">Only the first %d fields are shown.</p>\n",
@@ -454,6 +458,56 @@ static void stats_table(FILE *f, const struct tb_result *r)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n</details>\n", f);
+}
+
+/* A/A calibration and rate models, when stats.c computed them. */
+static void models_section(FILE *f, const struct tb_result *r)
+{
+	const struct tb_aa_summary *aa = &r->aa_summary;
+	size_t i;
+
+	if (aa->present)
+		fprintf(f,
+			"<p id=\"aa-calibration\"><b>A/A calibration:</b> %zu pairs of the "
+			"baseline "
+			"against itself, %zu false positive%s (rate %.1f%%); noise floor "
+			"&plusmn;%.2f%% "
+			"(widest CI half-width), largest |difference| %.2f%%.</p>\n",
+			aa->ncells, aa->false_positives, aa->false_positives == 1 ? "" : "s",
+			100.0 * aa->fp_rate, aa->noise_floor_pct, aa->max_abs_pct);
+	if (!r->nrate_models)
+		return;
+	fputs("<table id=\"rate-models\">\n<thead><tr><th>tracer</th><th>workload type</th>"
+	      "<th>points</th><th>cost ns/event [CI]</th><th>fixed ns/op [CI]</th><th>r&sup2;</th>"
+	      "<th>overhead % per 1000 events/s</th><th>linear?</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (i = 0; i < r->nrate_models; i++) {
+		const struct tb_rate_model *m = &r->rate_models[i];
+
+		fputs("<tr><td>", f);
+		esc(f, m->tracer ? m->tracer : "?");
+		fputs("</td><td>", f);
+		esc(f, m->workload_type ? m->workload_type : "?");
+		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">", m->npoints);
+		if (isfinite(m->cost_ns))
+			fprintf(f, "%.1f [%.1f, %.1f]", m->cost_ns, m->cost_ci_lo, m->cost_ci_hi);
+		else
+			fputs("&ndash;", f);
+		fputs("</td><td class=\"n\">", f);
+		if (isfinite(m->fixed_ns))
+			fprintf(f, "%.1f [%.1f, %.1f]", m->fixed_ns, m->fixed_ci_lo,
+				m->fixed_ci_hi);
+		else
+			fputs("&ndash;", f);
+		fputs("</td>", f);
+		num(f, m->r2, "%.4f");
+		num(f, m->pct_per_mevent_s / 1000.0, "%.3g");
+		fprintf(f, "<td>%s</td></tr>\n",
+			m->nonlinear ? "<b>no</b>: a quadratic term is significant (saturation?)"
+			: isfinite(m->p_quadratic) ? "yes"
+						   : "not tested (&lt; 4 points)");
+	}
+	fputs("</tbody>\n</table>\n", f);
 }
 
 static const struct {
@@ -673,6 +727,7 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 		fputs(" A/A calibration run (the \"tracer\" does nothing).", f);
 	fputs("</p>\n<h2 id=\"verdicts\">Verdicts</h2>\n", f);
 	verdict_table(f, r);
+	models_section(f, r);
 	stats_table(f, r);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);
 	plots(f, &r, 1, plotdir, false);
@@ -869,4 +924,170 @@ int tb_cmd_report(int argc, char **argv)
 		return TB_EXIT_FAIL;
 	printf("report: %s\n", out);
 	return TB_EXIT_OK;
+}
+
+/* ---- comparison (compare.h) --------------------------------------------------------------------
+ */
+
+static void change_td(FILE *f, double v, double lo, double hi, const char *unit, bool sig)
+{
+	fprintf(f, "<td class=\"n%s\">", sig ? " sig" : "");
+	if (!isfinite(v))
+		fputs("&ndash;", f);
+	else if (isfinite(lo) && isfinite(hi))
+		fprintf(f, "%+.2f%s [%+.2f, %+.2f]", v, unit, lo, hi);
+	else
+		fprintf(f, "%+.2f%s", v, unit);
+	if (sig)
+		fputs(" <b>significant</b>", f);
+	fputs("</td>", f);
+}
+
+static void verdict_short_td(FILE *f, const struct tb_cell *c, enum tb_verdict v)
+{
+	if (!c || c->baseline || !v) {
+		fputs("<td>&ndash;</td>", f);
+		return;
+	}
+	fprintf(f, "<td class=\"%s\">", verdict_class(v));
+	esc(f, tb_verdict_name(v));
+	fputs("</td>", f);
+}
+
+static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
+{
+	size_t i;
+
+	fprintf(f, "<h2 id=\"comparison-%zu\">", k + 1);
+	esc(f, c->name_a);
+	fputs(" (A) against ", f);
+	esc(f, c->name_b);
+	fputs(" (B)</h2>\n", f);
+	if (c->ndiffs) {
+		fprintf(f, "<p class=\"%s\">%zu environment field%s differ%s%s</p>\n",
+			c->same_hardware ? "meta" : "note", c->ndiffs, c->ndiffs == 1 ? "" : "s",
+			c->ndiffs == 1 ? "s" : "",
+			c->same_hardware
+				? " (same hardware)."
+				: "; the hardware differs, so differences may come from it.");
+		fputs("<details><summary>Environment differences</summary>\n<table>\n<thead><tr>"
+		      "<th>field</th><th>A</th><th>B</th></tr></thead>\n<tbody>\n",
+		      f);
+		for (i = 0; i < c->ndiffs; i++) {
+			fputs(c->diffs[i].hardware ? "<tr class=\"hw\"><th>" : "<tr><th>", f);
+			esc(f, c->diffs[i].key);
+			fputs("</th><td>", f);
+			esc(f, c->diffs[i].a ? c->diffs[i].a : "(absent)");
+			fputs("</td><td>", f);
+			esc(f, c->diffs[i].b ? c->diffs[i].b : "(absent)");
+			fputs("</td></tr>\n", f);
+		}
+		fputs("</tbody>\n</table>\n</details>\n", f);
+	} else {
+		fputs("<p>The environments match.</p>\n", f);
+	}
+	fputs("<table class=\"compare\">\n<thead><tr><th>cell</th><th>A ns/op</th><th>B ns/op</th>"
+	      "<th>ns/op change % [CI]</th><th>p</th><th>A overhead %</th><th>B overhead %</th>"
+	      "<th>overhead change pp [CI]</th><th>A verdict</th><th>B verdict</th></tr></thead>\n"
+	      "<tbody>\n",
+	      f);
+	for (i = 0; i < c->nrows; i++) {
+		const struct tb_cmp_row *w = &c->rows[i];
+
+		fputs("<tr><td>", f);
+		esc(f, w->id);
+		if (!w->a || !w->b)
+			fprintf(f, " <small>(only in %s%s)</small>", w->a ? "A" : "B",
+				w->config_differs ? "; configuration differs" : "");
+		fputs("</td>", f);
+		num(f, w->ns_a, "%.1f");
+		num(f, w->ns_b, "%.1f");
+		change_td(f, w->ns_pct, w->ns_ci_lo, w->ns_ci_hi, "%", w->ns_significant);
+		num(f, w->p, "%.2g");
+		if (w->traced) {
+			num(f, w->ovh_a, "%+.1f");
+			num(f, w->ovh_b, "%+.1f");
+			change_td(f, w->ovh_change, w->ovh_ci_lo, w->ovh_ci_hi, " pp",
+				  w->ovh_significant);
+		} else {
+			fputs("<td colspan=\"3\">baseline</td>", f);
+		}
+		verdict_short_td(f, w->a, w->verdict_a);
+		verdict_short_td(f, w->b, w->verdict_b);
+		fputs("</tr>\n", f);
+	}
+	fprintf(f,
+		"</tbody>\n</table>\n<p class=\"meta\">Significant: the confidence interval "
+		"excludes 0 (ns/op: and Mann-Whitney p &lt; %g). pp: percentage points.</p>\n",
+		c->alpha);
+}
+
+int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path)
+{
+	const struct tb_result **rs = NULL;
+	const char **labels = NULL;
+	char *buf = NULL, tmp[] = "/tmp/tracebench-report-XXXXXX", dir[PATH_MAX];
+	size_t len = 0, i;
+	int ret;
+	FILE *f;
+
+	if (!n)
+		return -EINVAL;
+	rs = calloc(n + 1, sizeof(*rs));
+	labels = calloc(n + 1, sizeof(*labels));
+	f = rs && labels ? open_memstream(&buf, &len) : NULL;
+	if (!f) {
+		free(rs);
+		free(labels);
+		return -ENOMEM;
+	}
+	rs[0] = cs[0]->a;
+	labels[0] = cs[0]->name_a;
+	for (i = 0; i < n; i++) {
+		rs[i + 1] = cs[i]->b;
+		labels[i + 1] = cs[i]->name_b;
+	}
+	head(f, "tracebench comparison");
+	fputs("<h1>tracebench: comparison of ", f);
+	for (i = 0; i <= n; i++) {
+		if (i)
+			fputs(i == n ? " and " : ", ", f);
+		esc(f, labels[i]);
+	}
+	fputs("</h1>\n", f);
+	for (i = 0; i < n; i++)
+		comparison_section(f, cs[i], i);
+	fputs("<h2 id=\"plots\">Plot</h2>\n", f);
+	if (!mkdtemp(tmp)) {
+		fputs("<p class=\"note\">The plot is not included: no temporary directory.</p>\n",
+		      f);
+	} else {
+		ret = tb_plot_compare(rs, labels, n + 1, tmp, TB_PLOT_NO_PNG);
+		snprintf(dir, sizeof(dir), "%s/plots", tmp);
+		if (ret == -ENOENT)
+			fputs("<p class=\"note\">The plot is not included: gnuplot was not found "
+			      "(install gnuplot, e.g. Debian's gnuplot-nox).</p>\n",
+			      f);
+		else if (!plots_section(f, dir, true))
+			fputs("<p class=\"note\">No plot: no cell has an overhead.</p>\n", f);
+		tb_rm_rf(tmp);
+	}
+	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
+	for (i = 0; i <= n; i++) {
+		char id[64];
+
+		fputs("<h3>", f);
+		esc(f, labels[i]);
+		fputs("</h3>\n", f);
+		snprintf(id, sizeof(id), "environment-%zu", i + 1);
+		environment(f, rs[i], id);
+		fputs("<h4>Warnings</h4>\n", f);
+		warnings(f, rs[i]);
+		fputs("<h4>Reproduce</h4>\n<pre>", f);
+		esc(f, rs[i]->command_line ? rs[i]->command_line : "(not recorded)");
+		fputs("</pre>\n", f);
+	}
+	free(rs);
+	free(labels);
+	return finish(f, &buf, &len, path);
 }

@@ -26,4 +26,13 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
  */
 int tb_report_compare_write(const struct tb_result *const *rs, size_t n, const char *path);
 
+struct tb_comparison;
+/*
+ * The HTML of `tracebench compare A B [C...] --html FILE`: the n comparisons (each of the same
+ * A against another result, from tb_compare_build) with ns/op and overhead changes and their
+ * CIs, environment differences, the compare plot over all results, each environment. Returns 0
+ * or -errno.
+ */
+int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path);
+
 #endif /* TB_REPORT_H */

@@ -25,12 +25,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "anonymize.h"
 #include "armed.h"
 #include "cli.h"
 #include "gate.h"
 #include "plot.h"
 #include "report.h"
 #include "result.h"
+#include "hist.h"
 #include "run.h"
 #include "sample.h"
 #include "scenario.h"
@@ -55,16 +57,10 @@ static const char run_usage[] =
 	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
 	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
+	"      --anonymize         no host, user, path or command line in what is written\n"
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
-struct cell_rt {
-	size_t wl, tr;		/* scenario indices */
-	size_t cell;		/* index into r->cells */
-	bool dead;		/* setup failed for good: skipped in later rounds */
-	unsigned int failures;
-	struct tb_hist *hist;	/* latency mode: merged over measured samples */
-};
 
 struct wl_rt {
 	uint64_t ops;		/* per thread and sample, calibrated once */
@@ -76,13 +72,13 @@ struct wl_rt {
 struct runner {
 	struct tb_scenario *s;
 	struct tb_result *r;
-	struct cell_rt *cells;
+	struct tb_plan_cell *cells;
 	size_t ncells;
 	struct wl_rt *wls;
 	char dir[4096];
 	char tmproot[64];
 	int consumer_cpu;
-	bool quiet, progress, json_out, no_plots, gate, dry_run;
+	bool quiet, progress, json_out, no_plots, gate, dry_run, anonymize;
 	gsl_rng *rng;
 	unsigned int order;
 	uint64_t t_start;
@@ -412,7 +408,7 @@ static double to_s(uint64_t ns)
 }
 
 /* Runs one sample of a cell; returns 0, or -EINTR when a stop was requested. */
-static int run_sample(struct runner *rn, struct cell_rt *cr, int round, bool warmup)
+static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, bool warmup)
 {
 	struct tb_scn_workload *w = &rn->s->workloads[cr->wl];
 	struct tb_scn_tracer *tsec = &rn->s->tracers[cr->tr];
@@ -819,15 +815,18 @@ static int check_supported(struct runner *rn, bool skip)
 	return bad && !skip ? -EOPNOTSUPP : 0;
 }
 
-static int plan(struct runner *rn)
+int tb_runner_plan(struct tb_scenario *s, struct tb_result *r, struct tb_plan_cell **cellsp,
+		   size_t *ncellsp)
 {
-	struct tb_scenario *s = rn->s;
 	size_t i, j, ntr = s->aa ? 2 : s->nmx_tracers;
-	struct cell_rt *cr;
+	struct tb_plan_cell *cr, *cells;
+	size_t ncells = 0;
 
-	rn->cells = calloc(s->nmx_workloads * ntr, sizeof(*rn->cells));
-	if (!rn->cells)
+	cells = calloc(s->nmx_workloads * ntr, sizeof(*cells));
+	if (!cells)
 		return -ENOMEM;
+	*cellsp = cells;
+	*ncellsp = 0;
 	for (i = 0; i < s->nmx_workloads; i++) {
 		size_t wi = s->mx_workloads[i];
 		struct tb_scn_workload *w = &s->workloads[wi];
@@ -842,7 +841,7 @@ static int plan(struct runner *rn)
 
 			if (!t->used)
 				continue;
-			c = tb_result_add_cell(rn->r);
+			c = tb_result_add_cell(r);
 			if (!c)
 				return -ENOMEM;
 			snprintf(id, sizeof(id), "%s/%s", w->name, s->aa && j ? "none-aa" : t->name);
@@ -863,13 +862,14 @@ static int plan(struct runner *rn)
 			if (w->rate_sweep) {
 				json_object_set_new(c->workload_config, "rate-sweep", json_true());
 			}
-			cr = &rn->cells[rn->ncells++];
+			cr = &cells[ncells++];
+			*ncellsp = ncells;
 			cr->wl = wi;
 			cr->tr = ti;
-			cr->cell = rn->r->ncells - 1;
+			cr->cell = r->ncells - 1;
 		}
 	}
-	if (!rn->ncells) {
+	if (!ncells) {
 		tb_err("%s: nothing to run (every cell was dropped)", s->path);
 		return -EINVAL;
 	}
@@ -943,7 +943,10 @@ static int make_run_dir(struct runner *rn, const char *outdir)
 		snprintf(rn->dir, sizeof(rn->dir), "%s", outdir);
 		return tb_mkdir_p(rn->dir, 0755);
 	}
-	gethostname(host, sizeof(host) - 1);
+	if (rn->anonymize)
+		snprintf(host, sizeof(host), "anon");
+	else
+		gethostname(host, sizeof(host) - 1);
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	for (i = 0; i < 100; i++) {
@@ -996,21 +999,48 @@ static int fill_latency(struct tb_cell *c, const struct tb_hist *h)
 
 /* ---- the rounds --------------------------------------------------------------------------- */
 
-static bool precise_enough(struct runner *rn)
+void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order)
 {
 	size_t i;
 
-	for (i = 0; i < rn->r->ncells; i++) {
-		const struct tb_cell *c = &rn->r->cells[i];
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	/* A fresh order every round, so drift hits baseline and traced cells alike. */
+	gsl_ran_shuffle(rng, order, n, sizeof(order[0]));
+}
+
+static bool precise_enough(const struct tb_result *r, double precision)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
 
 		if (c->baseline || c->error)
 			continue;
 		if (!c->has_overhead || !isfinite(c->overhead.ci_lo) || !isfinite(c->overhead.ci_hi))
 			return false;
-		if ((c->overhead.ci_hi - c->overhead.ci_lo) / 2 > rn->s->precision * 100)
+		if ((c->overhead.ci_hi - c->overhead.ci_lo) / 2 > precision * 100)
 			return false;
 	}
 	return true;
+}
+
+const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
+				  const struct tb_stop_rule *rule, uint64_t elapsed_ns)
+{
+	if (rule->precision <= 0) {
+		if (done >= rule->rounds)
+			return "rounds";
+	} else {
+		if (done >= rule->min_rounds && precise_enough(r, rule->precision))
+			return "precision";
+		if (done >= rule->max_rounds)
+			return "max-rounds";
+	}
+	if (rule->max_time_ns && elapsed_ns >= rule->max_time_ns)
+		return "max-time";
+	return NULL;
 }
 
 static int run_round(struct runner *rn, int round, bool warmup, unsigned int nrounds,
@@ -1019,12 +1049,9 @@ static int run_round(struct runner *rn, int round, bool warmup, unsigned int nro
 	size_t order[rn->ncells], i;
 	int ret;
 
-	for (i = 0; i < rn->ncells; i++)
-		order[i] = i;
-	/* A fresh order every round, so drift hits baseline and traced cells alike. */
-	gsl_ran_shuffle(rn->rng, order, rn->ncells, sizeof(order[0]));
+	tb_runner_round_order(rn->rng, rn->ncells, order);
 	for (i = 0; i < rn->ncells; i++) {
-		struct cell_rt *cr = &rn->cells[order[i]];
+		struct tb_plan_cell *cr = &rn->cells[order[i]];
 		uint64_t t0 = tb_now_ns();
 		size_t remaining = (total_rounds - nrounds) * rn->ncells + (rn->ncells - i);
 
@@ -1048,7 +1075,14 @@ static int run_all(struct runner *rn)
 {
 	struct tb_scenario *s = rn->s;
 	unsigned int done = 0, target = s->precision > 0 ? s->min_rounds : s->rounds;
-	unsigned int w, cap = s->precision > 0 ? s->max_rounds : s->rounds;
+	struct tb_stop_rule rule = {
+		.rounds = s->rounds,
+		.min_rounds = s->min_rounds,
+		.max_rounds = s->max_rounds,
+		.precision = s->precision,
+		.max_time_ns = s->max_time_ns,
+	};
+	unsigned int w;
 	size_t i;
 	int ret = 0;
 
@@ -1066,31 +1100,20 @@ static int run_all(struct runner *rn)
 		if (ret)
 			return ret;
 	}
-	free(rn->r->stop_reason);
-	rn->r->stop_reason = strdup("rounds");
-	while (done < cap) {
-		ret = run_round(rn, (int)done, false, done + 1, target);
+	for (;;) {
+		const char *why;
+
+		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret)
 			return ret;
 		done++;
 		rn->r->rounds = done;
 		save(rn, false);
-		if (s->max_time_ns && tb_now_ns() - rn->t_start >= s->max_time_ns) {
+		why = tb_runner_stop_reason(rn->r, done, &rule, tb_now_ns() - rn->t_start);
+		if (why) {
 			free(rn->r->stop_reason);
-			rn->r->stop_reason = strdup("max-time");
+			rn->r->stop_reason = strdup(why);
 			break;
-		}
-		if (s->precision > 0 && done >= s->min_rounds) {
-			if (precise_enough(rn)) {
-				free(rn->r->stop_reason);
-				rn->r->stop_reason = strdup("precision");
-				break;
-			}
-			target = done + 1;
-			if (done == cap) {
-				free(rn->r->stop_reason);
-				rn->r->stop_reason = strdup("max-rounds");
-			}
 		}
 	}
 	return 0;
@@ -1149,8 +1172,6 @@ static int init_result(struct runner *rn, int argc, char **argv)
 	size_t i;
 
 	tb_utc_iso(ts, sizeof(ts), time(NULL));
-	free(r->tool_version); /* tb_result_new() set these already */
-	r->tool_version = strdup(TB_VERSION);
 	r->scenario_name = strdup(s->name);
 	r->scenario_path = strdup(s->path);
 	r->scenario_text = strdup(s->text);
@@ -1171,8 +1192,6 @@ static int init_result(struct runner *rn, int argc, char **argv)
 		for (i = 0; r->gate && i < s->ngate; i++)
 			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
 	}
-	json_decref(r->warnings);
-	r->warnings = json_array();
 	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
 	    !r->command_line || !r->started || !r->warnings)
 		return -ENOMEM;
@@ -1265,6 +1284,7 @@ int tb_cmd_run(int argc, char **argv)
 		{ "gate", no_argument, NULL, 'g' },
 		{ "skip-unsupported", no_argument, NULL, 'S' },
 		{ "wait", no_argument, NULL, 'W' },
+		{ "anonymize", no_argument, NULL, 'Z' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -1330,6 +1350,9 @@ int tb_cmd_run(int argc, char **argv)
 		case 'W':
 			wait_lock = true;
 			break;
+		case 'Z':
+			rn.anonymize = true;
+			break;
 		case 'q':
 			rn.quiet = true;
 			break;
@@ -1361,7 +1384,7 @@ int tb_cmd_run(int argc, char **argv)
 		rc = TB_EXIT_UNAVAILABLE;
 		goto out;
 	}
-	if (plan(&rn) || resolve_cpus(&rn)) {
+	if (tb_runner_plan(rn.s, rn.r, &rn.cells, &rn.ncells) || resolve_cpus(&rn)) {
 		rc = TB_EXIT_USAGE;
 		goto out;
 	}
@@ -1422,6 +1445,10 @@ int tb_cmd_run(int argc, char **argv)
 	if (!rn.quiet)
 		print_plan(&rn, stderr);
 	record_environment(&rn);
+	if (rn.anonymize && tb_result_anonymize(rn.r, 0)) {
+		rc = TB_EXIT_FAIL;
+		goto out;
+	}
 	rn.t_start = tb_now_ns();
 	ret = run_all(&rn);
 	progress_done(&rn);

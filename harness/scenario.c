@@ -508,6 +508,13 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	switch (p->kind) {
 	case SEC_GLOBAL:
+		/* The name becomes part of the run directory's name. */
+		if (!strcmp(name, "name") && !valid_name(value)) {
+			perr(p, p->line, "[global]: name: '%.40s%s' is not a valid name (letters, "
+					 "digits, - _ . + only, at most 64)",
+			     value, strlen(value) > 40 ? "..." : "");
+			break;
+		}
 		ret = tb_opts_set(global_opts, &gdef, name, value, err, sizeof(err));
 		if (ret == -ENOENT)
 			perr(p, p->line, "[global]: unknown key '%s'", name);

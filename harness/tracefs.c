@@ -430,7 +430,8 @@ int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_siz
 	return 0;
 }
 
-int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st, json_t *extra)
+int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st, json_t *extra,
+		      const struct tb_ftrace_consumer *cons)
 {
 	struct tb_ftrace_bufstats bs;
 	json_t *percpu = NULL;
@@ -442,6 +443,11 @@ int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
 		return ret;
 	st->events = bs.entries + bs.read;
 	st->lost = bs.overrun + bs.dropped + bs.commit_overrun;
+	st->cpu_s = cons->stream_path ? cons->stream_cpu_s : 0;
+	if (!cons->stream_path && cons->overwrite) {
+		st->events += bs.overrun;
+		st->lost -= bs.overrun;
+	}
 	if (!tracefs_instance_file_read_number(inst, "buffer_total_size_kb", &kb))
 		st->mem_bytes = (int64_t)kb * 1024;
 	if (extra) {
@@ -453,6 +459,15 @@ int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
 		json_object_set_new(extra, "dropped", json_integer(bs.dropped));
 		json_object_set_new(extra, "commit_overrun", json_integer(bs.commit_overrun));
 		json_object_set_new(extra, "per_cpu", percpu ? percpu : json_null());
+		json_object_set_new(extra, "consumer",
+				    json_string(cons->stream_path ? "stream" : "discard"));
+		if (!cons->stream_path && cons->overwrite)
+			json_object_set_new(extra, "overwritten", json_integer(bs.overrun));
+		if (cons->stream_path) {
+			json_object_set_new(extra, "stream_file", json_string(cons->stream_path));
+			json_object_set_new(extra, "stream_bytes",
+					    json_integer((json_int_t)cons->stream_bytes));
+		}
 	}
 	return 0;
 }

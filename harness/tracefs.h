@@ -83,13 +83,26 @@ int tb_ftrace_bufstats_read(struct tracefs_instance *inst, struct tb_ftrace_bufs
  * per CPU (when buffer_size > 0), the overwrite option. Returns 0 or -errno (logged).
  */
 int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_size, bool overwrite);
+/* How an instance's events were consumed, for tb_ftrace_collect(). */
+struct tb_ftrace_consumer {
+	const char *stream_path; /* the stream file, NULL when events stay in the buffer */
+	uint64_t stream_bytes;	 /* what the reader wrote */
+	double stream_cpu_s;	 /* the reader thread's CPU time */
+	bool overwrite;		 /* the buffer overwrites its oldest events when full */
+};
+
 /*
  * Fill st from the instance's buffer statistics: events = entries + read (what was recorded
  * and kept, whether a reader consumed it or not), lost = overrun + dropped + commit overrun,
- * mem_bytes = buffer_total_size_kb. extra (a JSON object, may be NULL) gets the details.
+ * mem_bytes = buffer_total_size_kb, cpu_s = the stream reader's CPU (0 without one).
+ * A flight recorder (no stream, overwrite on) writes every event and then overwrites the
+ * oldest: the tracing cost was paid in full and nobody wanted the old events, so overwritten
+ * events count as recorded, not lost. Dropped events (overwrite off) and events a streaming
+ * reader did not keep up with are lost: they bias the overhead or the recording.
+ * extra (a JSON object, may be NULL) gets the details. Returns 0 or -errno.
  */
 int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
-		      struct json_t *extra);
+		      struct json_t *extra, const struct tb_ftrace_consumer *cons);
 
 /*
  * A consumer thread draining every CPU's trace_pipe_raw of an instance into one file (pages of

@@ -24,8 +24,8 @@ set key noautotitle
 # Series styles: baseline black, then tracers; each with its own point and dash type.
 set linetype 1 lc rgb '#000000' lw 2 pt 7 ps 1.0 dt 1
 set linetype 2 lc rgb '#0072B2' lw 2 pt 5 ps 1.0 dt 2
-set linetype 3 lc rgb '#D55E00' lw 2 pt 9 ps 1.2 dt 3
-set linetype 4 lc rgb '#009E73' lw 2 pt 13 ps 1.2 dt 4
+set linetype 3 lc rgb '#D55E00' lw 2 pt 9 ps 1.2 dt (10,3,2,3)
+set linetype 4 lc rgb '#009E73' lw 2 pt 13 ps 1.2 dt (4,3)
 set linetype 5 lc rgb '#CC79A7' lw 2 pt 11 ps 1.2 dt 5
 set linetype 6 lc rgb '#E69F00' lw 2 pt 3 ps 1.0 dt (12,4,2,4)
 set linetype 7 lc rgb '#56B4E9' lw 2 pt 1 ps 1.2 dt (2,6)

@@ -2,7 +2,7 @@
 # cumulative curve, baseline against each tracer. x: latency (log scale); y: cumulative
 # fraction, stretched towards the tail (y = -log10(1 - F)) so p99 and p99.9 stay readable.
 # Points mark each cell's p50, p99 and p99.9 (their values are in the key).
-# Variables: datafile (CDF steps, one block per cell), markfile (p50/p99/p99.9, same blocks),
+# Variables: datafile (CDF points, one block per cell), markfile (p50/p99/p99.9, same blocks),
 # nw, t<i> (panel titles), b<i>/e<i> (first/last block of panel i), c<k> (cell k's key title),
 # s<k> (cell k's style, 1 = baseline), ymax, plus those of common.gp.
 load plotsdir.'/common.gp'
@@ -20,7 +20,7 @@ set offsets 0, 0, 0, 0
 do for [i=0:nw-1] {
 	set title value(sprintf('t%d', i))
 	plot for [k=value(sprintf('b%d', i)):value(sprintf('e%d', i))] datafile index k \
-		using 1:2 with steps lt value(sprintf('s%d', k)) title value(sprintf('c%d', k)), \
+		using 1:2 with lines lt value(sprintf('s%d', k)) title value(sprintf('c%d', k)), \
 	     for [k=value(sprintf('b%d', i)):value(sprintf('e%d', i))] markfile index k \
 		using 1:2 with points lt value(sprintf('s%d', k)) ps 1.8 notitle
 }

@@ -1,7 +1,7 @@
 # ns-per-event: what one traced event costs the workload, per (workload, tracer): the added
 # ns/op divided by events/op, with its CI (the figure comparable across tracers), and beside
 # it, where the tracer runs BPF programs, the kernel's own run_time_ns / run_cnt.
-# Variables: datafile, n (rows), x0 (where bars start), xmax, logx, nbpf (rows with a BPF figure), plus those of common.gp.
+# Variables: datafile, n (rows), x0 (where bars start), xmin, xmax, logx, nbpf (rows with a BPF figure), plus those of common.gp.
 load plotsdir.'/common.gp'
 set title title font ',14'
 set xlabel 'cost per traced event (ns)'
@@ -11,7 +11,7 @@ if (logx) {
 	set xlabel 'cost per traced event (ns, log scale)'
 	set format x '%.0s%c'
 }
-set xrange [x0:xmax]
+set xrange [xmin:xmax]
 set ytics scale 0
 set grid xtics noytics
 # The key goes under the x label, in space reserved for it, clear of bars and labels.

@@ -8,6 +8,10 @@ load plotsdir.'/common.gp'
 set multiplot layout (nw + ncol - 1) / ncol, ncol title title font ',14' \
 	margins 100.0/w, 1 - 20.0/w, 80.0/h, 1 - 75.0/h spacing 110.0/w, 95.0/h
 set ylabel 'time per operation (ns)'
+# The legend as one line of text at the bottom (a key per panel would cover the boxes).
+unset key
+set label 1 'box: quartiles   thick bar: median   whiskers: furthest sample within 1.5 IQR   circles: each measured sample (jittered)' \
+	at screen 0.5, screen 0.015 center font ',10'
 set yrange [0:*]
 set offsets 0.6, 0.6, graph 0.12, 0
 set xtics scale 0
@@ -19,16 +23,11 @@ set boxwidth 0.5
 set style fill solid 0.25 border lc rgb '#333333'
 do for [i=0:nw-1] {
 	set title value(sprintf('t%d', i))
-	if (i == 0) {
-		set key at screen 0.5, screen 0.01 center bottom horizontal maxrows 1
-	} else {
-		unset key
-	}
 	plot datafile index i using 3:6:10:11:8:xtic(2) with candlesticks whiskerbars 0.6 \
-		lc rgb '#0072B2' lw 1.5 title 'quartiles, whiskers 1.5 IQR', \
-	     '' index i using 3:7:7:7:7 with candlesticks lc rgb '#000000' lw 3 title 'median', \
+		lc rgb '#0072B2' lw 1.5 dt 1 notitle, \
+	     '' index i using 3:7:7:7:7 with candlesticks lc rgb '#000000' lw 3 dt 1 notitle, \
 	     samplefile index i using 4:5 with points pt 6 ps 0.7 lc rgb '#D55E00' \
-		title 'each sample (jittered)', \
+		notitle, \
 	     datafile index i using 3:11:12 with labels offset 0,1 font ',10' notitle
 }
 unset multiplot

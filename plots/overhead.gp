@@ -23,7 +23,7 @@ plot datafile using (0):($9==0 ? $1 : NaN):(0):5:($1-0.35):($1+0.35) with boxxye
 		title (n1 > 0 ? 'no detectable overhead' : ''), \
      '' using (0):($9==2 ? $1 : NaN):(0):5:($1-0.35):($1+0.35) with boxxyerror \
 		fs pattern 1 border lc rgb c_untr lc rgb c_untr title (n2 > 0 ? 'untrustworthy' : ''), \
-     '' using 5:1:6:7 with xerrorbars pt 7 ps 0.4 lw 1.5 lc rgb '#000000' \
+     '' using 5:1:6:7 with xerrorbars pt 7 ps 0.4 lw 1.5 dt 1 lc rgb '#000000' \
 		title 'median ratio with CI', \
      '' using 11:1:10:ytic(4) with labels left offset 0.8,0 font ',10' notitle, \
      keyentry with lines dt 2 lw 1.5 lc rgb '#555555' \

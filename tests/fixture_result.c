@@ -146,7 +146,7 @@ struct tb_result *tb_fixture_result(unsigned flags)
 	if (!r)
 		return NULL;
 	lcg = 42;
-	/* schema and tool_version come from tb_result_new(). */
+	/* tb_result_new filled schema, tool version, foreign and warnings already. */
 	r->scenario_name = dup_hostile("quick", flags, "<script>alert(1)</script>");
 	r->scenario_path = strdup("scenarios/quick.ini");
 	r->scenario_text =
@@ -173,7 +173,7 @@ struct tb_result *tb_fixture_result(unsigned flags)
 		"console=ttyS0 mitigations=auto", "cpu", "model", "Intel(R) Xeon(R) CPU @ 2.20GHz",
 		"cores", 2, "threads", 2, "smt", 0, "clocksource", "kvm-clock", "fingerprint",
 		"3f2a9c1d0b7e", "versions", "libbpf", "1.1.2", "gnuplot", "5.4.4");
-	json_decref(r->foreign); /* tb_result_new() made empty arrays */
+	json_decref(r->foreign);
 	json_decref(r->warnings);
 	r->foreign = json_pack("[s]", "bpf program 'sd_fw_ingress' attached to cgroup");
 	r->warnings =

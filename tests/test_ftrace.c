@@ -380,6 +380,29 @@ static void test_tiny_buffer_loses(void)
 	assert_state_unchanged();
 }
 
+/* A flight recorder (overwrite on, no reader) pays for every event: overwritten is recorded. */
+static void test_flight_recorder(void)
+{
+	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid"},
+				       {"buffer-size", "4K"},
+				       {"overwrite", "true"},
+				       {NULL, NULL}};
+	struct tb_tracer_stats st;
+	char err[256];
+	const uint64_t n = 100000;
+
+	NEED_TRACEFS();
+	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
+	printf("\n    4K flight recorder: events %lld, lost %lld, overwritten %lld ",
+	       (long long)st.events, (long long)st.lost,
+	       (long long)json_integer_value(json_object_get(st.extra, "overwritten")));
+	CU_ASSERT_EQUAL(st.lost, 0);
+	CU_ASSERT(json_integer_value(json_object_get(st.extra, "overwritten")) > 0);
+	within_1pct(st.events, n);
+	json_decref(st.extra);
+	assert_state_unchanged();
+}
+
 static void test_unknown_event(void)
 {
 	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid, nosuch:event_x"},
@@ -618,6 +641,7 @@ static CU_TestInfo ftrace_tests[] = {
 	{"glob and filter", test_glob_and_filter},
 	{"stream consumer", test_stream},
 	{"tiny buffer loses events", test_tiny_buffer_loses},
+	{"flight recorder overwrites, loses nothing", test_flight_recorder},
 	{"unknown event", test_unknown_event},
 	{"bad filter", test_bad_filter},
 	{"foreign instrumentation", test_foreign},

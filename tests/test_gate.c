@@ -223,7 +223,7 @@ static void test_gate_outputs(void)
 	CU_ASSERT(!strncmp(text, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 38));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "tests=\"2\" failures=\"1\""));
 	CU_ASSERT_PTR_NOT_NULL(
-		strstr(text, "name=\"get&lt;pid&gt;/&quot;tp&quot; &amp; &apos;x&apos; | y?\""));
+		strstr(text, "name=\"get&lt;pid&gt;/&quot;tp&quot; &amp; &#39;x&#39; | y?\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<failure type=\"overhead\" message=\"overhead +"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "exceeds max-overhead 5%"));
 	CU_ASSERT_PTR_NULL(strstr(text, "\x01"));

@@ -219,7 +219,10 @@ static void test_data_files(void)
 	CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "rate", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 3);
 	CU_ASSERT_EQUAL(d.nblocks, 1);
-	CU_ASSERT(num(&d, 0, 0) == 1000 && num(&d, 2, 0) == 100000);
+	/* x: achieved events/s (events over measured time), close to the targets here. */
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1000, 50);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 2, 0), 1e10 / 140500.0, 2000);
+	CU_ASSERT_EQUAL(num(&d, 2, 6), 100000);
 	dat_free(&d);
 	CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "rate-fit", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 41);
@@ -256,13 +259,49 @@ static void test_rate_fit(void)
 	}
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
-	CU_ASSERT_EQUAL(d.nrows, 41);
+	/* No events recorded: x is the target rate. */
+	CU_ASSERT_EQUAL_FATAL(d.nrows, 41);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1000, 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 0.7, 1e-4);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 0), 300000, 1e-3);
 	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 60.5, 1e-3);
 	dat_free(&d);
-	/* Nothing else to draw: no ns-per-op rows, no latency rows. */
+	/* With stats.c's model for the tracer, the line is the model's. */
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("tp");
+		m->pct_fixed = 1.0;
+		m->pct_per_mevent_s = 100.0; /* 0.1% per 1000 events/s */
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 1.1, 1e-4);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 31.0, 1e-3);
+	dat_free(&d);
+	/* Cells of a sweep without a target rate (rate-sweep = true): x is the achieved rate. */
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+		struct tb_sample *s = tb_cell_add_sample(c);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		s->ns_per_op = 1000;
+		s->elapsed_ns = 1e9;
+		s->ops = 1000000;
+		s->events = (int64_t)(2 * rates[i]); /* 2 x the target rate over 1 s */
+		s->round = 0;
+		c->rate = NAN;
+		json_decref(c->workload_config);
+		c->workload_config = json_pack("{s:b}", "rate-sweep", 1);
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate", &d), 0);
+	CU_ASSERT_EQUAL_FATAL(d.nrows, 4);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 2000, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 0), 600000, 1e-3);
+	dat_free(&d);
+	/* Nothing else to draw: no latency rows. */
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "latency", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 0);
 	dat_free(&d);
@@ -274,6 +313,18 @@ static bool have_gnuplot(void)
 	char p[PATH_MAX];
 
 	return tb_plot_find_gnuplot(p, sizeof(p)) == 0;
+}
+
+static bool file_nonempty(const char *dir, const char *name, const char *ext);
+
+/* How many of the named plots exist as dir/plots/NAME.ext. */
+static int count_plots(const char *dir, const char *ext)
+{
+	int i, n = 0;
+
+	for (i = 0; tb_plot_names[i]; i++)
+		n += file_nonempty(dir, tb_plot_names[i], ext);
+	return n;
 }
 
 static bool file_nonempty(const char *dir, const char *name, const char *ext)
@@ -296,6 +347,8 @@ static void test_gnuplot_draws_all(void)
 		TB_SKIP("gnuplot not installed");
 	ret = tb_plot_result(fix, dir, TB_PLOT_STRICT);
 	CU_ASSERT_EQUAL(ret, 6);
+	CU_ASSERT_EQUAL(count_plots(dir, "png"), 6);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
 	CU_ASSERT(file_nonempty(dir, "overhead", "png"));
 	CU_ASSERT(file_nonempty(dir, "overhead", "svg"));
 	CU_ASSERT(file_nonempty(dir, "ns-per-op", "png"));
@@ -315,9 +368,11 @@ static void test_skips_empty(void)
 		TB_SKIP("gnuplot not installed");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(tb_plot_result(fix, outdir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
+	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 6);
 	CU_ASSERT(file_nonempty(outdir, "latency", "svg"));
 	ret = tb_plot_result(r, outdir, TB_PLOT_NO_PNG | TB_PLOT_STRICT);
 	CU_ASSERT_EQUAL(ret, 4);
+	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 4);
 	CU_ASSERT(!file_nonempty(outdir, "latency", "svg"));
 	CU_ASSERT(!file_nonempty(outdir, "rate", "svg"));
 	CU_ASSERT(file_nonempty(outdir, "overhead", "svg"));
@@ -336,6 +391,7 @@ static void test_hostile_names(void)
 		TB_SKIP("gnuplot not installed");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
 	snprintf(p, sizeof(p), "%s/plots/overhead.svg", dir);
 	CU_ASSERT_EQUAL_FATAL(tb_read_file(p, &svg, NULL), 0);
 	/* The tracer name tp-getpid_"'&amp;<b> shows as text ('"' becomes '\''). */
@@ -422,6 +478,7 @@ static void test_many_cells(void)
 		}
 	}
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 2);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 2);
 	CU_ASSERT(file_nonempty(dir, "timeline", "svg"));
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "ns-per-op", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 61);
@@ -441,6 +498,7 @@ static void test_vars_file(void)
 		TB_SKIP("gnuplot not installed");
 	setenv("TB_GNUPLOT_ARG_MAX", "200", 1);
 	CU_ASSERT_EQUAL(tb_plot_result(fix, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
 	unsetenv("TB_GNUPLOT_ARG_MAX");
 	snprintf(path, sizeof(path), "%s/plots/data/timeline-vars.gp", dir);
 	CU_ASSERT_EQUAL(access(path, R_OK), 0);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "../harness/compare.h"
 #include "../harness/plot.h"
 #include "../harness/report.h"
 #include "../harness/tb.h"
@@ -154,8 +155,28 @@ static void test_fixture_report(void)
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	/* What stats.c adds: an A/A summary and a rate model. */
+	r->aa_summary.present = true;
+	r->aa_summary.ncells = 12;
+	r->aa_summary.false_positives = 1;
+	r->aa_summary.fp_rate = 1.0 / 12;
+	r->aa_summary.noise_floor_pct = 0.84;
+	r->aa_summary.max_abs_pct = 0.61;
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("tp-timer");
+		m->workload_type = strdup("timer");
+		m->npoints = 3;
+		m->cost_ns = 408.2;
+		m->cost_ci_lo = 400.1;
+		m->cost_ci_hi = 415.9;
+	}
 	html = render(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "1 false positive (rate 8.3%)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "408.2 [400.1, 415.9]"));
 	err = check_balanced(html);
 	if (err)
 		fprintf(stderr, "\n    report not well-formed: %s\n", err);
@@ -310,6 +331,72 @@ static void test_compare_report(void)
 	tb_result_free(b);
 }
 
+/* compare --html: two comparisons against one A, changes with CIs, the plot of all three. */
+static void test_comparison_report(void)
+{
+	struct tb_result *a = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_result *b = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_NO_LATENCY);
+	struct tb_result *c = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_HOSTILE);
+	struct tb_comparison *cs[2] = {NULL, NULL};
+	const char *dir = tb_test_tmpdir(), *keep = getenv("TB_PLOT_KEEP"), *err;
+	char path[PATH_MAX], *html = NULL;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* B: every traced sample 10% slower; C: another kernel. */
+	for (i = 0; i < b->ncells; i++)
+		for (k = 0; !b->cells[i].baseline && k < b->cells[i].nsamples; k++)
+			b->cells[i].samples[k].ns_per_op *= 1.10;
+	json_object_set_new(json_object_get(c->system, "kernel"), "release",
+			    json_string("6.1.0-<b>"));
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "a.json", "b.json", 0, &cs[0]), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, c, "a.json", "c<x>.json", 0, &cs[1]), 0);
+	snprintf(path, sizeof(path), "%s/comparison.html", keep && *keep ? keep : dir);
+	CU_ASSERT_EQUAL_FATAL(
+		tb_report_comparison_write((const struct tb_comparison *const *)cs, 2, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    comparison report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"comparison-2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "c&lt;x&gt;.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "6.1.0-&lt;b&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "significant"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "only in A"));
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
+	free(html);
+	tb_compare_free(cs[0]);
+	tb_compare_free(cs[1]);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(c);
+}
+
+/* An empty result (a run stopped before its first round) still gives a valid page. */
+static void test_empty_result(void)
+{
+	struct tb_result *r = tb_result_new();
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->partial = true;
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "0 traced cells"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Partial run"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "The result records no environment."));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	free(html);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -317,6 +404,8 @@ static CU_TestInfo report_tests[] = {
 	{"without gnuplot", test_no_gnuplot},
 	{"plots from the run directory", test_given_plotdir},
 	{"compare report", test_compare_report},
+	{"empty result", test_empty_result},
+	{"comparison report (compare.h)", test_comparison_report},
 	CU_TEST_INFO_NULL,
 };
 

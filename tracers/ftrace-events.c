@@ -254,34 +254,21 @@ static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		json_decref(extra);
 		return -EINVAL;
 	}
-	ret = tb_ftrace_collect(p->inst, st, extra);
+	ret = tb_ftrace_collect(p->inst, st, extra,
+				&(struct tb_ftrace_consumer){
+					.stream_path = c->consumer == CONSUMER_STREAM ?
+							       p->stream_path :
+							       NULL,
+					.stream_bytes = p->stream_bytes,
+					.stream_cpu_s = p->stream_cpu_s,
+					.overwrite = c->overwrite,
+				});
 	if (ret) {
 		json_decref(extra);
 		return ret;
 	}
-	st->cpu_s = c->consumer == CONSUMER_STREAM ? p->stream_cpu_s : 0;
-	/*
-	 * A flight recorder (discard, overwrite on) writes every event and then overwrites the
-	 * oldest: the tracing cost was paid in full and nobody wanted the old events, so they
-	 * count as recorded, not lost. Dropped events (overwrite off) and events a streaming
-	 * reader did not keep up with are lost: they bias the overhead or the recording.
-	 */
-	if (c->consumer == CONSUMER_DISCARD && c->overwrite && extra) {
-		json_int_t over = json_integer_value(json_object_get(extra, "overrun"));
-
-		st->events += over;
-		st->lost -= over;
-		json_object_set_new(extra, "overwritten", json_integer(over));
-	}
-	if (extra) {
+	if (extra)
 		json_object_set_new(extra, "events_enabled", json_integer((json_int_t)p->events.n));
-		json_object_set_new(extra, "consumer", json_string(consumer_choices[c->consumer]));
-		if (c->consumer == CONSUMER_STREAM) {
-			json_object_set_new(extra, "stream_file", json_string(p->stream_path));
-			json_object_set_new(extra, "stream_bytes",
-					    json_integer((json_int_t)p->stream_bytes));
-		}
-	}
 	st->extra = extra;
 	return 0;
 }

@@ -204,21 +204,21 @@ static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	if (!p || !p->inst)
 		return -EINVAL;
 	extra = json_object();
-	ret = tb_ftrace_collect(p->inst, st, extra);
+	ret = tb_ftrace_collect(p->inst, st, extra,
+				&(struct tb_ftrace_consumer){
+					.stream_path = c->consumer == CONSUMER_STREAM ?
+							       p->stream_path :
+							       NULL,
+					.stream_bytes = p->stream_bytes,
+					.stream_cpu_s = p->stream_cpu_s,
+					.overwrite = c->overwrite,
+				});
 	if (ret) {
 		json_decref(extra);
 		return ret;
 	}
-	st->cpu_s = c->consumer == CONSUMER_STREAM ? p->stream_cpu_s : 0;
-	if (extra) {
+	if (extra)
 		json_object_set_new(extra, "functions", json_integer((json_int_t)c->filter.n));
-		json_object_set_new(extra, "consumer", json_string(consumer_choices[c->consumer]));
-		if (c->consumer == CONSUMER_STREAM) {
-			json_object_set_new(extra, "stream_file", json_string(p->stream_path));
-			json_object_set_new(extra, "stream_bytes",
-					    json_integer((json_int_t)p->stream_bytes));
-		}
-	}
 	st->extra = extra;
 	return 0;
 }

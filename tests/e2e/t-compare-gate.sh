@@ -33,6 +33,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d) == 2'
 	fail "compare of three files is not an array of two comparisons"
 run 0 "${AS[@]}" "$TB" compare --markdown a.json b.json
 grep -q '^| cell | ns/op A' "$TMP/out" || fail "no Markdown table"
+# compare --html: one self-contained page with every matched cell, nothing external
+run 0 "${AS[@]}" "$TB" compare a.json b.json --html "$W/cmp.html"
+[ -s "$W/cmp.html" ] || fail "compare --html wrote nothing"
+grep -qiE '<script|<link|src="http|href="http' "$W/cmp.html" && fail "compare --html references something external"
+grep -q '</html>' "$W/cmp.html" || fail "compare --html is not a whole page"
 run 2 "${AS[@]}" "$TB" compare a.json c-otherhw.json --require-same-host
 grep -q 'different hardware: cpu.model' "$TMP/err" || fail "hardware refusal without reason"
 run 0 "${AS[@]}" "$TB" compare a.json c-otherhw.json

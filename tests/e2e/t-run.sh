@@ -62,7 +62,8 @@ seqs = [tuple(i for _, i in sorted(v)) for k, v in orders.items() if k >= 0]
 assert len(set(seqs)) > 1, "every round ran in the same order"
 PY
 [ "$(wc -l < "$TMP/r1/samples.csv")" -eq 37 ] || fail "samples.csv: $(wc -l < "$TMP/r1/samples.csv") lines, want 37"
-[ "$before" = "$(state)" ] || fail "tracing state changed by a run"
+after=$(state)
+[ "$before" = "$after" ] || fail "tracing state changed by a run: $(diff <(echo "$before") <(echo "$after"))"
 
 # 2. The run directory is never overwritten.
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
@@ -102,6 +103,26 @@ assert r["stop_reason"] == "interrupted", r["stop_reason"]
 n = sum(1 for c in r["cells"] for s in c["samples"] if not s.get("failed"))
 assert n >= 2, n
 PY
-[ "$before" = "$(state)" ] || fail "tracing state left behind by an interrupted run"
+after=$(state)
+[ "$before" = "$after" ] || fail "tracing state left behind by an interrupted run: $(diff <(echo "$before") <(echo "$after"))"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+# 6. --anonymize: no host name, command line or scenario path in what is written.
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
+python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"
+import json, sys
+r = json.load(open(sys.argv[1]))
+host = sys.argv[2]
+def walk(o, path=""):
+    if isinstance(o, dict):
+        for k, v in o.items():
+            assert k not in ("hostname", "nodename"), f"{path}.{k} kept"
+            walk(v, f"{path}.{k}")
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            walk(v, f"{path}[{i}]")
+walk(r)
+assert r["command_line"] == "<redacted>", r["command_line"]
+assert r["scenario"]["path"] is None
+assert "small.ini" not in json.dumps(r)
+PY
 exit 0

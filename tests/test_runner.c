@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The runner's plan expansion, round order and adaptive stopping, on synthetic data. */
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../harness/result.h"
+#include "../harness/run.h"
+#include "../harness/scenario.h"
+#include "tb_test.h"
+
+static struct tb_scenario *load_good(void)
+{
+	struct tb_scenario *s = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/scenarios/good.ini", tb_test_data_dir());
+	if (tb_scenario_load(path, &s))
+		return NULL;
+	return s;
+}
+
+static void test_plan(void)
+{
+	static const char *const ids[] = { "gp/none", "gp/nothing-here", "nullw/none",
+					   "nullw/nothing-here" };
+	struct tb_scenario *s = load_good();
+	struct tb_result *r = tb_result_new();
+	struct tb_plan_cell *cells = NULL;
+	size_t n = 0, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(tb_runner_plan(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 4);
+	CU_ASSERT_EQUAL_FATAL(r->ncells, 4);
+	for (i = 0; i < n; i++) {
+		const struct tb_cell *c = &r->cells[cells[i].cell];
+
+		CU_ASSERT_STRING_EQUAL(c->id, ids[i]);
+		CU_ASSERT_EQUAL(c->baseline, i % 2 == 0);
+		CU_ASSERT_STRING_EQUAL(c->tracer_type, "none");
+		CU_ASSERT_PTR_NOT_NULL(c->workload_config);
+		CU_ASSERT_PTR_NOT_NULL(c->tracer_config);
+		CU_ASSERT_EQUAL(cells[i].wl, i / 2);
+	}
+	/* The threads key of [workload gp] reaches the cell. */
+	CU_ASSERT_EQUAL(r->cells[0].threads, 2);
+	CU_ASSERT_PTR_EQUAL(tb_result_baseline(r, &r->cells[1]), &r->cells[0]);
+	free(cells);
+	tb_result_free(r);
+
+	/* A/A: each workload's baseline against a second baseline, the matrix tracers dropped. */
+	s->aa = true;
+	r = tb_result_new();
+	CU_ASSERT_EQUAL_FATAL(tb_runner_plan(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_STRING_EQUAL(r->cells[1].id, "gp/none-aa");
+	CU_ASSERT_FALSE(r->cells[1].baseline);
+	CU_ASSERT_STRING_EQUAL(r->cells[1].tracer_type, "none");
+	free(cells);
+	tb_result_free(r);
+
+	/* Unsupported sections are dropped; nothing left is an error. */
+	s->aa = false;
+	s->workloads[0].used = false;
+	s->workloads[1].used = false;
+	r = tb_result_new();
+	CU_ASSERT_EQUAL(tb_runner_plan(s, r, &cells, &n), -EINVAL);
+	free(cells);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
+static void test_round_order(void)
+{
+	size_t a[8][6], b[6], i, k, distinct = 0;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+	gsl_rng_set(rng, 42);
+	for (k = 0; k < 8; k++) {
+		unsigned int seen = 0;
+
+		tb_runner_round_order(rng, 6, a[k]);
+		for (i = 0; i < 6; i++)
+			seen |= 1u << a[k][i];
+		CU_ASSERT_EQUAL(seen, 0x3f); /* a permutation */
+		if (k && memcmp(a[k], a[k - 1], sizeof(a[k])))
+			distinct++;
+	}
+	CU_ASSERT(distinct >= 5); /* a fresh order most rounds */
+	/* The recorded seed reproduces the order. */
+	gsl_rng_set(rng, 42);
+	tb_runner_round_order(rng, 6, b);
+	CU_ASSERT_EQUAL(memcmp(a[0], b, sizeof(b)), 0);
+	gsl_rng_free(rng);
+}
+
+/* One round of synthetic samples: baseline ~ N(100, cv), traced ~ N(100 * (1 + effect), cv). */
+static void add_round(struct tb_result *r, gsl_rng *rng, int round, double effect, double cv)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+		struct tb_sample *s = tb_cell_add_sample(c);
+		double mean = c->baseline ? 100.0 : 100.0 * (1 + effect);
+
+		s->round = round;
+		s->order = (unsigned int)(round * 2 + (int)i);
+		s->ops = 1000000;
+		s->ns_per_op = mean * (1 + cv * gsl_ran_ugaussian(rng));
+		s->elapsed_ns = s->ns_per_op * 1e6;
+		s->events = c->baseline ? 0 : 1000000;
+		s->lost = 0;
+		s->failed = false;
+	}
+}
+
+static struct tb_result *synthetic(void)
+{
+	struct tb_result *r = tb_result_new();
+	struct tb_cell *c;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		c = tb_result_add_cell(r);
+		c->id = strdup(i ? "w/t" : "w/none");
+		c->workload = strdup("w");
+		c->workload_type = strdup("getpid");
+		c->tracer = strdup(i ? "t" : "none");
+		c->tracer_type = strdup(i ? "ftrace-events" : "none");
+		c->workload_config = json_object();
+		c->tracer_config = json_object();
+		c->baseline = !i;
+		c->threads = 1;
+		c->ops_per_sample = 1000000;
+		c->rate = NAN;
+	}
+	r->seed = 1;
+	r->resamples = 2000;
+	return r;
+}
+
+/* Feed rounds until the rule says stop; returns the rounds done and the reason. */
+static unsigned int feed(double effect, double cv, const struct tb_stop_rule *rule,
+			 const char **why, double *halfwidth)
+{
+	struct tb_result *r = synthetic();
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	unsigned int done = 0;
+
+	gsl_rng_set(rng, 7);
+	*why = NULL;
+	while (!*why && done < 1000) {
+		add_round(r, rng, (int)done, effect, cv);
+		done++;
+		r->rounds = done;
+		CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+		*why = tb_runner_stop_reason(r, done, rule, done * 1000000000ull);
+	}
+	*halfwidth = (r->cells[1].overhead.ci_hi - r->cells[1].overhead.ci_lo) / 2;
+	gsl_rng_free(rng);
+	tb_result_free(r);
+	return done;
+}
+
+static void test_adaptive_stopping(void)
+{
+	struct tb_stop_rule rule = { .rounds = 10, .min_rounds = 5, .max_rounds = 60,
+				     .precision = 0.01 };
+	const char *why;
+	double hw;
+	unsigned int n;
+
+	/* Quiet data (CV 1%): the CI half-width falls under 1 point within the bounds. */
+	n = feed(0.05, 0.01, &rule, &why, &hw);
+	CU_ASSERT_STRING_EQUAL(why, "precision");
+	CU_ASSERT(n >= 5 && n < 60);
+	CU_ASSERT(hw <= 1.0);
+	/* Noisy data (CV 20%): the target is out of reach; stopped by the round cap. */
+	n = feed(0.05, 0.20, &rule, &why, &hw);
+	CU_ASSERT_STRING_EQUAL(why, "max-rounds");
+	CU_ASSERT_EQUAL(n, 60);
+	CU_ASSERT(hw > 1.0);
+	/* The time cap: one simulated second per round. */
+	rule.max_time_ns = 12000000000ull;
+	n = feed(0.05, 0.20, &rule, &why, &hw);
+	CU_ASSERT_STRING_EQUAL(why, "max-time");
+	CU_ASSERT_EQUAL(n, 12);
+	/* Fixed rounds without a precision target. */
+	rule.precision = 0;
+	rule.max_time_ns = 0;
+	n = feed(0.05, 0.01, &rule, &why, &hw);
+	CU_ASSERT_STRING_EQUAL(why, "rounds");
+	CU_ASSERT_EQUAL(n, 10);
+}
+
+static CU_TestInfo tests[] = {
+	{ "plan expansion", test_plan },
+	{ "round order", test_round_order },
+	{ "adaptive stopping", test_adaptive_stopping },
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("runner", NULL, NULL, tests);
