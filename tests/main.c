@@ -63,6 +63,13 @@ int tb_test_is_root(void)
 	return geteuid() == 0;
 }
 
+int tb_test_under_valgrind(void)
+{
+	const char *p = getenv("LD_PRELOAD"); /* valgrind preloads its vgpreload_*.so */
+
+	return p && strstr(p, "vgpreload") != NULL;
+}
+
 static int wanted(const char *suite, const char *test, int argc, char **argv)
 {
 	int i;

@@ -36,5 +36,10 @@ const char *tb_test_data_dir(void);
 const char *tb_test_tmpdir(void);
 /* Root available? */
 int tb_test_is_root(void);
+/*
+ * Running under valgrind (make valgrind)? Its own syscalls in forked children add to exact
+ * per-process syscall counts, so such upper bounds do not hold there.
+ */
+int tb_test_under_valgrind(void);
 
 #endif

@@ -416,7 +416,7 @@ static void test_ringbuf_large_all(void)
 	printf("\n    16 MiB: consumed %lld, lost %lld, reader %.3f s, mem %lld ",
 	       (long long)st.events, (long long)st.lost, st.cpu_s, (long long)st.mem_bytes);
 	CU_ASSERT_EQUAL(st.lost, 0);
-	CU_ASSERT(st.events >= n && st.events <= n + 16);
+	CU_ASSERT(st.events >= n && (st.events <= n + 16 || tb_test_under_valgrind()));
 	CU_ASSERT(st.mem_bytes >= 16 << 20);
 	CU_ASSERT(st.cpu_s > 0);
 	json_decref(st.extra);
@@ -437,7 +437,7 @@ static void test_ringbuf_no_wakeup(void)
 	printf("\n    no wakeup: consumed %lld, lost %lld, reader %.3f s ", (long long)st.events,
 	       (long long)st.lost, st.cpu_s);
 	CU_ASSERT_EQUAL(st.lost, 0);
-	CU_ASSERT(st.events >= n && st.events <= n + 16);
+	CU_ASSERT(st.events >= n && (st.events <= n + 16 || tb_test_under_valgrind()));
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "ringbuf_wakeup")),
 			       "none");
 	json_decref(st.extra);
@@ -455,7 +455,7 @@ static void test_read_latency(void)
 	CU_ASSERT_EQUAL_FATAL(trace_child(kv, CHILD_READ, n, -1, -1, &st, &pid), 0);
 	printf("\n    reads %lld of %ld ", (long long)st.events, n);
 	/* Every read of the window; the go read may or may not be seen entering. */
-	CU_ASSERT(st.events >= n && st.events <= n + 1);
+	CU_ASSERT(st.events >= n && (st.events <= n + 1 || tb_test_under_valgrind()));
 	CU_ASSERT_EQUAL(hist_sum(st.extra), st.events);
 	CU_ASSERT_EQUAL(extra_int(st.extra, "threads"), 1);
 	CU_ASSERT(st.bpf_run_cnt >= 2 * n);

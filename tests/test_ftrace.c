@@ -276,7 +276,8 @@ static void test_many_events(void)
 	       (long long)st.events);
 	CU_ASSERT(enabled > 100);
 	/* every getpid, plus the few other syscalls of the child (exit_group, write) */
-	CU_ASSERT(st.events >= (int64_t)n && st.events <= (int64_t)n + 100);
+	CU_ASSERT(st.events >= (int64_t)n &&
+		  (st.events <= (int64_t)n + 100 || tb_test_under_valgrind()));
 	json_decref(st.extra);
 	assert_state_unchanged();
 }
