@@ -655,7 +655,9 @@ void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 		if (c->has_overhead && isfinite(c->overhead.pct)) {
 			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
 				 c->overhead.ci_lo, c->overhead.ci_hi);
-			fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
+			/* ns/event of an effect the data cannot tell from zero is noise / events. */
+			if (c->overhead.verdict == TB_VERDICT_OVERHEAD)
+				fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
 		}
 		fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
