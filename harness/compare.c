@@ -16,13 +16,13 @@
 #include "stats.h"
 #include "tb.h"
 
-#define COMPARE_USAGE                                                                  \
-	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n" \
-	"                          [--require-same-host] [--alpha P] [--html FILE]\n"                   \
-	"  --json               the comparison as JSON (an array for more than two files)\n"      \
-	"  --markdown           a Markdown table (for a pull-request comment)\n"                 \
-	"  --html FILE          also write a self-contained HTML report of the comparison\n"     \
-	"  --require-same-host  refuse results from different hardware (exit 2)\n"              \
+#define COMPARE_USAGE                                                                        \
+	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n"       \
+	"                          [--require-same-host] [--alpha P] [--html FILE]\n"        \
+	"  --json               the comparison as JSON (an array for more than two files)\n" \
+	"  --markdown           a Markdown table (for a pull-request comment)\n"             \
+	"  --html FILE          also write a self-contained HTML report of the comparison\n" \
+	"  --require-same-host  refuse results from different hardware (exit 2)\n"           \
 	"  --alpha P            significance level (default: the results' alpha)\n"
 
 /* ---- environment diff ------------------------------------------------------------------------ */

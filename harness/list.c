@@ -61,10 +61,10 @@ static void print_entry(const char *name, const char *help, const struct tb_opti
 int tb_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "brief", no_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"json", no_argument, NULL, 'j'},
+		{"brief", no_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
 	bool json = false, brief = false;
 	json_t *doc, *wl, *tr;
@@ -104,10 +104,9 @@ int tb_cmd_list(int argc, char **argv)
 								tb_workloads[i]->supported));
 		for (i = 0; tb_tracers[i]; i++)
 			if (selected(tb_tracers[i]->name, argc, argv, optind))
-				json_array_append_new(tr, entry(tb_tracers[i]->name,
-								tb_tracers[i]->help,
-								tb_tracers[i]->opts,
-								tb_tracers[i]->supported));
+				json_array_append_new(
+					tr, entry(tb_tracers[i]->name, tb_tracers[i]->help,
+						  tb_tracers[i]->opts, tb_tracers[i]->supported));
 		json_object_set_new(doc, "workloads", wl);
 		json_object_set_new(doc, "tracers", tr);
 		json_dumpf(doc, stdout, JSON_INDENT(2));

@@ -12,14 +12,14 @@ static const struct {
 	int (*fn)(int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{ "run", tb_cmd_run, "run a scenario, write DIR/result.json (+ csv, plots, report)" },
-	{ "list", tb_cmd_list, "workloads and tracers, each with supported/why-not here" },
-	{ "sysinfo", tb_cmd_sysinfo, "the environment fingerprint" },
-	{ "compare", tb_cmd_compare, "deltas between result sets (e.g. two kernels)" },
-	{ "gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail" },
-	{ "plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result" },
-	{ "report", tb_cmd_report, "self-contained HTML report of a result" },
-	{ "cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind" },
+	{"run", tb_cmd_run, "run a scenario, write DIR/result.json (+ csv, plots, report)"},
+	{"list", tb_cmd_list, "workloads and tracers, each with supported/why-not here"},
+	{"sysinfo", tb_cmd_sysinfo, "the environment fingerprint"},
+	{"compare", tb_cmd_compare, "deltas between result sets (e.g. two kernels)"},
+	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail"},
+	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
+	{"report", tb_cmd_report, "self-contained HTML report of a result"},
+	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
 };
 
 static void usage(FILE *f)
@@ -29,19 +29,20 @@ static void usage(FILE *f)
 	fprintf(f, "usage: %s [-v|-q] <command> [options]\n\ncommands:\n", TB_NAME);
 	for (i = 0; i < TB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
-	fprintf(f, "\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or "
-		   "measurement failed,\n2 usage or bad input, 3 not possible here.\n",
+	fprintf(f,
+		"\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or "
+		"measurement failed,\n2 usage or bad input, 3 not possible here.\n",
 		TB_NAME);
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ NULL, 0, NULL, 0 },
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
 	};
 	size_t i;
 	int c;

@@ -49,10 +49,19 @@ int tb_parse_size(const char *s, uint64_t *bytes)
 		const char *u;
 		double mul;
 	} units[] = {
-		{ "", 1 },	   { "b", 1 },	      { "k", 1024.0 },	     { "kb", 1024.0 },
-		{ "kib", 1024.0 }, { "m", 1048576.0 }, { "mb", 1048576.0 }, { "mib", 1048576.0 },
-		{ "g", 1073741824.0 }, { "gb", 1073741824.0 }, { "gib", 1073741824.0 },
-		{ "t", 1099511627776.0 }, { "tb", 1099511627776.0 },
+		{"", 1},
+		{"b", 1},
+		{"k", 1024.0},
+		{"kb", 1024.0},
+		{"kib", 1024.0},
+		{"m", 1048576.0},
+		{"mb", 1048576.0},
+		{"mib", 1048576.0},
+		{"g", 1073741824.0},
+		{"gb", 1073741824.0},
+		{"gib", 1073741824.0},
+		{"t", 1099511627776.0},
+		{"tb", 1099511627776.0},
 	};
 	char unit[8];
 	double num, v;
@@ -78,8 +87,8 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 		const char *u;
 		double mul;
 	} units[] = {
-		{ "", 1e9 },  { "s", 1e9 },   { "sec", 1e9 }, { "ns", 1 },    { "us", 1e3 },
-		{ "ms", 1e6 }, { "m", 60e9 }, { "min", 60e9 }, { "h", 3600e9 },
+		{"", 1e9},   {"s", 1e9},  {"sec", 1e9},	 {"ns", 1},	{"us", 1e3},
+		{"ms", 1e6}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
 	};
 	char unit[8];
 	double num, v;
@@ -101,8 +110,8 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 
 int tb_parse_bool(const char *s, bool *out)
 {
-	static const char *const yes[] = { "1", "true", "yes", "on" };
-	static const char *const no[] = { "0", "false", "no", "off" };
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
 	size_t i;
 
 	for (i = 0; i < TB_ARRAY_SIZE(yes); i++) {
@@ -281,7 +290,8 @@ int tb_split_argv(const char *s, struct tb_strlist *out)
 			} else if (quote == '"') {
 				if (c == '"')
 					quote = 0;
-				else if (c == '\\' && (*s == '"' || *s == '\\' || *s == '$' || *s == '`'))
+				else if (c == '\\' &&
+					 (*s == '"' || *s == '\\' || *s == '$' || *s == '`'))
 					word[n++] = *s++;
 				else
 					word[n++] = c;
@@ -327,10 +337,11 @@ const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *k
 static const char *type_name(enum tb_opt_type t)
 {
 	static const char *const names[] = {
-		[TB_OPT_STRING] = "string", [TB_OPT_BOOL] = "bool",	    [TB_OPT_INT] = "int",
-		[TB_OPT_SIZE] = "size",	    [TB_OPT_DURATION] = "duration", [TB_OPT_DOUBLE] = "number",
-		[TB_OPT_CHOICE] = "choice", [TB_OPT_LIST] = "list",	    [TB_OPT_ARGV] = "command",
-		[TB_OPT_PERCENT] = "percent",
+		[TB_OPT_STRING] = "string",	[TB_OPT_BOOL] = "bool",
+		[TB_OPT_INT] = "int",		[TB_OPT_SIZE] = "size",
+		[TB_OPT_DURATION] = "duration", [TB_OPT_DOUBLE] = "number",
+		[TB_OPT_CHOICE] = "choice",	[TB_OPT_LIST] = "list",
+		[TB_OPT_ARGV] = "command",	[TB_OPT_PERCENT] = "percent",
 	};
 	return names[t];
 }
@@ -436,8 +447,8 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 			}
 		}
 		if (ret) {
-			size_t off = (size_t)snprintf(err, errlen, "key '%s': '%s' is not one of:",
-						      key, val);
+			size_t off = (size_t)snprintf(err, errlen,
+						      "key '%s': '%s' is not one of:", key, val);
 			for (k = 0; o->choices && o->choices[k] && off < errlen; k++)
 				off += (size_t)snprintf(err + off, errlen - off, " %s",
 							o->choices[k]);
@@ -458,16 +469,18 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 	if (ret == -ERANGE && o->max > o->min) {
 		snprintf(err, errlen, "key '%s': value '%s' is out of range [%g, %g]%s", key, val,
 			 o->min, o->max,
-			 o->type == TB_OPT_DURATION ? " ns" : o->type == TB_OPT_SIZE ? " bytes" : "");
+			 o->type == TB_OPT_DURATION ? " ns"
+			 : o->type == TB_OPT_SIZE   ? " bytes"
+						    : "");
 	} else if (ret) {
 		snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
-			 o->type == TB_OPT_DURATION ? " (e.g. 500us, 10ms, 2s, 1m)" :
-			 o->type == TB_OPT_SIZE	    ? " (e.g. 4096, 4K, 1M, 2G)" :
-			 o->type == TB_OPT_BOOL	    ? " (true or false)" :
-			 o->type == TB_OPT_ARGV	    ? " (unterminated quote?)" :
-			 o->type == TB_OPT_LIST	    ? " (empty item?)" :
-			 o->type == TB_OPT_PERCENT  ? " (e.g. 1%)" :
-						      "");
+			 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
+			 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
+			 : o->type == TB_OPT_BOOL    ? " (true or false)"
+			 : o->type == TB_OPT_ARGV    ? " (unterminated quote?)"
+			 : o->type == TB_OPT_LIST    ? " (empty item?)"
+			 : o->type == TB_OPT_PERCENT ? " (e.g. 1%)"
+						     : "");
 		ret = -EINVAL;
 	}
 	return ret ? -EINVAL : 0;
@@ -528,7 +541,8 @@ json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg)
 		field = (const char *)cfg + opts->offset;
 		switch (opts->type) {
 		case TB_OPT_STRING:
-			v = *(char *const *)field ? json_string(*(char *const *)field) : json_null();
+			v = *(char *const *)field ? json_string(*(char *const *)field)
+						  : json_null();
 			break;
 		case TB_OPT_BOOL:
 			v = json_boolean(*(const bool *)field);

@@ -31,7 +31,8 @@ int tb_proc_which(const char *argv0, char *path, size_t len)
 		snprintf(path, len, "%s", realpath(argv0, abs) ? abs : argv0);
 		return 0;
 	}
-	dirs = strdup(env && *env ? env : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	dirs = strdup(env && *env ? env
+				  : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
 	if (!dirs)
 		return -ENOMEM;
 	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
@@ -49,7 +50,7 @@ int tb_proc_which(const char *argv0, char *path, size_t len)
 
 int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags)
 {
-	int pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 }, outfd = -1, ret = 0, child_errno;
+	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
 	char exe[4096];
 	ssize_t n;
 	pid_t pid;

@@ -12,12 +12,12 @@
 #include <sys/types.h>
 
 struct tb_proc {
-	pid_t pid;		/* also the process group id; 0 when not running */
-	int out_fd;		/* read end of the child's stdout+stderr when captured, else -1 */
-	char *out_path;		/* file receiving stdout+stderr when logged, or NULL */
-	int status;		/* wait status once reaped */
+	pid_t pid;	/* also the process group id; 0 when not running */
+	int out_fd;	/* read end of the child's stdout+stderr when captured, else -1 */
+	char *out_path; /* file receiving stdout+stderr when logged, or NULL */
+	int status;	/* wait status once reaped */
 	bool reaped;
-	struct rusage ru;	/* of the child and its reaped descendants, once reaped */
+	struct rusage ru; /* of the child and its reaped descendants, once reaped */
 	uint64_t start_ns, end_ns;
 };
 

@@ -22,98 +22,98 @@
 #define TB_RESULT_MAX_BUCKETS 4096   /* latency histogram buckets per cell */
 
 enum tb_verdict {
-	TB_VERDICT_NONE = 0,	      /* baseline cells, or not analysed yet ["" / absent] */
-	TB_VERDICT_NO_OVERHEAD,	      /* "no-detectable-overhead" */
-	TB_VERDICT_OVERHEAD,	      /* "overhead" */
-	TB_VERDICT_UNTRUSTWORTHY,     /* "untrustworthy" */
+	TB_VERDICT_NONE = 0,	  /* baseline cells, or not analysed yet ["" / absent] */
+	TB_VERDICT_NO_OVERHEAD,	  /* "no-detectable-overhead" */
+	TB_VERDICT_OVERHEAD,	  /* "overhead" */
+	TB_VERDICT_UNTRUSTWORTHY, /* "untrustworthy" */
 };
 const char *tb_verdict_name(enum tb_verdict v);
 int tb_verdict_parse(const char *s, enum tb_verdict *v);
 
 /* One timed sample: one run of one cell. */
 struct tb_sample {
-	int round;		/* [round] 0-based measured round; -1 for warmups */
-	bool warmup;		/* [warmup] discarded from statistics */
-	unsigned int order;	/* [order] position in the whole run (0-based), for the timeline */
-	double ns_per_op;	/* [ns_per_op] elapsed / ops (per thread) */
-	uint64_t ops;		/* [ops] operations per thread */
-	double elapsed_ns;	/* [elapsed_ns] wall time of the batch */
-	int64_t events;		/* [events] tracer events in this sample, -1 unknown */
-	int64_t lost;		/* [lost] */
-	double tracer_cpu_s;	/* [tracer_cpu_s] */
-	double wl_cpu_s;	/* [workload_cpu_s] user+sys of the workload process */
-	int64_t nvcsw, nivcsw;	/* [voluntary_ctxsw] [involuntary_ctxsw] */
-	int64_t minflt;		/* [minor_faults] */
-	double setup_s;		/* [tracer_setup_s] tracer setup+start time, untimed window */
-	double teardown_s;	/* [tracer_teardown_s] */
-	double metric;		/* [metric] command workloads: value taken from output, NAN */
-	bool failed;		/* [failed] the sample did not complete (reason in log) */
-	int64_t bpf_run_cnt;	   /* [bpf_run_cnt] */
-	int64_t bpf_run_time_ns;   /* [bpf_run_time_ns] */
+	int round;		 /* [round] 0-based measured round; -1 for warmups */
+	bool warmup;		 /* [warmup] discarded from statistics */
+	unsigned int order;	 /* [order] position in the whole run (0-based), for the timeline */
+	double ns_per_op;	 /* [ns_per_op] elapsed / ops (per thread) */
+	uint64_t ops;		 /* [ops] operations per thread */
+	double elapsed_ns;	 /* [elapsed_ns] wall time of the batch */
+	int64_t events;		 /* [events] tracer events in this sample, -1 unknown */
+	int64_t lost;		 /* [lost] */
+	double tracer_cpu_s;	 /* [tracer_cpu_s] */
+	double wl_cpu_s;	 /* [workload_cpu_s] user+sys of the workload process */
+	int64_t nvcsw, nivcsw;	 /* [voluntary_ctxsw] [involuntary_ctxsw] */
+	int64_t minflt;		 /* [minor_faults] */
+	double setup_s;		 /* [tracer_setup_s] tracer setup+start time, untimed window */
+	double teardown_s;	 /* [tracer_teardown_s] */
+	double metric;		 /* [metric] command workloads: value taken from output, NAN */
+	bool failed;		 /* [failed] the sample did not complete (reason in log) */
+	int64_t bpf_run_cnt;	 /* [bpf_run_cnt] */
+	int64_t bpf_run_time_ns; /* [bpf_run_time_ns] */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */
 struct tb_latency {
-	bool present;		/* [latency] object present */
-	double clock_cost_ns;	/* [clock_cost_ns] cost of one clock read pair, subtracted */
-	uint64_t count;		/* [count] */
+	bool present;	      /* [latency] object present */
+	double clock_cost_ns; /* [clock_cost_ns] cost of one clock read pair, subtracted */
+	uint64_t count;	      /* [count] */
 	double p50, p90, p99, p999, max; /* [p50] [p90] [p99] [p999] [max] ns */
 	size_t nbuckets;
-	double *bucket_ns;	/* [buckets] [[upper_ns, count], ...] sorted by upper_ns */
+	double *bucket_ns; /* [buckets] [[upper_ns, count], ...] sorted by upper_ns */
 	uint64_t *bucket_count;
 };
 
 struct tb_summary {
-	size_t n;		/* [n] measured (non-warmup, non-failed) samples */
+	size_t n; /* [n] measured (non-warmup, non-failed) samples */
 	double median, mean, sd, cv, min, max, mad; /* [median] ... ns/op; cv as a fraction */
-	size_t outliers;	/* [outliers] samples flagged by the MAD rule (|x-med| > 3.5 MAD') */
-	bool *outlier;		/* per sample index (not in JSON; JSON marks [outlier] on samples) */
-	size_t noutlier;	/* entries in outlier (samples added later have none) */
+	size_t outliers; /* [outliers] samples flagged by the MAD rule (|x-med| > 3.5 MAD') */
+	bool *outlier;	 /* per sample index (not in JSON; JSON marks [outlier] on samples) */
+	size_t noutlier; /* entries in outlier (samples added later have none) */
 };
 
 struct tb_overhead {
-	double pct;		/* [pct] 100 * (median_traced / median_base - 1) */
-	double ci_lo, ci_hi;	/* [ci] [lo, hi] bootstrap CI of pct */
-	double mean_pct;	/* [mean_pct] ratio of means, % */
-	double ns_per_op;	/* [ns_per_op] median_traced - median_base */
-	double ns_ci_lo, ns_ci_hi;	/* [ns_per_op_ci] */
-	double events_per_op;	/* [events_per_op] NAN when unknown */
-	double ns_per_event;	/* [ns_per_event] NAN when unknown */
-	double nse_ci_lo, nse_ci_hi;	/* [ns_per_event_ci] */
-	double bpf_ns_per_run;	/* [bpf_ns_per_run] run_time_ns / run_cnt, NAN when not BPF */
-	double p_mannwhitney;	/* [p_mannwhitney] two-sided */
-	double p_welch;		/* [p_welch] two-sided */
-	double hl_shift_ns;	/* [hodges_lehmann_ns] */
-	double mde_pct;		/* [mde_pct] smallest detectable effect at alpha, power */
-	enum tb_verdict verdict;	/* [verdict] */
-	char reason[256];	/* [reason] */
+	double pct;		     /* [pct] 100 * (median_traced / median_base - 1) */
+	double ci_lo, ci_hi;	     /* [ci] [lo, hi] bootstrap CI of pct */
+	double mean_pct;	     /* [mean_pct] ratio of means, % */
+	double ns_per_op;	     /* [ns_per_op] median_traced - median_base */
+	double ns_ci_lo, ns_ci_hi;   /* [ns_per_op_ci] */
+	double events_per_op;	     /* [events_per_op] NAN when unknown */
+	double ns_per_event;	     /* [ns_per_event] NAN when unknown */
+	double nse_ci_lo, nse_ci_hi; /* [ns_per_event_ci] */
+	double bpf_ns_per_run;	     /* [bpf_ns_per_run] run_time_ns / run_cnt, NAN when not BPF */
+	double p_mannwhitney;	     /* [p_mannwhitney] two-sided */
+	double p_welch;		     /* [p_welch] two-sided */
+	double hl_shift_ns;	     /* [hodges_lehmann_ns] */
+	double mde_pct;		     /* [mde_pct] smallest detectable effect at alpha, power */
+	enum tb_verdict verdict;     /* [verdict] */
+	char reason[256];	     /* [reason] */
 };
 
 struct tb_cell {
-	char *id;		/* [id] "workload/tracer", unique in the result */
-	char *workload;		/* [workload] section name */
-	char *workload_type;	/* [workload_type] */
-	json_t *workload_config;	/* [workload_config] object of every option's value */
-	char *tracer;		/* [tracer] section name ("none" for the baseline) */
-	char *tracer_type;	/* [tracer_type] */
-	json_t *tracer_config;	/* [tracer_config] */
-	bool baseline;		/* [baseline] */
-	unsigned int threads;	/* [threads] */
-	bool latency_mode;	/* [latency_mode] */
-	uint64_t ops_per_sample;	/* [ops_per_sample] */
-	double rate;		/* [event_rate] target events/s for rate sweeps, NAN otherwise */
-	struct tb_sample *samples;	/* [samples] in run order, warmups included */
+	char *id;		   /* [id] "workload/tracer", unique in the result */
+	char *workload;		   /* [workload] section name */
+	char *workload_type;	   /* [workload_type] */
+	json_t *workload_config;   /* [workload_config] object of every option's value */
+	char *tracer;		   /* [tracer] section name ("none" for the baseline) */
+	char *tracer_type;	   /* [tracer_type] */
+	json_t *tracer_config;	   /* [tracer_config] */
+	bool baseline;		   /* [baseline] */
+	unsigned int threads;	   /* [threads] */
+	bool latency_mode;	   /* [latency_mode] */
+	uint64_t ops_per_sample;   /* [ops_per_sample] */
+	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
+	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
-	int64_t events_recorded;	/* [events_recorded] over measured samples, -1 unknown */
-	int64_t events_lost;	/* [events_lost] */
-	double tracer_cpu_s;	/* [tracer_cpu_s] */
-	int64_t tracer_mem_bytes;	/* [tracer_mem_bytes] max over samples */
-	json_t *tracer_extra;	/* [tracer_extra] what collect() reported, last sample */
-	char *error;		/* [error] why the cell failed, NULL if it did not */
-	struct tb_summary summary;	/* [summary] */
-	struct tb_latency latency;	/* [latency] */
-	bool has_overhead;	/* traced cells once analysed */
-	struct tb_overhead overhead;	/* [overhead] */
+	int64_t events_recorded;     /* [events_recorded] over measured samples, -1 unknown */
+	int64_t events_lost;	     /* [events_lost] */
+	double tracer_cpu_s;	     /* [tracer_cpu_s] */
+	int64_t tracer_mem_bytes;    /* [tracer_mem_bytes] max over samples */
+	json_t *tracer_extra;	     /* [tracer_extra] what collect() reported, last sample */
+	char *error;		     /* [error] why the cell failed, NULL if it did not */
+	struct tb_summary summary;   /* [summary] */
+	struct tb_latency latency;   /* [latency] */
+	bool has_overhead;	     /* traced cells once analysed */
+	struct tb_overhead overhead; /* [overhead] */
 };
 
 /*
@@ -124,9 +124,9 @@ struct tb_cell {
 struct tb_aa_summary {
 	bool present;
 	size_t ncells;		/* [cells] analysed A/A pairs */
-	size_t false_positives;	/* [false_positives] pairs whose verdict was "overhead" */
+	size_t false_positives; /* [false_positives] pairs whose verdict was "overhead" */
 	double fp_rate;		/* [false_positive_rate] false_positives / cells */
-	double noise_floor_pct;	/* [noise_floor_pct] max CI half-width of pct over the pairs */
+	double noise_floor_pct; /* [noise_floor_pct] max CI half-width of pct over the pairs */
 	double max_abs_pct;	/* [max_abs_pct] max |pct| point estimate */
 };
 
@@ -136,47 +136,48 @@ struct tb_aa_summary {
  * achieved events/s. [rate_models] [{...}]
  */
 struct tb_rate_model {
-	char *workload_type;	/* [workload_type] */
-	char *tracer;		/* [tracer] tracer section name */
-	size_t npoints;		/* [points] cells in the fit */
-	double fixed_ns, fixed_ci_lo, fixed_ci_hi;	/* [fixed_ns] [fixed_ns_ci] intercept */
-	double cost_ns, cost_ci_lo, cost_ci_hi;	/* [cost_ns_per_event] [cost_ns_per_event_ci] slope */
-	double r2;		/* [r2] */
-	double pct_fixed, pct_per_mevent_s;	/* [pct_fixed] [pct_per_mevents_s] % vs events/s/1e6 */
-	double p_quadratic;	/* [p_quadratic] p of a quadratic term (NAN when < 4 points) */
-	bool nonlinear;		/* [nonlinear] p_quadratic < alpha: e.g. buffer saturation */
+	char *workload_type;			   /* [workload_type] */
+	char *tracer;				   /* [tracer] tracer section name */
+	size_t npoints;				   /* [points] cells in the fit */
+	double fixed_ns, fixed_ci_lo, fixed_ci_hi; /* [fixed_ns] [fixed_ns_ci] intercept */
+	double cost_ns, cost_ci_lo,
+		cost_ci_hi;		    /* [cost_ns_per_event] [cost_ns_per_event_ci] slope */
+	double r2;			    /* [r2] */
+	double pct_fixed, pct_per_mevent_s; /* [pct_fixed] [pct_per_mevents_s] % vs events/s/1e6 */
+	double p_quadratic; /* [p_quadratic] p of a quadratic term (NAN when < 4 points) */
+	bool nonlinear;	    /* [nonlinear] p_quadratic < alpha: e.g. buffer saturation */
 };
 
 struct tb_result {
-	char *schema;		/* [schema] */
-	char *tool_version;	/* [tool] {name, version} */
-	char *scenario_name;	/* [scenario] {name, path, text} */
+	char *schema;	     /* [schema] */
+	char *tool_version;  /* [tool] {name, version} */
+	char *scenario_name; /* [scenario] {name, path, text} */
 	char *scenario_path;
 	char *scenario_text;
-	char *command_line;	/* [command_line] how to reproduce it */
-	char *started, *finished;	/* [started] [finished] ISO 8601 UTC */
-	bool partial;		/* [partial] */
-	char *stop_reason;	/* [stop_reason] "rounds", "precision", "max-time", "interrupted" */
-	json_t *system;		/* [system] sysinfo object; its [fingerprint] and [hostname] */
-	uint64_t seed;		/* [settings] {seed, rounds, warmup, duration_ns, noise_threshold,
-				   alpha, power, bootstrap_resamples, confidence, precision} */
+	char *command_line;	  /* [command_line] how to reproduce it */
+	char *started, *finished; /* [started] [finished] ISO 8601 UTC */
+	bool partial;		  /* [partial] */
+	char *stop_reason; /* [stop_reason] "rounds", "precision", "max-time", "interrupted" */
+	json_t *system;	   /* [system] sysinfo object; its [fingerprint] and [hostname] */
+	uint64_t seed;	   /* [settings] {seed, rounds, warmup, duration_ns, noise_threshold,
+			      alpha, power, bootstrap_resamples, confidence, precision} */
 	unsigned int rounds, warmup;
 	uint64_t duration_ns;
-	double noise_threshold;	/* fraction, default 0.01 */
+	double noise_threshold; /* fraction, default 0.01 */
 	double alpha;		/* default 0.05 */
 	double power;		/* default 0.8 */
 	double confidence;	/* default 0.95 */
-	unsigned int resamples;	/* default 10000 */
+	unsigned int resamples; /* default 10000 */
 	double precision;	/* fraction, 0 = fixed rounds */
-	double max_cv;		/* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
-	bool aa;		/* [settings][aa] A/A calibration run */
-	json_t *foreign;	/* [foreign_instrumentation] array of strings, may be empty */
-	json_t *warnings;	/* [warnings] array of strings */
-	json_t *gate;		/* [gate] thresholds from the scenario, object, may be NULL */
-	struct tb_cell *cells;	/* [cells] */
+	double max_cv;	  /* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
+	bool aa;	  /* [settings][aa] A/A calibration run */
+	json_t *foreign;  /* [foreign_instrumentation] array of strings, may be empty */
+	json_t *warnings; /* [warnings] array of strings */
+	json_t *gate;	  /* [gate] thresholds from the scenario, object, may be NULL */
+	struct tb_cell *cells; /* [cells] */
 	size_t ncells;
-	struct tb_aa_summary aa_summary;	/* [aa_calibration] filled by stats.c when aa */
-	struct tb_rate_model *rate_models;	/* [rate_models] filled by stats.c */
+	struct tb_aa_summary aa_summary;   /* [aa_calibration] filled by stats.c when aa */
+	struct tb_rate_model *rate_models; /* [rate_models] filled by stats.c */
 	size_t nrate_models;
 };
 

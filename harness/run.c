@@ -61,9 +61,8 @@ static const char run_usage[] =
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
-
 struct wl_rt {
-	uint64_t ops;		/* per thread and sample, calibrated once */
+	uint64_t ops; /* per thread and sample, calibrated once */
 	char tmpdir[256];
 	int cpus[256];
 	size_t ncpus;
@@ -82,9 +81,9 @@ struct runner {
 	gsl_rng *rng;
 	unsigned int order;
 	uint64_t t_start;
-	double sample_cost_s;	/* running mean of one sample's wall time, for the ETA */
+	double sample_cost_s; /* running mean of one sample's wall time, for the ETA */
 	unsigned int samples_done;
-	pid_t child;		/* current workload child, for signal paths */
+	pid_t child; /* current workload child, for signal paths */
 };
 
 static volatile sig_atomic_t sigcount;
@@ -100,7 +99,7 @@ static void on_signal(int sig)
 
 static void install_signals(void)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = {.sa_handler = on_signal};
 
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
@@ -203,7 +202,7 @@ static int read_full(int fd, void *buf, size_t len, uint64_t timeout_ns)
 	char *p = buf;
 
 	while (len) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
 		uint64_t now = tb_now_ns();
 		int ms, r;
 		ssize_t n;
@@ -356,7 +355,7 @@ static uint64_t sample_timeout(struct runner *rn, size_t wi)
 static int calibrate(struct runner *rn, size_t wi)
 {
 	struct tb_scn_workload *w = &rn->s->workloads[wi];
-	struct child c = { .to = -1, .from = -1 };
+	struct child c = {.to = -1, .from = -1};
 	struct child_msg m;
 	int ret;
 
@@ -414,7 +413,7 @@ static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, boo
 	struct tb_scn_tracer *tsec = &rn->s->tracers[cr->tr];
 	struct tb_cell *cell = &rn->r->cells[cr->cell];
 	struct tb_tracer_stats st;
-	struct child c = { .to = -1, .from = -1 };
+	struct child c = {.to = -1, .from = -1};
 	struct tb_sample *smp;
 	struct child_msg m;
 	char outdir[4200];
@@ -583,8 +582,8 @@ static void progress(struct runner *rn, const char *what, unsigned int round, un
 		     const struct tb_cell *cell, size_t remaining)
 {
 	double eta = rn->sample_cost_s * (double)remaining;
-	const struct tb_sample *last = cell && cell->nsamples ? &cell->samples[cell->nsamples - 1] :
-							       NULL;
+	const struct tb_sample *last =
+		cell && cell->nsamples ? &cell->samples[cell->nsamples - 1] : NULL;
 
 	if (!rn->progress)
 		return;
@@ -620,17 +619,19 @@ static void print_models(FILE *f, const struct tb_result *r)
 	size_t i;
 
 	if (r->aa && r->aa_summary.present)
-		fprintf(f, "\nA/A calibration: %zu of %zu baseline-vs-baseline cells called "
-			   "\"overhead\" (false-positive rate %.0f%%); noise floor +-%.2f%% (largest "
-			   "CI half-width), largest |difference| %.2f%%\n",
+		fprintf(f,
+			"\nA/A calibration: %zu of %zu baseline-vs-baseline cells called "
+			"\"overhead\" (false-positive rate %.0f%%); noise floor +-%.2f%% (largest "
+			"CI half-width), largest |difference| %.2f%%\n",
 			r->aa_summary.false_positives, r->aa_summary.ncells,
 			100 * r->aa_summary.fp_rate, r->aa_summary.noise_floor_pct,
 			r->aa_summary.max_abs_pct);
 	for (i = 0; i < r->nrate_models; i++) {
 		const struct tb_rate_model *m = &r->rate_models[i];
 
-		fprintf(f, "\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + "
-			   "%.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+		fprintf(f,
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + "
+			"%.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
 			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
 			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
@@ -655,7 +656,8 @@ void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 		if (c->has_overhead && isfinite(c->overhead.pct)) {
 			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
 				 c->overhead.ci_lo, c->overhead.ci_hi);
-			/* ns/event of an effect the data cannot tell from zero is noise / events. */
+			/* ns/event of an effect the data cannot tell from zero is noise / events.
+			 */
 			if (c->overhead.verdict == TB_VERDICT_OVERHEAD)
 				fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
 		}
@@ -663,10 +665,10 @@ void tb_runner_print_summary(FILE *f, const struct tb_result *r)
 		fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
 		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
-			c->baseline ? "(baseline)" :
-			c->error    ? "failed" :
-			c->has_overhead ? tb_verdict_name(c->overhead.verdict) :
-					  "-");
+			c->baseline	  ? "(baseline)"
+			: c->error	  ? "failed"
+			: c->has_overhead ? tb_verdict_name(c->overhead.verdict)
+					  : "-");
 		if (c->error)
 			fprintf(f, "%-16s   error: %s\n", "", c->error);
 		else if (c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
@@ -696,8 +698,11 @@ static int write_csv(struct runner *rn)
 		for (j = 0; j < c->nsamples; j++) {
 			const struct tb_sample *s = &c->samples[j];
 
-			/* Section names are restricted to [A-Za-z0-9._+-]: no CSV quoting needed. */
-			fprintf(f, "%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%d\n",
+			/* Section names are restricted to [A-Za-z0-9._+-]: no CSV quoting needed.
+			 */
+			fprintf(f,
+				"%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%"
+				"d\n",
 				s->order, s->round, s->warmup, c->id, c->workload, c->tracer,
 				s->ns_per_op, (unsigned long long)s->ops, s->elapsed_ns,
 				(long long)s->events, (long long)s->lost, (long long)s->nvcsw,
@@ -748,8 +753,8 @@ static void aggregate(struct tb_result *r)
 		c->events_lost = lost_known ? lost : -1;
 		c->tracer_cpu_s = cpu_known ? cpu : NAN;
 		/* Rate sweeps: the event rate the traced workload achieved feeds the rate model. */
-		if (!c->baseline && ev_known && json_is_true(json_object_get(c->workload_config,
-									     "rate-sweep"))) {
+		if (!c->baseline && ev_known &&
+		    json_is_true(json_object_get(c->workload_config, "rate-sweep"))) {
 			double secs = 0;
 
 			for (j = 0; j < c->nsamples; j++)
@@ -797,8 +802,9 @@ static int check_supported(struct runner *rn, bool skip)
 
 		if (!w->used || !w->ops->supported || !w->ops->supported(why, sizeof(why)))
 			continue;
-		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR, "%s:%d: [workload %s]: %s is unsupported "
-							  "here: %s",
+		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR,
+		       "%s:%d: [workload %s]: %s is unsupported "
+		       "here: %s",
 		       s->path, w->line, w->name, w->ops->name, why);
 		w->used = false;
 		bad++;
@@ -808,8 +814,9 @@ static int check_supported(struct runner *rn, bool skip)
 
 		if (!t->used || !t->ops->supported || !t->ops->supported(why, sizeof(why)))
 			continue;
-		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR, "%s:%d: [tracer %s]: %s is unsupported "
-							  "here: %s",
+		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR,
+		       "%s:%d: [tracer %s]: %s is unsupported "
+		       "here: %s",
 		       s->path, t->line, t->name, t->ops->name, why);
 		t->used = false;
 		bad++;
@@ -846,7 +853,8 @@ int tb_runner_plan(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			c = tb_result_add_cell(r);
 			if (!c)
 				return -ENOMEM;
-			snprintf(id, sizeof(id), "%s/%s", w->name, s->aa && j ? "none-aa" : t->name);
+			snprintf(id, sizeof(id), "%s/%s", w->name,
+				 s->aa && j ? "none-aa" : t->name);
 			c->id = strdup(id);
 			c->workload = strdup(w->name);
 			c->workload_type = strdup(w->ops->name);
@@ -916,32 +924,41 @@ static void print_plan(struct runner *rn, FILE *f)
 
 /* ---- the run directory ------------------------------------------------------------------- */
 
+/* 0 when outdir may become the run directory: absent, or an empty directory. */
+static int check_outdir(const char *outdir)
+{
+	struct dirent *de;
+	struct stat st;
+	bool empty = true;
+	DIR *d;
+
+	if (stat(outdir, &st))
+		return 0;
+	d = opendir(outdir);
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	if (d)
+		closedir(d);
+	if (!S_ISDIR(st.st_mode) || !empty) {
+		tb_err("%s: exists and is not an empty directory; a run directory is never "
+		       "overwritten",
+		       outdir);
+		return -EEXIST;
+	}
+	return 0;
+}
+
 static int make_run_dir(struct runner *rn, const char *outdir)
 {
 	char host[256] = "unknown", ts[32];
-	struct stat st;
 	time_t now = time(NULL);
 	struct tm tm;
 	int i;
 
 	if (outdir) {
-		if (stat(outdir, &st) == 0) {
-			bool empty = true;
-			DIR *d = opendir(outdir);
-			struct dirent *de;
-
-			while (d && (de = readdir(d)))
-				if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
-					empty = false;
-			if (d)
-				closedir(d);
-			if (!S_ISDIR(st.st_mode) || !empty) {
-				tb_err("%s: exists and is not an empty directory; a run directory is "
-				       "never overwritten",
-				       outdir);
-				return -EEXIST;
-			}
-		}
+		if (check_outdir(outdir))
+			return -EEXIST;
 		snprintf(rn->dir, sizeof(rn->dir), "%s", outdir);
 		return tb_mkdir_p(rn->dir, 0755);
 	}
@@ -1020,7 +1037,8 @@ static bool precise_enough(const struct tb_result *r, double precision)
 
 		if (c->baseline || c->error)
 			continue;
-		if (!c->has_overhead || !isfinite(c->overhead.ci_lo) || !isfinite(c->overhead.ci_hi))
+		if (!c->has_overhead || !isfinite(c->overhead.ci_lo) ||
+		    !isfinite(c->overhead.ci_hi))
 			return false;
 		if ((c->overhead.ci_hi - c->overhead.ci_lo) / 2 > precision * 100)
 			return false;
@@ -1065,10 +1083,11 @@ static int run_round(struct runner *rn, int round, bool warmup, unsigned int nro
 		if (ret)
 			return ret;
 		rn->samples_done++;
-		rn->sample_cost_s += (to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
+		rn->sample_cost_s +=
+			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
 		if (cr->dead)
-			tb_err("%s: %s; the cell is skipped from now on",
-			       rn->r->cells[cr->cell].id, rn->r->cells[cr->cell].error);
+			tb_err("%s: %s; the cell is skipped from now on", rn->r->cells[cr->cell].id,
+			       rn->r->cells[cr->cell].error);
 	}
 	return 0;
 }
@@ -1125,7 +1144,7 @@ static int run_all(struct runner *rn)
 
 static char *command_line(int argc, char **argv)
 {
-	struct tb_strlist l = { .v = argv, .n = (size_t)argc };
+	struct tb_strlist l = {.v = argv, .n = (size_t)argc};
 
 	return tb_strlist_join(&l, " ");
 }
@@ -1252,7 +1271,8 @@ static void after_run(struct runner *rn)
 		return;
 	ret = tb_plot_result(rn->r, rn->dir, 0);
 	if (ret == -ENOENT)
-		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
+		tb_warn("no plots: gnuplot or the plot scripts were not found (install "
+			"gnuplot-nox)");
 	else if (ret < 0)
 		tb_warn("plots failed: %s", strerror(-ret));
 	else
@@ -1273,26 +1293,26 @@ static void after_run(struct runner *rn)
 int tb_cmd_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "rounds", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "precision", required_argument, NULL, 'p' },
-		{ "max-time", required_argument, NULL, 'm' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "aa", no_argument, NULL, 'A' },
-		{ "dry-run", no_argument, NULL, 'n' },
-		{ "json", no_argument, NULL, 'j' },
-		{ "no-plots", no_argument, NULL, 'P' },
-		{ "gate", no_argument, NULL, 'g' },
-		{ "skip-unsupported", no_argument, NULL, 'S' },
-		{ "wait", no_argument, NULL, 'W' },
-		{ "anonymize", no_argument, NULL, 'Z' },
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{"output", required_argument, NULL, 'o'},
+		{"quick", no_argument, NULL, 'Q'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"duration", required_argument, NULL, 'd'},
+		{"precision", required_argument, NULL, 'p'},
+		{"max-time", required_argument, NULL, 'm'},
+		{"seed", required_argument, NULL, 's'},
+		{"aa", no_argument, NULL, 'A'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{"no-plots", no_argument, NULL, 'P'},
+		{"gate", no_argument, NULL, 'g'},
+		{"skip-unsupported", no_argument, NULL, 'S'},
+		{"wait", no_argument, NULL, 'W'},
+		{"anonymize", no_argument, NULL, 'Z'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
 	};
-	struct runner rn = { 0 };
+	struct runner rn = {0};
 	const char *outdir = NULL;
 	bool quick = false, aa = false, skip = false, interrupted = false, wait_lock = false;
 	int64_t rounds = -1, seed = -1;
@@ -1318,7 +1338,8 @@ int tb_cmd_run(int argc, char **argv)
 			break;
 		case 'd':
 			if (tb_parse_duration(optarg, &dur) || dur < 1000000)
-				return tb_cli_bad_value("run", "--duration", optarg, "at least 1ms");
+				return tb_cli_bad_value("run", "--duration", optarg,
+							"at least 1ms");
 			break;
 		case 'p':
 			if (tb_parse_percent(optarg, &prec) || prec <= 0 || prec >= 1)
@@ -1367,7 +1388,8 @@ int tb_cmd_run(int argc, char **argv)
 		}
 	}
 	if (optind != argc - 1) {
-		tb_err("run: %s", optind >= argc ? "no scenario file given" : "one scenario file only");
+		tb_err("run: %s",
+		       optind >= argc ? "no scenario file given" : "one scenario file only");
 		fprintf(stderr, "%s", run_usage);
 		return TB_EXIT_USAGE;
 	}
@@ -1397,7 +1419,8 @@ int tb_cmd_run(int argc, char **argv)
 	}
 	if (geteuid() != 0) {
 		for (i = 0; i < rn.ncells; i++)
-			if (!rn.r->cells[rn.cells[i].cell].baseline && rn.s->tracers[rn.cells[i].tr].ops != tb_tracer_find("none"))
+			if (!rn.r->cells[rn.cells[i].cell].baseline &&
+			    rn.s->tracers[rn.cells[i].tr].ops != tb_tracer_find("none"))
 				break;
 		if (i < rn.ncells) {
 			tb_err("run: tracers need root (CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON)");
@@ -1405,11 +1428,17 @@ int tb_cmd_run(int argc, char **argv)
 			goto out;
 		}
 	}
+	/* Bad input before waiting for anything. */
+	if (outdir && check_outdir(outdir)) {
+		rc = TB_EXIT_USAGE;
+		goto out;
+	}
 	if (wait_lock && tb_lock_holder() > 0 && tb_lock_holder() != getpid())
 		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(wait_lock, &holder);
 	if (ret == -EBUSY) {
-		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it "
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait "
+		       "for it "
 		       "or stop it",
 		       (int)holder);
 		rc = TB_EXIT_UNAVAILABLE;

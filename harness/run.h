@@ -13,11 +13,11 @@
 
 /* One planned cell: which scenario sections it pairs, and its place in the result. */
 struct tb_plan_cell {
-	size_t wl, tr;		/* scenario indices */
-	size_t cell;		/* index into r->cells */
-	bool dead;		/* setup failed for good: skipped in later rounds */
+	size_t wl, tr; /* scenario indices */
+	size_t cell;   /* index into r->cells */
+	bool dead;     /* setup failed for good: skipped in later rounds */
 	unsigned int failures;
-	struct tb_hist *hist;	/* latency mode: merged over measured samples */
+	struct tb_hist *hist; /* latency mode: merged over measured samples */
 };
 
 /*
@@ -34,10 +34,10 @@ int tb_runner_plan(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order);
 
 struct tb_stop_rule {
-	unsigned int rounds;		/* fixed rounds (precision 0) */
-	unsigned int min_rounds, max_rounds;	/* adaptive bounds */
-	double precision;		/* CI half-width target as a fraction; 0: fixed rounds */
-	uint64_t max_time_ns;		/* 0: none */
+	unsigned int rounds;		     /* fixed rounds (precision 0) */
+	unsigned int min_rounds, max_rounds; /* adaptive bounds */
+	double precision;     /* CI half-width target as a fraction; 0: fixed rounds */
+	uint64_t max_time_ns; /* 0: none */
 };
 
 /*

@@ -21,8 +21,8 @@ struct parse {
 	struct tb_scenario *s;
 	const char *what;
 	const char *text, *pos;
-	int line;		/* line number of the line inih is handling */
-	bool continuation;	/* that line continues the previous value */
+	int line;	   /* line number of the line inih is handling */
+	bool continuation; /* that line continues the previous value */
 	bool too_long;
 	int errors;
 	/* current section */
@@ -30,7 +30,7 @@ struct parse {
 	int cur_line;
 	enum { SEC_NONE, SEC_GLOBAL, SEC_WORKLOAD, SEC_TRACER, SEC_MATRIX, SEC_GATE, SEC_BAD } kind;
 	ssize_t cur_idx;
-	char **seen_keys;	/* keys of the current section, for duplicates */
+	char **seen_keys; /* keys of the current section, for duplicates */
 	size_t nseen;
 	char *last_key;
 	int mx_workloads_line, mx_tracers_line;
@@ -42,7 +42,8 @@ struct parse {
 	bool have_matrix, have_global;
 };
 
-static void perr(struct parse *p, int line, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void perr(struct parse *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static void perr(struct parse *p, int line, const char *fmt, ...)
 {
@@ -199,30 +200,32 @@ static void new_section(struct parse *p, const char *hdr, int line)
 
 		p->kind = SEC_BAD;
 		if (!valid_name(name)) {
-			perr(p, line, "bad %s name '%s' (letters, digits, - _ . + only, at most 64)",
-			     kind, name);
+			perr(p, line,
+			     "bad %s name '%s' (letters, digits, - _ . + only, at most 64)", kind,
+			     name);
 			return;
 		}
 		if (wl ? tb_scenario_workload(s, name) >= 0 : tb_scenario_tracer(s, name) >= 0) {
 			perr(p, line, "duplicate section [%s %s]%s", kind, name,
-			     !wl && !strcmp(name, "none") ? " (the baseline 'none' is built in)" : "");
+			     !wl && !strcmp(name, "none") ? " (the baseline 'none' is built in)"
+							  : "");
 			return;
 		}
 		if (wl) {
-			struct tb_scn_workload *w = add_item((void **)&s->workloads, &s->nworkloads,
-							     sizeof(*w));
+			struct tb_scn_workload *w =
+				add_item((void **)&s->workloads, &s->nworkloads, sizeof(*w));
 			if (!w || !(w->name = strdup(name))) {
 				perr(p, line, "too many sections or out of memory");
 				return;
 			}
 			w->line = line;
-			w->threads = 0;	/* 0: inherit from [global] */
+			w->threads = 0; /* 0: inherit from [global] */
 			w->latency_every = 0;
 			p->cur_idx = (ssize_t)s->nworkloads - 1;
 			p->kind = SEC_WORKLOAD;
 		} else {
-			struct tb_scn_tracer *t = add_item((void **)&s->tracers, &s->ntracers,
-							   sizeof(*t));
+			struct tb_scn_tracer *t =
+				add_item((void **)&s->tracers, &s->ntracers, sizeof(*t));
 			if (!t || !(t->name = strdup(name))) {
 				perr(p, line, "too many sections or out of memory");
 				return;
@@ -234,16 +237,41 @@ static void new_section(struct parse *p, const char *hdr, int line)
 		}
 	} else {
 		p->kind = SEC_BAD;
-		perr(p, line, "unknown section [%s] (expected [global], [workload NAME], "
-			      "[tracer NAME], [matrix] or [gate])",
+		perr(p, line,
+		     "unknown section [%s] (expected [global], [workload NAME], "
+		     "[tracer NAME], [matrix] or [gate])",
 		     hdr);
 	}
 }
 
 /* Keys of [global]. */
-enum gkey { G_NAME, G_DESC, G_REPS, G_MINR, G_MAXR, G_WARMUP, G_DUR, G_MAXT, G_SETTLE, G_TIMEOUT,
-	    G_CPUS, G_CCPU, G_THREADS, G_LAT, G_LATE, G_MLOCK, G_PERF, G_AA, G_SEED, G_PREC,
-	    G_NOISE, G_ALPHA, G_POWER, G_CONF, G_RES };
+enum gkey {
+	G_NAME,
+	G_DESC,
+	G_REPS,
+	G_MINR,
+	G_MAXR,
+	G_WARMUP,
+	G_DUR,
+	G_MAXT,
+	G_SETTLE,
+	G_TIMEOUT,
+	G_CPUS,
+	G_CCPU,
+	G_THREADS,
+	G_LAT,
+	G_LATE,
+	G_MLOCK,
+	G_PERF,
+	G_AA,
+	G_SEED,
+	G_PREC,
+	G_NOISE,
+	G_ALPHA,
+	G_POWER,
+	G_CONF,
+	G_RES
+};
 
 struct gcfg {
 	char *name, *desc;
@@ -256,47 +284,48 @@ struct gcfg {
 
 #define G(f) offsetof(struct gcfg, f)
 static const struct tb_option global_opts[] = {
-	{ "name", TB_OPT_STRING, G(name), NULL, "scenario name (default: the file name)" },
-	{ "description", TB_OPT_STRING, G(desc), NULL, "one line on what it measures" },
-	{ "repetitions", TB_OPT_INT, G(reps), "10", "rounds; each runs every cell once", 1, 100000 },
-	{ "min-rounds", TB_OPT_INT, G(minr), "5", "adaptive stopping: rounds before checking", 1,
-	  100000 },
-	{ "max-rounds", TB_OPT_INT, G(maxr), "100", "adaptive stopping: at most this many", 1,
-	  100000 },
-	{ "warmup", TB_OPT_INT, G(warmup), "1", "warmup rounds (run, recorded, not analysed)", 0,
-	  1000 },
-	{ "duration", TB_OPT_DURATION, G(dur), "1s", "per sample; batch size calibrated to it", 1e6,
-	  3600e9 },
-	{ "max-time", TB_OPT_DURATION, G(maxt), "0", "stop adding rounds after this (0: none)" },
-	{ "settle", TB_OPT_DURATION, G(settle), "20ms", "delay after tracer start and before stop",
-	  0, 60e9 },
-	{ "sample-timeout", TB_OPT_DURATION, G(timeout), "0",
-	  "kill a sample after this (0: 20 x duration + 60s)" },
-	{ "cpus", TB_OPT_LIST, G(cpus), "auto",
-	  "CPUs for workload threads: ids, 'auto' (the last online CPU) or 'none'" },
-	{ "consumer-cpu", TB_OPT_INT, G(ccpu), "-1", "CPU for tracer consumer threads (-1: auto)",
-	  -1, 4095 },
-	{ "threads", TB_OPT_INT, G(threads), "1", "workload threads (each runs the batch)", 1, 256 },
-	{ "latency", TB_OPT_BOOL, G(lat), "false", "time individual ops into a histogram" },
-	{ "latency-every", TB_OPT_INT, G(late), "1", "latency mode: time one op in N", 1, 1000000 },
-	{ "mlock", TB_OPT_BOOL, G(mlock), "false", "mlockall the workload process" },
-	{ "perf-counts", TB_OPT_BOOL, G(perf), "false",
-	  "software perf counts per sample (inherited counters slow context switches: off by default)" },
-	{ "aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself" },
-	{ "seed", TB_OPT_INT, G(seed), "-1", "shuffle and bootstrap seed (-1: from the clock)", -1,
-	  9.0e18 },
-	{ "precision", TB_OPT_PERCENT, G(prec), "0",
-	  "adaptive: add rounds until every CI half-width is below this (0: fixed rounds)", 0, 1 },
-	{ "noise-threshold", TB_OPT_PERCENT, G(noise), "1%", "smallest overhead called an effect", 0,
-	  10 },
-	{ "max-cv", TB_OPT_PERCENT, G(maxcv), "10%",
-	  "a cell whose samples vary more (CV) is untrustworthy", 0.001, 10 },
-	{ "alpha", TB_OPT_DOUBLE, G(alpha), "0.05", "significance level", 1e-6, 0.5 },
-	{ "power", TB_OPT_DOUBLE, G(power), "0.8", "power for the minimal detectable effect", 0.5,
-	  0.999 },
-	{ "confidence", TB_OPT_DOUBLE, G(conf), "0.95", "confidence level of intervals", 0.5,
-	  0.9999 },
-	{ "resamples", TB_OPT_INT, G(res), "10000", "bootstrap resamples", 1000, 1000000 },
+	{"name", TB_OPT_STRING, G(name), NULL, "scenario name (default: the file name)"},
+	{"description", TB_OPT_STRING, G(desc), NULL, "one line on what it measures"},
+	{"repetitions", TB_OPT_INT, G(reps), "10", "rounds; each runs every cell once", 1, 100000},
+	{"min-rounds", TB_OPT_INT, G(minr), "5", "adaptive stopping: rounds before checking", 1,
+	 100000},
+	{"max-rounds", TB_OPT_INT, G(maxr), "100", "adaptive stopping: at most this many", 1,
+	 100000},
+	{"warmup", TB_OPT_INT, G(warmup), "1", "warmup rounds (run, recorded, not analysed)", 0,
+	 1000},
+	{"duration", TB_OPT_DURATION, G(dur), "1s", "per sample; batch size calibrated to it", 1e6,
+	 3600e9},
+	{"max-time", TB_OPT_DURATION, G(maxt), "0", "stop adding rounds after this (0: none)"},
+	{"settle", TB_OPT_DURATION, G(settle), "20ms", "delay after tracer start and before stop",
+	 0, 60e9},
+	{"sample-timeout", TB_OPT_DURATION, G(timeout), "0",
+	 "kill a sample after this (0: 20 x duration + 60s)"},
+	{"cpus", TB_OPT_LIST, G(cpus), "auto",
+	 "CPUs for workload threads: ids, 'auto' (the last online CPU) or 'none'"},
+	{"consumer-cpu", TB_OPT_INT, G(ccpu), "-1", "CPU for tracer consumer threads (-1: auto)",
+	 -1, 4095},
+	{"threads", TB_OPT_INT, G(threads), "1", "workload threads (each runs the batch)", 1, 256},
+	{"latency", TB_OPT_BOOL, G(lat), "false", "time individual ops into a histogram"},
+	{"latency-every", TB_OPT_INT, G(late), "1", "latency mode: time one op in N", 1, 1000000},
+	{"mlock", TB_OPT_BOOL, G(mlock), "false", "mlockall the workload process"},
+	{"perf-counts", TB_OPT_BOOL, G(perf), "false",
+	 "software perf counts per sample (inherited counters slow context switches: off by "
+	 "default)"},
+	{"aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself"},
+	{"seed", TB_OPT_INT, G(seed), "-1", "shuffle and bootstrap seed (-1: from the clock)", -1,
+	 9.0e18},
+	{"precision", TB_OPT_PERCENT, G(prec), "0",
+	 "adaptive: add rounds until every CI half-width is below this (0: fixed rounds)", 0, 1},
+	{"noise-threshold", TB_OPT_PERCENT, G(noise), "1%", "smallest overhead called an effect", 0,
+	 10},
+	{"max-cv", TB_OPT_PERCENT, G(maxcv), "10%",
+	 "a cell whose samples vary more (CV) is untrustworthy", 0.001, 10},
+	{"alpha", TB_OPT_DOUBLE, G(alpha), "0.05", "significance level", 1e-6, 0.5},
+	{"power", TB_OPT_DOUBLE, G(power), "0.8", "power for the minimal detectable effect", 0.5,
+	 0.999},
+	{"confidence", TB_OPT_DOUBLE, G(conf), "0.95", "confidence level of intervals", 0.5,
+	 0.9999},
+	{"resamples", TB_OPT_INT, G(res), "10000", "bootstrap resamples", 1000, 1000000},
 	TB_OPT_END,
 };
 #undef G
@@ -309,11 +338,11 @@ struct wcfg {
 };
 #define W(f) offsetof(struct wcfg, f)
 static const struct tb_option wl_harness_opts[] = {
-	{ "threads", TB_OPT_INT, W(threads), NULL, "threads for this workload", 1, 256 },
-	{ "latency", TB_OPT_BOOL, W(lat), NULL, "latency mode for this workload" },
-	{ "latency-every", TB_OPT_INT, W(late), NULL, "time one op in N", 1, 1000000 },
-	{ "duration", TB_OPT_DURATION, W(dur), NULL, "per-sample duration", 1e6, 3600e9 },
-	{ "rate-sweep", TB_OPT_BOOL, W(sweep), NULL, "feed the cost-per-event rate model" },
+	{"threads", TB_OPT_INT, W(threads), NULL, "threads for this workload", 1, 256},
+	{"latency", TB_OPT_BOOL, W(lat), NULL, "latency mode for this workload"},
+	{"latency-every", TB_OPT_INT, W(late), NULL, "time one op in N", 1, 1000000},
+	{"duration", TB_OPT_DURATION, W(dur), NULL, "per-sample duration", 1e6, 3600e9},
+	{"rate-sweep", TB_OPT_BOOL, W(sweep), NULL, "feed the cost-per-event rate model"},
 	TB_OPT_END,
 };
 #undef W
@@ -322,8 +351,8 @@ struct tcfg {
 	uint64_t settle;
 };
 static const struct tb_option tr_harness_opts[] = {
-	{ "settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
-	  "delay after start and before stop", 0, 60e9 },
+	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
+	 "delay after start and before stop", 0, 60e9},
 	TB_OPT_END,
 };
 
@@ -372,8 +401,9 @@ static void section_key(struct parse *p, const char *name, const char *value)
 		if (!strcmp(name, "type")) {
 			w->ops = tb_workload_find(value);
 			if (!w->ops) {
-				perr(p, p->line, "[%s]: unknown workload type '%s' (see 'tracebench "
-						 "list')",
+				perr(p, p->line,
+				     "[%s]: unknown workload type '%s' (see 'tracebench "
+				     "list')",
 				     p->cur, value);
 				p->kind = SEC_BAD;
 				return;
@@ -386,13 +416,14 @@ static void section_key(struct parse *p, const char *name, const char *value)
 			return;
 		}
 		if (!w->ops) {
-			perr(p, p->line, "[%s]: 'type' must be the first key of the section", p->cur);
+			perr(p, p->line, "[%s]: 'type' must be the first key of the section",
+			     p->cur);
 			p->kind = SEC_BAD;
 			return;
 		}
 		/* A plugin's own key wins over the harness's key of the same name. */
 		if (!tb_opts_find(w->ops->opts, name) && tb_opts_find(wl_harness_opts, name)) {
-			struct wcfg wc = { 0 };
+			struct wcfg wc = {0};
 
 			if (tb_opts_set(wl_harness_opts, &wc, name, value, err, sizeof(err))) {
 				perr(p, p->line, "[%s]: %s", p->cur, err);
@@ -437,7 +468,7 @@ static void section_key(struct parse *p, const char *name, const char *value)
 		return;
 	}
 	if (!tb_opts_find(t->ops->opts, name) && tb_opts_find(tr_harness_opts, name)) {
-		struct tcfg tc = { 0 };
+		struct tcfg tc = {0};
 
 		if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
 			perr(p, p->line, "[%s]: %s", p->cur, err);
@@ -491,8 +522,9 @@ static int handler(void *user, const char *section, const char *name, const char
 			return 1;
 		joined = NULL;
 		/* Only free-text and command keys are worth continuing; re-parse as one value. */
-		perr(p, p->line, "[%s]: continuation lines are not supported for key '%s'; put the "
-				 "value on one line",
+		perr(p, p->line,
+		     "[%s]: continuation lines are not supported for key '%s'; put the "
+		     "value on one line",
 		     p->cur, name);
 		return 1;
 	}
@@ -512,8 +544,9 @@ static int handler(void *user, const char *section, const char *name, const char
 	case SEC_GLOBAL:
 		/* The name becomes part of the run directory's name. */
 		if (!strcmp(name, "name") && !valid_name(value)) {
-			perr(p, p->line, "[global]: name: '%.40s%s' is not a valid name (letters, "
-					 "digits, - _ . + only, at most 64)",
+			perr(p, p->line,
+			     "[global]: name: '%.40s%s' is not a valid name (letters, "
+			     "digits, - _ . + only, at most 64)",
 			     value, strlen(value) > 40 ? "..." : "");
 			break;
 		}
@@ -536,7 +569,8 @@ static int handler(void *user, const char *section, const char *name, const char
 			/* A second [matrix] (already an error) may set the key again: no leak. */
 			tb_strlist_free(l);
 			if (tb_split_list(value, l))
-				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value, name);
+				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value,
+				     name);
 			else if (!l->n)
 				perr(p, p->line, "[matrix]: '%s' is empty", name);
 			if (name[0] == 'w')
@@ -549,8 +583,8 @@ static int handler(void *user, const char *section, const char *name, const char
 		}
 		break;
 	case SEC_GATE: {
-		static const char *const gate_keys[] = { "max-overhead", "max-regression", "alpha",
-							 "allow-untrustworthy", NULL };
+		static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
+							"allow-untrustworthy", NULL};
 		size_t k;
 		double d;
 		bool b;
@@ -558,8 +592,9 @@ static int handler(void *user, const char *section, const char *name, const char
 		for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
 			;
 		if (!gate_keys[k]) {
-			perr(p, p->line, "[gate]: unknown key '%s' (expected max-overhead, "
-					 "max-regression, alpha, allow-untrustworthy)",
+			perr(p, p->line,
+			     "[gate]: unknown key '%s' (expected max-overhead, "
+			     "max-regression, alpha, allow-untrustworthy)",
 			     name);
 			break;
 		}
@@ -619,7 +654,10 @@ static int resolve_matrix(struct parse *p)
 
 	if (!p->have_matrix || !p->mx_w.n) {
 		/* An empty file has no line 0: point at line 1. */
-		perr(p, p->have_matrix ? p->cur_line : p->line ? p->line : 1,
+		perr(p,
+		     p->have_matrix ? p->cur_line
+		     : p->line	    ? p->line
+				    : 1,
 		     "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
 		return -EINVAL;
 	}
@@ -636,8 +674,8 @@ static int resolve_matrix(struct parse *p)
 		}
 		for (j = 0; j < s->nmx_workloads; j++)
 			if (s->mx_workloads[j] == (size_t)idx)
-				perr(p, p->mx_workloads_line, "[matrix]: workload '%s' listed twice",
-				     p->mx_w.v[i]);
+				perr(p, p->mx_workloads_line,
+				     "[matrix]: workload '%s' listed twice", p->mx_w.v[i]);
 		s->workloads[idx].used = true;
 		s->mx_workloads[s->nmx_workloads++] = (size_t)idx;
 	}
@@ -747,7 +785,7 @@ void tb_scenario_free(struct tb_scenario *s)
 
 int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
 {
-	struct parse p = { 0 };
+	struct parse p = {0};
 	struct tb_scenario *s;
 	const struct tb_tracer *none = tb_tracer_find("none");
 	char *base, *dot;
@@ -768,7 +806,8 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 
 			for (k = 0; k < i; k++)
 				line += text[k] == '\n';
-			tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line, c);
+			tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line,
+			       c);
 			return -EINVAL;
 		}
 	}
@@ -834,7 +873,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	s->settle_ns = gdef.settle;
 	s->sample_timeout_ns = gdef.timeout;
 	s->cpus = gdef.cpus;
-	gdef.cpus = (struct tb_strlist){ 0 };
+	gdef.cpus = (struct tb_strlist){0};
 	s->consumer_cpu = (int)gdef.ccpu;
 	s->threads = (unsigned int)gdef.threads;
 	s->latency = gdef.lat;

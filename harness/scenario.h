@@ -15,13 +15,13 @@
 struct tb_scn_workload {
 	char *name;
 	const struct tb_workload *ops;
-	void *cfg;		/* ops->cfg_size bytes, defaults then the section's keys */
-	int line;		/* of the section header */
-	unsigned int threads;	/* harness keys of the section (global defaults otherwise) */
+	void *cfg;	      /* ops->cfg_size bytes, defaults then the section's keys */
+	int line;	      /* of the section header */
+	unsigned int threads; /* harness keys of the section (global defaults otherwise) */
 	bool latency;
 	unsigned int latency_every;
 	uint64_t duration_ns;
-	bool rate_sweep;	/* cells of this workload feed the rate model */
+	bool rate_sweep; /* cells of this workload feed the rate model */
 	bool used;
 };
 
@@ -36,18 +36,18 @@ struct tb_scn_tracer {
 
 struct tb_scenario {
 	char *path;
-	char *name;		/* [global] name, else the file's base name without .ini */
+	char *name; /* [global] name, else the file's base name without .ini */
 	char *description;
-	char *text;		/* the whole file, for the result */
+	char *text; /* the whole file, for the result */
 	/* [global] */
-	unsigned int rounds;	/* repetitions */
+	unsigned int rounds; /* repetitions */
 	unsigned int min_rounds, max_rounds;
 	unsigned int warmup;
 	uint64_t duration_ns;
-	uint64_t max_time_ns;	/* 0: unlimited */
+	uint64_t max_time_ns; /* 0: unlimited */
 	uint64_t settle_ns;
 	uint64_t sample_timeout_ns;
-	struct tb_strlist cpus;	/* CPU ids for workload threads ("none" = no pinning) */
+	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
 	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */
 	bool pin;
 	unsigned int threads;
@@ -63,7 +63,7 @@ struct tb_scenario {
 	/* sections */
 	struct tb_scn_workload *workloads;
 	size_t nworkloads;
-	struct tb_scn_tracer *tracers;	/* tracers[0] is the implicit "none" */
+	struct tb_scn_tracer *tracers; /* tracers[0] is the implicit "none" */
 	size_t ntracers;
 	/* [matrix], in order of appearance */
 	size_t *mx_workloads, nmx_workloads;

@@ -55,12 +55,15 @@ enum tb_opt_type {
 	TB_OPT_BOOL,	 /* bool: true/false, yes/no, on/off, 1/0 */
 	TB_OPT_INT,	 /* int64_t, checked against [min, max] when max > min */
 	TB_OPT_SIZE,	 /* uint64_t bytes: 4096, 4K, 64k, 1M, 2G (powers of 1024) */
-	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a bare number is seconds */
+	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a bare number is seconds
+			  */
 	TB_OPT_DOUBLE,	 /* double, checked against [min, max] when max > min */
 	TB_OPT_CHOICE,	 /* int: index of the value in choices[] */
-	TB_OPT_LIST,	 /* struct tb_strlist: comma-separated, each item trimmed, empty items refused */
-	TB_OPT_ARGV,	 /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
-	TB_OPT_PERCENT,	 /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a fraction */
+	TB_OPT_LIST, /* struct tb_strlist: comma-separated, each item trimmed, empty items refused
+		      */
+	TB_OPT_ARGV, /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
+	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a
+			   fraction */
 };
 
 struct tb_strlist {
@@ -69,18 +72,18 @@ struct tb_strlist {
 };
 
 struct tb_option {
-	const char *name;	     /* key in the scenario section */
+	const char *name; /* key in the scenario section */
 	enum tb_opt_type type;
-	size_t offset;		     /* offsetof(cfg struct, field) */
-	const char *def;	     /* default as text (parsed like a scenario value); NULL: zero */
-	const char *help;	     /* one line for `tracebench list` */
-	double min, max;	     /* range for numeric types, in the type's unit; max <= min: none */
-	const char *const *choices;  /* NULL-terminated, for TB_OPT_CHOICE */
+	size_t offset;	  /* offsetof(cfg struct, field) */
+	const char *def;  /* default as text (parsed like a scenario value); NULL: zero */
+	const char *help; /* one line for `tracebench list` */
+	double min, max;  /* range for numeric types, in the type's unit; max <= min: none */
+	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE */
 };
 
-#define TB_OPT_END                                                                                 \
-	{                                                                                          \
-		.name = NULL                                                                       \
+#define TB_OPT_END           \
+	{                    \
+		.name = NULL \
 	}
 
 int tb_parse_size(const char *s, uint64_t *bytes);
@@ -120,26 +123,26 @@ struct tb_workload;
 /* One workload instance, as a workload plugin sees it. The harness owns every field but priv. */
 struct tb_wl {
 	const struct tb_workload *ops;
-	const char *name;     /* scenario section name, for messages */
-	void *cfg;	      /* ops->cfg_size bytes, filled from ops->opts */
-	void *priv;	      /* the workload's own state: set in setup, freed in teardown */
-	const char *tmpdir;   /* scratch directory that exists and is removed by the harness */
-	int cpu;	      /* CPU this thread is pinned to, or -1 */
-	unsigned int thread;  /* 0..threads-1 when the harness runs several instances */
+	const char *name;    /* scenario section name, for messages */
+	void *cfg;	     /* ops->cfg_size bytes, filled from ops->opts */
+	void *priv;	     /* the workload's own state: set in setup, freed in teardown */
+	const char *tmpdir;  /* scratch directory that exists and is removed by the harness */
+	int cpu;	     /* CPU this thread is pinned to, or -1 */
+	unsigned int thread; /* 0..threads-1 when the harness runs several instances */
 	/* Set by one-shot workloads (command) from run_batch: */
-	bool has_metric;      /* metric holds a value taken from the program's output */
-	double metric;	      /* e.g. ops/s reported by the program itself */
-	int exit_status;      /* wait status of the program's last run */
+	bool has_metric; /* metric holds a value taken from the program's output */
+	double metric;	 /* e.g. ops/s reported by the program itself */
+	int exit_status; /* wait status of the program's last run */
 };
 
 enum {
-	TB_WL_ONESHOT = 1 << 0,	 /* one op is one run of an external program; never calibrated */
+	TB_WL_ONESHOT = 1 << 0,	  /* one op is one run of an external program; never calibrated */
 	TB_WL_NOLATENCY = 1 << 1, /* latency mode makes no sense (ops are not individually timed) */
 };
 
 struct tb_workload {
-	const char *name;  /* type name used in scenarios: "getpid", "pipe-pingpong", ... */
-	const char *help;  /* one line */
+	const char *name; /* type name used in scenarios: "getpid", "pipe-pingpong", ... */
+	const char *help; /* one line */
 	const struct tb_option *opts;
 	size_t cfg_size;
 	unsigned int flags;
@@ -168,11 +171,11 @@ struct tb_tracer;
 
 /* What a tracer reports for one start..stop window. -1 (or < 0 for doubles) means unknown. */
 struct tb_tracer_stats {
-	int64_t events;		 /* events recorded (ftrace entries, map counts, samples, ...) */
-	int64_t lost;		 /* events lost (overrun + dropped, ring-buffer drops, LOST records) */
-	double cpu_s;		 /* the tracer's own CPU time: consumer threads, child processes */
-	int64_t mem_bytes;	 /* buffers, maps, RSS */
-	int64_t bpf_run_cnt;	 /* BPF programs' run_cnt during the window (bpf_enable_stats) */
+	int64_t events;	     /* events recorded (ftrace entries, map counts, samples, ...) */
+	int64_t lost;	     /* events lost (overrun + dropped, ring-buffer drops, LOST records) */
+	double cpu_s;	     /* the tracer's own CPU time: consumer threads, child processes */
+	int64_t mem_bytes;   /* buffers, maps, RSS */
+	int64_t bpf_run_cnt; /* BPF programs' run_cnt during the window (bpf_enable_stats) */
 	int64_t bpf_run_time_ns; /* BPF programs' run_time_ns during the window */
 	void *extra;		 /* optional json_t * object (jansson) of tracer-specific figures;
 				    ownership passes to the caller */
@@ -181,13 +184,13 @@ struct tb_tracer_stats {
 /* One tracer instance, as a tracer plugin sees it. The harness owns every field but priv. */
 struct tb_tr {
 	const struct tb_tracer *ops;
-	const char *name;     /* scenario section name, for messages and file names */
+	const char *name; /* scenario section name, for messages and file names */
 	void *cfg;
 	void *priv;
-	pid_t target;	      /* the workload process to filter on (pid-filter = workload), or 0 */
-	const char *outdir;   /* existing directory for the tracer's own output files */
-	int consumer_cpu;     /* CPU for reader threads (not a workload CPU), or -1 */
-	uint64_t settle_ns;   /* delay the harness waits after start and before stop */
+	pid_t target;	    /* the workload process to filter on (pid-filter = workload), or 0 */
+	const char *outdir; /* existing directory for the tracer's own output files */
+	int consumer_cpu;   /* CPU for reader threads (not a workload CPU), or -1 */
+	uint64_t settle_ns; /* delay the harness waits after start and before stop */
 };
 
 enum {

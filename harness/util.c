@@ -35,7 +35,7 @@ uint64_t tb_now_ns(void)
 
 void tb_sleep_ns(uint64_t ns)
 {
-	struct timespec ts = { .tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull };
+	struct timespec ts = {.tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull};
 
 	while (nanosleep(&ts, &ts) && errno == EINTR && !tb_stop_requested())
 		;

@@ -27,7 +27,7 @@ void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc c
 		      CU_TestInfo *tests)
 {
 	if (nsuites < MAX_SUITES)
-		suites[nsuites++] = (typeof(suites[0])){ name, init, clean, tests };
+		suites[nsuites++] = (typeof(suites[0])){name, init, clean, tests};
 }
 
 void tb_test_skip(const char *file, int line, const char *reason)

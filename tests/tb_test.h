@@ -18,16 +18,16 @@ void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc c
 		      CU_TestInfo *tests);
 void tb_test_skip(const char *file, int line, const char *reason);
 
-#define TB_TEST_SUITE(name, init, clean, tests)                                                    \
-	__attribute__((constructor)) static void tb_test_register_##tests(void)                    \
-	{                                                                                          \
-		tb_test_register(name, init, clean, tests);                                        \
+#define TB_TEST_SUITE(name, init, clean, tests)                                 \
+	__attribute__((constructor)) static void tb_test_register_##tests(void) \
+	{                                                                       \
+		tb_test_register(name, init, clean, tests);                     \
 	}
 
-#define TB_SKIP(reason)                                                                            \
-	do {                                                                                       \
-		tb_test_skip(__FILE__, __LINE__, reason);                                          \
-		return;                                                                            \
+#define TB_SKIP(reason)                                   \
+	do {                                              \
+		tb_test_skip(__FILE__, __LINE__, reason); \
+		return;                                   \
 	} while (0)
 
 /* Directory of the fixtures (tests/data), from TB_TEST_DATA or the build's default. */

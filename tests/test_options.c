@@ -127,20 +127,20 @@ struct cfg {
 	double frac;
 };
 
-static const char *const modes[] = { "discard", "stream", NULL };
+static const char *const modes[] = {"discard", "stream", NULL};
 static const struct tb_option opts[] = {
-	{ "path", TB_OPT_STRING, offsetof(struct cfg, path), "/tmp/x", "a path" },
-	{ "count", TB_OPT_INT, offsetof(struct cfg, count), "3", "a count", 1, 10 },
-	{ "size", TB_OPT_SIZE, offsetof(struct cfg, size), "4K", "a size", 1, 1 << 20 },
-	{ "mode", TB_OPT_CHOICE, offsetof(struct cfg, mode), "discard", "mode", 0, 0, modes },
-	{ "command", TB_OPT_ARGV, offsetof(struct cfg, cmd), NULL, "a command" },
-	{ "frac", TB_OPT_PERCENT, offsetof(struct cfg, frac), "1%", "a fraction" },
+	{"path", TB_OPT_STRING, offsetof(struct cfg, path), "/tmp/x", "a path"},
+	{"count", TB_OPT_INT, offsetof(struct cfg, count), "3", "a count", 1, 10},
+	{"size", TB_OPT_SIZE, offsetof(struct cfg, size), "4K", "a size", 1, 1 << 20},
+	{"mode", TB_OPT_CHOICE, offsetof(struct cfg, mode), "discard", "mode", 0, 0, modes},
+	{"command", TB_OPT_ARGV, offsetof(struct cfg, cmd), NULL, "a command"},
+	{"frac", TB_OPT_PERCENT, offsetof(struct cfg, frac), "1%", "a fraction"},
 	TB_OPT_END,
 };
 
 static void test_table(void)
 {
-	struct cfg c = { 0 };
+	struct cfg c = {0};
 	char err[256];
 
 	CU_ASSERT_EQUAL(tb_opts_defaults(opts, &c), 0);
@@ -169,12 +169,12 @@ static void test_table(void)
 }
 
 static CU_TestInfo tests[] = {
-	{ "sizes", test_sizes },
-	{ "durations", test_durations },
-	{ "percent, bool, int", test_percent_bool_int },
-	{ "argv splitting", test_argv },
-	{ "comma lists", test_list },
-	{ "option table", test_table },
+	{"sizes", test_sizes},
+	{"durations", test_durations},
+	{"percent, bool, int", test_percent_bool_int},
+	{"argv splitting", test_argv},
+	{"comma lists", test_list},
+	{"option table", test_table},
 	CU_TEST_INFO_NULL,
 };
 

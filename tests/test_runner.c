@@ -24,8 +24,8 @@ static struct tb_scenario *load_good(void)
 
 static void test_plan(void)
 {
-	static const char *const ids[] = { "gp/none", "gp/nothing-here", "nullw/none",
-					   "nullw/nothing-here" };
+	static const char *const ids[] = {"gp/none", "gp/nothing-here", "nullw/none",
+					  "nullw/nothing-here"};
 	struct tb_scenario *s = load_good();
 	struct tb_result *r = tb_result_new();
 	struct tb_plan_cell *cells = NULL;
@@ -169,8 +169,8 @@ static unsigned int feed(double effect, double cv, const struct tb_stop_rule *ru
 
 static void test_adaptive_stopping(void)
 {
-	struct tb_stop_rule rule = { .rounds = 10, .min_rounds = 5, .max_rounds = 60,
-				     .precision = 0.01 };
+	struct tb_stop_rule rule = {
+		.rounds = 10, .min_rounds = 5, .max_rounds = 60, .precision = 0.01};
 	const char *why;
 	double hw;
 	unsigned int n;
@@ -199,9 +199,9 @@ static void test_adaptive_stopping(void)
 }
 
 static CU_TestInfo tests[] = {
-	{ "plan expansion", test_plan },
-	{ "round order", test_round_order },
-	{ "adaptive stopping", test_adaptive_stopping },
+	{"plan expansion", test_plan},
+	{"round order", test_round_order},
+	{"adaptive stopping", test_adaptive_stopping},
 	CU_TEST_INFO_NULL,
 };
 

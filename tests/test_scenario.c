@@ -61,24 +61,24 @@ static void test_bad(void)
 		int line;
 		const char *needle;
 	} cases[] = {
-		{ "unknown-section.ini", 8, "unknown section [bogus]" },
-		{ "unknown-key.ini", 3, "unknown key 'frobnicate'" },
-		{ "bad-value.ini", 2, "repetitions" },
-		{ "duplicate-name.ini", 3, "duplicate section [workload a]" },
-		{ "undefined-workload.ini", 4, "workload 'b' is not defined" },
-		{ "undefined-tracer.ini", 5, "tracer 'ghost' is not defined" },
-		{ "unknown-type.ini", 2, "unknown workload type 'warp-drive'" },
-		{ "type-not-first.ini", 2, "'type' must be the first key" },
-		{ "no-matrix.ini", 2, "no [matrix]" },
-		{ "huge-duration.ini", 2, "out of range" },
-		{ "duplicate-key.ini", 3, "duplicate key 'repetitions'" },
-		{ "binary-junk.ini", 5, "binary data" },
-		{ "syntax.ini", 1, "syntax error" },
-		{ "negative-threads.ini", 3, "threads" },
-		{ "bad-gate.ini", 6, "max-overhead" },
-		{ "redefine-none.ini", 6, "built in" },
-		{ "bad-section-name.ini", 1, "one name" },
-		{ "long-line.ini", 6, "line longer than" },
+		{"unknown-section.ini", 8, "unknown section [bogus]"},
+		{"unknown-key.ini", 3, "unknown key 'frobnicate'"},
+		{"bad-value.ini", 2, "repetitions"},
+		{"duplicate-name.ini", 3, "duplicate section [workload a]"},
+		{"undefined-workload.ini", 4, "workload 'b' is not defined"},
+		{"undefined-tracer.ini", 5, "tracer 'ghost' is not defined"},
+		{"unknown-type.ini", 2, "unknown workload type 'warp-drive'"},
+		{"type-not-first.ini", 2, "'type' must be the first key"},
+		{"no-matrix.ini", 2, "no [matrix]"},
+		{"huge-duration.ini", 2, "out of range"},
+		{"duplicate-key.ini", 3, "duplicate key 'repetitions'"},
+		{"binary-junk.ini", 5, "binary data"},
+		{"syntax.ini", 1, "syntax error"},
+		{"negative-threads.ini", 3, "threads"},
+		{"bad-gate.ini", 6, "max-overhead"},
+		{"redefine-none.ini", 6, "built in"},
+		{"bad-section-name.ini", 1, "one name"},
+		{"long-line.ini", 6, "line longer than"},
 	};
 	char path[512], expect[600], *out = NULL;
 	size_t i, len;
@@ -128,8 +128,8 @@ static void test_missing_file(void)
 /* Every shipped scenario parses. */
 static void test_shipped(void)
 {
-	static const char *const files[] = { "quick", "syscalls", "sched", "io",
-					     "production-agents", "rate-sweep" };
+	static const char *const files[] = {"quick", "syscalls",	  "sched",
+					    "io",    "production-agents", "rate-sweep"};
 	char path[512];
 	size_t i;
 
@@ -146,10 +146,10 @@ static void test_shipped(void)
 }
 
 static CU_TestInfo tests[] = {
-	{ "valid file", test_good },
-	{ "errors with line numbers", test_bad },
-	{ "missing file", test_missing_file },
-	{ "shipped scenarios parse", test_shipped },
+	{"valid file", test_good},
+	{"errors with line numbers", test_bad},
+	{"missing file", test_missing_file},
+	{"shipped scenarios parse", test_shipped},
 	CU_TEST_INFO_NULL,
 };
 

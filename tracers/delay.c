@@ -51,8 +51,8 @@ static struct truth *truth_of(uint64_t target_ns)
 }
 
 static const struct tb_option delay_opts[] = {
-	{ "ns", TB_OPT_DURATION, offsetof(struct delay_cfg, ns), "20ns",
-	  "cost added to every operation (calibrated spin)", 0, 1e6 },
+	{"ns", TB_OPT_DURATION, offsetof(struct delay_cfg, ns), "20ns",
+	 "cost added to every operation (calibrated spin)", 0, 1e6},
 	TB_OPT_END,
 };
 

@@ -254,15 +254,14 @@ static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		json_decref(extra);
 		return -EINVAL;
 	}
-	ret = tb_ftrace_collect(p->inst, st, extra,
-				&(struct tb_ftrace_consumer){
-					.stream_path = c->consumer == CONSUMER_STREAM ?
-							       p->stream_path :
-							       NULL,
-					.stream_bytes = p->stream_bytes,
-					.stream_cpu_s = p->stream_cpu_s,
-					.overwrite = c->overwrite,
-				});
+	ret = tb_ftrace_collect(
+		p->inst, st, extra,
+		&(struct tb_ftrace_consumer){
+			.stream_path = c->consumer == CONSUMER_STREAM ? p->stream_path : NULL,
+			.stream_bytes = p->stream_bytes,
+			.stream_cpu_s = p->stream_cpu_s,
+			.overwrite = c->overwrite,
+		});
 	if (ret) {
 		json_decref(extra);
 		return ret;

@@ -204,15 +204,14 @@ static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	if (!p || !p->inst)
 		return -EINVAL;
 	extra = json_object();
-	ret = tb_ftrace_collect(p->inst, st, extra,
-				&(struct tb_ftrace_consumer){
-					.stream_path = c->consumer == CONSUMER_STREAM ?
-							       p->stream_path :
-							       NULL,
-					.stream_bytes = p->stream_bytes,
-					.stream_cpu_s = p->stream_cpu_s,
-					.overwrite = c->overwrite,
-				});
+	ret = tb_ftrace_collect(
+		p->inst, st, extra,
+		&(struct tb_ftrace_consumer){
+			.stream_path = c->consumer == CONSUMER_STREAM ? p->stream_path : NULL,
+			.stream_bytes = p->stream_bytes,
+			.stream_cpu_s = p->stream_cpu_s,
+			.overwrite = c->overwrite,
+		});
 	if (ret) {
 		json_decref(extra);
 		return ret;

@@ -12,11 +12,14 @@
 #include "tb.h"
 
 /* The `work` option: iterations of pure computation per op, to lower the syscall rate. */
-#define TB_WL_WORK_OPT(type, field)                                                                \
-	{ "work", TB_OPT_INT, offsetof(type, field), "0",                                          \
-	  "iterations of pure computation added to each op (1-3 ns each; lowers the syscall "      \
-	  "rate for rate sweeps)",                                                                 \
-	  0, 1e9 }
+#define TB_WL_WORK_OPT(type, field)                                                             \
+	{                                                                                       \
+		"work", TB_OPT_INT, offsetof(type, field), "0",                                 \
+			"iterations of pure computation added to each op (1-3 ns each; lowers " \
+			"the syscall "                                                          \
+			"rate for rate sweeps)",                                                \
+			0, 1e9                                                                  \
+	}
 
 /*
  * n steps of a dependent multiply-add chain the compiler cannot remove or vectorize: 1-3 ns
