@@ -412,7 +412,7 @@ static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, boo
 	struct tb_scn_workload *w = &rn->s->workloads[cr->wl];
 	struct tb_scn_tracer *tsec = &rn->s->tracers[cr->tr];
 	struct tb_cell *cell = &rn->r->cells[cr->cell];
-	struct tb_tracer_stats st;
+	struct tb_tracer_stats st = {0};
 	struct child c = {.to = -1, .from = -1};
 	struct tb_sample *smp;
 	struct child_msg m;
@@ -561,8 +561,7 @@ static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, boo
 		cell->latency.clock_cost_ns = m.res.clock_cost_ns;
 	}
 out:
-	if (st.extra && !smp->failed)
-		json_decref(st.extra);
+	json_decref(st.extra); /* NULL once the cell took it */
 	if (tr_started && t.ops->stop)
 		t.ops->stop(&t);
 	if (tr_setup && t.ops->teardown)
