@@ -953,13 +953,16 @@ static int make_run_dir(struct runner *rn, const char *outdir)
 	char host[256] = "unknown", ts[32];
 	time_t now = time(NULL);
 	struct tm tm;
-	int i;
+	int i, ret;
 
 	if (outdir) {
 		if (check_outdir(outdir))
 			return -EEXIST;
 		snprintf(rn->dir, sizeof(rn->dir), "%s", outdir);
-		return tb_mkdir_p(rn->dir, 0755);
+		ret = tb_mkdir_p(rn->dir, 0755);
+		if (ret)
+			tb_err("%s: cannot create the run directory: %s", outdir, strerror(-ret));
+		return ret;
 	}
 	if (rn->anonymize)
 		snprintf(host, sizeof(host), "anon");
@@ -968,17 +971,18 @@ static int make_run_dir(struct runner *rn, const char *outdir)
 	gmtime_r(&now, &tm);
 	strftime(ts, sizeof(ts), "%Y%m%dT%H%M%SZ", &tm);
 	for (i = 0; i < 100; i++) {
-		int ret;
 
 		snprintf(rn->dir, sizeof(rn->dir), "results/%s-%s-%s%s%.0d", ts, host, rn->s->name,
 			 i ? "-" : "", i);
 		ret = tb_mkdir_p("results", 0755);
-		if (ret)
-			return ret;
-		if (mkdir(rn->dir, 0755) == 0)
+		if (!ret && mkdir(rn->dir, 0755) == 0)
 			return 0;
-		if (errno != EEXIST)
-			return -errno;
+		if (!ret && errno != EEXIST)
+			ret = -errno;
+		if (ret) {
+			tb_err("%s: cannot create the run directory: %s", rn->dir, strerror(-ret));
+			return ret;
+		}
 	}
 	return -EEXIST;
 }

@@ -69,6 +69,10 @@ after=$(state)
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
 grep -q "never overwritten" "$TMP/err" || fail "no reason for refusing an existing directory"
 
+# An unwritable run directory: a clear error, nothing measured.
+expect_exit 1 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q
+grep -q "cannot create the run directory" "$TMP/err" || fail "no reason for an unwritable directory"
+
 # 3. Dry run: the plan and an estimate, nothing written.
 expect_exit 0 "$TB" run "$D/small.ini" --dry-run -o "$TMP/dry"
 grep -q "estimated time" "$TMP/out" || fail "dry run prints no estimate"
