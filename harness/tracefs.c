@@ -443,8 +443,8 @@ int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
 		return ret;
 	st->events = bs.entries + bs.read;
 	st->lost = bs.overrun + bs.dropped + bs.commit_overrun;
-	st->cpu_s = cons->stream_path ? cons->stream_cpu_s : 0;
-	if (!cons->stream_path && cons->overwrite) {
+	st->cpu_s = cons->stream ? cons->cpu_s : 0;
+	if (!cons->stream && cons->overwrite) {
 		st->events += bs.overrun;
 		st->lost -= bs.overrun;
 	}
@@ -460,16 +460,32 @@ int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
 		json_object_set_new(extra, "commit_overrun", json_integer(bs.commit_overrun));
 		json_object_set_new(extra, "per_cpu", percpu ? percpu : json_null());
 		json_object_set_new(extra, "consumer",
-				    json_string(cons->stream_path ? "stream" : "discard"));
-		if (!cons->stream_path && cons->overwrite)
+				    json_string(cons->stream ? "stream" : "discard"));
+		if (!cons->stream && cons->overwrite)
 			json_object_set_new(extra, "overwritten", json_integer(bs.overrun));
-		if (cons->stream_path) {
-			json_object_set_new(extra, "stream_file", json_string(cons->stream_path));
+		if (cons->stream) {
+			json_object_set_new(extra, "stream_file", json_string(cons->path));
 			json_object_set_new(extra, "stream_bytes",
-					    json_integer((json_int_t)cons->stream_bytes));
+					    json_integer((json_int_t)cons->bytes));
 		}
 	}
 	return 0;
+}
+
+int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
+			     const struct tb_tr *t)
+{
+	if (!c->stream)
+		return 0;
+	snprintf(c->path, sizeof(c->path), "%s/%s.raw", t->outdir ? t->outdir : ".", t->name);
+	return tb_ftrace_stream_start(inst, c->path, t->consumer_cpu, &c->reader);
+}
+
+int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
+{
+	if (!c->reader)
+		return 0;
+	return tb_ftrace_stream_stop(&c->reader, &c->bytes, &c->cpu_s);
 }
 
 /* ---- stream consumer -------------------------------------------------------------------- */

@@ -83,13 +83,28 @@ int tb_ftrace_bufstats_read(struct tracefs_instance *inst, struct tb_ftrace_bufs
  * per CPU (when buffer_size > 0), the overwrite option. Returns 0 or -errno (logged).
  */
 int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_size, bool overwrite);
-/* How an instance's events were consumed, for tb_ftrace_collect(). */
+/*
+ * How an instance's events are consumed: left in the buffer ("discard"), or drained by a
+ * reader thread into a file ("stream"). Both ftrace tracers embed one; set stream and overwrite
+ * at setup, the rest is owned by the functions below.
+ */
 struct tb_ftrace_consumer {
-	const char *stream_path; /* the stream file, NULL when events stay in the buffer */
-	uint64_t stream_bytes;	 /* what the reader wrote */
-	double stream_cpu_s;	 /* the reader thread's CPU time */
-	bool overwrite;		 /* the buffer overwrites its oldest events when full */
+	bool stream;	 /* a reader thread drains the buffer into path */
+	bool overwrite;	 /* the buffer overwrites its oldest events when full */
+	char path[4096]; /* <outdir>/<tracer>.raw, while streaming */
+	struct tb_ftrace_stream *reader;
+	uint64_t bytes; /* what the reader wrote, after stop */
+	double cpu_s;	/* the reader thread's CPU time, after stop */
 };
+
+/*
+ * Start the reader of a stream consumer (nothing for discard), writing <t->outdir>/<t->name>.raw
+ * and pinned to t->consumer_cpu. Returns 0 or -errno, said.
+ */
+int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
+			     const struct tb_tr *t);
+/* Drain what is left and stop the reader; idempotent. Returns 0 or the reader's error. */
+int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
 
 /*
  * Fill st from the instance's buffer statistics: events = entries + read (what was recorded

@@ -38,10 +38,7 @@ struct cfg {
 struct priv {
 	struct tracefs_instance *inst;
 	struct tb_strlist events; /* expanded */
-	struct tb_ftrace_stream *stream;
-	char stream_path[4096];
-	uint64_t stream_bytes;
-	double stream_cpu_s;
+	struct tb_ftrace_consumer cons;
 	bool enabled;
 };
 
@@ -127,6 +124,8 @@ static int ev_setup(struct tb_tr *t)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
+	p->cons.stream = c->consumer == CONSUMER_STREAM;
+	p->cons.overwrite = c->overwrite;
 	t->priv = p;
 	ret = tb_tracefs_events_expand(&c->events, &p->events, msg, sizeof(msg));
 	if (ret) {
@@ -200,17 +199,12 @@ static int set_events(struct tb_tr *t, const char *val)
 
 static int ev_start(struct tb_tr *t)
 {
-	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 	int ret;
 
-	if (c->consumer == CONSUMER_STREAM) {
-		snprintf(p->stream_path, sizeof(p->stream_path), "%s/%s.raw",
-			 t->outdir ? t->outdir : ".", t->name);
-		ret = tb_ftrace_stream_start(p->inst, p->stream_path, t->consumer_cpu, &p->stream);
-		if (ret)
-			return ret;
-	}
+	ret = tb_ftrace_consumer_start(&p->cons, p->inst, t);
+	if (ret)
+		return ret;
 	if (tracefs_trace_on(p->inst)) {
 		ret = errno ? -errno : -EIO;
 		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
@@ -235,17 +229,14 @@ static int ev_stop(struct tb_tr *t)
 	p->enabled = false;
 	if (ret)
 		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
-	if (p->stream) {
-		r = tb_ftrace_stream_stop(&p->stream, &p->stream_bytes, &p->stream_cpu_s);
-		if (r && !ret)
-			ret = r;
-	}
+	r = tb_ftrace_consumer_stop(&p->cons);
+	if (r && !ret)
+		ret = r;
 	return ret;
 }
 
 static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 {
-	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 	json_t *extra = json_object();
 	int ret;
@@ -254,14 +245,7 @@ static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 		json_decref(extra);
 		return -EINVAL;
 	}
-	ret = tb_ftrace_collect(
-		p->inst, st, extra,
-		&(struct tb_ftrace_consumer){
-			.stream_path = c->consumer == CONSUMER_STREAM ? p->stream_path : NULL,
-			.stream_bytes = p->stream_bytes,
-			.stream_cpu_s = p->stream_cpu_s,
-			.overwrite = c->overwrite,
-		});
+	ret = tb_ftrace_collect(p->inst, st, extra, &p->cons);
 	if (ret) {
 		json_decref(extra);
 		return ret;
@@ -278,7 +262,7 @@ static void ev_teardown(struct tb_tr *t)
 
 	if (!p)
 		return;
-	tb_ftrace_stream_stop(&p->stream, NULL, NULL);
+	tb_ftrace_consumer_stop(&p->cons);
 	tb_tracefs_instance_remove(&p->inst);
 	tb_strlist_free(&p->events);
 	free(p);

@@ -33,10 +33,7 @@ struct cfg {
 
 struct priv {
 	struct tracefs_instance *inst;
-	struct tb_ftrace_stream *stream;
-	char stream_path[4096];
-	uint64_t stream_bytes;
-	double stream_cpu_s;
+	struct tb_ftrace_consumer cons;
 	bool live;
 };
 
@@ -121,6 +118,8 @@ static int fn_setup(struct tb_tr *t)
 		free(text);
 		return -ENOMEM;
 	}
+	p->cons.stream = c->consumer == CONSUMER_STREAM;
+	p->cons.overwrite = c->overwrite;
 	t->priv = p;
 	ret = tb_tracefs_instance_new(t->name, &p->inst);
 	if (ret)
@@ -154,17 +153,12 @@ err:
 
 static int fn_start(struct tb_tr *t)
 {
-	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 	int ret;
 
-	if (c->consumer == CONSUMER_STREAM) {
-		snprintf(p->stream_path, sizeof(p->stream_path), "%s/%s.raw",
-			 t->outdir ? t->outdir : ".", t->name);
-		ret = tb_ftrace_stream_start(p->inst, p->stream_path, t->consumer_cpu, &p->stream);
-		if (ret)
-			return ret;
-	}
+	ret = tb_ftrace_consumer_start(&p->cons, p->inst, t);
+	if (ret)
+		return ret;
 	p->live = true;
 	ret = write_file(t, "current_tracer", "function");
 	if (ret)
@@ -186,11 +180,9 @@ static int fn_stop(struct tb_tr *t)
 			ret = r;
 		p->live = false;
 	}
-	if (p->stream) {
-		r = tb_ftrace_stream_stop(&p->stream, &p->stream_bytes, &p->stream_cpu_s);
-		if (r && !ret)
-			ret = r;
-	}
+	r = tb_ftrace_consumer_stop(&p->cons);
+	if (r && !ret)
+		ret = r;
 	return ret;
 }
 
@@ -204,14 +196,7 @@ static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	if (!p || !p->inst)
 		return -EINVAL;
 	extra = json_object();
-	ret = tb_ftrace_collect(
-		p->inst, st, extra,
-		&(struct tb_ftrace_consumer){
-			.stream_path = c->consumer == CONSUMER_STREAM ? p->stream_path : NULL,
-			.stream_bytes = p->stream_bytes,
-			.stream_cpu_s = p->stream_cpu_s,
-			.overwrite = c->overwrite,
-		});
+	ret = tb_ftrace_collect(p->inst, st, extra, &p->cons);
 	if (ret) {
 		json_decref(extra);
 		return ret;
@@ -228,7 +213,7 @@ static void fn_teardown(struct tb_tr *t)
 
 	if (!p)
 		return;
-	tb_ftrace_stream_stop(&p->stream, NULL, NULL);
+	tb_ftrace_consumer_stop(&p->cons);
 	tb_tracefs_instance_remove(&p->inst);
 	free(p);
 	t->priv = NULL;
