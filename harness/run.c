@@ -83,7 +83,8 @@ struct runner {
 	uint64_t t_start;
 	double sample_cost_s; /* running mean of one sample's wall time, for the ETA */
 	unsigned int samples_done;
-	pid_t child; /* current workload child, for signal paths */
+	size_t planned; /* samples expected in all: warmups and the rounds targeted so far */
+	pid_t child;	/* current workload child, for signal paths */
 };
 
 static volatile sig_atomic_t sigcount;
@@ -420,7 +421,7 @@ static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, boo
 	struct tb_tr t;
 	bool tr_setup = false, tr_started = false;
 	uint64_t t0, t1;
-	int ret, status;
+	int ret;
 	char go = 'g';
 
 	smp = tb_cell_add_sample(cell);
@@ -566,8 +567,7 @@ out:
 		t.ops->stop(&t);
 	if (tr_setup && t.ops->teardown)
 		t.ops->teardown(&t);
-	status = child_end(rn, &c, true);
-	(void)status;
+	child_end(rn, &c, true);
 	if (smp->failed)
 		cr->failures++;
 	if (tb_stop_requested())
@@ -583,12 +583,17 @@ static void progress(struct runner *rn, const char *what, unsigned int round, un
 	double eta = rn->sample_cost_s * (double)remaining;
 	const struct tb_sample *last =
 		cell && cell->nsamples ? &cell->samples[cell->nsamples - 1] : NULL;
+	char ns[32] = "-", left[32] = "--";
 
 	if (!rn->progress)
 		return;
-	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9.1f ns/op  ETA %um%02us", what, round,
-		rounds, cell ? cell->id : "", last && !last->failed ? last->ns_per_op : NAN,
-		(unsigned int)(eta / 60), (unsigned int)fmod(eta, 60));
+	if (last && !last->failed && isfinite(last->ns_per_op))
+		snprintf(ns, sizeof(ns), "%.1f", last->ns_per_op);
+	if (rn->samples_done) /* no estimate of a sample's cost before the first */
+		snprintf(left, sizeof(left), "%um%02us", (unsigned int)(eta / 60),
+			 (unsigned int)fmod(eta, 60));
+	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9s ns/op  ETA %s", what, round, rounds,
+		cell ? cell->id : "", ns, left);
 }
 
 static void progress_done(struct runner *rn)
@@ -1076,11 +1081,12 @@ static int run_round(struct runner *rn, int round, bool warmup, unsigned int nro
 	for (i = 0; i < rn->ncells; i++) {
 		struct tb_plan_cell *cr = &rn->cells[order[i]];
 		uint64_t t0 = tb_now_ns();
-		size_t remaining = (total_rounds - nrounds) * rn->ncells + (rn->ncells - i);
+		size_t remaining =
+			rn->planned > rn->samples_done ? rn->planned - rn->samples_done : 0;
 
 		if (cr->dead)
 			continue;
-		progress(rn, warmup ? "warmup" : "round", warmup ? nrounds : nrounds, total_rounds,
+		progress(rn, warmup ? "warmup" : "round", nrounds, total_rounds,
 			 &rn->r->cells[cr->cell], remaining);
 		ret = run_sample(rn, cr, round, warmup);
 		if (ret)
@@ -1119,6 +1125,7 @@ static int run_all(struct runner *rn)
 	}
 	for (i = 0; i < rn->ncells; i++)
 		rn->r->cells[rn->cells[i].cell].ops_per_sample = rn->wls[rn->cells[i].wl].ops;
+	rn->planned = (size_t)(s->warmup + target) * rn->ncells;
 	for (w = 0; w < s->warmup; w++) {
 		ret = run_round(rn, -1, true, w + 1, s->warmup);
 		if (ret)
@@ -1127,6 +1134,8 @@ static int run_all(struct runner *rn)
 	for (;;) {
 		const char *why;
 
+		if (done >= target) /* adaptive stopping asked for another round */
+			rn->planned += rn->ncells;
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret)
 			return ret;

@@ -23,7 +23,6 @@ struct parse {
 	const char *text, *pos;
 	int line;	   /* line number of the line inih is handling */
 	bool continuation; /* that line continues the previous value */
-	bool too_long;
 	int errors;
 	/* current section */
 	char cur[256];
@@ -121,7 +120,6 @@ static char *reader(char *str, int num, void *stream)
 		if (!eq || (size_t)(eq - p->pos) > (size_t)num / 2 ||
 		    !(nl_vals = realloc(p->long_vals, (p->nlong + 1) * sizeof(*nl_vals)))) {
 			perr(p, p->line, "line longer than %d characters", num - 2);
-			p->too_long = true;
 			str[0] = ';'; /* hand inih a comment instead of a truncated line */
 			str[1] = '\0';
 			p->pos += n;
@@ -506,7 +504,6 @@ static int handler(void *user, const char *section, const char *name, const char
 	struct parse *p = user;
 	struct tb_scenario *s = p->s;
 	char err[512];
-	char *joined = NULL;
 	int ret;
 
 	(void)section;
@@ -517,11 +514,12 @@ static int handler(void *user, const char *section, const char *name, const char
 			value = p->long_vals[k];
 	}
 	if (p->continuation && p->last_key && !strcmp(p->last_key, name)) {
-		/* An indented line continues the previous value: re-set the key with both. */
+		/*
+		 * inih hands an indented line to us as more of the previous key. Long values are
+		 * taken whole instead (see reader()), so a continuation is refused, not guessed at.
+		 */
 		if (p->kind == SEC_BAD)
 			return 1;
-		joined = NULL;
-		/* Only free-text and command keys are worth continuing; re-parse as one value. */
 		perr(p, p->line,
 		     "[%s]: continuation lines are not supported for key '%s'; put the "
 		     "value on one line",
@@ -622,7 +620,6 @@ static int handler(void *user, const char *section, const char *name, const char
 	default:
 		break;
 	}
-	free(joined);
 	return 1;
 }
 

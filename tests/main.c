@@ -6,6 +6,7 @@
 #include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "../harness/tb.h"
@@ -56,6 +57,34 @@ const char *tb_test_tmpdir(void)
 	if (tb_mkdir_p(path, 0755))
 		return NULL;
 	return path;
+}
+
+pid_t tb_test_spawn_getpid_loop(uint64_t n, int *go_fd)
+{
+	int fds[2];
+	pid_t pid;
+
+	if (pipe(fds))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		char c;
+		uint64_t i;
+
+		close(fds[1]);
+		if (read(fds[0], &c, 1) != 1)
+			_exit(2);
+		for (i = 0; i < n; i++)
+			syscall(SYS_getpid);
+		_exit(0);
+	}
+	close(fds[0]);
+	if (pid < 0) {
+		close(fds[1]);
+		return -1;
+	}
+	*go_fd = fds[1];
+	return pid;
 }
 
 int tb_test_is_root(void)

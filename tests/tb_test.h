@@ -12,7 +12,9 @@
 #define TB_TEST_H
 
 #include <CUnit/CUnit.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
 		      CU_TestInfo *tests);
@@ -34,6 +36,12 @@ void tb_test_skip(const char *file, int line, const char *reason);
 const char *tb_test_data_dir(void);
 /* A fresh temporary directory for this test (removed at exit); NULL on failure. */
 const char *tb_test_tmpdir(void);
+/*
+ * Fork a child that waits for a byte on *go_fd (the write end, the caller's to close), then
+ * does n getpid syscalls and exits 0 (2 when the pipe closed first). Returns its pid or -1.
+ * The tracer tests attach to it between the fork and the go.
+ */
+pid_t tb_test_spawn_getpid_loop(uint64_t n, int *go_fd);
 /* Root available? */
 int tb_test_is_root(void);
 /*

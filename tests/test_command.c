@@ -266,31 +266,6 @@ static void test_stop_escalates(void)
 	run_fini(&r);
 }
 
-/* A child that waits for a byte on a pipe, then does n getpid syscalls and exits. */
-static pid_t spawn_getpid_loop(uint64_t n, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-		uint64_t i;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < n; i++)
-			syscall(SYS_getpid);
-		_exit(0);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
 /* Ids (at most max) of the loaded BPF programs named name; returns how many. */
 static int progs_named(const char *name, __u32 *ids, int max)
 {
@@ -332,7 +307,7 @@ static void test_bpftrace(void)
 		TB_SKIP("needs root");
 	if (tb_proc_which("bpftrace", path, sizeof(path)))
 		TB_SKIP("bpftrace not installed");
-	child = spawn_getpid_loop(n, &go);
+	child = tb_test_spawn_getpid_loop(n, &go);
 	CU_ASSERT_FATAL(child > 0);
 	snprintf(cmd, sizeof(cmd),
 		 "bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } "

@@ -67,31 +67,6 @@ static void assert_state_unchanged(void)
 	json_decref(now);
 }
 
-/* A child that waits for a byte on a pipe, then does n getpid syscalls and exits. */
-static pid_t spawn_getpid_loop(uint64_t n, int *go_fd)
-{
-	int fds[2];
-	pid_t pid;
-
-	if (pipe(fds))
-		return -1;
-	pid = fork();
-	if (pid == 0) {
-		char c;
-		uint64_t i;
-
-		close(fds[1]);
-		if (read(fds[0], &c, 1) != 1)
-			_exit(2);
-		for (i = 0; i < n; i++)
-			syscall(SYS_getpid);
-		_exit(0);
-	}
-	close(fds[0]);
-	*go_fd = fds[1];
-	return pid;
-}
-
 struct loop_arg {
 	uint64_t n;
 	int go;
@@ -188,7 +163,7 @@ static int run_traced(const char *type, const struct kv *kv, uint64_t n, struct 
 	ret = ops->validate ? ops->validate(cfg, err, errlen) : 0;
 	if (ret)
 		goto out;
-	child = threaded ? spawn_threaded_loop(n, &go) : spawn_getpid_loop(n, &go);
+	child = threaded ? spawn_threaded_loop(n, &go) : tb_test_spawn_getpid_loop(n, &go);
 	CU_ASSERT_FATAL(child > 0);
 	if (threaded)
 		usleep(100000); /* let the early thread exist before setup lists the tasks */
