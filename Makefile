@@ -51,7 +51,7 @@ endif
 CFLAGS	 ?= -O2 -g
 BASE_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wshadow -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE -MMD -MP \
-	   -I$(CURDIR)/harness -I$(CURDIR)/$(BUILD)/bpf -I$(LIBPERF_PREFIX)/include \
+	   -I$(CURDIR) -I$(CURDIR)/$(BUILD) -I$(LIBPERF_PREFIX)/include \
 	   -DTB_LIBEXECDIR='"$(LIBEXECDIR)"' -DTB_DATADIR='"$(DATADIR)"' \
 	   $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null) $(SANFLAGS)
 LIBPERF_LIBS = $(LIBPERF_PREFIX)/lib/libperf.a $(LIBPERF_PREFIX)/lib/libapi.a
@@ -65,11 +65,14 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
 	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
 # (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
-$(BUILD)/harness/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
+$(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
-SRCS	 = $(sort $(wildcard harness/*.c) $(wildcard workloads/*.c) $(wildcard tracers/*.c))
+# The engine's rooms, one stage each (doc/architecture.md), and the plugins.
+ROOMS	 = core cli scenario plan runner result stats outputs outputs/plot host workloads tracers
+SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
+HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
-LIBOBJS	 = $(filter-out $(BUILD)/harness/main.o,$(OBJS))
+LIBOBJS	 = $(filter-out $(BUILD)/cli/main.o,$(OBJS))
 BPF_SRCS = $(wildcard tracers/bpf/*.bpf.c)
 BPF_OBJS = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS	 = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
@@ -229,10 +232,10 @@ ubsan:
 	$(Q)cp tracebench-san tracebench-ubsan
 
 format:
-	$(Q)clang-format -i $(SRCS) $(wildcard harness/*.h tracers/*.h workloads/*.h tests/*.h)
+	$(Q)clang-format -i $(SRCS) $(HDRS) $(wildcard tests/*.h)
 
 format-check:
-	$(Q)clang-format --dry-run --Werror $(SRCS) $(wildcard harness/*.h tests/*.h)
+	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/*.h)
 
 # ---- install -------------------------------------------------------------------------------
 install: all

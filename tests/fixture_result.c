@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/tb.h"
+#include "core/tb.h"
 #include "fixture_result.h"
 
 struct spec {

@@ -3,7 +3,7 @@
 #ifndef TB_FIXTURE_RESULT_H
 #define TB_FIXTURE_RESULT_H
 
-#include "../harness/result.h"
+#include "result/result.h"
 
 enum {
 	TB_FIX_HOSTILE = 1 << 0, /* names with <script>, quotes, ampersands, underscores */

@@ -9,7 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "../harness/tb.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 #define MAX_SUITES 128

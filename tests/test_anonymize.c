@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/anonymize.h"
-#include "../harness/result.h"
-#include "../harness/tb.h"
+#include "result/anonymize.h"
+#include "result/result.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 /* Load the fixture, anonymize it with flags, and return the result as JSON text. */

@@ -12,9 +12,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/armed.h"
-#include "../harness/tb.h"
-#include "../harness/tracefs.h"
+#include "host/armed.h"
+#include "core/tb.h"
+#include "host/tracefs.h"
 #include "tb_test.h"
 
 static char run_dir[4096];

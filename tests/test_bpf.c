@@ -19,9 +19,9 @@
 #include <bpf/bpf.h>
 #include <jansson.h>
 
-#include "../harness/armed.h"
-#include "../harness/scenario.h"
-#include "../harness/tb.h"
+#include "host/armed.h"
+#include "scenario/scenario.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 #ifndef TB_TEST_BUILD_DIR

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/anonymize.h"
-#include "../harness/result.h"
-#include "../harness/scenario.h"
+#include "result/anonymize.h"
+#include "result/result.h"
+#include "scenario/scenario.h"
 #include "tb_test.h"
 
 /* Call fn on every file of tests/fuzz/corpus/NAME; returns how many there were. */

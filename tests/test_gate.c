@@ -11,11 +11,11 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "../harness/compare.h"
-#include "../harness/gate.h"
-#include "../harness/result.h"
-#include "../harness/stats.h"
-#include "../harness/tb.h"
+#include "stats/compare.h"
+#include "stats/gate.h"
+#include "result/result.h"
+#include "stats/stats.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 static struct tb_result *fixture(const char *name)

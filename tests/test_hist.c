@@ -3,7 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "../harness/hist.h"
+#include "core/hist.h"
 #include "tb_test.h"
 
 static void test_layout(void)

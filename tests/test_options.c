@@ -5,7 +5,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "../harness/tb.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 static void test_sizes(void)

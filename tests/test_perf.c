@@ -19,8 +19,8 @@
 #include <jansson.h>
 #include <linux/perf_event.h>
 
-#include "../harness/perfutil.h"
-#include "../harness/tb.h"
+#include "tracers/perf-common.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */

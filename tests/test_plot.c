@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../harness/plot.h"
-#include "../harness/tb.h"
+#include "outputs/plot.h"
+#include "core/tb.h"
 #include "fixture_result.h"
 #include "tb_test.h"
 

@@ -7,10 +7,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../harness/compare.h"
-#include "../harness/plot.h"
-#include "../harness/report.h"
-#include "../harness/tb.h"
+#include "stats/compare.h"
+#include "outputs/plot.h"
+#include "outputs/report.h"
+#include "core/tb.h"
 #include "fixture_result.h"
 #include "tb_test.h"
 

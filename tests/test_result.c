@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../harness/result.h"
-#include "../harness/tb.h"
+#include "result/result.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 /* Equal, treating NAN == NAN (unknowns must stay unknown). */

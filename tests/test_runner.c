@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../harness/result.h"
-#include "../harness/run.h"
-#include "../harness/scenario.h"
+#include "result/result.h"
+#include "runner/run.h"
+#include "scenario/scenario.h"
 #include "tb_test.h"
 
 static struct tb_scenario *load_good(void)

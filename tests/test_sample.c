@@ -10,8 +10,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/sample.h"
-#include "../harness/tb.h"
+#include "runner/sample.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 static const struct tb_workload *find(const char *name)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/scenario.h"
+#include "scenario/scenario.h"
 #include "tb_test.h"
 
 static void test_good(void)

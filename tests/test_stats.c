@@ -17,9 +17,9 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
-#include "../harness/result.h"
-#include "../harness/stats.h"
-#include "../harness/tb.h"
+#include "result/result.h"
+#include "stats/stats.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 static const double X[] = {10.1, 9.8, 10.3, 10.0, 9.9, 10.2, 10.4, 9.7};

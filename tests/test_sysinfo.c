@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../harness/proc.h"
-#include "../harness/sysinfo.h"
-#include "../harness/tb.h"
+#include "core/proc.h"
+#include "host/sysinfo.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 #define FAST (TB_SYSINFO_NO_TOOLS)

@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../harness/sample.h"
-#include "../workloads/common.h"
-#include "../harness/tb.h"
+#include "runner/sample.h"
+#include "workloads/common.h"
+#include "core/tb.h"
 #include "tb_test.h"
 
 #define OPS 100

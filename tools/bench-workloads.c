@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "sample.h"
-#include "tb.h"
+#include "runner/sample.h"
+#include "core/tb.h"
 
 static int cmp_double(const void *a, const void *b)
 {

@@ -25,18 +25,18 @@
 #include <bpf/libbpf.h>
 #include <jansson.h>
 
-#include "armed.h"
-#include "tb.h"
+#include "host/armed.h"
+#include "core/tb.h"
 
 #include "bpf/syscall-count.h"
 #include "bpf/read-latency.h"
 #include "bpf/runq-latency.h"
 #include "bpf/ringbuf-events.h"
 
-#include "syscall-count.skel.h"
-#include "read-latency.skel.h"
-#include "runq-latency.skel.h"
-#include "ringbuf-events.skel.h"
+#include "bpf/syscall-count.skel.h"
+#include "bpf/read-latency.skel.h"
+#include "bpf/runq-latency.skel.h"
+#include "bpf/ringbuf-events.skel.h"
 
 enum { PROG_SYSCALL_COUNT, PROG_READ_LATENCY, PROG_RUNQ_LATENCY, PROG_RINGBUF_EVENTS, PROG_OBJECT };
 enum { PIDF_WORKLOAD, PIDF_NONE };

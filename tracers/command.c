@@ -24,10 +24,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "armed.h"
-#include "proc.h"
-#include "tb.h"
-#include "tracefs.h"
+#include "host/armed.h"
+#include "core/proc.h"
+#include "core/tb.h"
+#include "host/tracefs.h"
 
 struct cfg {
 	struct tb_strlist command;

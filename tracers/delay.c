@@ -12,8 +12,8 @@
 #include <stddef.h>
 #include <stdlib.h>
 
-#include "inject.h"
-#include "tb.h"
+#include "core/inject.h"
+#include "core/tb.h"
 
 struct delay_cfg {
 	uint64_t ns;

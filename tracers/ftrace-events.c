@@ -20,8 +20,8 @@
 #include <string.h>
 #include <tracefs/tracefs.h>
 
-#include "tb.h"
-#include "tracefs.h"
+#include "core/tb.h"
+#include "host/tracefs.h"
 
 enum { PID_WORKLOAD, PID_NONE };
 enum { CONSUMER_DISCARD, CONSUMER_STREAM };

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tb.h"
-#include "tracefs.h"
+#include "core/tb.h"
+#include "host/tracefs.h"
 
 enum { PID_WORKLOAD, PID_NONE };
 enum { CONSUMER_DISCARD, CONSUMER_STREAM };

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The baseline: no tracer at all. Cells with it are what every traced cell is compared to. */
-#include "tb.h"
+#include "core/tb.h"
 
 /* Every callback exists (and does nothing) so the runner needs no special case. */
 static int none_setup(struct tb_tr *t)

@@ -16,8 +16,8 @@
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
 
-#include "perfutil.h"
-#include "tb.h"
+#include "tracers/perf-common.h"
+#include "core/tb.h"
 
 enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 

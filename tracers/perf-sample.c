@@ -25,8 +25,8 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
-#include "perfutil.h"
-#include "tb.h"
+#include "tracers/perf-common.h"
+#include "core/tb.h"
 
 enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 

@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "proc.h"
+#include "workloads/common.h"
+#include "core/proc.h"
 
 struct cmd_cfg {
 	struct tb_strlist argv;

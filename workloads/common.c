@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 #ifndef TB_LIBEXECDIR
 #define TB_LIBEXECDIR "/usr/local/libexec/tracebench"

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "tb.h"
+#include "core/tb.h"
 
 /* The `work` option: iterations of pure computation per op, to lower the syscall rate. */
 #define TB_WL_WORK_OPT(type, field)                                                             \

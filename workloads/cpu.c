@@ -5,7 +5,7 @@
  */
 #include <stddef.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct cpu_cfg {
 	int64_t iterations;

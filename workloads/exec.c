@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 #define HELPER "tb-exit"
 

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct fork_cfg {
 	uint64_t memory;

@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct futex_priv {
 	_Atomic uint32_t turn; /* 0: ours (partner waits), 1: the partner's (we wait) */

@@ -8,8 +8,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "common.h"
-#include "inject.h"
+#include "workloads/common.h"
+#include "core/inject.h"
 
 struct getpid_cfg {
 	int call;

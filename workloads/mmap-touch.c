@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct mmap_cfg {
 	uint64_t size;

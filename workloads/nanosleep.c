@@ -15,7 +15,7 @@
 #include <sys/prctl.h>
 #include <time.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct ns_cfg {
 	uint64_t duration;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* null: an empty loop iteration per op, the floor of the harness's own cost per op. */
-#include "tb.h"
+#include "core/tb.h"
 
 static int null_run_batch(struct tb_wl *w, uint64_t n)
 {

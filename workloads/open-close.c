@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct oc_cfg {
 	char *path;

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct pipe_cfg {
 	int mode;

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct read_cfg {
 	char *path;

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 #define RR_TIMEOUT_S 5 /* a response not back by then fails the batch instead of hanging */
 

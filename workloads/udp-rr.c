@@ -13,7 +13,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 #define RR_TIMEOUT_S 5
 

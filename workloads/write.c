@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "workloads/common.h"
 
 struct write_cfg {
 	char *dir;

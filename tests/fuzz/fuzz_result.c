@@ -8,9 +8,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "../../harness/anonymize.h"
-#include "../../harness/result.h"
-#include "../../harness/tb.h"
+#include "result/anonymize.h"
+#include "result/result.h"
+#include "core/tb.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

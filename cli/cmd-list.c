@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `tracebench list`: every workload and tracer, its options, and whether it works here. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "cli/cli.h"
+#include "core/tb.h"
+
+static const char list_usage[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
+				 "  --json    machine-readable\n"
+				 "  --brief   names and support only, no options\n"
+				 "  NAME      only these workloads/tracers\n";
+
+static bool selected(const char *name, int argc, char **argv, int first)
+{
+	int i;
+
+	if (first >= argc)
+		return true;
+	for (i = first; i < argc; i++)
+		if (!strcmp(argv[i], name))
+			return true;
+	return false;
+}
+
+static json_t *entry(const char *name, const char *help, const struct tb_option *opts,
+		     int (*supported)(char *, size_t))
+{
+	char why[512] = "";
+	int ret = supported ? supported(why, sizeof(why)) : 0;
+	json_t *o = json_object(), *a = json_array();
+	const struct tb_option *op;
+
+	for (op = opts; op && op->name; op++)
+		json_array_append_new(a, json_pack("{s:s, s:s?, s:s?}", "name", op->name, "default",
+						   op->def, "help", op->help));
+	json_object_set_new(o, "name", json_string(name));
+	json_object_set_new(o, "help", json_string(help ? help : ""));
+	json_object_set_new(o, "supported", json_boolean(ret == 0));
+	if (ret)
+		json_object_set_new(o, "reason", json_string(why[0] ? why : "unsupported here"));
+	json_object_set_new(o, "options", a);
+	return o;
+}
+
+static void print_entry(const char *name, const char *help, const struct tb_option *opts,
+			int (*supported)(char *, size_t), bool brief)
+{
+	char why[512] = "";
+	int ret = supported ? supported(why, sizeof(why)) : 0;
+
+	printf("  %-16s %-13s %s\n", name, ret ? "UNSUPPORTED" : "supported", help ? help : "");
+	if (ret)
+		printf("  %-16s %-13s why: %s\n", "", "", why[0] ? why : "unsupported here");
+	if (!brief && opts && opts->name)
+		tb_opts_print(stdout, opts, "      ");
+}
+
+int tb_cmd_list(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"brief", no_argument, NULL, 'b'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	bool json = false, brief = false;
+	json_t *doc, *wl, *tr;
+	size_t i;
+	int c;
+
+	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, list_usage)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'b':
+			brief = true;
+			break;
+		case 'h':
+			printf("%s", list_usage);
+			return TB_EXIT_OK;
+		default:
+			return TB_EXIT_USAGE;
+		}
+	}
+	for (c = optind; c < argc; c++) {
+		if (!tb_workload_find(argv[c]) && !tb_tracer_find(argv[c])) {
+			tb_err("list: no workload or tracer named '%s'", argv[c]);
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (json) {
+		doc = json_object();
+		wl = json_array();
+		tr = json_array();
+		for (i = 0; tb_workloads[i]; i++)
+			if (selected(tb_workloads[i]->name, argc, argv, optind))
+				json_array_append_new(wl, entry(tb_workloads[i]->name,
+								tb_workloads[i]->help,
+								tb_workloads[i]->opts,
+								tb_workloads[i]->supported));
+		for (i = 0; tb_tracers[i]; i++)
+			if (selected(tb_tracers[i]->name, argc, argv, optind))
+				json_array_append_new(
+					tr, entry(tb_tracers[i]->name, tb_tracers[i]->help,
+						  tb_tracers[i]->opts, tb_tracers[i]->supported));
+		json_object_set_new(doc, "workloads", wl);
+		json_object_set_new(doc, "tracers", tr);
+		json_dumpf(doc, stdout, JSON_INDENT(2));
+		printf("\n");
+		json_decref(doc);
+		return TB_EXIT_OK;
+	}
+	printf("workloads (in [workload NAME] sections: type = <name>, then its options):\n");
+	for (i = 0; tb_workloads[i]; i++)
+		if (selected(tb_workloads[i]->name, argc, argv, optind))
+			print_entry(tb_workloads[i]->name, tb_workloads[i]->help,
+				    tb_workloads[i]->opts, tb_workloads[i]->supported, brief);
+	printf("\ntracers (in [tracer NAME] sections: type = <name>, then its options):\n");
+	for (i = 0; tb_tracers[i]; i++)
+		if (selected(tb_tracers[i]->name, argc, argv, optind))
+			print_entry(tb_tracers[i]->name, tb_tracers[i]->help, tb_tracers[i]->opts,
+				    tb_tracers[i]->supported, brief);
+	return TB_EXIT_OK;
+}

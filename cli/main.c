@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+/* tracebench: what does this tracer cost this workload on this machine, and did it change? */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} commands[] = {
+	{"run", tb_cmd_run, "run a scenario, write DIR/result.json (+ csv, plots, report)"},
+	{"list", tb_cmd_list, "workloads and tracers, each with supported/why-not here"},
+	{"sysinfo", tb_cmd_sysinfo, "the environment fingerprint"},
+	{"compare", tb_cmd_compare, "deltas between result sets (e.g. two kernels)"},
+	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail"},
+	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
+	{"report", tb_cmd_report, "self-contained HTML report of a result"},
+	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
+};
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: %s [-v|-q] <command> [options]\n\ncommands:\n", TB_NAME);
+	for (i = 0; i < TB_ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	fprintf(f,
+		"\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or "
+		"measurement failed,\n2 usage or bad input, 3 not possible here.\n",
+		TB_NAME);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+		{NULL, 0, NULL, 0},
+	};
+	size_t i;
+	int c;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* '+': stop at the command name; its options are parsed by the command itself. */
+	while ((c = getopt_long(argc, argv, "+hVvq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage(stdout);
+			return TB_EXIT_OK;
+		case 'V':
+			printf("%s %s\n", TB_NAME, TB_VERSION);
+			return TB_EXIT_OK;
+		case 'v':
+			tb_log_set_level(TB_LOG_DEBUG);
+			break;
+		case 'q':
+			tb_log_set_level(TB_LOG_WARN);
+			break;
+		default:
+			usage(stderr);
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc) {
+		tb_err("no command given");
+		usage(stderr);
+		return TB_EXIT_USAGE;
+	}
+	for (i = 0; i < TB_ARRAY_SIZE(commands); i++) {
+		if (strcmp(argv[optind], commands[i].name))
+			continue;
+		argc -= optind;
+		argv += optind;
+		optind = 0; /* reset getopt for the command's own parsing */
+		return commands[i].fn(argc, argv);
+	}
+	tb_err("unknown command '%s'", argv[optind]);
+	usage(stderr);
+	return TB_EXIT_USAGE;
+}

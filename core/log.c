@@ -1,0 +1,49 @@
+// SPDX-License-Identifier: GPL-2.0
+/* One place where every message (ours, libbpf's, libtracefs's) goes to stderr. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/tb.h"
+
+static enum tb_log_level log_level = TB_LOG_INFO;
+
+void tb_log_set_level(enum tb_log_level level)
+{
+	log_level = level;
+}
+
+enum tb_log_level tb_log_get_level(void)
+{
+	return log_level;
+}
+
+void tb_vlog(enum tb_log_level level, const char *fmt, va_list ap)
+{
+	static const char *const prefix[] = {
+		[TB_LOG_ERROR] = "",
+		[TB_LOG_WARN] = "warning: ",
+		[TB_LOG_INFO] = "",
+		[TB_LOG_DEBUG] = "debug: ",
+	};
+	char buf[2048];
+	size_t n;
+
+	if (level > log_level || level < TB_LOG_ERROR) /* SILENT is a threshold, not a level */
+		return;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = 0;
+	while (buf[n])
+		n++;
+	/* One write per message so lines of concurrent threads do not interleave. */
+	fprintf(stderr, "%s: %s%s%s", TB_NAME, prefix[level], buf,
+		n && buf[n - 1] == '\n' ? "" : "\n");
+}
+
+void tb_log(enum tb_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	tb_vlog(level, fmt, ap);
+	va_end(ap);
+}

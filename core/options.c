@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Typed option values from scenario text, driven by each plugin's declarative table. */
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "core/tb.h"
+
+static const char *skip_ws(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+/* Number followed by a unit suffix; the suffix (trimmed, lowercased) goes to unit. */
+static int parse_num_unit(const char *s, double *num, char *unit, size_t ulen)
+{
+	char *end;
+	size_t n = 0;
+
+	s = skip_ws(s);
+	if (!*s || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	*num = strtod(s, &end);
+	if (end == s || errno || !isfinite(*num))
+		return -EINVAL;
+	end = (char *)skip_ws(end);
+	while (*end && !isspace((unsigned char)*end)) {
+		if (n + 1 >= ulen)
+			return -EINVAL;
+		unit[n++] = (char)tolower((unsigned char)*end++);
+	}
+	unit[n] = '\0';
+	if (*skip_ws(end))
+		return -EINVAL;
+	return 0;
+}
+
+int tb_parse_size(const char *s, uint64_t *bytes)
+{
+	static const struct {
+		const char *u;
+		double mul;
+	} units[] = {
+		{"", 1},
+		{"b", 1},
+		{"k", 1024.0},
+		{"kb", 1024.0},
+		{"kib", 1024.0},
+		{"m", 1048576.0},
+		{"mb", 1048576.0},
+		{"mib", 1048576.0},
+		{"g", 1073741824.0},
+		{"gb", 1073741824.0},
+		{"gib", 1073741824.0},
+		{"t", 1099511627776.0},
+		{"tb", 1099511627776.0},
+	};
+	char unit[8];
+	double num, v;
+	size_t i;
+
+	if (parse_num_unit(s, &num, unit, sizeof(unit)))
+		return -EINVAL;
+	for (i = 0; i < TB_ARRAY_SIZE(units); i++) {
+		if (strcmp(unit, units[i].u))
+			continue;
+		v = num * units[i].mul;
+		if (v > 9.0e18 || v != floor(v))
+			return -ERANGE;
+		*bytes = (uint64_t)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int tb_parse_duration(const char *s, uint64_t *ns)
+{
+	static const struct {
+		const char *u;
+		double mul;
+	} units[] = {
+		{"", 1e9},   {"s", 1e9},  {"sec", 1e9},	 {"ns", 1},	{"us", 1e3},
+		{"ms", 1e6}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+	};
+	char unit[8];
+	double num, v;
+	size_t i;
+
+	if (parse_num_unit(s, &num, unit, sizeof(unit)))
+		return -EINVAL;
+	for (i = 0; i < TB_ARRAY_SIZE(units); i++) {
+		if (strcmp(unit, units[i].u))
+			continue;
+		v = num * units[i].mul;
+		if (v > 9.0e18)
+			return -ERANGE;
+		*ns = (uint64_t)llround(v);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+int tb_parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = {"1", "true", "yes", "on"};
+	static const char *const no[] = {"0", "false", "no", "off"};
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(yes); i++) {
+		if (!strcasecmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcasecmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+int tb_parse_int(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	s = skip_ws(s);
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s || *skip_ws(end))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int tb_parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	s = skip_ws(s);
+	if (!*s)
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno == ERANGE || !isfinite(v))
+		return -ERANGE;
+	if (end == s || *skip_ws(end))
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int tb_parse_percent(const char *s, double *fraction)
+{
+	char unit[4];
+	double num;
+
+	s = skip_ws(s);
+	if (*s == '-')
+		return -ERANGE;
+	if (parse_num_unit(s, &num, unit, sizeof(unit)))
+		return -EINVAL;
+	if (!strcmp(unit, "%"))
+		*fraction = num / 100.0;
+	else if (!unit[0])
+		*fraction = num;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int strlist_push(struct tb_strlist *l, char *s)
+{
+	char **nv = realloc(l->v, (l->n + 2) * sizeof(*nv));
+
+	if (!nv) {
+		free(s);
+		return -ENOMEM;
+	}
+	l->v = nv;
+	l->v[l->n++] = s;
+	l->v[l->n] = NULL;
+	return 0;
+}
+
+void tb_strlist_free(struct tb_strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+char *tb_strlist_join(const struct tb_strlist *l, const char *sep)
+{
+	size_t i, len = 1, sl = strlen(sep);
+	char *s, *p;
+
+	for (i = 0; i < l->n; i++)
+		len += strlen(l->v[i]) + sl;
+	s = malloc(len);
+	if (!s)
+		return NULL;
+	p = s;
+	*p = '\0';
+	for (i = 0; i < l->n; i++) {
+		if (i) {
+			memcpy(p, sep, sl);
+			p += sl;
+		}
+		p = stpcpy(p, l->v[i]);
+	}
+	return s;
+}
+
+int tb_split_list(const char *s, struct tb_strlist *out)
+{
+	const char *p = s, *e, *comma;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	p = skip_ws(p);
+	if (!*p)
+		return 0;
+	for (;;) {
+		comma = strchr(p, ',');
+		e = comma ? comma : p + strlen(p);
+		while (e > p && isspace((unsigned char)e[-1]))
+			e--;
+		if (e == p) {
+			tb_strlist_free(out);
+			return -EINVAL;
+		}
+		ret = strlist_push(out, strndup(p, (size_t)(e - p)));
+		if (ret || !out->v[out->n - 1]) {
+			tb_strlist_free(out);
+			return -ENOMEM;
+		}
+		if (!comma)
+			break;
+		p = skip_ws(comma + 1);
+	}
+	return 0;
+}
+
+int tb_split_argv(const char *s, struct tb_strlist *out)
+{
+	size_t cap = strlen(s) + 1, n;
+	char *word = NULL, quote;
+	bool inword;
+	int ret = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (;;) {
+		s = skip_ws(s);
+		if (!*s)
+			break;
+		word = malloc(cap);
+		if (!word) {
+			ret = -ENOMEM;
+			goto fail;
+		}
+		n = 0;
+		inword = true;
+		quote = 0;
+		while (*s && inword) {
+			char c = *s++;
+
+			if (quote == '\'') {
+				if (c == '\'')
+					quote = 0;
+				else
+					word[n++] = c;
+			} else if (quote == '"') {
+				if (c == '"')
+					quote = 0;
+				else if (c == '\\' &&
+					 (*s == '"' || *s == '\\' || *s == '$' || *s == '`'))
+					word[n++] = *s++;
+				else
+					word[n++] = c;
+			} else if (c == '\'' || c == '"') {
+				quote = c;
+			} else if (c == '\\') {
+				if (!*s) {
+					ret = -EINVAL;
+					goto fail;
+				}
+				word[n++] = *s++;
+			} else if (isspace((unsigned char)c)) {
+				inword = false;
+			} else {
+				word[n++] = c;
+			}
+		}
+		if (quote) {
+			ret = -EINVAL; /* unterminated quote */
+			goto fail;
+		}
+		word[n] = '\0';
+		ret = strlist_push(out, word);
+		word = NULL;
+		if (ret)
+			goto fail;
+	}
+	return 0;
+fail:
+	free(word);
+	tb_strlist_free(out);
+	return ret;
+}
+
+const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key)
+{
+	for (; opts && opts->name; opts++)
+		if (!strcmp(opts->name, key))
+			return opts;
+	return NULL;
+}
+
+static const char *type_name(enum tb_opt_type t)
+{
+	static const char *const names[] = {
+		[TB_OPT_STRING] = "string",	[TB_OPT_BOOL] = "bool",
+		[TB_OPT_INT] = "int",		[TB_OPT_SIZE] = "size",
+		[TB_OPT_DURATION] = "duration", [TB_OPT_DOUBLE] = "number",
+		[TB_OPT_CHOICE] = "choice",	[TB_OPT_LIST] = "list",
+		[TB_OPT_ARGV] = "command",	[TB_OPT_PERCENT] = "percent",
+	};
+	return names[t];
+}
+
+static bool out_of_range(const struct tb_option *o, double v)
+{
+	return o->max > o->min && (v < o->min || v > o->max);
+}
+
+static void free_one(const struct tb_option *o, void *cfg)
+{
+	void *field = (char *)cfg + o->offset;
+
+	switch (o->type) {
+	case TB_OPT_STRING:
+		free(*(char **)field);
+		*(char **)field = NULL;
+		break;
+	case TB_OPT_LIST:
+	case TB_OPT_ARGV:
+		tb_strlist_free(field);
+		break;
+	default:
+		break;
+	}
+}
+
+int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const char *val,
+		char *err, size_t errlen)
+{
+	const struct tb_option *o = tb_opts_find(opts, key);
+	struct tb_strlist l;
+	void *field;
+	uint64_t u;
+	int64_t i;
+	double d;
+	bool b;
+	int ret = 0;
+	size_t k;
+
+	if (!o) {
+		snprintf(err, errlen, "unknown key '%s'", key);
+		return -ENOENT;
+	}
+	field = (char *)cfg + o->offset;
+	switch (o->type) {
+	case TB_OPT_STRING: {
+		char *s = strdup(val);
+
+		if (!s)
+			return -ENOMEM;
+		free_one(o, cfg);
+		*(char **)field = s;
+		return 0;
+	}
+	case TB_OPT_BOOL:
+		ret = tb_parse_bool(val, &b);
+		if (!ret)
+			*(bool *)field = b;
+		break;
+	case TB_OPT_INT:
+		ret = tb_parse_int(val, &i);
+		if (!ret && out_of_range(o, (double)i))
+			ret = -ERANGE;
+		if (!ret)
+			*(int64_t *)field = i;
+		break;
+	case TB_OPT_SIZE:
+		ret = tb_parse_size(val, &u);
+		if (!ret && out_of_range(o, (double)u))
+			ret = -ERANGE;
+		if (!ret)
+			*(uint64_t *)field = u;
+		break;
+	case TB_OPT_DURATION:
+		ret = tb_parse_duration(val, &u);
+		if (!ret && out_of_range(o, (double)u))
+			ret = -ERANGE;
+		if (!ret)
+			*(uint64_t *)field = u;
+		break;
+	case TB_OPT_DOUBLE:
+		ret = tb_parse_double(val, &d);
+		if (!ret && out_of_range(o, d))
+			ret = -ERANGE;
+		if (!ret)
+			*(double *)field = d;
+		break;
+	case TB_OPT_PERCENT:
+		ret = tb_parse_percent(val, &d);
+		if (!ret && out_of_range(o, d))
+			ret = -ERANGE;
+		if (!ret)
+			*(double *)field = d;
+		break;
+	case TB_OPT_CHOICE:
+		ret = -EINVAL;
+		for (k = 0; o->choices && o->choices[k]; k++) {
+			if (!strcmp(o->choices[k], val)) {
+				*(int *)field = (int)k;
+				ret = 0;
+				break;
+			}
+		}
+		if (ret) {
+			size_t off = (size_t)snprintf(err, errlen,
+						      "key '%s': '%s' is not one of:", key, val);
+			for (k = 0; o->choices && o->choices[k] && off < errlen; k++)
+				off += (size_t)snprintf(err + off, errlen - off, " %s",
+							o->choices[k]);
+			return ret;
+		}
+		break;
+	case TB_OPT_LIST:
+	case TB_OPT_ARGV:
+		ret = o->type == TB_OPT_LIST ? tb_split_list(val, &l) : tb_split_argv(val, &l);
+		if (ret == -ENOMEM)
+			return ret;
+		if (!ret) {
+			free_one(o, cfg);
+			*(struct tb_strlist *)field = l;
+		}
+		break;
+	}
+	if (ret == -ERANGE && o->max > o->min) {
+		snprintf(err, errlen, "key '%s': value '%s' is out of range [%g, %g]%s", key, val,
+			 o->min, o->max,
+			 o->type == TB_OPT_DURATION ? " ns"
+			 : o->type == TB_OPT_SIZE   ? " bytes"
+						    : "");
+	} else if (ret) {
+		snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
+			 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
+			 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
+			 : o->type == TB_OPT_BOOL    ? " (true or false)"
+			 : o->type == TB_OPT_ARGV    ? " (unterminated quote?)"
+			 : o->type == TB_OPT_LIST    ? " (empty item?)"
+			 : o->type == TB_OPT_PERCENT ? " (e.g. 1%)"
+						     : "");
+		ret = -EINVAL;
+	}
+	return ret ? -EINVAL : 0;
+}
+
+int tb_opts_defaults(const struct tb_option *opts, void *cfg)
+{
+	char err[256];
+	int ret;
+
+	for (; opts && opts->name; opts++) {
+		if (!opts->def)
+			continue;
+		ret = tb_opts_set(opts, cfg, opts->name, opts->def, err, sizeof(err));
+		if (ret) {
+			tb_err("bug: default of option %s: %s", opts->name, err);
+			return ret;
+		}
+	}
+	return 0;
+}
+
+void tb_opts_free(const struct tb_option *opts, void *cfg)
+{
+	for (; opts && opts->name; opts++)
+		free_one(opts, cfg);
+}
+
+void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent)
+{
+	char head[64];
+	size_t k;
+
+	for (; opts && opts->name; opts++) {
+		snprintf(head, sizeof(head), "%s=<%s>", opts->name, type_name(opts->type));
+		fprintf(f, "%s%-28s %s", indent, head, opts->help ? opts->help : "");
+		if (opts->type == TB_OPT_CHOICE && opts->choices) {
+			fprintf(f, " (");
+			for (k = 0; opts->choices[k]; k++)
+				fprintf(f, "%s%s", k ? "|" : "", opts->choices[k]);
+			fprintf(f, ")");
+		}
+		if (opts->def)
+			fprintf(f, " [default: %s]", opts->def);
+		fputc('\n', f);
+	}
+}
+
+json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg)
+{
+	json_t *o = json_object(), *v, *a;
+	const void *field;
+	size_t k;
+
+	if (!o)
+		return NULL;
+	for (; opts && opts->name; opts++) {
+		field = (const char *)cfg + opts->offset;
+		switch (opts->type) {
+		case TB_OPT_STRING:
+			v = *(char *const *)field ? json_string(*(char *const *)field)
+						  : json_null();
+			break;
+		case TB_OPT_BOOL:
+			v = json_boolean(*(const bool *)field);
+			break;
+		case TB_OPT_INT:
+			v = json_integer(*(const int64_t *)field);
+			break;
+		case TB_OPT_SIZE:
+		case TB_OPT_DURATION:
+			v = json_integer((json_int_t) * (const uint64_t *)field);
+			break;
+		case TB_OPT_DOUBLE:
+		case TB_OPT_PERCENT:
+			v = json_real(*(const double *)field);
+			break;
+		case TB_OPT_CHOICE:
+			v = json_string(opts->choices[*(const int *)field]);
+			break;
+		default: {
+			const struct tb_strlist *l = field;
+
+			v = a = json_array();
+			for (k = 0; a && k < l->n; k++)
+				json_array_append_new(a, json_string(l->v[k]));
+			break;
+		}
+		}
+		if (!v || json_object_set_new(o, opts->name, v)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Child processes in their own process groups: spawn, poll, wait with a timeout, stop. */
+#include <errno.h>
+#include <limits.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/proc.h"
+#include "core/tb.h"
+
+int tb_proc_which(const char *argv0, char *path, size_t len)
+{
+	const char *env = getenv("PATH");
+	char *dirs, *dir, *save = NULL;
+	int ret = -ENOENT;
+
+	if (!argv0 || !*argv0)
+		return -ENOENT;
+	if (strchr(argv0, '/')) {
+		char abs[PATH_MAX];
+
+		if (access(argv0, X_OK))
+			return -errno;
+		/* Absolute, so that a TB_PROC_CHDIR child still finds it. */
+		snprintf(path, len, "%s", realpath(argv0, abs) ? abs : argv0);
+		return 0;
+	}
+	dirs = strdup(env && *env ? env
+				  : "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	if (!dirs)
+		return -ENOMEM;
+	for (dir = strtok_r(dirs, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		struct stat st;
+
+		snprintf(path, len, "%s/%s", dir, argv0);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK)) {
+			ret = 0;
+			break;
+		}
+	}
+	free(dirs);
+	return ret;
+}
+
+int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags)
+{
+	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
+	char exe[4096];
+	ssize_t n;
+	pid_t pid;
+
+	memset(p, 0, sizeof(*p));
+	p->out_fd = -1;
+	if (!argv || !argv[0])
+		return -EINVAL;
+	ret = tb_proc_which(argv[0], exe, sizeof(exe));
+	if (ret)
+		return ret;
+	if (flags & TB_PROC_CAPTURE) {
+		if (pipe2(pipefd, O_CLOEXEC))
+			return -errno;
+	} else if (out_path) {
+		outfd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+		if (outfd < 0) {
+			ret = -errno;
+			goto out;
+		}
+		p->out_path = strdup(out_path);
+	}
+	/* The child reports a failed exec through this pipe; a successful exec closes it. */
+	if (pipe2(errpipe, O_CLOEXEC)) {
+		ret = -errno;
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		goto out;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDWR);
+		int out = (flags & TB_PROC_CAPTURE) ? pipefd[1] : outfd >= 0 ? outfd : devnull;
+
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() == 1)
+			_exit(127);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		dup2(devnull, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		if ((flags & TB_PROC_CHDIR) && out_path) {
+			char dir[4096], *slash;
+
+			snprintf(dir, sizeof(dir), "%s", out_path);
+			slash = strrchr(dir, '/');
+			if (slash) {
+				*slash = '\0';
+				if (chdir(dir[0] ? dir : "/"))
+					_exit(126);
+			}
+		}
+		execv(exe, argv);
+		child_errno = errno;
+		if (write(errpipe[1], &child_errno, sizeof(child_errno)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also in the parent, so signals right after return reach the group */
+	close(errpipe[1]);
+	errpipe[1] = -1;
+	n = read(errpipe[0], &child_errno, sizeof(child_errno));
+	p->pid = pid;
+	p->start_ns = tb_now_ns();
+	if (n == (ssize_t)sizeof(child_errno)) {
+		tb_proc_wait(p, 0);
+		p->pid = 0;
+		ret = -child_errno;
+		goto out;
+	}
+	if (flags & TB_PROC_CAPTURE) {
+		p->out_fd = pipefd[0];
+		pipefd[0] = -1;
+	}
+out:
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (errpipe[0] >= 0)
+		close(errpipe[0]);
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
+	if (outfd >= 0)
+		close(outfd);
+	if (ret) {
+		free(p->out_path);
+		p->out_path = NULL;
+	}
+	return ret;
+}
+
+int tb_proc_poll(struct tb_proc *p)
+{
+	pid_t r;
+
+	if (p->reaped || !p->pid)
+		return 1;
+	r = wait4(p->pid, &p->status, WNOHANG, &p->ru);
+	if (r == p->pid || (r < 0 && errno == ECHILD)) {
+		p->reaped = true;
+		p->end_ns = tb_now_ns();
+		return 1;
+	}
+	return 0;
+}
+
+int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns)
+{
+	uint64_t deadline = tb_now_ns() + timeout_ns, delay = 100000;
+
+	if (!timeout_ns) {
+		while (!p->reaped && p->pid) {
+			pid_t r = wait4(p->pid, &p->status, 0, &p->ru);
+
+			if (r == p->pid || (r < 0 && errno != EINTR)) {
+				p->reaped = true;
+				p->end_ns = tb_now_ns();
+			}
+		}
+		return 0;
+	}
+	while (!tb_proc_poll(p)) {
+		if (tb_now_ns() >= deadline)
+			return -ETIMEDOUT;
+		tb_sleep_ns(delay);
+		if (delay < 20000000)
+			delay *= 2;
+	}
+	return 0;
+}
+
+int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns)
+{
+	if (!p->pid || tb_proc_poll(p))
+		return 0;
+	kill(-p->pid, sig);
+	if (!tb_proc_wait(p, grace_ns))
+		goto reap_group;
+	if (sig != SIGTERM) {
+		kill(-p->pid, SIGTERM);
+		if (!tb_proc_wait(p, grace_ns))
+			goto reap_group;
+	}
+	kill(-p->pid, SIGKILL);
+	tb_proc_wait(p, 0);
+	return -ETIMEDOUT;
+reap_group:
+	/* The leader is gone; anything it left in its group goes too. */
+	kill(-p->pid, SIGKILL);
+	return 0;
+}
+
+void tb_proc_release(struct tb_proc *p)
+{
+	if (p->pid && !tb_proc_poll(p)) {
+		kill(-p->pid, SIGKILL);
+		tb_proc_wait(p, 0);
+	}
+	if (p->out_fd >= 0)
+		close(p->out_fd);
+	p->out_fd = -1;
+	free(p->out_path);
+	p->out_path = NULL;
+}
+
+const char *tb_proc_status_str(int status, char *buf, size_t len)
+{
+	if (WIFEXITED(status))
+		snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+	else if (WIFSIGNALED(status))
+		snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+			 strsignal(WTERMSIG(status)));
+	else
+		snprintf(buf, len, "wait status 0x%x", status);
+	return buf;
+}

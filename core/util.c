@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Small file, time and directory helpers shared by the harness and the plugins. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/tb.h"
+
+static volatile sig_atomic_t stop_flag;
+
+bool tb_stop_requested(void)
+{
+	return stop_flag != 0;
+}
+
+void tb_request_stop(void)
+{
+	stop_flag = 1;
+}
+
+uint64_t tb_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void tb_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = ns / 1000000000ull, .tv_nsec = ns % 1000000000ull};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR && !tb_stop_requested())
+		;
+}
+
+int tb_read_file(const char *path, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = NULL, *nb;
+	ssize_t r;
+	int fd, ret = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	buf = malloc(cap + 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	for (;;) {
+		if (n == cap) {
+			if (cap >= (64u << 20)) {
+				ret = -EFBIG;
+				goto out;
+			}
+			nb = realloc(buf, cap * 2 + 1);
+			if (!nb) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto out;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = n;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int tb_read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f;
+	int ret = 0;
+
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)len, f)) {
+		ret = ferror(f) ? -EIO : -ENODATA;
+		buf[0] = '\0';
+	} else {
+		buf[strcspn(buf, "\n")] = '\0';
+	}
+	fclose(f);
+	return ret;
+}
+
+int tb_write_file(const char *path, const char *s)
+{
+	size_t n = strlen(s);
+	ssize_t w;
+	int fd, ret = 0;
+
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	w = write(fd, s, n);
+	if (w < 0)
+		ret = -errno;
+	else if ((size_t)w != n)
+		ret = -EIO;
+	close(fd);
+	return ret;
+}
+
+int tb_mkdir_p(const char *path, mode_t mode)
+{
+	char tmp[4096];
+	size_t i, n = strlen(path);
+
+	if (n == 0 || n >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	memcpy(tmp, path, n + 1);
+	for (i = 1; i <= n; i++) {
+		if (tmp[i] != '/' && tmp[i] != '\0')
+			continue;
+		tmp[i] = '\0';
+		if (mkdir(tmp, mode) && errno != EEXIST)
+			return -errno;
+		tmp[i] = path[i];
+	}
+	return 0;
+}
+
+static int rm_rf_at(int parent, const char *name)
+{
+	struct dirent *de;
+	DIR *d;
+	int fd, ret = 0;
+
+	if (unlinkat(parent, name, 0) == 0 || errno == ENOENT)
+		return 0;
+	if (errno != EISDIR && errno != EPERM)
+		return -errno;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		ret = rm_rf_at(dirfd(d), de->d_name);
+		if (ret)
+			break;
+	}
+	closedir(d);
+	if (!ret && unlinkat(parent, name, AT_REMOVEDIR))
+		ret = -errno;
+	return ret;
+}
+
+int tb_rm_rf(const char *path)
+{
+	return rm_rf_at(AT_FDCWD, path);
+}
+
+int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	char tmp[4096], dir[4096];
+	const char *p = data;
+	size_t done = 0;
+	int fd, dfd, ret = 0;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t w = write(fd, p + done, len - done);
+
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			goto fail;
+		}
+		done += (size_t)w;
+	}
+	if (fchmod(fd, mode) || fsync(fd)) {
+		ret = -errno;
+		goto fail;
+	}
+	if (close(fd)) {
+		fd = -1;
+		ret = -errno;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		ret = -errno;
+		goto fail;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return ret;
+}
+
+void tb_utc_iso(char *buf, size_t len, time_t t)
+{
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+void tb_fput_markup(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; s && i < n && s[i]; i++) {
+		unsigned char ch = (unsigned char)s[i];
+
+		switch (ch) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			/* XML 1.0 forbids most control characters; HTML renders them badly. */
+			fputc(ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r' ? '?' : ch, f);
+		}
+	}
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The HTML report: one self-contained file (inline CSS and SVG plots, no scripts, no network)
+ * with the verdict table first, the plots, the environment, the scenario, the warnings and the
+ * command that reproduces the run. Every string taken from a result is HTML-escaped.
+ */
+#ifndef TB_REPORT_H
+#define TB_REPORT_H
+
+#include <stddef.h>
+
+#include "result/result.h"
+
+/*
+ * Write the report of r to path (atomically). plotdir holds <name>.svg files drawn by
+ * tb_plot_result (e.g. RUNDIR/plots); with NULL the plots are drawn into a temporary
+ * directory and removed afterwards. Without gnuplot the report is still written and says why
+ * it has no plots. Returns 0 or -errno (the error is printed).
+ */
+int tb_report_write(const struct tb_result *r, const char *plotdir, const char *path);
+
+/*
+ * A comparison of n results (named "#i host kernel"): a per-cell side-by-side table of
+ * baseline ns/op, overhead [CI] and verdict, the compare plot, and each result's environment.
+ * Returns 0 or -errno.
+ */
+int tb_report_compare_write(const struct tb_result *const *rs, size_t n, const char *path);
+
+struct tb_comparison;
+/*
+ * The HTML of `tracebench compare A B [C...] --html FILE`: the n comparisons (each of the same
+ * A against another result, from tb_compare_build) with ns/op and overhead changes and their
+ * CIs, environment differences, the compare plot over all results, each environment. Returns 0
+ * or -errno.
+ */
+int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path);
+
+#endif /* TB_REPORT_H */

@@ -1,0 +1,935 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Scenario parsing. libinih does the INI syntax; a line-counting reader gives every key and
+ * section its line number, so that every error reads "file:line: message".
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <ini.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "scenario/scenario.h"
+
+#define MAX_SECTIONS 512
+#define MAX_TEXT     (1u << 20)
+
+struct parse {
+	struct tb_scenario *s;
+	const char *what;
+	const char *text, *pos;
+	int line;	   /* line number of the line inih is handling */
+	bool continuation; /* that line continues the previous value */
+	int errors;
+	/* current section */
+	char cur[256];
+	int cur_line;
+	enum { SEC_NONE, SEC_GLOBAL, SEC_WORKLOAD, SEC_TRACER, SEC_MATRIX, SEC_GATE, SEC_BAD } kind;
+	ssize_t cur_idx;
+	char **seen_keys; /* keys of the current section, for duplicates */
+	size_t nseen;
+	char *last_key;
+	int mx_workloads_line, mx_tracers_line;
+	/* libinih reads lines of at most INI_MAX_LINE (200) bytes: longer values (bpftrace
+	 * programs, commands) are kept here and handed to inih as a "\001<index>" token. */
+	char **long_vals;
+	size_t nlong;
+	struct tb_strlist mx_w, mx_t;
+	bool have_matrix, have_global;
+};
+
+static void perr(struct parse *p, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void perr(struct parse *p, int line, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tb_err("%s:%d: %s", p->what, line, msg);
+	p->errors++;
+}
+
+/* Trimmed section header of a line "[name]", or NULL. */
+static bool header_of(const char *line, char *out, size_t len)
+{
+	const char *s = line, *e;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	if (*s != '[')
+		return false;
+	e = strchr(s, ']');
+	if (!e || (size_t)(e - s - 1) >= len)
+		return false;
+	memcpy(out, s + 1, (size_t)(e - s - 1));
+	out[e - s - 1] = '\0';
+	return true;
+}
+
+static void clear_seen(struct parse *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nseen; i++)
+		free(p->seen_keys[i]);
+	free(p->seen_keys);
+	p->seen_keys = NULL;
+	p->nseen = 0;
+	free(p->last_key);
+	p->last_key = NULL;
+}
+
+static bool valid_name(const char *n)
+{
+	if (!*n || strlen(n) > 64)
+		return false;
+	for (; *n; n++)
+		if (!isalnum((unsigned char)*n) && !strchr("-_.+", *n))
+			return false;
+	return true;
+}
+
+static void new_section(struct parse *p, const char *hdr, int line);
+
+/* inih reader: hands out one line at a time and keeps count. */
+static char *reader(char *str, int num, void *stream)
+{
+	struct parse *p = stream;
+	const char *nl;
+	size_t n;
+	char hdr[256];
+
+	if (!*p->pos)
+		return NULL;
+	nl = strchr(p->pos, '\n');
+	n = nl ? (size_t)(nl - p->pos + 1) : strlen(p->pos);
+	p->line++;
+	if (n >= (size_t)num) {
+		const char *eq = memchr(p->pos, '=', n);
+		char **nl_vals;
+		size_t klen, vlen;
+		const char *v;
+
+		if (!eq || (size_t)(eq - p->pos) > (size_t)num / 2 ||
+		    !(nl_vals = realloc(p->long_vals, (p->nlong + 1) * sizeof(*nl_vals)))) {
+			perr(p, p->line, "line longer than %d characters", num - 2);
+			str[0] = ';'; /* hand inih a comment instead of a truncated line */
+			str[1] = '\0';
+			p->pos += n;
+			return str;
+		}
+		p->long_vals = nl_vals;
+		klen = (size_t)(eq - p->pos);
+		v = eq + 1;
+		vlen = n - klen - 1;
+		while (vlen && (*v == ' ' || *v == '\t'))
+			v++, vlen--;
+		while (vlen && strchr(" \t\r\n", v[vlen - 1]))
+			vlen--;
+		p->long_vals[p->nlong] = strndup(v, vlen);
+		snprintf(str, (size_t)num, "%.*s= \001%zu\n", (int)klen, p->pos, p->nlong);
+		p->nlong++;
+		p->pos += n;
+		p->continuation = false;
+		return str;
+	}
+	memcpy(str, p->pos, n);
+	str[n] = '\0';
+	p->pos += n;
+	p->continuation = p->last_key && n > 0 && (str[0] == ' ' || str[0] == '\t') &&
+			  str[strspn(str, " \t\r\n")] != '\0' && str[strspn(str, " \t")] != ';' &&
+			  str[strspn(str, " \t")] != '#';
+	if (header_of(str, hdr, sizeof(hdr)))
+		new_section(p, hdr, p->line);
+	return str;
+}
+
+static void *add_item(void **arr, size_t *n, size_t size)
+{
+	void *na;
+
+	if (*n >= MAX_SECTIONS)
+		return NULL;
+	na = realloc(*arr, (*n + 1) * size);
+	if (!na)
+		return NULL;
+	*arr = na;
+	memset((char *)na + *n * size, 0, size);
+	return (char *)na + (*n)++ * size;
+}
+
+static void new_section(struct parse *p, const char *hdr, int line)
+{
+	struct tb_scenario *s = p->s;
+	char kind[64] = "", name[192] = "";
+	int n, end = 0;
+
+	clear_seen(p);
+	snprintf(p->cur, sizeof(p->cur), "%s", hdr);
+	p->cur_line = line;
+	p->cur_idx = -1;
+	n = sscanf(hdr, " %63s %191s %n", kind, name, &end);
+	if (n == 2 && hdr[end]) {
+		p->kind = SEC_BAD;
+		perr(p, line, "bad section [%s]: expected [%s NAME] with one name", hdr, kind);
+		return;
+	}
+	if (n == 1 && !strcmp(kind, "global")) {
+		if (p->have_global)
+			perr(p, line, "duplicate section [global]");
+		p->have_global = true;
+		p->kind = SEC_GLOBAL;
+	} else if (n == 1 && !strcmp(kind, "matrix")) {
+		if (p->have_matrix)
+			perr(p, line, "duplicate section [matrix]");
+		p->have_matrix = true;
+		p->kind = SEC_MATRIX;
+	} else if (n == 1 && !strcmp(kind, "gate")) {
+		p->kind = SEC_GATE;
+	} else if (n == 2 && (!strcmp(kind, "workload") || !strcmp(kind, "tracer"))) {
+		bool wl = !strcmp(kind, "workload");
+
+		p->kind = SEC_BAD;
+		if (!valid_name(name)) {
+			perr(p, line,
+			     "bad %s name '%s' (letters, digits, - _ . + only, at most 64)", kind,
+			     name);
+			return;
+		}
+		if (wl ? tb_scenario_workload(s, name) >= 0 : tb_scenario_tracer(s, name) >= 0) {
+			perr(p, line, "duplicate section [%s %s]%s", kind, name,
+			     !wl && !strcmp(name, "none") ? " (the baseline 'none' is built in)"
+							  : "");
+			return;
+		}
+		if (wl) {
+			struct tb_scn_workload *w =
+				add_item((void **)&s->workloads, &s->nworkloads, sizeof(*w));
+			if (!w || !(w->name = strdup(name))) {
+				perr(p, line, "too many sections or out of memory");
+				return;
+			}
+			w->line = line;
+			w->threads = 0; /* 0: inherit from [global] */
+			w->latency_every = 0;
+			p->cur_idx = (ssize_t)s->nworkloads - 1;
+			p->kind = SEC_WORKLOAD;
+		} else {
+			struct tb_scn_tracer *t =
+				add_item((void **)&s->tracers, &s->ntracers, sizeof(*t));
+			if (!t || !(t->name = strdup(name))) {
+				perr(p, line, "too many sections or out of memory");
+				return;
+			}
+			t->line = line;
+			t->settle_ns = UINT64_MAX; /* inherit */
+			p->cur_idx = (ssize_t)s->ntracers - 1;
+			p->kind = SEC_TRACER;
+		}
+	} else {
+		p->kind = SEC_BAD;
+		perr(p, line,
+		     "unknown section [%s] (expected [global], [workload NAME], "
+		     "[tracer NAME], [matrix] or [gate])",
+		     hdr);
+	}
+}
+
+/* Keys of [global]. */
+enum gkey {
+	G_NAME,
+	G_DESC,
+	G_REPS,
+	G_MINR,
+	G_MAXR,
+	G_WARMUP,
+	G_DUR,
+	G_MAXT,
+	G_SETTLE,
+	G_TIMEOUT,
+	G_CPUS,
+	G_CCPU,
+	G_THREADS,
+	G_LAT,
+	G_LATE,
+	G_MLOCK,
+	G_PERF,
+	G_AA,
+	G_SEED,
+	G_PREC,
+	G_NOISE,
+	G_ALPHA,
+	G_POWER,
+	G_CONF,
+	G_RES
+};
+
+struct gcfg {
+	char *name, *desc;
+	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
+	uint64_t dur, maxt, settle, timeout;
+	struct tb_strlist cpus;
+	bool lat, mlock, perf, aa;
+	double prec, noise, alpha, power, conf, maxcv;
+};
+
+#define G(f) offsetof(struct gcfg, f)
+static const struct tb_option global_opts[] = {
+	{"name", TB_OPT_STRING, G(name), NULL, "scenario name (default: the file name)"},
+	{"description", TB_OPT_STRING, G(desc), NULL, "one line on what it measures"},
+	{"repetitions", TB_OPT_INT, G(reps), "10", "rounds; each runs every cell once", 1, 100000},
+	{"min-rounds", TB_OPT_INT, G(minr), "5", "adaptive stopping: rounds before checking", 1,
+	 100000},
+	{"max-rounds", TB_OPT_INT, G(maxr), "100", "adaptive stopping: at most this many", 1,
+	 100000},
+	{"warmup", TB_OPT_INT, G(warmup), "1", "warmup rounds (run, recorded, not analysed)", 0,
+	 1000},
+	{"duration", TB_OPT_DURATION, G(dur), "1s", "per sample; batch size calibrated to it", 1e6,
+	 3600e9},
+	{"max-time", TB_OPT_DURATION, G(maxt), "0", "stop adding rounds after this (0: none)"},
+	{"settle", TB_OPT_DURATION, G(settle), "20ms", "delay after tracer start and before stop",
+	 0, 60e9},
+	{"sample-timeout", TB_OPT_DURATION, G(timeout), "0",
+	 "kill a sample after this (0: 20 x duration + 60s)"},
+	{"cpus", TB_OPT_LIST, G(cpus), "auto",
+	 "CPUs for workload threads: ids, 'auto' (the last online CPU) or 'none'"},
+	{"consumer-cpu", TB_OPT_INT, G(ccpu), "-1", "CPU for tracer consumer threads (-1: auto)",
+	 -1, 4095},
+	{"threads", TB_OPT_INT, G(threads), "1", "workload threads (each runs the batch)", 1, 256},
+	{"latency", TB_OPT_BOOL, G(lat), "false", "time individual ops into a histogram"},
+	{"latency-every", TB_OPT_INT, G(late), "1", "latency mode: time one op in N", 1, 1000000},
+	{"mlock", TB_OPT_BOOL, G(mlock), "false", "mlockall the workload process"},
+	{"perf-counts", TB_OPT_BOOL, G(perf), "false",
+	 "software perf counts per sample (inherited counters slow context switches: off by "
+	 "default)"},
+	{"aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself"},
+	{"seed", TB_OPT_INT, G(seed), "-1", "shuffle and bootstrap seed (-1: from the clock)", -1,
+	 9.0e18},
+	{"precision", TB_OPT_PERCENT, G(prec), "0",
+	 "adaptive: add rounds until every CI half-width is below this (0: fixed rounds)", 0, 1},
+	{"noise-threshold", TB_OPT_PERCENT, G(noise), "1%", "smallest overhead called an effect", 0,
+	 10},
+	{"max-cv", TB_OPT_PERCENT, G(maxcv), "10%",
+	 "a cell whose samples vary more (CV) is untrustworthy", 0.001, 10},
+	{"alpha", TB_OPT_DOUBLE, G(alpha), "0.05", "significance level", 1e-6, 0.5},
+	{"power", TB_OPT_DOUBLE, G(power), "0.8", "power for the minimal detectable effect", 0.5,
+	 0.999},
+	{"confidence", TB_OPT_DOUBLE, G(conf), "0.95", "confidence level of intervals", 0.5,
+	 0.9999},
+	{"resamples", TB_OPT_INT, G(res), "10000", "bootstrap resamples", 1000, 1000000},
+	TB_OPT_END,
+};
+#undef G
+
+/* Keys the harness owns in [workload] sections; the rest belongs to the plugin. */
+struct wcfg {
+	int64_t threads, late;
+	bool lat, sweep;
+	uint64_t dur;
+};
+#define W(f) offsetof(struct wcfg, f)
+static const struct tb_option wl_harness_opts[] = {
+	{"threads", TB_OPT_INT, W(threads), NULL, "threads for this workload", 1, 256},
+	{"latency", TB_OPT_BOOL, W(lat), NULL, "latency mode for this workload"},
+	{"latency-every", TB_OPT_INT, W(late), NULL, "time one op in N", 1, 1000000},
+	{"duration", TB_OPT_DURATION, W(dur), NULL, "per-sample duration", 1e6, 3600e9},
+	{"rate-sweep", TB_OPT_BOOL, W(sweep), NULL, "feed the cost-per-event rate model"},
+	TB_OPT_END,
+};
+#undef W
+
+struct tcfg {
+	uint64_t settle;
+};
+static const struct tb_option tr_harness_opts[] = {
+	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
+	 "delay after start and before stop", 0, 60e9},
+	TB_OPT_END,
+};
+
+static struct gcfg gdef;
+
+static bool is_dup_key(struct parse *p, const char *name)
+{
+	size_t i;
+	char **nk;
+
+	for (i = 0; i < p->nseen; i++)
+		if (!strcmp(p->seen_keys[i], name))
+			return true;
+	nk = realloc(p->seen_keys, (p->nseen + 1) * sizeof(*nk));
+	if (nk) {
+		p->seen_keys = nk;
+		p->seen_keys[p->nseen] = strdup(name);
+		if (p->seen_keys[p->nseen])
+			p->nseen++;
+	}
+	return false;
+}
+
+static void set_plugin_key(struct parse *p, const struct tb_option *opts, void *cfg,
+			   const char *kind, const char *name, const char *value)
+{
+	char err[512];
+	int ret;
+
+	ret = tb_opts_set(opts, cfg, name, value, err, sizeof(err));
+	if (ret == -ENOENT)
+		perr(p, p->line, "[%s]: unknown key '%s' for %s", p->cur, name, kind);
+	else if (ret)
+		perr(p, p->line, "[%s]: %s", p->cur, err);
+}
+
+/* Workload/tracer sections: `type` must come first, since it decides which keys exist. */
+static void section_key(struct parse *p, const char *name, const char *value)
+{
+	struct tb_scenario *s = p->s;
+	char err[512];
+
+	if (p->kind == SEC_WORKLOAD) {
+		struct tb_scn_workload *w = &s->workloads[p->cur_idx];
+
+		if (!strcmp(name, "type")) {
+			w->ops = tb_workload_find(value);
+			if (!w->ops) {
+				perr(p, p->line,
+				     "[%s]: unknown workload type '%s' (see 'tracebench "
+				     "list')",
+				     p->cur, value);
+				p->kind = SEC_BAD;
+				return;
+			}
+			w->cfg = calloc(1, w->ops->cfg_size ? w->ops->cfg_size : 1);
+			if (!w->cfg || tb_opts_defaults(w->ops->opts, w->cfg)) {
+				perr(p, p->line, "[%s]: cannot initialise options", p->cur);
+				p->kind = SEC_BAD;
+			}
+			return;
+		}
+		if (!w->ops) {
+			perr(p, p->line, "[%s]: 'type' must be the first key of the section",
+			     p->cur);
+			p->kind = SEC_BAD;
+			return;
+		}
+		/* A plugin's own key wins over the harness's key of the same name. */
+		if (!tb_opts_find(w->ops->opts, name) && tb_opts_find(wl_harness_opts, name)) {
+			struct wcfg wc = {0};
+
+			if (tb_opts_set(wl_harness_opts, &wc, name, value, err, sizeof(err))) {
+				perr(p, p->line, "[%s]: %s", p->cur, err);
+				return;
+			}
+			if (!strcmp(name, "threads"))
+				w->threads = (unsigned int)wc.threads;
+			else if (!strcmp(name, "latency"))
+				w->latency = wc.lat, w->latency_every = w->latency_every ?: 0;
+			else if (!strcmp(name, "latency-every"))
+				w->latency_every = (unsigned int)wc.late;
+			else if (!strcmp(name, "duration"))
+				w->duration_ns = wc.dur;
+			else
+				w->rate_sweep = wc.sweep;
+			return;
+		}
+		set_plugin_key(p, w->ops->opts, w->cfg, w->ops->name, name, value);
+		return;
+	}
+	/* tracer */
+	struct tb_scn_tracer *t = &s->tracers[p->cur_idx];
+
+	if (!strcmp(name, "type")) {
+		t->ops = tb_tracer_find(value);
+		if (!t->ops) {
+			perr(p, p->line, "[%s]: unknown tracer type '%s' (see 'tracebench list')",
+			     p->cur, value);
+			p->kind = SEC_BAD;
+			return;
+		}
+		t->cfg = calloc(1, t->ops->cfg_size ? t->ops->cfg_size : 1);
+		if (!t->cfg || tb_opts_defaults(t->ops->opts, t->cfg)) {
+			perr(p, p->line, "[%s]: cannot initialise options", p->cur);
+			p->kind = SEC_BAD;
+		}
+		return;
+	}
+	if (!t->ops) {
+		perr(p, p->line, "[%s]: 'type' must be the first key of the section", p->cur);
+		p->kind = SEC_BAD;
+		return;
+	}
+	if (!tb_opts_find(t->ops->opts, name) && tb_opts_find(tr_harness_opts, name)) {
+		struct tcfg tc = {0};
+
+		if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
+			perr(p, p->line, "[%s]: %s", p->cur, err);
+		else
+			t->settle_ns = tc.settle;
+		return;
+	}
+	set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
+}
+
+/*
+ * cpus: 'auto', 'none', or CPU ids (0..4095), checked here so that junk is reported at its
+ * line; whether the ids are online is the runner's business. Empty means 'auto' (run.c).
+ */
+static void check_cpus(struct parse *p, const struct tb_strlist *l)
+{
+	int64_t id;
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		if ((!strcmp(l->v[i], "auto") || !strcmp(l->v[i], "none")) && l->n == 1)
+			continue;
+		if (tb_parse_int(l->v[i], &id) || id < 0 || id > 4095) {
+			perr(p, p->line,
+			     "[global]: key 'cpus': bad CPU '%s' (CPU ids 0-4095, or 'auto' or "
+			     "'none' alone)",
+			     l->v[i]);
+			return;
+		}
+	}
+}
+
+static int handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct parse *p = user;
+	struct tb_scenario *s = p->s;
+	char err[512];
+	int ret;
+
+	(void)section;
+	if (value[0] == '\001') {
+		unsigned long k = strtoul(value + 1, NULL, 10);
+
+		if (k < p->nlong && p->long_vals[k])
+			value = p->long_vals[k];
+	}
+	if (p->continuation && p->last_key && !strcmp(p->last_key, name)) {
+		/*
+		 * inih hands an indented line to us as more of the previous key. Long values are
+		 * taken whole instead (see reader()), so a continuation is refused, not guessed at.
+		 */
+		if (p->kind == SEC_BAD)
+			return 1;
+		perr(p, p->line,
+		     "[%s]: continuation lines are not supported for key '%s'; put the "
+		     "value on one line",
+		     p->cur, name);
+		return 1;
+	}
+	free(p->last_key);
+	p->last_key = strdup(name);
+	if (p->kind == SEC_NONE) {
+		perr(p, p->line, "key '%s' outside any section", name);
+		return 1;
+	}
+	if (p->kind == SEC_BAD)
+		return 1; /* already reported at the section header */
+	if (is_dup_key(p, name)) {
+		perr(p, p->line, "[%s]: duplicate key '%s'", p->cur, name);
+		return 1;
+	}
+	switch (p->kind) {
+	case SEC_GLOBAL:
+		/* The name becomes part of the run directory's name. */
+		if (!strcmp(name, "name") && !valid_name(value)) {
+			perr(p, p->line,
+			     "[global]: name: '%.40s%s' is not a valid name (letters, "
+			     "digits, - _ . + only, at most 64)",
+			     value, strlen(value) > 40 ? "..." : "");
+			break;
+		}
+		ret = tb_opts_set(global_opts, &gdef, name, value, err, sizeof(err));
+		if (ret == -ENOENT)
+			perr(p, p->line, "[global]: unknown key '%s'", name);
+		else if (ret)
+			perr(p, p->line, "[global]: %s", err);
+		else if (!strcmp(name, "cpus"))
+			check_cpus(p, &gdef.cpus);
+		break;
+	case SEC_WORKLOAD:
+	case SEC_TRACER:
+		section_key(p, name, value);
+		break;
+	case SEC_MATRIX:
+		if (!strcmp(name, "workloads") || !strcmp(name, "tracers")) {
+			struct tb_strlist *l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
+
+			/* A second [matrix] (already an error) may set the key again: no leak. */
+			tb_strlist_free(l);
+			if (tb_split_list(value, l))
+				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value,
+				     name);
+			else if (!l->n)
+				perr(p, p->line, "[matrix]: '%s' is empty", name);
+			if (name[0] == 'w')
+				p->mx_workloads_line = p->line;
+			else
+				p->mx_tracers_line = p->line;
+		} else {
+			perr(p, p->line, "[matrix]: unknown key '%s' (expected workloads, tracers)",
+			     name);
+		}
+		break;
+	case SEC_GATE: {
+		static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
+							"allow-untrustworthy", NULL};
+		size_t k;
+		double d;
+		bool b;
+
+		for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
+			;
+		if (!gate_keys[k]) {
+			perr(p, p->line,
+			     "[gate]: unknown key '%s' (expected max-overhead, "
+			     "max-regression, alpha, allow-untrustworthy)",
+			     name);
+			break;
+		}
+		if ((k <= 1 && tb_parse_percent(value, &d)) ||
+		    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
+		    (k == 3 && tb_parse_bool(value, &b))) {
+			perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
+			break;
+		}
+		char **nk = realloc(s->gate_keys, (s->ngate + 1) * sizeof(*nk));
+		char **nv = nk ? realloc(s->gate_vals, (s->ngate + 1) * sizeof(*nv)) : NULL;
+
+		if (nk)
+			s->gate_keys = nk;
+		if (!nv) {
+			perr(p, p->line, "out of memory");
+			break;
+		}
+		s->gate_vals = nv;
+		s->gate_keys[s->ngate] = strdup(name);
+		s->gate_vals[s->ngate] = strdup(value);
+		s->ngate++;
+		break;
+	}
+	default:
+		break;
+	}
+	return 1;
+}
+
+int tb_scenario_workload(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nworkloads; i++)
+		if (!strcmp(s->workloads[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntracers; i++)
+		if (!strcmp(s->tracers[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static int resolve_matrix(struct parse *p)
+{
+	struct tb_scenario *s = p->s;
+	size_t i, j;
+	int idx;
+
+	if (!p->have_matrix || !p->mx_w.n) {
+		/* An empty file has no line 0: point at line 1. */
+		perr(p,
+		     p->have_matrix ? p->cur_line
+		     : p->line	    ? p->line
+				    : 1,
+		     "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
+		return -EINVAL;
+	}
+	s->mx_workloads = calloc(p->mx_w.n, sizeof(size_t));
+	s->mx_tracers = calloc(p->mx_t.n + 1, sizeof(size_t));
+	if (!s->mx_workloads || !s->mx_tracers)
+		return -ENOMEM;
+	for (i = 0; i < p->mx_w.n; i++) {
+		idx = tb_scenario_workload(s, p->mx_w.v[i]);
+		if (idx < 0) {
+			perr(p, p->mx_workloads_line, "[matrix]: workload '%s' is not defined",
+			     p->mx_w.v[i]);
+			continue;
+		}
+		for (j = 0; j < s->nmx_workloads; j++)
+			if (s->mx_workloads[j] == (size_t)idx)
+				perr(p, p->mx_workloads_line,
+				     "[matrix]: workload '%s' listed twice", p->mx_w.v[i]);
+		s->workloads[idx].used = true;
+		s->mx_workloads[s->nmx_workloads++] = (size_t)idx;
+	}
+	/* The baseline always runs, first in the list. */
+	s->mx_tracers[s->nmx_tracers++] = 0;
+	s->tracers[0].used = true;
+	for (i = 0; i < p->mx_t.n; i++) {
+		idx = tb_scenario_tracer(s, p->mx_t.v[i]);
+		if (idx < 0) {
+			perr(p, p->mx_tracers_line, "[matrix]: tracer '%s' is not defined",
+			     p->mx_t.v[i]);
+			continue;
+		}
+		if (idx == 0)
+			continue;
+		for (j = 0; j < s->nmx_tracers; j++)
+			if (s->mx_tracers[j] == (size_t)idx)
+				perr(p, p->mx_tracers_line, "[matrix]: tracer '%s' listed twice",
+				     p->mx_t.v[i]);
+		s->tracers[idx].used = true;
+		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
+	}
+	return 0;
+}
+
+/* After parsing: types present, plugin validation, unused sections, global values. */
+static void finish(struct parse *p)
+{
+	struct tb_scenario *s = p->s;
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < s->nworkloads; i++) {
+		struct tb_scn_workload *w = &s->workloads[i];
+
+		if (!w->ops) {
+			perr(p, w->line, "[workload %s]: no 'type' key", w->name);
+			continue;
+		}
+		if (w->ops->validate && w->ops->validate(w->cfg, err, sizeof(err)))
+			perr(p, w->line, "[workload %s]: %s", w->name, err);
+		if (!w->threads)
+			w->threads = (unsigned int)gdef.threads;
+		if (!w->latency_every)
+			w->latency_every = (unsigned int)gdef.late;
+		if (!w->duration_ns)
+			w->duration_ns = gdef.dur;
+		if (gdef.lat)
+			w->latency = true;
+		if (w->latency && (w->ops->flags & TB_WL_NOLATENCY))
+			perr(p, w->line, "[workload %s]: latency mode is not available for %s",
+			     w->name, w->ops->name);
+	}
+	for (i = 1; i < s->ntracers; i++) {
+		struct tb_scn_tracer *t = &s->tracers[i];
+
+		if (!t->ops) {
+			perr(p, t->line, "[tracer %s]: no 'type' key", t->name);
+			continue;
+		}
+		if (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err)))
+			perr(p, t->line, "[tracer %s]: %s", t->name, err);
+		if (t->settle_ns == UINT64_MAX)
+			t->settle_ns = gdef.settle;
+	}
+	s->tracers[0].settle_ns = gdef.settle;
+	if (gdef.minr > gdef.maxr)
+		perr(p, 1, "[global]: min-rounds (%lld) is above max-rounds (%lld)",
+		     (long long)gdef.minr, (long long)gdef.maxr);
+}
+
+void tb_scenario_free(struct tb_scenario *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nworkloads; i++) {
+		if (s->workloads[i].ops)
+			tb_opts_free(s->workloads[i].ops->opts, s->workloads[i].cfg);
+		free(s->workloads[i].cfg);
+		free(s->workloads[i].name);
+	}
+	for (i = 0; i < s->ntracers; i++) {
+		if (s->tracers[i].ops && s->tracers[i].cfg)
+			tb_opts_free(s->tracers[i].ops->opts, s->tracers[i].cfg);
+		free(s->tracers[i].cfg);
+		free(s->tracers[i].name);
+	}
+	for (i = 0; i < s->ngate; i++) {
+		free(s->gate_keys[i]);
+		free(s->gate_vals[i]);
+	}
+	free(s->gate_keys);
+	free(s->gate_vals);
+	free(s->workloads);
+	free(s->tracers);
+	free(s->mx_workloads);
+	free(s->mx_tracers);
+	tb_strlist_free(&s->cpus);
+	free(s->path);
+	free(s->name);
+	free(s->description);
+	free(s->text);
+	free(s);
+}
+
+int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
+{
+	struct parse p = {0};
+	struct tb_scenario *s;
+	const struct tb_tracer *none = tb_tracer_find("none");
+	char *base, *dot;
+	int ret = 0;
+	size_t i;
+
+	*out = NULL;
+	if (strlen(text) > MAX_TEXT) {
+		tb_err("%s: larger than %u bytes: not a scenario file", what, MAX_TEXT);
+		return -EINVAL;
+	}
+	for (i = 0; text[i]; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
+			int line = 1;
+			size_t k;
+
+			for (k = 0; k < i; k++)
+				line += text[k] == '\n';
+			tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line,
+			       c);
+			return -EINVAL;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	p.s = s;
+	p.what = what;
+	p.text = p.pos = text;
+	memset(&gdef, 0, sizeof(gdef));
+	if (tb_opts_defaults(global_opts, &gdef)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	/* tracers[0] is the built-in baseline. */
+	s->tracers = calloc(1, sizeof(*s->tracers));
+	if (!s->tracers || !none) {
+		tb_err("bug: the 'none' tracer is not registered");
+		ret = -ENOMEM;
+		goto out;
+	}
+	s->ntracers = 1;
+	s->tracers[0].name = strdup("none");
+	s->tracers[0].ops = none;
+	s->tracers[0].cfg = calloc(1, none->cfg_size ? none->cfg_size : 1);
+	if (!s->tracers[0].name || !s->tracers[0].cfg) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = ini_parse_stream(reader, &p, handler, &p);
+	if (ret > 0 && !p.errors)
+		perr(&p, ret, "syntax error (expected '[section]', 'key = value' or a comment)");
+	else if (ret < 0)
+		perr(&p, 1, "cannot parse (out of memory)");
+	ret = 0;
+	if (!p.errors || p.have_matrix)
+		resolve_matrix(&p);
+	if (!p.errors)
+		finish(&p);
+	if (p.errors) {
+		ret = -EINVAL;
+		goto out;
+	}
+	s->text = strdup(text);
+	s->path = strdup(what);
+	if (gdef.name) {
+		s->name = strdup(gdef.name);
+	} else {
+		base = strdup(what);
+		s->name = base ? strdup(basename(base)) : NULL;
+		free(base);
+		dot = s->name ? strrchr(s->name, '.') : NULL;
+		if (dot && !strcmp(dot, ".ini"))
+			*dot = '\0';
+	}
+	s->description = gdef.desc ? strdup(gdef.desc) : NULL;
+	s->rounds = (unsigned int)gdef.reps;
+	s->min_rounds = (unsigned int)gdef.minr;
+	s->max_rounds = (unsigned int)gdef.maxr;
+	s->warmup = (unsigned int)gdef.warmup;
+	s->duration_ns = gdef.dur;
+	s->max_time_ns = gdef.maxt;
+	s->settle_ns = gdef.settle;
+	s->sample_timeout_ns = gdef.timeout;
+	s->cpus = gdef.cpus;
+	gdef.cpus = (struct tb_strlist){0};
+	s->consumer_cpu = (int)gdef.ccpu;
+	s->threads = (unsigned int)gdef.threads;
+	s->latency = gdef.lat;
+	s->latency_every = (unsigned int)gdef.late;
+	s->mlock = gdef.mlock;
+	s->perf_counts = gdef.perf;
+	s->aa = gdef.aa;
+	s->seed_set = gdef.seed >= 0;
+	s->seed = s->seed_set ? (uint64_t)gdef.seed : 0;
+	s->precision = gdef.prec;
+	s->noise_threshold = gdef.noise;
+	s->max_cv = gdef.maxcv;
+	s->alpha = gdef.alpha;
+	s->power = gdef.power;
+	s->confidence = gdef.conf;
+	s->resamples = (unsigned int)gdef.res;
+	if (!s->text || !s->path || !s->name)
+		ret = -ENOMEM;
+out:
+	clear_seen(&p);
+	for (i = 0; i < p.nlong; i++)
+		free(p.long_vals[i]);
+	free(p.long_vals);
+	tb_strlist_free(&p.mx_w);
+	tb_strlist_free(&p.mx_t);
+	tb_opts_free(global_opts, &gdef);
+	if (ret) {
+		tb_scenario_free(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+int tb_scenario_load(const char *path, struct tb_scenario **out)
+{
+	char *text = NULL, *nul;
+	size_t len = 0;
+	int ret;
+
+	*out = NULL;
+	ret = tb_read_file(path, &text, &len);
+	if (ret) {
+		tb_err("%s: cannot read scenario: %s", path,
+		       ret == -EISDIR ? "is a directory" : strerror(-ret));
+		return ret;
+	}
+	nul = memchr(text, '\0', len);
+	if (nul) {
+		int line = 1;
+		char *c;
+
+		for (c = text; c < nul; c++)
+			line += *c == '\n';
+		tb_err("%s:%d: binary data (byte 0x00): not a scenario file", path, line);
+		free(text);
+		return -EINVAL;
+	}
+	ret = tb_scenario_parse(text, path, out);
+	free(text);
+	return ret;
+}

@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Scenario files: INI (libinih), fio-like. [global] defaults, [workload NAME] and [tracer NAME]
+ * sections with a type and the plugin's options, [matrix] of workloads x tracers, optional [gate].
+ * Parsing is strict: every problem is reported as "file:line: message" before anything runs.
+ */
+#ifndef TB_SCENARIO_H
+#define TB_SCENARIO_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/tb.h"
+
+struct tb_scn_workload {
+	char *name;
+	const struct tb_workload *ops;
+	void *cfg;	      /* ops->cfg_size bytes, defaults then the section's keys */
+	int line;	      /* of the section header */
+	unsigned int threads; /* harness keys of the section (global defaults otherwise) */
+	bool latency;
+	unsigned int latency_every;
+	uint64_t duration_ns;
+	bool rate_sweep; /* cells of this workload feed the rate model */
+	bool used;
+};
+
+struct tb_scn_tracer {
+	char *name;
+	const struct tb_tracer *ops;
+	void *cfg;
+	int line;
+	uint64_t settle_ns;
+	bool used;
+};
+
+struct tb_scenario {
+	char *path;
+	char *name; /* [global] name, else the file's base name without .ini */
+	char *description;
+	char *text; /* the whole file, for the result */
+	/* [global] */
+	unsigned int rounds; /* repetitions */
+	unsigned int min_rounds, max_rounds;
+	unsigned int warmup;
+	uint64_t duration_ns;
+	uint64_t max_time_ns; /* 0: unlimited */
+	uint64_t settle_ns;
+	uint64_t sample_timeout_ns;
+	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
+	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */
+	bool pin;
+	unsigned int threads;
+	bool latency;
+	unsigned int latency_every;
+	bool mlock;
+	bool perf_counts;
+	bool aa;
+	uint64_t seed;
+	bool seed_set;
+	double precision, noise_threshold, alpha, power, confidence, max_cv;
+	unsigned int resamples;
+	/* sections */
+	struct tb_scn_workload *workloads;
+	size_t nworkloads;
+	struct tb_scn_tracer *tracers; /* tracers[0] is the implicit "none" */
+	size_t ntracers;
+	/* [matrix], in order of appearance */
+	size_t *mx_workloads, nmx_workloads;
+	size_t *mx_tracers, nmx_tracers;
+	/* [gate]: raw key/values, interpreted by the gate */
+	char **gate_keys, **gate_vals;
+	size_t ngate;
+};
+
+/*
+ * Parse and check path. Returns 0 and *out (free with tb_scenario_free), -ENOENT/-EIO when the
+ * file cannot be read, -EINVAL with "path:line: message" printed for every problem found.
+ */
+int tb_scenario_load(const char *path, struct tb_scenario **out);
+/* The same from text (what is the file name used in messages). */
+int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out);
+void tb_scenario_free(struct tb_scenario *s);
+/* Index of a workload or tracer section by name, or -1. */
+int tb_scenario_workload(const struct tb_scenario *s, const char *name);
+int tb_scenario_tracer(const struct tb_scenario *s, const char *name);
+
+#endif

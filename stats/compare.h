@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Comparison of two results (e.g. two kernels, two tracer versions), for `tracebench compare`,
+ * the gate's --baseline and the HTML report. doc/statistics.md defines every number.
+ */
+#ifndef TB_COMPARE_H
+#define TB_COMPARE_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "result/result.h"
+
+/* One leaf of `system` that differs; values as display text, NULL when absent on that side. */
+struct tb_fp_diff {
+	char *key; /* "kernel.release" */
+	char *a, *b;
+	bool hardware;	/* CPU model/topology: refused by --require-same-host */
+	bool transient; /* differs between any two runs (capture time, load): not printed */
+};
+
+/* One cell, matched by (workload, tracer, canonical config) or present on one side only. */
+struct tb_cmp_row {
+	const struct tb_cell *a, *b; /* borrowed; NULL when the cell is missing on that side */
+	const char *id;		     /* a's id, else b's */
+	bool config_differs;	     /* unmatched, but the same workload/tracer names exist */
+	/* The cell's own ns/op, B against A: medians, % change with a bootstrap CI (independent
+	 * resampling of the two sample sets) and the Mann-Whitney p. */
+	double ns_a, ns_b;
+	double ns_pct, ns_ci_lo, ns_ci_hi;
+	double p;
+	bool ns_significant; /* p < alpha and the CI excludes 0 */
+	/* Traced cells: overhead % in A and B and its change in percentage points with CI. */
+	bool traced;
+	double ovh_a, ovh_b;
+	double ovh_change, ovh_ci_lo, ovh_ci_hi;
+	bool ovh_significant; /* the CI excludes 0 */
+	enum tb_verdict verdict_a, verdict_b;
+};
+
+struct tb_comparison {
+	const struct tb_result *a, *b; /* borrowed */
+	const char *name_a, *name_b;   /* borrowed, for messages */
+	double alpha;		       /* CIs at 1 - alpha, significance at p < alpha */
+	struct tb_fp_diff *diffs;      /* environment differences, sorted by key */
+	size_t ndiffs, ntransient;     /* ntransient of the ndiffs are transient */
+	bool same_hardware;	       /* no hardware leaf differs */
+	struct tb_cmp_row *rows;       /* matched in A's order, then only-in-A, then only-in-B */
+	size_t nrows, nmatched;
+};
+
+/*
+ * Analyse a and b (tb_stats_analyze with their own settings) and compare them. alpha <= 0 means
+ * a's setting. Returns 0 and *out (free with tb_compare_free; it borrows a, b and the names,
+ * which must outlive it) or -ENOMEM.
+ */
+int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_a,
+		     const char *name_b, double alpha, struct tb_comparison **out);
+void tb_compare_free(struct tb_comparison *c);
+/* The row matching cell c of the newer result (b), or NULL. */
+const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b);
+
+/* Outputs: JSON object (new reference, NULL on ENOMEM), terminal table, Markdown. */
+json_t *tb_compare_to_json(const struct tb_comparison *c);
+void tb_compare_print(FILE *f, const struct tb_comparison *c);
+void tb_compare_markdown(FILE *f, const struct tb_comparison *c);
+
+/* Canonical identity of a cell across results: "workload\ttracer\t{sorted config JSON}". */
+char *tb_cell_key(const struct tb_cell *c);
+
+#endif /* TB_COMPARE_H */
