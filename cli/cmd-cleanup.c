@@ -9,11 +9,12 @@
 #include "host/armed.h"
 #include "cli/cli.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 static const char usage[] =
 	"usage: tracebench cleanup [--dry-run] [--all [--force]]\n"
 	"  Remove the tracefs instances, BPF links and child processes that tracebench runs\n"
-	"  left behind when they were killed. Records are kept in $TB_RUN_DIR or /run/tracebench.\n"
+	"  left behind when they were killed. Records are kept in $TB_STATE_DIR or /run/tracebench.\n"
 	"  -n, --dry-run  say what would be removed, remove nothing\n"
 	"  -a, --all      also remove what live tracebench processes armed (refused while a run\n"
 	"                 holds the lock, unless --force)\n"
@@ -70,9 +71,8 @@ int tb_cmd_cleanup(int argc, char **argv)
 		pid_t holder = tb_lock_holder();
 
 		if (holder && holder != getpid()) {
-			tb_err("cleanup: a run (pid %d) holds the lock %s/lock; --all would break "
-			       "it (use --force to do it anyway)",
-			       (int)holder, tb_run_dir());
+			tb_err("cleanup: a run (pid %d) holds the lock %s/lock; --all would break it (use --force to do it anyway)",
+			       (int)holder, tb_state_dir());
 			return TB_EXIT_UNAVAILABLE;
 		}
 	}

@@ -7,6 +7,9 @@
 
 #include "cli/cli.h"
 #include "core/tb.h"
+#include "workloads/workload.h"
+#include "tracers/tracer.h"
+#include "cli/commands.h"
 
 static const char list_usage[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
 				 "  --json    machine-readable\n"

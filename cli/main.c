@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/commands.h"
 #include "core/tb.h"
 
 static const struct {
@@ -30,8 +31,7 @@ static void usage(FILE *f)
 	for (i = 0; i < TB_ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
 	fprintf(f,
-		"\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or "
-		"measurement failed,\n2 usage or bad input, 3 not possible here.\n",
+		"\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or measurement failed,\n2 usage or bad input, 3 not possible here.\n",
 		TB_NAME);
 }
 

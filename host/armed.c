@@ -56,10 +56,12 @@ static int kind_from_name(const char *s)
 	return -1;
 }
 
-const char *tb_run_dir(void)
+const char *tb_state_dir(void)
 {
-	const char *d = getenv("TB_RUN_DIR");
+	const char *d = getenv("TB_STATE_DIR");
 
+	if (!d || !*d)
+		d = getenv("TB_RUN_DIR"); /* its name before 0.2 */
 	return d && *d ? d : "/run/tracebench";
 }
 
@@ -95,7 +97,7 @@ static bool owner_alive(pid_t pid, uint64_t start_time)
 
 static void record_path(char *buf, size_t len, pid_t pid)
 {
-	snprintf(buf, len, "%s/armed-%d.json", tb_run_dir(), (int)pid);
+	snprintf(buf, len, "%s/armed-%d.json", tb_state_dir(), (int)pid);
 }
 
 /* Called with rec.lock held. */
@@ -112,9 +114,9 @@ static int record_write(void)
 			return -errno;
 		return 0;
 	}
-	ret = tb_mkdir_p(tb_run_dir(), 0755);
+	ret = tb_mkdir_p(tb_state_dir(), 0755);
 	if (ret) {
-		tb_err("armed record: cannot create %s: %s", tb_run_dir(), strerror(-ret));
+		tb_err("armed record: cannot create %s: %s", tb_state_dir(), strerror(-ret));
 		return ret;
 	}
 	root = json_pack("{s:i, s:I, s:[]}", "pid", (int)rec.pid, "start_time",
@@ -307,12 +309,12 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		close(lock_fd);
 		lock_fd = -1;
 	}
-	ret = tb_mkdir_p(tb_run_dir(), 0755);
+	ret = tb_mkdir_p(tb_state_dir(), 0755);
 	if (ret) {
-		tb_err("lock: cannot create %s: %s", tb_run_dir(), strerror(-ret));
+		tb_err("lock: cannot create %s: %s", tb_state_dir(), strerror(-ret));
 		return ret;
 	}
-	snprintf(path, sizeof(path), "%s/lock", tb_run_dir());
+	snprintf(path, sizeof(path), "%s/lock", tb_state_dir());
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0) {
 		ret = -errno;
@@ -364,7 +366,7 @@ pid_t tb_lock_holder(void)
 
 	if (lock_fd >= 0 && lock_pid == getpid())
 		return getpid();
-	snprintf(path, sizeof(path), "%s/lock", tb_run_dir());
+	snprintf(path, sizeof(path), "%s/lock", tb_state_dir());
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return 0;
@@ -495,8 +497,7 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 		if (fd >= 0) {
 			/* Only its holders can unload it; say so rather than pretend. */
 			note(c, false, false,
-			     "BPF program %lu is still loaded, held by another "
-			     "process or a pin (%s)",
+			     "BPF program %lu is still loaded, held by another process or a pin (%s)",
 			     id, why);
 			close(fd);
 		}
@@ -595,13 +596,13 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 	c.report = report && *report ? *report : json_array();
 	if (!c.report)
 		return -ENOMEM;
-	d = opendir(tb_run_dir());
+	d = opendir(tb_state_dir());
 	if (d) {
 		while ((de = readdir(d))) {
 			if (strncmp(de->d_name, "armed-", 6) || !strstr(de->d_name, ".json") ||
 			    strstr(de->d_name, ".tmp"))
 				continue;
-			snprintf(path, sizeof(path), "%s/%s", tb_run_dir(), de->d_name);
+			snprintf(path, sizeof(path), "%s/%s", tb_state_dir(), de->d_name);
 			clean_record(&c, path, &tracefs_ok);
 		}
 		closedir(d);

@@ -2,10 +2,11 @@
 /*
  * Crash safety: a record of everything a live tracebench process has armed (tracefs instances,
  * child process groups, BPF links and programs, pinned BPF objects), kept in one file per owner
- * pid under the run directory, so that `tracebench cleanup` and the next run can undo what a
+ * pid under the state directory, so that `tracebench cleanup` and the next run can undo what a
  * killed process (SIGKILL, OOM) left behind. Plus the lock that serializes measuring runs.
  *
- * The run directory is /run/tracebench, or $TB_RUN_DIR when set (tests). Records are JSON files
+ * The state directory is /run/tracebench, or $TB_STATE_DIR when set (tests; the older name
+ * TB_RUN_DIR is still read). Records are JSON files
  * "armed-<pid>.json" written atomically on every change:
  *   { "pid": 123, "start_time": <clock ticks since boot, /proc/pid/stat field 22>,
  *     "items": [ { "kind": "instance", "value": "tracebench-123-tp" }, ... ] }
@@ -30,8 +31,9 @@ enum tb_armed_kind {
 
 /* "instance", "pgid", "bpf_prog", "bpf_link", "bpf_pin"; NULL for a bad kind. */
 const char *tb_armed_kind_name(enum tb_armed_kind kind);
-/* The run directory (/run/tracebench or $TB_RUN_DIR); a static string. */
-const char *tb_run_dir(void);
+/* The state directory (/run/tracebench or $TB_STATE_DIR), not a results run directory; a
+ * static string. */
+const char *tb_state_dir(void);
 
 /*
  * Add (value copied) or remove an item of this process's record and rewrite the record file

@@ -26,6 +26,7 @@
 #include "core/proc.h"
 #include "host/sysinfo.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 /* Versions of libraries without a run-time version call, from pkg-config at build time. */
 #ifndef TB_LIBTRACEFS_VERSION
@@ -1293,11 +1294,9 @@ int tb_cmd_sysinfo(int argc, char **argv)
 			break;
 		case 'h':
 			printf("%s\n"
-			       "Describe this machine: kernel, CPU and topology (hwloc), "
-			       "frequency\n"
+			       "Describe this machine: kernel, CPU and topology (hwloc), frequency\n"
 			       "and idle settings, mitigations, virtualization, kernel settings,\n"
-			       "tracefs, library and tool versions, and a fingerprint hash over "
-			       "the\n"
+			       "tracefs, library and tool versions, and a fingerprint hash over the\n"
 			       "fields that make two runs comparable. Missing sources read "
 			       "\"unknown\".\n\n"
 			       "  -j, --json   print the full object as JSON (sorted keys)\n"

@@ -24,6 +24,7 @@
 #include "host/armed.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/tracer.h"
 
 static pthread_mutex_t mount_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -473,7 +474,7 @@ int tb_ftrace_collect(struct tracefs_instance *inst, struct tb_tracer_stats *st,
 }
 
 int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
-			     const struct tb_tr *t)
+			     const struct tb_tracer *t)
 {
 	if (!c->stream)
 		return 0;
@@ -692,8 +693,7 @@ char *tb_ftrace_filter_compose(const struct tb_strlist *funcs, char *err, size_t
 		for (c = f; *c; c++) {
 			if (isspace((unsigned char)*c) || !isprint((unsigned char)*c)) {
 				snprintf(err, errlen,
-					 "bad function '%s': whitespace or control "
-					 "character",
+					 "bad function '%s': whitespace or control character",
 					 f);
 				return NULL;
 			}

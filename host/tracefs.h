@@ -11,13 +11,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/*
- * This header shadows libtracefs's <tracefs.h> (harness/ comes first in the include path), so
- * it includes the library's header itself: `#include <tracefs.h>` anywhere gets both.
- */
-#include <tracefs/tracefs.h>
+#include <tracefs.h>
 
 #include "core/tb.h"
+#include "tracers/tracer.h"
 
 struct json_t;
 
@@ -102,7 +99,7 @@ struct tb_ftrace_consumer {
  * and pinned to t->consumer_cpu. Returns 0 or -errno, said.
  */
 int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
-			     const struct tb_tr *t);
+			     const struct tb_tracer *t);
 /* Drain what is left and stop the reader; idempotent. Returns 0 or the reader's error. */
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
 

@@ -21,6 +21,7 @@
 #include "core/proc.h"
 #include "result/result.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 const char *const tb_plot_names[] = {
 	"overhead", "ns-per-op", "ns-per-event", "latency", "timeline", "rate", "compare", NULL,
@@ -1312,9 +1313,7 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 			b = model->pct_per_mevent_s / 1e6;
 			if (isfinite(model->cost_ns))
 				snprintf(t, sizeof(t),
-					 "%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f "
-					 "ns/event "
-					 "[%.0f, %.0f], r2 %.3f",
+					 "%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f ns/event [%.0f, %.0f], r2 %.3f",
 					 trs, a, b * 1000, model->cost_ns, model->cost_ci_lo,
 					 model->cost_ci_hi, model->r2);
 			else
@@ -1417,8 +1416,7 @@ static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struc
 	if (flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_scripts(g->scripts, sizeof(g->scripts))) {
-		tb_err("plot: gnuplot scripts not found (looked in $TB_PLOTS_DIR, next to the "
-		       "binary and in %s/plots); plots skipped",
+		tb_err("plot: gnuplot scripts not found (looked in $TB_PLOTS_DIR, next to the binary and in %s/plots); plots skipped",
 		       TB_DATADIR);
 		return -ENOENT;
 	}
@@ -1430,8 +1428,7 @@ static int need_gnuplot(struct gp *g)
 	if (g->flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
-		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: "
-		       "gnuplot-nox) to get them",
+		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: gnuplot-nox) to get them",
 		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
 		g->flags |= TB_PLOT_DATA_ONLY;
 		return -ENOENT;

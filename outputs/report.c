@@ -18,6 +18,7 @@
 #include "outputs/report.h"
 #include "result/result.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 #define NOISY_CV       0.05 /* a cell whose samples vary more than this is flagged noisy */
 #define MAX_ENV_LEAVES 2000 /* bound on the environment table of a crafted result */
@@ -379,8 +380,7 @@ static void verdict_table(FILE *f, const struct tb_result *r)
 		}
 	}
 	fprintf(f,
-		"<p>%zu traced cells: <b>%zu with overhead</b>, %zu without detectable "
-		"overhead, %zu untrustworthy, %zu not analysed.</p>\n",
+		"<p>%zu traced cells: <b>%zu with overhead</b>, %zu without detectable overhead, %zu untrustworthy, %zu not analysed.</p>\n",
 		ntraced, nv[TB_VERDICT_OVERHEAD], nv[TB_VERDICT_NO_OVERHEAD],
 		nv[TB_VERDICT_UNTRUSTWORTHY], ntraced - nv[1] - nv[2] - nv[3]);
 	fputs("<table id=\"verdict-table\">\n<thead><tr><th>workload</th><th>tracer</th>"

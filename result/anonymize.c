@@ -13,6 +13,8 @@
 
 #include "result/anonymize.h"
 #include "core/tb.h"
+#include "workloads/workload.h"
+#include "tracers/tracer.h"
 
 enum mode {
 	M_SYSTEM, /* sysinfo: kernel command lines are filtered, not redacted */
@@ -338,9 +340,9 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 		collect_users(&a, *strs[k]);
 	for (i = 0; i < r->ncells; i++) {
 		struct tb_cell *c = &r->cells[i];
-		const struct tb_workload *w =
+		const struct tb_workload_ops *w =
 			c->workload_type ? tb_workload_find(c->workload_type) : NULL;
-		const struct tb_tracer *t = c->tracer_type ? tb_tracer_find(c->tracer_type) : NULL;
+		const struct tb_tracer_ops *t = c->tracer_type ? tb_tracer_find(c->tracer_type) : NULL;
 
 		own_copy(&a, &c->workload_config);
 		own_copy(&a, &c->tracer_config);

@@ -39,6 +39,8 @@
 #include "host/sysinfo.h"
 #include "host/tracefs.h"
 #include "core/inject.h"
+#include "tracers/tracer.h"
+#include "cli/commands.h"
 
 static const char run_usage[] =
 	"usage: tracebench run SCENARIO.ini [options]\n"
@@ -418,7 +420,7 @@ static int run_sample(struct runner *rn, struct tb_plan_cell *cr, int round, boo
 	struct tb_sample *smp;
 	struct child_msg m;
 	char outdir[4200];
-	struct tb_tr t;
+	struct tb_tracer t;
 	bool tr_setup = false, tr_started = false;
 	uint64_t t0, t1;
 	int ret;
@@ -634,8 +636,7 @@ static void print_models(FILE *f, const struct tb_result *r)
 		const struct tb_rate_model *m = &r->rate_models[i];
 
 		fprintf(f,
-			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + "
-			"%.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
 			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
 			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
@@ -705,8 +706,7 @@ static int write_csv(struct runner *rn)
 			/* Section names are restricted to [A-Za-z0-9._+-]: no CSV quoting needed.
 			 */
 			fprintf(f,
-				"%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%"
-				"d\n",
+				"%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%d\n",
 				s->order, s->round, s->warmup, c->id, c->workload, c->tracer,
 				s->ns_per_op, (unsigned long long)s->ops, s->elapsed_ns,
 				(long long)s->events, (long long)s->lost, (long long)s->nvcsw,
@@ -807,8 +807,7 @@ static int check_supported(struct runner *rn, bool skip)
 		if (!w->used || !w->ops->supported || !w->ops->supported(why, sizeof(why)))
 			continue;
 		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR,
-		       "%s:%d: [workload %s]: %s is unsupported "
-		       "here: %s",
+		       "%s:%d: [workload %s]: %s is unsupported here: %s",
 		       s->path, w->line, w->name, w->ops->name, why);
 		w->used = false;
 		bad++;
@@ -819,8 +818,7 @@ static int check_supported(struct runner *rn, bool skip)
 		if (!t->used || !t->ops->supported || !t->ops->supported(why, sizeof(why)))
 			continue;
 		tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR,
-		       "%s:%d: [tracer %s]: %s is unsupported "
-		       "here: %s",
+		       "%s:%d: [tracer %s]: %s is unsupported here: %s",
 		       s->path, t->line, t->name, t->ops->name, why);
 		t->used = false;
 		bad++;
@@ -945,8 +943,7 @@ static int check_outdir(const char *outdir)
 	if (d)
 		closedir(d);
 	if (!S_ISDIR(st.st_mode) || !empty) {
-		tb_err("%s: exists and is not an empty directory; a run directory is never "
-		       "overwritten",
+		tb_err("%s: exists and is not an empty directory; a run directory is never overwritten",
 		       outdir);
 		return -EEXIST;
 	}
@@ -1283,8 +1280,7 @@ static void after_run(struct runner *rn)
 		return;
 	ret = tb_plot_result(rn->r, rn->dir, 0);
 	if (ret == -ENOENT)
-		tb_warn("no plots: gnuplot or the plot scripts were not found (install "
-			"gnuplot-nox)");
+		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
 	else if (ret < 0)
 		tb_warn("plots failed: %s", strerror(-ret));
 	else
@@ -1449,9 +1445,7 @@ int tb_cmd_run(int argc, char **argv)
 		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(wait_lock, &holder);
 	if (ret == -EBUSY) {
-		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait "
-		       "for it "
-		       "or stop it",
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it or stop it",
 		       (int)holder);
 		rc = TB_EXIT_UNAVAILABLE;
 		goto out;
@@ -1500,8 +1494,7 @@ int tb_cmd_run(int argc, char **argv)
 		interrupted = true;
 		free(rn.r->stop_reason);
 		rn.r->stop_reason = strdup("interrupted");
-		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a "
-			"partial result",
+		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a partial result",
 			rn.r->rounds);
 	} else if (ret) {
 		tb_err("run: %s", strerror(-ret));

@@ -20,6 +20,7 @@
 
 #include "core/proc.h"
 #include "runner/sample.h"
+#include "workloads/workload.h"
 
 #define MIN_CALIB_NS 2000000ull /* a calibration batch lasts at least 2 ms */
 #define CLOCK_PAIRS  20000	/* clock read pairs measured for clock_cost_ns */
@@ -86,7 +87,7 @@ struct worker {
 	pthread_t thread;
 	bool started;
 	pid_t tid;
-	struct tb_wl wl;
+	struct tb_workload wl;
 	bool setup_done;
 	int setup_ret;
 	int ret;	 /* of the last batch */
@@ -190,7 +191,7 @@ static int setup_instance(struct tb_sample_run *run, struct worker *wk)
  */
 static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
 {
-	int (*batch)(struct tb_wl *, uint64_t) = run->req.wl->run_batch;
+	int (*batch)(struct tb_workload *, uint64_t) = run->req.wl->run_batch;
 	uint64_t k = run->req.latency_every > 1 ? run->req.latency_every : 1;
 	uint64_t left = ops, chunk, t0, t1, d;
 	int ret;

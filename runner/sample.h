@@ -5,9 +5,10 @@
  * The runner forks a process per sample and, in it:
  *
  *	tb_sample_prepare(&req, &run);   untimed: pin, mlock, setup of every instance, threads
- *parked (handshake with the parent; tracers attach to this process) tb_sample_go(run, &res); the
- *timed batch; res is flat and can be write()n to a pipe tb_sample_finish(run);           untimed:
- *teardown of every instance
+ *	                                 parked (handshake with the parent; tracers attach to
+ *	                                 this process)
+ *	tb_sample_go(run, &res);         the timed batch; res is flat and can be write()n to a pipe
+ *	tb_sample_finish(run);           untimed: teardown of every instance
  *
  * Threads: instance 0 runs on the calling thread (so a tracer filtering on the process's pid
  * sees the single-threaded case exactly); instances 1..threads-1 run on pthreads created by
@@ -35,11 +36,12 @@
 
 #include "core/hist.h"
 #include "core/tb.h"
+#include "workloads/workload.h"
 
 #define TB_SAMPLE_MAX_THREADS 1024
 
 struct tb_sample_req {
-	const struct tb_workload *wl;
+	const struct tb_workload_ops *wl;
 	const char *name;     /* scenario section, for messages */
 	void *cfg;	      /* filled and validated config of wl (shared by every thread) */
 	const char *tmpdir;   /* existing scratch directory; the caller removes it */

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "scenario/scenario.h"
+#include "workloads/workload.h"
+#include "tracers/tracer.h"
 
 #define MAX_SECTIONS 512
 #define MAX_TEXT     (1u << 20)
@@ -236,8 +238,7 @@ static void new_section(struct parse *p, const char *hdr, int line)
 	} else {
 		p->kind = SEC_BAD;
 		perr(p, line,
-		     "unknown section [%s] (expected [global], [workload NAME], "
-		     "[tracer NAME], [matrix] or [gate])",
+		     "unknown section [%s] (expected [global], [workload NAME], [tracer NAME], [matrix] or [gate])",
 		     hdr);
 	}
 }
@@ -400,8 +401,7 @@ static void section_key(struct parse *p, const char *name, const char *value)
 			w->ops = tb_workload_find(value);
 			if (!w->ops) {
 				perr(p, p->line,
-				     "[%s]: unknown workload type '%s' (see 'tracebench "
-				     "list')",
+				     "[%s]: unknown workload type '%s' (see 'tracebench list')",
 				     p->cur, value);
 				p->kind = SEC_BAD;
 				return;
@@ -491,8 +491,7 @@ static void check_cpus(struct parse *p, const struct tb_strlist *l)
 			continue;
 		if (tb_parse_int(l->v[i], &id) || id < 0 || id > 4095) {
 			perr(p, p->line,
-			     "[global]: key 'cpus': bad CPU '%s' (CPU ids 0-4095, or 'auto' or "
-			     "'none' alone)",
+			     "[global]: key 'cpus': bad CPU '%s' (CPU ids 0-4095, or 'auto' or 'none' alone)",
 			     l->v[i]);
 			return;
 		}
@@ -521,8 +520,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (p->kind == SEC_BAD)
 			return 1;
 		perr(p, p->line,
-		     "[%s]: continuation lines are not supported for key '%s'; put the "
-		     "value on one line",
+		     "[%s]: continuation lines are not supported for key '%s'; put the value on one line",
 		     p->cur, name);
 		return 1;
 	}
@@ -543,8 +541,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		/* The name becomes part of the run directory's name. */
 		if (!strcmp(name, "name") && !valid_name(value)) {
 			perr(p, p->line,
-			     "[global]: name: '%.40s%s' is not a valid name (letters, "
-			     "digits, - _ . + only, at most 64)",
+			     "[global]: name: '%.40s%s' is not a valid name (letters, digits, - _ . + only, at most 64)",
 			     value, strlen(value) > 40 ? "..." : "");
 			break;
 		}
@@ -591,8 +588,7 @@ static int handler(void *user, const char *section, const char *name, const char
 			;
 		if (!gate_keys[k]) {
 			perr(p, p->line,
-			     "[gate]: unknown key '%s' (expected max-overhead, "
-			     "max-regression, alpha, allow-untrustworthy)",
+			     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
 			     name);
 			break;
 		}
@@ -784,7 +780,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 {
 	struct parse p = {0};
 	struct tb_scenario *s;
-	const struct tb_tracer *none = tb_tracer_find("none");
+	const struct tb_tracer_ops *none = tb_tracer_find("none");
 	char *base, *dot;
 	int ret = 0;
 	size_t i;

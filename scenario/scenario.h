@@ -11,10 +11,12 @@
 #include <stdint.h>
 
 #include "core/tb.h"
+#include "workloads/workload.h"
+#include "tracers/tracer.h"
 
 struct tb_scn_workload {
 	char *name;
-	const struct tb_workload *ops;
+	const struct tb_workload_ops *ops;
 	void *cfg;	      /* ops->cfg_size bytes, defaults then the section's keys */
 	int line;	      /* of the section header */
 	unsigned int threads; /* harness keys of the section (global defaults otherwise) */
@@ -27,7 +29,7 @@ struct tb_scn_workload {
 
 struct tb_scn_tracer {
 	char *name;
-	const struct tb_tracer *ops;
+	const struct tb_tracer_ops *ops;
 	void *cfg;
 	int line;
 	uint64_t settle_ns;

@@ -15,6 +15,7 @@
 #include "result/result.h"
 #include "stats/stats.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 #define COMPARE_USAGE                                                                        \
 	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n"       \
@@ -568,8 +569,7 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 	} else {
 		fprintf(f, "Identical systems.\n\n");
 	}
-	fprintf(f, "| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | "
-		   "overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
+	fprintf(f, "| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < c->nmatched; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
 
@@ -693,8 +693,7 @@ int tb_cmd_compare(int argc, char **argv)
 		if (same_host && !cmp->same_hardware) {
 			for (size_t k = 0; k < cmp->ndiffs; k++)
 				if (cmp->diffs[k].hardware)
-					tb_err("compare: %s and %s ran on different hardware: %s: "
-					       "%s vs %s (--require-same-host)",
+					tb_err("compare: %s and %s ran on different hardware: %s: %s vs %s (--require-same-host)",
 					       argv[optind], argv[optind + i], cmp->diffs[k].key,
 					       cmp->diffs[k].a ? cmp->diffs[k].a : "(absent)",
 					       cmp->diffs[k].b ? cmp->diffs[k].b : "(absent)");

@@ -22,6 +22,7 @@
 #include "result/result.h"
 #include "stats/stats.h"
 #include "core/tb.h"
+#include "cli/commands.h"
 
 #define GATE_USAGE                                                                               \
 	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"         \
@@ -181,14 +182,12 @@ static void evaluate(struct gate *g, const struct tb_result *r, const struct tb_
 			if (isfinite(lim) && o->ci_lo > lim) {
 				fail(gc, "overhead");
 				add_msg(gc,
-					"exceeds max-overhead %g%%: the CI's lower bound is above "
-					"it",
+					"exceeds max-overhead %g%%: the CI's lower bound is above it",
 					lim);
 			} else if (isfinite(lim) && o->pct > lim) {
 				gc->warn = true;
 				add_msg(gc,
-					"above max-overhead %g%% but not significantly: measure "
-					"more rounds",
+					"above max-overhead %g%% but not significantly: measure more rounds",
 					lim);
 			}
 		}
@@ -226,8 +225,7 @@ static void evaluate(struct gate *g, const struct tb_result *r, const struct tb_
 			if (isfinite(lim) && w->ovh_ci_lo > lim) {
 				fail(gc, "regression");
 				add_msg(gc,
-					"overhead regressed by more than max-regression %g "
-					"percentage points",
+					"overhead regressed by more than max-regression %g percentage points",
 					lim);
 			} else if (isfinite(lim) && w->ovh_change > lim) {
 				gc->warn = true;
@@ -267,8 +265,7 @@ static void print_table(FILE *f, const struct gate *g)
 		g->nfail || !g->ncells ? "FAILED" : "PASSED", g->nfail, g->ncells,
 		g->nskip ? ", some skipped" : "");
 	fprintf(f,
-		"  max-overhead %s, max-regression %s%s%s, alpha %g (CIs at %g%%), untrustworthy "
-		"cells %s\n",
+		"  max-overhead %s, max-regression %s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
 		mo, mr, g->has_old ? " vs " : " (no --baseline)", g->has_old ? g->old_name : "",
 		g->alpha, 100 * (1 - g->alpha), g->allow ? "allowed" : "fail");
 	for (size_t i = 0; i < g->ncells; i++) {
@@ -300,8 +297,7 @@ static void write_junit(FILE *f, const struct gate *g)
 {
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f,
-		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" "
-		"errors=\"0\">\n",
+		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n",
 		g->ncells, g->nfail, g->nskip);
 	fprintf(f, "  <testsuite name=\"tracebench gate: ");
 	xml(f, g->name);
@@ -364,8 +360,7 @@ static void write_markdown(FILE *f, const struct gate *g)
 		fprintf(f, "`");
 	}
 	fprintf(f,
-		"; alpha %g (CIs at %g%%). A limit fails a cell only when the CI lies above "
-		"it.\n\n",
+		"; alpha %g (CIs at %g%%). A limit fails a cell only when the CI lies above it.\n\n",
 		g->alpha, 100 * (1 - g->alpha));
 	fprintf(f, "| | cell | overhead | CI | verdict | details |\n|---|---|---:|---|---|---|\n");
 	for (size_t i = 0; i < g->ncells; i++) {

@@ -593,13 +593,11 @@ static void verdict(const struct tb_result *r, const struct tb_cell *base, struc
 				      : "");
 	} else if (o->ci_lo > 0 || o->ci_hi < 0) {
 		set_reason(o, TB_VERDICT_NO_OVERHEAD,
-			   "%+.2f%% is within the %.2g%% noise threshold; CI [%+.2f%%, %+.2f%%]; "
-			   "MDE %.2f%%",
+			   "%+.2f%% is within the %.2g%% noise threshold; CI [%+.2f%%, %+.2f%%]; MDE %.2f%%",
 			   o->pct, thr, o->ci_lo, o->ci_hi, o->mde_pct);
 	} else {
 		set_reason(o, TB_VERDICT_NO_OVERHEAD,
-			   "CI [%+.2f%%, %+.2f%%] includes 0; could have detected %.2f%% "
-			   "(MDE at alpha %.2g, power %.2g)",
+			   "CI [%+.2f%%, %+.2f%%] includes 0; could have detected %.2f%% (MDE at alpha %.2g, power %.2g)",
 			   o->ci_lo, o->ci_hi, o->mde_pct, r->alpha, r->power);
 	}
 }

@@ -26,7 +26,7 @@ static int armed_init(void)
 	if (!tmp)
 		return 1;
 	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_RUN_DIR", run_dir, 1);
+	setenv("TB_STATE_DIR", run_dir, 1);
 	return 0;
 }
 
@@ -52,7 +52,7 @@ static void test_record(void)
 	pid_t child;
 	int status;
 
-	CU_ASSERT_STRING_EQUAL(tb_run_dir(), run_dir);
+	CU_ASSERT_STRING_EQUAL(tb_state_dir(), run_dir);
 	CU_ASSERT_EQUAL(tb_armed_add(TB_ARMED_INSTANCE, "tracebench-1-x"), 0);
 	CU_ASSERT_EQUAL(tb_armed_add(TB_ARMED_BPF_LINK, "42"), 0);
 	CU_ASSERT_EQUAL(tb_armed_add(TB_ARMED_BPF_LINK, "42"), 0); /* no duplicate */

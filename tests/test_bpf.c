@@ -23,6 +23,8 @@
 #include "scenario/scenario.h"
 #include "core/tb.h"
 #include "tb_test.h"
+#include "workloads/workload.h"
+#include "tracers/tracer.h"
 
 #ifndef TB_TEST_BUILD_DIR
 #define TB_TEST_BUILD_DIR "build"
@@ -37,7 +39,7 @@ struct child {
 	int go; /* write end of the go pipe */
 };
 
-static const struct tb_tracer *bpf_ops;
+static const struct tb_tracer_ops *bpf_ops;
 static char unsupported[256];
 static char run_dir[4096];
 
@@ -198,7 +200,7 @@ static void child_kill(struct child *c)
 /* ---- the tracer around the child --------------------------------------------------------- */
 
 struct tr {
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[512];
 };
 
@@ -574,7 +576,7 @@ static void test_bad_configs(void)
 /* Through the scenario parser: the message names the file, line and [tracer ...] section. */
 static void test_bad_scenario(void)
 {
-	const struct tb_workload *wl = tb_workload_find("getpid");
+	const struct tb_workload_ops *wl = tb_workload_find("getpid");
 	char text[512];
 	struct tb_scenario *scn = NULL;
 	char path[256], *out = NULL;
@@ -638,7 +640,7 @@ static int armed_count(const char *kind)
 	size_t i;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/armed-%d.json", tb_run_dir(), (int)getpid());
+	snprintf(path, sizeof(path), "%s/armed-%d.json", tb_state_dir(), (int)getpid());
 	root = json_load_file(path, 0, NULL);
 	if (!root)
 		return 0;
@@ -687,9 +689,9 @@ static int suite_init(void)
 
 	if (!tmp)
 		return 1;
-	/* The crash-safety record goes to a scratch run directory, not /run/tracebench. */
+	/* The crash-safety record goes to a scratch state directory, not /run/tracebench. */
 	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_RUN_DIR", run_dir, 1);
+	setenv("TB_STATE_DIR", run_dir, 1);
 	bpf_ops = tb_tracer_find("bpf");
 	if (bpf_ops && bpf_ops->supported(unsupported, sizeof(unsupported)))
 		snprintf(unsupported + strlen(unsupported),

@@ -20,6 +20,7 @@
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "tb_test.h"
+#include "tracers/tracer.h"
 
 static char run_dir[4096];
 
@@ -30,13 +31,13 @@ static int command_init(void)
 	if (!tmp)
 		return 1;
 	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_RUN_DIR", run_dir, 1);
+	setenv("TB_STATE_DIR", run_dir, 1);
 	return 0;
 }
 
 struct run {
-	const struct tb_tracer *ops;
-	struct tb_tr t;
+	const struct tb_tracer_ops *ops;
+	struct tb_tracer t;
 	void *cfg;
 	char err[256];
 };
@@ -52,7 +53,7 @@ static int run_init(struct run *r, const char *const *kv)
 	for (; kv[0]; kv += 2)
 		CU_ASSERT_EQUAL_FATAL(
 			tb_opts_set(r->ops->opts, r->cfg, kv[0], kv[1], r->err, sizeof(r->err)), 0);
-	r->t = (struct tb_tr){.ops = r->ops,
+	r->t = (struct tb_tracer){.ops = r->ops,
 			      .name = "cmd",
 			      .cfg = r->cfg,
 			      .consumer_cpu = -1,
@@ -310,8 +311,7 @@ static void test_bpftrace(void)
 	child = tb_test_spawn_getpid_loop(n, &go);
 	CU_ASSERT_FATAL(child > 0);
 	snprintf(cmd, sizeof(cmd),
-		 "bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } "
-		 "tracepoint:syscalls:sys_enter_getpid /pid == %d/ { @c = count(); }'",
+		 "bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } tracepoint:syscalls:sys_enter_getpid /pid == %d/ { @c = count(); }'",
 		 (int)child);
 	nb = progs_named("sys_enter_getpi", ids_before, 64);
 	before = tb_bpf_prog_count();

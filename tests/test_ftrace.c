@@ -19,6 +19,7 @@
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "tb_test.h"
+#include "tracers/tracer.h"
 
 static json_t *state_before;
 static char own_prefix[64];
@@ -30,9 +31,9 @@ static int ftrace_init(void)
 
 	if (!tmp)
 		return 1;
-	/* Our armed records go to a scratch run directory, not the machine's. */
+	/* Our armed records go to a scratch state directory, not the machine's. */
 	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_RUN_DIR", run_dir, 1);
+	setenv("TB_STATE_DIR", run_dir, 1);
 	snprintf(own_prefix, sizeof(own_prefix), TB_INSTANCE_PREFIX "%d-", (int)getpid());
 	if (tb_test_is_root() && !tb_tracefs_ensure())
 		state_before = tb_tracing_state_capture();
@@ -143,8 +144,8 @@ struct kv {
 static int run_traced(const char *type, const struct kv *kv, uint64_t n, struct tb_tracer_stats *st,
 		      char *err, size_t errlen)
 {
-	const struct tb_tracer *ops = tb_tracer_find(type);
-	struct tb_tr t = {.ops = ops, .name = "test-tracer", .consumer_cpu = -1};
+	const struct tb_tracer_ops *ops = tb_tracer_find(type);
+	struct tb_tracer t = {.ops = ops, .name = "test-tracer", .consumer_cpu = -1};
 	int go = -1, status, ret;
 	pid_t child = -1;
 	void *cfg;
@@ -577,7 +578,7 @@ static void test_function_tracer(void)
 	static const struct kv kv[] = {{"filter", "__x64_sys_getpid, __do_sys_getpid"},
 				       {"buffer-size", "8M"},
 				       {NULL, NULL}};
-	const struct tb_tracer *ops = tb_tracer_find("ftrace-function");
+	const struct tb_tracer_ops *ops = tb_tracer_find("ftrace-function");
 	struct tb_tracer_stats st;
 	char why[256] = "", err[256], rec[4200];
 	int sup, ret;
@@ -596,8 +597,7 @@ static void test_function_tracer(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "current_tracer") ? why
 								     : strstr(why, "tracefs"));
 		if (sup == -EPERM)
-			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: "
-						    "Operation not permitted");
+			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: Operation not permitted");
 		/* setup refuses with the probed reason, and leaves nothing armed. */
 		CU_ASSERT_EQUAL(ret, sup);
 		snprintf(rec, sizeof(rec), "%s/armed-%d.json", run_dir, (int)getpid());

@@ -15,6 +15,7 @@
 #include "stats/gate.h"
 #include "result/result.h"
 #include "stats/stats.h"
+#include "cli/commands.h"
 #include "core/tb.h"
 #include "tb_test.h"
 
@@ -388,8 +389,7 @@ static void test_gate_simulation(void)
 		tb_result_free(old2);
 		tb_result_free(slower);
 	}
-	printf("\n    gate overhead rule: %d/%d A/A failures, power %d/%d; regression rule: %d/%d, "
-	       "power %d/%d\n",
+	printf("\n    gate overhead rule: %d/%d A/A failures, power %d/%d; regression rule: %d/%d, power %d/%d\n",
 	       fp, n, power, n, rfp, n, rpower, n);
 	CU_ASSERT(fp <= n * 7 / 100);
 	CU_ASSERT(power >= n * 90 / 100);

@@ -22,6 +22,7 @@
 #include "tracers/perf-common.h"
 #include "core/tb.h"
 #include "tb_test.h"
+#include "tracers/tracer.h"
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
@@ -143,9 +144,9 @@ static void child_finish(struct child *c)
 }
 
 /* A tracer instance configured from key/value pairs; returns validate's result. */
-static int tr_new(struct tb_tr *t, const char *type, const char *const *kv, char *err, size_t len)
+static int tr_new(struct tb_tracer *t, const char *type, const char *const *kv, char *err, size_t len)
 {
-	const struct tb_tracer *ops = tb_tracer_find(type);
+	const struct tb_tracer_ops *ops = tb_tracer_find(type);
 	int ret;
 
 	memset(t, 0, sizeof(*t));
@@ -166,7 +167,7 @@ static int tr_new(struct tb_tr *t, const char *type, const char *const *kv, char
 	return ret;
 }
 
-static void tr_free(struct tb_tr *t)
+static void tr_free(struct tb_tracer *t)
 {
 	if (!t->ops)
 		return;
@@ -266,7 +267,7 @@ static int trace_child(const char *type, const char *const *kv, void (*fn)(long)
 		       struct tb_tracer_stats *st)
 {
 	struct child c = {0};
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256] = "";
 	int ret;
 
@@ -348,7 +349,7 @@ static void test_count_system(void)
 	static const char *const kv[] = {"events", "context-switches,cpu-clock", "scope", "system",
 					 NULL};
 	struct tb_tracer_stats st;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 
 	if (!need_root())
@@ -383,7 +384,7 @@ static void test_count_hardware(void)
 	static const char *const kv_hw[] = {"events", "cycles,instructions", NULL};
 	struct tb_tracer_stats st;
 	json_t *uns;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 	int ret;
 
@@ -419,7 +420,7 @@ static void test_count_validate(void)
 	static const char *const bad[] = {"events", "task-clock,no-such-event", NULL};
 	static const char *const badtp[] = {"events", "nosys:noevent", NULL};
 	static const char *const badscope[] = {"scope", "galaxy", NULL};
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256] = "";
 
 	CU_ASSERT_EQUAL(tr_new(&t, "perf-count", bad, err, sizeof(err)), -EINVAL);
@@ -438,7 +439,7 @@ static void test_count_validate(void)
 
 static void test_count_dead_target(void)
 {
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 	pid_t pid;
 
@@ -485,7 +486,7 @@ static void test_count_windows_self(void)
 	static const char *const kv[] = {"events", "page-faults", NULL};
 	const long n = 1000;
 	struct tb_tracer_stats st;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 
 	if (!need_root())
@@ -583,7 +584,7 @@ static void test_sample_system_output(void)
 	static const char *const kv[] = {"scope", "system", "output", "true", NULL};
 	struct tb_tracer_stats st;
 	const char *path;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 	char *data = NULL;
 	size_t len = 0;
@@ -626,7 +627,7 @@ static void test_sample_target_exits(void)
 {
 	static const char *const kv[] = {"frequency", "999", NULL};
 	struct tb_tracer_stats st;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256], b = 1;
 	int go[2];
 	pid_t pid;
@@ -673,7 +674,7 @@ static void test_sample_target_exits(void)
 static void test_sample_hardware(void)
 {
 	static const char *const kv[] = {"event", "cycles", NULL};
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256], why[256] = "";
 	int ret;
 
@@ -736,7 +737,7 @@ static void test_sample_validate(void)
 	static const char *const both[] = {"frequency", "99", "period", "1000", NULL};
 	static const char *const deep[] = {"callgraph", "true", "max-stack", "65535", NULL};
 	const char *kv[3] = {NULL, NULL, NULL};
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 	size_t i;
 
@@ -773,7 +774,7 @@ static void test_option_tables(void)
 	static const char *const names[] = {"perf-count", "perf-sample"};
 	char *buf = NULL;
 	size_t len = 0, i;
-	struct tb_tr t;
+	struct tb_tracer t;
 	char err[256];
 	FILE *f;
 

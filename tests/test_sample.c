@@ -13,16 +13,17 @@
 #include "runner/sample.h"
 #include "core/tb.h"
 #include "tb_test.h"
+#include "workloads/workload.h"
 
-static const struct tb_workload *find(const char *name)
+static const struct tb_workload_ops *find(const char *name)
 {
-	const struct tb_workload *wl = tb_workload_find(name);
+	const struct tb_workload_ops *wl = tb_workload_find(name);
 
 	CU_ASSERT_PTR_NOT_NULL(wl);
 	return wl;
 }
 
-static void *defaults(const struct tb_workload *wl)
+static void *defaults(const struct tb_workload_ops *wl)
 {
 	void *cfg = calloc(1, wl->cfg_size ? wl->cfg_size : 1);
 
@@ -37,7 +38,7 @@ static void *defaults(const struct tb_workload *wl)
  */
 static void calibrate_one(const char *name)
 {
-	const struct tb_workload *wl = find(name);
+	const struct tb_workload_ops *wl = find(name);
 	struct tb_sample_req req = {0};
 	struct tb_sample_run *run = NULL;
 	struct tb_sample_res *res = malloc(sizeof(*res));
@@ -78,7 +79,7 @@ static void test_calibrate(void)
 
 static void test_repeat_and_counts(void)
 {
-	const struct tb_workload *wl = find("getpid");
+	const struct tb_workload_ops *wl = find("getpid");
 	struct tb_sample_req req = {0};
 	struct tb_sample_run *run = NULL;
 	struct tb_sample_res *res = malloc(sizeof(*res));
@@ -132,7 +133,7 @@ out:
 
 static void test_latency(void)
 {
-	const struct tb_workload *wl = find("getpid");
+	const struct tb_workload_ops *wl = find("getpid");
 	struct tb_sample_req req = {0};
 	struct tb_sample_run *run = NULL;
 	struct tb_sample_res *res = malloc(sizeof(*res));
@@ -182,20 +183,20 @@ out:
 /* A workload that records its CPU and fails on demand. */
 static int probe_cpu = -2, probe_fail;
 
-static int probe_setup(struct tb_wl *w)
+static int probe_setup(struct tb_workload *w)
 {
 	if (probe_fail == 1 && w->thread == 1)
 		return -EIO;
 	return 0;
 }
 
-static int probe_run(struct tb_wl *w, uint64_t n)
+static int probe_run(struct tb_workload *w, uint64_t n)
 {
 	probe_cpu = sched_getcpu();
 	return probe_fail == 2 ? -EPIPE : 0;
 }
 
-static const struct tb_workload probe = {
+static const struct tb_workload_ops probe = {
 	.name = "probe",
 	.help = "test workload",
 	.setup = probe_setup,

@@ -19,6 +19,7 @@
 #include "workloads/common.h"
 #include "core/tb.h"
 #include "tb_test.h"
+#include "workloads/workload.h"
 
 #define OPS 100
 
@@ -120,7 +121,7 @@ static int64_t proc_io(const char *key)
 	return v;
 }
 
-static void *make_cfg(const struct tb_workload *wl, char *err, size_t len)
+static void *make_cfg(const struct tb_workload_ops *wl, char *err, size_t len)
 {
 	void *cfg = calloc(1, wl->cfg_size ? wl->cfg_size : 1);
 	size_t i;
@@ -137,7 +138,7 @@ static void *make_cfg(const struct tb_workload *wl, char *err, size_t len)
 	return cfg;
 }
 
-static void free_cfg(const struct tb_workload *wl, void *cfg)
+static void free_cfg(const struct tb_workload_ops *wl, void *cfg)
 {
 	if (wl->opts)
 		tb_opts_free(wl->opts, cfg);
@@ -184,7 +185,7 @@ static void test_registry(void)
 	CU_ASSERT_PTR_NOT_NULL(tb_workload_find("null"));
 	CU_ASSERT_PTR_NULL(tb_workload_find("no-such-workload"));
 	for (i = 0; tb_workloads[i]; i++) {
-		const struct tb_workload *wl = tb_workloads[i];
+		const struct tb_workload_ops *wl = tb_workloads[i];
 		void *cfg;
 
 		CU_ASSERT_PTR_NOT_NULL(wl->name);
@@ -209,7 +210,7 @@ static void test_registry(void)
 }
 
 /* Apply "key=val;key=val" to cfg; returns 0 or what tb_opts_set said. */
-static int set_opts(const struct tb_workload *wl, void *cfg, const char *spec)
+static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spec)
 {
 	char *copy = strdup(spec), *kv, *save = NULL, *eq, err[256];
 	int ret = copy ? 0 : -ENOMEM;
@@ -234,7 +235,7 @@ static int set_opts(const struct tb_workload *wl, void *cfg, const char *spec)
  * One workload: a small batch with `threads` instances and options `spec` ("k=v;k=v" over the
  * defaults, or NULL), the kernel's counts, the cleanup.
  */
-static void run_one(const struct tb_workload *wl, unsigned int threads, bool latency,
+static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool latency,
 		    const char *spec)
 {
 	struct tb_sample_req req = {0};
@@ -375,7 +376,7 @@ static void run_all(unsigned int threads, bool latency)
 	else
 		close(fd);
 	for (i = 0; tb_workloads[i]; i++) {
-		const struct tb_workload *wl = tb_workloads[i];
+		const struct tb_workload_ops *wl = tb_workloads[i];
 
 		if (wl->supported && wl->supported(why, sizeof(why))) {
 			printf("\n    SKIPPED %s: not supported here: %s", wl->name, why);
@@ -422,7 +423,7 @@ static void test_variants(void)
 		{"getpid", "work=50"},
 		{"command", "command=sh -c 'echo done: 7';metric=done: ([0-9]+)"},
 	};
-	const struct tb_workload *wl;
+	const struct tb_workload_ops *wl;
 	char why[256];
 	size_t i;
 
@@ -437,7 +438,7 @@ static void test_variants(void)
 /* Set key=val on wl's defaults; return what validate says, with its message in err. */
 static int validate_with(const char *name, const char *key, const char *val, char *err, size_t len)
 {
-	const struct tb_workload *wl = tb_workload_find(name);
+	const struct tb_workload_ops *wl = tb_workload_find(name);
 	void *cfg;
 	int ret;
 
@@ -492,7 +493,7 @@ static void test_bad_configs(void)
 /* A command that exits non-zero fails the sample with its status; its metric is parsed. */
 static void test_command(void)
 {
-	const struct tb_workload *wl = tb_workload_find("command");
+	const struct tb_workload_ops *wl = tb_workload_find("command");
 	struct tb_sample_req req = {0};
 	struct tb_sample_run *run = NULL;
 	struct tb_sample_res *res = malloc(sizeof(*res));

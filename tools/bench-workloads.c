@@ -19,6 +19,7 @@
 
 #include "runner/sample.h"
 #include "core/tb.h"
+#include "workloads/workload.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -56,7 +57,7 @@ static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res
 	return ret ? ret : res->error;
 }
 
-static int bench(const struct tb_workload *wl, const char *spec, uint64_t duration, int nsamples,
+static int bench(const struct tb_workload_ops *wl, const char *spec, uint64_t duration, int nsamples,
 		 int cpu, bool quiet)
 {
 	struct tb_sample_req req = {0};
@@ -178,8 +179,7 @@ int main(int argc, char **argv)
 			break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-d DURATION] [-n SAMPLES] [-c CPU] [-q] "
-				"[WORKLOAD[:key=val,...]]...\n",
+				"usage: %s [-d DURATION] [-n SAMPLES] [-c CPU] [-q] [WORKLOAD[:key=val,...]]...\n",
 				argv[0]);
 			return 2;
 		}
@@ -198,7 +198,7 @@ int main(int argc, char **argv)
 	}
 	for (i = optind; i < argc; i++) {
 		char *name = strdup(argv[i]), *colon = strchr(name, ':');
-		const struct tb_workload *wl;
+		const struct tb_workload_ops *wl;
 
 		if (colon)
 			*colon++ = '\0';

@@ -37,6 +37,7 @@
 #include "bpf/read-latency.skel.h"
 #include "bpf/runq-latency.skel.h"
 #include "bpf/ringbuf-events.skel.h"
+#include "tracers/tracer.h"
 
 enum { PROG_SYSCALL_COUNT, PROG_READ_LATENCY, PROG_RUNQ_LATENCY, PROG_RINGBUF_EVENTS, PROG_OBJECT };
 enum { PIDF_WORKLOAD, PIDF_NONE };
@@ -211,7 +212,7 @@ static json_t *hist_json(const __u64 *slots)
 	json_t *a = json_array();
 	int i;
 
-	for (i = 0; a && i < TB_HIST_SLOTS; i++)
+	for (i = 0; a && i < TB_LOG2_HIST_SLOTS; i++)
 		json_array_append_new(a, json_integer((json_int_t)slots[i]));
 	return a;
 }
@@ -276,10 +277,10 @@ static int read_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 				struct tb_tracer_stats *st, json_t *extra)
 {
 	int fd = map_fd(p, "hists"), i;
-	__u64 total[TB_HIST_SLOTS] = {0};
+	__u64 total[TB_LOG2_HIST_SLOTS] = {0};
 	__u32 key, next, *prev = NULL;
 	int64_t sum = 0, threads = 0;
-	struct tb_hist h;
+	struct tb_log2_hist h;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
 		key = next;
@@ -287,10 +288,10 @@ static int read_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 		if (bpf_map_lookup_elem(fd, &key, &h))
 			continue;
 		threads++;
-		for (i = 0; i < TB_HIST_SLOTS; i++)
+		for (i = 0; i < TB_LOG2_HIST_SLOTS; i++)
 			total[i] += h.slots[i];
 	}
-	for (i = 0; i < TB_HIST_SLOTS; i++)
+	for (i = 0; i < TB_LOG2_HIST_SLOTS; i++)
 		sum += (int64_t)total[i];
 	st->events = sum;
 	json_object_set_new(extra, "threads", json_integer(threads));
@@ -302,7 +303,7 @@ static int runq_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 				struct tb_tracer_stats *st, json_t *extra)
 {
 	int fd = map_fd(p, "hist"), i;
-	struct tb_hist h;
+	struct tb_log2_hist h;
 	__u32 zero = 0;
 	int64_t sum = 0;
 
@@ -310,7 +311,7 @@ static int runq_latency_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 		tb_err("bpf: reading runq-latency histogram: %s", strerror(errno));
 		return -errno;
 	}
-	for (i = 0; i < TB_HIST_SLOTS; i++)
+	for (i = 0; i < TB_LOG2_HIST_SLOTS; i++)
 		sum += (int64_t)h.slots[i];
 	st->events = sum;
 	json_object_set_new(extra, "hist_log2_ns", hist_json(h.slots));
@@ -384,8 +385,7 @@ static int bpf_supported(char *why, size_t len)
 	err = -errno;
 	if (err == -EPERM || err == -EACCES)
 		snprintf(why, len,
-			 "cannot load BPF programs: %s (needs root, or CAP_BPF and "
-			 "CAP_PERFMON)",
+			 "cannot load BPF programs: %s (needs root, or CAP_BPF and CAP_PERFMON)",
 			 strerror(-err));
 	else if (err == -ENOSYS)
 		snprintf(why, len, "kernel without the bpf() system call (CONFIG_BPF_SYSCALL)");
@@ -703,7 +703,7 @@ static void detach_all(struct bpf_priv *p)
 	p->nlinks = 0;
 }
 
-static void bpf_teardown(struct tb_tr *t)
+static void bpf_teardown(struct tb_tracer *t)
 {
 	struct bpf_priv *p = t->priv;
 	size_t i;
@@ -729,7 +729,7 @@ static void bpf_teardown(struct tb_tr *t)
 }
 
 /* tp_btf for every BTF-typed tracepoint the bundled object uses, unless forced. */
-static int choose_attach(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+static int choose_attach(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
 	struct bpf_program *prog;
 	const char *sec;
@@ -757,7 +757,7 @@ static int choose_attach(struct tb_tr *t, struct bpf_priv *p, const struct bpf_c
 	return 0;
 }
 
-static int open_object(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg *cfg, __u32 tgid)
+static int open_object(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg, __u32 tgid)
 {
 	struct bpf_program *prog;
 	char err[256];
@@ -798,7 +798,7 @@ static int open_object(struct tb_tr *t, struct bpf_priv *p, const struct bpf_cfg
 	return 0;
 }
 
-static int bpf_setup(struct tb_tr *t)
+static int bpf_setup(struct tb_tracer *t)
 {
 	const struct bpf_cfg *cfg = t->cfg;
 	struct bpf_program *prog;
@@ -923,9 +923,9 @@ fail:
 	return r;
 }
 
-static int bpf_stop(struct tb_tr *t);
+static int bpf_stop(struct tb_tracer *t);
 
-static int bpf_start(struct tb_tr *t)
+static int bpf_start(struct tb_tracer *t)
 {
 	struct bpf_priv *p = t->priv;
 	size_t i;
@@ -976,7 +976,7 @@ static int bpf_start(struct tb_tr *t)
 	return 0;
 }
 
-static int bpf_stop(struct tb_tr *t)
+static int bpf_stop(struct tb_tracer *t)
 {
 	struct bpf_priv *p = t->priv;
 	size_t i;
@@ -993,7 +993,7 @@ static int bpf_stop(struct tb_tr *t)
 	return r;
 }
 
-static int bpf_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct bpf_cfg *cfg = t->cfg;
 	struct bpf_priv *p = t->priv;
@@ -1054,7 +1054,7 @@ static int bpf_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-const struct tb_tracer tb_tracer_bpf = {
+const struct tb_tracer_ops tb_tracer_bpf = {
 	.name = "bpf",
 	.help = "BPF programs (bundled CO-RE: syscall-count, read-latency, runq-latency, "
 		"ringbuf-events; or a user's .bpf.o) with in-kernel run_cnt/run_time_ns",

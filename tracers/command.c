@@ -28,6 +28,7 @@
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/tracer.h"
 
 struct cfg {
 	struct tb_strlist command;
@@ -123,9 +124,9 @@ static int cmd_validate(const void *vcfg, char *err, size_t len)
 	return 0;
 }
 
-static void cmd_teardown(struct tb_tr *t);
+static void cmd_teardown(struct tb_tracer *t);
 
-static int cmd_setup(struct tb_tr *t)
+static int cmd_setup(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	char err[256];
@@ -194,7 +195,7 @@ static void reap_group(struct priv *p)
 }
 
 /* Kill the group and say why; the caller returns the error. */
-static void give_up(struct tb_tr *t)
+static void give_up(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 
@@ -220,7 +221,7 @@ static double leader_cpu_s(pid_t pid)
 	return (double)(ut + st + cut + cst) / (double)sysconf(_SC_CLK_TCK);
 }
 
-static int cmd_start(struct tb_tr *t)
+static int cmd_start(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
@@ -278,9 +279,7 @@ static int cmd_start(struct tb_tr *t)
 			break;
 		if (tb_now_ns() >= deadline || tb_stop_requested()) {
 			give_up(t);
-			tb_err("[tracer %s] '%s' not ready after %.1f s (%s%s%s); killed it "
-			       "(output "
-			       "in %s)",
+			tb_err("[tracer %s] '%s' not ready after %.1f s (%s%s%s); killed it (output in %s)",
 			       t->name, c->command.v[0], (double)c->ready_timeout / 1e9,
 			       p->have_ready_re ? "no output matching ready = " : "",
 			       p->have_ready_re ? c->ready : "",
@@ -304,7 +303,7 @@ static int cmd_start(struct tb_tr *t)
 	return 0;
 }
 
-static int cmd_stop(struct tb_tr *t)
+static int cmd_stop(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
@@ -340,7 +339,7 @@ static int64_t events_from_output(struct priv *p)
 	return events;
 }
 
-static int cmd_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
@@ -375,7 +374,7 @@ static int cmd_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-static void cmd_teardown(struct tb_tr *t)
+static void cmd_teardown(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 
@@ -396,7 +395,7 @@ static void cmd_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-const struct tb_tracer tb_tracer_command = {
+const struct tb_tracer_ops tb_tracer_command = {
 	.name = "command",
 	.help = "an external tracer command (bpftrace, perf record, an agent), ready by regex "
 		"or BPF programs appearing",

@@ -14,6 +14,7 @@
 
 #include "core/inject.h"
 #include "core/tb.h"
+#include "tracers/tracer.h"
 
 struct delay_cfg {
 	uint64_t ns;
@@ -56,7 +57,7 @@ static const struct tb_option delay_opts[] = {
 	TB_OPT_END,
 };
 
-static int delay_setup(struct tb_tr *t)
+static int delay_setup(struct tb_tracer *t)
 {
 	const struct delay_cfg *cfg = t->cfg;
 	struct delay_priv *p;
@@ -95,7 +96,7 @@ static int delay_setup(struct tb_tr *t)
 	return 0;
 }
 
-static int delay_start(struct tb_tr *t)
+static int delay_start(struct tb_tracer *t)
 {
 	const struct delay_priv *p = t->priv;
 
@@ -103,14 +104,14 @@ static int delay_start(struct tb_tr *t)
 	return 0;
 }
 
-static int delay_stop(struct tb_tr *t)
+static int delay_stop(struct tb_tracer *t)
 {
 	if (tb_inject)
 		tb_inject->iters = 0;
 	return 0;
 }
 
-static int delay_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int delay_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct delay_cfg *cfg = t->cfg;
 	const struct delay_priv *p = t->priv;
@@ -132,7 +133,7 @@ static int delay_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-static void delay_teardown(struct tb_tr *t)
+static void delay_teardown(struct tb_tracer *t)
 {
 	if (tb_inject)
 		tb_inject->iters = 0;
@@ -140,7 +141,7 @@ static void delay_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-const struct tb_tracer tb_tracer_delay = {
+const struct tb_tracer_ops tb_tracer_delay = {
 	.name = "delay",
 	.help = "validation: add a calibrated spin of known cost to every workload operation",
 	.opts = delay_opts,

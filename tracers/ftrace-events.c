@@ -22,6 +22,7 @@
 
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/tracer.h"
 
 enum { PID_WORKLOAD, PID_NONE };
 enum { CONSUMER_DISCARD, CONSUMER_STREAM };
@@ -111,9 +112,9 @@ static void filter_reason(struct tracefs_instance *inst, const char *sys, const 
 	free(text);
 }
 
-static void ev_teardown(struct tb_tr *t);
+static void ev_teardown(struct tb_tracer *t);
 
-static int ev_setup(struct tb_tr *t)
+static int ev_setup(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p;
@@ -175,7 +176,7 @@ err:
 	return ret;
 }
 
-static int set_events(struct tb_tr *t, const char *val)
+static int set_events(struct tb_tracer *t, const char *val)
 {
 	struct priv *p = t->priv;
 	size_t i;
@@ -197,7 +198,7 @@ static int set_events(struct tb_tr *t, const char *val)
 	return 0;
 }
 
-static int ev_start(struct tb_tr *t)
+static int ev_start(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 	int ret;
@@ -214,7 +215,7 @@ static int ev_start(struct tb_tr *t)
 	return set_events(t, "1");
 }
 
-static int ev_stop(struct tb_tr *t)
+static int ev_stop(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 	int ret = 0, r;
@@ -235,7 +236,7 @@ static int ev_stop(struct tb_tr *t)
 	return ret;
 }
 
-static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int ev_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	struct priv *p = t->priv;
 	json_t *extra = json_object();
@@ -256,7 +257,7 @@ static int ev_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-static void ev_teardown(struct tb_tr *t)
+static void ev_teardown(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 
@@ -269,7 +270,7 @@ static void ev_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-const struct tb_tracer tb_tracer_ftrace_events = {
+const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.name = "ftrace-events",
 	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
 	.opts = ev_opts,

@@ -19,6 +19,7 @@
 
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/tracer.h"
 
 enum { PID_WORKLOAD, PID_NONE };
 enum { CONSUMER_DISCARD, CONSUMER_STREAM };
@@ -75,7 +76,7 @@ static int fn_validate(const void *vcfg, char *err, size_t len)
 	return 0;
 }
 
-static int write_file(struct tb_tr *t, const char *file, const char *val)
+static int write_file(struct tb_tracer *t, const char *file, const char *val)
 {
 	struct priv *p = t->priv;
 	int ret;
@@ -87,9 +88,9 @@ static int write_file(struct tb_tr *t, const char *file, const char *val)
 	return ret;
 }
 
-static void fn_teardown(struct tb_tr *t);
+static void fn_teardown(struct tb_tracer *t);
 
-static int fn_setup(struct tb_tr *t)
+static int fn_setup(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	char why[256], *text = NULL;
@@ -151,7 +152,7 @@ err:
 	return ret;
 }
 
-static int fn_start(struct tb_tr *t)
+static int fn_start(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 	int ret;
@@ -166,7 +167,7 @@ static int fn_start(struct tb_tr *t)
 	return write_file(t, "tracing_on", "1");
 }
 
-static int fn_stop(struct tb_tr *t)
+static int fn_stop(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 	int ret = 0, r;
@@ -186,7 +187,7 @@ static int fn_stop(struct tb_tr *t)
 	return ret;
 }
 
-static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int fn_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
@@ -207,7 +208,7 @@ static int fn_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-static void fn_teardown(struct tb_tr *t)
+static void fn_teardown(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 
@@ -219,7 +220,7 @@ static void fn_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-const struct tb_tracer tb_tracer_ftrace_function = {
+const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.name = "ftrace-function",
 	.help = "ftrace function tracer with a filter list, in a private tracefs instance",
 	.opts = fn_opts,

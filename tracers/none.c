@@ -1,24 +1,25 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The baseline: no tracer at all. Cells with it are what every traced cell is compared to. */
 #include "core/tb.h"
+#include "tracers/tracer.h"
 
 /* Every callback exists (and does nothing) so the runner needs no special case. */
-static int none_setup(struct tb_tr *t)
+static int none_setup(struct tb_tracer *t)
 {
 	return 0;
 }
 
-static int none_start(struct tb_tr *t)
+static int none_start(struct tb_tracer *t)
 {
 	return 0;
 }
 
-static int none_stop(struct tb_tr *t)
+static int none_stop(struct tb_tracer *t)
 {
 	return 0;
 }
 
-static int none_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int none_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	st->events = 0;
 	st->lost = 0;
@@ -27,7 +28,7 @@ static int none_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-static void none_teardown(struct tb_tr *t)
+static void none_teardown(struct tb_tracer *t)
 {
 }
 
@@ -35,7 +36,7 @@ static const struct tb_option none_opts[] = {
 	TB_OPT_END,
 };
 
-const struct tb_tracer tb_tracer_none = {
+const struct tb_tracer_ops tb_tracer_none = {
 	.name = "none",
 	.help = "no tracer: the baseline every traced cell is compared to",
 	.opts = none_opts,

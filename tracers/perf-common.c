@@ -311,8 +311,7 @@ int tb_perf_probe(char *why, size_t len)
 	if (ret == -EACCES || ret == -EPERM)
 		snprintf(
 			why, len,
-			"perf_event_open refused (%s) with kernel.perf_event_paranoid = %s: run as "
-			"root or lower it",
+			"perf_event_open refused (%s) with kernel.perf_event_paranoid = %s: run as root or lower it",
 			strerror(-ret), paranoid);
 	else
 		snprintf(why, len, "perf_event_open of a software counter failed: %s",

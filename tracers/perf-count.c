@@ -18,6 +18,7 @@
 
 #include "tracers/perf-common.h"
 #include "core/tb.h"
+#include "tracers/tracer.h"
 
 enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 
@@ -112,7 +113,7 @@ static int pc_read(struct pc_priv *p, struct pc_event *e, struct pc_val *vals)
 	return 0;
 }
 
-static void pc_teardown(struct tb_tr *t)
+static void pc_teardown(struct tb_tracer *t)
 {
 	struct pc_priv *p = t->priv;
 	size_t i;
@@ -135,7 +136,7 @@ static void pc_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-static int pc_open_maps(struct tb_tr *t, const struct pc_cfg *cfg, struct pc_priv *p)
+static int pc_open_maps(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc_priv *p)
 {
 	pid_t pid = t->target > 0 ? t->target : getpid();
 
@@ -166,7 +167,7 @@ static int pc_open_maps(struct tb_tr *t, const struct pc_cfg *cfg, struct pc_pri
 	return 0;
 }
 
-static int pc_setup(struct tb_tr *t)
+static int pc_setup(struct tb_tracer *t)
 {
 	const struct pc_cfg *cfg = t->cfg;
 	char why[256], *failed = NULL, *tmp;
@@ -248,7 +249,7 @@ out:
 	return ret;
 }
 
-static int pc_start(struct tb_tr *t)
+static int pc_start(struct tb_tracer *t)
 {
 	struct pc_priv *p = t->priv;
 	size_t i;
@@ -285,7 +286,7 @@ static int pc_start(struct tb_tr *t)
 	return 0;
 }
 
-static int pc_stop(struct tb_tr *t)
+static int pc_stop(struct tb_tracer *t)
 {
 	struct pc_priv *p = t->priv;
 	int ret, first = 0;
@@ -353,7 +354,7 @@ static bool pc_costs_per_occurrence(const struct perf_event_attr *a)
 	       (a->type == PERF_TYPE_SOFTWARE && !tb_perf_event_is_time(a));
 }
 
-static int pc_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int pc_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct pc_cfg *cfg = t->cfg;
 	struct pc_priv *p = t->priv;
@@ -419,7 +420,7 @@ nomem:
 	return -ENOMEM;
 }
 
-const struct tb_tracer tb_tracer_perf_count = {
+const struct tb_tracer_ops tb_tracer_perf_count = {
 	.name = "perf-count",
 	.help = "perf counters (libperf) for the workload or all CPUs; unsupported ones reported",
 	.opts = pc_opts,

@@ -27,6 +27,7 @@
 
 #include "tracers/perf-common.h"
 #include "core/tb.h"
+#include "tracers/tracer.h"
 
 enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 
@@ -151,7 +152,7 @@ static void ps_stop_thread(struct ps_priv *p)
 	p->thread_running = false;
 }
 
-static void ps_teardown(struct tb_tr *t)
+static void ps_teardown(struct tb_tracer *t)
 {
 	struct ps_priv *p = t->priv;
 
@@ -171,7 +172,7 @@ static void ps_teardown(struct tb_tr *t)
 	t->priv = NULL;
 }
 
-static int ps_maps(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
+static int ps_maps(struct tb_tracer *t, const struct ps_cfg *cfg, struct ps_priv *p)
 {
 	pid_t pid = t->target > 0 ? t->target : getpid();
 	int err;
@@ -203,7 +204,7 @@ static int ps_maps(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
 }
 
 /* The attr of a sampling event, frequency clamped to the kernel's current limit. */
-static int ps_attr(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
+static int ps_attr(struct tb_tracer *t, const struct ps_cfg *cfg, struct ps_priv *p)
 {
 	struct perf_event_attr *a = &p->attr;
 	int64_t rate = tb_perf_max_sample_rate();
@@ -225,8 +226,7 @@ static int ps_attr(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
 	if (freq) {
 		/* The kernel may have lowered the limit since validation (throttling). */
 		if (rate > 0 && freq > (uint64_t)rate) {
-			tb_warn("perf-sample '%s': frequency %llu Hz lowered to the kernel's "
-				"perf_event_max_sample_rate %lld",
+			tb_warn("perf-sample '%s': frequency %llu Hz lowered to the kernel's perf_event_max_sample_rate %lld",
 				t->name, (unsigned long long)freq, (long long)rate);
 			freq = (uint64_t)rate;
 		}
@@ -243,7 +243,7 @@ static int ps_attr(struct tb_tr *t, const struct ps_cfg *cfg, struct ps_priv *p)
 	return 0;
 }
 
-static int ps_open_output(struct tb_tr *t, struct ps_priv *p)
+static int ps_open_output(struct tb_tracer *t, struct ps_priv *p)
 {
 	char *name, *s;
 	int ret;
@@ -271,7 +271,7 @@ static int ps_open_output(struct tb_tr *t, struct ps_priv *p)
 	return 0;
 }
 
-static int ps_setup(struct tb_tr *t)
+static int ps_setup(struct tb_tracer *t)
 {
 	const struct ps_cfg *cfg = t->cfg;
 	struct perf_evsel *evsel;
@@ -312,8 +312,7 @@ static int ps_setup(struct tb_tr *t)
 	ret = perf_evlist__mmap(p->evlist, (int)cfg->mmap_pages);
 	if (ret < 0) {
 		ret = errno ? -errno : -ENOMEM;
-		tb_err("perf-sample '%s': mapping %lld pages per CPU: %s (see "
-		       "kernel.perf_event_mlock_kb)",
+		tb_err("perf-sample '%s': mapping %lld pages per CPU: %s (see kernel.perf_event_mlock_kb)",
 		       t->name, (long long)cfg->mmap_pages, strerror(-ret));
 		goto out;
 	}
@@ -389,7 +388,7 @@ static void *ps_reader(void *arg)
 	return NULL;
 }
 
-static int ps_start(struct tb_tr *t)
+static int ps_start(struct tb_tracer *t)
 {
 	const struct ps_cfg *cfg = t->cfg;
 	struct ps_priv *p = t->priv;
@@ -433,7 +432,7 @@ static int ps_start(struct tb_tr *t)
 	return 0;
 }
 
-static int ps_stop(struct tb_tr *t)
+static int ps_stop(struct tb_tracer *t)
 {
 	struct ps_priv *p = t->priv;
 	uint64_t c0;
@@ -459,12 +458,10 @@ static int ps_stop(struct tb_tr *t)
 			strerror(-p->out_err));
 	/* Kernel limits at work: say so, the figures of this window are affected. */
 	if (p->rs.throttle)
-		tb_warn("perf-sample '%s': the kernel throttled sampling %llu times (too many "
-			"samples per tick)",
+		tb_warn("perf-sample '%s': the kernel throttled sampling %llu times (too many samples per tick)",
 			t->name, (unsigned long long)p->rs.throttle);
 	if (p->rate_start > 0 && p->rate_end > 0 && p->rate_end < p->rate_start)
-		tb_warn("perf-sample '%s': the kernel lowered perf_event_max_sample_rate from %lld "
-			"to %lld (sampling took more than perf_cpu_time_max_percent)",
+		tb_warn("perf-sample '%s': the kernel lowered perf_event_max_sample_rate from %lld to %lld (sampling took more than perf_cpu_time_max_percent)",
 			t->name, (long long)p->rate_start, (long long)p->rate_end);
 	if (p->rs.lost)
 		tb_info("perf-sample '%s': %llu records lost (ring buffer full)", t->name,
@@ -472,7 +469,7 @@ static int ps_stop(struct tb_tr *t)
 	return 0;
 }
 
-static int ps_collect(struct tb_tr *t, struct tb_tracer_stats *st)
+static int ps_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct ps_cfg *cfg = t->cfg;
 	struct ps_priv *p = t->priv;
@@ -516,7 +513,7 @@ static int ps_collect(struct tb_tr *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-const struct tb_tracer tb_tracer_perf_sample = {
+const struct tb_tracer_ops tb_tracer_perf_sample = {
 	.name = "perf-sample",
 	.help = "perf sampling (libperf) at a frequency, optional call graphs, ring buffers "
 		"drained "

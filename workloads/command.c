@@ -18,6 +18,7 @@
 
 #include "workloads/common.h"
 #include "core/proc.h"
+#include "workloads/workload.h"
 
 struct cmd_cfg {
 	struct tb_strlist argv;
@@ -80,7 +81,7 @@ static int cmd_validate(const void *cfg, char *err, size_t len)
 	return 0;
 }
 
-static int cmd_setup(struct tb_wl *w)
+static int cmd_setup(struct tb_workload *w)
 {
 	const struct cmd_cfg *c = w->cfg;
 	struct cmd_priv *p;
@@ -104,7 +105,7 @@ static int cmd_setup(struct tb_wl *w)
 }
 
 /* The last bytes of the output, for the error message. */
-static void show_tail(const struct tb_wl *w, const char *out)
+static void show_tail(const struct tb_workload *w, const char *out)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -118,7 +119,7 @@ out:
 	free(text);
 }
 
-static int take_metric(struct tb_wl *w, struct cmd_priv *p)
+static int take_metric(struct tb_workload *w, struct cmd_priv *p)
 {
 	const struct cmd_cfg *c = w->cfg;
 	regmatch_t m[2];
@@ -153,7 +154,7 @@ out:
 	return ret;
 }
 
-static int cmd_run_batch(struct tb_wl *w, uint64_t n)
+static int cmd_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct cmd_cfg *c = w->cfg;
 	struct cmd_priv *p = w->priv;
@@ -195,7 +196,7 @@ static int cmd_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void cmd_teardown(struct tb_wl *w)
+static void cmd_teardown(struct tb_workload *w)
 {
 	struct cmd_priv *p = w->priv;
 
@@ -209,7 +210,7 @@ static void cmd_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_command = {
+const struct tb_workload_ops tb_workload_command = {
 	.name = "command",
 	.help = "a user's program run to completion per sample (argv, no shell; optional metric "
 		"regex on its output)",

@@ -19,7 +19,7 @@
 #define TB_LIBEXECDIR "/usr/local/libexec/tracebench"
 #endif
 
-int tb_wl_path(const struct tb_wl *w, const char *tag, char *path, size_t len)
+int tb_wl_path(const struct tb_workload *w, const char *tag, char *path, size_t len)
 {
 	int n = snprintf(path, len, "%s/%s-%u", w->tmpdir, tag, w->thread);
 
@@ -80,9 +80,7 @@ int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_
 		return 0;
 	if (why)
 		snprintf(why, whylen,
-			 "helper %s not found in $TB_HELPERS, build/helpers next to the binary or "
-			 "%s "
-			 "(run make)",
+			 "helper %s not found in $TB_HELPERS, build/helpers next to the binary or %s (run make)",
 			 name, TB_LIBEXECDIR);
 	return -ENOENT;
 }

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "core/tb.h"
+#include "workloads/workload.h"
 
 /* The `work` option: iterations of pure computation per op, to lower the syscall rate. */
 #define TB_WL_WORK_OPT(type, field)                                                             \
@@ -36,7 +37,7 @@ static inline void tb_wl_compute(int64_t n)
 }
 
 /* "<tmpdir>/<tag>-<thread>" into path; -ENAMETOOLONG when it does not fit. */
-int tb_wl_path(const struct tb_wl *w, const char *tag, char *path, size_t len);
+int tb_wl_path(const struct tb_workload *w, const char *tag, char *path, size_t len);
 /* Write size bytes of non-zero data to fd from offset 0 (and fsync nothing). */
 int tb_wl_fill(int fd, uint64_t size);
 /*

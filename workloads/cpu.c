@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct cpu_cfg {
 	int64_t iterations;
@@ -17,7 +18,7 @@ static const struct tb_option cpu_opts[] = {
 	TB_OPT_END,
 };
 
-static int cpu_run_batch(struct tb_wl *w, uint64_t n)
+static int cpu_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct cpu_cfg *c = w->cfg;
 	uint64_t i;
@@ -27,7 +28,7 @@ static int cpu_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-const struct tb_workload tb_workload_cpu = {
+const struct tb_workload_ops tb_workload_cpu = {
 	.name = "cpu",
 	.help = "pure computation per op, no syscalls (control: syscall tracers add nothing)",
 	.opts = cpu_opts,

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 #define HELPER "tb-exit"
 
@@ -54,7 +55,7 @@ static int exec_validate(const void *cfg, char *err, size_t len)
 	return tb_wl_check_path("path", c->path, S_IFREG, X_OK, err, len);
 }
 
-static int exec_setup(struct tb_wl *w)
+static int exec_setup(struct tb_workload *w)
 {
 	const struct exec_cfg *c = w->cfg;
 	struct exec_priv *p;
@@ -78,7 +79,7 @@ static int exec_setup(struct tb_wl *w)
 	return 0;
 }
 
-static int exec_run_batch(struct tb_wl *w, uint64_t n)
+static int exec_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct exec_cfg *c = w->cfg;
 	struct exec_priv *p = w->priv;
@@ -111,13 +112,13 @@ static int exec_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void exec_teardown(struct tb_wl *w)
+static void exec_teardown(struct tb_workload *w)
 {
 	free(w->priv);
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_exec = {
+const struct tb_workload_ops tb_workload_exec = {
 	.name = "exec",
 	.help = "fork + execve of a tiny static helper + waitpid per op (exec path, mm setup)",
 	.opts = exec_opts,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct fork_cfg {
 	uint64_t memory;
@@ -30,7 +31,7 @@ static const struct tb_option fork_opts[] = {
 	TB_OPT_END,
 };
 
-static int fork_setup(struct tb_wl *w)
+static int fork_setup(struct tb_workload *w)
 {
 	const struct fork_cfg *c = w->cfg;
 	struct fork_priv *p;
@@ -55,7 +56,7 @@ static int fork_setup(struct tb_wl *w)
 	return 0;
 }
 
-static int fork_run_batch(struct tb_wl *w, uint64_t n)
+static int fork_run_batch(struct tb_workload *w, uint64_t n)
 {
 	uint64_t i;
 	pid_t pid;
@@ -76,7 +77,7 @@ static int fork_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void fork_teardown(struct tb_wl *w)
+static void fork_teardown(struct tb_workload *w)
 {
 	struct fork_priv *p = w->priv;
 
@@ -88,7 +89,7 @@ static void fork_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_fork_exit = {
+const struct tb_workload_ops tb_workload_fork_exit = {
 	.name = "fork-exit",
 	.help = "fork(), child _exit(0), parent waitpid() per op (process creation and exit)",
 	.opts = fork_opts,

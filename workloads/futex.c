@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct futex_priv {
 	_Atomic uint32_t turn; /* 0: ours (partner waits), 1: the partner's (we wait) */
@@ -42,7 +43,7 @@ static void *futex_partner(void *arg)
 	return NULL;
 }
 
-static int futex_setup(struct tb_wl *w)
+static int futex_setup(struct tb_workload *w)
 {
 	struct futex_priv *p;
 	int ret;
@@ -60,7 +61,7 @@ static int futex_setup(struct tb_wl *w)
 	return 0;
 }
 
-static int futex_run_batch(struct tb_wl *w, uint64_t n)
+static int futex_run_batch(struct tb_workload *w, uint64_t n)
 {
 	struct futex_priv *p = w->priv;
 	uint64_t i;
@@ -74,7 +75,7 @@ static int futex_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void futex_teardown(struct tb_wl *w)
+static void futex_teardown(struct tb_workload *w)
 {
 	struct futex_priv *p = w->priv;
 
@@ -90,7 +91,7 @@ static void futex_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_futex = {
+const struct tb_workload_ops tb_workload_futex = {
 	.name = "futex",
 	.help = "FUTEX_WAKE/FUTEX_WAIT round trip with a partner thread (futex and wakeup paths)",
 	.setup = futex_setup,

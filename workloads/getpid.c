@@ -10,6 +10,7 @@
 
 #include "workloads/common.h"
 #include "core/inject.h"
+#include "workloads/workload.h"
 
 struct getpid_cfg {
 	int call;
@@ -27,7 +28,7 @@ static const struct tb_option getpid_opts[] = {
 	TB_OPT_END,
 };
 
-static int getpid_run_batch(struct tb_wl *w, uint64_t n)
+static int getpid_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct getpid_cfg *c = w->cfg;
 	const long nr = call_nr[c->call];
@@ -49,7 +50,7 @@ static int getpid_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-const struct tb_workload tb_workload_getpid = {
+const struct tb_workload_ops tb_workload_getpid = {
 	.name = "getpid",
 	.help = "raw syscall(SYS_getpid) (or getppid) per op: the syscall entry/exit floor (cf. "
 		"perf bench syscall basic)",

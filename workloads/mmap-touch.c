@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct mmap_cfg {
 	uint64_t size;
@@ -29,7 +30,7 @@ static const struct tb_option mmap_opts[] = {
 	TB_OPT_END,
 };
 
-static int mmap_setup(struct tb_wl *w)
+static int mmap_setup(struct tb_workload *w)
 {
 	struct mmap_priv *p = calloc(1, sizeof(*p));
 
@@ -40,7 +41,7 @@ static int mmap_setup(struct tb_wl *w)
 	return 0;
 }
 
-static int mmap_run_batch(struct tb_wl *w, uint64_t n)
+static int mmap_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct mmap_cfg *c = w->cfg;
 	const struct mmap_priv *p = w->priv;
@@ -62,13 +63,13 @@ static int mmap_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void mmap_teardown(struct tb_wl *w)
+static void mmap_teardown(struct tb_workload *w)
 {
 	free(w->priv);
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_mmap_touch = {
+const struct tb_workload_ops tb_workload_mmap_touch = {
 	.name = "mmap-touch",
 	.help = "mmap anonymous memory, touch every page, munmap per op (page faults)",
 	.opts = mmap_opts,

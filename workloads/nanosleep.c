@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct ns_cfg {
 	uint64_t duration;
@@ -39,7 +40,7 @@ static const struct tb_option ns_opts[] = {
 	TB_OPT_END,
 };
 
-static int ns_setup(struct tb_wl *w)
+static int ns_setup(struct tb_workload *w)
 {
 	const struct ns_cfg *c = w->cfg;
 	struct ns_priv *p;
@@ -72,7 +73,7 @@ static inline uint64_t mono_ns(void)
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
 }
 
-static int ns_run_batch(struct tb_wl *w, uint64_t n)
+static int ns_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct ns_cfg *c = w->cfg;
 	struct ns_priv *p = w->priv;
@@ -97,7 +98,7 @@ static int ns_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void ns_teardown(struct tb_wl *w)
+static void ns_teardown(struct tb_workload *w)
 {
 	struct ns_priv *p = w->priv;
 
@@ -110,7 +111,7 @@ static void ns_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_nanosleep = {
+const struct tb_workload_ops tb_workload_nanosleep = {
 	.name = "nanosleep",
 	.help = "clock_nanosleep of duration per op (timer path; metric: mean wakeup lateness, ns)",
 	.opts = ns_opts,

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* null: an empty loop iteration per op, the floor of the harness's own cost per op. */
 #include "core/tb.h"
+#include "workloads/workload.h"
 
-static int null_run_batch(struct tb_wl *w, uint64_t n)
+static int null_run_batch(struct tb_workload *w, uint64_t n)
 {
 	uint64_t i;
 
@@ -12,7 +13,7 @@ static int null_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-const struct tb_workload tb_workload_null = {
+const struct tb_workload_ops tb_workload_null = {
 	.name = "null",
 	.help = "empty loop iteration per op: the harness floor (loop + timing cost per op)",
 	.run_batch = null_run_batch,

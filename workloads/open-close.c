@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct oc_cfg {
 	char *path;
@@ -46,7 +47,7 @@ static int oc_validate(const void *cfg, char *err, size_t len)
 	return 0;
 }
 
-static int oc_setup(struct tb_wl *w)
+static int oc_setup(struct tb_workload *w)
 {
 	const struct oc_cfg *c = w->cfg;
 	struct oc_priv *p;
@@ -93,7 +94,7 @@ fail_errno:
 	return ret;
 }
 
-static int oc_run_batch(struct tb_wl *w, uint64_t n)
+static int oc_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct oc_cfg *c = w->cfg;
 	const struct oc_priv *p = w->priv;
@@ -111,7 +112,7 @@ static int oc_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void oc_teardown(struct tb_wl *w)
+static void oc_teardown(struct tb_workload *w)
 {
 	struct oc_priv *p = w->priv;
 
@@ -123,7 +124,7 @@ static void oc_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_open_close = {
+const struct tb_workload_ops tb_workload_open_close = {
 	.name = "open-close",
 	.help = "open() + close() of an existing file per op (VFS path lookup, file lifetime)",
 	.opts = oc_opts,

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct pipe_cfg {
 	int mode;
@@ -53,7 +54,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int pipe_setup(struct tb_wl *w)
+static int pipe_setup(struct tb_workload *w)
 {
 	const struct pipe_cfg *c = w->cfg;
 	struct pipe_priv *p;
@@ -93,7 +94,7 @@ static int pipe_setup(struct tb_wl *w)
 	return ret;
 }
 
-static int pipe_run_batch(struct tb_wl *w, uint64_t n)
+static int pipe_run_batch(struct tb_workload *w, uint64_t n)
 {
 	struct pipe_priv *p = w->priv;
 	uint64_t i;
@@ -110,7 +111,7 @@ static int pipe_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void pipe_teardown(struct tb_wl *w)
+static void pipe_teardown(struct tb_workload *w)
 {
 	struct pipe_priv *p = w->priv;
 
@@ -125,7 +126,7 @@ static void pipe_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_pipe_pingpong = {
+const struct tb_workload_ops tb_workload_pipe_pingpong = {
 	.name = "pipe-pingpong",
 	.help = "round trip of a message over two pipes with a partner process or thread "
 		"(wakeups, context switches; cf. perf bench sched pipe)",

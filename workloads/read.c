@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct read_cfg {
 	char *path;
@@ -70,7 +71,7 @@ static int read_validate(const void *cfg, char *err, size_t len)
 	return 0;
 }
 
-static int read_setup(struct tb_wl *w)
+static int read_setup(struct tb_workload *w)
 {
 	const struct read_cfg *c = w->cfg;
 	struct read_priv *p;
@@ -124,7 +125,7 @@ fail_errno:
 	return ret;
 }
 
-static int read_run_batch(struct tb_wl *w, uint64_t n)
+static int read_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct read_cfg *c = w->cfg;
 	struct read_priv *p = w->priv;
@@ -148,7 +149,7 @@ static int read_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void read_teardown(struct tb_wl *w)
+static void read_teardown(struct tb_workload *w)
 {
 	struct read_priv *p = w->priv;
 
@@ -163,7 +164,7 @@ static void read_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_read = {
+const struct tb_workload_ops tb_workload_read = {
 	.name = "read",
 	.help = "pread() of size bytes per op from a page-cached file or a device (VFS read path)",
 	.opts = read_opts,

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The workload registry: one line per workload. TB_WORKLOAD(x) names the ops table
- * `const struct tb_workload tb_workload_x` defined at the end of workloads/<x>.c.
+ * `const struct tb_workload_ops tb_workload_x` defined at the end of workloads/<x>.c; the
+ * registry (workloads/registry.c) and the tests iterate it.
  */
 TB_WORKLOAD(null)
 TB_WORKLOAD(cpu)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 #define RR_TIMEOUT_S 5 /* a response not back by then fails the batch instead of hanging */
 
@@ -92,7 +93,7 @@ static int tcp_supported(char *why, size_t len)
 	return 0;
 }
 
-static int tcp_setup(struct tb_wl *w)
+static int tcp_setup(struct tb_workload *w)
 {
 	const struct tcp_cfg *c = w->cfg;
 	struct sockaddr_in sa = {.sin_family = AF_INET};
@@ -151,7 +152,7 @@ fail_errno:
 	return ret;
 }
 
-static int tcp_run_batch(struct tb_wl *w, uint64_t n)
+static int tcp_run_batch(struct tb_workload *w, uint64_t n)
 {
 	struct tcp_priv *p = w->priv;
 	uint64_t i;
@@ -168,7 +169,7 @@ static int tcp_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void tcp_teardown(struct tb_wl *w)
+static void tcp_teardown(struct tb_workload *w)
 {
 	struct tcp_priv *p = w->priv;
 
@@ -186,7 +187,7 @@ static void tcp_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_tcp_rr = {
+const struct tb_workload_ops tb_workload_tcp_rr = {
 	.name = "tcp-rr",
 	.help = "request/response transaction over a loopback TCP connection (network stack; "
 		"cf. netperf TCP_RR)",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 #define RR_TIMEOUT_S 5
 
@@ -79,7 +80,7 @@ static int bind_lo(int fd, struct sockaddr_in *sa)
 	return 0;
 }
 
-static int udp_setup(struct tb_wl *w)
+static int udp_setup(struct tb_workload *w)
 {
 	const struct udp_cfg *c = w->cfg;
 	struct timeval tv = {.tv_sec = RR_TIMEOUT_S};
@@ -128,7 +129,7 @@ fail_errno:
 	return ret;
 }
 
-static int udp_run_batch(struct tb_wl *w, uint64_t n)
+static int udp_run_batch(struct tb_workload *w, uint64_t n)
 {
 	struct udp_priv *p = w->priv;
 	uint64_t i;
@@ -148,7 +149,7 @@ static int udp_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void udp_teardown(struct tb_wl *w)
+static void udp_teardown(struct tb_workload *w)
 {
 	struct udp_priv *p = w->priv;
 
@@ -166,7 +167,7 @@ static void udp_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_udp_rr = {
+const struct tb_workload_ops tb_workload_udp_rr = {
 	.name = "udp-rr",
 	.help = "request/response datagrams over loopback UDP sockets (network stack; cf. "
 		"netperf UDP_RR)",

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "workloads/common.h"
+#include "workloads/workload.h"
 
 struct write_cfg {
 	char *dir;
@@ -59,7 +60,7 @@ static int write_validate(const void *cfg, char *err, size_t len)
 	return 0;
 }
 
-static int write_setup(struct tb_wl *w)
+static int write_setup(struct tb_workload *w)
 {
 	const struct write_cfg *c = w->cfg;
 	const char *dir = c->dir && *c->dir ? c->dir : w->tmpdir;
@@ -97,7 +98,7 @@ static int write_setup(struct tb_wl *w)
 	return ret;
 }
 
-static int write_run_batch(struct tb_wl *w, uint64_t n)
+static int write_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct write_cfg *c = w->cfg;
 	struct write_priv *p = w->priv;
@@ -123,7 +124,7 @@ static int write_run_batch(struct tb_wl *w, uint64_t n)
 	return 0;
 }
 
-static void write_teardown(struct tb_wl *w)
+static void write_teardown(struct tb_workload *w)
 {
 	struct write_priv *p = w->priv;
 
@@ -136,7 +137,7 @@ static void write_teardown(struct tb_wl *w)
 	w->priv = NULL;
 }
 
-const struct tb_workload tb_workload_write = {
+const struct tb_workload_ops tb_workload_write = {
 	.name = "write",
 	.help = "pwrite() of size bytes per op to a file in dir, optionally fsync'd (VFS write "
 		"path, page cache, filesystem)",

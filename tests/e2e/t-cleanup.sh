@@ -9,8 +9,8 @@ need_root
 T=/sys/kernel/tracing
 grep -q ' tracefs ' /proc/mounts || mount -t tracefs nodev $T || skip "cannot mount tracefs"
 [ -d $T/instances ] || skip "no tracefs instances"
-export TB_RUN_DIR=$TMP/run
-mkdir -p "$TB_RUN_DIR"
+export TB_STATE_DIR=$TMP/run
+mkdir -p "$TB_STATE_DIR"
 
 expect_exit 0 "$TB" cleanup --help
 grep -q 'usage: tracebench cleanup' "$TMP/out" || fail "no usage from --help"
@@ -34,12 +34,12 @@ starttime() { awk '{ sub(/.*\) /, ""); print $20 }' "/proc/$1/stat"; }
 	sleep 1000 &
 	child=$!
 	sleep 0.1
-	cat >"$TB_RUN_DIR/armed-$owner.json.tmp" <<EOF
+	cat >"$TB_STATE_DIR/armed-$owner.json.tmp" <<EOF
 { "pid": $owner, "start_time": $(starttime $owner),
   "items": [ { "kind": "instance", "value": "$inst" },
              { "kind": "pgid", "value": "$child:$(starttime $child)" } ] }
 EOF
-	mv "$TB_RUN_DIR/armed-$owner.json.tmp" "$TB_RUN_DIR/armed-$owner.json"
+	mv "$TB_STATE_DIR/armed-$owner.json.tmp" "$TB_STATE_DIR/armed-$owner.json"
 	echo "$owner $child" >"$TMP/owner"
 	wait
 ) &
@@ -66,7 +66,7 @@ grep -q "destroyed tracefs instance tracebench-$owner-unrecorded" "$TMP/out" ||
 grep -q "killed process group $child" "$TMP/out" || fail "process group not reported"
 [ ! -d "$T/instances/$inst" ] || fail "$inst still exists"
 [ ! -d "$T/instances/tracebench-$owner-unrecorded" ] || fail "unrecorded instance still exists"
-[ ! -e "$TB_RUN_DIR/armed-$owner.json" ] || fail "record not removed"
+[ ! -e "$TB_STATE_DIR/armed-$owner.json" ] || fail "record not removed"
 for _ in $(seq 100); do kill -0 "$child" 2>/dev/null || break; sleep 0.05; done
 kill -0 "$child" 2>/dev/null && fail "child $child still alive"
 
@@ -78,11 +78,11 @@ expect_exit 0 "$TB" cleanup
 grep -q "$owner" "$TMP/out" && fail "second cleanup found something of $owner"
 
 # --all is refused while a run holds the lock, naming the holder.
-flock -x "$TB_RUN_DIR/lock" bash -c 'echo $PPID > "$0"; sleep 30' "$TB_RUN_DIR/lock" &
+flock -x "$TB_STATE_DIR/lock" bash -c 'echo $PPID > "$0"; sleep 30' "$TB_STATE_DIR/lock" &
 holder=$!
-for _ in $(seq 100); do [ -s "$TB_RUN_DIR/lock" ] && break; sleep 0.05; done
+for _ in $(seq 100); do [ -s "$TB_STATE_DIR/lock" ] && break; sleep 0.05; done
 expect_exit 3 "$TB" cleanup --all
-grep -q "pid $(cat "$TB_RUN_DIR/lock")" "$TMP/err" || { cat "$TMP/err"; fail "holder not named"; }
+grep -q "pid $(cat "$TB_STATE_DIR/lock")" "$TMP/err" || { cat "$TMP/err"; fail "holder not named"; }
 pkill -P "$holder" 2>/dev/null # its own child only
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null

@@ -6,7 +6,7 @@
 need_root
 command -v bpftrace >/dev/null || skip "bpftrace not installed"
 command -v perf >/dev/null || skip "perf not installed"
-export TB_RUN_DIR=$TMP/run
+export TB_STATE_DIR=$TMP/run
 
 cat >"$TMP/cmd.ini" <<EOF
 [global]
@@ -60,7 +60,7 @@ for name in ("bpftrace-getpid", "perf-record"):
     print(name, "events", ev)
 PY
 [ -s "$TMP/perf.data" ] || fail "perf record wrote nothing"
-ls "$TB_RUN_DIR"/armed-*.json >/dev/null 2>&1 && fail "armed records left: $(ls "$TB_RUN_DIR")"
+ls "$TB_STATE_DIR"/armed-*.json >/dev/null 2>&1 && fail "armed records left: $(ls "$TB_STATE_DIR")"
 for i in $(ls /sys/kernel/tracing/instances | grep "^tracebench-"); do
 	owner=${i#tracebench-}
 	owner=${owner%%-*}

@@ -20,7 +20,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TB_MAX_ENTRIES);
 	__type(key, __u32);
-	__type(value, struct tb_hist);
+	__type(value, struct tb_log2_hist);
 } hists SEC(".maps");
 
 TB_DROPS_MAP;
@@ -44,7 +44,7 @@ SEC("tracepoint/syscalls/sys_exit_read")
 int tb_rl_exit(struct trace_event_raw_sys_exit *ctx)
 {
 	__u32 tid = (__u32)bpf_get_current_pid_tgid();
-	struct tb_hist zero = {}, *h;
+	struct tb_log2_hist zero = {}, *h;
 	__u64 *tsp, delta;
 
 	/* Only threads that passed the filter at entry have a start time. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * read-latency: shared with tracers/bpf.c. Map `hists`: key __u32 thread id, value struct
- * tb_hist of read() latencies in ns (sys_enter_read to sys_exit_read).
+ * tb_log2_hist of read() latencies in ns (sys_enter_read to sys_exit_read).
  */
 #ifndef TB_READ_LATENCY_H
 #define TB_READ_LATENCY_H

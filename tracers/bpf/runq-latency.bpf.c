@@ -27,7 +27,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct tb_hist);
+	__type(value, struct tb_log2_hist);
 } hist SEC(".maps");
 
 TB_DROPS_MAP;
@@ -49,7 +49,7 @@ static __always_inline int enqueue(struct task_struct *p)
 static __always_inline int switched(struct task_struct *prev, struct task_struct *next)
 {
 	__u32 pid, zero = 0;
-	struct tb_hist *h;
+	struct tb_log2_hist *h;
 	__u64 *tsp, delta;
 
 	/* A preempted task goes straight back to the run queue. */

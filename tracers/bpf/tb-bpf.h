@@ -57,7 +57,7 @@ static __always_inline __u32 tb_hist_slot(__u64 ns)
 {
 	__u32 slot = tb_log2l(ns);
 
-	return slot < TB_HIST_SLOTS ? slot : TB_HIST_SLOTS - 1;
+	return slot < TB_LOG2_HIST_SLOTS ? slot : TB_LOG2_HIST_SLOTS - 1;
 }
 
 #endif

@@ -8,10 +8,10 @@
 #endif
 
 /* Latency histograms: slot i counts values v (ns) with floor(log2(v)) == i; slot 0 also 0. */
-#define TB_HIST_SLOTS 32
+#define TB_LOG2_HIST_SLOTS 32
 
-struct tb_hist {
-	__u64 slots[TB_HIST_SLOTS];
+struct tb_log2_hist {
+	__u64 slots[TB_LOG2_HIST_SLOTS];
 };
 
 /* Default entries of hash maps keyed by process or thread (a full map counts a drop). */

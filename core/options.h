@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Plugin options: one declarative table per plugin drives the scenario parser, `list` and the
+ * JSON of the result (options.c). Also the value parsers the CLI shares.
+ */
+#ifndef TB_OPTIONS_H
+#define TB_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum tb_opt_type {
+	TB_OPT_STRING,	 /* char *, strdup'd; freed by tb_opts_free() */
+	TB_OPT_BOOL,	 /* bool: true/false, yes/no, on/off, 1/0 */
+	TB_OPT_INT,	 /* int64_t, checked against [min, max] when max > min */
+	TB_OPT_SIZE,	 /* uint64_t bytes: 4096, 4K, 64k, 1M, 2G (powers of 1024) */
+	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a bare number is seconds
+			  */
+	TB_OPT_DOUBLE,	 /* double, checked against [min, max] when max > min */
+	TB_OPT_CHOICE,	 /* int: index of the value in choices[] */
+	TB_OPT_LIST, /* struct tb_strlist: comma-separated, each item trimmed, empty items refused
+		      */
+	TB_OPT_ARGV, /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
+	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a
+			   fraction */
+};
+
+struct tb_strlist {
+	char **v;
+	size_t n;
+};
+
+struct tb_option {
+	const char *name; /* key in the scenario section */
+	enum tb_opt_type type;
+	size_t offset;	  /* offsetof(cfg struct, field) */
+	const char *def;  /* default as text (parsed like a scenario value); NULL: zero */
+	const char *help; /* one line for `tracebench list` */
+	double min, max;  /* range for numeric types, in the type's unit; max <= min: none */
+	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE */
+};
+
+#define TB_OPT_END           \
+	{                    \
+		.name = NULL \
+	}
+
+int tb_parse_size(const char *s, uint64_t *bytes);
+int tb_parse_duration(const char *s, uint64_t *ns);
+int tb_parse_bool(const char *s, bool *out);
+int tb_parse_int(const char *s, int64_t *out);
+int tb_parse_double(const char *s, double *out);
+int tb_parse_percent(const char *s, double *fraction);
+/* Split s into words like a POSIX shell would, without any expansion. */
+int tb_split_argv(const char *s, struct tb_strlist *out);
+int tb_split_list(const char *s, struct tb_strlist *out);
+void tb_strlist_free(struct tb_strlist *l);
+/* Join a list with sep into a new string (caller frees); NULL on ENOMEM. */
+char *tb_strlist_join(const struct tb_strlist *l, const char *sep);
+
+/* Fill cfg with every option's default. Returns 0 or -EINVAL (a broken default is a bug). */
+int tb_opts_defaults(const struct tb_option *opts, void *cfg);
+/*
+ * Set option key from text val. Returns 0, -ENOENT for an unknown key, -EINVAL for a bad value;
+ * on error err holds a message without location ("bad size 'x' for key 'size': ...").
+ */
+int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const char *val,
+		char *err, size_t errlen);
+const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key);
+/* Free what the options own (strings, lists) and zero those fields. */
+void tb_opts_free(const struct tb_option *opts, void *cfg);
+/* "  name=<type> (default: x)  help" lines, for `tracebench list`. */
+void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent);
+/* Every option's current value as a new JSON object (jansson json_t *), NULL on ENOMEM. */
+struct json_t;
+struct json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg);
+
+#endif /* TB_OPTIONS_H */

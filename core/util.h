@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Small time, file and directory helpers shared by the harness and the plugins (util.c).
+ */
+#ifndef TB_UTIL_H
+#define TB_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include <time.h>
+
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t tb_now_ns(void);
+/* Sleep ns nanoseconds (restarts after signals unless tb_stop_requested()). */
+void tb_sleep_ns(uint64_t ns);
+/* Read a whole small file into a new NUL-terminated buffer (trailing newline kept). */
+int tb_read_file(const char *path, char **out, size_t *len);
+/* Read the first line of a file, without newline, into buf. */
+int tb_read_line(const char *path, char *buf, size_t len);
+/* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */
+int tb_write_file(const char *path, const char *s);
+/* mkdir -p with mode; returns 0 when it exists already. */
+int tb_mkdir_p(const char *path, mode_t mode);
+/* rm -rf of a directory tree we created (does not follow symlinks). */
+int tb_rm_rf(const char *path);
+/* Write data to path atomically: path.tmp, fsync, rename, fsync of the directory. */
+int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* UTC time as 2026-11-29T10:44:16Z into buf. */
+void tb_utc_iso(char *buf, size_t len, time_t t);
+/* Write at most n bytes of s (NUL stops early) escaped for HTML and XML text and attribute
+ * values: & < > " ' as entities, control characters other than tab and newlines as '?'. */
+void tb_fput_markup(FILE *f, const char *s, size_t n);
+/* Set by the signal handler of `run`; long loops poll it. */
+bool tb_stop_requested(void);
+void tb_request_stop(void);
+
+#endif /* TB_UTIL_H */

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The workload registry, expanded from the one-line-per-workload list in workloads/registry.h. */
+#include <string.h>
+
+#include "workloads/workload.h"
+
+#define TB_WORKLOAD(x) extern const struct tb_workload_ops tb_workload_##x;
+#include "workloads/registry.h"
+#undef TB_WORKLOAD
+
+const struct tb_workload_ops *const tb_workloads[] = {
+#define TB_WORKLOAD(x) &tb_workload_##x,
+#include "workloads/registry.h"
+#undef TB_WORKLOAD
+	NULL,
+};
+
+const struct tb_workload_ops *tb_workload_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; tb_workloads[i]; i++)
+		if (!strcmp(tb_workloads[i]->name, name))
+			return tb_workloads[i];
+	return NULL;
+}

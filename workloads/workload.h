@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The workload plugin contract: an ops table per workload type (workloads/<name>.c, registered
+ * by one line in workloads/registry.h) and the instance the harness hands to its callbacks.
+ * doc/architecture.md describes the plugin shape.
+ */
+#ifndef TB_WORKLOAD_H
+#define TB_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/options.h"
+
+struct tb_workload_ops;
+
+/* One workload instance, as a workload plugin sees it. The harness owns every field but priv. */
+struct tb_workload {
+	const struct tb_workload_ops *ops;
+	const char *name;    /* scenario section name, for messages */
+	void *cfg;	     /* ops->cfg_size bytes, filled from ops->opts */
+	void *priv;	     /* the workload's own state: set in setup, freed in teardown */
+	const char *tmpdir;  /* scratch directory that exists and is removed by the harness */
+	int cpu;	     /* CPU this thread is pinned to, or -1 */
+	unsigned int thread; /* 0..threads-1 when the harness runs several instances */
+	/* Set by one-shot workloads (command) from run_batch: */
+	bool has_metric; /* metric holds a value taken from the program's output */
+	double metric;	 /* e.g. ops/s reported by the program itself */
+	int exit_status; /* wait status of the program's last run */
+};
+
+enum {
+	TB_WL_ONESHOT = 1 << 0,	  /* one op is one run of an external program; never calibrated */
+	TB_WL_NOLATENCY = 1 << 1, /* latency mode makes no sense (ops are not individually timed) */
+};
+
+struct tb_workload_ops {
+	const char *name; /* type name used in scenarios: "getpid", "pipe-pingpong", ... */
+	const char *help; /* one line */
+	const struct tb_option *opts;
+	size_t cfg_size;
+	unsigned int flags;
+	/* 0 when usable on this machine; else -errno with the reason in why. NULL: always. */
+	int (*supported)(char *why, size_t len);
+	/*
+	 * Check a filled config before anything runs (files exist, sizes sane). Returns 0 or
+	 * -EINVAL with "key: reason" in err. NULL: nothing to check.
+	 */
+	int (*validate)(const void *cfg, char *err, size_t len);
+	/* Untimed: create files, threads, sockets. Runs in the process that will run batches. */
+	int (*setup)(struct tb_workload *w);
+	/* Do n operations. No clock reads, no allocation, no printing. Returns 0 or -errno. */
+	int (*run_batch)(struct tb_workload *w, uint64_t n);
+	/* Undo setup. Called after a failed setup too; must cope with partial state. */
+	void (*teardown)(struct tb_workload *w);
+};
+
+/* The registry (workloads/registry.c, from workloads/registry.h): NULL-terminated, and lookup by
+ * type name. */
+extern const struct tb_workload_ops *const tb_workloads[];
+const struct tb_workload_ops *tb_workload_find(const char *name);
+
+#endif /* TB_WORKLOAD_H */
