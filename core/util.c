@@ -234,6 +234,11 @@ fail:
 	return ret;
 }
 
+bool tb_streq(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 void tb_utc_iso(char *buf, size_t len, time_t t)
 {
 	struct tm tm;

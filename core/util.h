@@ -28,6 +28,8 @@ int tb_mkdir_p(const char *path, mode_t mode);
 int tb_rm_rf(const char *path);
 /* Write data to path atomically: path.tmp, fsync, rename, fsync of the directory. */
 int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* Equal strings, NULL equal only to NULL. */
+bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
 /* Write at most n bytes of s (NUL stops early) escaped for HTML and XML text and attribute

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "core/proc.h"
+#include "core/io.h"
 #include "runner/sample.h"
 #include "workloads/workload.h"
 
@@ -637,34 +638,10 @@ out:
 
 int tb_sample_res_write(int fd, const struct tb_sample_res *res)
 {
-	const char *p = (const char *)res;
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < sizeof(*res)) {
-		n = write(fd, p + done, sizeof(*res) - done);
-		if (n > 0)
-			done += (size_t)n;
-		else if (n < 0 && errno != EINTR)
-			return -errno;
-	}
-	return 0;
+	return tb_write_full(fd, res, sizeof(*res));
 }
 
 int tb_sample_res_read(int fd, struct tb_sample_res *res)
 {
-	char *p = (char *)res;
-	size_t done = 0;
-	ssize_t n;
-
-	while (done < sizeof(*res)) {
-		n = read(fd, p + done, sizeof(*res) - done);
-		if (n > 0)
-			done += (size_t)n;
-		else if (n == 0)
-			return -EPIPE;
-		else if (errno != EINTR)
-			return -errno;
-	}
-	return 0;
+	return tb_read_full(fd, res, sizeof(*res));
 }

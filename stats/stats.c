@@ -19,6 +19,7 @@
 #include <gsl/gsl_statistics_double.h>
 
 #include "result/result.h"
+#include "result/measured.h"
 #include "stats/stats.h"
 #include "core/tb.h"
 
@@ -385,11 +386,6 @@ out:
 /* ---- cells ------------------------------------------------------------------------------------
  */
 
-static bool measured(const struct tb_sample *s)
-{
-	return !s->warmup && !s->failed && isfinite(s->ns_per_op);
-}
-
 int tb_stats_measured(const struct tb_cell *c, double **out, size_t *n)
 {
 	double *v = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*v));
@@ -399,7 +395,7 @@ int tb_stats_measured(const struct tb_cell *c, double **out, size_t *n)
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nsamples; i++)
-		if (measured(&c->samples[i]))
+		if (tb_sample_measured(&c->samples[i]))
 			v[(*n)++] = c->samples[i].ns_per_op;
 	*out = v;
 	return 0;
@@ -437,12 +433,12 @@ int tb_stats_cellpair(const struct tb_cell *base, const struct tb_cell *traced,
 	for (size_t i = 0; i < traced->nsamples && matched < nmin; i++) {
 		const struct tb_sample *t = &traced->samples[i];
 
-		if (!measured(t) || t->round < 0)
+		if (!tb_sample_measured(t) || t->round < 0)
 			continue;
 		for (size_t j = 0; j < base->nsamples; j++) {
 			const struct tb_sample *b = &base->samples[j];
 
-			if (measured(b) && b->round == t->round) {
+			if (tb_sample_measured(b) && b->round == t->round) {
 				pb[matched] = b->ns_per_op;
 				pt[matched] = t->ns_per_op;
 				matched++;
@@ -502,7 +498,7 @@ static int summarize_cell(struct tb_cell *c)
 	}
 	tb_stats_summarize(v, n, &c->summary, flags);
 	for (size_t i = 0; i < c->nsamples; i++)
-		if (measured(&c->samples[i]))
+		if (tb_sample_measured(&c->samples[i]))
 			c->summary.outlier[i] = flags[k++];
 	if (c->latency.present && c->latency.nbuckets) {
 		if (isnan(c->latency.p50))
@@ -517,22 +513,6 @@ static int summarize_cell(struct tb_cell *c)
 	free(v);
 	free(flags);
 	return 0;
-}
-
-/* Events recorded / lost over measured samples, from the cell or else its samples. */
-static int64_t cell_count(const struct tb_cell *c, bool lost)
-{
-	int64_t sum = -1;
-
-	if ((lost ? c->events_lost : c->events_recorded) >= 0)
-		return lost ? c->events_lost : c->events_recorded;
-	for (size_t i = 0; i < c->nsamples; i++) {
-		int64_t v = lost ? c->samples[i].lost : c->samples[i].events;
-
-		if (measured(&c->samples[i]) && v >= 0)
-			sum = (sum < 0 ? 0 : sum) + v;
-	}
-	return sum;
 }
 
 static void set_reason(struct tb_overhead *o, enum tb_verdict v, const char *fmt, ...)
@@ -552,7 +532,7 @@ static void verdict(const struct tb_result *r, const struct tb_cell *base, struc
 {
 	const double max_cv = r->max_cv > 0 ? r->max_cv : TB_MAX_CV;
 	struct tb_overhead *o = &c->overhead;
-	int64_t events = cell_count(c, false), lost = cell_count(c, true);
+	int64_t events = tb_cell_events(c), lost = tb_cell_lost(c);
 	double thr = 100 * r->noise_threshold;
 
 	if (!base) {
@@ -650,7 +630,7 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 		o->ns_ci_lo = nci[0];
 		o->ns_ci_hi = nci[1];
 	}
-	events = cell_count(c, false);
+	events = tb_cell_events(c);
 	if (events >= 0 && c->ops_per_sample && nt) {
 		o->events_per_op =
 			(double)events / ((double)c->ops_per_sample *
@@ -667,7 +647,7 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 		for (size_t i = 0; i < c->nsamples; i++) {
 			const struct tb_sample *s = &c->samples[i];
 
-			if (measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
+			if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
 				cnt += s->bpf_run_cnt;
 				ns += s->bpf_run_time_ns;
 			}
@@ -777,11 +757,6 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 	return 0;
 }
 
-static bool same_str(const char *a, const char *b)
-{
-	return (!a && !b) || (a && b && !strcmp(a, b));
-}
-
 /* A usable point of a rate sweep: finite rate, overhead and events per op. */
 static bool rate_point(const struct tb_cell *c)
 {
@@ -792,15 +767,9 @@ static bool rate_point(const struct tb_cell *c)
 /* Achieved events/s of a cell over its measured samples, else the target rate. */
 static double events_per_s(const struct tb_cell *c)
 {
-	double el = 0;
-	int64_t ev = cell_count(c, false);
+	double rate = tb_cell_event_rate(c);
 
-	for (size_t i = 0; i < c->nsamples; i++)
-		if (measured(&c->samples[i]) && isfinite(c->samples[i].elapsed_ns))
-			el += c->samples[i].elapsed_ns;
-	if (ev >= 0 && el > 0)
-		return (double)ev / (el / 1e9);
-	return c->rate;
+	return isfinite(rate) ? rate : c->rate;
 }
 
 static int rate_models(struct tb_result *r)
@@ -826,8 +795,8 @@ static int rate_models(struct tb_result *r)
 		for (size_t j = i; j < r->ncells; j++) {
 			const struct tb_cell *d = &r->cells[j];
 
-			if (done[j] || !rate_point(d) || !same_str(c->tracer, d->tracer) ||
-			    !same_str(c->workload_type, d->workload_type))
+			if (done[j] || !rate_point(d) || !tb_streq(c->tracer, d->tracer) ||
+			    !tb_streq(c->workload_type, d->workload_type))
 				continue;
 			done[j] = true;
 			x[n] = d->overhead.events_per_op;

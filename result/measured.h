@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The derived facts of a cell that more than one stage needs, computed in one place: which
+ * samples count, and the totals over them. The runner's aggregation, the statistics, the plots
+ * and the reports all call these, so they cannot disagree.
+ */
+#ifndef TB_MEASURED_H
+#define TB_MEASURED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "result/result.h"
+
+/* A sample counts in statistics: a measured round (not a warmup), completed, finite ns/op. */
+bool tb_sample_measured(const struct tb_sample *s);
+/* Measured samples of c. */
+size_t tb_cell_nmeasured(const struct tb_cell *c);
+/*
+ * Events recorded (lost) over c's measured samples, summed from the samples; -1 when no
+ * measured sample knows its count. The runner stores these as the cell's totals.
+ */
+int64_t tb_cell_events_sum(const struct tb_cell *c);
+int64_t tb_cell_lost_sum(const struct tb_cell *c);
+/* The cell's totals: events_recorded (events_lost) when known, else the sums above. */
+int64_t tb_cell_events(const struct tb_cell *c);
+int64_t tb_cell_lost(const struct tb_cell *c);
+/* The tracer's CPU seconds over c's measured samples; NAN when unknown. */
+double tb_cell_tracer_cpu_s(const struct tb_cell *c);
+/*
+ * Events per second the traced workload achieved: the cell's events (tb_cell_events) over its
+ * measured samples' elapsed time. NAN when there are no events or no elapsed time.
+ */
+double tb_cell_event_rate(const struct tb_cell *c);
+/* True when c's workload is part of a rate sweep (its config says rate-sweep = true). */
+bool tb_cell_in_sweep(const struct tb_cell *c);
+
+/* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
+const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r, const struct tb_cell *c);
+
+#endif /* TB_MEASURED_H */
