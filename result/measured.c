@@ -96,3 +96,19 @@ const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r, cons
 			return &r->rate_models[i];
 	return NULL;
 }
+
+void tb_result_update_totals(struct tb_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+
+		c->events_recorded = tb_cell_events_sum(c);
+		c->events_lost = tb_cell_lost_sum(c);
+		c->tracer_cpu_s = tb_cell_tracer_cpu_s(c);
+		/* Rate sweeps: the event rate the traced workload achieved feeds the rate model. */
+		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
+			c->rate = tb_cell_event_rate(c);
+	}
+}

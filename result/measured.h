@@ -35,6 +35,12 @@ double tb_cell_event_rate(const struct tb_cell *c);
 /* True when c's workload is part of a rate sweep (its config says rate-sweep = true). */
 bool tb_cell_in_sweep(const struct tb_cell *c);
 
+/*
+ * Set every cell's totals from its measured samples: events_recorded, events_lost,
+ * tracer_cpu_s, and for rate-sweep cells the achieved event rate as the cell's rate. The
+ * runner calls this after every round; the statistics read the totals.
+ */
+void tb_result_update_totals(struct tb_result *r);
 /* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
 const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r, const struct tb_cell *c);
 

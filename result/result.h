@@ -208,12 +208,4 @@ void tb_result_rate_models_free(struct tb_result *r);
 /* The message of the last load/validation failure in this thread ("" when none). */
 const char *tb_result_last_error(void);
 
-/* ---- stats.c ---- */
-
-/*
- * Compute every cell's summary and every traced cell's overhead and verdict from its samples
- * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
- */
-int tb_stats_analyze(struct tb_result *r);
-
 #endif /* TB_RESULT_H */

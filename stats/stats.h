@@ -20,6 +20,12 @@
 /* Fewer measured rounds than this make a verdict untrustworthy. */
 #define TB_MIN_ROUNDS 5
 
+/*
+ * Compute every cell's summary and every traced cell's overhead and verdict from its samples
+ * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
+ */
+int tb_stats_analyze(struct tb_result *r);
+
 double tb_stats_median(const double *x, size_t n);
 /* Median absolute deviation from the median, unscaled. */
 double tb_stats_mad(const double *x, size_t n);

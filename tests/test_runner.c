@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "result/result.h"
-#include "runner/run.h"
+#include "outputs/summary.h"
+#include "plan/plan.h"
+#include "runner/runner.h"
+#include "stats/stats.h"
 #include "scenario/scenario.h"
 #include "tb_test.h"
 
@@ -33,7 +36,7 @@ static void test_plan(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL_FATAL(tb_runner_plan(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_expand(s, r, &cells, &n), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 4);
 	CU_ASSERT_EQUAL_FATAL(r->ncells, 4);
 	for (i = 0; i < n; i++) {
@@ -55,7 +58,7 @@ static void test_plan(void)
 	/* A/A: each workload's baseline against a second baseline, the matrix tracers dropped. */
 	s->aa = true;
 	r = tb_result_new();
-	CU_ASSERT_EQUAL_FATAL(tb_runner_plan(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_expand(s, r, &cells, &n), 0);
 	CU_ASSERT_EQUAL(n, 4);
 	CU_ASSERT_STRING_EQUAL(r->cells[1].id, "gp/none-aa");
 	CU_ASSERT_FALSE(r->cells[1].baseline);
@@ -68,7 +71,7 @@ static void test_plan(void)
 	s->workloads[0].used = false;
 	s->workloads[1].used = false;
 	r = tb_result_new();
-	CU_ASSERT_EQUAL(tb_runner_plan(s, r, &cells, &n), -EINVAL);
+	CU_ASSERT_EQUAL(tb_plan_expand(s, r, &cells, &n), -EINVAL);
 	free(cells);
 	tb_result_free(r);
 	tb_scenario_free(s);

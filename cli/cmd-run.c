@@ -1,0 +1,549 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracebench run`: parse the command line -> prepare (scenario, plan, lock, run directory) ->
+ * measure (runner/runner.h) -> publish (result.json, samples.csv, the summary, plots, report,
+ * and the gate when asked).
+ */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/inject.h"
+#include "core/tb.h"
+#include "host/armed.h"
+#include "host/sysinfo.h"
+#include "host/tracefs.h"
+#include "outputs/csv.h"
+#include "outputs/plot.h"
+#include "outputs/report.h"
+#include "outputs/summary.h"
+#include "plan/plan.h"
+#include "result/anonymize.h"
+#include "result/measured.h"
+#include "result/result.h"
+#include "runner/rundir.h"
+#include "runner/runner.h"
+#include "scenario/scenario.h"
+#include "stats/gate.h"
+#include "stats/stats.h"
+
+static const char run_usage[] =
+	"usage: tracebench run SCENARIO.ini [options]\n"
+	"  -o, --output DIR        write the run here (must not exist or be empty)\n"
+	"                          default: results/<UTC time>-<host>-<scenario>/\n"
+	"      --quick             5 rounds of 200 ms samples (a fast look, still with CIs)\n"
+	"      --rounds N          override [global] repetitions\n"
+	"      --duration D        override [global] duration (e.g. 500ms)\n"
+	"      --precision P       adaptive stopping at CI half-width P (e.g. 1%)\n"
+	"      --max-time D        stop adding rounds after D\n"
+	"      --seed N            shuffle and bootstrap seed\n"
+	"      --aa                A/A calibration: the baseline against itself\n"
+	"      --dry-run           print the plan and the estimated time, run nothing\n"
+	"      --json              print result.json to stdout instead of the table\n"
+	"      --no-plots          skip plots and the HTML report\n"
+	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
+	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
+	"      --wait              wait for another run to finish (else exit 3 at once)\n"
+	"      --anonymize         no host, user, path or command line in what is written\n"
+	"  -q, --quiet             no progress\n"
+	"  -h, --help\n";
+
+/* The command line. */
+struct run_opts {
+	const char *scenario, *outdir;
+	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
+	int64_t rounds, seed; /* -1: not given */
+	uint64_t dur, maxt;   /* 0: not given */
+	double prec;	      /* -1: not given */
+};
+
+/* One invocation. */
+struct run {
+	struct run_opts o;
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan plan;
+	struct tb_runner rn;
+	char dir[4096];	  /* the run directory */
+	char scratch[64]; /* the workloads' scratch root */
+	bool locked, progress, interrupted;
+};
+
+static volatile sig_atomic_t sigcount;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sigcount++;
+	tb_request_stop();
+	if (sigcount >= 3)
+		_exit(130); /* the user insists; teardown already had its chance */
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- parse ----------------------------------------------------------------------------- */
+
+/* One option into o; returns -1 to go on, else the exit code. */
+static int parse_opt(int c, struct run_opts *o)
+{
+	switch (c) {
+	case 'o':
+		o->outdir = optarg;
+		break;
+	case 'Q':
+		o->quick = true;
+		break;
+	case 'r':
+		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
+			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
+		break;
+	case 'd':
+		if (tb_parse_duration(optarg, &o->dur) || o->dur < 1000000)
+			return tb_cli_bad_value("run", "--duration", optarg, "at least 1ms");
+		break;
+	case 'p':
+		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
+			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
+		break;
+	case 'm':
+		if (tb_parse_duration(optarg, &o->maxt) || !o->maxt)
+			return tb_cli_bad_value("run", "--max-time", optarg, "e.g. 10m");
+		break;
+	case 's':
+		if (tb_parse_int(optarg, &o->seed) || o->seed < 0)
+			return tb_cli_bad_value("run", "--seed", optarg, "a number >= 0");
+		break;
+	case 'A':
+		o->aa = true;
+		break;
+	case 'n':
+		o->dry_run = true;
+		break;
+	case 'j':
+		o->json_out = true;
+		break;
+	case 'P':
+		o->no_plots = true;
+		break;
+	case 'g':
+		o->gate = true;
+		break;
+	case 'S':
+		o->skip = true;
+		break;
+	case 'W':
+		o->wait_lock = true;
+		break;
+	case 'Z':
+		o->anonymize = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'h':
+		printf("%s", run_usage);
+		return TB_EXIT_OK;
+	default:
+		return TB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"quick", no_argument, NULL, 'Q'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"duration", required_argument, NULL, 'd'},
+		{"precision", required_argument, NULL, 'p'},
+		{"max-time", required_argument, NULL, 'm'},
+		{"seed", required_argument, NULL, 's'},
+		{"aa", no_argument, NULL, 'A'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{"no-plots", no_argument, NULL, 'P'},
+		{"gate", no_argument, NULL, 'g'},
+		{"skip-unsupported", no_argument, NULL, 'S'},
+		{"wait", no_argument, NULL, 'W'},
+		{"anonymize", no_argument, NULL, 'Z'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+
+	*o = (struct run_opts){.rounds = -1, .seed = -1, .prec = -1};
+	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, run_usage)) != -1) {
+		rc = parse_opt(c, o);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind != argc - 1) {
+		tb_err("run: %s", optind >= argc ? "no scenario file given" : "one scenario file only");
+		fprintf(stderr, "%s", run_usage);
+		return TB_EXIT_USAGE;
+	}
+	o->scenario = argv[optind];
+	return -1;
+}
+
+/* The command line's settings over the scenario's. */
+static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
+{
+	size_t i;
+
+	if (o->quick) {
+		s->rounds = 5;
+		s->min_rounds = 5;
+		s->warmup = s->warmup > 1 ? 1 : s->warmup;
+		if (s->duration_ns > 200000000)
+			s->duration_ns = 200000000;
+		for (i = 0; i < s->nworkloads; i++)
+			if (s->workloads[i].duration_ns > 200000000)
+				s->workloads[i].duration_ns = 200000000;
+	}
+	if (o->rounds > 0)
+		s->rounds = (unsigned int)o->rounds;
+	if (o->dur) {
+		s->duration_ns = o->dur;
+		for (i = 0; i < s->nworkloads; i++)
+			s->workloads[i].duration_ns = o->dur;
+	}
+	if (o->prec >= 0)
+		s->precision = o->prec;
+	if (o->seed >= 0) {
+		s->seed = (uint64_t)o->seed;
+		s->seed_set = true;
+	}
+	if (o->maxt)
+		s->max_time_ns = o->maxt;
+	if (o->aa)
+		s->aa = true;
+	if (!s->seed_set)
+		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+}
+
+/* ---- prepare ------------------------------------------------------------------------------ */
+
+static char *command_line(int argc, char **argv)
+{
+	struct tb_strlist l = {.v = argv, .n = (size_t)argc};
+
+	return tb_strlist_join(&l, " ");
+}
+
+/* The result's header from the scenario: what was asked for, and how to reproduce it. */
+static int init_result(struct run *x, int argc, char **argv)
+{
+	struct tb_scenario *s = x->s;
+	struct tb_result *r = x->r;
+	char ts[32];
+	size_t i;
+
+	tb_utc_iso(ts, sizeof(ts), time(NULL));
+	r->scenario_name = strdup(s->name);
+	r->scenario_path = strdup(s->path);
+	r->scenario_text = strdup(s->text);
+	r->command_line = command_line(argc, argv);
+	r->started = strdup(ts);
+	r->seed = s->seed;
+	r->warmup = s->warmup;
+	r->duration_ns = s->duration_ns;
+	r->noise_threshold = s->noise_threshold;
+	r->max_cv = s->max_cv;
+	r->alpha = s->alpha;
+	r->power = s->power;
+	r->confidence = s->confidence;
+	r->resamples = s->resamples;
+	r->precision = s->precision;
+	r->aa = s->aa;
+	if (s->ngate) {
+		r->gate = json_object();
+		for (i = 0; r->gate && i < s->ngate; i++)
+			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
+	}
+	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
+	    !r->command_line || !r->started || !r->warnings)
+		return -ENOMEM;
+	return 0;
+}
+
+static void record_environment(struct tb_result *r)
+{
+	size_t i;
+
+	r->system = tb_sysinfo_collect("/", 0);
+	if (!r->system)
+		tb_warn("cannot capture the system fingerprint");
+	json_decref(r->foreign);
+	r->foreign = tb_foreign_instrumentation();
+	for (i = 0; r->foreign && i < json_array_size(r->foreign); i++)
+		tb_warn("foreign instrumentation is active and biases the baseline: %s",
+			json_string_value(json_array_get(r->foreign, i)));
+}
+
+/* The scenario and its plan, checked before anything waits or measures. */
+static int load_plan(struct run *x)
+{
+	int ret;
+
+	ret = tb_scenario_load(x->o.scenario, &x->s);
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	apply_overrides(x->s, &x->o);
+	x->r = tb_result_new();
+	if (!x->r)
+		return TB_EXIT_FAIL;
+	x->r->rounds = 0;
+	if (tb_plan_check_supported(x->s, x->o.skip)) {
+		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");
+		return TB_EXIT_UNAVAILABLE;
+	}
+	if (tb_plan_build(x->s, x->r, &x->plan))
+		return TB_EXIT_USAGE;
+	if (x->o.dry_run) {
+		tb_plan_print(stdout, &x->plan, x->r);
+		return TB_EXIT_OK;
+	}
+	if (geteuid() != 0 && tb_plan_needs_root(&x->plan, x->r)) {
+		tb_err("run: tracers need root (CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON)");
+		return TB_EXIT_UNAVAILABLE;
+	}
+	/* Bad input before waiting for anything. */
+	if (x->o.outdir && tb_rundir_check(x->o.outdir))
+		return TB_EXIT_USAGE;
+	return -1;
+}
+
+/* The run lock, then undo what a killed run left, before measuring anything. */
+static int lock_machine(struct run *x)
+{
+	json_t *report = NULL;
+	pid_t holder = 0;
+	size_t i;
+	int ret;
+
+	if (x->o.wait_lock && tb_lock_holder() > 0 && tb_lock_holder() != getpid())
+		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
+	ret = tb_lock_acquire(x->o.wait_lock, &holder);
+	if (ret == -EBUSY) {
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it or stop it",
+		       (int)holder);
+		return TB_EXIT_UNAVAILABLE;
+	} else if (ret) {
+		tb_err("run: cannot take the run lock: %s", strerror(-ret));
+		return TB_EXIT_UNAVAILABLE;
+	}
+	x->locked = true;
+	if (tb_cleanup_stale(0, &report) > 0) {
+		for (i = 0; i < json_array_size(report); i++)
+			tb_warn("cleaned up after a dead run: %s",
+				json_string_value(json_array_get(report, i)));
+	}
+	json_decref(report);
+	return -1;
+}
+
+/* Returns -1 to go on to measure, else the exit code. */
+static int prepare(struct run *x, int argc, char **argv)
+{
+	int ret;
+
+	ret = load_plan(x);
+	if (ret >= 0)
+		return ret;
+	ret = lock_machine(x);
+	if (ret >= 0)
+		return ret;
+	ret = tb_inject_init();
+	if (ret) {
+		tb_err("run: cannot map the shared control page: %s", strerror(-ret));
+		return TB_EXIT_FAIL;
+	}
+	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
+	if (init_result(x, argc, argv) ||
+	    tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, x->dir, sizeof(x->dir)) ||
+	    tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch)))
+		return x->o.outdir && errno == EEXIST ? TB_EXIT_USAGE : TB_EXIT_FAIL;
+	install_signals();
+	if (!x->o.quiet)
+		tb_plan_print(stderr, &x->plan, x->r);
+	record_environment(x->r);
+	if (x->o.anonymize && tb_result_anonymize(x->r, 0))
+		return TB_EXIT_FAIL;
+	return -1;
+}
+
+/* ---- measure ------------------------------------------------------------------------------ */
+
+static void show_progress(void *ctx, const struct tb_runner_progress *p)
+{
+	const struct run *x = ctx;
+	const struct tb_sample *last =
+		p->cell && p->cell->nsamples ? &p->cell->samples[p->cell->nsamples - 1] : NULL;
+	char ns[32] = "-", left[32] = "--";
+
+	if (!x->progress)
+		return;
+	if (last && !last->failed && isfinite(last->ns_per_op))
+		snprintf(ns, sizeof(ns), "%.1f", last->ns_per_op);
+	if (isfinite(p->eta_s))
+		snprintf(left, sizeof(left), "%um%02us", (unsigned int)(p->eta_s / 60),
+			 (unsigned int)fmod(p->eta_s, 60));
+	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9s ns/op  ETA %s", p->phase, p->round,
+		p->rounds, p->cell ? p->cell->id : "", ns, left);
+}
+
+/* result.json and samples.csv as they stand (partial until final). */
+static int save(struct run *x, bool final)
+{
+	char path[4200], ts[32];
+	int ret;
+
+	tb_result_update_totals(x->r);
+	tb_stats_analyze(x->r);
+	tb_utc_iso(ts, sizeof(ts), time(NULL));
+	free(x->r->finished);
+	x->r->finished = strdup(ts);
+	x->r->partial = !final;
+	snprintf(path, sizeof(path), "%s/result.json", x->dir);
+	ret = tb_result_save(x->r, path);
+	if (ret) {
+		tb_err("%s: cannot write the result: %s", path, strerror(-ret));
+		return ret;
+	}
+	ret = tb_csv_write(x->r, x->dir);
+	if (ret)
+		tb_err("%s/samples.csv: cannot write: %s", x->dir, strerror(-ret));
+	return ret;
+}
+
+static int save_round(void *ctx, struct tb_result *r)
+{
+	(void)r;
+	save(ctx, false);
+	return 0; /* a failed intermediate write is said; the final write decides */
+}
+
+/* Returns the exit code so far (TB_EXIT_OK unless the run failed). */
+static int measure(struct run *x)
+{
+	int ret;
+
+	x->rn.plan = &x->plan;
+	x->rn.r = x->r;
+	x->rn.dir = x->dir;
+	x->rn.ctx = x;
+	x->rn.on_progress = show_progress;
+	x->rn.on_round = save_round;
+	ret = tb_runner_run(&x->rn, x->s->seed);
+	if (x->progress)
+		fprintf(stderr, "\r\033[K");
+	if (ret == -EINTR || tb_stop_requested()) {
+		x->interrupted = true;
+		free(x->r->stop_reason);
+		x->r->stop_reason = strdup("interrupted");
+		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a partial result",
+			x->r->rounds);
+	} else if (ret) {
+		tb_err("run: %s", strerror(-ret));
+		return TB_EXIT_FAIL;
+	}
+	return TB_EXIT_OK;
+}
+
+/* ---- publish ------------------------------------------------------------------------------ */
+
+static void plots_and_report(struct run *x)
+{
+	char path[4200], plotdir[4200];
+	int ret;
+
+	ret = tb_plot_result(x->r, x->dir, 0);
+	if (ret == -ENOENT)
+		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
+	else if (ret < 0)
+		tb_warn("plots failed: %s", strerror(-ret));
+	else
+		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->dir, ret);
+	snprintf(path, sizeof(path), "%s/report.html", x->dir);
+	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->dir);
+	ret = tb_report_write(x->r, ret < 0 ? NULL : plotdir, path);
+	if (ret)
+		tb_warn("%s: cannot write the report: %s", path, strerror(-ret));
+	else
+		printf("report:  %s\n", path);
+}
+
+static int publish(struct run *x, int rc)
+{
+	size_t i;
+
+	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
+		return TB_EXIT_FAIL;
+	if (x->o.json_out) {
+		json_t *doc = tb_result_to_json(x->r);
+
+		if (doc)
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		printf("\n");
+		json_decref(doc);
+	} else {
+		tb_summary_print(stdout, x->r);
+		printf("\nresult:  %s/result.json\n", x->dir);
+	}
+	if (!x->interrupted && sigcount == 0 && !x->o.no_plots)
+		plots_and_report(x);
+	for (i = 0; i < x->r->ncells; i++)
+		if (x->r->cells[i].error)
+			rc = TB_EXIT_FAIL;
+	if (x->interrupted)
+		rc = TB_EXIT_FAIL;
+	if (x->o.gate && !x->interrupted && rc == TB_EXIT_OK) {
+		struct tb_gate_opts go;
+
+		tb_gate_opts_init(&go);
+		go.name = x->dir;
+		rc = tb_gate_result(x->r, NULL, &go, stdout);
+	}
+	return rc;
+}
+
+int tb_cmd_run(int argc, char **argv)
+{
+	struct run x = {0};
+	int rc;
+
+	rc = parse_args(argc, argv, &x.o);
+	if (rc >= 0)
+		return rc;
+	rc = prepare(&x, argc, argv);
+	if (rc < 0)
+		rc = publish(&x, measure(&x));
+	tb_scratch_remove(x.scratch);
+	if (x.locked)
+		tb_lock_release();
+	tb_runner_free(&x.rn);
+	tb_plan_free(&x.plan);
+	tb_result_free(x.r);
+	tb_scenario_free(x.s);
+	return rc;
+}

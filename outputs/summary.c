@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The terminal summary (summary.h). */
+#include <math.h>
+#include <stdio.h>
+
+#include "outputs/summary.h"
+#include "result/result.h"
+
+static void fmt_num(char *buf, size_t len, double v, const char *fmt)
+{
+	if (isfinite(v))
+		snprintf(buf, len, fmt, v);
+	else
+		snprintf(buf, len, "-");
+}
+
+static void fmt_count(char *buf, size_t len, int64_t v)
+{
+	if (v < 0)
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+}
+
+static void print_models(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	if (r->aa && r->aa_summary.present)
+		fprintf(f,
+			"\nA/A calibration: %zu of %zu baseline-vs-baseline cells called "
+			"\"overhead\" (false-positive rate %.0f%%); noise floor +-%.2f%% (largest "
+			"CI half-width), largest |difference| %.2f%%\n",
+			r->aa_summary.false_positives, r->aa_summary.ncells,
+			100 * r->aa_summary.fp_rate, r->aa_summary.noise_floor_pct,
+			r->aa_summary.max_abs_pct);
+	for (i = 0; i < r->nrate_models; i++) {
+		const struct tb_rate_model *m = &r->rate_models[i];
+
+		fprintf(f,
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
+			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
+			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
+	}
+}
+
+void tb_summary_print(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	fprintf(f, "\n%-16s %-18s %11s %11s %24s %9s %11s %8s  %s\n", "workload", "tracer",
+		"base ns/op", "ns/op", "overhead % [CI]", "ns/event", "events", "lost", "verdict");
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_cell *b = tb_result_baseline(r, c);
+		char base[32], med[32], ovh[64], nse[32], ev[32], lost[32];
+
+		fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
+		fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
+		snprintf(ovh, sizeof(ovh), "-");
+		snprintf(nse, sizeof(nse), "-");
+		if (c->has_overhead && isfinite(c->overhead.pct)) {
+			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
+				 c->overhead.ci_lo, c->overhead.ci_hi);
+			/* ns/event of an effect the data cannot tell from zero is noise / events.
+			 */
+			if (c->overhead.verdict == TB_VERDICT_OVERHEAD)
+				fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
+		}
+		fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
+		fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
+		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s\n", c->workload,
+			c->tracer, base, med, ovh, nse, ev, lost,
+			c->baseline	  ? "(baseline)"
+			: c->error	  ? "failed"
+			: c->has_overhead ? tb_verdict_name(c->overhead.verdict)
+					  : "-");
+		if (c->error)
+			fprintf(f, "%-16s   error: %s\n", "", c->error);
+		else if (c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
+			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
+	}
+	print_models(f, r);
+}

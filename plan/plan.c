@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The plan (plan.h): matrix -> cells, support check, CPU choice, estimate. */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "plan/plan.h"
+#include "tracers/tracer.h"
+#include "workloads/workload.h"
+
+static double to_s(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+int tb_plan_check_supported(struct tb_scenario *s, bool skip)
+{
+	enum tb_log_level lvl = skip ? TB_LOG_WARN : TB_LOG_ERROR;
+	char why[512];
+	size_t i;
+	int bad = 0;
+
+	for (i = 0; i < s->nworkloads; i++) {
+		struct tb_scn_workload *w = &s->workloads[i];
+
+		if (!w->used || !w->ops->supported || !w->ops->supported(why, sizeof(why)))
+			continue;
+		tb_log(lvl, "%s:%d: [workload %s]: %s is unsupported here: %s", s->path, w->line,
+		       w->name, w->ops->name, why);
+		w->used = false;
+		bad++;
+	}
+	for (i = 1; i < s->ntracers; i++) {
+		struct tb_scn_tracer *t = &s->tracers[i];
+
+		if (!t->used || !t->ops->supported || !t->ops->supported(why, sizeof(why)))
+			continue;
+		tb_log(lvl, "%s:%d: [tracer %s]: %s is unsupported here: %s", s->path, t->line,
+		       t->name, t->ops->name, why);
+		t->used = false;
+		bad++;
+	}
+	return bad && !skip ? -EOPNOTSUPP : 0;
+}
+
+/* A result cell for workload w under tracer t (aa: the second baseline "none-aa"). */
+static struct tb_cell *add_cell(struct tb_result *r, struct tb_scn_workload *w,
+				struct tb_scn_tracer *t, bool baseline, bool aa)
+{
+	struct tb_cell *c = tb_result_add_cell(r);
+	char id[160];
+
+	if (!c)
+		return NULL;
+	snprintf(id, sizeof(id), "%s/%s", w->name, aa ? "none-aa" : t->name);
+	c->id = strdup(id);
+	c->workload = strdup(w->name);
+	c->workload_type = strdup(w->ops->name);
+	c->workload_config = tb_opts_to_json(w->ops->opts, w->cfg);
+	c->tracer = strdup(aa ? "none-aa" : t->name);
+	c->tracer_type = strdup(t->ops->name);
+	c->tracer_config = tb_opts_to_json(t->ops->opts, t->cfg);
+	c->baseline = baseline;
+	c->threads = w->threads;
+	c->latency_mode = w->latency;
+	c->rate = NAN;
+	if (!c->id || !c->workload || !c->workload_type || !c->tracer || !c->tracer_type ||
+	    !c->workload_config || !c->tracer_config)
+		return NULL;
+	if (w->rate_sweep)
+		json_object_set_new(c->workload_config, "rate-sweep", json_true());
+	return c;
+}
+
+int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_cell **cellsp,
+		   size_t *ncellsp)
+{
+	size_t i, j, ntr = s->aa ? 2 : s->nmx_tracers;
+	struct tb_plan_cell *cr, *cells;
+	size_t ncells = 0;
+
+	cells = calloc(s->nmx_workloads * ntr + 1, sizeof(*cells));
+	if (!cells)
+		return -ENOMEM;
+	*cellsp = cells;
+	*ncellsp = 0;
+	for (i = 0; i < s->nmx_workloads; i++) {
+		size_t wi = s->mx_workloads[i];
+		struct tb_scn_workload *w = &s->workloads[wi];
+
+		if (!w->used)
+			continue;
+		for (j = 0; j < ntr; j++) {
+			size_t ti = s->aa ? 0 : s->mx_tracers[j];
+			struct tb_scn_tracer *t = &s->tracers[ti];
+
+			if (!t->used)
+				continue;
+			if (!add_cell(r, w, t, j == 0, s->aa && j))
+				return -ENOMEM;
+			cr = &cells[ncells++];
+			*ncellsp = ncells;
+			cr->wl = wi;
+			cr->tr = ti;
+			cr->cell = r->ncells - 1;
+		}
+	}
+	if (!ncells) {
+		tb_err("%s: nothing to run (every cell was dropped)", s->path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* [global] cpus as CPU ids into ids (at most max); the CPUs we may use are in set. */
+static int parse_cpus(const struct tb_scenario *s, const cpu_set_t *set, int last, int *ids,
+		      size_t max, size_t *n)
+{
+	size_t i;
+
+	*n = 0;
+	if (s->cpus.n == 1 && !strcmp(s->cpus.v[0], "none"))
+		return 0;
+	if (s->cpus.n == 0 || (s->cpus.n == 1 && !strcmp(s->cpus.v[0], "auto"))) {
+		ids[(*n)++] = last;
+		return 0;
+	}
+	for (i = 0; i < s->cpus.n && *n < max; i++) {
+		int64_t v;
+
+		if (tb_parse_int(s->cpus.v[i], &v) || v < 0 || v >= CPU_SETSIZE ||
+		    !CPU_ISSET((int)v, set)) {
+			tb_err("%s: [global] cpus: '%s' is not an online CPU we may use", s->path,
+			       s->cpus.v[i]);
+			return -EINVAL;
+		}
+		ids[(*n)++] = (int)v;
+	}
+	return 0;
+}
+
+static int choose_cpus(struct tb_plan *p)
+{
+	struct tb_scenario *s = p->s;
+	int last = -1, first = -1, cpu, ids[TB_PLAN_MAX_CPUS];
+	cpu_set_t set;
+	size_t n = 0, i;
+	int ret;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set))
+		return -errno;
+	for (cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		if (first < 0)
+			first = cpu;
+		last = cpu;
+	}
+	ret = parse_cpus(s, &set, last, ids, TB_ARRAY_SIZE(ids), &n);
+	if (ret)
+		return ret;
+	for (i = 0; i < s->nworkloads; i++) {
+		memcpy(p->wls[i].cpus, ids, n * sizeof(int));
+		p->wls[i].ncpus = n;
+	}
+	p->consumer_cpu = s->consumer_cpu;
+	if (p->consumer_cpu >= 0 || !n)
+		return 0;
+	/* A CPU the workload does not use, so consumers do not steal its time. */
+	for (cpu = first; cpu <= last; cpu++) {
+		bool used = false;
+
+		if (!CPU_ISSET(cpu, &set))
+			continue;
+		for (i = 0; i < n; i++)
+			used |= ids[i] == cpu;
+		if (!used) {
+			p->consumer_cpu = cpu;
+			break;
+		}
+	}
+	return 0;
+}
+
+int tb_plan_build(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p)
+{
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->s = s;
+	p->consumer_cpu = -1;
+	p->wls = calloc(s->nworkloads + 1, sizeof(*p->wls));
+	if (!p->wls)
+		return -ENOMEM;
+	ret = tb_plan_expand(s, r, &p->cells, &p->ncells);
+	if (!ret)
+		ret = choose_cpus(p);
+	return ret;
+}
+
+void tb_plan_free(struct tb_plan *p)
+{
+	size_t i;
+
+	for (i = 0; p->cells && i < p->ncells; i++)
+		free(p->cells[i].hist);
+	free(p->cells);
+	free(p->wls);
+	memset(p, 0, sizeof(*p));
+}
+
+bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r)
+{
+	const struct tb_tracer_ops *none = tb_tracer_find("none");
+	size_t i;
+
+	for (i = 0; i < p->ncells; i++)
+		if (!r->cells[p->cells[i].cell].baseline && p->s->tracers[p->cells[i].tr].ops != none)
+			return true;
+	return false;
+}
+
+double tb_plan_estimate_s(const struct tb_plan *p)
+{
+	double per_round = 0;
+	size_t i;
+
+	for (i = 0; i < p->ncells; i++) {
+		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
+		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+		/* The batch, two settle delays, and about 50 ms of process and tracer setup. */
+		per_round += to_s(w->duration_ns) + 2 * to_s(t->settle_ns) + 0.05;
+	}
+	return per_round * (p->s->warmup + p->s->rounds) +
+	       (double)p->s->nmx_workloads * 0.3; /* calibration */
+}
+
+void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
+{
+	struct tb_scenario *s = p->s;
+	double est = tb_plan_estimate_s(p);
+	size_t i;
+
+	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
+		s->name, s->path, p->ncells, s->warmup, s->rounds,
+		s->precision > 0 ? " (adaptive)" : "", to_s(s->duration_ns));
+	for (i = 0; i < p->ncells; i++) {
+		const struct tb_cell *c = &r->cells[p->cells[i].cell];
+
+		fprintf(f, "  %-40s %s x %s%s\n", c->id, c->workload_type, c->tracer_type,
+			c->baseline ? "  (baseline)" : "");
+	}
+	fprintf(f, "estimated time: %um%02us%s\n", (unsigned int)(est / 60),
+		(unsigned int)fmod(est, 60),
+		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The plan: what a scenario asks for, made concrete for this machine before anything is
+ * measured. The matrix becomes cells (workload x tracer), plugins unsupported here are dropped
+ * or refused, workload threads get their CPUs and consumers a CPU of their own, and the run's
+ * length is estimated. The runner (runner/runner.h) executes a plan.
+ */
+#ifndef TB_PLAN_H
+#define TB_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "result/result.h"
+#include "scenario/scenario.h"
+
+#define TB_PLAN_MAX_CPUS 256
+
+struct tb_hist;
+
+/* One planned cell: which scenario sections it pairs, and its place in the result. */
+struct tb_plan_cell {
+	size_t wl, tr;	       /* scenario indices */
+	size_t cell;	       /* index into r->cells */
+	bool dead;	       /* setup failed for good: skipped in later rounds */
+	unsigned int failures; /* samples of this cell that did not complete */
+	struct tb_hist *hist;  /* latency mode: merged over measured samples (runner's) */
+};
+
+/* Per workload section: what every sample of it runs with. */
+struct tb_plan_workload {
+	uint64_t ops;	     /* per thread and sample, calibrated once by the runner */
+	char tmpdir[256];    /* its scratch directory (the runner creates it) */
+	int cpus[TB_PLAN_MAX_CPUS];
+	size_t ncpus;	     /* 0: not pinned */
+};
+
+struct tb_plan {
+	struct tb_scenario *s;	      /* borrowed */
+	struct tb_plan_cell *cells;   /* in r->cells order */
+	size_t ncells;
+	struct tb_plan_workload *wls; /* one per s->workloads[] */
+	int consumer_cpu;	      /* for tracer reader threads, -1: none free */
+};
+
+/*
+ * Drop (skip = true, with a warning each) or refuse the sections whose plugin is unsupported
+ * here; each is named with file:line and the plugin's reason. Returns 0, or -EOPNOTSUPP when
+ * something is unsupported and skip is false.
+ */
+int tb_plan_check_supported(struct tb_scenario *s, bool skip);
+
+/*
+ * Expand the scenario's matrix into r's cells (workload-major, the baseline first, every pair
+ * once; in A/A mode the baseline and a second baseline "none-aa" per workload) and the plan
+ * *cells (caller frees). Sections marked unused (unsupported here) are left out. Returns 0,
+ * -ENOMEM, or -EINVAL when nothing is left to run.
+ */
+int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_cell **cells,
+		   size_t *ncells);
+
+/*
+ * The whole plan: expand the matrix into r (as tb_plan_expand), choose the workloads' CPUs
+ * ([global] cpus: auto is the last CPU we may use, none is no pinning) and a consumer CPU not
+ * used by any workload. Returns 0, -ENOMEM, or -EINVAL (bad cpus, nothing to run; said).
+ * Free with tb_plan_free.
+ */
+int tb_plan_build(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p);
+void tb_plan_free(struct tb_plan *p);
+
+/* Does the plan need root: any traced cell whose tracer is not `none`. */
+bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
+
+/* The estimated wall time of the plan's minimum rounds, in seconds. */
+double tb_plan_estimate_s(const struct tb_plan *p);
+
+/* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
+void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);
+
+#endif /* TB_PLAN_H */

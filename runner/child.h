@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One sample, in a fresh workload process: the fork protocol between the runner and the
+ * workload child, and the tracer's arm / measure / disarm around the child's timed batch.
+ *
+ *	parent                                  child (fork)
+ *	                                        tb_sample_prepare (setup, park)  -> "ready"
+ *	tracer setup + start, settle (untimed)
+ *	"go"                                 -> tb_sample_go (the timed batch)   -> result
+ *	settle, stop, collect, teardown
+ *	record the sample into the cell; reap the child
+ *
+ * The tracer's pid filter therefore sees exactly the workload's process, and the tracer's own
+ * setup and teardown never fall inside the timed window.
+ */
+#ifndef TB_CHILD_H
+#define TB_CHILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "result/result.h"
+#include "runner/sample.h"
+#include "scenario/scenario.h"
+
+/* What one sample of a cell needs; the runner fills it. */
+struct tb_sample_job {
+	const struct tb_scn_workload *w; /* the workload section */
+	const struct tb_scn_tracer *t;	 /* the tracer section ("none" for the baseline) */
+	struct tb_sample_req req;	 /* what the workload process runs */
+	const char *tracer_outdir;	 /* <run dir>/tracers/<tracer section> */
+	int consumer_cpu;		 /* for the tracer's reader threads, -1: any */
+	uint64_t timeout_ns;		 /* for the child's setup and for its batch */
+	int round;			 /* measured round, -1 for a warmup */
+	bool warmup;
+	unsigned int order; /* the sample's position in the whole run */
+};
+
+/*
+ * Calibrate req's workload in a child process: *ops per thread for a sample of target_ns
+ * (tb_sample_calibrate). Returns 0, -EINTR when a stop was requested, or -errno (said, naming
+ * the workload section).
+ */
+int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t timeout_ns,
+		       uint64_t *ops);
+
+/*
+ * Run one sample of job into cell: a new sample is appended (failed until it completes), the
+ * tracer's figures recorded, the latency histogram of a measured sample merged into *hist
+ * (allocated on first use; the caller frees it). A failure is recorded in cell->error (the
+ * first one only) and, when the cell cannot work again (setup or start failed), *dead is set.
+ * Returns 0 (also when the sample failed), -EINTR when a stop was requested, or -ENOMEM.
+ */
+int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struct tb_hist **hist,
+		    bool *dead);
+
+#endif /* TB_CHILD_H */
