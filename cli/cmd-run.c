@@ -197,7 +197,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 			return rc;
 	}
 	if (optind != argc - 1) {
-		tb_err("run: %s", optind >= argc ? "no scenario file given" : "one scenario file only");
+		tb_err("run: %s",
+		       optind >= argc ? "no scenario file given" : "one scenario file only");
 		fprintf(stderr, "%s", run_usage);
 		return TB_EXIT_USAGE;
 	}

@@ -369,18 +369,98 @@ static void free_one(const struct tb_option *o, void *cfg)
 	}
 }
 
+/* The scalar types: parse val into o's field. Returns 0, -ERANGE, or -EINVAL. */
+static int set_scalar(const struct tb_option *o, void *field, const char *val)
+{
+	uint64_t u;
+	int64_t i;
+	double d;
+	bool b;
+	int ret;
+
+	switch (o->type) {
+	case TB_OPT_BOOL:
+		ret = tb_parse_bool(val, &b);
+		if (!ret)
+			*(bool *)field = b;
+		return ret;
+	case TB_OPT_INT:
+		ret = tb_parse_int(val, &i);
+		if (!ret && out_of_range(o, (double)i))
+			return -ERANGE;
+		if (!ret)
+			*(int64_t *)field = i;
+		return ret;
+	case TB_OPT_SIZE:
+	case TB_OPT_DURATION:
+		ret = o->type == TB_OPT_SIZE ? tb_parse_size(val, &u) : tb_parse_duration(val, &u);
+		if (!ret && out_of_range(o, (double)u))
+			return -ERANGE;
+		if (!ret)
+			*(uint64_t *)field = u;
+		return ret;
+	case TB_OPT_DOUBLE:
+	case TB_OPT_PERCENT:
+		ret = o->type == TB_OPT_DOUBLE ? tb_parse_double(val, &d)
+					       : tb_parse_percent(val, &d);
+		if (!ret && out_of_range(o, d))
+			return -ERANGE;
+		if (!ret)
+			*(double *)field = d;
+		return ret;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* A choice: its index into the field, or the list of choices in err. Returns 0 or -EINVAL. */
+static int set_choice(const struct tb_option *o, void *field, const char *key, const char *val,
+		      char *err, size_t errlen)
+{
+	size_t k, off;
+
+	for (k = 0; o->choices && o->choices[k]; k++) {
+		if (!strcmp(o->choices[k], val)) {
+			*(int *)field = (int)k;
+			return 0;
+		}
+	}
+	off = (size_t)snprintf(err, errlen, "key '%s': '%s' is not one of:", key, val);
+	for (k = 0; o->choices && o->choices[k] && off < errlen; k++)
+		off += (size_t)snprintf(err + off, errlen - off, " %s", o->choices[k]);
+	return -EINVAL;
+}
+
+/* The message of a bad value (ret -ERANGE or -EINVAL) into err. */
+static void bad_value(const struct tb_option *o, const char *key, const char *val, int ret,
+		      char *err, size_t errlen)
+{
+	if (ret == -ERANGE && o->max > o->min) {
+		snprintf(err, errlen, "key '%s': value '%s' is out of range [%g, %g]%s", key, val,
+			 o->min, o->max,
+			 o->type == TB_OPT_DURATION ? " ns"
+			 : o->type == TB_OPT_SIZE   ? " bytes"
+						    : "");
+		return;
+	}
+	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
+		 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
+		 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
+		 : o->type == TB_OPT_BOOL    ? " (true or false)"
+		 : o->type == TB_OPT_ARGV    ? " (unterminated quote?)"
+		 : o->type == TB_OPT_LIST    ? " (empty item?)"
+		 : o->type == TB_OPT_PERCENT ? " (e.g. 1%)"
+					     : "");
+}
+
 int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const char *val,
 		char *err, size_t errlen)
 {
 	const struct tb_option *o = tb_opts_find(opts, key);
 	struct tb_strlist l;
 	void *field;
-	uint64_t u;
-	int64_t i;
-	double d;
-	bool b;
-	int ret = 0;
-	size_t k;
+	char *str;
+	int ret;
 
 	if (!o) {
 		snprintf(err, errlen, "unknown key '%s'", key);
@@ -388,73 +468,15 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 	}
 	field = (char *)cfg + o->offset;
 	switch (o->type) {
-	case TB_OPT_STRING: {
-		char *s = strdup(val);
-
-		if (!s)
+	case TB_OPT_STRING:
+		str = strdup(val);
+		if (!str)
 			return -ENOMEM;
 		free_one(o, cfg);
-		*(char **)field = s;
+		*(char **)field = str;
 		return 0;
-	}
-	case TB_OPT_BOOL:
-		ret = tb_parse_bool(val, &b);
-		if (!ret)
-			*(bool *)field = b;
-		break;
-	case TB_OPT_INT:
-		ret = tb_parse_int(val, &i);
-		if (!ret && out_of_range(o, (double)i))
-			ret = -ERANGE;
-		if (!ret)
-			*(int64_t *)field = i;
-		break;
-	case TB_OPT_SIZE:
-		ret = tb_parse_size(val, &u);
-		if (!ret && out_of_range(o, (double)u))
-			ret = -ERANGE;
-		if (!ret)
-			*(uint64_t *)field = u;
-		break;
-	case TB_OPT_DURATION:
-		ret = tb_parse_duration(val, &u);
-		if (!ret && out_of_range(o, (double)u))
-			ret = -ERANGE;
-		if (!ret)
-			*(uint64_t *)field = u;
-		break;
-	case TB_OPT_DOUBLE:
-		ret = tb_parse_double(val, &d);
-		if (!ret && out_of_range(o, d))
-			ret = -ERANGE;
-		if (!ret)
-			*(double *)field = d;
-		break;
-	case TB_OPT_PERCENT:
-		ret = tb_parse_percent(val, &d);
-		if (!ret && out_of_range(o, d))
-			ret = -ERANGE;
-		if (!ret)
-			*(double *)field = d;
-		break;
 	case TB_OPT_CHOICE:
-		ret = -EINVAL;
-		for (k = 0; o->choices && o->choices[k]; k++) {
-			if (!strcmp(o->choices[k], val)) {
-				*(int *)field = (int)k;
-				ret = 0;
-				break;
-			}
-		}
-		if (ret) {
-			size_t off = (size_t)snprintf(err, errlen,
-						      "key '%s': '%s' is not one of:", key, val);
-			for (k = 0; o->choices && o->choices[k] && off < errlen; k++)
-				off += (size_t)snprintf(err + off, errlen - off, " %s",
-							o->choices[k]);
-			return ret;
-		}
-		break;
+		return set_choice(o, field, key, val, err, errlen);
 	case TB_OPT_LIST:
 	case TB_OPT_ARGV:
 		ret = o->type == TB_OPT_LIST ? tb_split_list(val, &l) : tb_split_argv(val, &l);
@@ -465,24 +487,12 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 			*(struct tb_strlist *)field = l;
 		}
 		break;
+	default:
+		ret = set_scalar(o, field, val);
+		break;
 	}
-	if (ret == -ERANGE && o->max > o->min) {
-		snprintf(err, errlen, "key '%s': value '%s' is out of range [%g, %g]%s", key, val,
-			 o->min, o->max,
-			 o->type == TB_OPT_DURATION ? " ns"
-			 : o->type == TB_OPT_SIZE   ? " bytes"
-						    : "");
-	} else if (ret) {
-		snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
-			 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
-			 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
-			 : o->type == TB_OPT_BOOL    ? " (true or false)"
-			 : o->type == TB_OPT_ARGV    ? " (unterminated quote?)"
-			 : o->type == TB_OPT_LIST    ? " (empty item?)"
-			 : o->type == TB_OPT_PERCENT ? " (e.g. 1%)"
-						     : "");
-		ret = -EINVAL;
-	}
+	if (ret)
+		bad_value(o, key, val, ret, err, errlen);
 	return ret ? -EINVAL : 0;
 }
 

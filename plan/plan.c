@@ -219,7 +219,8 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r)
 	size_t i;
 
 	for (i = 0; i < p->ncells; i++)
-		if (!r->cells[p->cells[i].cell].baseline && p->s->tracers[p->cells[i].tr].ops != none)
+		if (!r->cells[p->cells[i].cell].baseline &&
+		    p->s->tracers[p->cells[i].tr].ops != none)
 			return true;
 	return false;
 }

@@ -31,15 +31,15 @@ struct tb_plan_cell {
 
 /* Per workload section: what every sample of it runs with. */
 struct tb_plan_workload {
-	uint64_t ops;	     /* per thread and sample, calibrated once by the runner */
-	char tmpdir[256];    /* its scratch directory (the runner creates it) */
+	uint64_t ops;	  /* per thread and sample, calibrated once by the runner */
+	char tmpdir[256]; /* its scratch directory (the runner creates it) */
 	int cpus[TB_PLAN_MAX_CPUS];
-	size_t ncpus;	     /* 0: not pinned */
+	size_t ncpus; /* 0: not pinned */
 };
 
 struct tb_plan {
-	struct tb_scenario *s;	      /* borrowed */
-	struct tb_plan_cell *cells;   /* in r->cells order */
+	struct tb_scenario *s;	    /* borrowed */
+	struct tb_plan_cell *cells; /* in r->cells order */
 	size_t ncells;
 	struct tb_plan_workload *wls; /* one per s->workloads[] */
 	int consumer_cpu;	      /* for tracer reader threads, -1: none free */

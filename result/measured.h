@@ -42,6 +42,7 @@ bool tb_cell_in_sweep(const struct tb_cell *c);
  */
 void tb_result_update_totals(struct tb_result *r);
 /* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
-const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r, const struct tb_cell *c);
+const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r,
+						 const struct tb_cell *c);
 
 #endif /* TB_MEASURED_H */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The result model: what a run produces and what compare, gate, plot and report consume.
- * result.c maps it to and from result.json (schema "tracebench-result/1", jansson) and
- * validates every field it reads; stats.c fills the summary and overhead parts.
+ * model.c builds and frees it; json-write.c and json-read.c map it to and from result.json
+ * (schema "tracebench-result/1", jansson), the reader validating every field it reads;
+ * stats/stats.c fills the summary and overhead parts; measured.h owns the derived totals.
  *
  * JSON key of each field in [brackets]. Unknown values are NAN (doubles) or -1 (counts) in
  * memory and null in JSON.

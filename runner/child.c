@@ -233,7 +233,8 @@ static int measure(struct sample *sp)
 
 	if (tb_write_full(sp->c.to, &go, 1)) {
 		sp->go_failed = true;
-		set_cell_error(sp->cell, "[workload %s]: the workload process died before its batch",
+		set_cell_error(sp->cell,
+			       "[workload %s]: the workload process died before its batch",
 			       job->w->name);
 		return -EPIPE;
 	}

@@ -20,18 +20,18 @@
 
 /* Where the run is, for a progress display. */
 struct tb_runner_progress {
-	const char *phase;	     /* "warmup" or "round" */
-	unsigned int round, rounds;  /* 1-based round of the phase, and its planned count */
-	const struct tb_cell *cell;  /* the cell about to run */
-	double eta_s;		     /* estimated seconds left; NAN before the first sample */
+	const char *phase;	    /* "warmup" or "round" */
+	unsigned int round, rounds; /* 1-based round of the phase, and its planned count */
+	const struct tb_cell *cell; /* the cell about to run */
+	double eta_s;		    /* estimated seconds left; NAN before the first sample */
 };
 
 struct tb_runner {
 	/* set by the caller */
-	struct tb_plan *plan;	/* the plan (and its scenario) to execute */
-	struct tb_result *r;	/* the result the plan's cells live in */
-	const char *dir;	/* the run directory: tracers write under dir/tracers/ */
-	void *ctx;		/* passed to the callbacks */
+	struct tb_plan *plan; /* the plan (and its scenario) to execute */
+	struct tb_result *r;  /* the result the plan's cells live in */
+	const char *dir;      /* the run directory: tracers write under dir/tracers/ */
+	void *ctx;	      /* passed to the callbacks */
 	void (*on_progress)(void *ctx, const struct tb_runner_progress *p); /* may be NULL */
 	/* After each measured round, with r's totals and statistics up to date. A non-zero
 	 * return stops the run with that error. May be NULL. */
@@ -39,10 +39,10 @@ struct tb_runner {
 	/* the runner's own */
 	gsl_rng *rng;
 	uint64_t t_start;
-	unsigned int order;	    /* the next sample's position in the run */
-	double sample_cost_s;	    /* running mean of a sample's wall time, for the ETA */
+	unsigned int order;   /* the next sample's position in the run */
+	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
 	unsigned int samples_done;
-	size_t planned;		    /* samples expected: warmups and the rounds targeted so far */
+	size_t planned; /* samples expected: warmups and the rounds targeted so far */
 };
 
 /*

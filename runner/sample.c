@@ -339,19 +339,14 @@ static int check_req(const struct tb_sample_req *req)
 	return 0;
 }
 
-int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **out)
+/* A run of req with its workers described (nothing set up yet); NULL on ENOMEM. */
+static struct tb_sample_run *run_new(const struct tb_sample_req *req)
 {
-	struct tb_sample_run *run = NULL;
+	struct tb_sample_run *run = calloc(1, sizeof(*run));
 	unsigned int i;
-	int ret;
 
-	*out = NULL;
-	ret = check_req(req);
-	if (ret)
-		return ret;
-	run = calloc(1, sizeof(*run));
 	if (!run)
-		return -ENOMEM;
+		return NULL;
 	run->req = *req;
 	if (!run->req.name)
 		run->req.name = req->wl->name;
@@ -360,8 +355,8 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 	run->nthreads = req->threads ? req->threads : 1;
 	run->w = calloc(run->nthreads, sizeof(*run->w));
 	if (!run->w) {
-		ret = -ENOMEM;
-		goto err;
+		free(run);
+		return NULL;
 	}
 	for (i = 0; i < run->nthreads; i++) {
 		struct worker *wk = &run->w[i];
@@ -376,6 +371,52 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 		wk->wl.cpu = -1;
 		tb_hist_init(&wk->hist);
 	}
+	return run;
+}
+
+/* Instances 1..n-1 on pthreads that set up and park at the ready barrier. Returns 0/-errno. */
+static int start_threads(struct tb_sample_run *run)
+{
+	unsigned int i;
+	int ret;
+
+	bar_init(&run->ready, run->nthreads);
+	bar_init(&run->go, run->nthreads);
+	bar_init(&run->done, run->nthreads);
+	run->barriers = true;
+	run->nstarted = 1;
+	for (i = 1; i < run->nthreads; i++) {
+		ret = -pthread_create(&run->w[i].thread, NULL, worker_main, &run->w[i]);
+		if (ret) {
+			tb_err("%s: cannot create thread %u: %s", run->req.name, i, strerror(-ret));
+			/* the threads already waiting must still get through */
+			bar_set_n(&run->ready, run->nstarted);
+			bar_set_n(&run->go, run->nstarted);
+			bar_wait(&run->ready);
+			return ret;
+		}
+		run->w[i].started = true;
+		run->nstarted++;
+	}
+	bar_wait(&run->ready);
+	for (i = 1; i < run->nthreads; i++)
+		if (run->w[i].setup_ret)
+			return run->w[i].setup_ret;
+	return 0;
+}
+
+int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **out)
+{
+	struct tb_sample_run *run = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = check_req(req);
+	if (ret)
+		return ret;
+	run = run_new(req);
+	if (!run)
+		return -ENOMEM;
 	if (req->ncpus) {
 		if (sched_getaffinity(0, sizeof(run->affinity), &run->affinity) == 0)
 			run->restore_affinity = true;
@@ -395,38 +436,11 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 	/* Before any thread exists, so that inherited counters cover every one of them. */
 	if (req->perf_counts)
 		perf_open(run);
-
 	ret = setup_instance(run, &run->w[0]);
+	if (!ret && run->nthreads > 1)
+		ret = start_threads(run);
 	if (ret)
 		goto err;
-	if (run->nthreads > 1) {
-		bar_init(&run->ready, run->nthreads);
-		bar_init(&run->go, run->nthreads);
-		bar_init(&run->done, run->nthreads);
-		run->barriers = true;
-		run->nstarted = 1;
-		for (i = 1; i < run->nthreads; i++) {
-			ret = -pthread_create(&run->w[i].thread, NULL, worker_main, &run->w[i]);
-			if (ret) {
-				tb_err("%s: cannot create thread %u: %s", run->req.name, i,
-				       strerror(-ret));
-				/* the threads already waiting must still get through */
-				bar_set_n(&run->ready, run->nstarted);
-				bar_set_n(&run->go, run->nstarted);
-				bar_wait(&run->ready);
-				goto err;
-			}
-			run->w[i].started = true;
-			run->nstarted++;
-		}
-		bar_wait(&run->ready);
-		for (i = 1; i < run->nthreads; i++) {
-			if (run->w[i].setup_ret) {
-				ret = run->w[i].setup_ret;
-				goto err;
-			}
-		}
-	}
 	*out = run;
 	return 0;
 err:
@@ -454,18 +468,12 @@ static double tv_s(struct timeval a, struct timeval b)
 	return (double)(b.tv_sec - a.tv_sec) + (double)(b.tv_usec - a.tv_usec) * 1e-6;
 }
 
-int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+/* res zeroed and described for a go of ops per thread; the workers' figures reset. */
+static void go_reset(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
 {
-	struct rusage s0, s1, c0, c1;
-	int64_t p0[PC_N], p1[PC_N];
-	uint64_t t0, end;
 	unsigned int i;
-	char st[64];
-	int i_pc;
 
 	memset(res, 0, sizeof(*res));
-	if (run->req.wl->flags & TB_WL_ONESHOT)
-		ops = 1;
 	res->threads = run->nthreads;
 	res->ops = ops;
 	res->latency = run->req.latency;
@@ -478,28 +486,15 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 		run->w[i].wl.metric = 0;
 		run->w[i].wl.exit_status = 0;
 	}
-	if (!ops) {
-		set_err(res, -EINVAL, "%s: a batch of 0 ops", run->req.name);
-		return res->error;
-	}
-	run->round_ops = ops;
-	perf_read(run, p0);
-	getrusage(RUSAGE_CHILDREN, &c0);
-	getrusage(RUSAGE_SELF, &s0);
+}
 
-	t0 = now_ns();
-	if (run->nthreads > 1)
-		bar_wait(&run->go);
-	run->w[0].ret = run_ops(run, &run->w[0], ops);
-	run->w[0].end_ns = now_ns();
-	if (run->nthreads > 1)
-		bar_wait(&run->done);
+/* The last thread's end, each thread's error (the first one wins) and the histograms. */
+static uint64_t go_gather(struct tb_sample_run *run, struct tb_sample_res *res)
+{
+	uint64_t end = 0;
+	unsigned int i;
+	char st[64];
 
-	getrusage(RUSAGE_SELF, &s1);
-	getrusage(RUSAGE_CHILDREN, &c1);
-	perf_read(run, p1);
-
-	end = 0;
 	for (i = 0; i < run->nthreads; i++) {
 		struct worker *wk = &run->w[i];
 
@@ -517,25 +512,70 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 				run->req.wl->name, i, strerror(-wk->ret));
 		tb_hist_merge(&res->hist, &wk->hist);
 	}
-	res->elapsed_ns = end - t0;
-	res->ns_per_op = ops ? (double)res->elapsed_ns / (double)ops : 0;
-	res->cpu_user_s = tv_s(s0.ru_utime, s1.ru_utime) + tv_s(c0.ru_utime, c1.ru_utime);
-	res->cpu_sys_s = tv_s(s0.ru_stime, s1.ru_stime) + tv_s(c0.ru_stime, c1.ru_stime);
-	res->nvcsw = (s1.ru_nvcsw - s0.ru_nvcsw) + (c1.ru_nvcsw - c0.ru_nvcsw);
-	res->nivcsw = (s1.ru_nivcsw - s0.ru_nivcsw) + (c1.ru_nivcsw - c0.ru_nivcsw);
-	res->minflt = (s1.ru_minflt - s0.ru_minflt) + (c1.ru_minflt - c0.ru_minflt);
-	res->majflt = (s1.ru_majflt - s0.ru_majflt) + (c1.ru_majflt - c0.ru_majflt);
-	res->perf_task_clock_ns = res->perf_ctxsw = res->perf_faults = -1;
-	for (i_pc = 0; i_pc < PC_N; i_pc++) {
-		int64_t v = p0[i_pc] >= 0 && p1[i_pc] >= 0 ? p1[i_pc] - p0[i_pc] : -1;
+	return end;
+}
 
-		if (i_pc == PC_TASK_CLOCK)
+/* rusage (self + reaped children) and perf counter deltas over the batch into res. */
+static void go_usage(struct tb_sample_res *res, const struct rusage *s0, const struct rusage *s1,
+		     const struct rusage *c0, const struct rusage *c1, const int64_t *p0,
+		     const int64_t *p1)
+{
+	int i;
+
+	res->cpu_user_s = tv_s(s0->ru_utime, s1->ru_utime) + tv_s(c0->ru_utime, c1->ru_utime);
+	res->cpu_sys_s = tv_s(s0->ru_stime, s1->ru_stime) + tv_s(c0->ru_stime, c1->ru_stime);
+	res->nvcsw = (s1->ru_nvcsw - s0->ru_nvcsw) + (c1->ru_nvcsw - c0->ru_nvcsw);
+	res->nivcsw = (s1->ru_nivcsw - s0->ru_nivcsw) + (c1->ru_nivcsw - c0->ru_nivcsw);
+	res->minflt = (s1->ru_minflt - s0->ru_minflt) + (c1->ru_minflt - c0->ru_minflt);
+	res->majflt = (s1->ru_majflt - s0->ru_majflt) + (c1->ru_majflt - c0->ru_majflt);
+	res->perf_task_clock_ns = res->perf_ctxsw = res->perf_faults = -1;
+	for (i = 0; i < PC_N; i++) {
+		int64_t v = p0[i] >= 0 && p1[i] >= 0 ? p1[i] - p0[i] : -1;
+
+		if (i == PC_TASK_CLOCK)
 			res->perf_task_clock_ns = v;
-		else if (i_pc == PC_CTXSW)
+		else if (i == PC_CTXSW)
 			res->perf_ctxsw = v;
 		else
 			res->perf_faults = v;
 	}
+}
+
+int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+{
+	struct rusage s0, s1, c0, c1;
+	int64_t p0[PC_N], p1[PC_N];
+	uint64_t t0, end;
+
+	if (run->req.wl->flags & TB_WL_ONESHOT)
+		ops = 1;
+	go_reset(run, ops, res);
+	if (!ops) {
+		set_err(res, -EINVAL, "%s: a batch of 0 ops", run->req.name);
+		return res->error;
+	}
+	run->round_ops = ops;
+	perf_read(run, p0);
+	getrusage(RUSAGE_CHILDREN, &c0);
+	getrusage(RUSAGE_SELF, &s0);
+
+	/* Nothing but the batch between the two clock reads. */
+	t0 = now_ns();
+	if (run->nthreads > 1)
+		bar_wait(&run->go);
+	run->w[0].ret = run_ops(run, &run->w[0], ops);
+	run->w[0].end_ns = now_ns();
+	if (run->nthreads > 1)
+		bar_wait(&run->done);
+
+	getrusage(RUSAGE_SELF, &s1);
+	getrusage(RUSAGE_CHILDREN, &c1);
+	perf_read(run, p1);
+
+	end = go_gather(run, res);
+	res->elapsed_ns = end - t0;
+	res->ns_per_op = ops ? (double)res->elapsed_ns / (double)ops : 0;
+	go_usage(res, &s0, &s1, &c0, &c1, p0, p1);
 	res->has_metric = run->w[0].wl.has_metric;
 	res->metric = run->w[0].wl.metric;
 	res->exit_status = run->w[0].wl.exit_status;

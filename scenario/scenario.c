@@ -388,93 +388,101 @@ static void set_plugin_key(struct parse *p, const struct tb_option *opts, void *
 		perr(p, p->line, "[%s]: %s", p->cur, err);
 }
 
-/* Workload/tracer sections: `type` must come first, since it decides which keys exist. */
-static void section_key(struct parse *p, const char *name, const char *value)
+/*
+ * The `type` key of a workload or tracer section: the plugin's ops (found by find) and a config
+ * of cfg_size bytes with its defaults. Returns false (said, section marked bad) when it fails.
+ */
+static bool section_type(struct parse *p, const char *kind, const char *value, bool found,
+			 const struct tb_option *opts, size_t cfg_size, void **cfg)
 {
-	struct tb_scenario *s = p->s;
+	if (!found) {
+		perr(p, p->line, "[%s]: unknown %s type '%s' (see 'tracebench list')", p->cur, kind,
+		     value);
+		p->kind = SEC_BAD;
+		return false;
+	}
+	*cfg = calloc(1, cfg_size ? cfg_size : 1);
+	if (!*cfg || tb_opts_defaults(opts, *cfg)) {
+		perr(p, p->line, "[%s]: cannot initialise options", p->cur);
+		p->kind = SEC_BAD;
+		return false;
+	}
+	return true;
+}
+
+/* A key before `type`: refused, since the type decides which keys exist. */
+static bool type_first(struct parse *p, bool have_type)
+{
+	if (have_type)
+		return true;
+	perr(p, p->line, "[%s]: 'type' must be the first key of the section", p->cur);
+	p->kind = SEC_BAD;
+	return false;
+}
+
+static void workload_key(struct parse *p, const char *name, const char *value)
+{
+	struct tb_scn_workload *w = &p->s->workloads[p->cur_idx];
+	struct wcfg wc = {0};
 	char err[512];
 
-	if (p->kind == SEC_WORKLOAD) {
-		struct tb_scn_workload *w = &s->workloads[p->cur_idx];
-
-		if (!strcmp(name, "type")) {
-			w->ops = tb_workload_find(value);
-			if (!w->ops) {
-				perr(p, p->line,
-				     "[%s]: unknown workload type '%s' (see 'tracebench list')",
-				     p->cur, value);
-				p->kind = SEC_BAD;
-				return;
-			}
-			w->cfg = calloc(1, w->ops->cfg_size ? w->ops->cfg_size : 1);
-			if (!w->cfg || tb_opts_defaults(w->ops->opts, w->cfg)) {
-				perr(p, p->line, "[%s]: cannot initialise options", p->cur);
-				p->kind = SEC_BAD;
-			}
-			return;
-		}
-		if (!w->ops) {
-			perr(p, p->line, "[%s]: 'type' must be the first key of the section",
-			     p->cur);
-			p->kind = SEC_BAD;
-			return;
-		}
-		/* A plugin's own key wins over the harness's key of the same name. */
-		if (!tb_opts_find(w->ops->opts, name) && tb_opts_find(wl_harness_opts, name)) {
-			struct wcfg wc = {0};
-
-			if (tb_opts_set(wl_harness_opts, &wc, name, value, err, sizeof(err))) {
-				perr(p, p->line, "[%s]: %s", p->cur, err);
-				return;
-			}
-			if (!strcmp(name, "threads"))
-				w->threads = (unsigned int)wc.threads;
-			else if (!strcmp(name, "latency"))
-				w->latency = wc.lat, w->latency_every = w->latency_every ?: 0;
-			else if (!strcmp(name, "latency-every"))
-				w->latency_every = (unsigned int)wc.late;
-			else if (!strcmp(name, "duration"))
-				w->duration_ns = wc.dur;
-			else
-				w->rate_sweep = wc.sweep;
-			return;
-		}
+	if (!strcmp(name, "type")) {
+		w->ops = tb_workload_find(value);
+		if (w->ops)
+			section_type(p, "workload", value, true, w->ops->opts, w->ops->cfg_size,
+				     &w->cfg);
+		else
+			section_type(p, "workload", value, false, NULL, 0, NULL);
+		return;
+	}
+	if (!type_first(p, w->ops))
+		return;
+	/* A plugin's own key wins over the harness's key of the same name. */
+	if (tb_opts_find(w->ops->opts, name) || !tb_opts_find(wl_harness_opts, name)) {
 		set_plugin_key(p, w->ops->opts, w->cfg, w->ops->name, name, value);
 		return;
 	}
-	/* tracer */
-	struct tb_scn_tracer *t = &s->tracers[p->cur_idx];
+	if (tb_opts_set(wl_harness_opts, &wc, name, value, err, sizeof(err))) {
+		perr(p, p->line, "[%s]: %s", p->cur, err);
+		return;
+	}
+	if (!strcmp(name, "threads"))
+		w->threads = (unsigned int)wc.threads;
+	else if (!strcmp(name, "latency"))
+		w->latency = wc.lat, w->latency_every = w->latency_every ?: 0;
+	else if (!strcmp(name, "latency-every"))
+		w->latency_every = (unsigned int)wc.late;
+	else if (!strcmp(name, "duration"))
+		w->duration_ns = wc.dur;
+	else
+		w->rate_sweep = wc.sweep;
+}
+
+static void tracer_key(struct parse *p, const char *name, const char *value)
+{
+	struct tb_scn_tracer *t = &p->s->tracers[p->cur_idx];
+	struct tcfg tc = {0};
+	char err[512];
 
 	if (!strcmp(name, "type")) {
 		t->ops = tb_tracer_find(value);
-		if (!t->ops) {
-			perr(p, p->line, "[%s]: unknown tracer type '%s' (see 'tracebench list')",
-			     p->cur, value);
-			p->kind = SEC_BAD;
-			return;
-		}
-		t->cfg = calloc(1, t->ops->cfg_size ? t->ops->cfg_size : 1);
-		if (!t->cfg || tb_opts_defaults(t->ops->opts, t->cfg)) {
-			perr(p, p->line, "[%s]: cannot initialise options", p->cur);
-			p->kind = SEC_BAD;
-		}
-		return;
-	}
-	if (!t->ops) {
-		perr(p, p->line, "[%s]: 'type' must be the first key of the section", p->cur);
-		p->kind = SEC_BAD;
-		return;
-	}
-	if (!tb_opts_find(t->ops->opts, name) && tb_opts_find(tr_harness_opts, name)) {
-		struct tcfg tc = {0};
-
-		if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
-			perr(p, p->line, "[%s]: %s", p->cur, err);
+		if (t->ops)
+			section_type(p, "tracer", value, true, t->ops->opts, t->ops->cfg_size,
+				     &t->cfg);
 		else
-			t->settle_ns = tc.settle;
+			section_type(p, "tracer", value, false, NULL, 0, NULL);
 		return;
 	}
-	set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
+	if (!type_first(p, t->ops))
+		return;
+	if (tb_opts_find(t->ops->opts, name) || !tb_opts_find(tr_harness_opts, name)) {
+		set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
+		return;
+	}
+	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
+		perr(p, p->line, "[%s]: %s", p->cur, err);
+	else
+		t->settle_ns = tc.settle;
 }
 
 /*
@@ -498,12 +506,90 @@ static void check_cpus(struct parse *p, const struct tb_strlist *l)
 	}
 }
 
+static void global_key(struct parse *p, const char *name, const char *value)
+{
+	char err[512];
+	int ret;
+
+	/* The name becomes part of the run directory's name. */
+	if (!strcmp(name, "name") && !valid_name(value)) {
+		perr(p, p->line,
+		     "[global]: name: '%.40s%s' is not a valid name (letters, digits, - _ . + only, at most 64)",
+		     value, strlen(value) > 40 ? "..." : "");
+		return;
+	}
+	ret = tb_opts_set(global_opts, &gdef, name, value, err, sizeof(err));
+	if (ret == -ENOENT)
+		perr(p, p->line, "[global]: unknown key '%s'", name);
+	else if (ret)
+		perr(p, p->line, "[global]: %s", err);
+	else if (!strcmp(name, "cpus"))
+		check_cpus(p, &gdef.cpus);
+}
+
+static void matrix_key(struct parse *p, const char *name, const char *value)
+{
+	struct tb_strlist *l;
+
+	if (strcmp(name, "workloads") && strcmp(name, "tracers")) {
+		perr(p, p->line, "[matrix]: unknown key '%s' (expected workloads, tracers)", name);
+		return;
+	}
+	l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
+	/* A second [matrix] (already an error) may set the key again: no leak. */
+	tb_strlist_free(l);
+	if (tb_split_list(value, l))
+		perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value, name);
+	else if (!l->n)
+		perr(p, p->line, "[matrix]: '%s' is empty", name);
+	if (name[0] == 'w')
+		p->mx_workloads_line = p->line;
+	else
+		p->mx_tracers_line = p->line;
+}
+
+/* [gate] keys are checked here and kept as text; the gate interprets them. */
+static void gate_key(struct parse *p, const char *name, const char *value)
+{
+	static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
+						"allow-untrustworthy", NULL};
+	struct tb_scenario *s = p->s;
+	char **nk, **nv;
+	size_t k;
+	double d;
+	bool b;
+
+	for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
+		;
+	if (!gate_keys[k]) {
+		perr(p, p->line,
+		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
+		     name);
+		return;
+	}
+	if ((k <= 1 && tb_parse_percent(value, &d)) ||
+	    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
+	    (k == 3 && tb_parse_bool(value, &b))) {
+		perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
+		return;
+	}
+	nk = realloc(s->gate_keys, (s->ngate + 1) * sizeof(*nk));
+	nv = nk ? realloc(s->gate_vals, (s->ngate + 1) * sizeof(*nv)) : NULL;
+	if (nk)
+		s->gate_keys = nk;
+	if (!nv) {
+		perr(p, p->line, "out of memory");
+		return;
+	}
+	s->gate_vals = nv;
+	s->gate_keys[s->ngate] = strdup(name);
+	s->gate_vals[s->ngate] = strdup(value);
+	s->ngate++;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
-	struct tb_scenario *s = p->s;
-	char err[512];
-	int ret;
 
 	(void)section;
 	if (value[0] == '\001') {
@@ -538,81 +624,20 @@ static int handler(void *user, const char *section, const char *name, const char
 	}
 	switch (p->kind) {
 	case SEC_GLOBAL:
-		/* The name becomes part of the run directory's name. */
-		if (!strcmp(name, "name") && !valid_name(value)) {
-			perr(p, p->line,
-			     "[global]: name: '%.40s%s' is not a valid name (letters, digits, - _ . + only, at most 64)",
-			     value, strlen(value) > 40 ? "..." : "");
-			break;
-		}
-		ret = tb_opts_set(global_opts, &gdef, name, value, err, sizeof(err));
-		if (ret == -ENOENT)
-			perr(p, p->line, "[global]: unknown key '%s'", name);
-		else if (ret)
-			perr(p, p->line, "[global]: %s", err);
-		else if (!strcmp(name, "cpus"))
-			check_cpus(p, &gdef.cpus);
+		global_key(p, name, value);
 		break;
 	case SEC_WORKLOAD:
+		workload_key(p, name, value);
+		break;
 	case SEC_TRACER:
-		section_key(p, name, value);
+		tracer_key(p, name, value);
 		break;
 	case SEC_MATRIX:
-		if (!strcmp(name, "workloads") || !strcmp(name, "tracers")) {
-			struct tb_strlist *l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
-
-			/* A second [matrix] (already an error) may set the key again: no leak. */
-			tb_strlist_free(l);
-			if (tb_split_list(value, l))
-				perr(p, p->line, "[matrix]: bad list '%s' for key '%s'", value,
-				     name);
-			else if (!l->n)
-				perr(p, p->line, "[matrix]: '%s' is empty", name);
-			if (name[0] == 'w')
-				p->mx_workloads_line = p->line;
-			else
-				p->mx_tracers_line = p->line;
-		} else {
-			perr(p, p->line, "[matrix]: unknown key '%s' (expected workloads, tracers)",
-			     name);
-		}
+		matrix_key(p, name, value);
 		break;
-	case SEC_GATE: {
-		static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
-							"allow-untrustworthy", NULL};
-		size_t k;
-		double d;
-		bool b;
-
-		for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
-			;
-		if (!gate_keys[k]) {
-			perr(p, p->line,
-			     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
-			     name);
-			break;
-		}
-		if ((k <= 1 && tb_parse_percent(value, &d)) ||
-		    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
-		    (k == 3 && tb_parse_bool(value, &b))) {
-			perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
-			break;
-		}
-		char **nk = realloc(s->gate_keys, (s->ngate + 1) * sizeof(*nk));
-		char **nv = nk ? realloc(s->gate_vals, (s->ngate + 1) * sizeof(*nv)) : NULL;
-
-		if (nk)
-			s->gate_keys = nk;
-		if (!nv) {
-			perr(p, p->line, "out of memory");
-			break;
-		}
-		s->gate_vals = nv;
-		s->gate_keys[s->ngate] = strdup(name);
-		s->gate_vals[s->ngate] = strdup(value);
-		s->ngate++;
+	case SEC_GATE:
+		gate_key(p, name, value);
 		break;
-	}
 	default:
 		break;
 	}
@@ -776,74 +801,51 @@ void tb_scenario_free(struct tb_scenario *s)
 	free(s);
 }
 
-int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
+/* Refuse what cannot be a scenario: too large, or binary. Returns 0 or -EINVAL (said). */
+static int check_text(const char *text, const char *what)
 {
-	struct parse p = {0};
-	struct tb_scenario *s;
-	const struct tb_tracer_ops *none = tb_tracer_find("none");
-	char *base, *dot;
-	int ret = 0;
-	size_t i;
+	size_t i, k;
 
-	*out = NULL;
 	if (strlen(text) > MAX_TEXT) {
 		tb_err("%s: larger than %u bytes: not a scenario file", what, MAX_TEXT);
 		return -EINVAL;
 	}
 	for (i = 0; text[i]; i++) {
 		unsigned char c = (unsigned char)text[i];
+		int line = 1;
 
-		if (c < 0x20 && c != '\n' && c != '\t' && c != '\r') {
-			int line = 1;
-			size_t k;
+		if (c >= 0x20 || c == '\n' || c == '\t' || c == '\r')
+			continue;
+		for (k = 0; k < i; k++)
+			line += text[k] == '\n';
+		tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line, c);
+		return -EINVAL;
+	}
+	return 0;
+}
 
-			for (k = 0; k < i; k++)
-				line += text[k] == '\n';
-			tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line,
-			       c);
-			return -EINVAL;
-		}
-	}
-	s = calloc(1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
-	p.s = s;
-	p.what = what;
-	p.text = p.pos = text;
-	memset(&gdef, 0, sizeof(gdef));
-	if (tb_opts_defaults(global_opts, &gdef)) {
-		ret = -EINVAL;
-		goto out;
-	}
-	/* tracers[0] is the built-in baseline. */
+/* tracers[0] is the built-in baseline "none". Returns 0 or -ENOMEM. */
+static int add_baseline_tracer(struct tb_scenario *s)
+{
+	const struct tb_tracer_ops *none = tb_tracer_find("none");
+
 	s->tracers = calloc(1, sizeof(*s->tracers));
 	if (!s->tracers || !none) {
 		tb_err("bug: the 'none' tracer is not registered");
-		ret = -ENOMEM;
-		goto out;
+		return -ENOMEM;
 	}
 	s->ntracers = 1;
 	s->tracers[0].name = strdup("none");
 	s->tracers[0].ops = none;
 	s->tracers[0].cfg = calloc(1, none->cfg_size ? none->cfg_size : 1);
-	if (!s->tracers[0].name || !s->tracers[0].cfg) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = ini_parse_stream(reader, &p, handler, &p);
-	if (ret > 0 && !p.errors)
-		perr(&p, ret, "syntax error (expected '[section]', 'key = value' or a comment)");
-	else if (ret < 0)
-		perr(&p, 1, "cannot parse (out of memory)");
-	ret = 0;
-	if (!p.errors || p.have_matrix)
-		resolve_matrix(&p);
-	if (!p.errors)
-		finish(&p);
-	if (p.errors) {
-		ret = -EINVAL;
-		goto out;
-	}
+	return s->tracers[0].name && s->tracers[0].cfg ? 0 : -ENOMEM;
+}
+
+/* The parsed [global] keys (gdef) and the file's identity into s. Returns 0 or -ENOMEM. */
+static int apply_global(struct tb_scenario *s, const char *text, const char *what)
+{
+	char *base, *dot;
+
 	s->text = strdup(text);
 	s->path = strdup(what);
 	if (gdef.name) {
@@ -883,8 +885,43 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	s->power = gdef.power;
 	s->confidence = gdef.conf;
 	s->resamples = (unsigned int)gdef.res;
-	if (!s->text || !s->path || !s->name)
-		ret = -ENOMEM;
+	return s->text && s->path && s->name ? 0 : -ENOMEM;
+}
+
+int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
+{
+	struct parse p = {0};
+	struct tb_scenario *s;
+	int ret;
+	size_t i;
+
+	*out = NULL;
+	if (check_text(text, what))
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	p.s = s;
+	p.what = what;
+	p.text = p.pos = text;
+	memset(&gdef, 0, sizeof(gdef));
+	if (tb_opts_defaults(global_opts, &gdef)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	ret = add_baseline_tracer(s);
+	if (ret)
+		goto out;
+	ret = ini_parse_stream(reader, &p, handler, &p);
+	if (ret > 0 && !p.errors)
+		perr(&p, ret, "syntax error (expected '[section]', 'key = value' or a comment)");
+	else if (ret < 0)
+		perr(&p, 1, "cannot parse (out of memory)");
+	if (!p.errors || p.have_matrix)
+		resolve_matrix(&p);
+	if (!p.errors)
+		finish(&p);
+	ret = p.errors ? -EINVAL : apply_global(s, text, what);
 out:
 	clear_seen(&p);
 	for (i = 0; i < p.nlong; i++)

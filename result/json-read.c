@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * result.json: the result model (result.h) to and from JSON, with strict validation on load.
+ * result.json into the model (result.h), with strict validation.
  *
  * Required keys: schema, cells; per cell id, workload, tracer, baseline, samples; per sample
  * ns_per_op. Every other key is optional, but when present it must have the right type and a
@@ -14,531 +14,17 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "result/result.h"
 #include "core/tb.h"
+#include "result/result.h"
 
 /* A result file larger than this is refused before parsing (jansson holds it all in memory). */
 #define TB_RESULT_MAX_FILE_BYTES (1024ull * 1024 * 1024)
 
-static const char *const verdict_names[] = {
-	[TB_VERDICT_NONE] = "",
-	[TB_VERDICT_NO_OVERHEAD] = "no-detectable-overhead",
-	[TB_VERDICT_OVERHEAD] = "overhead",
-	[TB_VERDICT_UNTRUSTWORTHY] = "untrustworthy",
-};
-
 static __thread char last_error[512];
-
-const char *tb_verdict_name(enum tb_verdict v)
-{
-	if ((unsigned int)v < TB_ARRAY_SIZE(verdict_names))
-		return verdict_names[v];
-	return "?";
-}
-
-int tb_verdict_parse(const char *s, enum tb_verdict *v)
-{
-	for (size_t i = 0; i < TB_ARRAY_SIZE(verdict_names); i++) {
-		if (!strcmp(s, verdict_names[i])) {
-			*v = (enum tb_verdict)i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
 
 const char *tb_result_last_error(void)
 {
 	return last_error;
-}
-
-/* ---- construction ---------------------------------------------------------------------------- */
-
-static void overhead_init(struct tb_overhead *o)
-{
-	memset(o, 0, sizeof(*o));
-	o->pct = o->ci_lo = o->ci_hi = o->mean_pct = NAN;
-	o->ns_per_op = o->ns_ci_lo = o->ns_ci_hi = NAN;
-	o->events_per_op = o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
-	o->bpf_ns_per_run = o->p_mannwhitney = o->p_welch = o->hl_shift_ns = o->mde_pct = NAN;
-}
-
-static void summary_init(struct tb_summary *s)
-{
-	s->n = 0;
-	s->median = s->mean = s->sd = s->cv = s->min = s->max = s->mad = NAN;
-	s->outliers = 0;
-}
-
-static void aa_init(struct tb_aa_summary *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->fp_rate = a->noise_floor_pct = a->max_abs_pct = NAN;
-}
-
-struct tb_result *tb_result_new(void)
-{
-	struct tb_result *r = calloc(1, sizeof(*r));
-
-	if (!r)
-		return NULL;
-	r->schema = strdup(TB_RESULT_SCHEMA);
-	r->tool_version = strdup(TB_VERSION);
-	r->foreign = json_array();
-	r->warnings = json_array();
-	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings) {
-		tb_result_free(r);
-		return NULL;
-	}
-	r->noise_threshold = 0.01;
-	r->alpha = 0.05;
-	r->power = 0.8;
-	r->confidence = 0.95;
-	r->resamples = 10000;
-	r->precision = 0;
-	r->max_cv = 0.10;
-	aa_init(&r->aa_summary);
-	return r;
-}
-
-static void cell_free(struct tb_cell *c)
-{
-	free(c->id);
-	free(c->workload);
-	free(c->workload_type);
-	json_decref(c->workload_config);
-	free(c->tracer);
-	free(c->tracer_type);
-	json_decref(c->tracer_config);
-	free(c->samples);
-	json_decref(c->tracer_extra);
-	free(c->error);
-	free(c->summary.outlier);
-	free(c->latency.bucket_ns);
-	free(c->latency.bucket_count);
-}
-
-void tb_result_rate_models_free(struct tb_result *r)
-{
-	for (size_t i = 0; i < r->nrate_models; i++) {
-		free(r->rate_models[i].workload_type);
-		free(r->rate_models[i].tracer);
-	}
-	free(r->rate_models);
-	r->rate_models = NULL;
-	r->nrate_models = 0;
-}
-
-void tb_result_free(struct tb_result *r)
-{
-	if (!r)
-		return;
-	free(r->schema);
-	free(r->tool_version);
-	free(r->scenario_name);
-	free(r->scenario_path);
-	free(r->scenario_text);
-	free(r->command_line);
-	free(r->started);
-	free(r->finished);
-	free(r->stop_reason);
-	json_decref(r->system);
-	json_decref(r->foreign);
-	json_decref(r->warnings);
-	json_decref(r->gate);
-	for (size_t i = 0; i < r->ncells; i++)
-		cell_free(&r->cells[i]);
-	free(r->cells);
-	tb_result_rate_models_free(r);
-	free(r);
-}
-
-/* Arrays grow to the next power of two, so the capacity follows from the count alone. */
-static int grow(void **arr, size_t n, size_t elem)
-{
-	void *p;
-
-	if (n & (n - 1))
-		return 0; /* not a power of two (and not 0): room is left */
-	p = realloc(*arr, (n ? 2 * n : 1) * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	return 0;
-}
-
-struct tb_cell *tb_result_add_cell(struct tb_result *r)
-{
-	struct tb_cell *c;
-
-	if (grow((void **)&r->cells, r->ncells, sizeof(*r->cells)))
-		return NULL;
-	c = &r->cells[r->ncells++];
-	memset(c, 0, sizeof(*c));
-	c->threads = 1;
-	c->rate = NAN;
-	c->events_recorded = -1;
-	c->events_lost = -1;
-	c->tracer_cpu_s = NAN;
-	c->tracer_mem_bytes = -1;
-	summary_init(&c->summary);
-	c->latency.clock_cost_ns = NAN;
-	c->latency.p50 = c->latency.p90 = c->latency.p99 = c->latency.p999 = NAN;
-	c->latency.max = NAN;
-	overhead_init(&c->overhead);
-	return c;
-}
-
-struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
-{
-	struct tb_sample *s;
-
-	if (grow((void **)&c->samples, c->nsamples, sizeof(*c->samples)))
-		return NULL;
-	s = &c->samples[c->nsamples];
-	memset(s, 0, sizeof(*s));
-	s->round = -1;
-	s->order = (unsigned int)c->nsamples;
-	s->ns_per_op = s->elapsed_ns = NAN;
-	s->events = s->lost = -1;
-	s->tracer_cpu_s = s->wl_cpu_s = NAN;
-	s->nvcsw = s->nivcsw = s->minflt = -1;
-	s->setup_s = s->teardown_s = NAN;
-	s->metric = NAN;
-	s->bpf_run_cnt = s->bpf_run_time_ns = -1;
-	c->nsamples++;
-	return s;
-}
-
-struct tb_cell *tb_result_baseline(const struct tb_result *r, const struct tb_cell *c)
-{
-	for (size_t i = 0; i < r->ncells; i++) {
-		struct tb_cell *b = &r->cells[i];
-
-		if (b->baseline && b->workload && c->workload && !strcmp(b->workload, c->workload))
-			return b;
-	}
-	return NULL;
-}
-
-/* ---- to JSON --------------------------------------------------------------------------------- */
-
-/* Builders that record allocation failure in *bad instead of checking every call. */
-struct jb {
-	bool bad;
-};
-
-static json_t *jnum(double d)
-{
-	/* jansson refuses NaN and infinities: they mean "unknown" here. */
-	return isfinite(d) ? json_real(d) : json_null();
-}
-
-static json_t *jcount(int64_t v)
-{
-	return v < 0 ? json_null() : json_integer(v);
-}
-
-static json_t *juint(uint64_t v)
-{
-	/* JSON integers in jansson are signed 64-bit; larger values go out as decimal strings. */
-	char buf[32];
-
-	if (v <= (uint64_t)INT64_MAX)
-		return json_integer((json_int_t)v);
-	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
-	return json_string(buf);
-}
-
-static json_t *jstr(const char *s)
-{
-	json_t *j;
-	char *copy;
-
-	if (!s)
-		return json_null();
-	j = json_string(s);
-	if (j)
-		return j;
-	/* Not UTF-8 (a scenario or command line from elsewhere): keep ASCII, mark the rest. */
-	copy = strdup(s);
-	if (!copy)
-		return NULL;
-	for (char *p = copy; *p; p++)
-		if ((unsigned char)*p >= 0x80)
-			*p = '?';
-	j = json_string(copy);
-	free(copy);
-	return j;
-}
-
-static json_t *jpair(double a, double b)
-{
-	json_t *x = jnum(a), *y = jnum(b), *arr = json_array();
-
-	if (!x || !y || !arr || json_array_append_new(arr, x) || json_array_append_new(arr, y)) {
-		json_decref(arr);
-		return NULL;
-	}
-	return arr;
-}
-
-static void set(struct jb *b, json_t *o, const char *key, json_t *v)
-{
-	if (!v || !o || json_object_set_new(o, key, v))
-		b->bad = true;
-}
-
-/* Reference a borrowed object (or null). */
-static json_t *jref(json_t *v)
-{
-	return v ? json_incref(v) : json_null();
-}
-
-static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
-{
-	const struct tb_sample *s = &c->samples[i];
-	json_t *o = json_object();
-
-	set(b, o, "round", json_integer(s->round));
-	set(b, o, "warmup", json_boolean(s->warmup));
-	set(b, o, "order", json_integer(s->order));
-	set(b, o, "ns_per_op", jnum(s->ns_per_op));
-	set(b, o, "ops", juint(s->ops));
-	set(b, o, "elapsed_ns", jnum(s->elapsed_ns));
-	set(b, o, "events", jcount(s->events));
-	set(b, o, "lost", jcount(s->lost));
-	set(b, o, "tracer_cpu_s", jnum(s->tracer_cpu_s));
-	set(b, o, "workload_cpu_s", jnum(s->wl_cpu_s));
-	set(b, o, "voluntary_ctxsw", jcount(s->nvcsw));
-	set(b, o, "involuntary_ctxsw", jcount(s->nivcsw));
-	set(b, o, "minor_faults", jcount(s->minflt));
-	set(b, o, "tracer_setup_s", jnum(s->setup_s));
-	set(b, o, "tracer_teardown_s", jnum(s->teardown_s));
-	set(b, o, "metric", jnum(s->metric));
-	set(b, o, "failed", json_boolean(s->failed));
-	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
-	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
-	if (c->summary.outlier && i < c->summary.noutlier && c->summary.outlier[i])
-		set(b, o, "outlier", json_true());
-	return o;
-}
-
-static json_t *summary_to_json(struct jb *b, const struct tb_cell *c)
-{
-	const struct tb_summary *s = &c->summary;
-	json_t *o = json_object();
-
-	set(b, o, "n", json_integer((json_int_t)s->n));
-	set(b, o, "median", jnum(s->median));
-	set(b, o, "mean", jnum(s->mean));
-	set(b, o, "sd", jnum(s->sd));
-	set(b, o, "cv", jnum(s->cv));
-	set(b, o, "min", jnum(s->min));
-	set(b, o, "max", jnum(s->max));
-	set(b, o, "mad", jnum(s->mad));
-	set(b, o, "outliers", json_integer((json_int_t)s->outliers));
-	if (c->latency.present) {
-		/* Copies for consumers that only read the summary (ARCHITECTURE.md). */
-		set(b, o, "p50", jnum(c->latency.p50));
-		set(b, o, "p99", jnum(c->latency.p99));
-		set(b, o, "p999", jnum(c->latency.p999));
-	}
-	return o;
-}
-
-static json_t *latency_to_json(struct jb *b, const struct tb_latency *l)
-{
-	json_t *o = json_object(), *buckets = json_array();
-
-	set(b, o, "clock_cost_ns", jnum(l->clock_cost_ns));
-	set(b, o, "count", juint(l->count));
-	set(b, o, "p50", jnum(l->p50));
-	set(b, o, "p90", jnum(l->p90));
-	set(b, o, "p99", jnum(l->p99));
-	set(b, o, "p999", jnum(l->p999));
-	set(b, o, "max", jnum(l->max));
-	for (size_t i = 0; buckets && i < l->nbuckets; i++) {
-		json_t *pair = json_array();
-
-		if (!pair || json_array_append_new(pair, jnum(l->bucket_ns[i])) ||
-		    json_array_append_new(pair, juint(l->bucket_count[i])) ||
-		    json_array_append_new(buckets, pair))
-			b->bad = true;
-	}
-	set(b, o, "buckets", buckets);
-	return o;
-}
-
-static json_t *overhead_to_json(struct jb *b, const struct tb_overhead *v)
-{
-	json_t *o = json_object();
-
-	set(b, o, "pct", jnum(v->pct));
-	set(b, o, "ci", jpair(v->ci_lo, v->ci_hi));
-	set(b, o, "mean_pct", jnum(v->mean_pct));
-	set(b, o, "ns_per_op", jnum(v->ns_per_op));
-	set(b, o, "ns_per_op_ci", jpair(v->ns_ci_lo, v->ns_ci_hi));
-	set(b, o, "events_per_op", jnum(v->events_per_op));
-	set(b, o, "ns_per_event", jnum(v->ns_per_event));
-	set(b, o, "ns_per_event_ci", jpair(v->nse_ci_lo, v->nse_ci_hi));
-	set(b, o, "bpf_ns_per_run", jnum(v->bpf_ns_per_run));
-	set(b, o, "p_mannwhitney", jnum(v->p_mannwhitney));
-	/* ARCHITECTURE.md promises a p_value: the rank test's, which assumes no normality. */
-	set(b, o, "p_value", jnum(v->p_mannwhitney));
-	set(b, o, "p_welch", jnum(v->p_welch));
-	set(b, o, "hodges_lehmann_ns", jnum(v->hl_shift_ns));
-	set(b, o, "mde_pct", jnum(v->mde_pct));
-	set(b, o, "verdict", json_string(tb_verdict_name(v->verdict)));
-	set(b, o, "reason", jstr(v->reason));
-	return o;
-}
-
-static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
-{
-	json_t *o = json_object(), *samples = json_array();
-
-	set(b, o, "id", jstr(c->id));
-	set(b, o, "workload", jstr(c->workload));
-	set(b, o, "workload_type", jstr(c->workload_type));
-	set(b, o, "workload_config", jref(c->workload_config));
-	set(b, o, "tracer", jstr(c->tracer));
-	set(b, o, "tracer_type", jstr(c->tracer_type));
-	set(b, o, "tracer_config", jref(c->tracer_config));
-	set(b, o, "baseline", json_boolean(c->baseline));
-	set(b, o, "threads", json_integer(c->threads));
-	set(b, o, "latency_mode", json_boolean(c->latency_mode));
-	set(b, o, "ops_per_sample", juint(c->ops_per_sample));
-	set(b, o, "event_rate", jnum(c->rate));
-	for (size_t i = 0; samples && i < c->nsamples; i++)
-		if (json_array_append_new(samples, sample_to_json(b, c, i)))
-			b->bad = true;
-	set(b, o, "samples", samples);
-	set(b, o, "events_recorded", jcount(c->events_recorded));
-	set(b, o, "events_lost", jcount(c->events_lost));
-	set(b, o, "tracer_cpu_s", jnum(c->tracer_cpu_s));
-	set(b, o, "tracer_mem_bytes", jcount(c->tracer_mem_bytes));
-	set(b, o, "tracer_extra", jref(c->tracer_extra));
-	set(b, o, "error", jstr(c->error));
-	set(b, o, "summary", summary_to_json(b, c));
-	if (c->latency.present)
-		set(b, o, "latency", latency_to_json(b, &c->latency));
-	if (c->has_overhead)
-		set(b, o, "overhead", overhead_to_json(b, &c->overhead));
-	return o;
-}
-
-static json_t *rate_model_to_json(struct jb *b, const struct tb_rate_model *m)
-{
-	json_t *o = json_object();
-
-	set(b, o, "workload_type", jstr(m->workload_type));
-	set(b, o, "tracer", jstr(m->tracer));
-	set(b, o, "points", json_integer((json_int_t)m->npoints));
-	set(b, o, "fixed_ns", jnum(m->fixed_ns));
-	set(b, o, "fixed_ns_ci", jpair(m->fixed_ci_lo, m->fixed_ci_hi));
-	set(b, o, "cost_ns_per_event", jnum(m->cost_ns));
-	set(b, o, "cost_ns_per_event_ci", jpair(m->cost_ci_lo, m->cost_ci_hi));
-	set(b, o, "r2", jnum(m->r2));
-	set(b, o, "pct_fixed", jnum(m->pct_fixed));
-	set(b, o, "pct_per_mevents_s", jnum(m->pct_per_mevent_s));
-	set(b, o, "p_quadratic", jnum(m->p_quadratic));
-	set(b, o, "nonlinear", json_boolean(m->nonlinear));
-	return o;
-}
-
-json_t *tb_result_to_json(const struct tb_result *r)
-{
-	struct jb b = {false};
-	json_t *doc = json_object(), *o, *cells;
-
-	set(&b, doc, "schema", json_string(TB_RESULT_SCHEMA));
-	o = json_object();
-	set(&b, o, "name", json_string(TB_NAME));
-	set(&b, o, "version", jstr(r->tool_version));
-	set(&b, doc, "tool", o);
-	o = json_object();
-	set(&b, o, "name", jstr(r->scenario_name));
-	set(&b, o, "path", jstr(r->scenario_path));
-	set(&b, o, "text", jstr(r->scenario_text));
-	set(&b, doc, "scenario", o);
-	set(&b, doc, "command_line", jstr(r->command_line));
-	set(&b, doc, "started", jstr(r->started));
-	set(&b, doc, "finished", jstr(r->finished));
-	set(&b, doc, "partial", json_boolean(r->partial));
-	set(&b, doc, "stop_reason", jstr(r->stop_reason));
-	set(&b, doc, "system", jref(r->system));
-	o = json_object();
-	set(&b, o, "seed", juint(r->seed));
-	set(&b, o, "rounds", json_integer(r->rounds));
-	set(&b, o, "warmup", json_integer(r->warmup));
-	set(&b, o, "duration_ns", juint(r->duration_ns));
-	set(&b, o, "noise_threshold", jnum(r->noise_threshold));
-	set(&b, o, "alpha", jnum(r->alpha));
-	set(&b, o, "power", jnum(r->power));
-	set(&b, o, "bootstrap_resamples", json_integer(r->resamples));
-	set(&b, o, "confidence", jnum(r->confidence));
-	set(&b, o, "precision", jnum(r->precision));
-	set(&b, o, "max_cv", jnum(r->max_cv));
-	set(&b, o, "aa", json_boolean(r->aa));
-	set(&b, doc, "settings", o);
-	set(&b, doc, "foreign_instrumentation",
-	    r->foreign ? json_incref(r->foreign) : json_array());
-	set(&b, doc, "warnings", r->warnings ? json_incref(r->warnings) : json_array());
-	if (r->gate)
-		set(&b, doc, "gate", json_incref(r->gate));
-	cells = json_array();
-	for (size_t i = 0; cells && i < r->ncells; i++)
-		if (json_array_append_new(cells, cell_to_json(&b, &r->cells[i])))
-			b.bad = true;
-	set(&b, doc, "cells", cells);
-	if (r->aa_summary.present) {
-		const struct tb_aa_summary *a = &r->aa_summary;
-
-		o = json_object();
-		set(&b, o, "cells", json_integer((json_int_t)a->ncells));
-		set(&b, o, "false_positives", json_integer((json_int_t)a->false_positives));
-		set(&b, o, "false_positive_rate", jnum(a->fp_rate));
-		set(&b, o, "noise_floor_pct", jnum(a->noise_floor_pct));
-		set(&b, o, "max_abs_pct", jnum(a->max_abs_pct));
-		set(&b, doc, "aa_calibration", o);
-	}
-	if (r->nrate_models) {
-		json_t *arr = json_array();
-
-		for (size_t i = 0; arr && i < r->nrate_models; i++)
-			if (json_array_append_new(arr, rate_model_to_json(&b, &r->rate_models[i])))
-				b.bad = true;
-		set(&b, doc, "rate_models", arr);
-	}
-	if (b.bad) {
-		json_decref(doc);
-		return NULL;
-	}
-	return doc;
-}
-
-int tb_result_save(const struct tb_result *r, const char *path)
-{
-	json_t *doc = tb_result_to_json(r);
-	char *text = NULL;
-	int ret;
-
-	if (!doc) {
-		tb_err("%s: out of memory building the result JSON", path);
-		return -ENOMEM;
-	}
-	text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
-	json_decref(doc);
-	if (!text) {
-		tb_err("%s: out of memory serialising the result", path);
-		return -ENOMEM;
-	}
-	ret = tb_write_atomic(path, text, strlen(text), 0644);
-	if (ret)
-		tb_err("%s: cannot write the result: %s", path, strerror(-ret));
-	free(text);
-	return ret;
 }
 
 /* ---- from JSON, validating ------------------------------------------------------------------- */
@@ -1124,33 +610,12 @@ static int load_rate_model(struct ld *l, json_t *o, struct tb_rate_model *m)
 	return 0;
 }
 
-static void rate_model_init(struct tb_rate_model *m)
+/* schema, tool, scenario and the run's top-level strings. */
+static int load_header(struct ld *l, json_t *doc, struct tb_result *r)
 {
-	memset(m, 0, sizeof(*m));
-	m->fixed_ns = m->fixed_ci_lo = m->fixed_ci_hi = NAN;
-	m->cost_ns = m->cost_ci_lo = m->cost_ci_hi = NAN;
-	m->r2 = m->pct_fixed = m->pct_per_mevent_s = m->p_quadratic = NAN;
-}
-
-struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r)
-{
-	struct tb_rate_model *m;
-
-	if (grow((void **)&r->rate_models, r->nrate_models, sizeof(*r->rate_models)))
-		return NULL;
-	m = &r->rate_models[r->nrate_models++];
-	rate_model_init(m);
-	return m;
-}
-
-static int load_top(struct ld *l, json_t *doc, struct tb_result *r)
-{
-	json_t *o, *cells, *v;
-	size_t i;
+	json_t *o;
 	int ret;
 
-	if (!json_is_object(doc))
-		return bad(l, NULL, "expected a JSON object at the top level");
 	o = json_object_get(doc, "schema");
 	if (!o)
 		return bad(l, "schema", "required key missing (not a tracebench result?)");
@@ -1189,14 +654,41 @@ static int load_top(struct ld *l, json_t *doc, struct tb_result *r)
 	    (ret = get_strarray(l, doc, "warnings", &r->warnings)) ||
 	    (ret = get_obj(l, doc, "gate", OPT, &r->gate)))
 		return ret;
-	if ((o = json_object_get(doc, "settings")) && !json_is_null(o)) {
-		size_t old = push(l, "settings", -1);
+	return 0;
+}
 
-		ret = load_settings(l, o, r);
-		pop(l, old);
-		if (ret)
-			return ret;
-	}
+/* An optional object member through its loader, with the key on the error path. */
+static int load_member(struct ld *l, json_t *doc, const char *key,
+		       int (*load)(struct ld *l, json_t *o, void *arg), void *arg)
+{
+	json_t *o = json_object_get(doc, key);
+	size_t old;
+	int ret;
+
+	if (!o || json_is_null(o))
+		return 0;
+	old = push(l, key, -1);
+	ret = load(l, o, arg);
+	pop(l, old);
+	return ret;
+}
+
+static int load_settings_arg(struct ld *l, json_t *o, void *r)
+{
+	return load_settings(l, o, r);
+}
+
+static int load_aa_arg(struct ld *l, json_t *o, void *a)
+{
+	return load_aa(l, o, a);
+}
+
+static int load_cells(struct ld *l, json_t *doc, struct tb_result *r)
+{
+	json_t *cells, *v;
+	size_t i;
+	int ret;
+
 	if ((ret = get_arr(l, doc, "cells", REQ, TB_RESULT_MAX_CELLS, &cells)))
 		return ret;
 	json_array_foreach(cells, i, v)
@@ -1219,14 +711,15 @@ static int load_top(struct ld *l, json_t *doc, struct tb_result *r)
 		if (ret)
 			return ret;
 	}
-	if ((o = json_object_get(doc, "aa_calibration")) && !json_is_null(o)) {
-		size_t old = push(l, "aa_calibration", -1);
+	return 0;
+}
 
-		ret = load_aa(l, o, &r->aa_summary);
-		pop(l, old);
-		if (ret)
-			return ret;
-	}
+static int load_rate_models(struct ld *l, json_t *doc, struct tb_result *r)
+{
+	json_t *o, *v;
+	size_t i;
+	int ret;
+
 	if ((ret = get_arr(l, doc, "rate_models", OPT, TB_RESULT_MAX_CELLS, &o)))
 		return ret;
 	json_array_foreach(o, i, v)
@@ -1240,6 +733,20 @@ static int load_top(struct ld *l, json_t *doc, struct tb_result *r)
 			return ret;
 	}
 	return 0;
+}
+
+static int load_top(struct ld *l, json_t *doc, struct tb_result *r)
+{
+	int ret;
+
+	if (!json_is_object(doc))
+		return bad(l, NULL, "expected a JSON object at the top level");
+	if ((ret = load_header(l, doc, r)) ||
+	    (ret = load_member(l, doc, "settings", load_settings_arg, r)) ||
+	    (ret = load_cells(l, doc, r)) ||
+	    (ret = load_member(l, doc, "aa_calibration", load_aa_arg, &r->aa_summary)))
+		return ret;
+	return load_rate_models(l, doc, r);
 }
 
 int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out)

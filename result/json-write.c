@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * result.json from the model (result.h): every field under its documented key, unknown values
+ * as null; written atomically.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "result/result.h"
+
+/* ---- to JSON --------------------------------------------------------------------------------- */
+
+/* Builders that record allocation failure in *bad instead of checking every call. */
+struct jb {
+	bool bad;
+};
+
+static json_t *jnum(double d)
+{
+	/* jansson refuses NaN and infinities: they mean "unknown" here. */
+	return isfinite(d) ? json_real(d) : json_null();
+}
+
+static json_t *jcount(int64_t v)
+{
+	return v < 0 ? json_null() : json_integer(v);
+}
+
+static json_t *juint(uint64_t v)
+{
+	/* JSON integers in jansson are signed 64-bit; larger values go out as decimal strings. */
+	char buf[32];
+
+	if (v <= (uint64_t)INT64_MAX)
+		return json_integer((json_int_t)v);
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	return json_string(buf);
+}
+
+static json_t *jstr(const char *s)
+{
+	json_t *j;
+	char *copy;
+
+	if (!s)
+		return json_null();
+	j = json_string(s);
+	if (j)
+		return j;
+	/* Not UTF-8 (a scenario or command line from elsewhere): keep ASCII, mark the rest. */
+	copy = strdup(s);
+	if (!copy)
+		return NULL;
+	for (char *p = copy; *p; p++)
+		if ((unsigned char)*p >= 0x80)
+			*p = '?';
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+static json_t *jpair(double a, double b)
+{
+	json_t *x = jnum(a), *y = jnum(b), *arr = json_array();
+
+	if (!x || !y || !arr || json_array_append_new(arr, x) || json_array_append_new(arr, y)) {
+		json_decref(arr);
+		return NULL;
+	}
+	return arr;
+}
+
+static void set(struct jb *b, json_t *o, const char *key, json_t *v)
+{
+	if (!v || !o || json_object_set_new(o, key, v))
+		b->bad = true;
+}
+
+/* Reference a borrowed object (or null). */
+static json_t *jref(json_t *v)
+{
+	return v ? json_incref(v) : json_null();
+}
+
+static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
+{
+	const struct tb_sample *s = &c->samples[i];
+	json_t *o = json_object();
+
+	set(b, o, "round", json_integer(s->round));
+	set(b, o, "warmup", json_boolean(s->warmup));
+	set(b, o, "order", json_integer(s->order));
+	set(b, o, "ns_per_op", jnum(s->ns_per_op));
+	set(b, o, "ops", juint(s->ops));
+	set(b, o, "elapsed_ns", jnum(s->elapsed_ns));
+	set(b, o, "events", jcount(s->events));
+	set(b, o, "lost", jcount(s->lost));
+	set(b, o, "tracer_cpu_s", jnum(s->tracer_cpu_s));
+	set(b, o, "workload_cpu_s", jnum(s->wl_cpu_s));
+	set(b, o, "voluntary_ctxsw", jcount(s->nvcsw));
+	set(b, o, "involuntary_ctxsw", jcount(s->nivcsw));
+	set(b, o, "minor_faults", jcount(s->minflt));
+	set(b, o, "tracer_setup_s", jnum(s->setup_s));
+	set(b, o, "tracer_teardown_s", jnum(s->teardown_s));
+	set(b, o, "metric", jnum(s->metric));
+	set(b, o, "failed", json_boolean(s->failed));
+	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
+	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
+	if (c->summary.outlier && i < c->summary.noutlier && c->summary.outlier[i])
+		set(b, o, "outlier", json_true());
+	return o;
+}
+
+static json_t *summary_to_json(struct jb *b, const struct tb_cell *c)
+{
+	const struct tb_summary *s = &c->summary;
+	json_t *o = json_object();
+
+	set(b, o, "n", json_integer((json_int_t)s->n));
+	set(b, o, "median", jnum(s->median));
+	set(b, o, "mean", jnum(s->mean));
+	set(b, o, "sd", jnum(s->sd));
+	set(b, o, "cv", jnum(s->cv));
+	set(b, o, "min", jnum(s->min));
+	set(b, o, "max", jnum(s->max));
+	set(b, o, "mad", jnum(s->mad));
+	set(b, o, "outliers", json_integer((json_int_t)s->outliers));
+	if (c->latency.present) {
+		/* Copies for consumers that only read the summary (ARCHITECTURE.md). */
+		set(b, o, "p50", jnum(c->latency.p50));
+		set(b, o, "p99", jnum(c->latency.p99));
+		set(b, o, "p999", jnum(c->latency.p999));
+	}
+	return o;
+}
+
+static json_t *latency_to_json(struct jb *b, const struct tb_latency *l)
+{
+	json_t *o = json_object(), *buckets = json_array();
+
+	set(b, o, "clock_cost_ns", jnum(l->clock_cost_ns));
+	set(b, o, "count", juint(l->count));
+	set(b, o, "p50", jnum(l->p50));
+	set(b, o, "p90", jnum(l->p90));
+	set(b, o, "p99", jnum(l->p99));
+	set(b, o, "p999", jnum(l->p999));
+	set(b, o, "max", jnum(l->max));
+	for (size_t i = 0; buckets && i < l->nbuckets; i++) {
+		json_t *pair = json_array();
+
+		if (!pair || json_array_append_new(pair, jnum(l->bucket_ns[i])) ||
+		    json_array_append_new(pair, juint(l->bucket_count[i])) ||
+		    json_array_append_new(buckets, pair))
+			b->bad = true;
+	}
+	set(b, o, "buckets", buckets);
+	return o;
+}
+
+static json_t *overhead_to_json(struct jb *b, const struct tb_overhead *v)
+{
+	json_t *o = json_object();
+
+	set(b, o, "pct", jnum(v->pct));
+	set(b, o, "ci", jpair(v->ci_lo, v->ci_hi));
+	set(b, o, "mean_pct", jnum(v->mean_pct));
+	set(b, o, "ns_per_op", jnum(v->ns_per_op));
+	set(b, o, "ns_per_op_ci", jpair(v->ns_ci_lo, v->ns_ci_hi));
+	set(b, o, "events_per_op", jnum(v->events_per_op));
+	set(b, o, "ns_per_event", jnum(v->ns_per_event));
+	set(b, o, "ns_per_event_ci", jpair(v->nse_ci_lo, v->nse_ci_hi));
+	set(b, o, "bpf_ns_per_run", jnum(v->bpf_ns_per_run));
+	set(b, o, "p_mannwhitney", jnum(v->p_mannwhitney));
+	/* ARCHITECTURE.md promises a p_value: the rank test's, which assumes no normality. */
+	set(b, o, "p_value", jnum(v->p_mannwhitney));
+	set(b, o, "p_welch", jnum(v->p_welch));
+	set(b, o, "hodges_lehmann_ns", jnum(v->hl_shift_ns));
+	set(b, o, "mde_pct", jnum(v->mde_pct));
+	set(b, o, "verdict", json_string(tb_verdict_name(v->verdict)));
+	set(b, o, "reason", jstr(v->reason));
+	return o;
+}
+
+static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
+{
+	json_t *o = json_object(), *samples = json_array();
+
+	set(b, o, "id", jstr(c->id));
+	set(b, o, "workload", jstr(c->workload));
+	set(b, o, "workload_type", jstr(c->workload_type));
+	set(b, o, "workload_config", jref(c->workload_config));
+	set(b, o, "tracer", jstr(c->tracer));
+	set(b, o, "tracer_type", jstr(c->tracer_type));
+	set(b, o, "tracer_config", jref(c->tracer_config));
+	set(b, o, "baseline", json_boolean(c->baseline));
+	set(b, o, "threads", json_integer(c->threads));
+	set(b, o, "latency_mode", json_boolean(c->latency_mode));
+	set(b, o, "ops_per_sample", juint(c->ops_per_sample));
+	set(b, o, "event_rate", jnum(c->rate));
+	for (size_t i = 0; samples && i < c->nsamples; i++)
+		if (json_array_append_new(samples, sample_to_json(b, c, i)))
+			b->bad = true;
+	set(b, o, "samples", samples);
+	set(b, o, "events_recorded", jcount(c->events_recorded));
+	set(b, o, "events_lost", jcount(c->events_lost));
+	set(b, o, "tracer_cpu_s", jnum(c->tracer_cpu_s));
+	set(b, o, "tracer_mem_bytes", jcount(c->tracer_mem_bytes));
+	set(b, o, "tracer_extra", jref(c->tracer_extra));
+	set(b, o, "error", jstr(c->error));
+	set(b, o, "summary", summary_to_json(b, c));
+	if (c->latency.present)
+		set(b, o, "latency", latency_to_json(b, &c->latency));
+	if (c->has_overhead)
+		set(b, o, "overhead", overhead_to_json(b, &c->overhead));
+	return o;
+}
+
+static json_t *rate_model_to_json(struct jb *b, const struct tb_rate_model *m)
+{
+	json_t *o = json_object();
+
+	set(b, o, "workload_type", jstr(m->workload_type));
+	set(b, o, "tracer", jstr(m->tracer));
+	set(b, o, "points", json_integer((json_int_t)m->npoints));
+	set(b, o, "fixed_ns", jnum(m->fixed_ns));
+	set(b, o, "fixed_ns_ci", jpair(m->fixed_ci_lo, m->fixed_ci_hi));
+	set(b, o, "cost_ns_per_event", jnum(m->cost_ns));
+	set(b, o, "cost_ns_per_event_ci", jpair(m->cost_ci_lo, m->cost_ci_hi));
+	set(b, o, "r2", jnum(m->r2));
+	set(b, o, "pct_fixed", jnum(m->pct_fixed));
+	set(b, o, "pct_per_mevents_s", jnum(m->pct_per_mevent_s));
+	set(b, o, "p_quadratic", jnum(m->p_quadratic));
+	set(b, o, "nonlinear", json_boolean(m->nonlinear));
+	return o;
+}
+
+json_t *tb_result_to_json(const struct tb_result *r)
+{
+	struct jb b = {false};
+	json_t *doc = json_object(), *o, *cells;
+
+	set(&b, doc, "schema", json_string(TB_RESULT_SCHEMA));
+	o = json_object();
+	set(&b, o, "name", json_string(TB_NAME));
+	set(&b, o, "version", jstr(r->tool_version));
+	set(&b, doc, "tool", o);
+	o = json_object();
+	set(&b, o, "name", jstr(r->scenario_name));
+	set(&b, o, "path", jstr(r->scenario_path));
+	set(&b, o, "text", jstr(r->scenario_text));
+	set(&b, doc, "scenario", o);
+	set(&b, doc, "command_line", jstr(r->command_line));
+	set(&b, doc, "started", jstr(r->started));
+	set(&b, doc, "finished", jstr(r->finished));
+	set(&b, doc, "partial", json_boolean(r->partial));
+	set(&b, doc, "stop_reason", jstr(r->stop_reason));
+	set(&b, doc, "system", jref(r->system));
+	o = json_object();
+	set(&b, o, "seed", juint(r->seed));
+	set(&b, o, "rounds", json_integer(r->rounds));
+	set(&b, o, "warmup", json_integer(r->warmup));
+	set(&b, o, "duration_ns", juint(r->duration_ns));
+	set(&b, o, "noise_threshold", jnum(r->noise_threshold));
+	set(&b, o, "alpha", jnum(r->alpha));
+	set(&b, o, "power", jnum(r->power));
+	set(&b, o, "bootstrap_resamples", json_integer(r->resamples));
+	set(&b, o, "confidence", jnum(r->confidence));
+	set(&b, o, "precision", jnum(r->precision));
+	set(&b, o, "max_cv", jnum(r->max_cv));
+	set(&b, o, "aa", json_boolean(r->aa));
+	set(&b, doc, "settings", o);
+	set(&b, doc, "foreign_instrumentation",
+	    r->foreign ? json_incref(r->foreign) : json_array());
+	set(&b, doc, "warnings", r->warnings ? json_incref(r->warnings) : json_array());
+	if (r->gate)
+		set(&b, doc, "gate", json_incref(r->gate));
+	cells = json_array();
+	for (size_t i = 0; cells && i < r->ncells; i++)
+		if (json_array_append_new(cells, cell_to_json(&b, &r->cells[i])))
+			b.bad = true;
+	set(&b, doc, "cells", cells);
+	if (r->aa_summary.present) {
+		const struct tb_aa_summary *a = &r->aa_summary;
+
+		o = json_object();
+		set(&b, o, "cells", json_integer((json_int_t)a->ncells));
+		set(&b, o, "false_positives", json_integer((json_int_t)a->false_positives));
+		set(&b, o, "false_positive_rate", jnum(a->fp_rate));
+		set(&b, o, "noise_floor_pct", jnum(a->noise_floor_pct));
+		set(&b, o, "max_abs_pct", jnum(a->max_abs_pct));
+		set(&b, doc, "aa_calibration", o);
+	}
+	if (r->nrate_models) {
+		json_t *arr = json_array();
+
+		for (size_t i = 0; arr && i < r->nrate_models; i++)
+			if (json_array_append_new(arr, rate_model_to_json(&b, &r->rate_models[i])))
+				b.bad = true;
+		set(&b, doc, "rate_models", arr);
+	}
+	if (b.bad) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+int tb_result_save(const struct tb_result *r, const char *path)
+{
+	json_t *doc = tb_result_to_json(r);
+	char *text = NULL;
+	int ret;
+
+	if (!doc) {
+		tb_err("%s: out of memory building the result JSON", path);
+		return -ENOMEM;
+	}
+	text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
+	json_decref(doc);
+	if (!text) {
+		tb_err("%s: out of memory serialising the result", path);
+		return -ENOMEM;
+	}
+	ret = tb_write_atomic(path, text, strlen(text), 0644);
+	if (ret)
+		tb_err("%s: cannot write the result: %s", path, strerror(-ret));
+	free(text);
+	return ret;
+}
