@@ -130,7 +130,7 @@ static json_t *summary_to_json(struct jb *b, const struct tb_cell *c)
 	set(b, o, "mad", jnum(s->mad));
 	set(b, o, "outliers", json_integer((json_int_t)s->outliers));
 	if (c->latency.present) {
-		/* Copies for consumers that only read the summary (ARCHITECTURE.md). */
+		/* Copies for consumers that only read the summary (the result contract, doc/architecture.md). */
 		set(b, o, "p50", jnum(c->latency.p50));
 		set(b, o, "p99", jnum(c->latency.p99));
 		set(b, o, "p999", jnum(c->latency.p999));
@@ -175,7 +175,7 @@ static json_t *overhead_to_json(struct jb *b, const struct tb_overhead *v)
 	set(b, o, "ns_per_event_ci", jpair(v->nse_ci_lo, v->nse_ci_hi));
 	set(b, o, "bpf_ns_per_run", jnum(v->bpf_ns_per_run));
 	set(b, o, "p_mannwhitney", jnum(v->p_mannwhitney));
-	/* ARCHITECTURE.md promises a p_value: the rank test's, which assumes no normality. */
+	/* The result contract (doc/architecture.md) promises a p_value: the rank test's, which assumes no normality. */
 	set(b, o, "p_value", jnum(v->p_mannwhitney));
 	set(b, o, "p_welch", jnum(v->p_welch));
 	set(b, o, "hodges_lehmann_ns", jnum(v->hl_shift_ns));

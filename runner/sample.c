@@ -258,7 +258,7 @@ static void perf_close(struct tb_sample_run *run)
 	run->pthreads = NULL;
 }
 
-/* Open each software counter alone and keep the ones that open (see ENVIRONMENT.md). */
+/* Open each software counter alone and keep the ones that open (libperf opens an evlist all or nothing: doc/architecture.md). */
 static void perf_open(struct tb_sample_run *run)
 {
 	static const uint64_t cfg[PC_N] = {PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES,
