@@ -37,7 +37,7 @@
 #include "runner/sample.h"
 #include "scenario/scenario.h"
 #include "host/sysinfo.h"
-#include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "core/inject.h"
 #include "tracers/tracer.h"
 #include "cli/commands.h"

@@ -15,6 +15,7 @@
 #include "host/armed.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tb_test.h"
 
 static char run_dir[4096];

@@ -18,7 +18,7 @@
 #include "host/armed.h"
 #include "core/proc.h"
 #include "core/tb.h"
-#include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
 

@@ -18,6 +18,8 @@
 #include "host/armed.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "host/tracing-state.h"
+#include "tracers/ftrace-common.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
 

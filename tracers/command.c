@@ -27,7 +27,7 @@
 #include "host/armed.h"
 #include "core/proc.h"
 #include "core/tb.h"
-#include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tracers/tracer.h"
 
 struct cfg {
