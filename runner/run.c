@@ -27,6 +27,7 @@
 
 #include "result/anonymize.h"
 #include "host/armed.h"
+#include "host/cleanup.h"
 #include "cli/cli.h"
 #include "stats/gate.h"
 #include "outputs/plot.h"

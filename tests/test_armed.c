@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/cleanup.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "host/tracing-state.h"
