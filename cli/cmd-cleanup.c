@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/cleanup.h"
 #include "cli/cli.h"
 #include "core/tb.h"
 #include "cli/commands.h"

@@ -7,6 +7,8 @@
 
 #include "cli/commands.h"
 #include "core/tb.h"
+#include "tracers/tracer.h"
+#include "workloads/workload.h"
 
 static const struct {
 	const char *name;
@@ -48,6 +50,9 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* A malformed plugin table is a bug of this build: refuse it before any command. */
+	if (tb_workload_ops_check(tb_workloads) || tb_tracer_ops_check(tb_tracers))
+		return TB_EXIT_FAIL;
 	/* '+': stop at the command name; its options are parsed by the command itself. */
 	while ((c = getopt_long(argc, argv, "+hVvq", longopts, NULL)) != -1) {
 		switch (c) {

@@ -496,6 +496,61 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 	return ret ? -EINVAL : 0;
 }
 
+/* Bytes of the cfg field an option of type t fills; 0 for a type that does not exist. */
+static size_t field_size(unsigned int t)
+{
+	static const size_t sizes[] = {
+		[TB_OPT_STRING] = sizeof(char *),
+		[TB_OPT_BOOL] = sizeof(bool),
+		[TB_OPT_INT] = sizeof(int64_t),
+		[TB_OPT_SIZE] = sizeof(uint64_t),
+		[TB_OPT_DURATION] = sizeof(uint64_t),
+		[TB_OPT_DOUBLE] = sizeof(double),
+		[TB_OPT_CHOICE] = sizeof(int),
+		[TB_OPT_LIST] = sizeof(struct tb_strlist),
+		[TB_OPT_ARGV] = sizeof(struct tb_strlist),
+		[TB_OPT_PERCENT] = sizeof(double),
+	};
+
+	return t < TB_ARRAY_SIZE(sizes) ? sizes[t] : 0;
+}
+
+int tb_opts_check(const struct tb_option *opts, size_t cfg_size, char *err, size_t errlen)
+{
+	const struct tb_option *o, *q;
+	size_t i;
+
+	for (i = 0, o = opts; opts && o->name; i++, o++) {
+		size_t size = field_size((unsigned int)o->type);
+
+		if (i == TB_OPTS_MAX) {
+			snprintf(err, errlen, "no TB_OPT_END within %d options", TB_OPTS_MAX);
+			return -EINVAL;
+		}
+		if (!*o->name || !o->help || !*o->help) {
+			snprintf(err, errlen, "option '%s': %s", o->name,
+				 *o->name ? "no help" : "empty name");
+			return -EINVAL;
+		}
+		if (!size || o->offset + size > cfg_size) {
+			snprintf(err, errlen, "option '%s': %s", o->name,
+				 size ? "field outside cfg_size" : "unknown type");
+			return -EINVAL;
+		}
+		if (o->type == TB_OPT_CHOICE && (!o->choices || !o->choices[0])) {
+			snprintf(err, errlen, "option '%s': a choice without choices", o->name);
+			return -EINVAL;
+		}
+		for (q = opts; q < o; q++) {
+			if (!strcmp(q->name, o->name)) {
+				snprintf(err, errlen, "option '%s' twice", o->name);
+				return -EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
 int tb_opts_defaults(const struct tb_option *opts, void *cfg)
 {
 	char err[256];

@@ -60,6 +60,15 @@ void tb_strlist_free(struct tb_strlist *l);
 /* Join a list with sep into a new string (caller frees); NULL on ENOMEM. */
 char *tb_strlist_join(const struct tb_strlist *l, const char *sep);
 
+/* The most options a table may have before its TB_OPT_END (tb_opts_check). */
+#define TB_OPTS_MAX 128
+/*
+ * Check a plugin's option table against its cfg struct of cfg_size bytes: every entry has a
+ * name and help, a known type whose field lies inside cfg, choices when it is a choice, a name
+ * of its own, and TB_OPT_END comes within TB_OPTS_MAX entries. NULL is an empty table. Returns
+ * 0 or -EINVAL with "option 'x': reason" in err. Defaults are not parsed (tb_opts_defaults).
+ */
+int tb_opts_check(const struct tb_option *opts, size_t cfg_size, char *err, size_t errlen);
 /* Fill cfg with every option's default. Returns 0 or -EINVAL (a broken default is a bug). */
 int tb_opts_defaults(const struct tb_option *opts, void *cfg);
 /*

@@ -48,6 +48,68 @@ int tb_proc_which(const char *argv0, char *path, size_t len)
 	return ret;
 }
 
+/*
+ * In the forked child: own process group, die with the parent, default signals, stdin from
+ * /dev/null, stdout and stderr to out, optionally out_path's directory, then exec. A failed
+ * exec sends its errno through errfd (the parent's tb_proc_spawn reads it). Never returns.
+ */
+static void __attribute__((noreturn))
+child_exec(const char *exe, char *const argv[], int out, const char *out_path, unsigned flags,
+	   int devnull, int errfd)
+{
+	int child_errno;
+
+	setpgid(0, 0);
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() == 1)
+		_exit(127);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	dup2(devnull, 0);
+	dup2(out, 1);
+	dup2(out, 2);
+	if ((flags & TB_PROC_CHDIR) && out_path) {
+		char dir[4096], *slash;
+
+		snprintf(dir, sizeof(dir), "%s", out_path);
+		slash = strrchr(dir, '/');
+		if (slash) {
+			*slash = '\0';
+			if (chdir(dir[0] ? dir : "/"))
+				_exit(126);
+		}
+	}
+	execv(exe, argv);
+	child_errno = errno;
+	if (write(errfd, &child_errno, sizeof(child_errno)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
+/* Where the child's stdout and stderr go: a pipe (TB_PROC_CAPTURE) or out_path (appended). */
+static int open_output(struct tb_proc *p, const char *out_path, unsigned flags, int pipefd[2],
+		       int *outfd)
+{
+	if (flags & TB_PROC_CAPTURE)
+		return pipe2(pipefd, O_CLOEXEC) ? -errno : 0;
+	if (!out_path)
+		return 0;
+	*outfd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (*outfd < 0)
+		return -errno;
+	p->out_path = strdup(out_path);
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags)
 {
 	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
@@ -62,17 +124,9 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 	ret = tb_proc_which(argv[0], exe, sizeof(exe));
 	if (ret)
 		return ret;
-	if (flags & TB_PROC_CAPTURE) {
-		if (pipe2(pipefd, O_CLOEXEC))
-			return -errno;
-	} else if (out_path) {
-		outfd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-		if (outfd < 0) {
-			ret = -errno;
-			goto out;
-		}
-		p->out_path = strdup(out_path);
-	}
+	ret = open_output(p, out_path, flags, pipefd, &outfd);
+	if (ret)
+		goto out;
 	/* The child reports a failed exec through this pipe; a successful exec closes it. */
 	if (pipe2(errpipe, O_CLOEXEC)) {
 		ret = -errno;
@@ -85,39 +139,15 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 	}
 	if (pid == 0) {
 		int devnull = open("/dev/null", O_RDWR);
-		int out = (flags & TB_PROC_CAPTURE) ? pipefd[1] : outfd >= 0 ? outfd : devnull;
 
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() == 1)
-			_exit(127);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		dup2(devnull, 0);
-		dup2(out, 1);
-		dup2(out, 2);
-		if ((flags & TB_PROC_CHDIR) && out_path) {
-			char dir[4096], *slash;
-
-			snprintf(dir, sizeof(dir), "%s", out_path);
-			slash = strrchr(dir, '/');
-			if (slash) {
-				*slash = '\0';
-				if (chdir(dir[0] ? dir : "/"))
-					_exit(126);
-			}
-		}
-		execv(exe, argv);
-		child_errno = errno;
-		if (write(errpipe[1], &child_errno, sizeof(child_errno)) < 0)
-			_exit(127);
-		_exit(127);
+		child_exec(exe, argv,
+			   (flags & TB_PROC_CAPTURE) ? pipefd[1]
+			   : outfd >= 0		     ? outfd
+						     : devnull,
+			   out_path, flags, devnull, errpipe[1]);
 	}
 	setpgid(pid, pid); /* also in the parent, so signals right after return reach the group */
-	close(errpipe[1]);
-	errpipe[1] = -1;
+	close_fd(&errpipe[1]);
 	n = read(errpipe[0], &child_errno, sizeof(child_errno));
 	p->pid = pid;
 	p->start_ns = tb_now_ns();
@@ -132,16 +162,11 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 		pipefd[0] = -1;
 	}
 out:
-	if (pipefd[0] >= 0)
-		close(pipefd[0]);
-	if (pipefd[1] >= 0)
-		close(pipefd[1]);
-	if (errpipe[0] >= 0)
-		close(errpipe[0]);
-	if (errpipe[1] >= 0)
-		close(errpipe[1]);
-	if (outfd >= 0)
-		close(outfd);
+	close_fd(&pipefd[0]);
+	close_fd(&pipefd[1]);
+	close_fd(&errpipe[0]);
+	close_fd(&errpipe[1]);
+	close_fd(&outfd);
 	if (ret) {
 		free(p->out_path);
 		p->out_path = NULL;

@@ -1,24 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The armed-state record, the run lock and the cleanup of what dead owners left behind. */
-#include <bpf/bpf.h>
-#include <ctype.h>
-#include <dirent.h>
+/* The armed-state record and the run lock (the cleanup of what dead owners left is cleanup.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <tracefs/tracefs.h>
 #include <unistd.h>
 
-#include "host/armed.h"
 #include "core/tb.h"
-#include "host/tracefs.h"
+#include "host/armed.h"
 
 static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_INSTANCE] = "instance", [TB_ARMED_PGID] = "pgid",
@@ -46,7 +40,7 @@ const char *tb_armed_kind_name(enum tb_armed_kind kind)
 	return (unsigned int)kind < TB_ARMED_NKINDS ? kind_names[kind] : NULL;
 }
 
-static int kind_from_name(const char *s)
+int tb_armed_kind_from_name(const char *s)
 {
 	int i;
 
@@ -86,7 +80,7 @@ uint64_t tb_proc_start_time(pid_t pid)
 	return st;
 }
 
-static bool owner_alive(pid_t pid, uint64_t start_time)
+bool tb_armed_owner_alive(pid_t pid, uint64_t start_time)
 {
 	if (pid <= 0)
 		return false;
@@ -376,256 +370,4 @@ pid_t tb_lock_holder(void)
 		flock(fd, LOCK_UN);
 	close(fd);
 	return pid;
-}
-
-/* ---- cleanup ---------------------------------------------------------------------------- */
-
-struct cleanup_ctx {
-	unsigned int flags;
-	json_t *report;
-	int actions, failures;
-};
-
-static void note(struct cleanup_ctx *c, bool action, bool failed, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static void note(struct cleanup_ctx *c, bool action, bool failed, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_array_append_new(c->report, json_string(buf));
-	if (action)
-		c->actions++;
-	if (failed)
-		c->failures++;
-}
-
-static void clean_instance(struct cleanup_ctx *c, const char *name, const char *why)
-{
-	bool dry = c->flags & TB_CLEANUP_DRY_RUN;
-	int ret;
-
-	if (!tracefs_instance_exists(name))
-		return;
-	if (dry) {
-		note(c, true, false, "would destroy tracefs instance %s (%s)", name, why);
-		return;
-	}
-	ret = tb_tracefs_instance_destroy_name(name);
-	if (ret)
-		note(c, true, true, "failed to destroy tracefs instance %s (%s): %s", name, why,
-		     strerror(-ret));
-	else
-		note(c, true, false, "destroyed tracefs instance %s (%s)", name, why);
-}
-
-static pid_t proc_pgrp(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	int pgrp = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (tb_read_line(path, buf, sizeof(buf)))
-		return 0;
-	p = strrchr(buf, ')');
-	/* ") S ppid pgrp" */
-	if (!p || sscanf(p + 1, " %*c %*d %d", &pgrp) != 1)
-		return 0;
-	return pgrp;
-}
-
-static void clean_pgid(struct cleanup_ctx *c, const char *value, const char *why)
-{
-	bool dry = c->flags & TB_CLEANUP_DRY_RUN;
-	unsigned long long st = 0;
-	struct dirent *de;
-	int pgid = 0, n = 0;
-	DIR *d;
-
-	if (sscanf(value, "%d:%llu", &pgid, &st) < 1 || pgid <= 1) {
-		note(c, false, false, "ignored malformed process group entry '%s'", value);
-		return;
-	}
-	/* Every process still in the group that is not younger than the recorded leader. */
-	d = opendir("/proc");
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		pid_t pid = (pid_t)atoi(de->d_name);
-		uint64_t pst;
-
-		if (pid <= 0 || proc_pgrp(pid) != pgid)
-			continue;
-		pst = tb_proc_start_time(pid);
-		if (pid == pgid ? pst != st : pst < st)
-			continue;
-		n++;
-		if (!dry)
-			kill(pid, SIGKILL);
-	}
-	closedir(d);
-	if (n)
-		note(c, true, false, "%s process group %d (%d process%s) (%s)",
-		     dry ? "would kill" : "killed", pgid, n, n > 1 ? "es" : "", why);
-}
-
-static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char *value,
-		      const char *why)
-{
-	bool dry = c->flags & TB_CLEANUP_DRY_RUN;
-	unsigned long id = strtoul(value, NULL, 10);
-	int fd;
-
-	if (kind == TB_ARMED_BPF_PIN) {
-		if (access(value, F_OK))
-			return;
-		if (dry)
-			note(c, true, false, "would unlink pinned BPF object %s (%s)", value, why);
-		else if (unlink(value))
-			note(c, true, true, "failed to unlink pinned BPF object %s: %s", value,
-			     strerror(errno));
-		else
-			note(c, true, false, "unlinked pinned BPF object %s (%s)", value, why);
-		return;
-	}
-	if (kind == TB_ARMED_BPF_PROG) {
-		fd = bpf_prog_get_fd_by_id((__u32)id);
-		if (fd >= 0) {
-			/* Only its holders can unload it; say so rather than pretend. */
-			note(c, false, false,
-			     "BPF program %lu is still loaded, held by another process or a pin (%s)",
-			     id, why);
-			close(fd);
-		}
-		return;
-	}
-	fd = bpf_link_get_fd_by_id((__u32)id);
-	if (fd < 0)
-		return;
-	if (dry)
-		note(c, true, false, "would detach BPF link %lu (%s)", id, why);
-	else if (bpf_link_detach(fd))
-		note(c, true, true, "failed to detach BPF link %lu: %s", id, strerror(errno));
-	else
-		note(c, true, false, "detached BPF link %lu (%s)", id, why);
-	close(fd);
-}
-
-static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_ok)
-{
-	json_error_t jerr;
-	json_t *root, *items, *it;
-	json_int_t pid, st;
-	char why[96];
-	bool alive;
-	size_t i;
-
-	root = json_load_file(path, 0, &jerr);
-	if (!root ||
-	    json_unpack(root, "{s:I, s:I, s:o}", "pid", &pid, "start_time", &st, "items", &items) ||
-	    !json_is_array(items)) {
-		/* Torn or foreign: drop it once the pid in its name is gone, else leave it. */
-		const char *base = strrchr(path, '/');
-		pid_t fpid = (pid_t)atoi(base ? base + 7 : "0");
-
-		json_decref(root);
-		if (fpid > 0 && owner_alive(fpid, 0)) {
-			note(c, false, false, "ignored unreadable armed record %s", path);
-		} else if (c->flags & TB_CLEANUP_DRY_RUN) {
-			note(c, true, false, "would remove unreadable armed record %s", path);
-		} else if (unlink(path) && errno != ENOENT) {
-			note(c, true, true, "failed to remove unreadable armed record %s: %s", path,
-			     strerror(errno));
-		} else {
-			note(c, true, false, "removed unreadable armed record %s (%s)", path,
-			     jerr.text[0] ? jerr.text : "wrong fields");
-		}
-		return;
-	}
-	if ((pid_t)pid == getpid())
-		goto out;
-	alive = owner_alive((pid_t)pid, (uint64_t)st);
-	if (alive && !(c->flags & TB_CLEANUP_ALL))
-		goto out;
-	snprintf(why, sizeof(why), "owner pid %lld %s", (long long)pid, alive ? "alive" : "dead");
-	json_array_foreach(items, i, it)
-	{
-		const char *k = json_string_value(json_object_get(it, "kind"));
-		const char *v = json_string_value(json_object_get(it, "value"));
-		int kind = k ? kind_from_name(k) : -1;
-
-		if (kind < 0 || !v)
-			continue;
-		switch (kind) {
-		case TB_ARMED_INSTANCE:
-			if (*tracefs_ok)
-				clean_instance(c, v, why);
-			break;
-		case TB_ARMED_PGID:
-			clean_pgid(c, v, why);
-			break;
-		default:
-			clean_bpf(c, (enum tb_armed_kind)kind, v, why);
-			break;
-		}
-	}
-	if (!alive && !(c->flags & TB_CLEANUP_DRY_RUN)) {
-		if (unlink(path) && errno != ENOENT)
-			note(c, false, true, "failed to remove armed record %s: %s", path,
-			     strerror(errno));
-		else
-			note(c, false, false, "removed armed record %s", path);
-	}
-out:
-	json_decref(root);
-}
-
-int tb_cleanup_stale(unsigned int flags, json_t **report)
-{
-	struct cleanup_ctx c = {.flags = flags};
-	bool tracefs_ok = !tb_tracefs_ensure();
-	struct dirent *de;
-	char **names, path[4096];
-	DIR *d;
-	int i;
-
-	c.report = report && *report ? *report : json_array();
-	if (!c.report)
-		return -ENOMEM;
-	d = opendir(tb_state_dir());
-	if (d) {
-		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "armed-", 6) || !strstr(de->d_name, ".json") ||
-			    strstr(de->d_name, ".tmp"))
-				continue;
-			snprintf(path, sizeof(path), "%s/%s", tb_state_dir(), de->d_name);
-			clean_record(&c, path, &tracefs_ok);
-		}
-		closedir(d);
-	}
-	/* Instances of dead owners that no record names (killed between mkdir and record). */
-	names = tracefs_ok ? tracefs_instances(NULL) : NULL;
-	for (i = 0; names && names[i]; i++) {
-		pid_t owner = tb_tracefs_instance_owner(names[i]);
-		char why[96];
-		bool alive;
-
-		if (!owner || owner == getpid())
-			continue;
-		alive = owner_alive(owner, 0);
-		if (alive && !(flags & TB_CLEANUP_ALL))
-			continue;
-		snprintf(why, sizeof(why), "owner pid %d %s", (int)owner, alive ? "alive" : "dead");
-		clean_instance(&c, names[i], why);
-	}
-	tracefs_list_free(names);
-	if (report)
-		*report = c.report;
-	else
-		json_decref(c.report);
-	return c.failures ? -EIO : c.actions;
 }

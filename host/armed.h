@@ -3,7 +3,8 @@
  * Crash safety: a record of everything a live tracebench process has armed (tracefs instances,
  * child process groups, BPF links and programs, pinned BPF objects), kept in one file per owner
  * pid under the state directory, so that `tracebench cleanup` and the next run can undo what a
- * killed process (SIGKILL, OOM) left behind. Plus the lock that serializes measuring runs.
+ * killed process (SIGKILL, OOM) left behind (host/cleanup.h reads the records of dead owners and
+ * undoes what they name). Plus the lock that serializes measuring runs.
  *
  * The state directory is /run/tracebench, or $TB_STATE_DIR when set (tests; the older name
  * TB_RUN_DIR is still read). Records are JSON files
@@ -31,6 +32,8 @@ enum tb_armed_kind {
 
 /* "instance", "pgid", "bpf_prog", "bpf_link", "bpf_pin"; NULL for a bad kind. */
 const char *tb_armed_kind_name(enum tb_armed_kind kind);
+/* The kind of such a name (as a record file holds it), or -1 when it is none. */
+int tb_armed_kind_from_name(const char *name);
 /* The state directory (/run/tracebench or $TB_STATE_DIR), not a results run directory; a
  * static string. */
 const char *tb_state_dir(void);
@@ -54,6 +57,11 @@ void tb_armed_clear(void);
 
 /* Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat); 0 if gone. */
 uint64_t tb_proc_start_time(pid_t pid);
+/*
+ * True when the owner of a record is alive: pid exists and, when start_time is not 0, still has
+ * that start time (else the pid was reused by another process).
+ */
+bool tb_armed_owner_alive(pid_t pid, uint64_t start_time);
 
 /*
  * Take the run lock (flock on <run dir>/lock, which then holds our pid). With wait, block
@@ -64,23 +72,5 @@ int tb_lock_acquire(bool wait, pid_t *holder);
 void tb_lock_release(void);
 /* Pid of the lock's current holder (getpid() when it is us), 0 when free. */
 pid_t tb_lock_holder(void);
-
-enum {
-	TB_CLEANUP_DRY_RUN = 1 << 0, /* report what would be done, change nothing */
-	TB_CLEANUP_ALL = 1 << 1,     /* also undo what live owners armed (not ourselves) */
-};
-
-/*
- * Undo what dead tracebench processes left: for each record whose owner is dead (pid gone or
- * reused), destroy its instances, detach its links, unlink its pins, kill its process groups,
- * remove the record; then destroy every tracefs instance named tracebench-<pid>-* whose owner
- * pid is dead, recorded or not. With TB_CLEANUP_ALL, live owners' (other than this process)
- * items too. Each action is logged as an info line and, when report is not NULL, appended to
- * *report (a json_t * array of strings that the caller owns; created when *report is NULL).
- * Nothing is printed: the caller shows the report. Returns the number of actions taken (or
- * that would be taken), -EIO when some action failed (the report says which), or -ENOMEM.
- */
-struct json_t;
-int tb_cleanup_stale(unsigned int flags, struct json_t **report);
 
 #endif /* TB_ARMED_H */

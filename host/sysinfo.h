@@ -16,9 +16,9 @@
 #define TB_SYSINFO_H
 
 #include <jansson.h>
-#include <stdio.h>
 
-#define TB_SYSINFO_SCHEMA "tracebench-sysinfo/1"
+#define TB_SYSINFO_SCHEMA  "tracebench-sysinfo/1"
+#define TB_SYSINFO_UNKNOWN "unknown" /* a text field whose source is missing or unreadable */
 
 enum {
 	/* Run no external program (tool --version, systemd-detect-virt): those fields hold
@@ -45,8 +45,5 @@ int tb_sysinfo_fingerprint(json_t *info);
 
 /* The value at a dot-separated path ("kernel.release"), borrowed, or NULL when absent. */
 json_t *tb_sysinfo_get(const json_t *info, const char *path);
-
-/* The readable summary (grouped, aligned "key: value" lines) that `tracebench sysinfo` prints. */
-void tb_sysinfo_print(FILE *f, const json_t *info);
 
 #endif /* TB_SYSINFO_H */

@@ -12,6 +12,7 @@
 #define TB_TEST_H
 
 #include <CUnit/CUnit.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -49,5 +50,24 @@ int tb_test_is_root(void);
  * per-process syscall counts, so such upper bounds do not hold there.
  */
 int tb_test_under_valgrind(void);
+
+/*
+ * Suites that trace (tests/tracing.c). tb_test_tracing_init, as a suite's init: point
+ * TB_STATE_DIR at a fresh scratch directory (the suite's armed records are not the machine's)
+ * and, as root with tracefs, capture the machine's tracing state; 0, or 1 without a scratch
+ * directory. tb_test_tracing_clean, as its clean, drops the capture.
+ */
+int tb_test_tracing_init(void);
+int tb_test_tracing_clean(void);
+/* True when init captured the tracing state (root, tracefs mounted). */
+bool tb_test_tracing_captured(void);
+/*
+ * Assert that the tracing state is as init found it. Others may trace on this machine
+ * meanwhile, so only the top level and this process's instances count (BPF programs are each
+ * test's to check). who names the test in the printed difference. Nothing when not captured.
+ */
+void tb_test_assert_tracing_unchanged(const char *who);
+/* True when this process has no armed record in the scratch state directory. */
+bool tb_test_armed_record_empty(void);
 
 #endif

@@ -13,8 +13,10 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/cleanup.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tb_test.h"
 
 static char run_dir[4096];

@@ -18,22 +18,9 @@
 #include "host/armed.h"
 #include "core/proc.h"
 #include "core/tb.h"
-#include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
-
-static char run_dir[4096];
-
-static int command_init(void)
-{
-	const char *tmp = tb_test_tmpdir();
-
-	if (!tmp)
-		return 1;
-	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_STATE_DIR", run_dir, 1);
-	return 0;
-}
 
 struct run {
 	const struct tb_tracer_ops *ops;
@@ -67,14 +54,6 @@ static void run_fini(struct run *r)
 	r->ops->teardown(&r->t);
 	tb_opts_free(r->ops->opts, r->cfg);
 	free(r->cfg);
-}
-
-static bool our_record_empty(void)
-{
-	char path[4200];
-
-	snprintf(path, sizeof(path), "%s/armed-%d.json", run_dir, (int)getpid());
-	return access(path, F_OK) != 0;
 }
 
 /* Number of live (not zombie: init reaps those when it gets to it) members of group pgid. */
@@ -169,7 +148,7 @@ static void test_ready_timeout(void)
 	CU_ASSERT(pid > 0);
 	if (pid > 0)
 		CU_ASSERT_TRUE(group_gone(pid));
-	CU_ASSERT_TRUE(our_record_empty());
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	run_fini(&r);
 }
 
@@ -187,7 +166,7 @@ static void test_dies_during_measurement(void)
 	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), -ECHILD);
 	CU_ASSERT_PTR_NULL(st.extra);
-	CU_ASSERT_TRUE(our_record_empty());
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	run_fini(&r);
 }
 
@@ -199,7 +178,7 @@ static void test_dies_before_ready(void)
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ECHILD);
-	CU_ASSERT_TRUE(our_record_empty());
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	run_fini(&r);
 }
 
@@ -226,7 +205,7 @@ static void test_normal_and_events(void)
 	for (i = 0; i < 2; i++) {
 		CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 		CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
-		CU_ASSERT_FALSE(our_record_empty()); /* its process group is recorded */
+		CU_ASSERT_FALSE(tb_test_armed_record_empty()); /* its process group is recorded */
 		CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
 		CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
 		CU_ASSERT_EQUAL(st.events, 42);
@@ -237,7 +216,7 @@ static void test_normal_and_events(void)
 		json_decref(st.extra);
 		st.extra = NULL;
 		r.ops->teardown(&r.t);
-		CU_ASSERT_TRUE(our_record_empty());
+		CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	}
 	run_fini(&r);
 }
@@ -333,7 +312,7 @@ static void test_bpftrace(void)
 	CU_ASSERT(st.mem_bytes > 1 << 20);
 	json_decref(st.extra);
 	run_fini(&r);
-	CU_ASSERT_TRUE(our_record_empty());
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	/*
 	 * Its programs went with it. Others may load programs meanwhile, so compare the ones
 	 * bpftrace names after its probe (the tracepoint program's name, truncated).
@@ -378,7 +357,7 @@ static void test_perf_record(void)
 	CU_ASSERT(sb.st_size > 0);
 	json_decref(st.extra);
 	run_fini(&r);
-	CU_ASSERT_TRUE(our_record_empty());
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 }
 
 static CU_TestInfo command_tests[] = {
@@ -393,4 +372,4 @@ static CU_TestInfo command_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("command", command_init, NULL, command_tests);
+TB_TEST_SUITE("command", tb_test_tracing_init, tb_test_tracing_clean, command_tests);

@@ -18,55 +18,10 @@
 #include "host/armed.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "host/tracing-state.h"
+#include "tracers/ftrace-common.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
-
-static json_t *state_before;
-static char own_prefix[64];
-static char run_dir[4096];
-
-static int ftrace_init(void)
-{
-	const char *tmp = tb_test_tmpdir();
-
-	if (!tmp)
-		return 1;
-	/* Our armed records go to a scratch state directory, not the machine's. */
-	snprintf(run_dir, sizeof(run_dir), "%s/run", tmp);
-	setenv("TB_STATE_DIR", run_dir, 1);
-	snprintf(own_prefix, sizeof(own_prefix), TB_INSTANCE_PREFIX "%d-", (int)getpid());
-	if (tb_test_is_root() && !tb_tracefs_ensure())
-		state_before = tb_tracing_state_capture();
-	return 0;
-}
-
-static int ftrace_clean(void)
-{
-	json_decref(state_before);
-	state_before = NULL;
-	return 0;
-}
-
-/*
- * Compare with the state at suite start. Others may trace on this machine meanwhile, so only
- * our instances and the top level count (BPF programs are checked by the BPF tests).
- */
-static void assert_state_unchanged(void)
-{
-	json_t *now;
-	char *diff;
-
-	if (!state_before)
-		return;
-	now = tb_tracing_state_capture();
-	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
-	diff = tb_tracing_state_diff_filtered(state_before, now, own_prefix, false);
-	if (diff)
-		fprintf(stderr, "\n    tracing state changed:\n%s", diff);
-	CU_ASSERT_PTR_NULL(diff);
-	free(diff);
-	json_decref(now);
-}
 
 struct loop_arg {
 	uint64_t n;
@@ -200,7 +155,7 @@ out:
 	do {                                            \
 		if (!tb_test_is_root())                 \
 			TB_SKIP("needs root");          \
-		if (!state_before)                      \
+		if (!tb_test_tracing_captured())        \
 			TB_SKIP("tracefs unavailable"); \
 	} while (0)
 
@@ -233,7 +188,7 @@ static void test_getpid_exact(void)
 	CU_ASSERT(st.mem_bytes >= 8 << 20);
 	CU_ASSERT_PTR_NOT_NULL(st.extra);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_many_events(void)
@@ -255,7 +210,7 @@ static void test_many_events(void)
 	CU_ASSERT(st.events >= (int64_t)n &&
 		  (st.events <= (int64_t)n + 100 || tb_test_under_valgrind()));
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_threads_followed(void)
@@ -275,7 +230,7 @@ static void test_threads_followed(void)
 	/* early thread + late thread + grandchild */
 	within_1pct(st.events, 3 * n);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_glob_and_filter(void)
@@ -293,7 +248,7 @@ static void test_glob_and_filter(void)
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_stream(void)
@@ -332,7 +287,7 @@ static void test_stream(void)
 	within_1pct(st.events + st.lost, n);
 	CU_ASSERT(st.cpu_s >= 0);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_tiny_buffer_loses(void)
@@ -353,7 +308,7 @@ static void test_tiny_buffer_loses(void)
 	CU_ASSERT(st.events < (int64_t)n);
 	within_1pct(st.events + st.lost, n);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 /* A flight recorder (overwrite on, no reader) pays for every event: overwritten is recorded. */
@@ -376,7 +331,7 @@ static void test_flight_recorder(void)
 	CU_ASSERT(json_integer_value(json_object_get(st.extra, "overwritten")) > 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_unknown_event(void)
@@ -390,7 +345,7 @@ static void test_unknown_event(void)
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nosuch:event_x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "events"));
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_bad_filter(void)
@@ -423,7 +378,7 @@ static void test_bad_filter(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "syscalls:sys_enter_getpid"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(log, "test-tracer"));
 	free(log);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_events_expand(void)
@@ -534,7 +489,7 @@ static void test_foreign(void)
 	/* A tracing-type BPF program is foreign until it is in our armed record. */
 	fd = bpf_prog_load(BPF_PROG_TYPE_TRACEPOINT, "tb_foreign_t", "GPL", insns, 2, NULL);
 	if (fd < 0) {
-		assert_state_unchanged();
+		tb_test_assert_tracing_unchanged("ftrace");
 		TB_SKIP("cannot load a BPF program");
 	}
 	CU_ASSERT_EQUAL_FATAL(bpf_obj_get_info_by_fd(fd, &info, &ilen), 0);
@@ -544,7 +499,7 @@ static void test_foreign(void)
 	CU_ASSERT_FALSE(foreign_has("tb_foreign_t"));
 	CU_ASSERT_EQUAL(tb_armed_remove(TB_ARMED_BPF_PROG, id), 0);
 	close(fd);
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static void test_function_filter_compose(void)
@@ -580,7 +535,7 @@ static void test_function_tracer(void)
 				       {NULL, NULL}};
 	const struct tb_tracer_ops *ops = tb_tracer_find("ftrace-function");
 	struct tb_tracer_stats st;
-	char why[256] = "", err[256], rec[4200];
+	char why[256] = "", err[256];
 	int sup, ret;
 
 	NEED_TRACEFS();
@@ -600,10 +555,9 @@ static void test_function_tracer(void)
 			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: Operation not permitted");
 		/* setup refuses with the probed reason, and leaves nothing armed. */
 		CU_ASSERT_EQUAL(ret, sup);
-		snprintf(rec, sizeof(rec), "%s/armed-%d.json", run_dir, (int)getpid());
-		CU_ASSERT_NOT_EQUAL(access(rec, F_OK), 0);
+		CU_ASSERT(tb_test_armed_record_empty());
 	}
-	assert_state_unchanged();
+	tb_test_assert_tracing_unchanged("ftrace");
 }
 
 static CU_TestInfo ftrace_tests[] = {
@@ -625,4 +579,4 @@ static CU_TestInfo ftrace_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("ftrace", ftrace_init, ftrace_clean, ftrace_tests);
+TB_TEST_SUITE("ftrace", tb_test_tracing_init, tb_test_tracing_clean, ftrace_tests);

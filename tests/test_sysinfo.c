@@ -14,6 +14,7 @@
 
 #include "core/proc.h"
 #include "host/sysinfo.h"
+#include "outputs/sysinfo-text.h"
 #include "core/tb.h"
 #include "tb_test.h"
 

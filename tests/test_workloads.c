@@ -587,6 +587,42 @@ static void test_find_helper(void)
 	free(keep);
 }
 
+static int nop_setup(struct tb_workload *w)
+{
+	return 0;
+}
+
+/* The start-up check refuses a malformed table (the option checks: tests/test_tracers.c). */
+static void test_ops_check(void)
+{
+	static const struct tb_option twice[] = {
+		{"b", TB_OPT_BOOL, 0, NULL, "once"},
+		{"b", TB_OPT_BOOL, 0, NULL, "twice"},
+		TB_OPT_END,
+	};
+	struct tb_workload_ops good = *tb_workload_find("null"), bad[5];
+	const struct tb_workload_ops *list[3] = {&good, NULL, NULL};
+	size_t i;
+
+	CU_ASSERT_EQUAL(tb_workload_ops_check(tb_workloads), 0);
+	CU_ASSERT_EQUAL(tb_workload_ops_check(list), 0);
+	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
+		bad[i] = good;
+		bad[i].name = "broken";
+	}
+	bad[0].name = "";
+	bad[1].help = NULL;
+	bad[2].run_batch = NULL;
+	bad[3].setup = nop_setup; /* and no teardown */
+	bad[4].opts = twice;
+	bad[4].cfg_size = sizeof(bool);
+	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
+		list[1] = &bad[i];
+		printf("\n    broken table %zu: ", i);
+		CU_ASSERT_EQUAL(tb_workload_ops_check(list), -EINVAL);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{"registry, options, defaults", test_registry},
 	{"every workload, 1 thread, pinned", test_run_one_thread},
@@ -596,6 +632,7 @@ static CU_TestInfo tests[] = {
 	{"bad configs name the key", test_bad_configs},
 	{"exec helper lookup", test_find_helper},
 	{"command: exit status, metric, timeout", test_command},
+	{"ops check refuses broken tables", test_ops_check},
 	CU_TEST_INFO_NULL,
 };
 

@@ -57,51 +57,107 @@ static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res
 	return ret ? ret : res->error;
 }
 
-static int bench(const struct tb_workload_ops *wl, const char *spec, uint64_t duration, int nsamples,
-		 int cpu, bool quiet)
+/* Apply "key=val,..." to cfg. Returns 0 or -EINVAL, said on stderr. */
+static int apply_spec(const struct tb_workload_ops *wl, void *cfg, const char *spec)
+{
+	char *opts, *kv, *save = NULL, *eq, err[256];
+	int ret = 0;
+
+	if (!spec || !(opts = strdup(spec)))
+		return 0;
+	for (kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		eq = strchr(kv, '=');
+		ret = eq ? (*eq = '\0', tb_opts_set(wl->opts, cfg, kv, eq + 1, err, sizeof(err)))
+			 : -EINVAL;
+		if (ret) {
+			fprintf(stderr, "%s: bad option '%s': %s\n", wl->name, kv,
+				eq ? err : "want key=value");
+			break;
+		}
+	}
+	free(opts);
+	return ret;
+}
+
+/* False (and a line unless quiet) when wl cannot run here or cfg does not validate. */
+static bool runnable(const struct tb_workload_ops *wl, const void *cfg, bool quiet)
+{
+	char why[256];
+
+	if (wl->supported && wl->supported(why, sizeof(why))) {
+		if (!quiet)
+			printf("%-14s unsupported here: %s\n", wl->name, why);
+		return false;
+	}
+	if (wl->validate && wl->validate(cfg, why, sizeof(why))) {
+		if (!quiet)
+			printf("%-14s skipped: %s\n", wl->name, why);
+		return false;
+	}
+	return true;
+}
+
+/* Calibrate, one warmup sample, then n measured samples' ns/op into v. Returns 0 or -errno. */
+static int measure(struct tb_sample_req *req, uint64_t duration, int n, double *v)
+{
+	struct tb_sample_res *res = malloc(sizeof(*res));
+	int i, ret;
+
+	if (!res)
+		return -ENOMEM;
+	ret = tb_sample_calibrate(req, duration, &req->ops);
+	for (i = -1; !ret && i < n; i++) {
+		ret = sample_in_child(req, res);
+		if (ret)
+			fprintf(stderr, "%s: sample failed: %s\n", req->name,
+				res->errmsg[0] ? res->errmsg : strerror(-ret));
+		else if (i >= 0)
+			v[i] = res->ns_per_op;
+	}
+	free(res);
+	return ret;
+}
+
+/* Median, ops/s and CV of the n samples in v (sorted here). */
+static void print_figures(const char *name, double *v, int n, uint64_t ops, bool quiet)
+{
+	double mean = 0, sd = 0, med;
+	int i;
+
+	for (i = 0; i < n; i++)
+		mean += v[i] / n;
+	for (i = 0; i < n; i++)
+		sd += (v[i] - mean) * (v[i] - mean) / (n > 1 ? n - 1 : 1);
+	sd = sqrt(sd);
+	qsort(v, (size_t)n, sizeof(double), cmp_double);
+	med = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (quiet)
+		printf("%s %.3f\n", name, med);
+	else
+		printf("%-14s %12.2f %14.0f %7.2f%% %12llu\n", name, med, 1e9 / med,
+		       mean > 0 ? 100 * sd / mean : 0, (unsigned long long)ops);
+}
+
+static int bench(const struct tb_workload_ops *wl, const char *spec, uint64_t duration,
+		 int nsamples, int cpu, bool quiet)
 {
 	struct tb_sample_req req = {0};
-	struct tb_sample_res *res = malloc(sizeof(*res));
-	char tmpdir[] = "/tmp/tb-bench-XXXXXX", err[256], why[256];
-	double *v = calloc((size_t)nsamples, sizeof(double)), mean = 0, sd = 0, med;
+	char tmpdir[] = "/tmp/tb-bench-XXXXXX";
+	double *v = calloc((size_t)nsamples, sizeof(double));
 	void *cfg = calloc(1, wl->cfg_size ? wl->cfg_size : 1);
-	char *opts = NULL, *kv, *save = NULL, *eq;
-	int i, ret = -ENOMEM;
+	int ret = -ENOMEM;
 
-	if (!res || !v || !cfg)
+	if (!v || !cfg)
 		goto out;
 	if (!mkdtemp(tmpdir)) {
 		ret = -errno;
 		goto out;
 	}
 	ret = wl->opts ? tb_opts_defaults(wl->opts, cfg) : 0;
-	if (ret)
+	if (!ret)
+		ret = apply_spec(wl, cfg, spec);
+	if (ret || !runnable(wl, cfg, quiet))
 		goto out_rm;
-	if (spec && (opts = strdup(spec))) {
-		for (kv = strtok_r(opts, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
-			eq = strchr(kv, '=');
-			ret = eq ? (*eq = '\0',
-				    tb_opts_set(wl->opts, cfg, kv, eq + 1, err, sizeof(err)))
-				 : -EINVAL;
-			if (ret) {
-				fprintf(stderr, "%s: bad option '%s': %s\n", wl->name, kv,
-					eq ? err : "want key=value");
-				goto out_rm;
-			}
-		}
-	}
-	if (wl->supported && wl->supported(why, sizeof(why))) {
-		if (!quiet)
-			printf("%-14s unsupported here: %s\n", wl->name, why);
-		ret = 0;
-		goto out_rm;
-	}
-	if (wl->validate && (ret = wl->validate(cfg, err, sizeof(err)))) {
-		if (!quiet)
-			printf("%-14s skipped: %s\n", wl->name, err);
-		ret = 0;
-		goto out_rm;
-	}
 	req.wl = wl;
 	req.name = wl->name;
 	req.cfg = cfg;
@@ -110,42 +166,16 @@ static int bench(const struct tb_workload_ops *wl, const char *spec, uint64_t du
 		req.cpus = &cpu;
 		req.ncpus = 1;
 	}
-	ret = tb_sample_calibrate(&req, duration, &req.ops);
-	if (ret)
-		goto out_rm;
-	/* one warmup sample, then the measured ones */
-	for (i = -1; i < nsamples; i++) {
-		ret = sample_in_child(&req, res);
-		if (ret) {
-			fprintf(stderr, "%s: sample failed: %s\n", wl->name,
-				res->errmsg[0] ? res->errmsg : strerror(-ret));
-			goto out_rm;
-		}
-		if (i >= 0)
-			v[i] = res->ns_per_op;
-	}
-	for (i = 0; i < nsamples; i++)
-		mean += v[i] / nsamples;
-	for (i = 0; i < nsamples; i++)
-		sd += (v[i] - mean) * (v[i] - mean) / (nsamples > 1 ? nsamples - 1 : 1);
-	sd = sqrt(sd);
-	qsort(v, (size_t)nsamples, sizeof(double), cmp_double);
-	med = nsamples % 2 ? v[nsamples / 2] : (v[nsamples / 2 - 1] + v[nsamples / 2]) / 2;
-	if (quiet)
-		printf("%s %.3f\n", wl->name, med);
-	else
-		printf("%-14s %12.2f %14.0f %7.2f%% %12llu\n", wl->name, med, 1e9 / med,
-		       mean > 0 ? 100 * sd / mean : 0, (unsigned long long)req.ops);
-	ret = 0;
+	ret = measure(&req, duration, nsamples, v);
+	if (!ret)
+		print_figures(wl->name, v, nsamples, req.ops, quiet);
 out_rm:
 	tb_rm_rf(tmpdir);
 out:
 	if (cfg && wl->opts)
 		tb_opts_free(wl->opts, cfg);
 	free(cfg);
-	free(opts);
 	free(v);
-	free(res);
 	return ret;
 }
 

@@ -757,7 +757,8 @@ static int choose_attach(struct tb_tracer *t, struct bpf_priv *p, const struct b
 	return 0;
 }
 
-static int open_object(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg, __u32 tgid)
+static int open_object(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg,
+		       __u32 tgid)
 {
 	struct bpf_program *prog;
 	char err[256];
@@ -798,13 +799,103 @@ static int open_object(struct tb_tracer *t, struct bpf_priv *p, const struct bpf
 	return 0;
 }
 
+/* One of the bundled programs: open its skeleton, choose attach types, size its ring buffers. */
+static int open_bundled(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg,
+			__u32 tgid)
+{
+	struct bpf_map *m;
+	int r;
+
+	p->b = &bundled[cfg->program];
+	r = p->b->open(p, tgid);
+	if (r) {
+		tb_err("%s: opening program %s: %s", t->name, program_choices[cfg->program],
+		       strerror(-r));
+		return r;
+	}
+	choose_attach(t, p, cfg);
+	if (cfg->program == PROG_RINGBUF_EVENTS) {
+		struct ringbuf_events_bpf *rs = p->skel;
+
+		rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE	? BPF_RB_NO_WAKEUP
+					   : cfg->wakeup == WAKEUP_EACH ? BPF_RB_FORCE_WAKEUP
+									: 0;
+	}
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
+		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
+			bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
+	return 0;
+}
+
+/*
+ * After loading: one entry in p->ps per program that will be attached, each recorded in the
+ * armed record. p->nps counts only filled entries: teardown walks them.
+ */
+static int record_programs(struct tb_tracer *t, struct bpf_priv *p, const char *what)
+{
+	struct bpf_program *prog;
+	size_t nprogs = 0;
+	int r;
+
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog))
+		if (bpf_program__autoload(prog))
+			nprogs++;
+	if (!nprogs) {
+		tb_err("%s: programs: nothing to attach in '%s'", t->name, what);
+		return -EINVAL;
+	}
+	p->ps = calloc(nprogs, sizeof(*p->ps));
+	p->links = calloc(nprogs, sizeof(*p->links));
+	if (!p->ps || !p->links)
+		return -ENOMEM;
+	for (prog = bpf_object__next_program(p->obj, NULL); prog;
+	     prog = bpf_object__next_program(p->obj, prog)) {
+		__u32 id;
+
+		if (!bpf_program__autoload(prog))
+			continue;
+		/* Recorded so that `tracebench cleanup` can report what a killed run left. */
+		id = prog_id(prog);
+		r = id ? armed_id(true, TB_ARMED_BPF_PROG, id) : 0;
+		if (r) {
+			tb_err("%s: cannot record BPF program %u for crash safety: %s", t->name, id,
+			       strerror(-r));
+			return r;
+		}
+		p->ps[p->nps].id = id;
+		p->ps[p->nps++].prog = prog;
+	}
+	return 0;
+}
+
+/* One ring_buffer consumer over every ring-buffer map of the object. */
+static int open_ringbufs(struct tb_tracer *t, struct bpf_priv *p)
+{
+	struct bpf_map *m;
+	int r = 0;
+
+	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
+		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (!p->rb)
+			p->rb = ring_buffer__new(bpf_map__fd(m), on_record, p, NULL);
+		else if (ring_buffer__add(p->rb, bpf_map__fd(m), on_record, p))
+			r = -errno;
+		if (!p->rb || r) {
+			r = r ? r : (errno ? -errno : -ENOMEM);
+			tb_err("%s: ring buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
 static int bpf_setup(struct tb_tracer *t)
 {
 	const struct bpf_cfg *cfg = t->cfg;
-	struct bpf_program *prog;
 	struct bpf_priv *p;
-	struct bpf_map *m;
-	size_t nprogs = 0;
+	const char *what;
 	char err[512];
 	__u32 tgid;
 	int r;
@@ -826,89 +917,23 @@ static int bpf_setup(struct tb_tracer *t)
 		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
 			t->name);
 
-	if (cfg->program == PROG_OBJECT) {
-		r = open_object(t, p, cfg, tgid);
-		if (r)
-			goto fail;
-	} else {
-		p->b = &bundled[cfg->program];
-		r = p->b->open(p, tgid);
-		if (r) {
-			tb_err("%s: opening program %s: %s", t->name, program_choices[cfg->program],
-			       strerror(-r));
-			goto fail;
-		}
-		choose_attach(t, p, cfg);
-		if (cfg->program == PROG_RINGBUF_EVENTS) {
-			struct ringbuf_events_bpf *rs = p->skel;
-
-			rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE ? BPF_RB_NO_WAKEUP
-						   : cfg->wakeup == WAKEUP_EACH
-							   ? BPF_RB_FORCE_WAKEUP
-							   : 0;
-		}
-		for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
-			if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
-				bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
-	}
-
+	r = cfg->program == PROG_OBJECT ? open_object(t, p, cfg, tgid)
+					: open_bundled(t, p, cfg, tgid);
+	if (r)
+		goto fail;
+	what = p->b ? program_choices[cfg->program] : cfg->object;
 	r = p->b ? p->b->load(p->skel) : bpf_object__load(p->obj);
 	if (r) {
 		r = r < 0 ? r : -EINVAL;
-		tb_err("%s: loading %s failed (verifier log above): %s", t->name,
-		       p->b ? program_choices[cfg->program] : cfg->object, strerror(-r));
+		tb_err("%s: loading %s failed (verifier log above): %s", t->name, what,
+		       strerror(-r));
 		goto fail;
 	}
-
-	for (prog = bpf_object__next_program(p->obj, NULL); prog;
-	     prog = bpf_object__next_program(p->obj, prog))
-		if (bpf_program__autoload(prog))
-			nprogs++;
-	if (!nprogs) {
-		r = -EINVAL;
-		tb_err("%s: programs: nothing to attach in '%s'", t->name,
-		       p->b ? program_choices[cfg->program] : cfg->object);
+	r = record_programs(t, p, what);
+	if (!r)
+		r = open_ringbufs(t, p);
+	if (r)
 		goto fail;
-	}
-	/* p->nps counts only filled entries: teardown walks them. */
-	p->ps = calloc(nprogs, sizeof(*p->ps));
-	p->links = calloc(nprogs, sizeof(*p->links));
-	if (!p->ps || !p->links) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	for (prog = bpf_object__next_program(p->obj, NULL); prog;
-	     prog = bpf_object__next_program(p->obj, prog)) {
-		__u32 id;
-
-		if (!bpf_program__autoload(prog))
-			continue;
-		/* Recorded so that `tracebench cleanup` can report what a killed run left. */
-		id = prog_id(prog);
-		r = id ? armed_id(true, TB_ARMED_BPF_PROG, id) : 0;
-		if (r) {
-			tb_err("%s: cannot record BPF program %u for crash safety: %s", t->name, id,
-			       strerror(-r));
-			goto fail;
-		}
-		p->ps[p->nps].id = id;
-		p->ps[p->nps++].prog = prog;
-	}
-
-	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
-		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
-			continue;
-		if (!p->rb)
-			p->rb = ring_buffer__new(bpf_map__fd(m), on_record, p, NULL);
-		else if (ring_buffer__add(p->rb, bpf_map__fd(m), on_record, p))
-			r = -errno;
-		if (!p->rb || r) {
-			r = r ? r : (errno ? -errno : -ENOMEM);
-			tb_err("%s: ring buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
-			goto fail;
-		}
-	}
-
 	if (cfg->stats) {
 		p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 		if (p->stats_fd < 0)

@@ -27,7 +27,7 @@
 #include "host/armed.h"
 #include "core/proc.h"
 #include "core/tb.h"
-#include "host/tracefs.h"
+#include "host/tracing-state.h"
 #include "tracers/tracer.h"
 
 struct cfg {
@@ -221,6 +221,25 @@ static double leader_cpu_s(pid_t pid)
 	return (double)(ut + st + cut + cst) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/* Every configured readiness condition holds: the ready regex, the BPF programs' rise. */
+static bool is_ready(struct priv *p, const struct cfg *c, int base)
+{
+	bool ready = true;
+
+	if (p->have_ready_re) {
+		char *out = read_output(p);
+
+		ready = out && !regexec(&p->ready_re, out, 0, NULL, 0);
+		free(out);
+	}
+	if (ready && c->ready_bpf_progs > 0) {
+		int n = tb_bpf_prog_count();
+
+		ready = n >= 0 && n - base >= c->ready_bpf_progs;
+	}
+	return ready;
+}
+
 static int cmd_start(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
@@ -254,8 +273,6 @@ static int cmd_start(struct tb_tracer *t)
 	}
 	deadline = t0 + c->ready_timeout;
 	for (;;) {
-		bool ready = true;
-
 		if (tb_proc_poll(&p->proc)) {
 			p->died = true;
 			tb_err("[tracer %s] '%s' %s before it was ready (output in %s)", t->name,
@@ -264,18 +281,7 @@ static int cmd_start(struct tb_tracer *t)
 			reap_group(p);
 			return -ECHILD;
 		}
-		if (p->have_ready_re) {
-			char *out = read_output(p);
-
-			ready = out && !regexec(&p->ready_re, out, 0, NULL, 0);
-			free(out);
-		}
-		if (ready && c->ready_bpf_progs > 0) {
-			int n = tb_bpf_prog_count();
-
-			ready = n >= 0 && n - base >= c->ready_bpf_progs;
-		}
-		if (ready)
+		if (is_ready(p, c, base))
 			break;
 		if (tb_now_ns() >= deadline || tb_stop_requested()) {
 			give_up(t);

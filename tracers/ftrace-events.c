@@ -14,7 +14,6 @@
  *          as a recording session does; its CPU time is the tracer's cpu_s.
  */
 #include <errno.h>
-#include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,45 +21,30 @@
 
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/ftrace-common.h"
 #include "tracers/tracer.h"
-
-enum { PID_WORKLOAD, PID_NONE };
-enum { CONSUMER_DISCARD, CONSUMER_STREAM };
 
 struct cfg {
 	struct tb_strlist events;
 	char *filter;
-	int pid_filter;
-	uint64_t buffer_size;
-	bool overwrite;
-	int consumer;
+	struct tb_ftrace_cfg ft;
 };
 
 struct priv {
-	struct tracefs_instance *inst;
+	struct tb_ftrace ft;
 	struct tb_strlist events; /* expanded */
-	struct tb_ftrace_consumer cons;
 	bool enabled;
 };
-
-static const char *const pid_choices[] = {"workload", "none", NULL};
-static const char *const consumer_choices[] = {"discard", "stream", NULL};
 
 static const struct tb_option ev_opts[] = {
 	{"events", TB_OPT_LIST, offsetof(struct cfg, events), NULL,
 	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
 	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
 	 "filter expression applied to every listed event (e.g. 'id == 39')"},
-	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, pid_filter), "workload",
+	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, ft.pid_filter), "workload",
 	 "workload: only the workload's threads (set_event_pid + event-fork); none: all tasks", 0,
-	 0, pid_choices},
-	{"buffer-size", TB_OPT_SIZE, offsetof(struct cfg, buffer_size), "2M",
-	 "ring buffer size per CPU", 4096, 1ull << 32},
-	{"overwrite", TB_OPT_BOOL, offsetof(struct cfg, overwrite), "true",
-	 "overwrite the oldest events when full (else drop new ones)"},
-	{"consumer", TB_OPT_CHOICE, offsetof(struct cfg, consumer), "discard",
-	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0,
-	 consumer_choices},
+	 0, tb_ftrace_pid_choices},
+	TB_FTRACE_BUFFER_OPTS(struct cfg, ft),
 	TB_OPT_END,
 };
 
@@ -125,46 +109,24 @@ static int ev_setup(struct tb_tracer *t)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->cons.stream = c->consumer == CONSUMER_STREAM;
-	p->cons.overwrite = c->overwrite;
 	t->priv = p;
 	ret = tb_tracefs_events_expand(&c->events, &p->events, msg, sizeof(msg));
 	if (ret) {
 		tb_err("[tracer %s] events: %s", t->name, msg);
 		goto err;
 	}
-	if (c->pid_filter == PID_WORKLOAD && t->target <= 0) {
-		tb_err("[tracer %s] pid-filter = workload, but there is no workload process",
-		       t->name);
-		ret = -EINVAL;
-		goto err;
-	}
-	ret = tb_tracefs_instance_new(t->name, &p->inst);
+	ret = tb_ftrace_open(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
 	if (ret)
 		goto err;
-	ret = tb_ftrace_instance_config(p->inst, c->buffer_size, c->overwrite);
-	if (ret)
-		goto err;
-	if (c->pid_filter == PID_WORKLOAD) {
-		if (tracefs_option_enable(p->inst, TRACEFS_OPTION_EVENT_FORK)) {
-			ret = errno ? -errno : -EIO;
-			tb_err("[tracer %s] cannot enable the event-fork option: %s", t->name,
-			       strerror(-ret));
-			goto err;
-		}
-		ret = tb_tracefs_set_pids(p->inst, "set_event_pid", t->target);
-		if (ret)
-			goto err;
-	}
 	for (i = 0; c->filter && i < p->events.n; i++) {
 		char sys[256], *ev;
 
 		snprintf(sys, sizeof(sys), "%s", p->events.v[i]);
 		ev = strchr(sys, ':');
 		*ev++ = '\0';
-		if (tracefs_event_file_write(p->inst, sys, ev, "filter", c->filter) < 0) {
+		if (tracefs_event_file_write(p->ft.inst, sys, ev, "filter", c->filter) < 0) {
 			ret = errno ? -errno : -EINVAL;
-			filter_reason(p->inst, sys, ev, msg, sizeof(msg));
+			filter_reason(p->ft.inst, sys, ev, msg, sizeof(msg));
 			tb_err("[tracer %s] filter: bad expression '%s' for event %s: %s", t->name,
 			       c->filter, p->events.v[i], msg);
 			goto err;
@@ -187,7 +149,7 @@ static int set_events(struct tb_tracer *t, const char *val)
 		snprintf(sys, sizeof(sys), "%s", p->events.v[i]);
 		ev = strchr(sys, ':');
 		*ev++ = '\0';
-		if (tracefs_event_file_write(p->inst, sys, ev, "enable", val) < 0) {
+		if (tracefs_event_file_write(p->ft.inst, sys, ev, "enable", val) < 0) {
 			int ret = errno ? -errno : -EIO;
 
 			tb_err("[tracer %s] cannot write %s to the enable file of %s: %s", t->name,
@@ -203,10 +165,10 @@ static int ev_start(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret;
 
-	ret = tb_ftrace_consumer_start(&p->cons, p->inst, t);
+	ret = tb_ftrace_consumer_start(&p->ft.cons, p->ft.inst, t);
 	if (ret)
 		return ret;
-	if (tracefs_trace_on(p->inst)) {
+	if (tracefs_trace_on(p->ft.inst)) {
 		ret = errno ? -errno : -EIO;
 		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
 		return ret;
@@ -220,17 +182,17 @@ static int ev_stop(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret = 0, r;
 
-	if (!p || !p->inst)
+	if (!p || !p->ft.inst)
 		return 0;
 	/* Freeze first so the counts stop moving, then detach the probes. */
-	if (tracefs_trace_off(p->inst))
+	if (tracefs_trace_off(p->ft.inst))
 		ret = errno ? -errno : -EIO;
-	if (p->enabled && tracefs_instance_file_write(p->inst, "events/enable", "0") < 0 && !ret)
+	if (p->enabled && tracefs_instance_file_write(p->ft.inst, "events/enable", "0") < 0 && !ret)
 		ret = errno ? -errno : -EIO;
 	p->enabled = false;
 	if (ret)
 		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
-	r = tb_ftrace_consumer_stop(&p->cons);
+	r = tb_ftrace_consumer_stop(&p->ft.cons);
 	if (r && !ret)
 		ret = r;
 	return ret;
@@ -239,22 +201,10 @@ static int ev_stop(struct tb_tracer *t)
 static int ev_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	struct priv *p = t->priv;
-	json_t *extra = json_object();
-	int ret;
 
-	if (!p || !p->inst) {
-		json_decref(extra);
+	if (!p)
 		return -EINVAL;
-	}
-	ret = tb_ftrace_collect(p->inst, st, extra, &p->cons);
-	if (ret) {
-		json_decref(extra);
-		return ret;
-	}
-	if (extra)
-		json_object_set_new(extra, "events_enabled", json_integer((json_int_t)p->events.n));
-	st->extra = extra;
-	return 0;
+	return tb_ftrace_collect(&p->ft, st, "events_enabled", (int64_t)p->events.n);
 }
 
 static void ev_teardown(struct tb_tracer *t)
@@ -263,8 +213,7 @@ static void ev_teardown(struct tb_tracer *t)
 
 	if (!p)
 		return;
-	tb_ftrace_consumer_stop(&p->cons);
-	tb_tracefs_instance_remove(&p->inst);
+	tb_ftrace_close(&p->ft);
 	tb_strlist_free(&p->events);
 	free(p);
 	t->priv = NULL;

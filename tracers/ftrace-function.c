@@ -12,48 +12,32 @@
  * under lockdown); supported() finds out by trying in a scratch instance.
  */
 #include <errno.h>
-#include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/tb.h"
 #include "host/tracefs.h"
+#include "tracers/ftrace-common.h"
 #include "tracers/tracer.h"
-
-enum { PID_WORKLOAD, PID_NONE };
-enum { CONSUMER_DISCARD, CONSUMER_STREAM };
 
 struct cfg {
 	struct tb_strlist filter;
-	int pid_filter;
-	uint64_t buffer_size;
-	bool overwrite;
-	int consumer;
+	struct tb_ftrace_cfg ft;
 };
 
 struct priv {
-	struct tracefs_instance *inst;
-	struct tb_ftrace_consumer cons;
+	struct tb_ftrace ft;
 	bool live;
 };
-
-static const char *const pid_choices[] = {"workload", "none", NULL};
-static const char *const consumer_choices[] = {"discard", "stream", NULL};
 
 static const struct tb_option fn_opts[] = {
 	{"filter", TB_OPT_LIST, offsetof(struct cfg, filter), NULL,
 	 "functions to trace (set_ftrace_filter, globs allowed); empty: all functions"},
-	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, pid_filter), "workload",
+	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, ft.pid_filter), "workload",
 	 "workload: only the workload's threads (set_ftrace_pid + function-fork); none: all", 0, 0,
-	 pid_choices},
-	{"buffer-size", TB_OPT_SIZE, offsetof(struct cfg, buffer_size), "2M",
-	 "ring buffer size per CPU", 4096, 1ull << 32},
-	{"overwrite", TB_OPT_BOOL, offsetof(struct cfg, overwrite), "true",
-	 "overwrite the oldest events when full (else drop new ones)"},
-	{"consumer", TB_OPT_CHOICE, offsetof(struct cfg, consumer), "discard",
-	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0,
-	 consumer_choices},
+	 tb_ftrace_pid_choices},
+	TB_FTRACE_BUFFER_OPTS(struct cfg, ft),
 	TB_OPT_END,
 };
 
@@ -81,7 +65,7 @@ static int write_file(struct tb_tracer *t, const char *file, const char *val)
 	struct priv *p = t->priv;
 	int ret;
 
-	if (tracefs_instance_file_write(p->inst, file, val) >= 0)
+	if (tracefs_instance_file_write(p->ft.inst, file, val) >= 0)
 		return 0;
 	ret = errno ? -errno : -EIO;
 	tb_err("[tracer %s] writing '%s' to %s: %s", t->name, val, file, strerror(-ret));
@@ -108,37 +92,15 @@ static int fn_setup(struct tb_tracer *t)
 		tb_err("[tracer %s] filter: %s", t->name, why);
 		return -EINVAL;
 	}
-	if (c->pid_filter == PID_WORKLOAD && t->target <= 0) {
-		tb_err("[tracer %s] pid-filter = workload, but there is no workload process",
-		       t->name);
-		free(text);
-		return -EINVAL;
-	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		free(text);
 		return -ENOMEM;
 	}
-	p->cons.stream = c->consumer == CONSUMER_STREAM;
-	p->cons.overwrite = c->overwrite;
 	t->priv = p;
-	ret = tb_tracefs_instance_new(t->name, &p->inst);
+	ret = tb_ftrace_open(&p->ft, t, &c->ft, TRACEFS_OPTION_FUNCTION_FORK, "set_ftrace_pid");
 	if (ret)
 		goto err;
-	ret = tb_ftrace_instance_config(p->inst, c->buffer_size, c->overwrite);
-	if (ret)
-		goto err;
-	if (c->pid_filter == PID_WORKLOAD) {
-		if (tracefs_option_enable(p->inst, TRACEFS_OPTION_FUNCTION_FORK)) {
-			ret = errno ? -errno : -EIO;
-			tb_err("[tracer %s] cannot enable the function-fork option: %s", t->name,
-			       strerror(-ret));
-			goto err;
-		}
-		ret = tb_tracefs_set_pids(p->inst, "set_ftrace_pid", t->target);
-		if (ret)
-			goto err;
-	}
 	if (*text) {
 		ret = write_file(t, "set_ftrace_filter", text);
 		if (ret)
@@ -157,7 +119,7 @@ static int fn_start(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret;
 
-	ret = tb_ftrace_consumer_start(&p->cons, p->inst, t);
+	ret = tb_ftrace_consumer_start(&p->ft.cons, p->ft.inst, t);
 	if (ret)
 		return ret;
 	p->live = true;
@@ -172,7 +134,7 @@ static int fn_stop(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret = 0, r;
 
-	if (!p || !p->inst)
+	if (!p || !p->ft.inst)
 		return 0;
 	if (p->live) {
 		ret = write_file(t, "tracing_on", "0");
@@ -181,7 +143,7 @@ static int fn_stop(struct tb_tracer *t)
 			ret = r;
 		p->live = false;
 	}
-	r = tb_ftrace_consumer_stop(&p->cons);
+	r = tb_ftrace_consumer_stop(&p->ft.cons);
 	if (r && !ret)
 		ret = r;
 	return ret;
@@ -191,21 +153,10 @@ static int fn_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	json_t *extra;
-	int ret;
 
-	if (!p || !p->inst)
+	if (!p)
 		return -EINVAL;
-	extra = json_object();
-	ret = tb_ftrace_collect(p->inst, st, extra, &p->cons);
-	if (ret) {
-		json_decref(extra);
-		return ret;
-	}
-	if (extra)
-		json_object_set_new(extra, "functions", json_integer((json_int_t)c->filter.n));
-	st->extra = extra;
-	return 0;
+	return tb_ftrace_collect(&p->ft, st, "functions", (int64_t)c->filter.n);
 }
 
 static void fn_teardown(struct tb_tracer *t)
@@ -214,8 +165,7 @@ static void fn_teardown(struct tb_tracer *t)
 
 	if (!p)
 		return;
-	tb_ftrace_consumer_stop(&p->cons);
-	tb_tracefs_instance_remove(&p->inst);
+	tb_ftrace_close(&p->ft);
 	free(p);
 	t->priv = NULL;
 }

@@ -167,10 +167,46 @@ static int pc_open_maps(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc
 	return 0;
 }
 
+/*
+ * Parse and open event e (name) on p's CPUs and threads, alone, so that one unsupported event
+ * does not take the others down: a failed open is e->err (e->evsel NULL). Returns 0, or
+ * -EINVAL (a bad name, said) or -ENOMEM, which fail the setup.
+ */
+static int open_event(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc_priv *p,
+		      struct pc_event *e, const char *name, size_t nfd)
+{
+	char why[256];
+	int ret;
+
+	e->name = strdup(name);
+	if (!e->name)
+		return -ENOMEM;
+	e->attr.size = sizeof(e->attr);
+	if (tb_perf_event_parse(e->name, &e->attr, why, sizeof(why))) {
+		tb_err("perf-count '%s': events: %s", t->name, why);
+		return -EINVAL;
+	}
+	e->attr.disabled = 1;
+	e->attr.inherit = cfg->scope == SCOPE_WORKLOAD && cfg->inherit;
+	e->attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	e->base = calloc(nfd, sizeof(*e->base));
+	e->end = calloc(nfd, sizeof(*e->end));
+	e->evsel = perf_evsel__new(&e->attr);
+	if (!e->base || !e->end || !e->evsel)
+		return -ENOMEM;
+	ret = perf_evsel__open(e->evsel, p->cpus, p->threads);
+	if (ret < 0) {
+		e->err = ret;
+		perf_evsel__delete(e->evsel);
+		e->evsel = NULL;
+	}
+	return 0;
+}
+
 static int pc_setup(struct tb_tracer *t)
 {
 	const struct pc_cfg *cfg = t->cfg;
-	char why[256], *failed = NULL, *tmp;
+	char *failed = NULL, *tmp;
 	struct pc_priv *p;
 	struct pc_event *e;
 	size_t i, nfd;
@@ -193,46 +229,22 @@ static int pc_setup(struct tb_tracer *t)
 	p->nev = cfg->events.n;
 	for (i = 0; i < p->nev; i++) {
 		e = &p->ev[i];
-		e->name = strdup(cfg->events.v[i]);
-		if (!e->name) {
-			ret = -ENOMEM;
+		ret = open_event(t, cfg, p, e, cfg->events.v[i], nfd);
+		if (ret)
 			goto out;
-		}
-		e->attr.size = sizeof(e->attr);
-		if (tb_perf_event_parse(e->name, &e->attr, why, sizeof(why))) {
-			tb_err("perf-count '%s': events: %s", t->name, why);
-			ret = -EINVAL;
-			goto out;
-		}
-		e->attr.disabled = 1;
-		e->attr.inherit = cfg->scope == SCOPE_WORKLOAD && cfg->inherit;
-		e->attr.read_format =
-			PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-		e->base = calloc(nfd, sizeof(*e->base));
-		e->end = calloc(nfd, sizeof(*e->end));
-		e->evsel = perf_evsel__new(&e->attr);
-		if (!e->base || !e->end || !e->evsel) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		/* Alone, so that one unsupported event does not take the others down. */
-		ret = perf_evsel__open(e->evsel, p->cpus, p->threads);
-		if (ret < 0) {
-			e->err = ret;
-			perf_evsel__delete(e->evsel);
-			e->evsel = NULL;
-			if (!first_err)
-				first_err = ret;
-			if (asprintf(&tmp, "%s%s%s (%s)", failed ? failed : "", failed ? ", " : "",
-				     e->name, strerror(-ret)) < 0) {
-				ret = -ENOMEM;
-				goto out;
-			}
-			free(failed);
-			failed = tmp;
+		if (!e->err) {
+			p->nopen++;
 			continue;
 		}
-		p->nopen++;
+		if (!first_err)
+			first_err = e->err;
+		if (asprintf(&tmp, "%s%s%s (%s)", failed ? failed : "", failed ? ", " : "", e->name,
+			     strerror(-e->err)) < 0) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		free(failed);
+		failed = tmp;
 	}
 	tb_perf_cloexec_all();
 	ret = 0;

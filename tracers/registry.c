@@ -2,6 +2,7 @@
 /* The tracer registry, expanded from the one-line-per-tracer list in tracers/registry.h. */
 #include <string.h>
 
+#include "core/registry.h"
 #include "tracers/tracer.h"
 
 #define TB_TRACER(x) extern const struct tb_tracer_ops tb_tracer_##x;
@@ -23,4 +24,22 @@ const struct tb_tracer_ops *tb_tracer_find(const char *name)
 		if (!strcmp(tb_tracers[i]->name, name))
 			return tb_tracers[i];
 	return NULL;
+}
+
+static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
+{
+	const struct tb_tracer_ops *const *list = ctx, *ops = list[i];
+
+	if (!ops)
+		return false;
+	*d = TB_PLUGIN_DESC(ops,
+			    ops->setup && ops->start && ops->stop && ops->collect && ops->teardown
+				    ? NULL
+				    : "setup, start, stop, collect and teardown are all needed");
+	return true;
+}
+
+int tb_tracer_ops_check(const struct tb_tracer_ops *const *list)
+{
+	return tb_plugins_check("tracer", list, describe);
 }

@@ -70,4 +70,12 @@ struct tb_tracer_ops {
 extern const struct tb_tracer_ops *const tb_tracers[];
 const struct tb_tracer_ops *tb_tracer_find(const char *name);
 
+/*
+ * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
+ * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
+ * callbacks (setup to teardown) and a well-formed option table (tb_opts_check). Each defect is
+ * logged, naming the table. Returns 0 or -EINVAL.
+ */
+int tb_tracer_ops_check(const struct tb_tracer_ops *const *list);
+
 #endif /* TB_TRACER_H */

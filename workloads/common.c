@@ -79,9 +79,10 @@ int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_
 	if (!try_helper(TB_LIBEXECDIR, name, path, len))
 		return 0;
 	if (why)
-		snprintf(why, whylen,
-			 "helper %s not found in $TB_HELPERS, build/helpers next to the binary or %s (run make)",
-			 name, TB_LIBEXECDIR);
+		snprintf(
+			why, whylen,
+			"helper %s not found in $TB_HELPERS, build/helpers next to the binary or %s (run make)",
+			name, TB_LIBEXECDIR);
 	return -ENOENT;
 }
 
@@ -177,35 +178,73 @@ void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
 	}
 }
 
-int tb_wl_read_full(int fd, void *buf, size_t len)
+struct tb_wl_rr *tb_wl_rr_new(struct tb_workload *w, size_t size)
 {
-	size_t done = 0;
-	ssize_t n;
+	struct tb_wl_rr *rr = calloc(1, sizeof(*rr));
 
-	while (done < len) {
-		n = read(fd, (char *)buf + done, len - done);
-		if (n > 0) {
-			done += (size_t)n;
-		} else if (n == 0) {
-			return -EPIPE;
-		} else if (errno != EINTR) {
-			return errno == EAGAIN || errno == EWOULDBLOCK ? -ETIMEDOUT : -errno;
-		}
+	if (!rr)
+		return NULL;
+	rr->cfd = rr->sfd = -1;
+	rr->size = size;
+	rr->buf = calloc(2, size);
+	if (!rr->buf) {
+		free(rr);
+		return NULL;
+	}
+	rr->pbuf = rr->buf + size;
+	w->priv = rr;
+	return rr;
+}
+
+int tb_wl_rr_start(struct tb_workload *w, struct tb_wl_rr *rr, int mode, void *(*fn)(void *))
+{
+	int ret;
+
+	ret = tb_wl_partner_start(&rr->partner, mode == TB_WL_PARTNER_PROCESSES, fn, rr, &rr->cfd,
+				  1);
+	if (ret) {
+		tb_err("%s: cannot start the responder: %s", w->name, strerror(-ret));
+		return ret;
+	}
+	if (rr->partner.process) {
+		close(rr->sfd);
+		rr->sfd = -1;
 	}
 	return 0;
 }
 
-int tb_wl_write_full(int fd, const void *buf, size_t len)
+void tb_wl_rr_free(struct tb_workload *w)
 {
-	size_t done = 0;
-	ssize_t n;
+	struct tb_wl_rr *rr = w->priv;
 
-	while (done < len) {
-		n = write(fd, (const char *)buf + done, len - done);
-		if (n > 0)
-			done += (size_t)n;
-		else if (n < 0 && errno != EINTR)
-			return -errno;
-	}
+	if (!rr)
+		return;
+	tb_wl_partner_stop(&rr->partner, 2000000000ull);
+	if (rr->cfd >= 0)
+		close(rr->cfd);
+	if (rr->sfd >= 0)
+		close(rr->sfd);
+	free(rr->buf);
+	free(rr);
+	w->priv = NULL;
+}
+
+int tb_wl_pio_init(struct tb_wl_pio *io, uint64_t size, int byte)
+{
+	io->fd = -1;
+	io->size = size;
+	io->buf = aligned_alloc(4096, (size + 4095) & ~4095ull);
+	if (!io->buf)
+		return -ENOMEM;
+	memset(io->buf, byte, size);
 	return 0;
+}
+
+void tb_wl_pio_release(struct tb_wl_pio *io)
+{
+	if (io->fd >= 0)
+		close(io->fd);
+	io->fd = -1;
+	free(io->buf);
+	io->buf = NULL;
 }

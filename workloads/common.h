@@ -3,11 +3,13 @@
 #ifndef TB_WL_COMMON_H
 #define TB_WL_COMMON_H
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unistd.h>
 
 #include "core/tb.h"
 #include "workloads/workload.h"
@@ -75,9 +77,68 @@ int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void 
  */
 void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns);
 
-/* Read / write exactly len bytes (restarting on EINTR and short transfers). 0, -EPIPE on EOF,
- * -ETIMEDOUT on a receive timeout, -errno. */
-int tb_wl_read_full(int fd, void *buf, size_t len);
-int tb_wl_write_full(int fd, const void *buf, size_t len);
+/*
+ * A request/response workload (tcp-rr, udp-rr): our end and the partner's end of a loopback
+ * connection, a buffer of size bytes for each side, and the responder. The transfers are each
+ * workload's own (send/recv syscalls are part of what they measure).
+ */
+#define TB_WL_RR_TIMEOUT_S 5 /* a response not back by then fails the batch instead of hanging */
+
+struct tb_wl_rr {
+	int cfd, sfd; /* our end, the partner's end; -1 when closed */
+	size_t size;
+	struct tb_wl_partner partner;
+	char *buf, *pbuf; /* ours, the partner's (a thread partner shares the process) */
+};
+
+/* A new tb_wl_rr with both buffers, no sockets yet (-1), set as w->priv. NULL on ENOMEM. */
+struct tb_wl_rr *tb_wl_rr_new(struct tb_workload *w, size_t size);
+/*
+ * Start the responder fn(rr) as a thread or (mode TB_WL_PARTNER_PROCESSES) a process, which
+ * closes our end first; then a process partner's end is closed here. Returns 0 or -errno, said.
+ */
+int tb_wl_rr_start(struct tb_workload *w, struct tb_wl_rr *rr, int mode, void *(*fn)(void *));
+/*
+ * Wait for the responder (the caller has told it to stop: shut our end down, sent a stop
+ * message), close both ends and free w->priv. NULL w->priv is a no-op.
+ */
+void tb_wl_rr_free(struct tb_workload *w);
+
+/*
+ * The shape of read and write: one positioned transfer of size bytes per op on fd, the offset
+ * walking the file and wrapping before limit (0: it never moves, e.g. on a device).
+ */
+struct tb_wl_pio {
+	int fd; /* -1 until opened */
+	void *buf;
+	uint64_t size, off, limit;
+};
+
+/* Allocate io's page-aligned buffer of size bytes filled with byte (so that it is faulted in
+ * before the timed batch); fd -1. Returns 0 or -ENOMEM. */
+int tb_wl_pio_init(struct tb_wl_pio *io, uint64_t size, int byte);
+/* Close io's fd and free its buffer; idempotent. */
+void tb_wl_pio_release(struct tb_wl_pio *io);
+
+/*
+ * One op: pread (write false) or pwrite of size bytes at the offset, then move it. Inline: it
+ * is the timed path. Returns 0, -errno, or -EIO on a short transfer.
+ */
+static inline int tb_wl_pio_op(struct tb_wl_pio *io, bool write)
+{
+	ssize_t r = write ? pwrite(io->fd, io->buf, io->size, (off_t)io->off)
+			  : pread(io->fd, io->buf, io->size, (off_t)io->off);
+
+	if (r < 0)
+		return -errno;
+	if ((uint64_t)r != io->size)
+		return -EIO;
+	if (io->limit) {
+		io->off += io->size;
+		if (io->off + io->size > io->limit)
+			io->off = 0;
+	}
+	return 0;
+}
 
 #endif /* TB_WL_COMMON_H */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/io.h"
 #include "workloads/common.h"
 #include "workloads/workload.h"
 
@@ -41,8 +42,8 @@ static void *pipe_partner(void *arg)
 {
 	struct pipe_priv *p = arg;
 
-	while (!tb_wl_read_full(p->to[0], p->pbuf, p->size))
-		if (tb_wl_write_full(p->from[1], p->pbuf, p->size))
+	while (!tb_read_full(p->to[0], p->pbuf, p->size))
+		if (tb_write_full(p->from[1], p->pbuf, p->size))
 			break;
 	return NULL;
 }
@@ -86,9 +87,9 @@ static int pipe_setup(struct tb_workload *w)
 		close_fd(&p->from[1]);
 	}
 	/* one round trip now, so the partner is up and running before the timed batch */
-	ret = tb_wl_write_full(p->to[1], p->buf, p->size);
+	ret = tb_write_full(p->to[1], p->buf, p->size);
 	if (!ret)
-		ret = tb_wl_read_full(p->from[0], p->buf, p->size);
+		ret = tb_read_full(p->from[0], p->buf, p->size);
 	if (ret)
 		tb_err("%s: first round trip: %s", w->name, strerror(-ret));
 	return ret;
@@ -101,10 +102,10 @@ static int pipe_run_batch(struct tb_workload *w, uint64_t n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = tb_wl_write_full(p->to[1], p->buf, p->size);
+		ret = tb_write_full(p->to[1], p->buf, p->size);
 		if (ret)
 			return ret;
-		ret = tb_wl_read_full(p->from[0], p->buf, p->size);
+		ret = tb_read_full(p->from[0], p->buf, p->size);
 		if (ret)
 			return ret;
 	}

@@ -24,9 +24,7 @@ struct read_cfg {
 };
 
 struct read_priv {
-	int fd;
-	void *buf;
-	uint64_t off, limit; /* next offset; wrap when off + size > limit (0: never moves) */
+	struct tb_wl_pio io; /* limit: the file's size; 0 (never moves) on a device */
 	char path[4096];     /* the file we created, or "" */
 };
 
@@ -83,36 +81,34 @@ static int read_setup(struct tb_workload *w)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->fd = -1;
 	w->priv = p;
-	p->buf = aligned_alloc(4096, (c->size + 4095) & ~4095ull);
-	if (!p->buf)
-		return -ENOMEM;
-	memset(p->buf, 0, c->size); /* fault the buffer in now, not in the timed batch */
+	ret = tb_wl_pio_init(&p->io, c->size, 0);
+	if (ret)
+		return ret;
 	if (c->path && *c->path) {
-		p->fd = open(c->path, O_RDONLY | O_CLOEXEC);
-		if (p->fd < 0)
+		p->io.fd = open(c->path, O_RDONLY | O_CLOEXEC);
+		if (p->io.fd < 0)
 			goto fail_errno;
 	} else {
 		ret = tb_wl_path(w, "read", p->path, sizeof(p->path));
 		if (ret)
 			return ret;
-		p->fd = open(p->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (p->fd < 0) {
+		p->io.fd = open(p->path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (p->io.fd < 0) {
 			p->path[0] = '\0';
 			goto fail_errno;
 		}
-		ret = tb_wl_fill(p->fd, c->file_size);
+		ret = tb_wl_fill(p->io.fd, c->file_size);
 		if (ret)
 			return ret;
 	}
-	if (fstat(p->fd, &st))
+	if (fstat(p->io.fd, &st))
 		goto fail_errno;
 	if (S_ISREG(st.st_mode)) {
-		p->limit = (uint64_t)st.st_size;
+		p->io.limit = (uint64_t)st.st_size;
 		/* Read it all once so every op hits the page cache. */
-		for (off = 0; off + c->size <= p->limit; off += c->size) {
-			n = pread(p->fd, p->buf, c->size, (off_t)off);
+		for (off = 0; off + c->size <= p->io.limit; off += c->size) {
+			n = pread(p->io.fd, p->io.buf, c->size, (off_t)off);
 			if (n < 0)
 				goto fail_errno;
 		}
@@ -130,19 +126,12 @@ static int read_run_batch(struct tb_workload *w, uint64_t n)
 	const struct read_cfg *c = w->cfg;
 	struct read_priv *p = w->priv;
 	uint64_t i;
-	ssize_t r;
+	int ret;
 
 	for (i = 0; i < n; i++) {
-		r = pread(p->fd, p->buf, c->size, (off_t)p->off);
-		if (r < 0)
-			return -errno;
-		if ((uint64_t)r != c->size)
-			return -EIO;
-		if (p->limit) {
-			p->off += c->size;
-			if (p->off + c->size > p->limit)
-				p->off = 0;
-		}
+		ret = tb_wl_pio_op(&p->io, false);
+		if (ret)
+			return ret;
 		if (c->work)
 			tb_wl_compute(c->work);
 	}
@@ -155,11 +144,9 @@ static void read_teardown(struct tb_workload *w)
 
 	if (!p)
 		return;
-	if (p->fd >= 0)
-		close(p->fd);
+	tb_wl_pio_release(&p->io);
 	if (p->path[0])
 		unlink(p->path);
-	free(p->buf);
 	free(p);
 	w->priv = NULL;
 }

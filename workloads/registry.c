@@ -2,6 +2,7 @@
 /* The workload registry, expanded from the one-line-per-workload list in workloads/registry.h. */
 #include <string.h>
 
+#include "core/registry.h"
 #include "workloads/workload.h"
 
 #define TB_WORKLOAD(x) extern const struct tb_workload_ops tb_workload_##x;
@@ -23,4 +24,21 @@ const struct tb_workload_ops *tb_workload_find(const char *name)
 		if (!strcmp(tb_workloads[i]->name, name))
 			return tb_workloads[i];
 	return NULL;
+}
+
+static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
+{
+	const struct tb_workload_ops *const *list = ctx, *ops = list[i];
+
+	if (!ops)
+		return false;
+	*d = TB_PLUGIN_DESC(ops, !ops->run_batch		? "no run_batch"
+				 : ops->setup && !ops->teardown ? "setup without teardown"
+								: NULL);
+	return true;
+}
+
+int tb_workload_ops_check(const struct tb_workload_ops *const *list)
+{
+	return tb_plugins_check("workload", list, describe);
 }

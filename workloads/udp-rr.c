@@ -16,18 +16,9 @@
 #include "workloads/common.h"
 #include "workloads/workload.h"
 
-#define RR_TIMEOUT_S 5
-
 struct udp_cfg {
 	int mode;
 	uint64_t size;
-};
-
-struct udp_priv {
-	int cfd, sfd;
-	size_t size;
-	struct tb_wl_partner partner;
-	char *buf, *pbuf;
 };
 
 static const struct tb_option udp_opts[] = {
@@ -40,7 +31,7 @@ static const struct tb_option udp_opts[] = {
 
 static void *udp_partner(void *arg)
 {
-	struct udp_priv *p = arg;
+	struct tb_wl_rr *p = arg;
 	ssize_t n;
 
 	for (;;) {
@@ -83,21 +74,14 @@ static int bind_lo(int fd, struct sockaddr_in *sa)
 static int udp_setup(struct tb_workload *w)
 {
 	const struct udp_cfg *c = w->cfg;
-	struct timeval tv = {.tv_sec = RR_TIMEOUT_S};
+	struct timeval tv = {.tv_sec = TB_WL_RR_TIMEOUT_S};
 	struct sockaddr_in ca, sa;
-	struct udp_priv *p;
+	struct tb_wl_rr *p;
 	int ret;
 
-	p = calloc(1, sizeof(*p));
+	p = tb_wl_rr_new(w, (size_t)c->size);
 	if (!p)
 		return -ENOMEM;
-	p->cfd = p->sfd = -1;
-	w->priv = p;
-	p->size = (size_t)c->size;
-	p->buf = calloc(2, p->size);
-	if (!p->buf)
-		return -ENOMEM;
-	p->pbuf = p->buf + p->size;
 	p->cfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	p->sfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (p->cfd < 0 || p->sfd < 0)
@@ -107,16 +91,9 @@ static int udp_setup(struct tb_workload *w)
 	    connect(p->sfd, (struct sockaddr *)&ca, sizeof(ca)))
 		goto fail_errno;
 	setsockopt(p->cfd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	ret = tb_wl_partner_start(&p->partner, c->mode == TB_WL_PARTNER_PROCESSES, udp_partner, p,
-				  &p->cfd, 1);
-	if (ret) {
-		tb_err("%s: cannot start the responder: %s", w->name, strerror(-ret));
+	ret = tb_wl_rr_start(w, p, c->mode, udp_partner);
+	if (ret)
 		return ret;
-	}
-	if (p->partner.process) {
-		close(p->sfd);
-		p->sfd = -1;
-	}
 	if (send(p->cfd, p->buf, p->size, 0) < 0 || recv(p->cfd, p->buf, p->size, 0) < 0) {
 		ret = errno == EAGAIN ? -ETIMEDOUT : -errno;
 		tb_err("%s: first transaction: %s", w->name, strerror(-ret));
@@ -131,7 +108,7 @@ fail_errno:
 
 static int udp_run_batch(struct tb_workload *w, uint64_t n)
 {
-	struct udp_priv *p = w->priv;
+	struct tb_wl_rr *p = w->priv;
 	uint64_t i;
 	ssize_t r;
 
@@ -151,20 +128,13 @@ static int udp_run_batch(struct tb_workload *w, uint64_t n)
 
 static void udp_teardown(struct tb_workload *w)
 {
-	struct udp_priv *p = w->priv;
+	struct tb_wl_rr *p = w->priv;
 
 	if (!p)
 		return;
 	if (p->partner.running && p->cfd >= 0)
 		send(p->cfd, p->buf, 0, 0); /* the stop datagram */
-	tb_wl_partner_stop(&p->partner, 2000000000ull);
-	if (p->cfd >= 0)
-		close(p->cfd);
-	if (p->sfd >= 0)
-		close(p->sfd);
-	free(p->buf);
-	free(p);
-	w->priv = NULL;
+	tb_wl_rr_free(w);
 }
 
 const struct tb_workload_ops tb_workload_udp_rr = {

@@ -61,4 +61,12 @@ struct tb_workload_ops {
 extern const struct tb_workload_ops *const tb_workloads[];
 const struct tb_workload_ops *tb_workload_find(const char *name);
 
+/*
+ * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
+ * NULL-terminated list (normally tb_workloads) needs a name no other table has, help,
+ * run_batch, teardown when it has setup, and a well-formed option table (tb_opts_check). Each
+ * defect is logged, naming the table. Returns 0 or -EINVAL.
+ */
+int tb_workload_ops_check(const struct tb_workload_ops *const *list);
+
 #endif /* TB_WORKLOAD_H */

@@ -25,9 +25,7 @@ struct write_cfg {
 };
 
 struct write_priv {
-	int fd;
-	void *buf;
-	uint64_t off;
+	struct tb_wl_pio io; /* limit: file-size */
 };
 
 enum { SYNC_NONE, SYNC_FSYNC, SYNC_FDATASYNC };
@@ -71,27 +69,26 @@ static int write_setup(struct tb_workload *w)
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->fd = -1;
 	w->priv = p;
-	p->buf = aligned_alloc(4096, (c->size + 4095) & ~4095ull);
-	if (!p->buf)
-		return -ENOMEM;
-	memset(p->buf, 'w', c->size);
-	p->fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (p->fd < 0) {
+	ret = tb_wl_pio_init(&p->io, c->size, 'w');
+	if (ret)
+		return ret;
+	p->io.limit = c->file_size;
+	p->io.fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (p->io.fd < 0) {
 		snprintf(path, sizeof(path), "%s/tracebench-write-XXXXXX", dir);
-		p->fd = mkostemp(path, O_CLOEXEC);
-		if (p->fd >= 0)
+		p->io.fd = mkostemp(path, O_CLOEXEC);
+		if (p->io.fd >= 0)
 			unlink(path);
 	}
-	if (p->fd < 0) {
+	if (p->io.fd < 0) {
 		ret = -errno;
 		tb_err("%s: dir: cannot create a file in %s: %s", w->name, dir, strerror(errno));
 		return ret;
 	}
 	/* Allocate the blocks now: the batch overwrites, it does not extend the file. */
-	ret = tb_wl_fill(p->fd, c->file_size);
-	if (!ret && c->sync != SYNC_NONE && fsync(p->fd))
+	ret = tb_wl_fill(p->io.fd, c->file_size);
+	if (!ret && c->sync != SYNC_NONE && fsync(p->io.fd))
 		ret = -errno;
 	if (ret)
 		tb_err("%s: writing %s: %s", w->name, dir, strerror(-ret));
@@ -103,20 +100,15 @@ static int write_run_batch(struct tb_workload *w, uint64_t n)
 	const struct write_cfg *c = w->cfg;
 	struct write_priv *p = w->priv;
 	uint64_t i;
-	ssize_t r;
+	int ret;
 
 	for (i = 0; i < n; i++) {
-		r = pwrite(p->fd, p->buf, c->size, (off_t)p->off);
-		if (r < 0)
+		ret = tb_wl_pio_op(&p->io, true);
+		if (ret)
+			return ret;
+		if (c->sync == SYNC_FSYNC && fsync(p->io.fd))
 			return -errno;
-		if ((uint64_t)r != c->size)
-			return -EIO;
-		p->off += c->size;
-		if (p->off + c->size > c->file_size)
-			p->off = 0;
-		if (c->sync == SYNC_FSYNC && fsync(p->fd))
-			return -errno;
-		if (c->sync == SYNC_FDATASYNC && fdatasync(p->fd))
+		if (c->sync == SYNC_FDATASYNC && fdatasync(p->io.fd))
 			return -errno;
 		if (c->work)
 			tb_wl_compute(c->work);
@@ -130,9 +122,7 @@ static void write_teardown(struct tb_workload *w)
 
 	if (!p)
 		return;
-	if (p->fd >= 0)
-		close(p->fd);
-	free(p->buf);
+	tb_wl_pio_release(&p->io);
 	free(p);
 	w->priv = NULL;
 }

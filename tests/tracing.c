@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What the suites that trace share: a scratch state directory and the tracing-state check. */
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "core/tb.h"
+#include "host/tracefs.h"
+#include "host/tracing-state.h"
+#include "tb_test.h"
+
+static json_t *state_before;
+static char own_prefix[64];
+static char state_dir[4096];
+
+int tb_test_tracing_init(void)
+{
+	const char *tmp = tb_test_tmpdir();
+
+	if (!tmp)
+		return 1;
+	/* Our armed records go to a scratch state directory, not the machine's. */
+	snprintf(state_dir, sizeof(state_dir), "%s/run", tmp);
+	setenv("TB_STATE_DIR", state_dir, 1);
+	snprintf(own_prefix, sizeof(own_prefix), TB_INSTANCE_PREFIX "%d-", (int)getpid());
+	json_decref(state_before);
+	state_before = NULL;
+	if (tb_test_is_root() && !tb_tracefs_ensure())
+		state_before = tb_tracing_state_capture();
+	return 0;
+}
+
+int tb_test_tracing_clean(void)
+{
+	json_decref(state_before);
+	state_before = NULL;
+	return 0;
+}
+
+bool tb_test_tracing_captured(void)
+{
+	return state_before != NULL;
+}
+
+void tb_test_assert_tracing_unchanged(const char *who)
+{
+	json_t *now;
+	char *diff;
+
+	if (!state_before)
+		return;
+	now = tb_tracing_state_capture();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+	diff = tb_tracing_state_diff_filtered(state_before, now, own_prefix, false);
+	if (diff)
+		printf("\n    %s: tracing state changed:\n%s", who, diff);
+	CU_ASSERT_PTR_NULL(diff);
+	free(diff);
+	json_decref(now);
+}
+
+bool tb_test_armed_record_empty(void)
+{
+	char path[4200];
+
+	snprintf(path, sizeof(path), "%s/armed-%d.json", state_dir, (int)getpid());
+	return access(path, F_OK) != 0;
+}

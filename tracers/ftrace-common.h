@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the ftrace tracers (tracers/ftrace-*.c) share, on host/tracefs.h's private instances:
+ * ring-buffer statistics, the configuration of a fresh instance, the consumer (discard, or a
+ * stream reader thread), the collect step, the set_ftrace_filter text and the function-tracer
+ * probe.
+ */
+#ifndef TB_FTRACE_COMMON_H
+#define TB_FTRACE_COMMON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <tracefs.h>
+
+#include "core/tb.h"
+#include "tracers/tracer.h"
+
+struct json_t;
+
+/* Sums over every CPU of per_cpu/cpuN/stats. */
+struct tb_ftrace_bufstats {
+	int64_t entries;	/* events in the buffer, not yet read */
+	int64_t overrun;	/* overwritten (overwrite mode) */
+	int64_t commit_overrun; /* lost by nested writers on a full page */
+	int64_t dropped;	/* refused because the buffer was full (overwrite off) */
+	int64_t read;		/* consumed by a reader (trace_pipe_raw) */
+	int64_t bytes;		/* bytes in the buffer */
+	int ncpus;
+};
+/* Fill st; also the per-CPU figures as a new JSON array into *percpu when not NULL. */
+int tb_ftrace_bufstats_read(struct tracefs_instance *inst, struct tb_ftrace_bufstats *st,
+			    struct json_t **percpu);
+
+/*
+ * Prepare a fresh instance for a measurement: tracing_on 0, buffer_size_kb = buffer_size / 1024
+ * per CPU (when buffer_size > 0), the overwrite option. Returns 0 or -errno (logged).
+ */
+int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_size, bool overwrite);
+/*
+ * How an instance's events are consumed: left in the buffer ("discard"), or drained by a
+ * reader thread into a file ("stream"). tb_ftrace_open sets stream and overwrite, the rest is
+ * owned by the functions below.
+ */
+struct tb_ftrace_consumer {
+	bool stream;	 /* a reader thread drains the buffer into path */
+	bool overwrite;	 /* the buffer overwrites its oldest events when full */
+	char path[4096]; /* <outdir>/<tracer>.raw, while streaming */
+	struct tb_ftrace_stream *reader;
+	uint64_t bytes; /* what the reader wrote, after stop */
+	double cpu_s;	/* the reader thread's CPU time, after stop */
+};
+
+/*
+ * Start the reader of a stream consumer (nothing for discard), writing <t->outdir>/<t->name>.raw
+ * and pinned to t->consumer_cpu. Returns 0 or -errno, said.
+ */
+int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
+			     const struct tb_tracer *t);
+/* Drain what is left and stop the reader; idempotent. Returns 0 or the reader's error. */
+int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
+
+/*
+ * A consumer thread draining every CPU's trace_pipe_raw of an instance into one file (pages of
+ * the binary ring-buffer format, each preceded by an 8-byte header: u32 cpu, u32 length).
+ * start: open the per-CPU files, create the file, start the thread (pinned to cpu when >= 0).
+ * stop: tell it to drain what is left and finish, join it. Figures are valid after stop.
+ */
+struct tb_ftrace_stream;
+int tb_ftrace_stream_start(struct tracefs_instance *inst, const char *path, int cpu,
+			   struct tb_ftrace_stream **out);
+/* Stops and frees; bytes written and the thread's CPU seconds. Idempotent on NULL. */
+int tb_ftrace_stream_stop(struct tb_ftrace_stream **s, uint64_t *bytes, double *cpu_s);
+
+/*
+ * Compose the text written to set_ftrace_filter from a list of function names or globs
+ * (each checked: no whitespace, no empty item, no "!" negation, at most 255 characters).
+ * Returns a new string (newline-separated, caller frees) or NULL with the reason in err.
+ */
+char *tb_ftrace_filter_compose(const struct tb_strlist *funcs, char *err, size_t errlen);
+
+/*
+ * Probe the function tracer by trying it in a scratch instance that is removed afterwards.
+ * Returns 0 when it works, else -errno with "writing 'function' to current_tracer: <strerror>"
+ * (or what else failed) in why. The result is cached for the life of the process.
+ */
+int tb_ftrace_function_probe(char *why, size_t len);
+
+/* ---- what every ftrace tracer has: its options, its instance, setup, collect, teardown ---- */
+
+enum { TB_FTRACE_PID_WORKLOAD, TB_FTRACE_PID_NONE };
+enum { TB_FTRACE_CONSUMER_DISCARD, TB_FTRACE_CONSUMER_STREAM };
+extern const char *const tb_ftrace_pid_choices[];      /* "workload", "none" */
+extern const char *const tb_ftrace_consumer_choices[]; /* "discard", "stream" */
+
+/* The options every ftrace tracer has, embedded in its cfg struct. */
+struct tb_ftrace_cfg {
+	int pid_filter; /* TB_FTRACE_PID_*; its option's help names the tracer's pid file */
+	uint64_t buffer_size;
+	bool overwrite;
+	int consumer; /* TB_FTRACE_CONSUMER_* */
+};
+
+/* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
+/* (clang-format cannot lay out several initializers in one macro) */
+/* clang-format off */
+#define TB_FTRACE_BUFFER_OPTS(type, member)						\
+	{"buffer-size", TB_OPT_SIZE, offsetof(type, member.buffer_size), "2M",		\
+	 "ring buffer size per CPU", 4096, 1ull << 32},					\
+	{"overwrite", TB_OPT_BOOL, offsetof(type, member.overwrite), "true",		\
+	 "overwrite the oldest events when full (else drop new ones)"},			\
+	{"consumer", TB_OPT_CHOICE, offsetof(type, member.consumer), "discard",		\
+	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0, \
+	 tb_ftrace_consumer_choices}
+/* clang-format on */
+
+/* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
+struct tb_ftrace {
+	struct tracefs_instance *inst;
+	struct tb_ftrace_consumer cons;
+};
+
+/*
+ * The setup every ftrace tracer starts with: refuse pid-filter = workload without a workload
+ * process, create t's private instance (tb_tracefs_instance_new), configure its buffer and
+ * consumer from c, and with pid-filter = workload enable fork_option (event-fork or
+ * function-fork, so that threads and children created later are followed) and write the
+ * workload's threads to pid_file (set_event_pid or set_ftrace_pid). Returns 0 or -errno, said;
+ * on error what was made is in f, for tb_ftrace_close.
+ */
+int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+		   enum tracefs_option_id fork_option, const char *pid_file);
+
+/*
+ * Fill st from the instance's buffer statistics: events = entries + read (what was recorded
+ * and kept, whether a reader consumed it or not), lost = overrun + dropped + commit overrun,
+ * mem_bytes = buffer_total_size_kb, cpu_s = the stream reader's CPU (0 without one).
+ * A flight recorder (no stream, overwrite on) writes every event and then overwrites the
+ * oldest: the tracing cost was paid in full and nobody wanted the old events, so overwritten
+ * events count as recorded, not lost. Dropped events (overwrite off) and events a streaming
+ * reader did not keep up with are lost: they bias the overhead or the recording.
+ * st->extra gets a new JSON object of the details (the caller owns it), with the tracer's own
+ * figure count under count_key. Returns 0, -EINVAL before setup, or -errno.
+ */
+int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
+		      int64_t count);
+
+/* Stop the consumer and remove the instance; idempotent (teardown runs on every path). */
+void tb_ftrace_close(struct tb_ftrace *f);
+
+#endif /* TB_FTRACE_COMMON_H */
