@@ -26,6 +26,7 @@
 #include "outputs/summary.h"
 #include "plan/plan.h"
 #include "result/anonymize.h"
+#include "result/labels.h"
 #include "result/measured.h"
 #include "result/result.h"
 #include "runner/rundir.h"
@@ -52,6 +53,7 @@ static const char run_usage[] =
 	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
+	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
@@ -62,6 +64,7 @@ struct run_opts {
 	int64_t rounds, seed; /* -1: not given */
 	uint64_t dur, maxt;   /* 0: not given */
 	double prec;	      /* -1: not given */
+	json_t *labels;	      /* --label KEY=VALUE, checked */
 };
 
 /* One invocation. */
@@ -157,6 +160,19 @@ static int parse_opt(int c, struct run_opts *o)
 	case 'q':
 		o->quiet = true;
 		break;
+	case 'L': {
+		char err[256];
+		int ret;
+
+		if (!o->labels)
+			o->labels = json_object();
+		ret = o->labels ? tb_labels_add(o->labels, optarg, err, sizeof(err)) : -ENOMEM;
+		if (ret == -ENOMEM)
+			return TB_EXIT_FAIL;
+		if (ret)
+			return tb_cli_bad_value("run", "--label", optarg, err);
+		break;
+	}
 	case 'h':
 		printf("%s", run_usage);
 		return TB_EXIT_OK;
@@ -185,6 +201,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"skip-unsupported", no_argument, NULL, 'S'},
 		{"wait", no_argument, NULL, 'W'},
 		{"anonymize", no_argument, NULL, 'Z'},
+		{"label", required_argument, NULL, 'L'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -282,6 +299,8 @@ static int init_result(struct run *x, int argc, char **argv)
 		for (i = 0; r->gate && i < s->ngate; i++)
 			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
 	}
+	if (x->o.labels && json_object_update(r->labels, x->o.labels))
+		return -ENOMEM;
 	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
 	    !r->command_line || !r->started || !r->warnings)
 		return -ENOMEM;
@@ -535,8 +554,10 @@ int tb_cmd_run(int argc, char **argv)
 	int rc;
 
 	rc = parse_args(argc, argv, &x.o);
-	if (rc >= 0)
+	if (rc >= 0) {
+		json_decref(x.o.labels);
 		return rc;
+	}
 	rc = prepare(&x, argc, argv);
 	if (rc < 0)
 		rc = publish(&x, measure(&x));
@@ -547,5 +568,6 @@ int tb_cmd_run(int argc, char **argv)
 	tb_plan_free(&x.plan);
 	tb_result_free(x.r);
 	tb_scenario_free(x.s);
+	json_decref(x.o.labels);
 	return rc;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/tb.h"
+#include "result/labels.h"
 #include "result/result.h"
 
 /* A result file larger than this is refused before parsing (jansson holds it all in memory). */
@@ -244,6 +245,31 @@ static int get_strarray(const struct ld *l, json_t *o, const char *key, json_t *
 			snprintf(k, sizeof(k), "%s[%zu]", key, i);
 			return bad(l, k, "expected a string");
 		}
+	}
+	json_decref(*out);
+	*out = json_incref(a);
+	return 0;
+}
+
+/* labels: an object of strings, each label checked as `run --label` checks it. */
+static int get_labels(const struct ld *l, json_t *o, json_t **out)
+{
+	json_t *a = json_object_get(o, "labels"), *v;
+	char err[256];
+	const char *k;
+
+	if (!a || json_is_null(a))
+		return 0;
+	if (!json_is_object(a))
+		return bad(l, "labels", "expected an object");
+	if (json_object_size(a) > TB_LABELS_MAX)
+		return bad(l, "labels", "more than %d labels", TB_LABELS_MAX);
+	json_object_foreach(a, k, v)
+	{
+		if (!json_is_string(v))
+			return bad(l, "labels", "%.64s: expected a string", k);
+		if (tb_label_check(k, json_string_value(v), err, sizeof(err)))
+			return bad(l, "labels", "%s", err);
 	}
 	json_decref(*out);
 	*out = json_incref(a);
@@ -652,7 +678,8 @@ static int load_header(struct ld *l, json_t *doc, struct tb_result *r)
 	    (ret = get_obj(l, doc, "system", OPT, &r->system)) ||
 	    (ret = get_strarray(l, doc, "foreign_instrumentation", &r->foreign)) ||
 	    (ret = get_strarray(l, doc, "warnings", &r->warnings)) ||
-	    (ret = get_obj(l, doc, "gate", OPT, &r->gate)))
+	    (ret = get_obj(l, doc, "gate", OPT, &r->gate)) ||
+	    (ret = get_labels(l, doc, &r->labels)))
 		return ret;
 	return 0;
 }

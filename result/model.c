@@ -67,7 +67,8 @@ struct tb_result *tb_result_new(void)
 	r->tool_version = strdup(TB_VERSION);
 	r->foreign = json_array();
 	r->warnings = json_array();
-	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings) {
+	r->labels = json_object();
+	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->labels) {
 		tb_result_free(r);
 		return NULL;
 	}
@@ -126,6 +127,7 @@ void tb_result_free(struct tb_result *r)
 	json_decref(r->system);
 	json_decref(r->foreign);
 	json_decref(r->warnings);
+	json_decref(r->labels);
 	json_decref(r->gate);
 	for (size_t i = 0; i < r->ncells; i++)
 		cell_free(&r->cells[i]);

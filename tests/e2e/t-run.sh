@@ -18,7 +18,8 @@ state() {
 before=$(state)
 
 # 1. A full small run: exit 0, every file, the contract's keys.
-expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q --wait
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q --wait --label commit=9f3e1a2 \
+	--label branch=main
 for f in result.json samples.csv; do [ -s "$TMP/r1/$f" ] || fail "$f missing"; done
 python3 - "$TMP/r1/result.json" <<'PY' || fail "result.json does not honour the contract"
 import json, sys
@@ -29,6 +30,7 @@ def need(o, keys, where):
 need(r, ["schema", "tool", "scenario", "started", "finished", "partial", "system", "cells"], "result")
 assert r["schema"] == "tracebench-result/1"
 assert r["partial"] is False
+assert r["labels"] == {"commit": "9f3e1a2", "branch": "main"}, r["labels"]
 need(r["tool"], ["name", "version"], "tool")
 need(r["scenario"], ["name", "path", "text"], "scenario")
 assert "[matrix]" in r["scenario"]["text"]
