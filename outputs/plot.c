@@ -5,7 +5,6 @@
  * fits, axis ranges) is computed here so that the data files can be checked by tests.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -16,12 +15,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "outputs/plot.h"
 #include "core/proc.h"
 #include "result/result.h"
 #include "core/tb.h"
-#include "cli/commands.h"
 
 const char *const tb_plot_names[] = {
 	"overhead", "ns-per-op", "ns-per-event", "latency", "timeline", "rate", "compare", NULL,
@@ -1312,10 +1309,11 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 			a = model->pct_fixed;
 			b = model->pct_per_mevent_s / 1e6;
 			if (isfinite(model->cost_ns))
-				snprintf(t, sizeof(t),
-					 "%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f ns/event [%.0f, %.0f], r2 %.3f",
-					 trs, a, b * 1000, model->cost_ns, model->cost_ci_lo,
-					 model->cost_ci_hi, model->r2);
+				snprintf(
+					t, sizeof(t),
+					"%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f ns/event [%.0f, %.0f], r2 %.3f",
+					trs, a, b * 1000, model->cost_ns, model->cost_ci_lo,
+					model->cost_ci_hi, model->r2);
 			else
 				snprintf(t, sizeof(t),
 					 "%s model: %.3g%% + %.3g%% per 1000 events/s", trs, a,
@@ -1636,68 +1634,4 @@ out:
 	vars_free(&v);
 	free(rows);
 	return ret;
-}
-
-/* ---- tracebench plot ------------------------------------------------------------------------ */
-
-static const char plot_usage[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
-				 "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
-				 "result's directory)\n";
-
-int tb_cmd_plot(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *outdir = NULL;
-	struct tb_result *r = NULL;
-	char dir[PATH_MAX], *slash;
-	int c, ret, i;
-
-	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, plot_usage)) != -1) {
-		switch (c) {
-		case 'o':
-			outdir = optarg;
-			break;
-		case 'h':
-			fputs(plot_usage, stdout);
-			return TB_EXIT_OK;
-		default:
-			return TB_EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		tb_err("plot: expected one result file");
-		fputs(plot_usage, stderr);
-		return TB_EXIT_USAGE;
-	}
-	if (tb_result_load(argv[optind], &r))
-		return TB_EXIT_USAGE;
-	if (!outdir) {
-		snprintf(dir, sizeof(dir), "%s", argv[optind]);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
-		outdir = dir;
-	}
-	ret = tb_plot_result(r, outdir, 0);
-	tb_result_free(r);
-	if (ret == -ENOENT)
-		return TB_EXIT_UNAVAILABLE;
-	if (ret < 0)
-		return TB_EXIT_FAIL;
-	printf("%d plots in %s/plots:", ret, outdir);
-	for (i = 0; tb_plot_names[i]; i++) {
-		char p[PATH_MAX + 64];
-
-		snprintf(p, sizeof(p), "%s/plots/%s.png", outdir, tb_plot_names[i]);
-		if (!access(p, F_OK))
-			printf(" %s", tb_plot_names[i]);
-	}
-	printf(" (.png and .svg)\n");
-	return TB_EXIT_OK;
 }

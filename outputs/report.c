@@ -4,7 +4,6 @@
  * plots); nothing is fetched and nothing runs. Every string from a result goes through esc().
  */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,13 +11,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "stats/compare.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "result/result.h"
 #include "core/tb.h"
-#include "cli/commands.h"
 
 #define NOISY_CV       0.05 /* a cell whose samples vary more than this is flagged noisy */
 #define MAX_ENV_LEAVES 2000 /* bound on the environment table of a crafted result */
@@ -869,61 +866,6 @@ int tb_report_compare_write(const struct tb_result *const *rs, size_t n, const c
 	}
 	free(ids);
 	return finish(f, &buf, &len, path);
-}
-
-/* ---- tracebench report ----------------------------------------------------------------------- */
-
-static const char report_usage[] = "usage: tracebench report RESULT.json [-o FILE.html]\n"
-				   "  -o, --output FILE  where to write the report (default: "
-				   "report.html next to the result)\n";
-
-int tb_cmd_report(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	char path[PATH_MAX], *slash;
-	const char *out = NULL;
-	struct tb_result *r = NULL;
-	int c, ret;
-
-	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, report_usage)) != -1) {
-		switch (c) {
-		case 'o':
-			out = optarg;
-			break;
-		case 'h':
-			fputs(report_usage, stdout);
-			return TB_EXIT_OK;
-		default:
-			return TB_EXIT_USAGE;
-		}
-	}
-	if (optind + 1 != argc) {
-		tb_err("report: expected one result file");
-		fputs(report_usage, stderr);
-		return TB_EXIT_USAGE;
-	}
-	if (tb_result_load(argv[optind], &r))
-		return TB_EXIT_USAGE;
-	if (!out) {
-		snprintf(path, sizeof(path), "%s", argv[optind]);
-		slash = strrchr(path, '/');
-		if (slash)
-			snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path),
-				 "report.html");
-		else
-			snprintf(path, sizeof(path), "report.html");
-		out = path;
-	}
-	ret = tb_report_write(r, NULL, out);
-	tb_result_free(r);
-	if (ret)
-		return TB_EXIT_FAIL;
-	printf("report: %s\n", out);
-	return TB_EXIT_OK;
 }
 
 /* ---- comparison (compare.h) --------------------------------------------------------------------

@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `tracebench compare A.json B.json [C.json ...]`: what changed between result sets, and in
- * which environment. Each later file is compared against the first.
+ * Comparison of two results: environment differences, cells matched by identity, and the change
+ * of each matched cell's ns/op and overhead with its CI (compare.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "stats/compare.h"
-#include "outputs/report.h"
 #include "result/result.h"
 #include "stats/stats.h"
 #include "core/tb.h"
-#include "cli/commands.h"
-
-#define COMPARE_USAGE                                                                        \
-	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n"       \
-	"                          [--require-same-host] [--alpha P] [--html FILE]\n"        \
-	"  --json               the comparison as JSON (an array for more than two files)\n" \
-	"  --markdown           a Markdown table (for a pull-request comment)\n"             \
-	"  --html FILE          also write a self-contained HTML report of the comparison\n" \
-	"  --require-same-host  refuse results from different hardware (exit 2)\n"           \
-	"  --alpha P            significance level (default: the results' alpha)\n"
 
 /* ---- environment diff ------------------------------------------------------------------------ */
 
@@ -569,7 +556,8 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 	} else {
 		fprintf(f, "Identical systems.\n\n");
 	}
-	fprintf(f, "| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
+	fprintf(f,
+		"| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
 	for (size_t i = 0; i < c->nmatched; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
 
@@ -608,144 +596,4 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 	}
 	fprintf(f, "\n\\* significant: the CI excludes 0 (ns/op: and Mann-Whitney p < %g).\n",
 		c->alpha);
-}
-
-/* ---- the command ----------------------------------------------------------------------------- */
-
-int tb_cmd_compare(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"markdown", no_argument, NULL, 'm'},
-		{"require-same-host", no_argument, NULL, 's'},
-		{"alpha", required_argument, NULL, 'a'},
-		{"html", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	bool json = false, markdown = false, same_host = false;
-	const char *html = NULL;
-	struct tb_comparison **cmps = NULL;
-	struct tb_result **res = NULL;
-	json_t *all = NULL;
-	double alpha = 0;
-	int c, nres, ret = TB_EXIT_USAGE;
-
-	while ((c = tb_cli_getopt(argc, argv, "h", longopts, COMPARE_USAGE)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'm':
-			markdown = true;
-			break;
-		case 's':
-			same_host = true;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'a':
-			if (tb_parse_double(optarg, &alpha) || !(alpha > 0 && alpha < 0.5))
-				return tb_cli_bad_value("compare", "--alpha", optarg,
-							"a probability in (0, 0.5)");
-			break;
-		case 'h':
-			printf("%s", COMPARE_USAGE);
-			return TB_EXIT_OK;
-		default:
-			return TB_EXIT_USAGE;
-		}
-	}
-	if (json && markdown) {
-		tb_err("compare: choose one of --json and --markdown");
-		return TB_EXIT_USAGE;
-	}
-	nres = argc - optind;
-	if (nres < 2) {
-		tb_err("compare: needs at least two result files");
-		fprintf(stderr, "%s", COMPARE_USAGE);
-		return TB_EXIT_USAGE;
-	}
-	res = calloc((size_t)nres, sizeof(*res));
-	cmps = calloc((size_t)nres, sizeof(*cmps));
-	if (!res || !cmps) {
-		free(res);
-		free(cmps);
-		return TB_EXIT_FAIL;
-	}
-	/* Load everything first: a bad file is reported before any output. */
-	for (int i = 0; i < nres; i++)
-		if (tb_result_load(argv[optind + i], &res[i]))
-			goto out;
-	if (json && !(all = json_array())) {
-		ret = TB_EXIT_FAIL;
-		goto out;
-	}
-	for (int i = 1; i < nres; i++) {
-		struct tb_comparison *cmp;
-
-		if (tb_compare_build(res[0], res[i], argv[optind], argv[optind + i], alpha, &cmp)) {
-			tb_err("compare: out of memory");
-			ret = TB_EXIT_FAIL;
-			goto out;
-		}
-		if (same_host && !cmp->same_hardware) {
-			for (size_t k = 0; k < cmp->ndiffs; k++)
-				if (cmp->diffs[k].hardware)
-					tb_err("compare: %s and %s ran on different hardware: %s: %s vs %s (--require-same-host)",
-					       argv[optind], argv[optind + i], cmp->diffs[k].key,
-					       cmp->diffs[k].a ? cmp->diffs[k].a : "(absent)",
-					       cmp->diffs[k].b ? cmp->diffs[k].b : "(absent)");
-			tb_compare_free(cmp);
-			ret = TB_EXIT_USAGE;
-			goto out;
-		}
-		if (json) {
-			if (json_array_append_new(all, tb_compare_to_json(cmp))) {
-				tb_compare_free(cmp);
-				ret = TB_EXIT_FAIL;
-				goto out;
-			}
-		} else if (markdown) {
-			tb_compare_markdown(stdout, cmp);
-		} else {
-			if (i > 1)
-				putchar('\n');
-			tb_compare_print(stdout, cmp);
-		}
-		cmps[i - 1] = cmp; /* kept for --html */
-	}
-	if (html) {
-		int hret = tb_report_comparison_write((const struct tb_comparison *const *)cmps,
-						      (size_t)nres - 1, html);
-
-		if (hret) {
-			tb_err("compare: %s: cannot write the HTML report: %s", html,
-			       strerror(-hret));
-			ret = hret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
-			goto out;
-		}
-		fprintf(stderr, "compare: HTML report in %s\n", html);
-	}
-	if (json) {
-		/* One comparison: the object itself; several: an array, in argument order. */
-		json_t *doc = nres == 2 ? json_array_get(all, 0) : all;
-
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
-		    putchar('\n') == EOF) {
-			ret = TB_EXIT_FAIL;
-			goto out;
-		}
-	}
-	ret = fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;
-out:
-	json_decref(all);
-	for (int i = 0; cmps && i < nres; i++)
-		tb_compare_free(cmps[i]);
-	free(cmps);
-	for (int i = 0; res && i < nres; i++)
-		tb_result_free(res[i]);
-	free(res);
-	return ret;
 }
