@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/tb.h"
+#include "outputs/compare-formats.h"
 #include "outputs/report.h"
 #include "result/result.h"
 #include "stats/compare.h"

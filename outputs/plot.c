@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "outputs/plot.h"
+#include "outputs/text.h"
 #include "core/proc.h"
 #include "result/result.h"
 #include "core/tb.h"
@@ -385,27 +386,11 @@ static bool measured(const struct tb_sample *s)
 
 #define NAME_MAX_CHARS 40 /* longer names are cut in plots (the report has them whole) */
 
-/* s cut to max bytes at a UTF-8 boundary, with "..." appended, into buf; or s itself. */
-static const char *shorten(const char *s, size_t max, char *buf, size_t len)
-{
-	if (!s)
-		return "";
-	if (strlen(s) <= max || len < 8)
-		return s;
-	if (max + 4 > len)
-		max = len - 4;
-	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
-		max--;
-	memcpy(buf, s, max);
-	memcpy(buf + max, "...", 4);
-	return buf;
-}
-
 static const char *cell_label(const struct tb_cell *c, char *buf, size_t len)
 {
 	char s[NAME_MAX_CHARS + 8];
 
-	snprintf(buf, len, "%s%s", shorten(c->tracer, NAME_MAX_CHARS, s, sizeof(s)),
+	snprintf(buf, len, "%s%s", tb_shorten(s, sizeof(s), c->tracer, NAME_MAX_CHARS),
 		 c->baseline ? " (baseline)" : "");
 	return buf;
 }
@@ -415,26 +400,8 @@ static const char *row_label(const struct tb_cell *c, char *buf, size_t len)
 {
 	char a[NAME_MAX_CHARS + 8], b[NAME_MAX_CHARS + 8];
 
-	snprintf(buf, len, "%s / %s", shorten(c->workload, NAME_MAX_CHARS, a, sizeof(a)),
-		 shorten(c->tracer, NAME_MAX_CHARS, b, sizeof(b)));
-	return buf;
-}
-
-/* A duration in ns as short text: 580 ns, 2.1 us, 3.4 ms. */
-static const char *fmt_ns(double ns, char *buf, size_t len)
-{
-	if (!isfinite(ns))
-		snprintf(buf, len, "?");
-	else if (fabs(ns) < 10)
-		snprintf(buf, len, "%.2f ns", ns);
-	else if (fabs(ns) < 1000)
-		snprintf(buf, len, "%.0f ns", ns);
-	else if (fabs(ns) < 1e6)
-		snprintf(buf, len, "%.3g us", ns / 1e3);
-	else if (fabs(ns) < 1e9)
-		snprintf(buf, len, "%.3g ms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.3g s", ns / 1e9);
+	snprintf(buf, len, "%s / %s", tb_shorten(a, sizeof(a), c->workload, NAME_MAX_CHARS),
+		 tb_shorten(b, sizeof(b), c->tracer, NAME_MAX_CHARS));
 	return buf;
 }
 
@@ -458,11 +425,11 @@ static void panel_title(struct vars *v, struct gp *g, int i, const struct tb_res
 			type = r->cells[k].workload_type;
 	if (type && strcmp(type, wl))
 		snprintf(t, sizeof(t), "workload %s (%s), host %s",
-			 shorten(wl, NAME_MAX_CHARS, s, sizeof(s)),
-			 shorten(type, NAME_MAX_CHARS, s2, sizeof(s2)), g->host);
+			 tb_shorten(s, sizeof(s), wl, NAME_MAX_CHARS),
+			 tb_shorten(s2, sizeof(s2), type, NAME_MAX_CHARS), g->host);
 	else
 		snprintf(t, sizeof(t), "workload %s, host %s",
-			 shorten(wl, NAME_MAX_CHARS, s, sizeof(s)), g->host);
+			 tb_shorten(s, sizeof(s), wl, NAME_MAX_CHARS), g->host);
 	var_si(v, "t%d", i, t);
 }
 
@@ -537,7 +504,7 @@ static int plot_ns_per_op(struct gp *g, const struct tb_result *r)
 				fputc('\t', fb);
 				put_d(fb, col[k]);
 			}
-			fprintf(fb, "\t%s\n", fmt_ns(med, mt, sizeof(mt)));
+			fprintf(fb, "\t%s\n", tb_fmt_ns(mt, sizeof(mt), med));
 			/* Deterministic jitter (golden-ratio sequence) within +-0.18 of the box. */
 			n = 0;
 			for (k = 0; k < c->nsamples; k++) {
@@ -889,12 +856,14 @@ static int plot_ns_per_event(struct gp *g, const struct tb_result *r)
 			maxlbl = strlen(lbl);
 		if (logx && !(o->ns_per_event > 0)) {
 			snprintf(t1, sizeof(t1), "%s/event (not above the baseline)",
-				 fmt_ns(o->ns_per_event, a, sizeof(a)));
+				 tb_fmt_ns(a, sizeof(a), o->ns_per_event));
 			tx = x0 * 1.05; /* inside the axis: a label on its edge is clipped */
 		} else {
-			snprintf(t1, sizeof(t1), "%s/event", fmt_ns(o->ns_per_event, a, sizeof(a)));
+			snprintf(t1, sizeof(t1), "%s/event",
+				 tb_fmt_ns(a, sizeof(a), o->ns_per_event));
 		}
-		snprintf(t2, sizeof(t2), "%s/run (BPF)", fmt_ns(o->bpf_ns_per_run, a, sizeof(a)));
+		snprintf(t2, sizeof(t2), "%s/run (BPF)",
+			 tb_fmt_ns(a, sizeof(a), o->bpf_ns_per_run));
 		fprintf(f, "%zu\t", i);
 		put_s(f, c->workload);
 		fputc('\t', f);
@@ -1025,10 +994,11 @@ static int plot_latency(struct gp *g, const struct tb_result *r)
 				else
 					fprintf(fm, "NaN\t%.6g\t%s\n", py[k], pn[k]);
 			snprintf(title, sizeof(title), "%s: p50 %s, p99 %s, p99.9 %s",
-				 c->baseline ? "baseline"
-					     : shorten(c->tracer, NAME_MAX_CHARS, sn, sizeof(sn)),
-				 fmt_ns(l->p50, a[0], 32), fmt_ns(l->p99, a[1], 32),
-				 fmt_ns(l->p999, a[2], 32));
+				 c->baseline
+					 ? "baseline"
+					 : tb_shorten(sn, sizeof(sn), c->tracer, NAME_MAX_CHARS),
+				 tb_fmt_ns(a[0], 32, l->p50), tb_fmt_ns(a[1], 32, l->p99),
+				 tb_fmt_ns(a[2], 32, l->p999));
 			var_si(&v, "c%d", block, title);
 			var_di(&v, "s%d", block, c->baseline ? 1 : style++);
 			block++;
@@ -1134,7 +1104,7 @@ static int plot_timeline(struct gp *g, const struct tb_result *r)
 
 				snprintf(tt, sizeof(tt),
 					 "workload %s, %zu cells (too many to name here)",
-					 shorten(wls[w], NAME_MAX_CHARS, sn, sizeof(sn)), nidx);
+					 tb_shorten(sn, sizeof(sn), wls[w], NAME_MAX_CHARS), nidx);
 				var_si(&v, "t%d", npanels, tt);
 			}
 			var_di(&v, "b%d", npanels, first);
@@ -1272,7 +1242,7 @@ static int plot_rate(struct gp *g, const struct tb_result *r)
 		const struct tb_cell *c0 = pts[i].c;
 		const struct tb_rate_model *model = rate_model_of(r, c0);
 		char t[600], sn[NAME_MAX_CHARS + 8];
-		const char *trs = shorten(c0->tracer, NAME_MAX_CHARS, sn, sizeof(sn));
+		const char *trs = tb_shorten(sn, sizeof(sn), c0->tracer, NAME_MAX_CHARS);
 		double a = NAN, b = NAN;
 
 		if (done[i])
@@ -1388,9 +1358,11 @@ static int gp_init(struct gp *g, const char *outdir, unsigned flags, const struc
 
 	memset(g, 0, sizeof(*g));
 	g->flags = flags;
-	g->host = shorten(tb_result_host(r), NAME_MAX_CHARS, g->hostbuf, sizeof(g->hostbuf));
-	g->scenario = shorten(r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario",
-			      NAME_MAX_CHARS, g->scenbuf, sizeof(g->scenbuf));
+	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), tb_result_host(r), NAME_MAX_CHARS);
+	g->scenario =
+		tb_shorten(g->scenbuf, sizeof(g->scenbuf),
+			   r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario",
+			   NAME_MAX_CHARS);
 	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", outdir) >=
 		    sizeof(g->plotdir) ||
 	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", outdir) >=
@@ -1532,7 +1504,7 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 		fprintf(fr, "%zu\t", j);
 		char sn[2 * NAME_MAX_CHARS + 8];
 
-		put_s(fr, shorten(rows[j], 2 * NAME_MAX_CHARS, sn, sizeof(sn)));
+		put_s(fr, tb_shorten(sn, sizeof(sn), rows[j], 2 * NAME_MAX_CHARS));
 		if (strlen(rows[j]) > maxlbl)
 			maxlbl = strlen(rows[j]) > 2 * NAME_MAX_CHARS ? 2 * NAME_MAX_CHARS + 3
 								      : strlen(rows[j]);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "stats/compare.h"
+#include "outputs/markup.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "result/result.h"
