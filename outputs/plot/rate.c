@@ -5,7 +5,6 @@
  * fitted (r->rate_models). A series without a model gets its points only.
  */
 #include <errno.h>
-#include <gsl/gsl_fit.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,17 +73,15 @@ static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, doubl
 
 /* Model m's line over [x0, x1] into the fit file, its key title (trs: the tracer) into the
  * variables; nothing when m has no line or the series no width. */
-static void write_line(struct rate *rt, double a, double b, const struct tb_rate_model *m,
-		       const char *trs, double x0, double x1)
+static void write_line(struct rate *rt, const struct tb_rate_model *m, const char *trs, double x0,
+		       double x1)
 {
+	double a = m->pct_fixed, b = m->pct_per_mevent_s / 1e6;
 	char t[600];
 
 	if (!(isfinite(a) && isfinite(b) && x1 > x0))
 		return;
-	if (!m)
-		snprintf(t, sizeof(t), "%s fit: %.3g%% + %.3g%% per 1000 events/s", trs, a,
-			 b * 1000);
-	else if (isfinite(m->cost_ns))
+	if (isfinite(m->cost_ns))
 		snprintf(
 			t, sizeof(t),
 			"%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f ns/event [%.0f, %.0f], r2 %.3f",
@@ -103,19 +100,6 @@ static void write_line(struct rate *rt, double a, double b, const struct tb_rate
 	tb_gp_var_si(rt->v, "f%d", rt->nfit, t);
 	tb_gp_var_di(rt->v, "fl%d", rt->nfit, (double)rt->ng + 2);
 	rt->nfit++;
-}
-
-/* A series without a model: our own least-squares line through its points. */
-static void write_fit(struct rate *rt, const struct rate_pt *grp, size_t m, const char *trs)
-{
-	double x[m], y[m], a, b, cov00, cov01, cov11, ss;
-
-	for (size_t j = 0; j < m; j++) {
-		x[j] = grp[j].x;
-		y[j] = grp[j].c->overhead.pct;
-	}
-	gsl_fit_linear(x, 1, y, 1, m, &a, &b, &cov00, &cov01, &cov11, &ss);
-	write_line(rt, a, b, NULL, trs, x[0], x[m - 1]);
 }
 
 /* A series: the m points grp of one (tracer, workload type), sorted by x, and its model. */
@@ -138,11 +122,8 @@ static void write_series(struct rate *rt, const struct tb_result *r, struct rate
 	}
 	snprintf(t, sizeof(t), "%s (%zu cells)", trs, m);
 	tb_gp_var_si(rt->v, "g%d", rt->ng, t);
-	if (model && isfinite(model->pct_fixed) && isfinite(model->pct_per_mevent_s))
-		write_line(rt, model->pct_fixed, model->pct_per_mevent_s / 1e6, model, trs,
-			   grp[0].x, grp[m - 1].x);
-	else if (m >= 2 && grp[m - 1].x > grp[0].x)
-		write_fit(rt, grp, m, trs);
+	if (model)
+		write_line(rt, model, trs, grp[0].x, grp[m - 1].x);
 	rt->ng++;
 }
 
