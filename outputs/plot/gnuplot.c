@@ -133,7 +133,8 @@ int tb_gp_need_gnuplot(struct tb_gp *g)
 
 /* ---- data files ------------------------------------------------------------------------------ */
 
-void tb_gp_put_s(FILE *f, const char *s)
+/* A string as one field gnuplot reads back whole: no tabs, newlines or '"'. */
+static void put_s(FILE *f, const char *s)
 {
 	if (!s || !*s) {
 		fputs("-", f);
@@ -149,7 +150,7 @@ void tb_gp_put_s(FILE *f, const char *s)
 	}
 }
 
-void tb_gp_put_d(FILE *f, double v)
+static void put_d(FILE *f, double v)
 {
 	if (isfinite(v))
 		fprintf(f, "%.6g", v);
@@ -167,13 +168,13 @@ void tb_gp_row(FILE *f, const char *cols, ...)
 			fputc('\t', f);
 		switch (*c) {
 		case 's':
-			tb_gp_put_s(f, va_arg(ap, const char *));
+			put_s(f, va_arg(ap, const char *));
 			break;
 		case 'r':
 			fputs(va_arg(ap, const char *), f);
 			break;
 		case 'd':
-			tb_gp_put_d(f, va_arg(ap, double));
+			put_d(f, va_arg(ap, double));
 			break;
 		case 'f':
 			fprintf(f, "%.4f", va_arg(ap, double));

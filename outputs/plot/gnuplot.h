@@ -58,14 +58,11 @@ FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const 
  * (printed). */
 int tb_gp_dat_close(struct tb_gp *g, FILE *f, const char *name);
 int tb_gp_dat_close_both(struct tb_gp *g, FILE *f1, const char *name1, FILE *f2, const char *name2);
-/* A string as one field gnuplot reads back whole (no tabs, newlines or '"'; "-" when empty). */
-void tb_gp_put_s(FILE *f, const char *s);
-/* A number as %.6g, NaN when it is not finite. */
-void tb_gp_put_d(FILE *f, double v);
 /*
  * One row of tab-separated fields ended by a newline, one argument per character of cols:
- * 's' a string (tb_gp_put_s), 'r' a string as it is, 'd' a double (tb_gp_put_d), 'f' a
- * double as %.4f, 'i' an int, 'z' a size_t.
+ * 's' a string as one field gnuplot reads back whole (tabs and newlines as spaces, '"' as '\'',
+ * "-" when empty or NULL), 'r' a string as it is, 'd' a double as %.6g (NaN when not finite),
+ * 'f' a double as %.4f, 'i' an int, 'z' a size_t.
  */
 void tb_gp_row(FILE *f, const char *cols, ...);
 
