@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "core/tb.h"
+#include "result/result.h"
 
 int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 		  const char *usage)
@@ -32,4 +33,37 @@ int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const ch
 {
 	tb_err("%s: bad value '%s' for %s%s%s", cmd, val, opt, why ? ": " : "", why ? why : "");
 	return TB_EXIT_USAGE;
+}
+
+int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
+		      struct tb_result **r)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*out = NULL;
+	*r = NULL;
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, usage)) != -1) {
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return TB_EXIT_OK;
+		default:
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tb_err("%s: expected one result file", argv[0]);
+		fputs(usage, stderr);
+		return TB_EXIT_USAGE;
+	}
+	*file = argv[optind];
+	return tb_result_load(*file, r) ? TB_EXIT_USAGE : -1;
 }

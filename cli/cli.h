@@ -13,6 +13,15 @@
  */
 int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 		  const char *usage);
+struct tb_result;
+/*
+ * Parse `CMD RESULT.json [-o PATH]`, the options of the commands that render one result (plot,
+ * report), and load the result. Returns -1 with *file (the argument), *out (NULL without -o)
+ * and *r (the caller frees it), or the exit code to return: TB_EXIT_OK after --help,
+ * TB_EXIT_USAGE after saying why (a bad option, not one file, a file that does not load).
+ */
+int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
+		      struct tb_result **r);
 /* "tracebench CMD: bad value 'x' for --opt: reason", returns TB_EXIT_USAGE. */
 int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why);
 

@@ -32,9 +32,6 @@ int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
 bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
-/* Write at most n bytes of s (NUL stops early) escaped for HTML and XML text and attribute
- * values: & < > " ' as entities, control characters other than tab and newlines as '?'. */
-void tb_fput_markup(FILE *f, const char *s, size_t n);
 /* Set by the signal handler of `run`; long loops poll it. */
 bool tb_stop_requested(void);
 void tb_request_stop(void);

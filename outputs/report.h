@@ -3,6 +3,8 @@
  * The HTML report: one self-contained file (inline CSS and SVG plots, no scripts, no network)
  * with the verdict table first, the plots, the environment, the scenario, the warnings and the
  * command that reproduces the run. Every string taken from a result is HTML-escaped.
+ * report.c writes the report of one result, report-compare.c those of several; html.h has the
+ * pieces both are made of.
  */
 #ifndef TB_REPORT_H
 #define TB_REPORT_H

@@ -1,30 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * `tracebench compare A.json B.json [C.json ...]`: what changed between result sets, and in
- * which environment. Each later file is compared against the first.
+ * Comparison of two results: environment differences, cells matched by identity, and the change
+ * of each matched cell's ns/op and overhead with its CI (compare.h).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "stats/compare.h"
-#include "outputs/report.h"
 #include "result/result.h"
 #include "stats/stats.h"
 #include "core/tb.h"
-#include "cli/commands.h"
-
-#define COMPARE_USAGE                                                                        \
-	"usage: tracebench compare A.json B.json [C.json ...] [--json] [--markdown]\n"       \
-	"                          [--require-same-host] [--alpha P] [--html FILE]\n"        \
-	"  --json               the comparison as JSON (an array for more than two files)\n" \
-	"  --markdown           a Markdown table (for a pull-request comment)\n"             \
-	"  --html FILE          also write a self-contained HTML report of the comparison\n" \
-	"  --require-same-host  refuse results from different hardware (exit 2)\n"           \
-	"  --alpha P            significance level (default: the results' alpha)\n"
 
 /* ---- environment diff ------------------------------------------------------------------------ */
 
@@ -247,6 +234,87 @@ void tb_compare_free(struct tb_comparison *c)
 	free(c);
 }
 
+static void keys_free(char **k, size_t n)
+{
+	for (size_t i = 0; k && i < n; i++)
+		free(k[i]);
+	free(k);
+}
+
+/* The canonical keys of r's cells (tb_cell_key), or NULL on ENOMEM. Free with keys_free. */
+static char **cell_keys(const struct tb_result *r)
+{
+	char **k = calloc(r->ncells + 1, sizeof(*k));
+
+	for (size_t i = 0; k && i < r->ncells; i++) {
+		if (!(k[i] = tb_cell_key(&r->cells[i]))) {
+			keys_free(k, r->ncells);
+			return NULL;
+		}
+	}
+	return k;
+}
+
+/* Matched rows first, in A's order: each cell of A with the first unused cell of B whose key
+ * is the same. used[j] is set for the cells of B taken. */
+static int match_rows(struct tb_comparison *c, char **ka, char **kb, bool *used)
+{
+	const struct tb_result *a = c->a, *b = c->b;
+
+	for (size_t i = 0; i < a->ncells; i++) {
+		for (size_t j = 0; j < b->ncells; j++) {
+			struct tb_cmp_row *w;
+
+			if (used[j] || strcmp(ka[i], kb[j]))
+				continue;
+			used[j] = true;
+			w = &c->rows[c->nrows++];
+			row_init(w);
+			w->a = &a->cells[i];
+			w->b = &b->cells[j];
+			w->id = w->a->id;
+			if (fill_row(c, w, i))
+				return -ENOMEM;
+			break;
+		}
+	}
+	c->nmatched = c->nrows;
+	return 0;
+}
+
+/* A row for cell x that only one side has; other is the other side's result. */
+static void add_only(struct tb_comparison *c, const struct tb_cell *x, bool in_a,
+		     const struct tb_result *other)
+{
+	struct tb_cmp_row *w = &c->rows[c->nrows++];
+
+	row_init(w);
+	if (in_a)
+		w->a = x;
+	else
+		w->b = x;
+	w->id = x->id;
+	for (size_t k = 0; k < other->ncells; k++)
+		if (same_names(x, &other->cells[k]))
+			w->config_differs = true;
+}
+
+/* Rows for the cells of A that matched nothing, then those of B (used: taken by a match). */
+static void add_unmatched(struct tb_comparison *c, const bool *used)
+{
+	for (size_t i = 0; i < c->a->ncells; i++) {
+		bool matched = false;
+
+		for (size_t k = 0; k < c->nmatched && !matched; k++)
+			matched = c->rows[k].a == &c->a->cells[i];
+		if (!matched)
+			add_only(c, &c->a->cells[i], true, c->b);
+	}
+	for (size_t j = 0; j < c->b->ncells; j++)
+		if (!used[j])
+			add_only(c, &c->b->cells[j], false, c->a);
+}
+
 int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_a,
 		     const char *name_b, double alpha, struct tb_comparison **out)
 {
@@ -268,73 +336,17 @@ int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_
 	ret = -ENOMEM;
 	if (diff_systems(c))
 		goto out;
-	ka = calloc(a->ncells + 1, sizeof(*ka));
-	kb = calloc(b->ncells + 1, sizeof(*kb));
+	ka = cell_keys(a);
+	kb = cell_keys(b);
 	used = calloc(b->ncells + 1, sizeof(*used));
 	c->rows = calloc(a->ncells + b->ncells + 1, sizeof(*c->rows));
-	if (!ka || !kb || !used || !c->rows)
+	if (!ka || !kb || !used || !c->rows || match_rows(c, ka, kb, used))
 		goto out;
-	for (size_t i = 0; i < a->ncells; i++)
-		if (!(ka[i] = tb_cell_key(&a->cells[i])))
-			goto out;
-	for (size_t j = 0; j < b->ncells; j++)
-		if (!(kb[j] = tb_cell_key(&b->cells[j])))
-			goto out;
-	/* Matched rows first, in A's order. */
-	for (size_t i = 0; i < a->ncells; i++) {
-		for (size_t j = 0; j < b->ncells; j++) {
-			struct tb_cmp_row *w;
-
-			if (used[j] || strcmp(ka[i], kb[j]))
-				continue;
-			used[j] = true;
-			w = &c->rows[c->nrows++];
-			row_init(w);
-			w->a = &a->cells[i];
-			w->b = &b->cells[j];
-			w->id = w->a->id;
-			if (fill_row(c, w, i))
-				goto out;
-			break;
-		}
-	}
-	c->nmatched = c->nrows;
-	for (size_t i = 0; i < a->ncells; i++) {
-		bool matched = false;
-
-		for (size_t k = 0; k < c->nmatched && !matched; k++)
-			matched = c->rows[k].a == &a->cells[i];
-		if (matched)
-			continue;
-		struct tb_cmp_row *w = &c->rows[c->nrows++];
-
-		row_init(w);
-		w->a = &a->cells[i];
-		w->id = w->a->id;
-		for (size_t j = 0; j < b->ncells; j++)
-			if (same_names(w->a, &b->cells[j]))
-				w->config_differs = true;
-	}
-	for (size_t j = 0; j < b->ncells; j++) {
-		if (used[j])
-			continue;
-		struct tb_cmp_row *w = &c->rows[c->nrows++];
-
-		row_init(w);
-		w->b = &b->cells[j];
-		w->id = w->b->id;
-		for (size_t i = 0; i < a->ncells; i++)
-			if (same_names(w->b, &a->cells[i]))
-				w->config_differs = true;
-	}
+	add_unmatched(c, used);
 	ret = 0;
 out:
-	for (size_t i = 0; ka && i < a->ncells; i++)
-		free(ka[i]);
-	for (size_t j = 0; kb && j < b->ncells; j++)
-		free(kb[j]);
-	free(ka);
-	free(kb);
+	keys_free(ka, a->ncells);
+	keys_free(kb, b->ncells);
 	free(used);
 	if (ret)
 		tb_compare_free(c);
@@ -349,403 +361,4 @@ const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const st
 		if (c->rows[i].b == b)
 			return &c->rows[i];
 	return NULL;
-}
-
-/* ---- outputs --------------------------------------------------------------------------------- */
-
-static json_t *jnum(double d)
-{
-	return isfinite(d) ? json_real(d) : json_null();
-}
-
-static json_t *jpair(double a, double b)
-{
-	return json_pack("[o,o]", jnum(a), jnum(b));
-}
-
-static json_t *jstr_or_null(const char *s)
-{
-	return s ? json_string(s) : json_null();
-}
-
-json_t *tb_compare_to_json(const struct tb_comparison *c)
-{
-	json_t *doc, *env = json_array(), *cells = json_array(), *only_a = json_array(),
-		     *only_b = json_array();
-	bool bad = !env || !cells || !only_a || !only_b;
-
-	for (size_t i = 0; !bad && i < c->ndiffs; i++) {
-		const struct tb_fp_diff *d = &c->diffs[i];
-
-		bad = json_array_append_new(env, json_pack("{s:s, s:o, s:o, s:b, s:b}", "key",
-							   d->key, "a", jstr_or_null(d->a), "b",
-							   jstr_or_null(d->b), "hardware",
-							   d->hardware, "transient", d->transient));
-	}
-	for (size_t i = 0; !bad && i < c->nrows; i++) {
-		const struct tb_cmp_row *w = &c->rows[i];
-		json_t *o;
-
-		if (!w->a || !w->b) {
-			o = json_pack("{s:s, s:b}", "id", w->id, "config_differs",
-				      w->config_differs);
-			bad = json_array_append_new(w->a ? only_a : only_b, o);
-			continue;
-		}
-		o = json_pack("{s:s, s:s?, s:s?, s:b, s:o, s:o, s:o, s:o, s:o, s:b}", "id", w->id,
-			      "workload", w->a->workload, "tracer", w->a->tracer, "baseline",
-			      w->a->baseline, "ns_per_op_a", jnum(w->ns_a), "ns_per_op_b",
-			      jnum(w->ns_b), "ns_per_op_change_pct", jnum(w->ns_pct),
-			      "ns_per_op_change_ci", jpair(w->ns_ci_lo, w->ns_ci_hi),
-			      "p_mannwhitney", jnum(w->p), "significant", w->ns_significant);
-		if (o && w->traced) {
-			json_t *ov = json_pack(
-				"{s:o, s:o, s:o, s:o, s:b, s:s, s:s}", "a", jnum(w->ovh_a), "b",
-				jnum(w->ovh_b), "change_pp", jnum(w->ovh_change), "change_ci",
-				jpair(w->ovh_ci_lo, w->ovh_ci_hi), "significant",
-				w->ovh_significant, "verdict_a", tb_verdict_name(w->verdict_a),
-				"verdict_b", tb_verdict_name(w->verdict_b));
-
-			if (!ov || json_object_set_new(o, "overhead_pct", ov))
-				bad = true;
-		}
-		bad = bad || json_array_append_new(cells, o);
-	}
-	if (bad) {
-		json_decref(env);
-		json_decref(cells);
-		json_decref(only_a);
-		json_decref(only_b);
-		return NULL;
-	}
-	doc = json_pack("{s:s, s:s, s:b, s:b, s:f, s:f, s:b, s:o, s:o, s:o, s:o}", "a", c->name_a,
-			"b", c->name_b, "a_partial", c->a->partial, "b_partial", c->b->partial,
-			"alpha", c->alpha, "confidence", 1 - c->alpha, "same_hardware",
-			c->same_hardware, "environment_differences", env, "cells", cells,
-			"only_in_a", only_a, "only_in_b", only_b);
-	return doc;
-}
-
-/* "+1.23% [+0.5, +2.0]" into buf. */
-static const char *fmt_change(char *buf, size_t len, double v, double lo, double hi,
-			      const char *unit)
-{
-	if (!isfinite(v))
-		snprintf(buf, len, "-");
-	else if (isfinite(lo) && isfinite(hi))
-		snprintf(buf, len, "%+.2f%s [%+.2f, %+.2f]", v, unit, lo, hi);
-	else
-		snprintf(buf, len, "%+.2f%s", v, unit);
-	return buf;
-}
-
-static const char *fmt_num(char *buf, size_t len, double v, const char *fmt)
-{
-	if (isfinite(v))
-		snprintf(buf, len, fmt, v);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-/* Long values (command lines, lists) are cut for the table; --json has them whole. */
-static const char *shorten(char *buf, size_t len, const char *s)
-{
-	if (!s)
-		return "(absent)";
-	if (strlen(s) < len)
-		return s;
-	snprintf(buf, len, "%.*s...", (int)len - 4, s);
-	return buf;
-}
-
-void tb_compare_print(FILE *f, const struct tb_comparison *c)
-{
-	char b1[64], b2[64], b3[64], b4[64], b5[64], b6[64];
-
-	fprintf(f, "compare: %s (A) -> %s (B); CIs at %.0f%%, significance at p < %g\n", c->name_a,
-		c->name_b, 100 * (1 - c->alpha), c->alpha);
-	if (c->a->partial || c->b->partial)
-		fprintf(f, "note: %s is partial (the run stopped early)\n",
-			c->a->partial ? c->name_a : c->name_b);
-	if (c->ndiffs == c->ntransient) {
-		fprintf(f, "environment: identical systems\n");
-	} else {
-		size_t n = c->ndiffs - c->ntransient;
-
-		fprintf(f, "environment: %zu difference%s%s\n", n, n > 1 ? "s" : "",
-			c->same_hardware ? "" : " (DIFFERENT HARDWARE)");
-		for (size_t i = 0; i < c->ndiffs; i++) {
-			const struct tb_fp_diff *d = &c->diffs[i];
-
-			if (d->transient)
-				continue;
-			fprintf(f, "  %-32s %s -> %s%s\n", d->key, shorten(b1, 48, d->a),
-				shorten(b2, 48, d->b), d->hardware ? "  [hardware]" : "");
-		}
-	}
-	fprintf(f, "\n%-28s %10s %10s %-32s %-8s %s\n", "cell", "ns/op A", "ns/op B",
-		"ns/op change % [CI]", "p", "overhead A -> B, change pp [CI]");
-	for (size_t i = 0; i < c->nmatched; i++) {
-		const struct tb_cmp_row *w = &c->rows[i];
-
-		fmt_change(b3, sizeof(b3) - 2, w->ns_pct, w->ns_ci_lo, w->ns_ci_hi, "%");
-		if (w->ns_significant)
-			strcat(b3, " *");
-		fprintf(f, "%-28s %10s %10s %-32s %-8s", w->id,
-			fmt_num(b1, sizeof(b1), w->ns_a, "%.1f"),
-			fmt_num(b2, sizeof(b2), w->ns_b, "%.1f"), b3,
-			fmt_num(b4, sizeof(b4), w->p, "%.2g"));
-		if (w->traced)
-			fprintf(f, " %s%% -> %s%%, %s%s",
-				fmt_num(b5, sizeof(b5), w->ovh_a, "%+.1f"),
-				fmt_num(b6, sizeof(b6), w->ovh_b, "%+.1f"),
-				fmt_change(b3, sizeof(b3), w->ovh_change, w->ovh_ci_lo,
-					   w->ovh_ci_hi, "pp"),
-				w->ovh_significant ? " *" : "");
-		else
-			fprintf(f, " (baseline)");
-		fputc('\n', f);
-	}
-	if (!c->nmatched)
-		fprintf(f, "(no cell in common)\n");
-	for (int side = 0; side < 2; side++) {
-		bool first = true;
-
-		for (size_t i = c->nmatched; i < c->nrows; i++) {
-			const struct tb_cmp_row *w = &c->rows[i];
-
-			if (side ? !!w->a : !w->a)
-				continue;
-			fprintf(f, "%s%s%s", first ? (side ? "only in B: " : "only in A: ") : ", ",
-				w->id, w->config_differs ? " (config differs)" : "");
-			first = false;
-		}
-		if (!first)
-			fputc('\n', f);
-	}
-	fprintf(f, "* significant: the CI excludes 0 (and, for ns/op, Mann-Whitney p < %g)\n",
-		c->alpha);
-}
-
-/* Markdown table cells must not contain '|' or newlines. */
-static void md_text(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else
-			fputc(*s, f);
-	}
-}
-
-void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
-{
-	char b1[64], b2[64], b3[64], b4[64];
-
-	fprintf(f, "## tracebench compare: `");
-	md_text(f, c->name_a);
-	fprintf(f, "` → `");
-	md_text(f, c->name_b);
-	fprintf(f, "`\n\nCIs at %.0f%%; significance at p < %g.\n\n", 100 * (1 - c->alpha),
-		c->alpha);
-	if (c->ndiffs > c->ntransient) {
-		fprintf(f, "### Environment differences%s\n\n| key | A | B |\n|---|---|---|\n",
-			c->same_hardware ? "" : " (different hardware)");
-		for (size_t i = 0; i < c->ndiffs; i++) {
-			if (c->diffs[i].transient)
-				continue;
-			fprintf(f, "| ");
-			md_text(f, c->diffs[i].key);
-			fprintf(f, " | ");
-			md_text(f, c->diffs[i].a ? c->diffs[i].a : "(absent)");
-			fprintf(f, " | ");
-			md_text(f, c->diffs[i].b ? c->diffs[i].b : "(absent)");
-			fprintf(f, " |\n");
-		}
-		fputc('\n', f);
-	} else {
-		fprintf(f, "Identical systems.\n\n");
-	}
-	fprintf(f, "| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
-	for (size_t i = 0; i < c->nmatched; i++) {
-		const struct tb_cmp_row *w = &c->rows[i];
-
-		fprintf(f, "| ");
-		md_text(f, w->id);
-		fprintf(f, " | %s | %s | %s%s | %s |", fmt_num(b1, sizeof(b1), w->ns_a, "%.1f"),
-			fmt_num(b2, sizeof(b2), w->ns_b, "%.1f"),
-			fmt_change(b3, sizeof(b3), w->ns_pct, w->ns_ci_lo, w->ns_ci_hi, "%"),
-			w->ns_significant ? " **\\***" : "", fmt_num(b4, sizeof(b4), w->p, "%.2g"));
-		if (w->traced)
-			fprintf(f, " %s | %s | %s%s |\n",
-				fmt_num(b1, sizeof(b1), w->ovh_a, "%+.1f%%"),
-				fmt_num(b2, sizeof(b2), w->ovh_b, "%+.1f%%"),
-				fmt_change(b3, sizeof(b3), w->ovh_change, w->ovh_ci_lo,
-					   w->ovh_ci_hi, "pp"),
-				w->ovh_significant ? " **\\***" : "");
-		else
-			fprintf(f, " baseline | | |\n");
-	}
-	for (int side = 0; side < 2; side++) {
-		bool first = true;
-
-		for (size_t i = c->nmatched; i < c->nrows; i++) {
-			const struct tb_cmp_row *w = &c->rows[i];
-
-			if (side ? !!w->a : !w->a)
-				continue;
-			fprintf(f, "%s`",
-				first ? (side ? "\nOnly in B: " : "\nOnly in A: ") : ", ");
-			md_text(f, w->id);
-			fprintf(f, "`%s", w->config_differs ? " (config differs)" : "");
-			first = false;
-		}
-		if (!first)
-			fputc('\n', f);
-	}
-	fprintf(f, "\n\\* significant: the CI excludes 0 (ns/op: and Mann-Whitney p < %g).\n",
-		c->alpha);
-}
-
-/* ---- the command ----------------------------------------------------------------------------- */
-
-int tb_cmd_compare(int argc, char **argv)
-{
-	static const struct option longopts[] = {
-		{"json", no_argument, NULL, 'j'},
-		{"markdown", no_argument, NULL, 'm'},
-		{"require-same-host", no_argument, NULL, 's'},
-		{"alpha", required_argument, NULL, 'a'},
-		{"html", required_argument, NULL, 'H'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	bool json = false, markdown = false, same_host = false;
-	const char *html = NULL;
-	struct tb_comparison **cmps = NULL;
-	struct tb_result **res = NULL;
-	json_t *all = NULL;
-	double alpha = 0;
-	int c, nres, ret = TB_EXIT_USAGE;
-
-	while ((c = tb_cli_getopt(argc, argv, "h", longopts, COMPARE_USAGE)) != -1) {
-		switch (c) {
-		case 'j':
-			json = true;
-			break;
-		case 'm':
-			markdown = true;
-			break;
-		case 's':
-			same_host = true;
-			break;
-		case 'H':
-			html = optarg;
-			break;
-		case 'a':
-			if (tb_parse_double(optarg, &alpha) || !(alpha > 0 && alpha < 0.5))
-				return tb_cli_bad_value("compare", "--alpha", optarg,
-							"a probability in (0, 0.5)");
-			break;
-		case 'h':
-			printf("%s", COMPARE_USAGE);
-			return TB_EXIT_OK;
-		default:
-			return TB_EXIT_USAGE;
-		}
-	}
-	if (json && markdown) {
-		tb_err("compare: choose one of --json and --markdown");
-		return TB_EXIT_USAGE;
-	}
-	nres = argc - optind;
-	if (nres < 2) {
-		tb_err("compare: needs at least two result files");
-		fprintf(stderr, "%s", COMPARE_USAGE);
-		return TB_EXIT_USAGE;
-	}
-	res = calloc((size_t)nres, sizeof(*res));
-	cmps = calloc((size_t)nres, sizeof(*cmps));
-	if (!res || !cmps) {
-		free(res);
-		free(cmps);
-		return TB_EXIT_FAIL;
-	}
-	/* Load everything first: a bad file is reported before any output. */
-	for (int i = 0; i < nres; i++)
-		if (tb_result_load(argv[optind + i], &res[i]))
-			goto out;
-	if (json && !(all = json_array())) {
-		ret = TB_EXIT_FAIL;
-		goto out;
-	}
-	for (int i = 1; i < nres; i++) {
-		struct tb_comparison *cmp;
-
-		if (tb_compare_build(res[0], res[i], argv[optind], argv[optind + i], alpha, &cmp)) {
-			tb_err("compare: out of memory");
-			ret = TB_EXIT_FAIL;
-			goto out;
-		}
-		if (same_host && !cmp->same_hardware) {
-			for (size_t k = 0; k < cmp->ndiffs; k++)
-				if (cmp->diffs[k].hardware)
-					tb_err("compare: %s and %s ran on different hardware: %s: %s vs %s (--require-same-host)",
-					       argv[optind], argv[optind + i], cmp->diffs[k].key,
-					       cmp->diffs[k].a ? cmp->diffs[k].a : "(absent)",
-					       cmp->diffs[k].b ? cmp->diffs[k].b : "(absent)");
-			tb_compare_free(cmp);
-			ret = TB_EXIT_USAGE;
-			goto out;
-		}
-		if (json) {
-			if (json_array_append_new(all, tb_compare_to_json(cmp))) {
-				tb_compare_free(cmp);
-				ret = TB_EXIT_FAIL;
-				goto out;
-			}
-		} else if (markdown) {
-			tb_compare_markdown(stdout, cmp);
-		} else {
-			if (i > 1)
-				putchar('\n');
-			tb_compare_print(stdout, cmp);
-		}
-		cmps[i - 1] = cmp; /* kept for --html */
-	}
-	if (html) {
-		int hret = tb_report_comparison_write((const struct tb_comparison *const *)cmps,
-						      (size_t)nres - 1, html);
-
-		if (hret) {
-			tb_err("compare: %s: cannot write the HTML report: %s", html,
-			       strerror(-hret));
-			ret = hret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
-			goto out;
-		}
-		fprintf(stderr, "compare: HTML report in %s\n", html);
-	}
-	if (json) {
-		/* One comparison: the object itself; several: an array, in argument order. */
-		json_t *doc = nres == 2 ? json_array_get(all, 0) : all;
-
-		if (json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
-		    putchar('\n') == EOF) {
-			ret = TB_EXIT_FAIL;
-			goto out;
-		}
-	}
-	ret = fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;
-out:
-	json_decref(all);
-	for (int i = 0; cmps && i < nres; i++)
-		tb_compare_free(cmps[i]);
-	free(cmps);
-	for (int i = 0; res && i < nres; i++)
-		tb_result_free(res[i]);
-	free(res);
-	return ret;
 }

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Comparison of two results (e.g. two kernels, two tracer versions), for `tracebench compare`,
- * the gate's --baseline and the HTML report. doc/statistics.md defines every number.
+ * the gate's --baseline and the HTML report. doc/statistics.md defines every number; its
+ * outputs (JSON, table, Markdown) are outputs/compare-formats.h, its HTML outputs/report.h.
  */
 #ifndef TB_COMPARE_H
 #define TB_COMPARE_H
 
 #include <jansson.h>
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "result/result.h"
 
@@ -60,11 +60,6 @@ int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_
 void tb_compare_free(struct tb_comparison *c);
 /* The row matching cell c of the newer result (b), or NULL. */
 const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b);
-
-/* Outputs: JSON object (new reference, NULL on ENOMEM), terminal table, Markdown. */
-json_t *tb_compare_to_json(const struct tb_comparison *c);
-void tb_compare_print(FILE *f, const struct tb_comparison *c);
-void tb_compare_markdown(FILE *f, const struct tb_comparison *c);
 
 /* Canonical identity of a cell across results: "workload\ttracer\t{sorted config JSON}". */
 char *tb_cell_key(const struct tb_cell *c);

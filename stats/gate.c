@@ -1,60 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * `tracebench gate RESULT.json [--baseline OLD.json] ...`: a CI verdict with exit codes
- * 0 pass, 1 fail, 2 bad input, plus JUnit XML, Markdown and github-action-benchmark JSON.
- *
- * A cell fails when (1) it is untrustworthy (unless allowed), (2) its overhead is significantly
- * above max-overhead: the lower end of its (1 - alpha) CI is above the limit, or (3) against
- * --baseline, its baseline ns/op (baseline cells) or its overhead (traced cells) grew by
- * significantly more than max-regression: the lower end of the change's CI is above it.
- * "Significantly" keeps a noisy but acceptable tracer from failing builds at random; a point
- * estimate above the limit without significance passes with a warning to measure longer.
- */
+/* The gate's thresholds and its verdict on each cell (gate.h states the rules). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "core/tb.h"
+#include "result/result.h"
 #include "stats/compare.h"
 #include "stats/gate.h"
-#include "result/result.h"
 #include "stats/stats.h"
-#include "core/tb.h"
-#include "cli/commands.h"
-
-#define GATE_USAGE                                                                               \
-	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"         \
-	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"  \
-	"                       [--junit FILE] [--markdown FILE] [--benchmark-json FILE]\n"      \
-	"Exit 0 pass, 1 fail, 2 bad input. Limits also come from the result's [gate] section;\n" \
-	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n" \
-	"A limit of 'none' disables it.\n"
-
-enum gstatus {
-	G_PASS,
-	G_FAIL,
-	G_SKIP, /* untrustworthy but allowed: reported as skipped in JUnit */
-};
-
-struct gcell {
-	const struct tb_cell *c;
-	enum gstatus st;
-	const char *type; /* failure type for JUnit: "overhead", "regression", "untrustworthy" */
-	char msg[768];
-	bool warn; /* passed, but the point estimate is over a limit */
-};
-
-struct gate {
-	const struct tb_gate_opts *o;
-	const char *name, *old_name;
-	double max_overhead, max_regression, alpha;
-	bool allow;
-	struct gcell *cells;
-	size_t ncells, nfail, nskip;
-	bool has_old;
-};
 
 void tb_gate_opts_init(struct tb_gate_opts *o)
 {
@@ -90,7 +45,7 @@ static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 	return 0;
 }
 
-static int resolve(struct gate *g, const struct tb_result *r)
+static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_opts *o)
 {
 	json_t *j = r->gate, *v;
 	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
@@ -117,18 +72,19 @@ static int resolve(struct gate *g, const struct tb_result *r)
 			return -EINVAL;
 		}
 	}
-	g->max_overhead = isnan(g->o->max_overhead) ? mo : g->o->max_overhead;
-	g->max_regression = isnan(g->o->max_regression) ? mr : g->o->max_regression;
-	g->alpha = isnan(g->o->alpha) ? alpha : g->o->alpha;
-	g->allow = g->o->allow_untrustworthy < 0 ? allow : g->o->allow_untrustworthy;
+	g->max_overhead = isnan(o->max_overhead) ? mo : o->max_overhead;
+	g->max_regression = isnan(o->max_regression) ? mr : o->max_regression;
+	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
+	g->allow = o->allow_untrustworthy < 0 ? allow : o->allow_untrustworthy;
 	return 0;
 }
 
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
-static void add_msg(struct gcell *gc, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_msg(struct tb_gate_cell *gc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-static void add_msg(struct gcell *gc, const char *fmt, ...)
+static void add_msg(struct tb_gate_cell *gc, const char *fmt, ...)
 {
 	size_t n = strlen(gc->msg);
 	va_list ap;
@@ -142,489 +98,166 @@ static void add_msg(struct gcell *gc, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void fail(struct gcell *gc, const char *type)
+static void fail(struct tb_gate_cell *gc, const char *type)
 {
-	if (gc->st != G_FAIL)
+	if (gc->st != TB_GATE_FAIL)
 		gc->type = type;
-	gc->st = G_FAIL;
+	gc->st = TB_GATE_FAIL;
 }
 
-static void evaluate(struct gate *g, const struct tb_result *r, const struct tb_comparison *cmp)
+/*
+ * The check of a value against a limit lim (percent or percentage points; not finite: none):
+ * fail with type when the CI's lower bound lo is above it, warn when only the point estimate
+ * is. over and near are the messages, each with one %g for the limit.
+ */
+static void check_limit(struct tb_gate_cell *gc, double point, double lo, double lim,
+			const char *type, const char *over, const char *near)
 {
-	double conf = 100 * (1 - g->alpha);
+	if (isfinite(lim) && lo > lim) {
+		fail(gc, type);
+		add_msg(gc, over, lim);
+	} else if (isfinite(lim) && point > lim) {
+		gc->warn = true;
+		add_msg(gc, near, lim);
+	}
+}
 
+/* The cell on its own: its baseline measured, its overhead against max-overhead. */
+static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
+{
+	const struct tb_cell *c = gc->c;
+	const struct tb_overhead *o = &c->overhead;
+	bool untrusted = false;
+
+	if (c->baseline && c->error) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: baseline cell failed: %s", c->error);
+	} else if (c->baseline && !c->summary.n) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: the baseline cell has no measured samples");
+	} else if (c->baseline) {
+		add_msg(gc, "baseline %.1f ns/op", c->summary.median);
+	} else if (o->verdict == TB_VERDICT_UNTRUSTWORTHY) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: %s", o->reason);
+	} else {
+		add_msg(gc, "overhead %+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%s)", o->pct,
+			o->ci_lo, o->ci_hi, 100 * (1 - g->alpha), tb_verdict_name(o->verdict));
+		check_limit(gc, o->pct, o->ci_lo, 100 * g->max_overhead, "overhead",
+			    "exceeds max-overhead %g%%: the CI's lower bound is above it",
+			    "above max-overhead %g%% but not significantly: measure more rounds");
+	}
+	if (!untrusted)
+		return;
+	if (g->allow) {
+		gc->st = TB_GATE_SKIP;
+		add_msg(gc, "allowed by --allow-untrustworthy");
+	} else {
+		fail(gc, "untrustworthy");
+	}
+}
+
+/* The cell against the baseline result (w: its row in the comparison, NULL when absent). */
+static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
+			     const struct tb_cmp_row *w)
+{
+	double lim = 100 * g->max_regression;
+
+	if (!w) {
+		add_msg(gc, "not in %s: no regression check", g->old_name);
+	} else if (gc->c->baseline) {
+		add_msg(gc, "ns/op %+.2f%% [%+.2f%%, %+.2f%%] vs %s (p %.2g)", w->ns_pct,
+			w->ns_ci_lo, w->ns_ci_hi, g->old_name, w->p);
+		check_limit(gc, w->ns_pct, w->ns_ci_lo, lim, "regression",
+			    "baseline ns/op regressed by more than max-regression %g%%",
+			    "above max-regression %g%% but not significantly");
+	} else if (w->traced) {
+		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
+			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
+		check_limit(gc, w->ovh_change, w->ovh_ci_lo, lim, "regression",
+			    "overhead regressed by more than max-regression %g percentage points",
+			    "above max-regression %g pp but not significantly");
+	}
+}
+
+static void evaluate(struct tb_gate *g, const struct tb_result *r)
+{
 	for (size_t i = 0; i < r->ncells; i++) {
-		const struct tb_cell *c = &r->cells[i];
-		const struct tb_overhead *o = &c->overhead;
-		struct gcell *gc = &g->cells[i];
-		const struct tb_cmp_row *w = cmp ? tb_compare_find(cmp, c) : NULL;
-		bool untrusted = false;
+		struct tb_gate_cell *gc = &g->cells[i];
 
-		gc->c = c;
-		gc->st = G_PASS;
+		gc->c = &r->cells[i];
+		gc->st = TB_GATE_PASS;
 		gc->type = "";
-		if (c->baseline && c->error) {
-			untrusted = true;
-			add_msg(gc, "untrustworthy: baseline cell failed: %s", c->error);
-		} else if (c->baseline && !c->summary.n) {
-			untrusted = true;
-			add_msg(gc, "untrustworthy: the baseline cell has no measured samples");
-		} else if (c->baseline) {
-			add_msg(gc, "baseline %.1f ns/op", c->summary.median);
-		} else if (o->verdict == TB_VERDICT_UNTRUSTWORTHY) {
-			untrusted = true;
-			add_msg(gc, "untrustworthy: %s", o->reason);
-		} else {
-			double lim = 100 * g->max_overhead;
-
-			add_msg(gc, "overhead %+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%s)",
-				o->pct, o->ci_lo, o->ci_hi, conf, tb_verdict_name(o->verdict));
-			if (isfinite(lim) && o->ci_lo > lim) {
-				fail(gc, "overhead");
-				add_msg(gc,
-					"exceeds max-overhead %g%%: the CI's lower bound is above it",
-					lim);
-			} else if (isfinite(lim) && o->pct > lim) {
-				gc->warn = true;
-				add_msg(gc,
-					"above max-overhead %g%% but not significantly: measure more rounds",
-					lim);
-			}
-		}
-		if (untrusted) {
-			if (g->allow) {
-				gc->st = G_SKIP;
-				add_msg(gc, "allowed by --allow-untrustworthy");
-			} else {
-				fail(gc, "untrustworthy");
-			}
-		}
-		if (!g->has_old)
-			continue;
-		if (!w) {
-			add_msg(gc, "not in %s: no regression check", g->old_name);
-			continue;
-		}
-		double lim = 100 * g->max_regression;
-
-		if (c->baseline) {
-			add_msg(gc, "ns/op %+.2f%% [%+.2f%%, %+.2f%%] vs %s (p %.2g)", w->ns_pct,
-				w->ns_ci_lo, w->ns_ci_hi, g->old_name, w->p);
-			if (isfinite(lim) && w->ns_ci_lo > lim) {
-				fail(gc, "regression");
-				add_msg(gc,
-					"baseline ns/op regressed by more than max-regression %g%%",
-					lim);
-			} else if (isfinite(lim) && w->ns_pct > lim) {
-				gc->warn = true;
-				add_msg(gc, "above max-regression %g%% but not significantly", lim);
-			}
-		} else if (w->traced) {
-			add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
-				w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
-			if (isfinite(lim) && w->ovh_ci_lo > lim) {
-				fail(gc, "regression");
-				add_msg(gc,
-					"overhead regressed by more than max-regression %g percentage points",
-					lim);
-			} else if (isfinite(lim) && w->ovh_change > lim) {
-				gc->warn = true;
-				add_msg(gc, "above max-regression %g pp but not significantly",
-					lim);
-			}
-		}
-	}
-	for (size_t i = 0; i < g->ncells; i++) {
-		g->nfail += g->cells[i].st == G_FAIL;
-		g->nskip += g->cells[i].st == G_SKIP;
+		judge_cell(g, gc);
+		if (g->has_old)
+			judge_regression(g, gc, g->cmp ? tb_compare_find(g->cmp, gc->c) : NULL);
+		g->nfail += gc->st == TB_GATE_FAIL;
+		g->nskip += gc->st == TB_GATE_SKIP;
 	}
 }
 
-/* ---- outputs --------------------------------------------------------------------------------- */
-
-static const char *status_name(enum gstatus s)
+/* Analyse r at alpha, keeping its own settings for tb_gate_release. */
+static void set_alpha(struct tb_result *r, double alpha, double *own_alpha, double *own_conf)
 {
-	return s == G_FAIL ? "FAIL" : s == G_SKIP ? "SKIP" : "PASS";
+	*own_alpha = r->alpha;
+	*own_conf = r->confidence;
+	r->alpha = alpha;
+	r->confidence = 1 - alpha;
 }
 
-static void fmt_limit(char *buf, size_t len, double frac, const char *unit)
+int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *old,
+		     const struct tb_gate_opts *o)
 {
-	if (isfinite(frac))
-		snprintf(buf, len, "%g%s", 100 * frac, unit);
-	else
-		snprintf(buf, len, "none");
-}
-
-static void print_table(FILE *f, const struct gate *g)
-{
-	char mo[32], mr[32];
-
-	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
-	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
-	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s)\n", g->name,
-		g->nfail || !g->ncells ? "FAILED" : "PASSED", g->nfail, g->ncells,
-		g->nskip ? ", some skipped" : "");
-	fprintf(f,
-		"  max-overhead %s, max-regression %s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
-		mo, mr, g->has_old ? " vs " : " (no --baseline)", g->has_old ? g->old_name : "",
-		g->alpha, 100 * (1 - g->alpha), g->allow ? "allowed" : "fail");
-	for (size_t i = 0; i < g->ncells; i++) {
-		const struct gcell *gc = &g->cells[i];
-
-		fprintf(f, "  %s%s %-28s %s\n", status_name(gc->st), gc->warn ? "!" : " ",
-			gc->c->id, gc->msg);
-	}
-}
-
-/* XML text and attribute values. */
-static void xml(FILE *f, const char *s)
-{
-	tb_fput_markup(f, s, SIZE_MAX);
-}
-
-/* Wall time the cell's samples took (warmups included), for JUnit's time attribute. */
-static double cell_seconds(const struct tb_cell *c)
-{
-	double ns = 0;
-
-	for (size_t i = 0; i < c->nsamples; i++)
-		if (isfinite(c->samples[i].elapsed_ns))
-			ns += c->samples[i].elapsed_ns;
-	return ns / 1e9;
-}
-
-static void write_junit(FILE *f, const struct gate *g)
-{
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-	fprintf(f,
-		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n",
-		g->ncells, g->nfail, g->nskip);
-	fprintf(f, "  <testsuite name=\"tracebench gate: ");
-	xml(f, g->name);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", g->ncells,
-		g->nfail, g->nskip);
-	for (size_t i = 0; i < g->ncells; i++) {
-		const struct gcell *gc = &g->cells[i];
-
-		fprintf(f, "    <testcase classname=\"tracebench.");
-		xml(f, gc->c->workload);
-		fprintf(f, "\" name=\"");
-		xml(f, gc->c->id);
-		fprintf(f, "\" time=\"%.3f\">", cell_seconds(gc->c));
-		if (gc->st == G_FAIL) {
-			fprintf(f, "\n      <failure type=\"%s\" message=\"", gc->type);
-			xml(f, gc->msg);
-			fprintf(f, "\">");
-			xml(f, gc->msg);
-			fprintf(f, "</failure>\n    ");
-		} else if (gc->st == G_SKIP) {
-			fprintf(f, "\n      <skipped message=\"");
-			xml(f, gc->msg);
-			fprintf(f, "\"/>\n    ");
-		} else {
-			fprintf(f, "\n      <system-out>");
-			xml(f, gc->msg);
-			fprintf(f, "</system-out>\n    ");
-		}
-		fprintf(f, "</testcase>\n");
-	}
-	fprintf(f, "  </testsuite>\n</testsuites>\n");
-}
-
-static void md(FILE *f, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '|')
-			fputs("\\|", f);
-		else if (*s == '\n' || *s == '\r')
-			fputc(' ', f);
-		else
-			fputc(*s, f);
-	}
-}
-
-static void write_markdown(FILE *f, const struct gate *g)
-{
-	char mo[32], mr[32];
-
-	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
-	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
-	fprintf(f, "## tracebench gate: %s\n\n", g->nfail || !g->ncells ? "❌ failed" : "✅ passed");
-	fprintf(f, "`");
-	md(f, g->name);
-	fprintf(f, "`: %zu of %zu cells failed%s. Limits: max-overhead %s, max-regression %s",
-		g->nfail, g->ncells, g->nskip ? " (untrustworthy cells skipped)" : "", mo, mr);
-	if (g->has_old) {
-		fprintf(f, " against `");
-		md(f, g->old_name);
-		fprintf(f, "`");
-	}
-	fprintf(f,
-		"; alpha %g (CIs at %g%%). A limit fails a cell only when the CI lies above it.\n\n",
-		g->alpha, 100 * (1 - g->alpha));
-	fprintf(f, "| | cell | overhead | CI | verdict | details |\n|---|---|---:|---|---|---|\n");
-	for (size_t i = 0; i < g->ncells; i++) {
-		const struct gcell *gc = &g->cells[i];
-		const struct tb_overhead *o = &gc->c->overhead;
-
-		fprintf(f, "| %s | `", gc->st == G_FAIL ? "❌" : gc->st == G_SKIP ? "⚠️" : "✅");
-		md(f, gc->c->id);
-		if (gc->c->has_overhead && isfinite(o->pct))
-			fprintf(f, "` | %+.2f%% | [%+.2f%%, %+.2f%%] | %s | ", o->pct, o->ci_lo,
-				o->ci_hi, tb_verdict_name(o->verdict));
-		else
-			fprintf(f, "` | | | %s | ", gc->c->baseline ? "baseline" : "-");
-		md(f, gc->msg);
-		fprintf(f, " |\n");
-	}
-}
-
-static json_t *bench_entry(const char *name, const char *unit, double value, const char *range,
-			   const char *extra)
-{
-	json_t *e = json_pack("{s:s, s:s, s:f, s:s}", "name", name, "unit", unit, "value", value,
-			      "extra", extra);
-
-	if (e && range && json_object_set_new(e, "range", json_string(range))) {
-		json_decref(e);
-		return NULL;
-	}
-	return e;
-}
-
-static json_t *benchmark_json(const struct gate *g)
-{
-	json_t *arr = json_array();
-
-	for (size_t i = 0; arr && i < g->ncells; i++) {
-		const struct tb_cell *c = g->cells[i].c;
-		const struct tb_overhead *o = &c->overhead;
-		char name[256], range[64], extra[1200];
-		json_t *e;
-
-		if (isfinite(c->summary.median)) {
-			snprintf(name, sizeof(name), "%s ns/op", c->id);
-			snprintf(range, sizeof(range), "± %.3g", c->summary.sd);
-			snprintf(extra, sizeof(extra), "median of %zu rounds; CV %.2f%%; %.800s",
-				 c->summary.n, 100 * c->summary.cv, g->cells[i].msg);
-			e = bench_entry(name, "ns/op", c->summary.median,
-					isfinite(c->summary.sd) ? range : NULL, extra);
-			if (!e || json_array_append_new(arr, e))
-				goto fail;
-		}
-		if (c->has_overhead && isfinite(o->pct)) {
-			snprintf(name, sizeof(name), "%s overhead", c->id);
-			snprintf(range, sizeof(range), "± %.3g", (o->ci_hi - o->ci_lo) / 2);
-			snprintf(extra, sizeof(extra), "CI [%+.2f%%, %+.2f%%] at %g%%; %s; %.300s",
-				 o->ci_lo, o->ci_hi, 100 * (1 - g->alpha),
-				 tb_verdict_name(o->verdict), o->reason);
-			e = bench_entry(name, "%", o->pct,
-					isfinite(o->ci_lo) && isfinite(o->ci_hi) ? range : NULL,
-					extra);
-			if (!e || json_array_append_new(arr, e))
-				goto fail;
-		}
-	}
-	return arr;
-fail:
-	json_decref(arr);
-	return NULL;
-}
-
-/* Write what fn prints into path, atomically. Returns 0 or -errno (reported). */
-static int write_out(const char *path, const struct gate *g,
-		     void (*fn)(FILE *, const struct gate *), json_t *doc)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret;
-
-	if (doc) {
-		char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
-
-		if (text && asprintf(&buf, "%s\n", text) < 0)
-			buf = NULL;
-		free(text);
-		len = buf ? strlen(buf) : 0;
-	} else if ((f = open_memstream(&buf, &len))) {
-		fn(f, g);
-		if (fclose(f)) {
-			free(buf);
-			buf = NULL;
-		}
-	}
-	if (!buf) {
-		tb_err("gate: %s: out of memory", path);
-		return -ENOMEM;
-	}
-	ret = tb_write_atomic(path, buf, len, 0644);
-	if (ret)
-		tb_err("gate: cannot write %s: %s", path, strerror(-ret));
-	free(buf);
-	return ret;
-}
-
-int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
-		   FILE *out)
-{
-	struct gate g = {.o = o, .name = o->name ? o->name : "result"};
-	double r_alpha = r->alpha, r_conf = r->confidence;
-	double o_alpha = old ? old->alpha : 0, o_conf = old ? old->confidence : 0;
-	struct tb_comparison *cmp = NULL;
-	int ret = TB_EXIT_USAGE;
-
-	g.old_name = o->baseline_name ? o->baseline_name : "the baseline result";
-	g.has_old = old != NULL;
-	if (resolve(&g, r))
-		return TB_EXIT_USAGE;
-	/* Analyse at the gate's confidence; restored (and re-analysed) before returning. */
-	r->alpha = g.alpha;
-	r->confidence = 1 - g.alpha;
+	memset(g, 0, sizeof(*g));
+	g->name = o->name ? o->name : "result";
+	g->old_name = o->baseline_name ? o->baseline_name : "the baseline result";
+	g->has_old = old != NULL;
+	if (resolve(g, r, o))
+		return -EINVAL;
+	/* Analyse at the gate's confidence; tb_gate_release restores (and re-analyses). */
+	g->r = r;
+	set_alpha(r, g->alpha, &g->r_alpha, &g->r_conf);
 	if (old) {
-		old->alpha = g.alpha;
-		old->confidence = 1 - g.alpha;
-		if (tb_compare_build(old, r, g.old_name, g.name, g.alpha, &cmp)) {
-			tb_err("gate: out of memory comparing with %s", g.old_name);
-			ret = TB_EXIT_FAIL;
-			goto out;
+		g->old = old;
+		set_alpha(old, g->alpha, &g->old_alpha, &g->old_conf);
+		if (tb_compare_build(old, r, g->old_name, g->name, g->alpha, &g->cmp)) {
+			tb_err("gate: out of memory comparing with %s", g->old_name);
+			return -ENOMEM;
 		}
 	} else if (tb_stats_analyze(r)) {
-		tb_err("gate: out of memory analysing %s", g.name);
-		ret = TB_EXIT_FAIL;
-		goto out;
+		tb_err("gate: out of memory analysing %s", g->name);
+		return -ENOMEM;
 	}
-	g.ncells = r->ncells;
-	g.cells = calloc(r->ncells ? r->ncells : 1, sizeof(*g.cells));
-	if (!g.cells) {
-		ret = TB_EXIT_FAIL;
-		goto out;
+	g->ncells = r->ncells;
+	g->cells = calloc(r->ncells ? r->ncells : 1, sizeof(*g->cells));
+	if (!g->cells) {
+		tb_err("gate: out of memory gating %s", g->name);
+		return -ENOMEM;
 	}
-	evaluate(&g, r, cmp);
-	if (out)
-		print_table(out, &g);
-	ret = TB_EXIT_USAGE;
-	if (o->junit && write_out(o->junit, &g, write_junit, NULL))
-		goto out;
-	if (o->markdown && write_out(o->markdown, &g, write_markdown, NULL))
-		goto out;
-	if (o->benchmark_json) {
-		json_t *doc = benchmark_json(&g);
-		int w = doc ? write_out(o->benchmark_json, &g, NULL, doc) : -ENOMEM;
-
-		json_decref(doc);
-		if (w)
-			goto out;
-	}
-	ret = g.nfail ? TB_EXIT_FAIL : TB_EXIT_OK;
-	/* An empty result is a run that measured nothing: never a pass. */
-	if (!r->ncells) {
-		tb_err("gate: %s has no cells: nothing was measured", g.name);
-		ret = TB_EXIT_FAIL;
-	}
-	if (r->partial)
-		tb_warn("gate: %s is partial (stopped early: %s)", g.name,
-			r->stop_reason ? r->stop_reason : "unknown reason");
-out:
-	tb_compare_free(cmp);
-	free(g.cells);
-	if (r->alpha != r_alpha || r->confidence != r_conf) {
-		r->alpha = r_alpha;
-		r->confidence = r_conf;
-		tb_stats_analyze(r);
-	}
-	if (old && (old->alpha != o_alpha || old->confidence != o_conf)) {
-		old->alpha = o_alpha;
-		old->confidence = o_conf;
-		tb_stats_analyze(old);
-	}
-	return ret;
-}
-
-/* ---- the command ----------------------------------------------------------------------------- */
-
-static int opt_pct(const char *opt, const char *val, double *out)
-{
-	if (!strcmp(val, "none") || !strcmp(val, "off")) {
-		*out = INFINITY;
-		return 0;
-	}
-	if (tb_parse_percent(val, out) || *out < 0)
-		return tb_cli_bad_value("gate", opt, val, "expected a percentage like 5% or none");
+	evaluate(g, r);
 	return 0;
 }
 
-int tb_cmd_gate(int argc, char **argv)
+/* Analyse r at its own settings again when the gate changed them. */
+static void restore(struct tb_result *r, double alpha, double conf)
 {
-	static const struct option longopts[] = {
-		{"baseline", required_argument, NULL, 'b'},
-		{"max-overhead", required_argument, NULL, 'o'},
-		{"max-regression", required_argument, NULL, 'r'},
-		{"alpha", required_argument, NULL, 'a'},
-		{"allow-untrustworthy", no_argument, NULL, 'u'},
-		{"junit", required_argument, NULL, 'j'},
-		{"markdown", required_argument, NULL, 'm'},
-		{"benchmark-json", required_argument, NULL, 'B'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
-	};
-	struct tb_result *r = NULL, *old = NULL;
-	struct tb_gate_opts o;
-	int c, ret = TB_EXIT_USAGE;
+	if (r && (r->alpha != alpha || r->confidence != conf)) {
+		r->alpha = alpha;
+		r->confidence = conf;
+		tb_stats_analyze(r);
+	}
+}
 
-	tb_gate_opts_init(&o);
-	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
-		switch (c) {
-		case 'b':
-			o.baseline_name = optarg;
-			break;
-		case 'o':
-			if (opt_pct("--max-overhead", optarg, &o.max_overhead))
-				return TB_EXIT_USAGE;
-			break;
-		case 'r':
-			if (opt_pct("--max-regression", optarg, &o.max_regression))
-				return TB_EXIT_USAGE;
-			break;
-		case 'a':
-			if (tb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 0.5))
-				return tb_cli_bad_value("gate", "--alpha", optarg,
-							"a probability in (0, 0.5)");
-			break;
-		case 'u':
-			o.allow_untrustworthy = 1;
-			break;
-		case 'j':
-			o.junit = optarg;
-			break;
-		case 'm':
-			o.markdown = optarg;
-			break;
-		case 'B':
-			o.benchmark_json = optarg;
-			break;
-		case 'h':
-			printf("%s", GATE_USAGE);
-			return TB_EXIT_OK;
-		default:
-			return TB_EXIT_USAGE;
-		}
-	}
-	if (argc - optind != 1) {
-		tb_err("gate: needs exactly one result file");
-		fprintf(stderr, "%s", GATE_USAGE);
-		return TB_EXIT_USAGE;
-	}
-	o.name = argv[optind];
-	if (tb_result_load(o.name, &r))
-		goto out;
-	if (o.baseline_name && tb_result_load(o.baseline_name, &old))
-		goto out;
-	ret = tb_gate_result(r, old, &o, stdout);
-	if (fflush(stdout) && ret == TB_EXIT_OK)
-		ret = TB_EXIT_FAIL;
-out:
-	tb_result_free(r);
-	tb_result_free(old);
-	return ret;
+void tb_gate_release(struct tb_gate *g)
+{
+	tb_compare_free(g->cmp);
+	free(g->cells);
+	restore(g->r, g->r_alpha, g->r_conf);
+	restore(g->old, g->old_alpha, g->old_conf);
+	memset(g, 0, sizeof(*g));
+}
+
+bool tb_gate_passed(const struct tb_gate *g)
+{
+	return !g->nfail && g->ncells;
 }

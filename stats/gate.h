@@ -1,14 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The CI gate: pass/fail per cell from a result (and optionally an older result), with JUnit,
- * Markdown and github-action-benchmark outputs. doc/statistics.md states the rules.
+ * The CI gate: pass/fail per cell from a result (and optionally an older result).
+ * doc/statistics.md states the rules:
+ *
+ * A cell fails when (1) it is untrustworthy (unless allowed), (2) its overhead is significantly
+ * above max-overhead: the lower end of its (1 - alpha) CI is above the limit, or (3) against
+ * --baseline, its baseline ns/op (baseline cells) or its overhead (traced cells) grew by
+ * significantly more than max-regression: the lower end of the change's CI is above it.
+ * "Significantly" keeps a noisy but acceptable tracer from failing builds at random; a point
+ * estimate above the limit without significance passes with a warning to measure longer.
+ *
+ * gate.c evaluates (struct tb_gate); outputs/gate-formats.h writes the table, JUnit XML,
+ * Markdown and github-action-benchmark JSON of an evaluated gate.
  */
 #ifndef TB_GATE_H
 #define TB_GATE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "result/result.h"
+
+struct tb_comparison;
 
 #define TB_GATE_DEFAULT_MAX_OVERHEAD   0.05
 #define TB_GATE_DEFAULT_MAX_REGRESSION 0.03
@@ -30,12 +43,60 @@ struct tb_gate_opts {
 
 void tb_gate_opts_init(struct tb_gate_opts *o);
 
+enum tb_gate_status {
+	TB_GATE_PASS,
+	TB_GATE_FAIL,
+	TB_GATE_SKIP, /* untrustworthy but allowed: reported as skipped in JUnit */
+};
+
+/* The gate's verdict on one cell. */
+struct tb_gate_cell {
+	const struct tb_cell *c; /* borrowed from the gated result */
+	enum tb_gate_status st;
+	const char *type; /* failure type for JUnit: "overhead", "regression", "untrustworthy" */
+	char msg[768];	  /* what was checked and found, "; " between the checks */
+	bool warn;	  /* passed, but the point estimate is over a limit */
+};
+
+/* An evaluated gate: the thresholds that applied and a verdict per cell of the result. */
+struct tb_gate {
+	const char *name, *old_name; /* the result and the baseline result, for messages */
+	double max_overhead, max_regression, alpha; /* resolved; INFINITY: no limit */
+	bool allow;		    /* untrustworthy cells are skipped, not failed */
+	bool has_old;		    /* regressions checked against a baseline result */
+	struct tb_gate_cell *cells; /* one per cell of the result, in its order */
+	size_t ncells, nfail, nskip;
+	/* What tb_gate_release undoes: the results analysed at the gate's alpha, their own
+	 * settings, the comparison with the baseline result. */
+	struct tb_result *r, *old;
+	double r_alpha, r_conf, old_alpha, old_conf;
+	struct tb_comparison *cmp;
+};
+
+/*
+ * Evaluate r (and its regressions against old when not NULL) into g with the thresholds of o,
+ * then r's gate object, then the defaults. r and old are analysed at the gate's alpha and stay
+ * so until tb_gate_release, so that what is written about g shows the figures its verdicts
+ * used. Returns 0, -EINVAL (bad thresholds in r's gate object) or -ENOMEM, the reason printed
+ * through tb_err. Call tb_gate_release(g) afterwards in every case.
+ */
+int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *old,
+		     const struct tb_gate_opts *o);
+/* Free what g holds and analyse its results at their own settings again. */
+void tb_gate_release(struct tb_gate *g);
+/* The gate passed: no cell failed, and there are cells (a run that measured nothing fails). */
+bool tb_gate_passed(const struct tb_gate *g);
+
 /*
  * Gate r (and compare it with old when not NULL), print a table to out (may be NULL) and write
  * the requested files. r and old are analysed at the gate's alpha and left analysed at their
  * own settings again. Returns TB_EXIT_OK (pass), TB_EXIT_FAIL (a cell failed) or
  * TB_EXIT_USAGE (bad thresholds in r's gate object, unwritable output file), with the reason
  * printed through tb_err.
+ *
+ * Defined in cli/gate-run.c: it drives both this module (tb_gate_evaluate) and the writers
+ * (outputs/gate-formats.h), so it lives with the commands; it is declared here because
+ * `gate` and `run --gate` both call it and run's command still includes this header.
  */
 int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
 		   FILE *out);

@@ -306,6 +306,24 @@ struct tb_result *tb_fixture_result(unsigned flags)
 		snprintf(c->overhead.reason, sizeof(c->overhead.reason), "%s",
 			 (flags & TB_FIX_HOSTILE) ? "reason <i>&\"'</i>" : sp->reason);
 	}
+	/* The rate model stats.c fits to the sweep (as in tests/data/results/plot-fixture.json). */
+	if (!(flags & TB_FIX_NO_RATE)) {
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		if (!m || !(m->workload_type = strdup("timer")) ||
+		    !(m->tracer = strdup("tp-timer")))
+			goto fail;
+		m->npoints = 3;
+		m->fixed_ns = 114.06;
+		m->fixed_ci_lo = -1380.56;
+		m->fixed_ci_hi = 1608.69;
+		m->cost_ns = 4080.33;
+		m->cost_ci_lo = 3822.76;
+		m->cost_ci_hi = 4337.91;
+		m->r2 = 0.99998;
+		m->pct_fixed = -0.69654;
+		m->pct_per_mevent_s = 584.654;
+	}
 	return r;
 fail:
 	tb_result_free(r);

@@ -14,7 +14,8 @@ enum {
 /*
  * Workloads getpid and pipe-pingpong x tracers none, tp-getpid, bpf-raw-syscalls, perf-99hz
  * (10 rounds, 1 warmup, figures like this machine's), a latency-mode getpid pair and a rate
- * sweep of three cells. Summaries and overheads are filled as stats.c would. NULL on ENOMEM.
+ * sweep of three cells. Summaries, overheads and the sweep's rate model are filled as stats.c
+ * would. NULL on ENOMEM.
  */
 struct tb_result *tb_fixture_result(unsigned flags);
 /* Measured samples of cell c (what the ns-per-op plot shows) and their median. */

@@ -11,6 +11,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "outputs/compare-formats.h"
 #include "stats/compare.h"
 #include "stats/gate.h"
 #include "result/result.h"

@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/* `tracebench plot RESULT.json [-o DIR]`: draw a result's plots (outputs/plot.h). */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/tb.h"
+#include "outputs/plot.h"
+#include "result/result.h"
+
+static const char plot_usage[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
+				 "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
+				 "result's directory)\n";
+
+int tb_cmd_plot(int argc, char **argv)
+{
+	const char *outdir, *file;
+	struct tb_result *r;
+	char dir[PATH_MAX], *slash;
+	int ret, i;
+
+	ret = tb_cli_one_result(argc, argv, plot_usage, &outdir, &file, &r);
+	if (ret >= 0)
+		return ret;
+	if (!outdir) {
+		snprintf(dir, sizeof(dir), "%s", file);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		else
+			snprintf(dir, sizeof(dir), ".");
+		outdir = dir;
+	}
+	ret = tb_plot_result(r, outdir, 0);
+	tb_result_free(r);
+	if (ret == -ENOENT)
+		return TB_EXIT_UNAVAILABLE;
+	if (ret < 0)
+		return TB_EXIT_FAIL;
+	printf("%d plots in %s/plots:", ret, outdir);
+	for (i = 0; tb_plot_names[i]; i++) {
+		char p[PATH_MAX + 64];
+
+		snprintf(p, sizeof(p), "%s/plots/%s.png", outdir, tb_plot_names[i]);
+		if (!access(p, F_OK))
+			printf(" %s", tb_plot_names[i]);
+	}
+	printf(" (.png and .svg)\n");
+	return TB_EXIT_OK;
+}

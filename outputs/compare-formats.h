@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* The outputs of `tracebench compare`: a comparison (stats/compare.h) as JSON, table, Markdown. */
+#ifndef TB_COMPARE_FORMATS_H
+#define TB_COMPARE_FORMATS_H
+
+#include <jansson.h>
+#include <stdio.h>
+
+struct tb_comparison;
+
+/* The comparison as a JSON object: a new reference (the caller owns it), NULL on ENOMEM. */
+json_t *tb_compare_to_json(const struct tb_comparison *c);
+/* The terminal table: environment differences, then one line per matched cell. */
+void tb_compare_print(FILE *f, const struct tb_comparison *c);
+/* The same as Markdown (a pull-request comment); names are escaped for table cells. */
+void tb_compare_markdown(FILE *f, const struct tb_comparison *c);
+
+#endif /* TB_COMPARE_FORMATS_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The pieces both HTML reports (report.c, report-compare.c) are made of: the page around them,
+ * escaped text, the cells of their tables, a result's environment and warnings, the inlined
+ * plots. Every string taken from a result goes through tb_html_esc.
+ */
+#ifndef TB_HTML_H
+#define TB_HTML_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "result/result.h"
+
+/* s (NULL writes nothing) as HTML text or attribute value. */
+void tb_html_esc(FILE *f, const char *s);
+/* The start of a page titled title, up to <body>, with the reports' inline style sheet. */
+void tb_html_head(FILE *f, const char *title);
+/* End the page in the memstream f (whose buffer is *buf, *len), close f, write the page
+ * atomically to path and free *buf. Returns 0 or -errno (printed). */
+int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path);
+
+/* Inline every plot of plotdir that exists (the compare plot or all the others), in
+ * tb_plot_names order, with its caption. Returns how many. */
+int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);
+/*
+ * The plots of rs[0] (or with compare, the compare plot of the n results) inlined: drawn into a
+ * temporary directory when plotdir is NULL (and removed afterwards), else taken from plotdir.
+ * Says in the page why plots are missing (no gnuplot, gnuplot failed, nothing to plot).
+ */
+void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
+		   bool compare);
+
+/* The kernel release and the environment fingerprint r records, or NULL. */
+const char *tb_html_kernel(const struct tb_result *r);
+const char *tb_html_fingerprint(const struct tb_result *r);
+/* A table (HTML id id) of r's host, kernel, CPU, fingerprint and version, then every recorded
+ * field of its environment. */
+void tb_html_environment(FILE *f, const struct tb_result *r, const char *id);
+/* A list of what makes r's figures less reliable: a partial run, foreign instrumentation,
+ * warnings, failed, lossy, noisy and untrustworthy cells (or that there is none). */
+void tb_html_warnings(FILE *f, const struct tb_result *r);
+
+/* A number cell: v with fmt, a dash when v is not finite. */
+void tb_html_num(FILE *f, double v, const char *fmt);
+/* The CSS class of a verdict's cell ("" for none). */
+const char *tb_html_verdict_class(enum tb_verdict v);
+/* A cell's overhead % with its CI / its verdict and reason (or why it has none). */
+void tb_html_overhead_td(FILE *f, const struct tb_cell *c);
+void tb_html_verdict_td(FILE *f, const struct tb_cell *c);
+/* A cell's median ns/op; a dash when c is NULL or has no measured sample. */
+void tb_html_median_td(FILE *f, const struct tb_cell *c);
+
+#endif /* TB_HTML_H */

@@ -1,0 +1,64 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Which plots there are, and the two sessions that draw them (plot.h). */
+#include <errno.h>
+
+#include "core/tb.h"
+#include "outputs/plot.h"
+#include "outputs/plot/gnuplot.h"
+#include "result/result.h"
+
+const char *const tb_plot_names[] = {
+	"overhead", "ns-per-op", "ns-per-event", "latency", "timeline", "rate", "compare", NULL,
+};
+
+/* The plots of one result, in tb_plot_names order (compare is tb_plot_compare's). */
+static int (*const result_plots[])(struct tb_gp *, const struct tb_result *) = {
+	tb_plot_overhead, tb_plot_ns_per_op, tb_plot_ns_per_event,
+	tb_plot_latency,  tb_plot_timeline,  tb_plot_rate,
+};
+
+int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags)
+{
+	int ret, drawn = 0, missing, first_err = 0;
+	struct tb_gp g;
+	size_t i;
+
+	ret = tb_gp_init(&g, outdir, flags, r, false);
+	if (ret)
+		return ret;
+	/* Without gnuplot the data files are still written, then -ENOENT. */
+	missing = tb_gp_need_gnuplot(&g);
+	for (i = 0; i < TB_ARRAY_SIZE(result_plots); i++) {
+		ret = result_plots[i](&g, r);
+		if (ret > 0)
+			drawn++;
+		else if (ret < 0 && !first_err)
+			first_err = ret;
+	}
+	if (missing)
+		return missing;
+	if (first_err)
+		return first_err;
+	return (flags & TB_PLOT_DATA_ONLY) ? 0 : drawn;
+}
+
+int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
+		    const char *outdir, unsigned flags)
+{
+	int ret, missing;
+	struct tb_gp g;
+
+	if (!n)
+		return 0;
+	ret = tb_gp_init(&g, outdir, flags, rs[0], true);
+	if (ret)
+		return ret;
+	/* Without gnuplot the data files are still written, then -ENOENT. */
+	missing = tb_gp_need_gnuplot(&g);
+	ret = tb_plot_draw_compare(&g, rs, labels, n);
+	if (ret < 0)
+		return ret;
+	if (missing)
+		return missing;
+	return ret && !(flags & TB_PLOT_DATA_ONLY) ? 1 : 0;
+}

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Plots: write each plot's data as tab-separated files, then run plots/<name>.gp through
+ * gnuplot once per output format. The scripts only draw; every number (quartiles, sort order,
+ * axis ranges) is computed here so that the data files can be checked by tests. This file is
+ * the session, the data files and the gnuplot runs every plot uses (gnuplot.h).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/proc.h"
+#include "core/tb.h"
+#include "outputs/plot.h"
+#include "outputs/plot/gnuplot.h"
+#include "outputs/text.h"
+#include "result/result.h"
+
+/* ---- sessions -------------------------------------------------------------------------------- */
+
+const char *tb_result_host(const struct tb_result *r)
+{
+	json_t *h = r && r->system ? json_object_get(r->system, "hostname") : NULL;
+
+	return json_is_string(h) && *json_string_value(h) ? json_string_value(h) : "unknown host";
+}
+
+int tb_plot_find_gnuplot(char *path, size_t len)
+{
+	const char *env = getenv("TB_GNUPLOT");
+
+	return tb_proc_which(env && *env ? env : "gnuplot", path, len) ? -ENOENT : 0;
+}
+
+static bool has_scripts(const char *dir)
+{
+	char p[PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/common.gp", dir);
+	return access(p, R_OK) == 0;
+}
+
+int tb_plot_find_scripts(char *dir, size_t len)
+{
+	const char *env = getenv("TB_PLOTS_DIR");
+	char exe[PATH_MAX], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(dir, len, "%s", env);
+		return has_scripts(dir) ? 0 : -ENOENT;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(dir, len, "%s/plots", exe);
+			if (has_scripts(dir))
+				return 0;
+			/* build/run-tests: the source tree is the parent */
+			snprintf(dir, len, "%s/../plots", exe);
+			if (has_scripts(dir))
+				return 0;
+		}
+	}
+	snprintf(dir, len, "%s/plots", TB_DATADIR);
+	return has_scripts(dir) ? 0 : -ENOENT;
+}
+
+int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
+	       bool compare)
+{
+	char path[PATH_MAX + 64];
+	int ret, i;
+
+	memset(g, 0, sizeof(*g));
+	g->flags = flags;
+	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), tb_result_host(r), TB_GP_NAME_MAX);
+	g->scenario =
+		tb_shorten(g->scenbuf, sizeof(g->scenbuf),
+			   r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario",
+			   TB_GP_NAME_MAX);
+	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", outdir) >=
+		    sizeof(g->plotdir) ||
+	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", outdir) >=
+		    sizeof(g->datadir)) {
+		tb_err("plot: output directory name too long: %s", outdir);
+		return -ENAMETOOLONG;
+	}
+	ret = tb_mkdir_p(g->datadir, 0755);
+	if (ret) {
+		tb_err("plot: cannot create %s: %s", g->datadir, strerror(-ret));
+		return ret;
+	}
+	for (i = 0; tb_plot_names[i]; i++) {
+		if (compare != !strcmp(tb_plot_names[i], "compare"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, tb_plot_names[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, tb_plot_names[i]);
+		unlink(path);
+	}
+	if (flags & TB_PLOT_DATA_ONLY)
+		return 0;
+	if (tb_plot_find_scripts(g->scripts, sizeof(g->scripts))) {
+		tb_err("plot: gnuplot scripts not found (looked in $TB_PLOTS_DIR, next to the binary and in %s/plots); plots skipped",
+		       TB_DATADIR);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+int tb_gp_need_gnuplot(struct tb_gp *g)
+{
+	if (g->flags & TB_PLOT_DATA_ONLY)
+		return 0;
+	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
+		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: gnuplot-nox) to get them",
+		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
+		g->flags |= TB_PLOT_DATA_ONLY;
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* ---- data files ------------------------------------------------------------------------------ */
+
+/* A string as one field gnuplot reads back whole: no tabs, newlines or '"'. */
+static void put_s(FILE *f, const char *s)
+{
+	if (!s || !*s) {
+		fputs("-", f);
+		return;
+	}
+	for (; *s; s++) {
+		if (*s == '\t' || *s == '\n' || *s == '\r')
+			fputc(' ', f);
+		else if (*s == '"')
+			fputc('\'', f);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void put_d(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.6g", v);
+	else
+		fputs("NaN", f);
+}
+
+void tb_gp_row(FILE *f, const char *cols, ...)
+{
+	va_list ap;
+
+	va_start(ap, cols);
+	for (const char *c = cols; *c; c++) {
+		if (c != cols)
+			fputc('\t', f);
+		switch (*c) {
+		case 's':
+			put_s(f, va_arg(ap, const char *));
+			break;
+		case 'r':
+			fputs(va_arg(ap, const char *), f);
+			break;
+		case 'd':
+			put_d(f, va_arg(ap, double));
+			break;
+		case 'f':
+			fprintf(f, "%.4f", va_arg(ap, double));
+			break;
+		case 'i':
+			fprintf(f, "%d", va_arg(ap, int));
+			break;
+		case 'z':
+			fprintf(f, "%zu", va_arg(ap, size_t));
+			break;
+		}
+	}
+	va_end(ap);
+	fputc('\n', f);
+}
+
+FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const char *cols)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.dat", g->datadir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		tb_err("plot: cannot write %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	fprintf(f, "# tracebench %s: %s\n# %s\n", name, what, cols);
+	return f;
+}
+
+int tb_gp_dat_close(struct tb_gp *g, FILE *f, const char *name)
+{
+	if (ferror(f) | fclose(f)) {
+		tb_err("plot: writing %s/%s.dat failed: %s", g->datadir, name, strerror(EIO));
+		return -EIO;
+	}
+	return 0;
+}
+
+int tb_gp_dat_close_both(struct tb_gp *g, FILE *f1, const char *name1, FILE *f2, const char *name2)
+{
+	int ret = tb_gp_dat_close(g, f1, name1);
+
+	return (tb_gp_dat_close(g, f2, name2) | ret) ? -EIO : 0;
+}
+
+/* ---- gnuplot variables and runs -------------------------------------------------------------- */
+
+int tb_gp_vars_open(struct tb_gp_vars *v)
+{
+	v->buf = NULL;
+	v->len = 0;
+	v->f = open_memstream(&v->buf, &v->len);
+	return v->f ? 0 : -ENOMEM;
+}
+
+void tb_gp_vars_free(struct tb_gp_vars *v)
+{
+	if (v->f)
+		fclose(v->f);
+	v->f = NULL;
+	free(v->buf);
+	v->buf = NULL;
+}
+
+/* 'value' with gnuplot's single-quote rule ('' is a quote) and no newlines. */
+static void gp_quote(FILE *f, const char *val)
+{
+	fputc('\'', f);
+	for (; val && *val; val++) {
+		if (*val == '\'')
+			fputs("''", f);
+		else if (*val == '\n' || *val == '\r' || *val == '\t')
+			fputc(' ', f);
+		else
+			fputc(*val, f);
+	}
+	fputc('\'', f);
+}
+
+void tb_gp_var_s(struct tb_gp_vars *v, const char *name, const char *val)
+{
+	fprintf(v->f, "%s=", name);
+	gp_quote(v->f, val);
+	fputs("; ", v->f);
+}
+
+void tb_gp_var_d(struct tb_gp_vars *v, const char *name, double val)
+{
+	fprintf(v->f, "%s=%.9g; ", name, isfinite(val) ? val : 0.0);
+}
+
+void tb_gp_var_si(struct tb_gp_vars *v, const char *fmt, int i, const char *val)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), fmt, i);
+	tb_gp_var_s(v, name, val);
+}
+
+void tb_gp_var_di(struct tb_gp_vars *v, const char *fmt, int i, double val)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), fmt, i);
+	tb_gp_var_d(v, name, val);
+}
+
+void tb_gp_var_dat(struct tb_gp_vars *v, struct tb_gp *g, const char *name, const char *dat)
+{
+	char p[PATH_MAX + 64];
+
+	snprintf(p, sizeof(p), "%s/%s.dat", g->datadir, dat);
+	tb_gp_var_s(v, name, p);
+}
+
+void tb_gp_main_title(struct tb_gp_vars *v, struct tb_gp *g, const char *what)
+{
+	char t[512];
+
+	snprintf(t, sizeof(t), "%s - %s on %s", what, g->scenario, g->host);
+	tb_gp_var_s(v, "title", t);
+}
+
+void tb_gp_panel_title(struct tb_gp_vars *v, struct tb_gp *g, int i, const struct tb_result *r,
+		       const char *wl)
+{
+	const char *type = NULL;
+	char t[512], s[TB_GP_NAME_MAX + 8], s2[TB_GP_NAME_MAX + 8];
+	size_t k;
+
+	for (k = 0; k < r->ncells; k++)
+		if (!strcmp(r->cells[k].workload, wl) && r->cells[k].workload_type)
+			type = r->cells[k].workload_type;
+	if (type && strcmp(type, wl))
+		snprintf(t, sizeof(t), "workload %s (%s), host %s",
+			 tb_shorten(s, sizeof(s), wl, TB_GP_NAME_MAX),
+			 tb_shorten(s2, sizeof(s2), type, TB_GP_NAME_MAX), g->host);
+	else
+		snprintf(t, sizeof(t), "workload %s, host %s",
+			 tb_shorten(s, sizeof(s), wl, TB_GP_NAME_MAX), g->host);
+	tb_gp_var_si(v, "t%d", i, t);
+}
+
+/* Read everything a child writes (bounded) until EOF. */
+static char *slurp_fd(int fd)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1), *nb;
+	ssize_t r;
+
+	if (!buf)
+		return NULL;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= (1u << 20)) {
+				char sink[4096];
+
+				while (read(fd, sink, sizeof(sink)) > 0)
+					;
+				break;
+			}
+			nb = realloc(buf, cap * 2 + 1);
+			if (!nb)
+				break;
+			buf = nb;
+			cap *= 2;
+		}
+		r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/*
+ * gnuplot -e "vars" script. A result with thousands of cells can exceed the kernel's limit on
+ * one argument (128 KiB), so long variable lists go through a file that -e loads.
+ */
+static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *all,
+			 const char *script, struct tb_proc *p)
+{
+	const char *env = getenv("TB_GNUPLOT_ARG_MAX"); /* tests lower it */
+	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
+	char path[PATH_MAX + 64];
+	int ret;
+
+	if (all->len < max) {
+		char *argv[] = {g->gnuplot, "-e", all->buf, (char *)script, NULL};
+
+		return tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
+	}
+	snprintf(path, sizeof(path), "%s/%s-vars.gp", g->datadir, name);
+	ret = tb_write_atomic(path, all->buf, all->len, 0644);
+	if (ret)
+		return ret;
+	{
+		struct tb_gp_vars l;
+		char *argv[] = {g->gnuplot, "-e", NULL, (char *)script, NULL};
+
+		if (tb_gp_vars_open(&l))
+			return -ENOMEM;
+		fputs("load ", l.f);
+		gp_quote(l.f, path);
+		if (fflush(l.f)) {
+			tb_gp_vars_free(&l);
+			return -ENOMEM;
+		}
+		argv[2] = l.buf;
+		ret = tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
+		tb_gp_vars_free(&l);
+		return ret;
+	}
+}
+
+/* Run plots/<name>.gp for each wanted format. Returns 0, -EIO. */
+static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h)
+{
+	static const char *const fmts[] = {"png", "svg"};
+	char script[PATH_MAX + 64], out[PATH_MAX + 64], status[128];
+	struct tb_proc p;
+	int ret = 0, i, err;
+
+	if (g->flags & TB_PLOT_DATA_ONLY)
+		return 0;
+	if (fflush(v->f))
+		return -ENOMEM;
+	snprintf(script, sizeof(script), "%s/%s.gp", g->scripts, name);
+	for (i = 0; i < 2 && !ret; i++) {
+		struct tb_gp_vars all;
+		char *msg = NULL;
+
+		if ((i == 0 && (g->flags & TB_PLOT_NO_PNG)) ||
+		    (i == 1 && (g->flags & TB_PLOT_NO_SVG)))
+			continue;
+		if (tb_gp_vars_open(&all))
+			return -ENOMEM;
+		snprintf(out, sizeof(out), "%s/%s.%s", g->plotdir, name, fmts[i]);
+		tb_gp_var_s(&all, "plotsdir", g->scripts);
+		tb_gp_var_s(&all, "fmt", fmts[i]);
+		tb_gp_var_s(&all, "outfile", out);
+		tb_gp_var_d(&all, "w", w);
+		tb_gp_var_d(&all, "h", h);
+		tb_gp_var_s(&all, "host", g->host);
+		fwrite(v->buf, 1, v->len, all.f);
+		if (fflush(all.f)) {
+			tb_gp_vars_free(&all);
+			return -ENOMEM;
+		}
+		err = spawn_gnuplot(g, name, &all, script, &p);
+		tb_gp_vars_free(&all);
+		if (err) {
+			tb_err("plot: cannot run %s: %s", g->gnuplot, strerror(-err));
+			return err;
+		}
+		msg = slurp_fd(p.out_fd);
+		tb_proc_wait(&p, 0);
+		if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
+			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i],
+			       tb_proc_status_str(p.status, status, sizeof(status)),
+			       msg && *msg ? msg : "no output");
+			ret = -EIO;
+		} else if (msg && *msg) {
+			if (g->flags & TB_PLOT_STRICT) {
+				tb_err("plot: gnuplot %s (%s) warned: %s", script, fmts[i], msg);
+				ret = -EIO;
+			} else {
+				tb_warn("plot: gnuplot %s (%s): %s", script, fmts[i], msg);
+			}
+		}
+		free(msg);
+		tb_proc_release(&p);
+	}
+	return ret;
+}
+
+int tb_gp_run(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h)
+{
+	int ret = run_script(g, name, v, w, h);
+
+	return ret ? ret : 1;
+}
+
+/* ---- shared helpers -------------------------------------------------------------------------- */
+
+size_t tb_gp_workloads(const struct tb_result *r, const char ***out)
+{
+	const char **w = calloc(r->ncells ? r->ncells : 1, sizeof(*w));
+	size_t n = 0, i, j;
+
+	*out = w;
+	if (!w)
+		return 0;
+	for (i = 0; i < r->ncells; i++) {
+		for (j = 0; j < n; j++)
+			if (!strcmp(w[j], r->cells[i].workload))
+				break;
+		if (j == n)
+			w[n++] = r->cells[i].workload;
+	}
+	return n;
+}
+
+size_t tb_gp_cells_of(const struct tb_result *r, const char *wl, size_t *idx)
+{
+	size_t n = 0, i, pass;
+
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < r->ncells; i++)
+			if (!strcmp(r->cells[i].workload, wl) && r->cells[i].baseline == !pass)
+				idx[n++] = i;
+	return n;
+}
+
+struct sort_by {
+	const struct tb_result *r;
+	double (*key)(const struct tb_cell *);
+};
+
+static int by_key_desc(const void *a, const void *b, void *arg)
+{
+	const struct sort_by *s = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	double x = s->key(&s->r->cells[i]), y = s->key(&s->r->cells[j]);
+
+	return x < y ? 1 : x > y ? -1 : (i > j) - (i < j);
+}
+
+void tb_gp_sort_desc(size_t *idx, size_t n, const struct tb_result *r,
+		     double (*key)(const struct tb_cell *))
+{
+	struct sort_by s = {r, key};
+
+	qsort_r(idx, n, sizeof(*idx), by_key_desc, &s);
+}
+
+int tb_gp_series_panels(struct tb_gp *g, const struct tb_result *r, struct tb_gp_vars *v,
+			const struct tb_gp_series *s)
+{
+	size_t *idx = calloc(r->ncells + 1, sizeof(*idx)), nw, w, i, nidx;
+	const char **wls = NULL;
+	int block = 0, npanels = 0;
+	char title[600];
+
+	nw = tb_gp_workloads(r, &wls);
+	if (!idx || !wls) {
+		free(idx);
+		free(wls);
+		return -ENOMEM;
+	}
+	for (w = 0; w < nw; w++) {
+		int first = block, style = 2;
+
+		nidx = tb_gp_cells_of(r, wls[w], idx);
+		for (i = 0; i < nidx; i++) {
+			const struct tb_cell *c = &r->cells[idx[i]];
+
+			if (!s->write(s->ctx, c, block, nidx, title, sizeof(title)))
+				continue;
+			tb_gp_var_si(v, "c%d", block, title);
+			tb_gp_var_di(v, "s%d", block, c->baseline ? 1 : style++);
+			block++;
+		}
+		if (block == first)
+			continue;
+		tb_gp_panel_title(v, g, npanels, r, wls[w]);
+		tb_gp_var_di(v, "b%d", npanels, first);
+		tb_gp_var_di(v, "e%d", npanels, block - 1);
+		if (s->panel)
+			s->panel(s->ctx, v, npanels, wls[w], nidx);
+		npanels++;
+	}
+	free(wls);
+	free(idx);
+	return npanels;
+}
+
+const char *tb_gp_cell_label(const struct tb_cell *c, char *buf, size_t len)
+{
+	char s[TB_GP_NAME_MAX + 8];
+
+	snprintf(buf, len, "%s%s", tb_shorten(s, sizeof(s), c->tracer, TB_GP_NAME_MAX),
+		 c->baseline ? " (baseline)" : "");
+	return buf;
+}
+
+const char *tb_gp_row_label(const struct tb_cell *c, char *buf, size_t len)
+{
+	char a[TB_GP_NAME_MAX + 8], b[TB_GP_NAME_MAX + 8];
+
+	snprintf(buf, len, "%s / %s", tb_shorten(a, sizeof(a), c->workload, TB_GP_NAME_MAX),
+		 tb_shorten(b, sizeof(b), c->tracer, TB_GP_NAME_MAX));
+	return buf;
+}
+
+void tb_gp_room_for(struct tb_gp_room *tr, double x, size_t len)
+{
+	double frac = 1.0 - ((double)len * 7.0 + 16.0) / tr->plot_px, need;
+
+	if (!isfinite(x))
+		return;
+	if (frac < 0.25)
+		frac = 0.25;
+	if (tr->logx) {
+		if (!(x > 0) || !(tr->xmin > 0))
+			return;
+		need = exp(log(tr->xmin) + (log(x) - log(tr->xmin)) / frac);
+	} else {
+		need = tr->xmin + (x - tr->xmin) / frac;
+	}
+	if (need > tr->xmax)
+		tr->xmax = need;
+}
+
+double tb_gp_plot_width_px(int w, size_t label_chars)
+{
+	double px = w - (double)label_chars * 7.5 - 60.0;
+
+	return px < 200 ? 200 : px;
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Numbers and names as short text for the terminal tables, Markdown and plot labels, one rule
+ * each: an unknown value is "-", a long name is cut at a UTF-8 boundary. Each writes into the
+ * caller's buffer and returns the text to print (the buffer, or the string itself).
+ */
+#ifndef TB_TEXT_H
+#define TB_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* v printed with fmt (one double conversion) into buf, or "-" when v is not finite. */
+const char *tb_fmt_num(char *buf, size_t len, double v, const char *fmt);
+/* v in decimal into buf, or "-" when negative (the result's "unknown"). */
+const char *tb_fmt_count(char *buf, size_t len, int64_t v);
+/* A duration of ns nanoseconds with a unit: "5.20 ns", "580 ns", "2.1 us", "3.4 ms", "1.2 s";
+ * "?" when not finite. */
+const char *tb_fmt_ns(char *buf, size_t len, double ns);
+/*
+ * s itself when it has at most max bytes; else its first max bytes (fewer to end at a UTF-8
+ * boundary, and at most len - 4) followed by "..." in buf. NULL gives "". With len < 8 s is
+ * returned whole.
+ */
+const char *tb_shorten(char *buf, size_t len, const char *s, size_t max);
+
+#endif /* TB_TEXT_H */
