@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "core/tb.h"
 #include "result/result.h"
+#include "cli/gate-run.h"
 #include "stats/gate.h"
 
 #define GATE_USAGE                                                                               \

@@ -32,6 +32,7 @@
 #include "runner/rundir.h"
 #include "runner/runner.h"
 #include "scenario/scenario.h"
+#include "cli/gate-run.h"
 #include "stats/gate.h"
 #include "stats/stats.h"
 

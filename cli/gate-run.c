@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tb_gate_result (stats/gate.h): evaluate, print, write the files, exit code. It lives in cli/,
+ * tb_gate_result (cli/gate-run.h): evaluate, print, write the files, exit code. It lives in cli/,
  * with the commands that call it (`gate`, `run --gate`), because it drives both the statistics
  * (stats/gate.c computes) and the writers (outputs/gate-formats.c writes), and neither of those
  * may reach into the other.
@@ -11,6 +11,7 @@
 #include "core/tb.h"
 #include "outputs/gate-formats.h"
 #include "result/result.h"
+#include "cli/gate-run.h"
 #include "stats/gate.h"
 
 int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,

@@ -16,6 +16,7 @@
 #include "outputs/markup.h"
 #include "outputs/plot.h"
 #include "result/result.h"
+#include "result/measured.h"
 
 #define NOISY_CV       0.05 /* a cell whose samples vary more than this is flagged noisy */
 #define MAX_ENV_LEAVES 2000 /* bound on the environment table of a crafted result */
@@ -255,16 +256,9 @@ static const char *env_str(json_t *sys, const char *const *paths)
 	return NULL;
 }
 
-static const char *const kernel_keys[] = {"kernel.release", "kernel_release", "kernel.version",
-					  "kernel", NULL};
 static const char *const cpu_keys[] = {
 	"cpu.model", "cpu.model_name", "cpu_model", "cpu.name", "cpu", NULL};
 static const char *const fp_keys[] = {"fingerprint", "fingerprint.hash", "fingerprint.id", NULL};
-
-const char *tb_html_kernel(const struct tb_result *r)
-{
-	return env_str(r->system, kernel_keys);
-}
 
 const char *tb_html_fingerprint(const struct tb_result *r)
 {
@@ -335,7 +329,7 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, j
 
 void tb_html_environment(FILE *f, const struct tb_result *r, const char *id)
 {
-	const char *host = tb_result_host(r), *k = tb_html_kernel(r);
+	const char *host = tb_result_host(r), *k = tb_result_kernel(r);
 	const char *cpu = env_str(r->system, cpu_keys), *fp = env_str(r->system, fp_keys);
 	char path[1024] = "";
 	int count = 0;

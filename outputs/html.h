@@ -32,8 +32,7 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);
 void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
 		   bool compare);
 
-/* The kernel release and the environment fingerprint r records, or NULL. */
-const char *tb_html_kernel(const struct tb_result *r);
+/* The environment fingerprint r records, or NULL. */
 const char *tb_html_fingerprint(const struct tb_result *r);
 /* A table (HTML id id) of r's host, kernel, CPU, fingerprint and version, then every recorded
  * field of its environment. */

@@ -49,7 +49,4 @@ int tb_plot_find_gnuplot(char *path, size_t len);
 /* Find the scripts directory into dir. Returns 0 or -ENOENT (nothing printed). */
 int tb_plot_find_scripts(char *dir, size_t len);
 
-/* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
-const char *tb_result_host(const struct tb_result *r);
-
 #endif /* TB_PLOT_H */

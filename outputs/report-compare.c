@@ -15,10 +15,11 @@
 #include "outputs/report.h"
 #include "result/result.h"
 #include "stats/compare.h"
+#include "result/measured.h"
 
 static void set_label(const struct tb_result *r, size_t i, char *buf, size_t len)
 {
-	const char *k = tb_html_kernel(r);
+	const char *k = tb_result_kernel(r);
 
 	snprintf(buf, len, "#%zu %s%s%s", i + 1, tb_result_host(r), k ? " " : "", k ? k : "");
 }

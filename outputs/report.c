@@ -16,6 +16,7 @@
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "result/result.h"
+#include "result/measured.h"
 
 static void escf(FILE *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void escf(FILE *f, const char *fmt, ...)
@@ -202,6 +203,26 @@ static void models_section(FILE *f, const struct tb_result *r)
 	fputs("</tbody>\n</table>\n", f);
 }
 
+/* The user's labels (run --label), as given. */
+static void labels(FILE *f, const struct tb_result *r)
+{
+	const char *k;
+	json_t *v;
+
+	if (!r->labels || !json_object_size(r->labels))
+		return;
+	fputs("<p class=\"meta\" id=\"labels\">Labels:", f);
+	json_object_foreach(r->labels, k, v)
+	{
+		fputs(" <code>", f);
+		tb_html_esc(f, k);
+		fputs("=", f);
+		tb_html_esc(f, json_string_value(v));
+		fputs("</code>", f);
+	}
+	fputs("</p>\n", f);
+}
+
 int tb_report_write(const struct tb_result *r, const char *plotdir, const char *path)
 {
 	const char *host = tb_result_host(r);
@@ -228,7 +249,9 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 		fputs(" <b>Partial run.</b>", f);
 	if (r->aa)
 		fputs(" A/A calibration run (the \"tracer\" does nothing).", f);
-	fputs("</p>\n<h2 id=\"verdicts\">Verdicts</h2>\n", f);
+	fputs("</p>\n", f);
+	labels(f, r);
+	fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", f);
 	verdict_table(f, r);
 	models_section(f, r);
 	stats_table(f, r);

@@ -4,23 +4,8 @@
 #include <stdio.h>
 
 #include "outputs/summary.h"
+#include "outputs/text.h"
 #include "result/result.h"
-
-static void fmt_num(char *buf, size_t len, double v, const char *fmt)
-{
-	if (isfinite(v))
-		snprintf(buf, len, fmt, v);
-	else
-		snprintf(buf, len, "-");
-}
-
-static void fmt_count(char *buf, size_t len, int64_t v)
-{
-	if (v < 0)
-		snprintf(buf, len, "-");
-	else
-		snprintf(buf, len, "%lld", (long long)v);
-}
 
 static void print_models(FILE *f, const struct tb_result *r)
 {
@@ -56,8 +41,8 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		const struct tb_cell *b = tb_result_baseline(r, c);
 		char base[32], med[32], ovh[64], nse[32], ev[32], lost[32];
 
-		fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
-		fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
+		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
+		tb_fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
 		snprintf(ovh, sizeof(ovh), "-");
 		snprintf(nse, sizeof(nse), "-");
 		if (c->has_overhead && isfinite(c->overhead.pct)) {
@@ -66,10 +51,10 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 			/* ns/event of an effect the data cannot tell from zero is noise / events.
 			 */
 			if (c->overhead.verdict == TB_VERDICT_OVERHEAD)
-				fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
+				tb_fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
 		}
-		fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
-		fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
+		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
+		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
 		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline	  ? "(baseline)"

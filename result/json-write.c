@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "result/json-util.h"
 #include "result/result.h"
 
 /* ---- to JSON --------------------------------------------------------------------------------- */
@@ -18,12 +19,6 @@
 struct jb {
 	bool bad;
 };
-
-static json_t *jnum(double d)
-{
-	/* jansson refuses NaN and infinities: they mean "unknown" here. */
-	return isfinite(d) ? json_real(d) : json_null();
-}
 
 static json_t *jcount(int64_t v)
 {
@@ -63,17 +58,6 @@ static json_t *jstr(const char *s)
 	return j;
 }
 
-static json_t *jpair(double a, double b)
-{
-	json_t *x = jnum(a), *y = jnum(b), *arr = json_array();
-
-	if (!x || !y || !arr || json_array_append_new(arr, x) || json_array_append_new(arr, y)) {
-		json_decref(arr);
-		return NULL;
-	}
-	return arr;
-}
-
 static void set(struct jb *b, json_t *o, const char *key, json_t *v)
 {
 	if (!v || !o || json_object_set_new(o, key, v))
@@ -94,19 +78,19 @@ static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
 	set(b, o, "round", json_integer(s->round));
 	set(b, o, "warmup", json_boolean(s->warmup));
 	set(b, o, "order", json_integer(s->order));
-	set(b, o, "ns_per_op", jnum(s->ns_per_op));
+	set(b, o, "ns_per_op", tb_json_num(s->ns_per_op));
 	set(b, o, "ops", juint(s->ops));
-	set(b, o, "elapsed_ns", jnum(s->elapsed_ns));
+	set(b, o, "elapsed_ns", tb_json_num(s->elapsed_ns));
 	set(b, o, "events", jcount(s->events));
 	set(b, o, "lost", jcount(s->lost));
-	set(b, o, "tracer_cpu_s", jnum(s->tracer_cpu_s));
-	set(b, o, "workload_cpu_s", jnum(s->wl_cpu_s));
+	set(b, o, "tracer_cpu_s", tb_json_num(s->tracer_cpu_s));
+	set(b, o, "workload_cpu_s", tb_json_num(s->wl_cpu_s));
 	set(b, o, "voluntary_ctxsw", jcount(s->nvcsw));
 	set(b, o, "involuntary_ctxsw", jcount(s->nivcsw));
 	set(b, o, "minor_faults", jcount(s->minflt));
-	set(b, o, "tracer_setup_s", jnum(s->setup_s));
-	set(b, o, "tracer_teardown_s", jnum(s->teardown_s));
-	set(b, o, "metric", jnum(s->metric));
+	set(b, o, "tracer_setup_s", tb_json_num(s->setup_s));
+	set(b, o, "tracer_teardown_s", tb_json_num(s->teardown_s));
+	set(b, o, "metric", tb_json_num(s->metric));
 	set(b, o, "failed", json_boolean(s->failed));
 	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
 	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
@@ -121,19 +105,19 @@ static json_t *summary_to_json(struct jb *b, const struct tb_cell *c)
 	json_t *o = json_object();
 
 	set(b, o, "n", json_integer((json_int_t)s->n));
-	set(b, o, "median", jnum(s->median));
-	set(b, o, "mean", jnum(s->mean));
-	set(b, o, "sd", jnum(s->sd));
-	set(b, o, "cv", jnum(s->cv));
-	set(b, o, "min", jnum(s->min));
-	set(b, o, "max", jnum(s->max));
-	set(b, o, "mad", jnum(s->mad));
+	set(b, o, "median", tb_json_num(s->median));
+	set(b, o, "mean", tb_json_num(s->mean));
+	set(b, o, "sd", tb_json_num(s->sd));
+	set(b, o, "cv", tb_json_num(s->cv));
+	set(b, o, "min", tb_json_num(s->min));
+	set(b, o, "max", tb_json_num(s->max));
+	set(b, o, "mad", tb_json_num(s->mad));
 	set(b, o, "outliers", json_integer((json_int_t)s->outliers));
 	if (c->latency.present) {
 		/* Copies for consumers that only read the summary (the result contract, doc/architecture.md). */
-		set(b, o, "p50", jnum(c->latency.p50));
-		set(b, o, "p99", jnum(c->latency.p99));
-		set(b, o, "p999", jnum(c->latency.p999));
+		set(b, o, "p50", tb_json_num(c->latency.p50));
+		set(b, o, "p99", tb_json_num(c->latency.p99));
+		set(b, o, "p999", tb_json_num(c->latency.p999));
 	}
 	return o;
 }
@@ -142,17 +126,17 @@ static json_t *latency_to_json(struct jb *b, const struct tb_latency *l)
 {
 	json_t *o = json_object(), *buckets = json_array();
 
-	set(b, o, "clock_cost_ns", jnum(l->clock_cost_ns));
+	set(b, o, "clock_cost_ns", tb_json_num(l->clock_cost_ns));
 	set(b, o, "count", juint(l->count));
-	set(b, o, "p50", jnum(l->p50));
-	set(b, o, "p90", jnum(l->p90));
-	set(b, o, "p99", jnum(l->p99));
-	set(b, o, "p999", jnum(l->p999));
-	set(b, o, "max", jnum(l->max));
+	set(b, o, "p50", tb_json_num(l->p50));
+	set(b, o, "p90", tb_json_num(l->p90));
+	set(b, o, "p99", tb_json_num(l->p99));
+	set(b, o, "p999", tb_json_num(l->p999));
+	set(b, o, "max", tb_json_num(l->max));
 	for (size_t i = 0; buckets && i < l->nbuckets; i++) {
 		json_t *pair = json_array();
 
-		if (!pair || json_array_append_new(pair, jnum(l->bucket_ns[i])) ||
+		if (!pair || json_array_append_new(pair, tb_json_num(l->bucket_ns[i])) ||
 		    json_array_append_new(pair, juint(l->bucket_count[i])) ||
 		    json_array_append_new(buckets, pair))
 			b->bad = true;
@@ -165,21 +149,21 @@ static json_t *overhead_to_json(struct jb *b, const struct tb_overhead *v)
 {
 	json_t *o = json_object();
 
-	set(b, o, "pct", jnum(v->pct));
-	set(b, o, "ci", jpair(v->ci_lo, v->ci_hi));
-	set(b, o, "mean_pct", jnum(v->mean_pct));
-	set(b, o, "ns_per_op", jnum(v->ns_per_op));
-	set(b, o, "ns_per_op_ci", jpair(v->ns_ci_lo, v->ns_ci_hi));
-	set(b, o, "events_per_op", jnum(v->events_per_op));
-	set(b, o, "ns_per_event", jnum(v->ns_per_event));
-	set(b, o, "ns_per_event_ci", jpair(v->nse_ci_lo, v->nse_ci_hi));
-	set(b, o, "bpf_ns_per_run", jnum(v->bpf_ns_per_run));
-	set(b, o, "p_mannwhitney", jnum(v->p_mannwhitney));
+	set(b, o, "pct", tb_json_num(v->pct));
+	set(b, o, "ci", tb_json_pair(v->ci_lo, v->ci_hi));
+	set(b, o, "mean_pct", tb_json_num(v->mean_pct));
+	set(b, o, "ns_per_op", tb_json_num(v->ns_per_op));
+	set(b, o, "ns_per_op_ci", tb_json_pair(v->ns_ci_lo, v->ns_ci_hi));
+	set(b, o, "events_per_op", tb_json_num(v->events_per_op));
+	set(b, o, "ns_per_event", tb_json_num(v->ns_per_event));
+	set(b, o, "ns_per_event_ci", tb_json_pair(v->nse_ci_lo, v->nse_ci_hi));
+	set(b, o, "bpf_ns_per_run", tb_json_num(v->bpf_ns_per_run));
+	set(b, o, "p_mannwhitney", tb_json_num(v->p_mannwhitney));
 	/* The result contract (doc/architecture.md) promises a p_value: the rank test's, which assumes no normality. */
-	set(b, o, "p_value", jnum(v->p_mannwhitney));
-	set(b, o, "p_welch", jnum(v->p_welch));
-	set(b, o, "hodges_lehmann_ns", jnum(v->hl_shift_ns));
-	set(b, o, "mde_pct", jnum(v->mde_pct));
+	set(b, o, "p_value", tb_json_num(v->p_mannwhitney));
+	set(b, o, "p_welch", tb_json_num(v->p_welch));
+	set(b, o, "hodges_lehmann_ns", tb_json_num(v->hl_shift_ns));
+	set(b, o, "mde_pct", tb_json_num(v->mde_pct));
 	set(b, o, "verdict", json_string(tb_verdict_name(v->verdict)));
 	set(b, o, "reason", jstr(v->reason));
 	return o;
@@ -200,14 +184,14 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 	set(b, o, "threads", json_integer(c->threads));
 	set(b, o, "latency_mode", json_boolean(c->latency_mode));
 	set(b, o, "ops_per_sample", juint(c->ops_per_sample));
-	set(b, o, "event_rate", jnum(c->rate));
+	set(b, o, "event_rate", tb_json_num(c->rate));
 	for (size_t i = 0; samples && i < c->nsamples; i++)
 		if (json_array_append_new(samples, sample_to_json(b, c, i)))
 			b->bad = true;
 	set(b, o, "samples", samples);
 	set(b, o, "events_recorded", jcount(c->events_recorded));
 	set(b, o, "events_lost", jcount(c->events_lost));
-	set(b, o, "tracer_cpu_s", jnum(c->tracer_cpu_s));
+	set(b, o, "tracer_cpu_s", tb_json_num(c->tracer_cpu_s));
 	set(b, o, "tracer_mem_bytes", jcount(c->tracer_mem_bytes));
 	set(b, o, "tracer_extra", jref(c->tracer_extra));
 	set(b, o, "error", jstr(c->error));
@@ -226,14 +210,14 @@ static json_t *rate_model_to_json(struct jb *b, const struct tb_rate_model *m)
 	set(b, o, "workload_type", jstr(m->workload_type));
 	set(b, o, "tracer", jstr(m->tracer));
 	set(b, o, "points", json_integer((json_int_t)m->npoints));
-	set(b, o, "fixed_ns", jnum(m->fixed_ns));
-	set(b, o, "fixed_ns_ci", jpair(m->fixed_ci_lo, m->fixed_ci_hi));
-	set(b, o, "cost_ns_per_event", jnum(m->cost_ns));
-	set(b, o, "cost_ns_per_event_ci", jpair(m->cost_ci_lo, m->cost_ci_hi));
-	set(b, o, "r2", jnum(m->r2));
-	set(b, o, "pct_fixed", jnum(m->pct_fixed));
-	set(b, o, "pct_per_mevents_s", jnum(m->pct_per_mevent_s));
-	set(b, o, "p_quadratic", jnum(m->p_quadratic));
+	set(b, o, "fixed_ns", tb_json_num(m->fixed_ns));
+	set(b, o, "fixed_ns_ci", tb_json_pair(m->fixed_ci_lo, m->fixed_ci_hi));
+	set(b, o, "cost_ns_per_event", tb_json_num(m->cost_ns));
+	set(b, o, "cost_ns_per_event_ci", tb_json_pair(m->cost_ci_lo, m->cost_ci_hi));
+	set(b, o, "r2", tb_json_num(m->r2));
+	set(b, o, "pct_fixed", tb_json_num(m->pct_fixed));
+	set(b, o, "pct_per_mevents_s", tb_json_num(m->pct_per_mevent_s));
+	set(b, o, "p_quadratic", tb_json_num(m->p_quadratic));
 	set(b, o, "nonlinear", json_boolean(m->nonlinear));
 	return o;
 }
@@ -264,13 +248,13 @@ json_t *tb_result_to_json(const struct tb_result *r)
 	set(&b, o, "rounds", json_integer(r->rounds));
 	set(&b, o, "warmup", json_integer(r->warmup));
 	set(&b, o, "duration_ns", juint(r->duration_ns));
-	set(&b, o, "noise_threshold", jnum(r->noise_threshold));
-	set(&b, o, "alpha", jnum(r->alpha));
-	set(&b, o, "power", jnum(r->power));
+	set(&b, o, "noise_threshold", tb_json_num(r->noise_threshold));
+	set(&b, o, "alpha", tb_json_num(r->alpha));
+	set(&b, o, "power", tb_json_num(r->power));
 	set(&b, o, "bootstrap_resamples", json_integer(r->resamples));
-	set(&b, o, "confidence", jnum(r->confidence));
-	set(&b, o, "precision", jnum(r->precision));
-	set(&b, o, "max_cv", jnum(r->max_cv));
+	set(&b, o, "confidence", tb_json_num(r->confidence));
+	set(&b, o, "precision", tb_json_num(r->precision));
+	set(&b, o, "max_cv", tb_json_num(r->max_cv));
 	set(&b, o, "aa", json_boolean(r->aa));
 	set(&b, doc, "settings", o);
 	set(&b, doc, "foreign_instrumentation",
@@ -290,9 +274,9 @@ json_t *tb_result_to_json(const struct tb_result *r)
 		o = json_object();
 		set(&b, o, "cells", json_integer((json_int_t)a->ncells));
 		set(&b, o, "false_positives", json_integer((json_int_t)a->false_positives));
-		set(&b, o, "false_positive_rate", jnum(a->fp_rate));
-		set(&b, o, "noise_floor_pct", jnum(a->noise_floor_pct));
-		set(&b, o, "max_abs_pct", jnum(a->max_abs_pct));
+		set(&b, o, "false_positive_rate", tb_json_num(a->fp_rate));
+		set(&b, o, "noise_floor_pct", tb_json_num(a->noise_floor_pct));
+		set(&b, o, "max_abs_pct", tb_json_num(a->max_abs_pct));
 		set(&b, doc, "aa_calibration", o);
 	}
 	if (r->nrate_models) {

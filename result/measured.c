@@ -2,7 +2,7 @@
 /* Derived facts of a cell (measured.h): one definition each. */
 #include <math.h>
 
-#include "core/util.h"
+#include "core/tb.h"
 #include "result/measured.h"
 
 bool tb_sample_measured(const struct tb_sample *s)
@@ -81,6 +81,13 @@ double tb_cell_event_rate(const struct tb_cell *c)
 	return ev > 0 && el > 0 ? (double)ev / (el / 1e9) : NAN;
 }
 
+double tb_cell_sweep_rate(const struct tb_cell *c)
+{
+	double rate = tb_cell_event_rate(c);
+
+	return isfinite(rate) ? rate : c->rate;
+}
+
 bool tb_cell_in_sweep(const struct tb_cell *c)
 {
 	return json_is_true(json_object_get(c->workload_config, "rate-sweep"));
@@ -111,4 +118,30 @@ void tb_result_update_totals(struct tb_result *r)
 		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
 			c->rate = tb_cell_event_rate(c);
 	}
+}
+
+const char *tb_result_host(const struct tb_result *r)
+{
+	json_t *h = r && r->system ? json_object_get(r->system, "hostname") : NULL;
+
+	return json_is_string(h) && *json_string_value(h) ? json_string_value(h) : "unknown host";
+}
+
+const char *tb_result_kernel(const struct tb_result *r)
+{
+	static const char *const keys[][2] = {{"kernel", "release"},
+					      {"kernel_release", NULL},
+					      {"kernel", "version"},
+					      {"kernel", NULL}};
+	size_t i;
+
+	for (i = 0; r && r->system && i < TB_ARRAY_SIZE(keys); i++) {
+		json_t *o = json_object_get(r->system, keys[i][0]);
+
+		if (keys[i][1])
+			o = json_is_object(o) ? json_object_get(o, keys[i][1]) : NULL;
+		if (json_is_string(o) && *json_string_value(o))
+			return json_string_value(o);
+	}
+	return NULL;
 }

@@ -32,6 +32,8 @@ double tb_cell_tracer_cpu_s(const struct tb_cell *c);
  * measured samples' elapsed time. NAN when there are no events or no elapsed time.
  */
 double tb_cell_event_rate(const struct tb_cell *c);
+/* The x of a rate sweep: tb_cell_event_rate, else the cell's target rate (NAN when neither). */
+double tb_cell_sweep_rate(const struct tb_cell *c);
 /* True when c's workload is part of a rate sweep (its config says rate-sweep = true). */
 bool tb_cell_in_sweep(const struct tb_cell *c);
 
@@ -44,5 +46,11 @@ void tb_result_update_totals(struct tb_result *r);
 /* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
 const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r,
 						 const struct tb_cell *c);
+
+/* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
+const char *tb_result_host(const struct tb_result *r);
+/* Its kernel release (system.kernel.release, older layouts' kernel_release, kernel.version or
+ * kernel), or NULL when the result does not say. */
+const char *tb_result_kernel(const struct tb_result *r);
 
 #endif /* TB_MEASURED_H */

@@ -87,18 +87,4 @@ void tb_gate_release(struct tb_gate *g);
 /* The gate passed: no cell failed, and there are cells (a run that measured nothing fails). */
 bool tb_gate_passed(const struct tb_gate *g);
 
-/*
- * Gate r (and compare it with old when not NULL), print a table to out (may be NULL) and write
- * the requested files. r and old are analysed at the gate's alpha and left analysed at their
- * own settings again. Returns TB_EXIT_OK (pass), TB_EXIT_FAIL (a cell failed) or
- * TB_EXIT_USAGE (bad thresholds in r's gate object, unwritable output file), with the reason
- * printed through tb_err.
- *
- * Defined in cli/gate-run.c: it drives both this module (tb_gate_evaluate) and the writers
- * (outputs/gate-formats.h), so it lives with the commands; it is declared here because
- * `gate` and `run --gate` both call it and run's command still includes this header.
- */
-int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
-		   FILE *out);
-
 #endif /* TB_GATE_H */

@@ -572,13 +572,15 @@ static void verdict(const struct tb_result *r, const struct tb_cell *base, struc
 			   o->pct < 0 ? "; traced is faster than the baseline: suspect the setup"
 				      : "");
 	} else if (o->ci_lo > 0 || o->ci_hi < 0) {
-		set_reason(o, TB_VERDICT_NO_OVERHEAD,
-			   "%+.2f%% is within the %.2g%% noise threshold; CI [%+.2f%%, %+.2f%%]; MDE %.2f%%",
-			   o->pct, thr, o->ci_lo, o->ci_hi, o->mde_pct);
+		set_reason(
+			o, TB_VERDICT_NO_OVERHEAD,
+			"%+.2f%% is within the %.2g%% noise threshold; CI [%+.2f%%, %+.2f%%]; MDE %.2f%%",
+			o->pct, thr, o->ci_lo, o->ci_hi, o->mde_pct);
 	} else {
-		set_reason(o, TB_VERDICT_NO_OVERHEAD,
-			   "CI [%+.2f%%, %+.2f%%] includes 0; could have detected %.2f%% (MDE at alpha %.2g, power %.2g)",
-			   o->ci_lo, o->ci_hi, o->mde_pct, r->alpha, r->power);
+		set_reason(
+			o, TB_VERDICT_NO_OVERHEAD,
+			"CI [%+.2f%%, %+.2f%%] includes 0; could have detected %.2f%% (MDE at alpha %.2g, power %.2g)",
+			o->ci_lo, o->ci_hi, o->mde_pct, r->alpha, r->power);
 	}
 }
 
@@ -647,7 +649,8 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 		for (size_t i = 0; i < c->nsamples; i++) {
 			const struct tb_sample *s = &c->samples[i];
 
-			if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
+			if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 &&
+			    s->bpf_run_time_ns >= 0) {
 				cnt += s->bpf_run_cnt;
 				ns += s->bpf_run_time_ns;
 			}
@@ -764,14 +767,6 @@ static bool rate_point(const struct tb_cell *c)
 	       isfinite(c->overhead.ns_per_op) && isfinite(c->overhead.events_per_op) && !c->error;
 }
 
-/* Achieved events/s of a cell over its measured samples, else the target rate. */
-static double events_per_s(const struct tb_cell *c)
-{
-	double rate = tb_cell_event_rate(c);
-
-	return isfinite(rate) ? rate : c->rate;
-}
-
 static int rate_models(struct tb_result *r)
 {
 	bool *done = calloc(r->ncells ? r->ncells : 1, sizeof(bool));
@@ -801,7 +796,7 @@ static int rate_models(struct tb_result *r)
 			done[j] = true;
 			x[n] = d->overhead.events_per_op;
 			y[n] = d->overhead.ns_per_op;
-			xs[n] = events_per_s(d) / 1e6;
+			xs[n] = tb_cell_sweep_rate(d) / 1e6;
 			ys[n] = d->overhead.pct;
 			n++;
 		}

@@ -13,6 +13,7 @@
 
 #include "outputs/compare-formats.h"
 #include "stats/compare.h"
+#include "cli/gate-run.h"
 #include "stats/gate.h"
 #include "result/result.h"
 #include "stats/stats.h"

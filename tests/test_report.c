@@ -259,6 +259,14 @@ static void test_hostile_report(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "reason &lt;i&gt;&amp;&quot;&#39;&lt;/i&gt;"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracebench run &#39;a&quot;b&#39; &lt;x&gt; &amp; y"));
 	free(html);
+	/* Labels are the user's text: escaped too. */
+	json_object_set_new(r->labels, "commit", json_string("<b>9f3e</b>&"));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"labels\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "commit=&lt;b&gt;9f3e&lt;/b&gt;&amp;"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
 	tb_result_free(r);
 }
 

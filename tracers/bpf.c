@@ -658,7 +658,7 @@ static void reader_stop(struct bpf_priv *p)
 	p->thr_live = false;
 }
 
-/* ---- crash-safety record (harness/armed.h) ------------------------------------------------ */
+/* ---- crash-safety record (host/armed.h) ------------------------------------------------ */
 
 static int armed_id(bool add, enum tb_armed_kind kind, __u32 id)
 {

@@ -9,6 +9,7 @@
 #include "outputs/plot/gnuplot.h"
 #include "outputs/text.h"
 #include "result/result.h"
+#include "result/measured.h"
 
 /* The rows: every traced cell id with an overhead, in order of first appearance. */
 struct rows {
@@ -109,15 +110,6 @@ static bool write_set(FILE *f, struct rows *rw, const struct tb_result *r, size_
 }
 
 /* system.<a>.<b> (or system.<a> without b, or when it is not an object) when it is a string. */
-static const char *sys_str(const struct tb_result *r, const char *a, const char *b)
-{
-	json_t *o = r->system ? json_object_get(r->system, a) : NULL;
-
-	if (b && json_is_object(o))
-		o = json_object_get(o, b);
-	return json_is_string(o) ? json_string_value(o) : NULL;
-}
-
 /* The key title of set s: labels[s], else "#<s+1> host kernel". */
 static void set_label(struct tb_gp_vars *v, int k, const struct tb_result *r,
 		      const char *const *labels, size_t s)
@@ -127,10 +119,8 @@ static void set_label(struct tb_gp_vars *v, int k, const struct tb_result *r,
 	if (labels && labels[s]) {
 		snprintf(lbl, sizeof(lbl), "%s", labels[s]);
 	} else {
-		const char *kernel = sys_str(r, "kernel", "release");
+		const char *kernel = tb_result_kernel(r);
 
-		if (!kernel)
-			kernel = sys_str(r, "kernel_release", NULL);
 		snprintf(lbl, sizeof(lbl), "#%zu %s%s%s", s + 1, tb_result_host(r),
 			 kernel ? " " : "", kernel ? kernel : "");
 	}

@@ -21,15 +21,9 @@
 #include "outputs/plot/gnuplot.h"
 #include "outputs/text.h"
 #include "result/result.h"
+#include "result/measured.h"
 
 /* ---- sessions -------------------------------------------------------------------------------- */
-
-const char *tb_result_host(const struct tb_result *r)
-{
-	json_t *h = r && r->system ? json_object_get(r->system, "hostname") : NULL;
-
-	return json_is_string(h) && *json_string_value(h) ? json_string_value(h) : "unknown host";
-}
 
 int tb_plot_find_gnuplot(char *path, size_t len)
 {

@@ -37,15 +37,6 @@ static int by_x(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Events/s the cell achieved (tb_cell_event_rate), else its target rate (NAN when neither is
- * known), as the rate model's fit uses them. */
-static double events_per_s(const struct tb_cell *c)
-{
-	double rate = tb_cell_event_rate(c);
-
-	return isfinite(rate) ? rate : c->rate;
-}
-
 /* The cells of rate sweeps with an overhead into pts (a target rate, or in a sweep without
  * one), at their events/s. Returns the count; the range of x into *rmin, *rmax. */
 static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, double *rmin,
@@ -60,7 +51,7 @@ static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, doubl
 		if (c->baseline || !c->has_overhead || !isfinite(c->overhead.pct) ||
 		    !(isfinite(c->rate) || tb_cell_in_sweep(c)))
 			continue;
-		rt = events_per_s(c);
+		rt = tb_cell_sweep_rate(c);
 		if (!(rt > 0))
 			continue;
 		pts[n].x = rt;
