@@ -34,9 +34,9 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3
+	   python3 libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib sqlite3 libpq libcrypto
 
 SAN ?=
 ifeq ($(SAN),1)
