@@ -68,7 +68,8 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 $(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
-ROOMS	 = core cli scenario plan runner result stats outputs outputs/plot host workloads tracers
+ROOMS	 = core cli scenario plan runner result stats history outputs outputs/plot host workloads \
+	   tracers
 SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
