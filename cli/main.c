@@ -22,6 +22,8 @@ static const struct {
 	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail"},
 	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
 	{"report", tb_cmd_report, "self-contained HTML report of a result"},
+	{"history", tb_cmd_history,
+	 "runs over time: add, list, show, detect change points, report"},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
 };
 
