@@ -383,7 +383,7 @@ out:
 struct gather {
 	json_t *series;
 	size_t nseries, nchanged, nchanges;
-	const char *db;
+	char db[512]; /* the history's name (it is closed before the JSON is printed) */
 };
 
 static int show_one(struct hopts *o, struct tb_history *h, const struct tb_hanalysis *a, void *ctx)
@@ -404,8 +404,8 @@ static int detect_one(struct hopts *o, struct tb_history *h, const struct tb_han
 {
 	struct gather *g = ctx;
 
-	if (!g->db) {
-		g->db = tb_history_name(h);
+	if (!g->db[0]) {
+		snprintf(g->db, sizeof(g->db), "%s", tb_history_name(h));
 		if (!o->json) {
 			printf("%s: ", g->db);
 			tb_hist_detect_settings_print(stdout, &o->det, o->comparable);
@@ -444,7 +444,7 @@ static int cmd_detect(struct hopts *o)
 	int rc = g.series ? each_series(o, false, detect_one, &g) : TB_EXIT_FAIL;
 
 	if (rc == TB_EXIT_OK && o->json) {
-		json_t *doc = json_pack("{s:s, s:o, s:O}", "db", g.db ? g.db : "", "settings",
+		json_t *doc = json_pack("{s:s, s:o, s:O}", "db", g.db, "settings",
 					tb_hist_detect_settings_json(&o->det, o->comparable),
 					"series", g.series);
 

@@ -16,6 +16,7 @@
 #include "result/result.h"
 #include "cli/gate-run.h"
 #include "stats/gate.h"
+#include "stats/stats.h"
 
 int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
 		   FILE *out)
@@ -58,6 +59,11 @@ int tb_gate_result_history(struct tb_result *r, const json_t *doc, const char *d
 
 	if (tb_gate_alpha(r, o, &alpha))
 		return TB_EXIT_USAGE;
+	/* The run's points come from its figures: a file without them is analysed first. */
+	if (tb_stats_analyze(r)) {
+		tb_err("gate: out of memory analysing %s", o->name ? o->name : "the result");
+		return TB_EXIT_FAIL;
+	}
 	tb_detect_opts_init(&det);
 	ret = tb_history_open(target, 0, &h);
 	if (ret == -ENOENT) {

@@ -21,9 +21,9 @@ const struct tb_hmetric tb_hmetrics[] = {
 	{"ns_per_event", "ns", "ns per event", TB_HMAG_RELATIVE, false},
 	{"events_lost", "events", "events lost", TB_HMAG_RELATIVE, false},
 	{"tracer_cpu_pct", "%", "tracer CPU % of the sample time", TB_HMAG_POINTS, false},
-	{"latency_p50", "ns", "latency p50", TB_HMAG_RELATIVE, false},
-	{"latency_p99", "ns", "latency p99", TB_HMAG_RELATIVE, false},
-	{"latency_p999", "ns", "latency p99.9", TB_HMAG_RELATIVE, false},
+	{"latency_p50", "ns", "latency p50 (ns)", TB_HMAG_RELATIVE, false},
+	{"latency_p99", "ns", "latency p99 (ns)", TB_HMAG_RELATIVE, false},
+	{"latency_p999", "ns", "latency p99.9 (ns)", TB_HMAG_RELATIVE, false},
 	{NULL, NULL, NULL, TB_HMAG_RELATIVE, false},
 };
 

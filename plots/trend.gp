@@ -16,7 +16,7 @@ if (xmax <= 30) { set xtics 1 } else { set xtics autofreq }
 do for [i=0:ncp-1] {
 	x = value(sprintf('cpx%d', i))
 	set arrow from x, graph 0 to x, graph 1 nohead dt 2 lw 1.5 lc rgb c_over front
-	set label value(sprintf('cpl%d', i)) at x, graph 0.98 right rotate by 90 offset -0.7, 0 \
+	set label value(sprintf('cpl%d', i)) at x, graph 0.98 right rotate by 90 offset -1.2, 0 \
 		font ',9' tc rgb c_over front
 }
 plot datafile index 0 using 1:2:3:4 with yerrorbars lt 2 dt 1 pt 7 ps 0.7 lw 1 \

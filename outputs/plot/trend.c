@@ -92,8 +92,8 @@ int tb_plot_draw_trend(struct tb_gp *g, const struct tb_hanalysis *a)
 		 tb_shorten(nb, sizeof(nb), s->name, 4 * TB_GP_NAME_MAX),
 		 s->hw_desc ? s->hw_desc : "");
 	tb_gp_var_s(&v, "title", title);
-	snprintf(yl, sizeof(yl), "%s (%s)", s->metric ? s->metric->what : s->metric_name,
-		 s->metric ? s->metric->unit : "");
+	/* the metric's description says its unit */
+	snprintf(yl, sizeof(yl), "%s", s->metric ? s->metric->what : s->metric_name);
 	tb_gp_var_s(&v, "ylabel", yl);
 	snprintf(lbl, sizeof(lbl), "run, oldest first (%s to %s)", a->data.rec[0].started,
 		 a->data.rec[a->data.n - 1].started);
