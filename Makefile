@@ -6,7 +6,7 @@
 #   make demo        run scenarios/quick.ini end to end
 #   make install     PREFIX=/usr/local DESTDIR=...
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-history | validate | validate-history | fuzz | valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -91,7 +91,8 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz fuzzers valgrind format format-check
+	bench-workloads bench-history validate validate-history fuzz fuzzers valgrind format \
+	format-check
 
 all: $(TB_BIN) $(HELPERS)
 
@@ -202,6 +203,16 @@ $(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh
+
+# Change-point detection on real histories of this machine (METHODOLOGY.md, section 8).
+validate-history: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-history.sh
+
+# Adding 1,000 result files to a history and detecting over all its series: figures printed.
+bench-history: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-history.sh
 
 fuzz: deps
 	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)

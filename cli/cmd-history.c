@@ -72,7 +72,7 @@ static const struct option longopts[] = {
 	"  --p-value P         a change needs p < P on the points and the pooled samples\n"   \
 	"                      (default 0.001, Otava's)\n"                                    \
 	"  --min-magnitude M   and at least this size: relative for ns metrics, percentage\n" \
-	"                      points for % metrics (default 2%)\n"                           \
+	"                      points for % metrics (default 3%)\n"                           \
 	"  --comparable        join runs of one scenario name whatever their scenario text\n"
 
 /* ---- add ------------------------------------------------------------------------------------- */

@@ -27,7 +27,7 @@
 /* Defaults, justified in METHODOLOGY.md section 8 against Otava's window 50 and p 0.001. */
 #define TB_DETECT_WINDOW	50
 #define TB_DETECT_P_VALUE	0.001
-#define TB_DETECT_MIN_MAGNITUDE 0.02
+#define TB_DETECT_MIN_MAGNITUDE 0.03
 #define TB_DETECT_MIN_SEGMENT	2 /* points on each side of a change (Welch needs two) */
 
 struct tb_detect_opts {
