@@ -89,7 +89,7 @@ TB_BIN	 = tracebench
 endif
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
+.PHONY: need-deps all deps check test e2e demo install uninstall asan ubsan clean distclean \
 	bench-workloads validate fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS)
@@ -117,16 +117,24 @@ $(LIBPERF_PREFIX)/lib/libperf.a: | $(DEPS_STAMP)
 	$(Q)tools/build-libperf.sh $(LIBPERF_PREFIX) $(DEPS_DIR)/libperf-src
 
 # ---- build ---------------------------------------------------------------------------------
+# A fresh clone has no .deps/: say so before compiling anything, instead of a missing header
+# half-way through. An order-only prerequisite of everything that compiles, checked each run.
+need-deps:
+	$(Q)test -f $(LIBPERF_PREFIX)/include/perf/core.h -a -f $(LIBPERF_PREFIX)/lib/libperf.a || \
+		{ echo "make: $(LIBPERF_PREFIX) has no libperf: run \`make deps\` first (libperf is built from linux-source into .deps/)" >&2; exit 2; }
+	$(Q)pkg-config --exists $(PC_LIBS) || \
+		{ echo "make: missing libraries ($$(for l in $(PC_LIBS); do pkg-config --exists $$l || printf '%s ' $$l; done)): run \`make deps\` first" >&2; exit 2; }
+
 $(TB_BIN): $(OBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c | $(SKELS)
+$(BUILD)/%.o: %.c | need-deps $(SKELS)
 	@mkdir -p $(dir $@)
 	$(msg) CC $<
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/vmlinux.h:
+$(BUILD)/vmlinux.h: | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) BTF $@
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
@@ -154,7 +162,7 @@ $(BUILD)/tests/data/%.bpf.o: tests/data/%.bpf.c $(BUILD)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Wall -Werror -c $< -o $@
 
 # Tiny static helpers (the exec workload's target).
-$(BUILD)/helpers/%: workloads/helpers/%.c
+$(BUILD)/helpers/%: workloads/helpers/%.c | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) HELPER $@
 	$(Q)$(CC) -O2 -static -o $@ $<
