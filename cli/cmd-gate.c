@@ -21,7 +21,7 @@
 	"                       [--junit FILE] [--markdown FILE] [--benchmark-json FILE]\n"      \
 	"Exit 0 pass, 1 fail, 2 bad input. Limits also come from the result's [gate] section;\n" \
 	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n" \
-	"A limit of 'none' disables it.\n"
+	"A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
 static int opt_pct(const char *opt, const char *val, double *out)
 {

@@ -42,6 +42,7 @@ static const char run_usage[] =
 	"                          default: results/<UTC time>-<host>-<scenario>/\n"
 	"      --quick             5 rounds of 200 ms samples (a fast look, still with CIs)\n"
 	"      --rounds N          override [global] repetitions\n"
+	"      --warmup N          override [global] warmup (rounds run but not analysed)\n"
 	"      --duration D        override [global] duration (e.g. 500ms)\n"
 	"      --precision P       adaptive stopping at CI half-width P (e.g. 1%)\n"
 	"      --max-time D        stop adding rounds after D\n"
@@ -55,17 +56,17 @@ static const char run_usage[] =
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
 	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
-	"  -q, --quiet             no progress\n"
-	"  -h, --help\n";
+	"  -h, --help\n" TB_CLI_COMMON_USAGE
+	"                          (run -q: no plan or progress line either)\n";
 
 /* The command line. */
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
-	int64_t rounds, seed; /* -1: not given */
-	uint64_t dur, maxt;   /* 0: not given */
-	double prec;	      /* -1: not given */
-	json_t *labels;	      /* --label KEY=VALUE, checked */
+	int64_t rounds, warmup, seed; /* -1: not given */
+	uint64_t dur, maxt;	      /* 0: not given */
+	double prec;		      /* -1: not given */
+	json_t *labels;		      /* --label KEY=VALUE, checked */
 };
 
 /* One invocation. */
@@ -117,6 +118,10 @@ static int parse_opt(int c, struct run_opts *o)
 	case 'r':
 		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
 			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
+		break;
+	case 'w':
+		if (tb_parse_int(optarg, &o->warmup) || o->warmup < 0 || o->warmup > 1000)
+			return tb_cli_bad_value("run", "--warmup", optarg, "0 to 1000");
 		break;
 	case 'd':
 		if (tb_parse_duration(optarg, &o->dur) || o->dur < 1000000)
@@ -190,6 +195,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"quick", no_argument, NULL, 'Q'},
 		{"rounds", required_argument, NULL, 'r'},
+		{"warmup", required_argument, NULL, 'w'},
 		{"duration", required_argument, NULL, 'd'},
 		{"precision", required_argument, NULL, 'p'},
 		{"max-time", required_argument, NULL, 'm'},
@@ -209,7 +215,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	};
 	int c, rc;
 
-	*o = (struct run_opts){.rounds = -1, .seed = -1, .prec = -1};
+	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
 	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, run_usage)) != -1) {
 		rc = parse_opt(c, o);
 		if (rc >= 0)
@@ -242,6 +248,8 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	}
 	if (o->rounds > 0)
 		s->rounds = (unsigned int)o->rounds;
+	if (o->warmup >= 0)
+		s->warmup = (unsigned int)o->warmup;
 	if (o->dur) {
 		s->duration_ns = o->dur;
 		for (i = 0; i < s->nworkloads; i++)
