@@ -108,6 +108,8 @@ static void install_signals(void)
 /* One option into o; returns -1 to go on, else the exit code. */
 static int parse_opt(int c, struct run_opts *o)
 {
+	int ret;
+
 	switch (c) {
 	case 'o':
 		o->outdir = optarg;
@@ -124,16 +126,20 @@ static int parse_opt(int c, struct run_opts *o)
 			return tb_cli_bad_value("run", "--warmup", optarg, "0 to 1000");
 		break;
 	case 'd':
-		if (tb_parse_duration(optarg, &o->dur) || o->dur < 1000000)
-			return tb_cli_bad_value("run", "--duration", optarg, "at least 1ms");
+		ret = tb_parse_duration(optarg, &o->dur);
+		if (ret || o->dur < 1000000)
+			return tb_cli_bad_value("run", "--duration", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "at least 1ms");
 		break;
 	case 'p':
 		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
 			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
 		break;
 	case 'm':
-		if (tb_parse_duration(optarg, &o->maxt) || !o->maxt)
-			return tb_cli_bad_value("run", "--max-time", optarg, "e.g. 10m");
+		ret = tb_parse_duration(optarg, &o->maxt);
+		if (ret || !o->maxt)
+			return tb_cli_bad_value("run", "--max-time", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "e.g. 10m");
 		break;
 	case 's':
 		if (tb_parse_int(optarg, &o->seed) || o->seed < 0)
@@ -168,7 +174,6 @@ static int parse_opt(int c, struct run_opts *o)
 		break;
 	case 'L': {
 		char err[256];
-		int ret;
 
 		if (!o->labels)
 			o->labels = json_object();

@@ -27,4 +27,8 @@ expect_exit 0 "$TB" run "$TB_ROOT/scenarios/quick.ini" --dry-run --warmup 3 --ro
 grep -q "3 warmup + 2 rounds" "$TMP/out" || fail "--warmup not applied: $(head -n 1 "$TMP/out")"
 expect_exit 2 "$TB" run "$TB_ROOT/scenarios/quick.ini" --dry-run --warmup -1
 grep -q -- "--warmup" "$TMP/err" || fail "a bad --warmup is not named"
+# A duration without a unit is an error on the command line as in a scenario file (issue 15).
+expect_exit 2 "$TB" run "$TB_ROOT/scenarios/quick.ini" --dry-run --duration 500
+grep -q "needs a unit" "$TMP/err" || fail "--duration 500: $(cat "$TMP/err")"
+expect_exit 0 "$TB" run "$TB_ROOT/scenarios/quick.ini" --dry-run --duration 500ms
 exit 0
