@@ -516,7 +516,7 @@ static void plots_and_report(struct run *x)
 	if (ret == -ENOENT)
 		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
 	else if (ret < 0)
-		tb_warn("plots failed: %s", strerror(-ret));
+		tb_warn("plots failed: %s (the report says which and why)", strerror(-ret));
 	else
 		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->dir, ret);
 	snprintf(path, sizeof(path), "%s/report.html", x->dir);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/tb.h"
@@ -173,21 +174,50 @@ static const struct {
 	{"compare", "Overhead per cell for each result set, with confidence intervals."},
 };
 
+/*
+ * Why plot i of plotdir failed into why (its .failed record, or an empty SVG), or false when
+ * it did not fail.
+ */
+static bool plot_failed(const char *plotdir, int i, char *why, size_t len)
+{
+	char path[PATH_MAX + 64], *text = NULL;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s%s", plotdir, tb_plot_names[i], TB_PLOT_FAILED_EXT);
+	if (!tb_read_file(path, &text, NULL)) {
+		snprintf(why, len, "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+		return true;
+	}
+	snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
+	if (!stat(path, &st) && st.st_size == 0) {
+		snprintf(why, len, "%s.svg is empty", tb_plot_names[i]);
+		return true;
+	}
+	return false;
+}
+
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 {
 	int i, n = 0;
 	size_t k;
 
 	for (i = 0; tb_plot_names[i]; i++) {
-		char path[PATH_MAX + 64];
+		char path[PATH_MAX + 64], why[512];
+		bool failed;
 
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
-		if (access(path, R_OK))
+		failed = plot_failed(plotdir, i, why, sizeof(why));
+		if (!failed && access(path, R_OK))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
-		if (inline_svg(f, path, i)) {
+		if (failed) {
+			fputs("<p class=\"note plot-failed\">plot failed: ", f);
+			tb_fput_markup(f, why, strlen(why));
+			fputs("</p>\n", f);
+		} else if (inline_svg(f, path, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -224,8 +254,8 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 	} else {
 		drawn = tb_html_plots_section(f, plotdir, compare);
 		if (ret < 0)
-			fputs("<p class=\"note\">Some plots are missing: gnuplot failed (its "
-			      "messages were logged).</p>\n",
+			fputs("<p class=\"note\">Some plots failed: each says why in its place "
+			      "(gnuplot's messages were logged).</p>\n",
 			      f);
 		else if (!drawn)
 			fputs("<p class=\"note\">No plots: the result has no data to plot.</p>\n",

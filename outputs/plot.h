@@ -22,12 +22,15 @@ enum {
 	TB_PLOT_DATA_ONLY = 1 << 3, /* write the data files, do not run gnuplot */
 };
 
+#define TB_PLOT_FAILED_EXT ".failed"
+
 /* Every plot name, in the order a report shows them; NULL-terminated. */
 extern const char *const tb_plot_names[];
 
 /*
  * Draw every plot of r that has data into outdir/plots (created; earlier plot files of the
- * same names are removed first, so a skipped plot leaves nothing stale). Plots without data
+ * same names are removed first, so a skipped plot leaves nothing stale). A plot whose gnuplot
+ * run failed leaves outdir/plots/<name>.failed (TB_PLOT_FAILED_EXT): one line saying why. Plots without data
  * (no latency cells, no rate sweep) are skipped. Returns the number of plots drawn (>= 0;
  * 0 with TB_PLOT_DATA_ONLY), -ENOENT when gnuplot or the scripts cannot be found (data files
  * are still written; the error says what is missing), -EIO when gnuplot failed (or, with
