@@ -4,8 +4,9 @@
  * with a header comment naming its columns) and runs the gnuplot scripts plots/NAME.gp on them,
  * producing <dir>/plots/<name>.png (pngcairo) and <name>.svg.
  *
- * Scripts are looked up in $TB_PLOTS_DIR, then <dir of the binary>/plots and its parent's
- * plots/ (a build tree), then TB_DATADIR/plots (installed). gnuplot is $TB_GNUPLOT or
+ * Scripts are looked up in $TB_PLOTS_DIR, then relative to the binary: <its dir>/plots (the
+ * source tree), ../plots (build/run-tests) and ../share/tracebench/plots (an installed tree,
+ * whatever PREFIX it was installed with), then TB_DATADIR/plots (the PREFIX of the build). gnuplot is $TB_GNUPLOT or
  * "gnuplot" in PATH.
  */
 #ifndef TB_PLOT_H

@@ -42,28 +42,20 @@ static bool has_scripts(const char *dir)
 
 int tb_plot_find_scripts(char *dir, size_t len)
 {
+	/* The source tree (./tracebench), build/run-tests's parent, an installed tree. */
+	static const char *const rel[] = {"plots", "../plots", TB_DATADIR_REL "/plots"};
 	const char *env = getenv("TB_PLOTS_DIR");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	char exe[PATH_MAX];
+	size_t i;
 
 	if (env && *env) {
 		snprintf(dir, len, "%s", env);
 		return has_scripts(dir) ? 0 : -ENOENT;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, len, "%s/plots", exe);
-			if (has_scripts(dir))
-				return 0;
-			/* build/run-tests: the source tree is the parent */
-			snprintf(dir, len, "%s/../plots", exe);
-			if (has_scripts(dir))
-				return 0;
-		}
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, len, "%s/%s", exe, rel[i]);
+		if (has_scripts(dir))
+			return 0;
 	}
 	snprintf(dir, len, "%s/plots", TB_DATADIR);
 	return has_scripts(dir) ? 0 : -ENOENT;
