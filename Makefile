@@ -3,7 +3,7 @@
 #   make deps        Debian packages (apt-get, idempotent) + libperf from linux-source into .deps/
 #   make             build ./tracebench (V=1 for full commands)
 #   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
-#   make demo        run scenarios/quick.ini end to end
+#   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
 #   make bench-workloads | validate | fuzz | valgrind | format
@@ -192,9 +192,11 @@ e2e: $(TB_BIN) $(HELPERS)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tests/e2e/run.sh
 
 # ---- demo, benchmarks, validation, fuzzing -------------------------------------------------
+# --wait: queue behind another run (another user's, CI's) instead of exiting 3.
+DEMO_ARGS ?=
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)./$(TB_BIN) run scenarios/quick.ini
+	$(Q)./$(TB_BIN) run scenarios/quick.ini --wait $(DEMO_ARGS)
 
 bench-workloads: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads

@@ -380,7 +380,7 @@ static int lock_machine(struct run *x)
 		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(x->o.wait_lock, &holder);
 	if (ret == -EBUSY) {
-		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it or stop it",
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; add --wait to queue behind it (make demo waits), or stop it",
 		       (int)holder);
 		return TB_EXIT_UNAVAILABLE;
 	} else if (ret) {
