@@ -34,7 +34,7 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3
+	   python3 libxml2-utils chromium
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
 

@@ -87,7 +87,7 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 		const char *u;
 		double mul;
 	} units[] = {
-		{"s", 1e9},  {"sec", 1e9}, {"ns", 1},	   {"us", 1e3},
+		{"s", 1e9},  {"sec", 1e9}, {"ns", 1},	  {"us", 1e3},
 		{"ms", 1e6}, {"m", 60e9},  {"min", 60e9}, {"h", 3600e9},
 	};
 	char unit[8];

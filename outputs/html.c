@@ -42,6 +42,8 @@ static const char css[] =
 	"white-space:pre-wrap;word-break:break-all}"
 	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
 	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
+	/* Wide tables scroll inside the page instead of overflowing it; long values wrap. */
+	".scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}.caveat{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- the page ------------------------------------------------------------------------------ */
@@ -349,7 +351,8 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, j
 	if (json_is_string(v)) {
 		tb_html_esc(f, json_string_value(v));
 	} else {
-		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		/* 0.94, not 0.93999999999999995 (jansson's default is 17 digits) */
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
 
 		tb_html_esc(f, s ? s : "?");
 		free(s);
@@ -380,14 +383,15 @@ void tb_html_environment(FILE *f, const struct tb_result *r, const char *id)
 		fputs("<p class=\"note\">The result records no environment.</p>\n", f);
 		return;
 	}
-	fputs("<details open><summary>Every recorded field (kernel, CPU and topology, "
+	/* About a hundred rows: collapsed, the summary above says what matters. */
+	fputs("<details class=\"env\"><summary>Every recorded field (kernel, CPU and topology, "
 	      "frequency, clocksource, mitigations, versions); those marked <small "
 	      "class=\"fp\">fingerprint</small> decide whether two runs are comparable"
-	      "</summary>\n<table>\n",
+	      "</summary>\n<div class=\"scroll\"><table>\n",
 	      f);
 	env_leaves(f, r->system, path, sizeof(path), &count,
 		   json_object_get(r->system, "fingerprint_fields"));
-	fputs("</table>\n</details>\n", f);
+	fputs("</table></div>\n</details>\n", f);
 	if (count >= MAX_ENV_LEAVES)
 		fprintf(f, "<p class=\"note\">Only the first %d fields are shown.</p>\n",
 			MAX_ENV_LEAVES);
