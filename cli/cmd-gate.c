@@ -15,18 +15,21 @@
 #include "cli/gate-run.h"
 #include "stats/gate.h"
 
-#define GATE_USAGE                                                                                   \
-	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"             \
-	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"      \
-	"                       [--junit FILE] [--markdown FILE] [--benchmark-json FILE]\n"          \
-	"                       [--history[=DB]] [--comparable]\n"                                   \
-	"Exit 0 pass, 1 fail, 2 bad input. Limits also come from the result's [gate] section;\n"     \
-	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n"     \
-	"A limit of 'none' disables it. --history gates each cell against the last stable segment\n" \
-	"of its series in the history (default $TRACEBENCH_DB, else results/history.db; also\n"      \
-	"--history FILE.db or URL): fail when the run's change from it is significantly above\n"     \
-	"max-regression. --comparable joins runs whose scenario text differs. Exit 3 when the\n"     \
-	"history's server cannot be reached.\n"
+#define GATE_USAGE                                                                                  \
+	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"            \
+	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"     \
+	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
+	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
+	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n"    \
+	"                   warning in every output)\n"                                             \
+	"  --history[=DB]   gate each cell against the last stable segment of its series in the\n"  \
+	"                   history (default $TRACEBENCH_DB, else results/history.db; also\n"       \
+	"                   --history FILE.db or URL): fail when the run's change from it is\n"     \
+	"                   significantly above max-regression\n"                                   \
+	"  --comparable     with --history: join runs whose scenario text differs\n"                \
+	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
+	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
+	"5% --max-regression 3% --alpha 0.01. A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
 static int opt_pct(const char *opt, const char *val, double *out)
 {
@@ -47,6 +50,7 @@ int tb_cmd_gate(int argc, char **argv)
 		{"max-regression", required_argument, NULL, 'r'},
 		{"alpha", required_argument, NULL, 'a'},
 		{"allow-untrustworthy", no_argument, NULL, 'u'},
+		{"require-power", no_argument, NULL, 'P'},
 		{"junit", required_argument, NULL, 'j'},
 		{"markdown", required_argument, NULL, 'm'},
 		{"benchmark-json", required_argument, NULL, 'B'},
@@ -83,6 +87,9 @@ int tb_cmd_gate(int argc, char **argv)
 			break;
 		case 'u':
 			o.allow_untrustworthy = 1;
+			break;
+		case 'P':
+			o.require_power = true;
 			break;
 		case 'j':
 			o.junit = optarg;

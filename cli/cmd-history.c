@@ -44,7 +44,7 @@ static const char history_usage[] =
 	"results/history.db), --help. SERIES: a series id (4 or more hex digits) or a glob over\n"
 	"scenario/workload/tracer/metric, e.g. 'quick/getpid/*/overhead_pct'.\n"
 	"Exit 0 ok; 2 bad input (a result file, the database, no such series); 3 the server\n"
-	"cannot be reached; 1 other failures. 'tracebench history <command> --help' for more.\n";
+	"cannot be reached; 1 other failures. 'tracebench history <command> --help' for more.\n" TB_CLI_COMMON_USAGE;
 
 /* The options of every subcommand; each takes those its `opts` letters name. */
 struct hopts {
@@ -602,35 +602,38 @@ static const struct sub {
 	 "Adds each run in one transaction; a run already there (same content, labels aside) is\n"
 	 "left as it is. Directories are searched for result.json files (links not followed).\n"
 	 "Partial and A/A runs are skipped unless --include-partial (partial runs). --label adds\n"
-	 "labels to what the result carries. Exit 2 when a file is bad (the others are added).\n"},
+	 "labels to what the result carries. Exit 2 when a file is bad (the others are added).\n" TB_CLI_COMMON_USAGE},
 	{"list", cmd_list, "jcR",
 	 "usage: tracebench history list [SERIES...] [--db DB] [--runs] [--comparable] [--json]\n"
 	 "The series (id, scenario/workload/tracer/metric, hardware class, scenario variant, runs,\n"
-	 "first and last run), or with --runs every run with its labels.\n"},
+	 "first and last run), or with --runs every run with its labels.\n" TB_CLI_COMMON_USAGE},
 	{"show", cmd_show, "jcwpm",
 	 "usage: tracebench history show SERIES... [--db DB] [--json] [detection options]\n"
-	 "Each point (run, time, value, CI, samples, verdict), the change points between them.\n" DETECT_OPTS},
+	 "Each point (run, time, value, CI, samples, verdict), the change points between them.\n" DETECT_OPTS
+		 TB_CLI_COMMON_USAGE},
 	{"detect", cmd_detect, "jcawpm",
 	 "usage: tracebench history detect [SERIES...] [--db DB] [--all] [--json] [options]\n"
 	 "The change points of every series (or those named): the run, its labels, the segment\n"
 	 "medians, the change with its CI, the p-values, and every environment field that\n"
-	 "changed at that run. --all also lists the series without change points.\n" DETECT_OPTS},
+	 "changed at that run. --all also lists the series without change points.\n" DETECT_OPTS
+		 TB_CLI_COMMON_USAGE},
 	{"report", cmd_report, "ocwpmM",
 	 "usage: tracebench history report [SERIES...] [-o FILE.html] [--db DB] [--max-plots N]\n"
 	 "                                 [detection options]\n"
 	 "One self-contained HTML page (default results/history.html): the latest change point\n"
-	 "of each series, trend plots (at most --max-plots, default 40), all series.\n" DETECT_OPTS},
+	 "of each series, trend plots (at most --max-plots, default 40), all series.\n" DETECT_OPTS
+		 TB_CLI_COMMON_USAGE},
 	{"plot", cmd_plot, "ocwpm",
 	 "usage: tracebench history plot [SERIES...] [-o DIR] [--db DB] [detection options]\n"
 	 "A trend plot per series into DIR/plots/trend-<id>.{png,svg} (default\n"
-	 "results/history-plots). Exit 3 without gnuplot.\n" DETECT_OPTS},
+	 "results/history-plots). Exit 3 without gnuplot.\n" DETECT_OPTS TB_CLI_COMMON_USAGE},
 	{"export", cmd_export, "o",
 	 "usage: tracebench history export RUN [-o FILE] [--db DB]\n"
 	 "The stored result.json of run RUN (its number in 'history list --runs'), to stdout or\n"
-	 "FILE.\n"},
+	 "FILE.\n" TB_CLI_COMMON_USAGE},
 	{"migrate", cmd_migrate, "",
 	 "usage: tracebench history migrate [--db DB]\n"
-	 "Bring the history's schema up to this version, in one transaction (back it up first).\n"},
+	 "Bring the history's schema up to this version, in one transaction (back it up first).\n" TB_CLI_COMMON_USAGE},
 };
 
 /* One option into o; returns -1 to go on, else the exit code. */

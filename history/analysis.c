@@ -261,8 +261,8 @@ static void series_of(const struct tb_hrun_id *id, const struct tb_hpoint *pt, b
 
 /* The reference of one cell's gated point against its series' last stable segment. */
 static int gate_ref(struct tb_history *h, const struct tb_hrun_id *id, const struct tb_hpoint *pt,
-		    bool comparable, const struct tb_detect_opts *o, double alpha, int64_t self,
-		    struct tb_gate_ref *ref)
+		    bool comparable, const struct tb_detect_opts *o, double alpha, double power,
+		    int64_t self, struct tb_gate_ref *ref)
 {
 	struct tb_detect_input in;
 	struct tb_change *ch = NULL;
@@ -286,7 +286,7 @@ static int gate_ref(struct tb_history *h, const struct tb_hrun_id *id, const str
 	if (d.n)
 		snprintf(ref->since, sizeof(ref->since), "%s", d.rec[start].started);
 	tb_detect_vs_segment(&in, start, d.n, pt->value, pt->scale, pt->samples, pt->nsamples,
-			     alpha, &vs);
+			     alpha, power, &vs);
 	ref->npoints = vs.npoints;
 	ref->mean = vs.mean;
 	ref->value = pt->value;
@@ -296,10 +296,12 @@ static int gate_ref(struct tb_history *h, const struct tb_hrun_id *id, const str
 		ref->change = vs.change_pct;
 		ref->ci_lo = vs.pct_lo;
 		ref->ci_hi = vs.pct_hi;
+		ref->mde = vs.mde_pct;
 	} else {
 		ref->change = vs.change;
 		ref->ci_lo = vs.ci_lo;
 		ref->ci_hi = vs.ci_hi;
+		ref->mde = vs.mde;
 	}
 out:
 	free(ch);
@@ -336,7 +338,8 @@ int tb_history_gate_refs(struct tb_history *h, const struct tb_result *r, const 
 			continue;
 		(*refs)[c].c = &r->cells[c];
 		(*refs)[c].relative = pt->metric->mag == TB_HMAG_RELATIVE;
-		ret = gate_ref(h, &id, pt, comparable, o, alpha, self, &(*refs)[c]);
+		ret = gate_ref(h, &id, pt, comparable, o, alpha,
+			       r->power > 0 && r->power < 1 ? r->power : 0.8, self, &(*refs)[c]);
 	}
 	tb_hpoints_free(&pts);
 	if (ret) {

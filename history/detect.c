@@ -289,7 +289,7 @@ out:
 
 void tb_detect_vs_segment(const struct tb_detect_input *in, size_t start, size_t end, double value,
 			  double scale, const double *samples, size_t nsamples, double alpha,
-			  struct tb_detect_vs *vs)
+			  double power, struct tb_detect_vs *vs)
 {
 	const double *v = in->value + start;
 	size_t n = end > start ? end - start : 0;
@@ -302,7 +302,7 @@ void tb_detect_vs_segment(const struct tb_detect_input *in, size_t start, size_t
 	vs->sd = n >= 2 ? gsl_stats_sd_m(v, 1, n, vs->mean) : NAN;
 	vs->change = value - vs->mean;
 	vs->ci_lo = vs->ci_hi = vs->p = vs->p_samples = NAN;
-	vs->change_pct = vs->pct_lo = vs->pct_hi = NAN;
+	vs->change_pct = vs->pct_lo = vs->pct_hi = vs->mde = vs->mde_pct = NAN;
 	vs->magnitude = magnitude(in, vs->mean, value, scale);
 	if (n < 2)
 		return;
@@ -313,10 +313,13 @@ void tb_detect_vs_segment(const struct tb_detect_input *in, size_t start, size_t
 	vs->p = isinf(t) ? 0 : 2 * gsl_cdf_tdist_Q(t, (double)(n - 1));
 	vs->ci_lo = vs->change - h;
 	vs->ci_hi = vs->change + h;
+	if (power > 0 && power < 1)
+		vs->mde = h + gsl_cdf_tdist_Pinv(power, (double)(n - 1)) * se;
 	if (vs->mean > 0) {
 		vs->change_pct = 100 * vs->change / vs->mean;
 		vs->pct_lo = 100 * vs->ci_lo / vs->mean;
 		vs->pct_hi = 100 * vs->ci_hi / vs->mean;
+		vs->mde_pct = 100 * vs->mde / vs->mean;
 	}
 	if (samples && nsamples >= 2 && in->samples && in->sample_off &&
 	    in->sample_off[end] - in->sample_off[start] >= 2)

@@ -74,21 +74,24 @@ int tb_detect(const struct tb_detect_input *in, const struct tb_detect_opts *o,
 struct tb_detect_vs {
 	size_t npoints;			   /* in the segment */
 	double median, mean, sd;	   /* of the segment's point values */
-	double change, ci_lo, ci_hi;	   /* new - median, with the prediction interval's CI */
-	double change_pct, pct_lo, pct_hi; /* the same relative to the median; NAN if it is 0 */
+	double change, ci_lo, ci_hi;	   /* new - mean, with the prediction interval's CI */
+	double change_pct, pct_lo, pct_hi; /* the same in % of the mean; NAN unless it is > 0 */
 	double p;	  /* prediction t-test: is the new point from the segment? */
 	double p_samples; /* Welch: new samples vs the segment's pooled samples */
 	double magnitude;
+	double mde, mde_pct; /* the smallest change the test sees at the power asked for (pct:
+				in % of the mean) */
 };
 
 /*
  * Judge value (with its samples, may be NULL) against in's points [start, end) at confidence
  * 1 - alpha: t = (value - mean) / (sd * sqrt(1 + 1/n)) with n - 1 degrees of freedom, the
- * CI of the change the prediction interval around it. Needs 2 points (else p is NAN).
+ * CI of the change the prediction interval around it; its MDE at power (t[1 - alpha/2] +
+ * t[power]) times the same standard error. Needs 2 points (else p is NAN).
  * scale is the new point's TB_HMAG_SCALED scale (NAN: unknown).
  */
 void tb_detect_vs_segment(const struct tb_detect_input *in, size_t start, size_t end, double value,
 			  double scale, const double *samples, size_t nsamples, double alpha,
-			  struct tb_detect_vs *vs);
+			  double power, struct tb_detect_vs *vs);
 
 #endif /* TB_HISTORY_DETECT_H */

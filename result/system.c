@@ -73,7 +73,8 @@ static char *leaf_text(json_t *v)
 		return NULL;
 	if (json_is_string(v))
 		return strdup(json_string_value(v));
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	return json_dumps(v,
+			  JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
 }
 
 static int cmp_diff(const void *x, const void *y)

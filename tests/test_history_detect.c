@@ -286,19 +286,21 @@ static void test_vs_segment(void)
 		hi[j] = 110 + 0.1 * (double)j;
 		same[j] = s.samples[j];
 	}
-	tb_detect_vs_segment(&s.in, 10, 30, 110, NAN, hi, SPP, 0.01, &vs);
+	tb_detect_vs_segment(&s.in, 10, 30, 110, NAN, hi, SPP, 0.01, 0.8, &vs);
 	CU_ASSERT_EQUAL(vs.npoints, 20);
 	CU_ASSERT(vs.p < 1e-6);
 	CU_ASSERT(vs.p_samples < 1e-6);
 	CU_ASSERT_DOUBLE_EQUAL(vs.change_pct, 10, 1.5);
 	CU_ASSERT(vs.pct_lo > 5 && vs.pct_hi < 15);
 	CU_ASSERT(vs.ci_lo < vs.change && vs.change < vs.ci_hi);
+	/* the MDE at 80% power is wider than the interval's half-width */
+	CU_ASSERT(vs.mde > (vs.ci_hi - vs.ci_lo) / 2 && vs.mde < 2 * (vs.ci_hi - vs.ci_lo));
 	/* a point like the others */
-	tb_detect_vs_segment(&s.in, 10, 30, s.value[0], NAN, same, SPP, 0.01, &vs);
+	tb_detect_vs_segment(&s.in, 10, 30, s.value[0], NAN, same, SPP, 0.01, 0.8, &vs);
 	CU_ASSERT(vs.p > 0.05);
 	CU_ASSERT(vs.pct_lo < 0 && vs.pct_hi > 0);
 	/* one point is no segment */
-	tb_detect_vs_segment(&s.in, 29, 30, 110, NAN, hi, SPP, 0.01, &vs);
+	tb_detect_vs_segment(&s.in, 29, 30, 110, NAN, hi, SPP, 0.01, 0.8, &vs);
 	CU_ASSERT(isnan(vs.p));
 }
 

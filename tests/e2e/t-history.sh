@@ -73,6 +73,13 @@ assert a == b, "exported result differs"
 PY
 expect_exit 0 "$TB" gate "$TMP/r3/result.json" --history "$DB" --max-overhead none
 grep -q 'no regression check (needs 3)' "$TMP/out" || fail "gate --history: $(cat "$TMP/out")"
+# run --gate --history: gated against the history first, added whatever the verdict
+"$TB" run "$SCN" --quick -o "$TMP/r4" -q --no-plots --wait --gate --history="$DB" \
+	>"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] || [ $rc -eq 1 ] || fail "run --gate --history exited $rc: $(cat "$TMP/err")"
+grep -q "vs the history $DB" "$TMP/out" || fail "run --gate --history did not gate against it"
+grep -q "history: $DB: run 4 (" "$TMP/out" || fail "run --gate --history did not add the run"
 
 # 3. A synthetic history: overhead of tp-getpid +30% and the kernel changed, both at run 7.
 python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/syn" --runs 12 --seed 3 --noise 0.01 \
@@ -103,11 +110,19 @@ python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/new" --runs 14 --seed 3 --noise 0.0
 	fail "history-synth.py failed"
 expect_exit 0 "$TB" gate "$TMP/new/run-0012/result.json" --history "$TMP/s.db" --max-overhead none
 expect_exit 1 "$TB" gate "$TMP/new/run-0013/result.json" --history="$TMP/s.db" \
-	--max-overhead none --junit "$TMP/j.xml"
+	--max-overhead none --junit "$TMP/j.xml" --markdown "$TMP/g.md" --benchmark-json "$TMP/g.json"
 grep -q 'FAIL  getpid/tp-getpid .*regressed by more than max-regression 3 percentage points against the history' \
 	"$TMP/out" || fail "gate --history: no regression: $(cat "$TMP/out")"
 python3 -c 'import sys, xml.etree.ElementTree as E; r=E.parse(sys.argv[1]).getroot(); assert len(r.findall(".//failure")) == 1' \
 	"$TMP/j.xml" || fail "gate --history: JUnit wrong"
+if command -v xmllint >/dev/null; then
+	xmllint --noout --schema "$TB_ROOT/tests/data/junit/junit-10.xsd" "$TMP/j.xml" ||
+		fail "gate --history: JUnit fails junit-10.xsd"
+fi
+grep -q 'against the last stable segment of each series in' "$TMP/g.md" ||
+	fail "gate --history: Markdown does not say what it gated against"
+python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))' "$TMP/g.json" ||
+	fail "gate --history: benchmark JSON wrong"
 
 # 4. Bad input: exit 2 naming the database or file, nothing stored lost.
 before=$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM runs')
