@@ -25,6 +25,7 @@
 struct tb_history {
 	struct tb_hdb *db;
 	int version;
+	bool in_tx; /* between tb_history_begin and tb_history_commit or _rollback */
 };
 
 /* ---- the schema and its migrations ----------------------------------------------------------- */
@@ -316,6 +317,7 @@ void tb_history_close(struct tb_history *h)
 {
 	if (!h)
 		return;
+	tb_history_rollback(h); /* an open transaction is not committed by closing */
 	if (h->db)
 		h->db->ops->close(h->db);
 	free(h);
@@ -572,17 +574,20 @@ int tb_history_add_result(struct tb_history *h, struct tb_result *r, const json_
 	memcpy(info->hash, id.hash, sizeof(info->hash));
 	memcpy(info->variant, id.variant, sizeof(info->variant));
 	memcpy(info->hw_class, id.hw_class, sizeof(info->hw_class));
-	ret = db->ops->begin(db);
+	/* In the caller's transaction, a savepoint: a failed add undoes itself only. */
+	ret = h->in_tx ? db->ops->exec(db, "SAVEPOINT tb_add") : db->ops->begin(db);
 	if (ret)
 		goto out;
 	ret = add_in_tx(db, r, &id, &s, source, info);
 	/* A run that was there already: nothing to commit. */
 	if (ret) {
-		db->ops->exec(db, "ROLLBACK");
+		db->ops->exec(db, h->in_tx ? "ROLLBACK TO SAVEPOINT tb_add" : "ROLLBACK");
+		if (h->in_tx)
+			db->ops->exec(db, "RELEASE SAVEPOINT tb_add");
 		ret = ret > 0 ? 0 : ret;
 	} else {
-		ret = db->ops->exec(db, "COMMIT");
-		if (ret)
+		ret = db->ops->exec(db, h->in_tx ? "RELEASE SAVEPOINT tb_add" : "COMMIT");
+		if (ret && !h->in_tx)
 			db->ops->exec(db, "ROLLBACK");
 	}
 out:
@@ -590,6 +595,36 @@ out:
 		tb_err("%s: out of memory adding a run", db->name);
 	stored_free(&s);
 	return ret;
+}
+
+int tb_history_begin(struct tb_history *h)
+{
+	int ret;
+
+	if (h->in_tx) {
+		tb_err("%s: a transaction is open already", h->db->name);
+		return -EINVAL;
+	}
+	ret = h->db->ops->begin(h->db);
+	h->in_tx = !ret;
+	return ret;
+}
+
+int tb_history_commit(struct tb_history *h)
+{
+	int ret = h->in_tx ? h->db->ops->exec(h->db, "COMMIT") : -EINVAL;
+
+	if (ret && h->in_tx)
+		h->db->ops->exec(h->db, "ROLLBACK");
+	h->in_tx = false;
+	return ret;
+}
+
+void tb_history_rollback(struct tb_history *h)
+{
+	if (h->in_tx)
+		h->db->ops->exec(h->db, "ROLLBACK");
+	h->in_tx = false;
 }
 
 /* ---- reading --------------------------------------------------------------------------------- */

@@ -80,6 +80,17 @@ struct tb_history_added {
 int tb_history_add_result(struct tb_history *h, struct tb_result *r, const json_t *doc,
 			  const json_t *labels, const char *source, struct tb_history_added *info);
 
+/*
+ * Several adds as one transaction (a fleet's results, a backfill): between tb_history_begin and
+ * tb_history_commit every tb_history_add_result is a savepoint of it (a failed add undoes only
+ * itself; the others stay for the commit), and nothing is visible to others, or stored, before
+ * the commit. The write lock is held meanwhile. tb_history_rollback drops them all (also done
+ * by tb_history_close). Returns 0 or -errno.
+ */
+int tb_history_begin(struct tb_history *h);
+int tb_history_commit(struct tb_history *h);
+void tb_history_rollback(struct tb_history *h);
+
 /* Counts of the whole history. */
 struct tb_history_counts {
 	int64_t runs, points;

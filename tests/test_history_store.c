@@ -246,6 +246,38 @@ static void check_atomic(const char *target, const char *trigger, const char *un
 	CU_ASSERT_EQUAL(nruns(target), before + 1);
 }
 
+/*
+ * Several adds as one transaction: nothing visible before the commit, a failed add (a trigger
+ * refuses run 601's points) undoes only itself, a rollback drops them all.
+ */
+static void check_batch(const char *target, const char *trigger, const char *untrigger)
+{
+	struct tb_history_added info;
+	struct tb_history *h;
+	int64_t before = nruns(target);
+
+	CU_ASSERT_EQUAL_FATAL(raw_exec(target, trigger), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_history_open(target, TB_HISTORY_WRITE, &h), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_history_begin(h), 0);
+	tb_log_set_level(TB_LOG_SILENT);
+	CU_ASSERT_EQUAL(tb_history_begin(h), -EINVAL);
+	tb_log_set_level(TB_LOG_INFO);
+	CU_ASSERT_EQUAL(add_n(h, 600, NULL, &info), 0);
+	tb_log_set_level(TB_LOG_SILENT);
+	CU_ASSERT_EQUAL(add_n(h, 601, NULL, &info), -EINVAL);
+	tb_log_set_level(TB_LOG_INFO);
+	CU_ASSERT_EQUAL(add_n(h, 602, NULL, &info), 0);
+	CU_ASSERT_EQUAL(nruns(target), before); /* another connection sees nothing yet */
+	CU_ASSERT_EQUAL(tb_history_commit(h), 0);
+	CU_ASSERT_EQUAL(nruns(target), before + 2);
+	CU_ASSERT_EQUAL_FATAL(tb_history_begin(h), 0);
+	CU_ASSERT_EQUAL(add_n(h, 603, NULL, &info), 0);
+	tb_history_rollback(h);
+	CU_ASSERT_EQUAL(nruns(target), before + 2);
+	tb_history_close(h);
+	CU_ASSERT_EQUAL_FATAL(raw_exec(target, untrigger), 0);
+}
+
 /* Two processes adding four runs each at the same time: all eight land. */
 static void check_concurrent(const char *target)
 {
@@ -387,6 +419,14 @@ static void test_sqlite_atomic(void)
 		     "DROP TRIGGER boom");
 }
 
+static void test_sqlite_batch(void)
+{
+	check_batch(sq_path,
+		    "CREATE TRIGGER boom BEFORE INSERT ON points WHEN NEW.started = "
+		    "'2026-11-02T00:01:00Z' BEGIN SELECT RAISE(ABORT, 'boom'); END",
+		    "DROP TRIGGER boom");
+}
+
 static void test_sqlite_concurrent(void)
 {
 	check_concurrent(sq_path);
@@ -503,6 +543,7 @@ static void test_sqlite_journal_link(void)
 static CU_TestInfo sqlite_tests[] = {
 	{"add, add again, series, points, export", test_sqlite_add_read},
 	{"a failed add stores nothing", test_sqlite_atomic},
+	{"several adds in one transaction", test_sqlite_batch},
 	{"two processes add at once", test_sqlite_concurrent},
 	{"a newer schema is refused; migrate", test_sqlite_newer_schema},
 	{"the gate's view of the history", test_sqlite_gate_refs},
@@ -560,6 +601,17 @@ static void test_pg_atomic(void)
 		     "END $$; CREATE TRIGGER boom BEFORE INSERT ON points FOR EACH ROW EXECUTE "
 		     "FUNCTION boom()",
 		     "DROP TRIGGER boom ON points; DROP FUNCTION boom()");
+}
+
+static void test_pg_batch(void)
+{
+	NEED_PG();
+	check_batch(pg_main,
+		    "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF "
+		    "NEW.started = '2026-11-02T00:01:00Z' THEN RAISE EXCEPTION 'boom'; END IF; "
+		    "RETURN NEW; END $$; CREATE TRIGGER boom BEFORE INSERT ON points FOR EACH ROW "
+		    "EXECUTE FUNCTION boom()",
+		    "DROP TRIGGER boom ON points; DROP FUNCTION boom()");
 }
 
 static void test_pg_concurrent(void)
@@ -645,6 +697,7 @@ static void test_pg_bad_targets(void)
 static CU_TestInfo pg_tests[] = {
 	{"add, add again, series, points, export", test_pg_add_read},
 	{"a failed add stores nothing", test_pg_atomic},
+	{"several adds in one transaction", test_pg_batch},
 	{"two processes add at once", test_pg_concurrent},
 	{"a newer schema is refused; migrate", test_pg_newer_schema},
 	{"the gate's view of the history", test_pg_gate_refs},
