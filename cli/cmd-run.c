@@ -17,6 +17,7 @@
 #include "core/inject.h"
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/sysinfo.h"
 #include "host/cleanup.h"
 #include "host/tracing-state.h"
@@ -394,6 +395,8 @@ static int lock_machine(struct run *x)
 				json_string_value(json_array_get(report, i)));
 	}
 	json_decref(report);
+	/* What the run before this one closed may still be freed by the kernel: let it go. */
+	tb_bpf_freeing_settle(TB_BPF_GONE_TIMEOUT_NS);
 	return -1;
 }
 

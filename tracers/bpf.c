@@ -26,6 +26,7 @@
 #include <jansson.h>
 
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "core/tb.h"
 
 #include "bpf/syscall-count.h"
@@ -703,20 +704,45 @@ static void detach_all(struct bpf_priv *p)
 	p->nlinks = 0;
 }
 
-static void bpf_teardown(struct tb_tracer *t)
+/* Every fd of the tracer's programs, links and maps closed (tb_bpf_release_and_wait). */
+static void release_all(void *arg)
 {
-	struct bpf_priv *p = t->priv;
-	size_t i;
+	struct bpf_priv *p = arg;
 
-	if (!p)
-		return;
 	detach_all(p);
 	reader_stop(p);
 	ring_buffer__free(p->rb);
+	p->rb = NULL;
 	if (p->b && p->skel)
 		p->b->destroy(p->skel);
 	else if (!p->b)
 		bpf_object__close(p->obj);
+	p->skel = NULL;
+	p->obj = NULL;
+}
+
+/*
+ * The kernel frees closed programs asynchronously: teardown waits (bounded) until they and
+ * their links are gone, so that the next sample or run does not see them (host/bpf-freeing.h).
+ */
+static void bpf_teardown(struct tb_tracer *t)
+{
+	struct bpf_priv *p = t->priv;
+	struct tb_bpf_obj *objs;
+	size_t i, n = 0;
+
+	if (!p)
+		return;
+	objs = calloc(2 * p->nps + 1, sizeof(*objs));
+	for (i = 0; objs && i < p->nps; i++) {
+		if (p->ps[i].id && p->ps[i].prog &&
+		    !tb_bpf_obj_of_prog_fd(bpf_program__fd(p->ps[i].prog), &objs[n]))
+			n++;
+		if (p->ps[i].link_id)
+			objs[n++] = (struct tb_bpf_obj){.id = p->ps[i].link_id, .link = true};
+	}
+	tb_bpf_release_and_wait(t->name, objs, n, release_all, p);
+	free(objs);
 	for (i = 0; i < p->nps; i++)
 		if (p->ps[i].id)
 			armed_id(false, TB_ARMED_BPF_PROG, p->ps[i].id);

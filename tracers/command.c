@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/tracing-state.h"
@@ -309,14 +310,13 @@ static int cmd_start(struct tb_tracer *t)
 	return 0;
 }
 
-static int cmd_stop(struct tb_tracer *t)
+/* Stop signal, then escalation (tb_bpf_release_and_wait's release). */
+static void stop_group(void *arg)
 {
+	struct tb_tracer *t = arg;
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 
-	if (!p || !p->spawned || p->stopped)
-		return 0;
-	p->stopped = true;
 	if (tb_proc_poll(&p->proc)) {
 		p->died = true; /* reported by collect, which names the status */
 		reap_group(p);
@@ -324,6 +324,26 @@ static int cmd_stop(struct tb_tracer *t)
 		tb_warn("[tracer %s] '%s' ignored SIG%s and SIGTERM: killed it", t->name,
 			c->command.v[0], sig_choices[c->stop_signal]);
 	}
+}
+
+/*
+ * The BPF programs and links the command holds (its fdinfo) are freed by the kernel after it
+ * exits, asynchronously: wait for them, bounded, so the next run does not count them as
+ * foreign instrumentation (host/bpf-freeing.h).
+ */
+static int cmd_stop(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+	struct tb_bpf_obj *objs = NULL;
+	size_t n = 0;
+
+	if (!p || !p->spawned || p->stopped)
+		return 0;
+	p->stopped = true;
+	if (tb_bpf_objs_of_pgrp(p->proc.pid, &objs, &n))
+		n = 0;
+	tb_bpf_release_and_wait(t->name, objs, n, stop_group, t);
+	free(objs);
 	tb_armed_remove_pgid(p->proc.pid);
 	return 0;
 }
