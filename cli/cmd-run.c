@@ -25,6 +25,7 @@
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "outputs/summary.h"
+#include "outputs/text.h"
 #include "plan/plan.h"
 #include "result/anonymize.h"
 #include "result/labels.h"
@@ -531,6 +532,21 @@ static void plots_and_report(struct run *x)
 		printf("report:  %s\n", path);
 }
 
+/* How much the run wrote: the tracers' files (raw streams, perf.data), kept or not, and what
+ * the run directory holds now. */
+static void print_disk(const struct run *x)
+{
+	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->dir);
+	char a[32], b[32];
+
+	if (wrote > 0)
+		printf("disk:    tracers wrote %s (raw streams and output files are deleted after "
+		       "each sample unless keep-raw = true); the run directory holds %s\n",
+		       tb_fmt_bytes(a, sizeof(a), wrote), tb_fmt_bytes(b, sizeof(b), holds));
+	else
+		printf("disk:    the run directory holds %s\n", tb_fmt_bytes(b, sizeof(b), holds));
+}
+
 static int publish(struct run *x, int rc)
 {
 	size_t i;
@@ -547,6 +563,7 @@ static int publish(struct run *x, int rc)
 	} else {
 		tb_summary_print(stdout, x->r);
 		printf("\nresult:  %s/result.json\n", x->dir);
+		print_disk(x);
 	}
 	if (!x->interrupted && sigcount == 0 && !x->o.no_plots)
 		plots_and_report(x);

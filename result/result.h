@@ -51,6 +51,7 @@ struct tb_sample {
 	bool failed;		 /* [failed] the sample did not complete (reason in log) */
 	int64_t bpf_run_cnt;	 /* [bpf_run_cnt] */
 	int64_t bpf_run_time_ns; /* [bpf_run_time_ns] */
+	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */

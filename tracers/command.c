@@ -13,6 +13,7 @@
  * reaped descendants') and peak RSS come from wait4's rusage. A command that exits before stop
  * makes collect() fail with its status.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -22,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/armed.h"
@@ -40,6 +42,7 @@ struct cfg {
 	int stop_signal;
 	uint64_t stop_timeout;
 	char *events_regex;
+	bool keep_raw;
 };
 
 struct priv {
@@ -50,7 +53,8 @@ struct priv {
 	char log[4096];
 	off_t log_start; /* where this sample's output begins in the log */
 	double ready_s;
-	double startup_cpu_s; /* the leader's CPU time until ready (start-up, attaching) */
+	double startup_cpu_s;  /* the leader's CPU time until ready (start-up, attaching) */
+	int64_t wall_start_ns; /* CLOCK_REALTIME at spawn, for keep-raw's file times */
 };
 
 static const char *const sig_choices[] = {"INT", "TERM", "HUP", "USR1", "USR2", "KILL", NULL};
@@ -74,6 +78,9 @@ static const struct tb_option cmd_opts[] = {
 	{"events-regex", TB_OPT_STRING, offsetof(struct cfg, events_regex), NULL,
 	 "extended regex whose first group, in its output after stop, is the event count "
 	 "(e.g. '@c: ([0-9]+)'; the last match counts)"},
+	{"keep-raw", TB_OPT_BOOL, offsetof(struct cfg, keep_raw), "false",
+	 "keep the files it writes in its directory (perf.data, perf.data.old, ...); else their "
+	 "size is counted and they are deleted after each sample"},
 	TB_OPT_END,
 };
 
@@ -267,6 +274,13 @@ static int cmd_start(struct tb_tracer *t)
 	}
 	p->spawned = true;
 	t0 = tb_now_ns();
+	{
+		struct timespec now;
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		/* File times come from the kernel's coarse clock, up to a tick (<= 10 ms) behind. */
+		p->wall_start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - 20000000;
+	}
 	ret = tb_armed_add_pgid(p->proc.pid);
 	if (ret) {
 		give_up(t);
@@ -365,6 +379,38 @@ static int64_t events_from_output(struct priv *p)
 	return events;
 }
 
+/*
+ * What the command wrote in its own directory (it runs there, TB_PROC_CHDIR) besides its log:
+ * the regular files' bytes, deleted unless keep-raw (perf record leaves a perf.data and a
+ * perf.data.old of hundreds of MB). With keep-raw only the files written since start count.
+ */
+static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool keep)
+{
+	const char *log = strrchr(p->log, '/');
+	struct dirent *e;
+	int64_t bytes = 0;
+	struct stat st;
+	DIR *d;
+
+	if (!t->outdir || !(d = opendir(t->outdir)))
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, log ? log + 1 : p->log) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (keep &&
+		    (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec <
+			    (uint64_t)p->wall_start_ns)
+			continue;
+		bytes += st.st_size;
+		if (!keep && unlinkat(dirfd(d), e->d_name, 0))
+			tb_warn("[tracer %s] cannot delete %s/%s: %s", t->name, t->outdir,
+				e->d_name, strerror(errno));
+	}
+	closedir(d);
+	return bytes;
+}
+
 static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
@@ -386,6 +432,7 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	/* What it cost while measuring: its start-up (loading, attaching) is reported apart. */
 	st->cpu_s = total > p->startup_cpu_s ? total - p->startup_cpu_s : 0;
 	st->mem_bytes = (int64_t)p->proc.ru.ru_maxrss * 1024;
+	st->disk_bytes = own_files(t, p, c->keep_raw);
 	if (p->have_events_re) {
 		st->events = events_from_output(p);
 		if (st->events < 0)
