@@ -6,7 +6,7 @@
 #   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-estimate | validate | fuzz | valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -90,7 +90,7 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz fuzzers valgrind format format-check
+	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS)
 
@@ -207,6 +207,12 @@ bench-workloads: deps
 $(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The dry-run estimate against a real run (ESTIMATE_ARGS: scenario and run options).
+ESTIMATE_ARGS ?= scenarios/quick.ini --quick
+bench-estimate: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all

@@ -468,6 +468,17 @@ static void cmd_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/*
+ * Declared: the command's start-up to readiness and its stop, 250 ms (bpftrace 0.17 with one
+ * tracepoint on the reference VM; perf record is faster), plus its own settle delay.
+ */
+static uint64_t cmd_est_cost_ns(const void *vcfg)
+{
+	const struct cfg *c = vcfg;
+
+	return 250000000ull + c->settle;
+}
+
 const struct tb_tracer_ops tb_tracer_command = {
 	.name = "command",
 	.help = "an external tracer command (bpftrace, perf record, an agent), ready by regex "
@@ -480,4 +491,5 @@ const struct tb_tracer_ops tb_tracer_command = {
 	.stop = cmd_stop,
 	.collect = cmd_collect,
 	.teardown = cmd_teardown,
+	.est_cost_ns = cmd_est_cost_ns,
 };

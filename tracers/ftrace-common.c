@@ -183,6 +183,12 @@ int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 const char *const tb_ftrace_pid_choices[] = {"workload", "none", NULL};
 const char *const tb_ftrace_consumer_choices[] = {"discard", "stream", NULL};
 
+uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c)
+{
+	return c->consumer == TB_FTRACE_CONSUMER_STREAM ? TB_FTRACE_STREAM_COST_NS
+							: TB_FTRACE_COST_NS;
+}
+
 int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 		   enum tracefs_option_id fork_option, const char *pid_file)
 {

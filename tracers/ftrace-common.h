@@ -121,6 +121,16 @@ struct tb_ftrace_cfg {
 	 "deleted after each sample)"}
 /* clang-format on */
 
+/*
+ * Declared setup + teardown of one sample (est_cost_ns, tracer.h): an instance made and removed
+ * (TB_FTRACE_COST_NS), and with a stream consumer its drain at stop (TB_FTRACE_STREAM_COST_NS).
+ * Measured on the reference VM (2 vCPUs, kernel 6.18) from `tracebench run scenarios/quick.ini`:
+ * tracer_setup_s + tracer_teardown_s - 2 x settle, medians.
+ */
+#define TB_FTRACE_COST_NS	 100000000ull
+#define TB_FTRACE_STREAM_COST_NS 160000000ull
+uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
+
 /* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
 struct tb_ftrace {
 	struct tracefs_instance *inst;

@@ -219,6 +219,11 @@ static void ev_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t ev_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.name = "ftrace-events",
 	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
@@ -231,4 +236,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.stop = ev_stop,
 	.collect = ev_collect,
 	.teardown = ev_teardown,
+	.est_cost_ns = ev_est_cost_ns,
 };

@@ -170,6 +170,11 @@ static void fn_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t fn_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.name = "ftrace-function",
 	.help = "ftrace function tracer with a filter list, in a private tracefs instance",
@@ -182,4 +187,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.stop = fn_stop,
 	.collect = fn_collect,
 	.teardown = fn_teardown,
+	.est_cost_ns = fn_est_cost_ns,
 };

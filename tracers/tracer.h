@@ -65,6 +65,14 @@ struct tb_tracer_ops {
 	int (*collect)(struct tb_tracer *t, struct tb_tracer_stats *st);
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
+	/*
+	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
+	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
+	 * plugin states where its figure comes from (measured on the reference VM with
+	 * `tracebench run scenarios/quick.ini`: the samples' tracer_setup_s + tracer_teardown_s
+	 * minus 2 x settle). NULL: negligible.
+	 */
+	uint64_t (*est_cost_ns)(const void *cfg);
 };
 
 /* The registry (tracers/registry.c, from tracers/registry.h): NULL-terminated, and lookup by
