@@ -38,7 +38,7 @@
 #include "stats/gate.h"
 #include "stats/stats.h"
 
-static const char run_usage[] =
+const char tb_usage_run[] =
 	"usage: tracebench run SCENARIO.ini [options]\n"
 	"  -o, --output DIR        write the run here (must not exist or be empty)\n"
 	"                          default: results/<UTC time>-<host>-<scenario>/\n"
@@ -187,7 +187,7 @@ static int parse_opt(int c, struct run_opts *o)
 		break;
 	}
 	case 'h':
-		printf("%s", run_usage);
+		printf("%s", tb_usage_run);
 		return TB_EXIT_OK;
 	default:
 		return TB_EXIT_USAGE;
@@ -223,7 +223,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	int c, rc;
 
 	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
-	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, run_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
 		rc = parse_opt(c, o);
 		if (rc >= 0)
 			return rc;
@@ -231,7 +231,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (optind != argc - 1) {
 		tb_err("run: %s",
 		       optind >= argc ? "no scenario file given" : "one scenario file only");
-		fprintf(stderr, "%s", run_usage);
+		fprintf(stderr, "%s", tb_usage_run);
 		return TB_EXIT_USAGE;
 	}
 	o->scenario = argv[optind];
