@@ -189,6 +189,11 @@ uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c)
 							: TB_FTRACE_COST_NS;
 }
 
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c)
+{
+	return c->pid_filter == TB_FTRACE_PID_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+}
+
 int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 		   enum tracefs_option_id fork_option, const char *pid_file)
 {

@@ -105,6 +105,9 @@ struct tb_ftrace_cfg {
 	bool keep_raw; /* consumer = stream: keep <outdir>/<name>.raw (else counted, deleted) */
 };
 
+/* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
+
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
 /* clang-format off */

@@ -173,6 +173,40 @@ void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
 	}
 }
 
+int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *ctx,
+			  bool partner_process, const char *send, int send_nr, const char *recv,
+			  int recv_nr, unsigned int flags)
+{
+	int partner = partner_process ? TB_EV_PARTNER : TB_EV_SELF;
+	double own = partner_process ? 1 : 2; /* sides in the workload's process */
+	const struct {
+		const char *name;
+		double n;
+	} sched[] = {
+		{"sched:sched_switch", 2}, {"sched:sched_wakeup", 2}, {"sched:sched_waking", 2},
+		{"task:switches", own},	   {"task:wakeups", own},     {"task:migrations", 0},
+	};
+	size_t i;
+	int ret;
+
+	ev->syscalls_known = TB_EV_KNOWN_ALL;
+	ret = tb_op_events_syscall(ev, send, send_nr, 1, 1, TB_EV_SELF, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, recv, recv_nr, 1, 1, TB_EV_SELF, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, recv, recv_nr, 1, 1, partner, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, send, send_nr, 1, 1, partner, flags);
+	/* On several CPUs a side may find the other running, or wake an idle CPU: unknown. */
+	if (!ctx->one_cpu)
+		return ret;
+	ev->sched_known = TB_EV_KNOWN_ALL;
+	for (i = 0; !ret && i < TB_ARRAY_SIZE(sched); i++)
+		ret = tb_op_events_add(ev, sched[i].name, sched[i].n, TB_EV_SELF,
+				       sched[i].n ? TB_EV_APPROX : 0);
+	return ret;
+}
+
 struct tb_wl_rr *tb_wl_rr_new(struct tb_workload *w, size_t size)
 {
 	struct tb_wl_rr *rr = calloc(1, sizeof(*rr));

@@ -79,6 +79,18 @@ int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void 
 void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns);
 
 /*
+ * What one round trip of a ping-pong (pipe, TCP, UDP) does, into ev: `send` then `recv` here,
+ * `recv` then `send` in the partner (a process outside the workload's pid filter when
+ * partner_process), each flags (TB_EV_APPROX when a transfer may take several calls). When
+ * every side shares one CPU, the scheduler events of the two hand-overs are known: two
+ * switches, two wakeups, and switches away from / wakeups of the workload's own tasks once
+ * per side it owns. Returns 0 or -ENOSPC.
+ */
+int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *ctx,
+			  bool partner_process, const char *send, int send_nr, const char *recv,
+			  int recv_nr, unsigned int flags);
+
+/*
  * A request/response workload (tcp-rr, udp-rr): our end and the partner's end of a loopback
  * connection, a buffer of size bytes for each side, and the responder. The transfers are each
  * workload's own (send/recv syscalls are part of what they measure).
