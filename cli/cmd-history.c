@@ -30,7 +30,7 @@
 #define DEFAULT_MAX_PLOTS 40
 #define MAX_WALK	  100000 /* result files taken from the directories of one add */
 
-static const char history_usage[] =
+const char tb_usage_history[] =
 	"usage: tracebench history <command> [options]\n"
 	"  add RESULT.json|DIR...    add runs (directories are searched for result.json files)\n"
 	"  list [SERIES...]          the series with their runs and span (--runs: the runs)\n"
@@ -590,50 +590,72 @@ static int cmd_migrate(struct hopts *o)
 
 /* ---- the command ----------------------------------------------------------------------------- */
 
+static const char usage_add[] =
+	"usage: tracebench history add RESULT.json|DIR... [--db DB] [--label KEY=VALUE]...\n"
+	"                              [--include-partial] [--json]\n"
+	"Adds each run in one transaction; a run already there (same content, labels aside) is\n"
+	"left as it is. Directories are searched for result.json files (links not followed).\n"
+	"Partial and A/A runs are skipped unless --include-partial (partial runs). --label adds\n"
+	"labels to what the result carries. Exit 2 when a file is bad (the others are added).\n" TB_CLI_COMMON_USAGE;
+static const char usage_list[] =
+	"usage: tracebench history list [SERIES...] [--db DB] [--runs] [--comparable] [--json]\n"
+	"The series (id, scenario/workload/tracer/metric, hardware class, scenario variant, runs,\n"
+	"first and last run), or with --runs every run with its labels.\n" TB_CLI_COMMON_USAGE;
+static const char usage_show[] =
+	"usage: tracebench history show SERIES... [--db DB] [--json] [detection options]\n"
+	"Each point (run, time, value, CI, samples, verdict), the change points between them.\n" DETECT_OPTS
+		TB_CLI_COMMON_USAGE;
+static const char usage_detect[] =
+	"usage: tracebench history detect [SERIES...] [--db DB] [--all] [--json] [options]\n"
+	"The change points of every series (or those named): the run, its labels, the segment\n"
+	"medians, the change with its CI, the p-values, and every environment field that\n"
+	"changed at that run. --all also lists the series without change points.\n" DETECT_OPTS
+		TB_CLI_COMMON_USAGE;
+static const char usage_report[] =
+	"usage: tracebench history report [SERIES...] [-o FILE.html] [--db DB] [--max-plots N]\n"
+	"                                 [detection options]\n"
+	"One self-contained HTML page (default results/history.html): the latest change point\n"
+	"of each series, trend plots (at most --max-plots, default 40), all series.\n" DETECT_OPTS
+		TB_CLI_COMMON_USAGE;
+static const char usage_plot[] =
+	"usage: tracebench history plot [SERIES...] [-o DIR] [--db DB] [detection options]\n"
+	"A trend plot per series into DIR/plots/trend-<id>.{png,svg} (default\n"
+	"results/history-plots). Exit 3 without gnuplot.\n" DETECT_OPTS TB_CLI_COMMON_USAGE;
+static const char usage_export[] =
+	"usage: tracebench history export RUN [-o FILE] [--db DB]\n"
+	"The stored result.json of run RUN (its number in 'history list --runs'), to stdout or\n"
+	"FILE.\n" TB_CLI_COMMON_USAGE;
+static const char usage_migrate[] =
+	"usage: tracebench history migrate [--db DB]\n"
+	"Bring the history's schema up to this version, in one transaction (back it up first).\n" TB_CLI_COMMON_USAGE;
+
 static const struct sub {
 	const char *name;
 	int (*fn)(struct hopts *o);
 	const char *opts; /* the option letters it takes besides --db and --help */
 	const char *usage;
 } subs[] = {
-	{"add", cmd_add, "jLP",
-	 "usage: tracebench history add RESULT.json|DIR... [--db DB] [--label KEY=VALUE]...\n"
-	 "                              [--include-partial] [--json]\n"
-	 "Adds each run in one transaction; a run already there (same content, labels aside) is\n"
-	 "left as it is. Directories are searched for result.json files (links not followed).\n"
-	 "Partial and A/A runs are skipped unless --include-partial (partial runs). --label adds\n"
-	 "labels to what the result carries. Exit 2 when a file is bad (the others are added).\n" TB_CLI_COMMON_USAGE},
-	{"list", cmd_list, "jcR",
-	 "usage: tracebench history list [SERIES...] [--db DB] [--runs] [--comparable] [--json]\n"
-	 "The series (id, scenario/workload/tracer/metric, hardware class, scenario variant, runs,\n"
-	 "first and last run), or with --runs every run with its labels.\n" TB_CLI_COMMON_USAGE},
-	{"show", cmd_show, "jcwpm",
-	 "usage: tracebench history show SERIES... [--db DB] [--json] [detection options]\n"
-	 "Each point (run, time, value, CI, samples, verdict), the change points between them.\n" DETECT_OPTS
-		 TB_CLI_COMMON_USAGE},
-	{"detect", cmd_detect, "jcawpm",
-	 "usage: tracebench history detect [SERIES...] [--db DB] [--all] [--json] [options]\n"
-	 "The change points of every series (or those named): the run, its labels, the segment\n"
-	 "medians, the change with its CI, the p-values, and every environment field that\n"
-	 "changed at that run. --all also lists the series without change points.\n" DETECT_OPTS
-		 TB_CLI_COMMON_USAGE},
-	{"report", cmd_report, "ocwpmM",
-	 "usage: tracebench history report [SERIES...] [-o FILE.html] [--db DB] [--max-plots N]\n"
-	 "                                 [detection options]\n"
-	 "One self-contained HTML page (default results/history.html): the latest change point\n"
-	 "of each series, trend plots (at most --max-plots, default 40), all series.\n" DETECT_OPTS
-		 TB_CLI_COMMON_USAGE},
-	{"plot", cmd_plot, "ocwpm",
-	 "usage: tracebench history plot [SERIES...] [-o DIR] [--db DB] [detection options]\n"
-	 "A trend plot per series into DIR/plots/trend-<id>.{png,svg} (default\n"
-	 "results/history-plots). Exit 3 without gnuplot.\n" DETECT_OPTS TB_CLI_COMMON_USAGE},
-	{"export", cmd_export, "o",
-	 "usage: tracebench history export RUN [-o FILE] [--db DB]\n"
-	 "The stored result.json of run RUN (its number in 'history list --runs'), to stdout or\n"
-	 "FILE.\n" TB_CLI_COMMON_USAGE},
-	{"migrate", cmd_migrate, "",
-	 "usage: tracebench history migrate [--db DB]\n"
-	 "Bring the history's schema up to this version, in one transaction (back it up first).\n" TB_CLI_COMMON_USAGE},
+	{"add", cmd_add, "jLP", usage_add},
+	{"list", cmd_list, "jcR", usage_list},
+	{"show", cmd_show, "jcwpm", usage_show},
+	{"detect", cmd_detect, "jcawpm", usage_detect},
+	{"report", cmd_report, "ocwpmM", usage_report},
+	{"plot", cmd_plot, "ocwpm", usage_plot},
+	{"export", cmd_export, "o", usage_export},
+	{"migrate", cmd_migrate, "", usage_migrate},
+};
+
+/* For the man page (commands.h): each subcommand's --help. */
+const struct tb_command tb_history_commands[] = {
+	{"history add", NULL, NULL, usage_add},
+	{"history list", NULL, NULL, usage_list},
+	{"history show", NULL, NULL, usage_show},
+	{"history detect", NULL, NULL, usage_detect},
+	{"history report", NULL, NULL, usage_report},
+	{"history plot", NULL, NULL, usage_plot},
+	{"history export", NULL, NULL, usage_export},
+	{"history migrate", NULL, NULL, usage_migrate},
+	{NULL, NULL, NULL, NULL},
 };
 
 /* One option into o; returns -1 to go on, else the exit code. */
@@ -722,7 +744,7 @@ int tb_cmd_history(int argc, char **argv)
 	int c, rc = -1;
 
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		fputs(history_usage, argc < 2 ? stderr : stdout);
+		fputs(tb_usage_history, argc < 2 ? stderr : stdout);
 		return argc < 2 ? TB_EXIT_USAGE : TB_EXIT_OK;
 	}
 	for (size_t i = 0; i < TB_ARRAY_SIZE(subs); i++)
@@ -730,7 +752,7 @@ int tb_cmd_history(int argc, char **argv)
 			sub = &subs[i];
 	if (!sub) {
 		tb_err("history: unknown command '%s'", argv[1]);
-		fputs(history_usage, stderr);
+		fputs(tb_usage_history, stderr);
 		return TB_EXIT_USAGE;
 	}
 	tb_detect_opts_init(&o.det);

@@ -42,6 +42,8 @@ int tb_exe_dir(char *dir, size_t len);
 #ifndef TB_LIBEXECDIR_REL
 #define TB_LIBEXECDIR_REL "../libexec/tracebench"
 #endif
+/* Bytes of the regular files under path (not following links), or -errno. */
+int64_t tb_dir_bytes(const char *path);
 /* Equal strings, NULL equal only to NULL. */
 bool tb_streq(const char *a, const char *b);
 /* SHA-256 of data as 64 lowercase hex digits (OpenSSL's libcrypto). Returns 0, or -ENOMEM

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "core/env.h"
 #include "core/tb.h"
 #include "history/db.h"
 #include "history/series.h"
@@ -244,7 +245,7 @@ static int check_version(struct tb_history *h, unsigned flags)
 
 const char *tb_history_target(const char *db)
 {
-	const char *env = getenv("TRACEBENCH_DB");
+	const char *env = getenv(TB_ENV_DB);
 
 	if (db && *db)
 		return db;
@@ -253,14 +254,14 @@ const char *tb_history_target(const char *db)
 
 static int timeout_ms(unsigned int *ms)
 {
-	const char *env = getenv("TRACEBENCH_DB_TIMEOUT");
+	const char *env = getenv(TB_ENV_DB_TIMEOUT);
 	uint64_t ns;
 
 	*ms = TB_HISTORY_DEFAULT_TIMEOUT_MS;
 	if (!env || !*env)
 		return 0;
 	if (tb_parse_duration(env, &ns) || ns > 3600ull * 1000000000ull) {
-		tb_err("TRACEBENCH_DB_TIMEOUT: bad value '%s': a duration such as 30s, at most 1h",
+		tb_err(TB_ENV_DB_TIMEOUT ": bad value '%s': a duration such as 30s, at most 1h",
 		       env);
 		return -EINVAL;
 	}

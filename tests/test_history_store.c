@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/tb.h"
 #include "fixture_result.h"
 #include "history/analysis.h"
@@ -455,7 +456,7 @@ static void test_sqlite_locked(void)
 
 	CU_ASSERT_EQUAL_FATAL(sqlite3_open(sq_path, &db), SQLITE_OK);
 	CU_ASSERT_EQUAL_FATAL(sqlite3_exec(db, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
-	setenv("TRACEBENCH_DB_TIMEOUT", "200ms", 1);
+	setenv(TB_ENV_DB_TIMEOUT, "200ms", 1);
 	capture_begin();
 	ret = tb_history_open(sq_path, TB_HISTORY_WRITE, &h);
 	if (!ret)
@@ -467,7 +468,7 @@ static void test_sqlite_locked(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, sq_path));
 	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
 	sqlite3_close(db);
-	unsetenv("TRACEBENCH_DB_TIMEOUT");
+	unsetenv(TB_ENV_DB_TIMEOUT);
 	CU_ASSERT_EQUAL(nruns(sq_path), before);
 	CU_ASSERT_EQUAL_FATAL(tb_history_open(sq_path, TB_HISTORY_WRITE, &h), 0);
 	CU_ASSERT_EQUAL(add_n(h, 300, NULL, &info), 0);
@@ -650,13 +651,13 @@ static void test_pg_locked(void)
 	res = PQexec(c, "BEGIN; SELECT pg_advisory_xact_lock(8386103136757182585)");
 	CU_ASSERT_EQUAL(PQresultStatus(res), PGRES_TUPLES_OK);
 	PQclear(res);
-	setenv("TRACEBENCH_DB_TIMEOUT", "300ms", 1);
+	setenv(TB_ENV_DB_TIMEOUT, "300ms", 1);
 	capture_begin();
 	ret = tb_history_open(pg_main, TB_HISTORY_WRITE, &h);
 	if (!ret)
 		ret = add_n(h, 301, NULL, &info);
 	capture_end(err, sizeof(err));
-	unsetenv("TRACEBENCH_DB_TIMEOUT");
+	unsetenv(TB_ENV_DB_TIMEOUT);
 	tb_history_close(h);
 	CU_ASSERT_EQUAL(ret, -EBUSY);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "postgresql://postgres@/history"));
