@@ -36,7 +36,7 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 systemtap-sdt-dev lttng-tools liblttng-ust-dev liblttng-ctl-dev libbabeltrace2-dev
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2
 
 SAN ?=
 ifeq ($(SAN),1)

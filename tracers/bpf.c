@@ -581,7 +581,7 @@ static int probe_select(struct bpf_object *obj, int attach, int body, const char
 	struct bpf_program *prog, *want;
 	char name[64];
 
-	snprintf(name, sizeof(name), "%s_%s", body_choices[body], attach_choices[attach]);
+	snprintf(name, sizeof(name), "tb_%s_%s", body_choices[body], attach_choices[attach]);
 	want = bpf_object__find_program_by_name(obj, name);
 	if (!want)
 		return -ENOENT;

@@ -102,6 +102,15 @@ struct tb_ftrace_cfg {
 	int consumer; /* TB_FTRACE_CONSUMER_* */
 };
 
+/* The pid-filter entry of an option table of an ftrace tracer using set_event_pid. */
+#define TB_FTRACE_EVENT_PID_OPT(type, member)                                                            \
+	{                                                                                                \
+		"pid-filter", TB_OPT_CHOICE, offsetof(type, member.pid_filter), "workload",              \
+			"workload: only the workload's threads (set_event_pid + event-fork); none: all " \
+			"tasks",                                                                         \
+			0, 0, tb_ftrace_pid_choices                                                      \
+	}
+
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
 /* clang-format off */

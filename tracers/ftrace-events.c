@@ -41,9 +41,7 @@ static const struct tb_option ev_opts[] = {
 	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
 	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
 	 "filter expression applied to every listed event (e.g. 'id == 39')"},
-	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, ft.pid_filter), "workload",
-	 "workload: only the workload's threads (set_event_pid + event-fork); none: all tasks", 0,
-	 0, tb_ftrace_pid_choices},
+	TB_FTRACE_EVENT_PID_OPT(struct cfg, ft),
 	TB_FTRACE_BUFFER_OPTS(struct cfg, ft),
 	TB_OPT_END,
 };

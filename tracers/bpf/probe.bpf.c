@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * probe: one program per attach type and body, so that a table of probe types compares like
- * with like. User space autoloads exactly one (empty_<type> or count_<type>) and attaches it to
+ * with like. User space autoloads exactly one (tb_empty_<type> or tb_count_<type>) and attaches it to
  * its target (tracers/bpf.c: bare section names, the target comes from the configuration).
+ * Names are tb_<body>_<type>: the kernel keeps their first 15 characters.
  *
  * empty: the dispatch cost. It returns unless the task is the workload's and adds one to a
  *        per-CPU counter, the least a program can do and still be counted (the kernel's
@@ -81,11 +82,11 @@ static __always_inline int count(__u64 arg)
 
 /* Kernel attach types: nothing of the hook's arguments is read (they differ per target). */
 #define TB_PROBE_KERNEL(sec, type)              \
-	SEC(sec) int empty_##type(void *ctx)    \
+	SEC(sec) int tb_empty_##type(void *ctx)    \
 	{                                       \
 		return empty();                 \
 	}                                       \
-	SEC(sec) int count_##type(void *ctx)    \
+	SEC(sec) int tb_count_##type(void *ctx)    \
 	{                                       \
 		return count(0);                \
 	}
@@ -100,37 +101,37 @@ TB_PROBE_KERNEL("kretprobe", kretprobe)
 TB_PROBE_KERNEL("kprobe.multi", kprobe_multi)
 
 SEC("uprobe")
-int empty_uprobe(struct pt_regs *ctx)
+int tb_empty_uprobe(struct pt_regs *ctx)
 {
 	return empty();
 }
 
 SEC("uprobe")
-int BPF_KPROBE(count_uprobe, long a)
+int BPF_KPROBE(tb_count_uprobe, long a)
 {
 	return count((__u64)a);
 }
 
 SEC("uretprobe")
-int empty_uretprobe(struct pt_regs *ctx)
+int tb_empty_uretprobe(struct pt_regs *ctx)
 {
 	return empty();
 }
 
 SEC("uretprobe")
-int BPF_KRETPROBE(count_uretprobe, long ret)
+int BPF_KRETPROBE(tb_count_uretprobe, long ret)
 {
 	return count((__u64)ret);
 }
 
 SEC("usdt")
-int empty_usdt(struct pt_regs *ctx)
+int tb_empty_usdt(struct pt_regs *ctx)
 {
 	return empty();
 }
 
 SEC("usdt")
-int BPF_USDT(count_usdt, long a, long b)
+int BPF_USDT(tb_count_usdt, long a, long b)
 {
 	return count((__u64)a);
 }
