@@ -25,6 +25,9 @@ static void print_models(FILE *f, const struct tb_result *r)
 	for (i = 0; i < r->nrate_models; i++) {
 		const struct tb_rate_model *m = &r->rate_models[i];
 
+		if (!isfinite(m->cost_ns))
+			continue; /* no fit (said when the statistics ran) */
+
 		fprintf(f,
 			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,

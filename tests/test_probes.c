@@ -17,12 +17,16 @@
 #include <unistd.h>
 
 #include "core/tb.h"
+#include "result/proof.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
 #include "workloads/usercall.h"
 #include "workloads/workload.h"
 
 #define OPS 20000ull
+
+/* usercall's calls per op in the next spawn (1 but in the test of calls). */
+static int calls_per_op = 1;
 
 struct child {
 	pid_t pid;
@@ -57,12 +61,14 @@ static void *make_cfg(const struct tb_option *opts, size_t size, const char *con
 static int spawn(bool getpid_wl, bool lttng, uint64_t n, struct child *c)
 {
 	const struct tb_workload_ops *ops = tb_workload_find(getpid_wl ? "getpid" : "usercall");
-	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", NULL};
+	char calls[32];
+	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", calls, NULL};
 	struct tb_workload w = {.ops = ops, .name = "probe-test", .cpu = -1};
 	int fds[2];
 	char go;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	snprintf(calls, sizeof(calls), "calls=%d", calls_per_op);
 	w.cfg = make_cfg(ops->opts, ops->cfg_size, getpid_wl ? NULL : kv);
 	w.tmpdir = tb_test_tmpdir();
 	if (pipe(fds))
@@ -402,6 +408,97 @@ static void test_bad_probe_configs(void)
 	}
 }
 
+/* calls per op multiply the hits: 3 calls per op, 3 x OPS uprobe hits, arguments 0 .. 3 OPS - 1. */
+static void test_calls_per_op(void)
+{
+	const char *kv[] = {"attach=uprobe", "program=probe", "stats=false", "body=count", NULL};
+	struct tb_op_events ev;
+	const struct tb_workload_ops *wl = tb_workload_find("usercall");
+	const char *wkv[] = {"calls=3", NULL};
+	void *cfg = make_cfg(wl->opts, wl->cfg_size, wkv);
+	struct tb_wl_context ctx = {.threads = 1};
+	struct run r;
+
+	/* the workload's own account of one op */
+	tb_op_events_init(&ev);
+	CU_ASSERT_EQUAL(wl->events(cfg, &ctx, &ev), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(
+		tb_op_events_find(&ev, "uprobe:" TB_USERCALL_SYMBOL, TB_EV_SELF));
+	CU_ASSERT_DOUBLE_EQUAL(
+		tb_op_events_find(&ev, "uprobe:" TB_USERCALL_SYMBOL, TB_EV_SELF)->per_op, 3, 1e-12);
+	CU_ASSERT_PTR_NULL(tb_op_events_find(&ev, "lttng:" TB_USERCALL_UST_EVENT, TB_EV_SELF));
+	tb_opts_free(wl->opts, cfg);
+	free(cfg);
+	TB_NEED_TRACING();
+	calls_per_op = 3;
+	traced("bpf", kv, false, false, OPS, &r);
+	calls_per_op = 1;
+	if (r.skipped)
+		return;
+	CU_ASSERT_EQUAL(r.st.events, (int64_t)(3 * OPS));
+	CU_ASSERT_EQUAL(extra_int(&r, "arg_sum"), sum_args(3 * OPS));
+	json_decref(r.st.extra);
+}
+
+/*
+ * The proof's expectation for each probe tracer on its workload (core/events.h names on both
+ * sides): one event per op for entry, return, USDT and LTTng-UST probes, and for the kernel
+ * types on getpid's syscall path; exact, not unknown.
+ */
+static void test_expected_per_op(void)
+{
+	static const struct {
+		const char *wl, *wkv, *tracer, *kv[4];
+	} cases[] = {
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=uprobe", NULL}},
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=uretprobe", NULL}},
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=usdt", NULL}},
+		{"usercall", "lttng=false", "ftrace-uprobe", {"probe=uprobe", NULL}},
+		{"usercall", "lttng=false", "ftrace-uprobe", {"probe=uretprobe", NULL}},
+		{"usercall", "lttng=true", "lttng-ust", {NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=tracepoint", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=tp_btf", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=raw_tp", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=fentry", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=kretprobe", NULL}},
+		{"pipe-pingpong",
+		 NULL,
+		 "bpf",
+		 {"program=probe", "attach=tp_btf", "target=sched_switch", NULL}},
+	};
+	struct tb_wl_context ctx = {.threads = 1, .one_cpu = true};
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		const struct tb_workload_ops *wl = tb_workload_find(cases[i].wl);
+		const struct tb_tracer_ops *tr = tb_tracer_find(cases[i].tracer);
+		const char *wkv[] = {cases[i].wkv, NULL};
+		void *wcfg = make_cfg(wl->opts, wl->cfg_size, wkv);
+		void *tcfg = make_cfg(tr->opts, tr->cfg_size, cases[i].kv);
+		struct tb_op_events ev;
+		struct tb_expected x;
+		struct tb_hooks h;
+		bool approx = !strcmp(cases[i].wl, "pipe-pingpong");
+
+		tb_op_events_init(&ev);
+		tb_hooks_init(&h);
+		CU_ASSERT_EQUAL(wl->events(wcfg, &ctx, &ev), 0);
+		CU_ASSERT_EQUAL(tr->hooks(tcfg, &h), 0);
+		tb_proof_expect(&ev, &h, NULL, &x);
+		printf("\n    %s / %s %s: hooks %s, %.3g (+%.3g approx) per op%s", cases[i].wl,
+		       cases[i].tracer, cases[i].kv[1] ? cases[i].kv[1] : cases[i].kv[0] ?: "",
+		       x.hooks, x.exact_per_op, x.approx_per_op, x.unknown ? ", unknown" : "");
+		CU_ASSERT(!x.unknown);
+		CU_ASSERT_EQUAL(h.kind, TB_HOOK_EVENTS);
+		CU_ASSERT_DOUBLE_EQUAL(approx ? x.approx_per_op : x.exact_per_op, 1, 1e-12);
+		tb_hooks_free(&h);
+		tb_opts_free(wl->opts, wcfg);
+		tb_opts_free(tr->opts, tcfg);
+		free(wcfg);
+		free(tcfg);
+	}
+}
+
 static CU_TestInfo probe_tests[] = {
 	{"bpf uprobe, uretprobe, usdt count every call", test_bpf_user},
 	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
@@ -409,6 +506,8 @@ static CU_TestInfo probe_tests[] = {
 	{"lttng-ust records every call", test_lttng},
 	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
 	{"bad probe configurations", test_bad_probe_configs},
+	{"calls per op multiply the hits", test_calls_per_op},
+	{"expected events per op for every probe type", test_expected_per_op},
 	CU_TEST_INFO_NULL,
 };
 

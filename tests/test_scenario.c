@@ -82,6 +82,7 @@ static void test_bad(void)
 		{"long-line.ini", 6, "line longer than"},
 		{"exclude-nothing.ini", 8, "matches no traced cell"},
 		{"exclude-shape.ini", 8, "is not WORKLOAD/TRACER"},
+		{"duration-no-unit.ini", 2, "duration '500' has no unit"},
 	};
 	char path[512], expect[600], *out = NULL;
 	size_t i, len;

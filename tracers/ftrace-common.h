@@ -111,6 +111,9 @@ struct tb_ftrace_cfg {
 			0, 0, tb_ftrace_pid_choices                                                      \
 	}
 
+/* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
+
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
 /* clang-format off */

@@ -364,6 +364,20 @@ static void up_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* One event per entry (uprobe:SYMBOL) or return (uretprobe:SYMBOL), for the workload's tree. */
+static int up_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	char name[TB_EV_NAME_MAX];
+
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = tb_ftrace_scope(&c->ft);
+	snprintf(name, sizeof(name), "%s%s",
+		 c->probe == PROBE_URETPROBE ? TB_EV_URETPROBE : TB_EV_UPROBE,
+		 c->symbol ? c->symbol : "");
+	return tb_hooks_add(h, name, -1, true);
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.name = "ftrace-uprobe",
 	.help = "an ftrace uprobe or uretprobe event (uprobe_events via libtracefs) on a user-space "
@@ -377,4 +391,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.stop = up_stop,
 	.collect = up_collect,
 	.teardown = up_teardown,
+	.hooks = up_hooks,
 };

@@ -442,6 +442,18 @@ static void lt_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* The UST event (lttng:PROVIDER:NAME), for the workload process (a vpid tracker). */
+static int lt_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	char name[TB_EV_NAME_MAX];
+
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = TB_SCOPE_PROCESS;
+	snprintf(name, sizeof(name), "%s%s", TB_EV_LTTNG, c->event ? c->event : "");
+	return tb_hooks_add(h, name, -1, true);
+}
+
 const struct tb_tracer_ops tb_tracer_lttng_ust = {
 	.name = "lttng-ust",
 	.help = "an LTTng-UST recording session (liblttng-ctl) on the usercall workload's "
@@ -456,4 +468,5 @@ const struct tb_tracer_ops tb_tracer_lttng_ust = {
 	.stop = lt_stop,
 	.collect = lt_collect,
 	.teardown = lt_teardown,
+	.hooks = lt_hooks,
 };

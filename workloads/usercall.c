@@ -4,8 +4,10 @@
  * function of this binary that is never inlined or cloned, with two arguments and a return
  * value (what a uprobe and a uretprobe read), a USDT probe tracebench:usercall in it (sys/sdt.h:
  * one nop until a tracer attaches) and, with lttng = true, the LTTng-UST tracepoint
- * tracebench:usercall. `work` adds pure computation after the call, to lower the call rate for
- * a rate sweep.
+ * tracebench:usercall. `calls` makes one op several calls and `work` adds pure computation
+ * after them: a rate sweep varies calls at a fixed work, so the probed events per op change while
+ * the untraced work stays the same, and the rate model tells the cost per event from the fixed
+ * cost per op.
  *
  * LTTng-UST lives in a provider library (build/helpers/libtb-usercall-ust.so, linked with
  * liblttng-ust) that setup dlopen()s, rather than in a helper program this workload would exec:
@@ -31,6 +33,7 @@
 #define UST_PROVIDER "libtb-usercall-ust.so"
 
 struct usercall_cfg {
+	int64_t calls;
 	int64_t work;
 	bool lttng;
 };
@@ -38,9 +41,12 @@ struct usercall_cfg {
 struct usercall_priv {
 	void *dl; /* the provider, when lttng = true */
 	long sink;
+	long next; /* the first argument of the next call: 0, 1, 2, ... over the process's calls */
 };
 
 static const struct tb_option usercall_opts[] = {
+	{"calls", TB_OPT_INT, offsetof(struct usercall_cfg, calls), "1",
+	 "calls per op (a rate sweep varies them at a fixed work)", 1, 1000000},
 	{"work", TB_OPT_INT, offsetof(struct usercall_cfg, work), "100",
 	 "iterations of pure computation after each call (1-3 ns each): keeps a probed sample "
 	 "from lasting hundreds of times its baseline, and lowers the call rate for rate sweeps",
@@ -124,16 +130,19 @@ static int usercall_run_batch(struct tb_workload *w, uint64_t n)
 {
 	const struct usercall_cfg *c = w->cfg;
 	struct usercall_priv *p = w->priv;
-	long acc = p->sink, b = (long)w->thread;
+	long acc = p->sink, a = p->next, b = (long)w->thread;
 	uint64_t i;
+	int64_t k;
 
 	for (i = 0; i < n; i++) {
-		acc += tb_usercall_target((long)i, b);
+		for (k = 0; k < c->calls; k++)
+			acc += tb_usercall_target(a++, b);
 		tb_wl_compute(c->work);
 	}
 	/* The results go somewhere the compiler cannot see through. */
 	__asm__ volatile("" : "+r"(acc));
 	p->sink = acc;
+	p->next = a;
 	return 0;
 }
 
@@ -151,6 +160,30 @@ static void usercall_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * calls calls per op: for each, its entry and return, its USDT probe and (lttng = true) its
+ * LTTng-UST tracepoint once; no syscall and no scheduler event (pure user space).
+ */
+static int usercall_events(const void *vcfg, const struct tb_wl_context *ctx,
+			   struct tb_op_events *ev)
+{
+	const struct usercall_cfg *c = vcfg;
+	double n = (double)c->calls;
+	int ret;
+
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	ret = tb_op_events_add(ev, TB_EV_UPROBE TB_USERCALL_SYMBOL, n, TB_EV_SELF, 0);
+	if (!ret)
+		ret = tb_op_events_add(ev, TB_EV_URETPROBE TB_USERCALL_SYMBOL, n, TB_EV_SELF, 0);
+	if (!ret)
+		ret = tb_op_events_add(
+			ev, TB_EV_USDT TB_USERCALL_USDT_PROVIDER ":" TB_USERCALL_USDT_NAME, n,
+			TB_EV_SELF, 0);
+	if (!ret && c->lttng)
+		ret = tb_op_events_add(ev, TB_EV_LTTNG TB_USERCALL_UST_EVENT, n, TB_EV_SELF, 0);
+	return ret;
+}
+
 const struct tb_workload_ops tb_workload_usercall = {
 	.name = "usercall",
 	.help = "one call per op of a non-inlined function with arguments and a return value, a "
@@ -161,4 +194,5 @@ const struct tb_workload_ops tb_workload_usercall = {
 	.setup = usercall_setup,
 	.run_batch = usercall_run_batch,
 	.teardown = usercall_teardown,
+	.events = usercall_events,
 };

@@ -16,6 +16,17 @@
 #define TB_USERCALL_UST_EVENT "tracebench:usercall"
 
 /*
+ * The names of user-space events in the proof of tracing's namespace (core/events.h): a probe
+ * on a function's entry ("uprobe:SYMBOL") and return ("uretprobe:SYMBOL"), a USDT probe
+ * ("usdt:PROVIDER:NAME") and an LTTng-UST tracepoint ("lttng:PROVIDER:NAME"). The usercall
+ * workload declares each once per op, the user-space tracers hook them by these names.
+ */
+#define TB_EV_UPROBE	"uprobe:"
+#define TB_EV_URETPROBE "uretprobe:"
+#define TB_EV_USDT	"usdt:"
+#define TB_EV_LTTNG	"lttng:"
+
+/*
  * One op's call: returns a value derived from both arguments, fires the USDT probe and, when
  * the LTTng-UST provider is loaded, its tracepoint. Never inlined or cloned, so that its entry
  * and return are where a uprobe and a uretprobe on the symbol fire.
