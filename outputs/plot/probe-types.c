@@ -23,28 +23,35 @@
  */
 static const struct published {
 	const char *probe;
+	const char *workload_type; /* what theirs hooked: getpid's path, or a user function */
 	double ns;
 	const char *source;
 } published[] = {
 	/* cloudflare/ebpf_exporter benchmark/README.md: getpid loop, M1 in QEMU, Linux 6.5-rc1
 	 * (uprobes: 6.7-rc3, a C function called through cgo); tracepoint = tp_btf/sys_enter */
-	{"bpf tp_btf empty", 15, "ebpf_exporter, empty"},
-	{"bpf tp_btf count", 35, "ebpf_exporter, hash map"},
-	{"bpf fentry empty", 24, "ebpf_exporter, empty"},
-	{"bpf fentry count", 42, "ebpf_exporter, hash map"},
-	{"bpf kprobe empty", 137, "ebpf_exporter, empty"},
-	{"bpf kprobe count", 160, "ebpf_exporter, hash map"},
-	{"bpf uprobe empty", 1668, "ebpf_exporter, empty"},
-	{"bpf uprobe count", 1690, "ebpf_exporter, hash map"},
+	{"bpf tp_btf empty", "getpid", 15, "ebpf_exporter, empty"},
+	{"bpf tp_btf count", "getpid", 35, "ebpf_exporter, hash map"},
+	{"bpf fentry empty", "getpid", 24, "ebpf_exporter, empty"},
+	{"bpf fentry count", "getpid", 42, "ebpf_exporter, hash map"},
+	{"bpf kprobe empty", "getpid", 137, "ebpf_exporter, empty"},
+	{"bpf kprobe count", "getpid", 160, "ebpf_exporter, hash map"},
+	{"bpf uprobe empty", "usercall", 1668, "ebpf_exporter, empty"},
+	{"bpf uprobe count", "usercall", 1690, "ebpf_exporter, hash map"},
 	/* BPF selftests bench (Nakryiko 2020): getpgid loop, a counting program */
-	{"bpf tracepoint empty", 41, "BPF bench 2020"},
-	{"bpf raw_tp empty", 8, "BPF bench 2020"},
-	{"bpf kprobe empty", 47, "BPF bench 2020"},
-	{"bpf fentry empty", 3, "BPF bench 2020"},
+	{"bpf tracepoint empty", "getpid", 41, "BPF bench 2020"},
+	{"bpf raw_tp empty", "getpid", 8, "BPF bench 2020"},
+	{"bpf kprobe empty", "getpid", 47, "BPF bench 2020"},
+	{"bpf fentry empty", "getpid", 3, "BPF bench 2020"},
 	/* Olsa's USDT trigger bench (Linux commit 0c4fc6bd6105): a counting program */
-	{"bpf uprobe empty", 313, "BPF bench, uprobe-nop"},
-	{"bpf usdt empty", 309, "BPF bench, usdt-nop"},
+	{"bpf uprobe empty", "usercall", 313, "BPF bench, uprobe-nop"},
+	{"bpf usdt empty", "usercall", 309, "BPF bench, usdt-nop"},
 };
+
+/* A published figure is for the same probe type on the same kind of target. */
+static bool matches(const struct published *p, const struct tb_event_cost *e)
+{
+	return !strcmp(p->probe, e->probe) && !strcmp(p->workload_type, e->cell->workload_type);
+}
 
 /* The x axis: log when the costs span more than a factor 30 (uprobes beside tracepoints). */
 static void axis_of(const struct tb_event_cost *e, size_t n, struct tb_gp_room *room, double *x0)
@@ -57,7 +64,7 @@ static void axis_of(const struct tb_event_cost *e, size_t n, struct tb_gp_room *
 		if (e[i].ns > 0)
 			lo = fmin(lo, e[i].ns);
 		for (k = 0; k < TB_ARRAY_SIZE(published); k++)
-			if (!strcmp(published[k].probe, e[i].probe)) {
+			if (matches(&published[k], &e[i])) {
 				hi = fmax(hi, published[k].ns);
 				lo = fmin(lo, published[k].ns);
 			}
@@ -93,11 +100,12 @@ static int write_row(FILE *f, FILE *pub, size_t i, const struct tb_event_cost *e
 	room->plot_px = tb_gp_plot_width_px(1100, *maxlbl);
 	tb_gp_room_for(room, tx, strlen(t));
 	for (k = 0; k < TB_ARRAY_SIZE(published); k++) {
-		if (strcmp(published[k].probe, e->probe))
+		if (!matches(&published[k], e))
 			continue;
 		snprintf(t, sizeof(t), "%s %s", tb_fmt_ns(a, sizeof(a), published[k].ns),
 			 published[k].source);
-		tb_gp_row(pub, "zdr", i, published[k].ns, t);
+		/* under the row's bar, one line per figure */
+		tb_gp_row(pub, "zdrd", i, published[k].ns, t, (double)i + 0.2 + 0.27 * np);
 		tb_gp_room_for(room, published[k].ns, strlen(t));
 		np++;
 	}
@@ -126,7 +134,8 @@ int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r)
 	f = tb_gp_dat_open(g, "probe-types", "tracers ranked by ns/event, cheapest first",
 			   "row\tlabel\tns\tci_lo\tci_hi\tbar\ttext\ttext_x");
 	pub = tb_gp_dat_open(g, "probe-types-published",
-			     "published figures for the probe types of the rows", "row\tns\ttext");
+			     "published figures for the probe types of the rows",
+			     "row\tns\ttext\ty");
 	if (!f || !pub) {
 		ret = -EIO;
 		goto out;
@@ -147,7 +156,7 @@ int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r)
 	tb_gp_var_d(&v, "xmax", room.xmax * (room.logx ? 1.3 : 1.03));
 	tb_gp_var_d(&v, "logx", room.logx);
 	tb_gp_main_title(&v, g, "Probe types ranked by cost per event");
-	ret = tb_gp_run(g, "probe-types", &v, 1100, 200 + 40 * (int)n);
+	ret = tb_gp_run(g, "probe-types", &v, 1100, 200 + 50 * (int)n);
 out:
 	if (f)
 		fclose(f);
