@@ -149,6 +149,8 @@ static double group_cpu_s(pid_t pgid)
 	return sum;
 }
 
+static void daemon_stop(struct priv *p);
+
 /* A running session daemon, or one started as our child; 0 or -errno, said. */
 static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 {
@@ -176,6 +178,11 @@ static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 			return 0;
 		if (tb_proc_poll(&p->daemon) == 1)
 			break;
+	}
+	/* Ours exited: another process may have started one meanwhile, which then serves. */
+	if (lttng_session_daemon_alive() == 1) {
+		daemon_stop(p);
+		return 0;
 	}
 	tb_err("[tracer %s] %s did not come up (its log: %s)", t->name, SESSIOND, log);
 	return -ETIMEDOUT;
