@@ -277,7 +277,7 @@ struct gcfg {
 	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
-	bool lat, mlock, perf, aa;
+	bool lat, mlock, perf, aa, reuse;
 	double prec, noise, alpha, power, conf, maxcv;
 };
 
@@ -311,6 +311,9 @@ static const struct tb_option global_opts[] = {
 	 "software perf counts per sample (inherited counters slow context switches: off by "
 	 "default)"},
 	{"aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself"},
+	{"reuse-tracers", TB_OPT_BOOL, G(reuse), "true",
+	 "keep a cell's tracer set up across its samples where the tracer can reset itself "
+	 "exactly (rearm); false: set up and tear down around every sample"},
 	{"seed", TB_OPT_INT, G(seed), "-1", "shuffle and bootstrap seed (-1: from the clock)", -1,
 	 9.0e18},
 	{"precision", TB_OPT_PERCENT, G(prec), "0",
@@ -893,6 +896,7 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	s->latency_every = (unsigned int)gdef.late;
 	s->mlock = gdef.mlock;
 	s->perf_counts = gdef.perf;
+	s->reuse_tracers = gdef.reuse;
 	s->aa = gdef.aa;
 	s->seed_set = gdef.seed >= 0;
 	s->seed = s->seed_set ? (uint64_t)gdef.seed : 0;

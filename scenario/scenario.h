@@ -57,6 +57,7 @@ struct tb_scenario {
 	unsigned int latency_every;
 	bool mlock;
 	bool perf_counts;
+	bool reuse_tracers; /* keep tracers with a rearm set up across a cell's samples */
 	bool aa;
 	uint64_t seed;
 	bool seed_set;

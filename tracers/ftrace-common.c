@@ -242,6 +242,47 @@ int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const cha
 	return 0;
 }
 
+int tb_ftrace_rearm(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+		    const char *pid_file)
+{
+	struct tb_ftrace_bufstats bs;
+	char *path;
+	int fd, ret;
+
+	if (!f->inst)
+		return -EINVAL;
+	if (c->pid_filter == TB_FTRACE_PID_WORKLOAD && t->target <= 0) {
+		tb_err("[tracer %s] pid-filter = workload, but there is no workload process",
+		       t->name);
+		return -EINVAL;
+	}
+	/* Opening "trace" for writing with O_TRUNC resets every CPU's buffer and its counters. */
+	path = tracefs_instance_get_file(f->inst, "trace");
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (ret) {
+		tb_err("[tracer %s] cannot clear %s: %s", t->name, path, strerror(-ret));
+		tracefs_put_tracing_file(path);
+		return ret;
+	}
+	tracefs_put_tracing_file(path);
+	ret = tb_ftrace_bufstats_read(f->inst, &bs, NULL);
+	if (ret)
+		return ret;
+	if (bs.entries || bs.read || bs.overrun || bs.dropped || bs.commit_overrun) {
+		tb_err("[tracer %s] the instance's buffer did not reset (%lld entries left)",
+		       t->name, (long long)bs.entries);
+		return -EBUSY;
+	}
+	if (c->pid_filter != TB_FTRACE_PID_WORKLOAD)
+		return 0;
+	return tb_tracefs_set_pids(f->inst, pid_file, t->target);
+}
+
 void tb_ftrace_close(struct tb_ftrace *f)
 {
 	tb_ftrace_consumer_stop(&f->cons);

@@ -165,6 +165,16 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
 
+/*
+ * The rearm every ftrace tracer shares (tracer.h): with the instance switched off, empty its
+ * buffer (the kernel zeroes the entries, read, overrun and dropped counters with it; checked)
+ * and with pid-filter = workload write t->target's threads to pid_file. Everything else that
+ * setup wrote (buffer size, options, events' filters) stays as it was. Returns 0 or -errno
+ * (said).
+ */
+int tb_ftrace_rearm(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+		    const char *pid_file);
+
 /* Stop the consumer and remove the instance; idempotent (teardown runs on every path). */
 void tb_ftrace_close(struct tb_ftrace *f);
 

@@ -74,6 +74,14 @@ struct tb_tracer_ops {
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
 	/*
+	 * Optional: make a tracer that was set up, started, stopped and collected exactly what a
+	 * fresh setup for the new t->target would give (buffers emptied, their statistics zeroed,
+	 * the pid filter re-pointed), so that the harness can keep one cell's tracer set up across
+	 * that cell's samples ([global] reuse-tracers). Only for tracers that are not live at all
+	 * between stop and start. Returns 0 or -errno (said); on error the harness tears it down.
+	 */
+	int (*rearm)(struct tb_tracer *t);
+	/*
 	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
 	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
 	 * plugin states where its figure comes from (measured on the reference VM with
