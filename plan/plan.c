@@ -255,10 +255,8 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		e->batch_s += rounds * to_s(w->duration_ns);
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
 		e->process_s += rounds * TB_PLAN_PROCESS_S;
-		/* a tracer kept set up across its cell's samples (reuse-tracers) is made once */
 		if (t->ops->est_cost_ns)
-			e->tracer_s += (p->s->reuse_tracers && t->ops->rearm ? 1 : rounds) *
-				       to_s(t->ops->est_cost_ns(t->cfg));
+			e->tracer_s += rounds * to_s(t->ops->est_cost_ns(t->cfg));
 	}
 	e->nsamples = (size_t)rounds * p->ncells;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;

@@ -403,9 +403,15 @@ static int disarm(struct sample *sp, int ret)
 		}
 	}
 	if (!ret && job->held && t->ops->rearm && !tb_stop_requested()) {
-		/* kept for the cell's next sample: tb_child_sample hands it to the runner */
-		sp->smp->teardown_s = to_s(tb_now_ns() - t1);
-		return 0;
+		/* Parked and kept for the cell's next sample (tb_child_sample hands it to the
+		 * runner); one that cannot park is torn down and the next sample sets up afresh. */
+		t->target = 0;
+		if (!t->ops->rearm(t)) {
+			sp->smp->teardown_s = to_s(tb_now_ns() - t1);
+			return 0;
+		}
+		tb_warn("%s: the tracer could not be parked; it is set up afresh next time",
+			sp->cell->id);
 	}
 	if (t->ops->teardown)
 		t->ops->teardown(t);

@@ -340,8 +340,9 @@ static void rearm_window(struct tb_tracer *t, uint64_t n, bool rearm, struct tb_
 
 /*
  * reuse-tracers: a rearmed instance is what a fresh one would be. The first window overflows a
- * 4K buffer (dropped events); after the rearm the second window, of another process, counts
- * its own getpid calls only and loses nothing, in the same instance, re-pointed to the new pid.
+ * 4K buffer (dropped events); parked, the instance holds no pid list and no fork following;
+ * after the rearm the second window, of another process, counts its own getpid calls only and
+ * loses nothing, in the same instance, re-pointed to the new pid.
  */
 static void test_rearm(void)
 {
@@ -353,6 +354,7 @@ static void test_rearm(void)
 	struct tb_tracer t = {.ops = ops, .name = "test-rearm", .consumer_cpu = -1};
 	struct tb_tracer_stats st;
 	char err[256], *pids, name1[256] = "", want[32];
+	struct tracefs_instance *inst;
 	void *cfg;
 
 	TB_NEED_TRACING();
@@ -370,15 +372,22 @@ static void test_rearm(void)
 		snprintf(name1, sizeof(name1), "%s",
 			 json_string_value(json_object_get(st.extra, "instance")));
 	json_decref(st.extra);
+	t.target = 0; /* park: the idle instance keeps no pid list and no fork following */
+	CU_ASSERT_EQUAL(ops->rearm(&t), 0);
+	inst = ((struct tb_ftrace *)t.priv)->inst;
+	pids = tracefs_instance_file_read(inst, "set_event_pid", NULL);
+	CU_ASSERT(!pids || !*pids);
+	free(pids);
+	CU_ASSERT(!tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
 	rearm_window(&t, 50, true, &st);
+	CU_ASSERT(tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
 	printf("\n    after the rearm: events %lld, lost %lld ", (long long)st.events,
 	       (long long)st.lost);
 	CU_ASSERT_EQUAL(st.events, 50);
 	CU_ASSERT_EQUAL(st.lost, 0);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "instance")), name1);
 	json_decref(st.extra);
-	pids = tracefs_instance_file_read(((struct tb_ftrace *)t.priv)->inst, "set_event_pid",
-					  NULL);
+	pids = tracefs_instance_file_read(inst, "set_event_pid", NULL);
 	snprintf(want, sizeof(want), "%d\n", (int)t.target);
 	CU_ASSERT(pids && !strcmp(pids, want));
 	free(pids);

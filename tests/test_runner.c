@@ -230,10 +230,8 @@ static void test_estimate(void)
 	for (i = 0; i < p.ncells; i++) {
 		const struct tb_scn_tracer *t = &s->tracers[p.cells[i].tr];
 
-		/* reuse-tracers (the default): a tracer with a rearm is set up once */
 		if (t->ops->est_cost_ns)
-			tracer +=
-				(t->ops->rearm ? 1 : 6) * (double)t->ops->est_cost_ns(t->cfg) / 1e9;
+			tracer += 6 * (double)t->ops->est_cost_ns(t->cfg) / 1e9;
 	}
 	/* Both traced tracers declare a cost; the baseline none does not. */
 	CU_ASSERT(tb_tracer_find("bpf")->est_cost_ns &&

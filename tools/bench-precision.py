@@ -53,7 +53,7 @@ def median(v):
 
 
 def run_tracebench(out):
-    cmd = [TB, "run", SCENARIO, "--max-time", BUDGET, "-o", out, "--no-plots", "-q"]
+    cmd = [TB, "run", SCENARIO, "--max-time", BUDGET, "-o", out, "--no-plots", "-q", "--wait"]
     print("tracebench:", " ".join(cmd), flush=True)
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.DEVNULL)

@@ -212,7 +212,7 @@ static int ev_rearm(struct tb_tracer *t)
 
 	if (!p)
 		return -EINVAL;
-	return tb_ftrace_rearm(&p->ft, t, &c->ft, "set_event_pid");
+	return tb_ftrace_rearm(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
 }
 
 static uint64_t ev_est_cost_ns(const void *cfg)

@@ -95,11 +95,14 @@ struct tb_tracer_ops {
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
 	/*
-	 * Optional: make a tracer that was set up, started, stopped and collected exactly what a
-	 * fresh setup for the new t->target would give (buffers emptied, their statistics zeroed,
-	 * the pid filter re-pointed), so that the harness can keep one cell's tracer set up across
-	 * that cell's samples ([global] reuse-tracers). Only for tracers that are not live at all
-	 * between stop and start. Returns 0 or -errno (said); on error the harness tears it down.
+	 * Optional, for a tracer kept set up across one cell's samples ([global] reuse-tracers).
+	 * After a sample's stop and collect the harness calls it with t->target = 0: park, i.e.
+	 * leave nothing that acts on the system while the other cells' samples run (buffers
+	 * emptied, pid lists and fork following cleared: an idle ftrace pid list still hooks the
+	 * scheduler). Before the next sample of the cell it calls it with the new t->target: make
+	 * the state exactly what a fresh setup for that target would give (the pid filter
+	 * re-pointed). Only for tracers that are not live at all between stop and start. Returns 0
+	 * or -errno (said); on error the harness tears the tracer down.
 	 */
 	int (*rearm)(struct tb_tracer *t);
 	/*
