@@ -476,6 +476,7 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	sp.smp->failed = true; /* until it completes */
 	sp.t.ops = job->t->ops;
 	sp.t.name = job->t->name;
+	sp.t.instance = job->held ? cell->id : NULL;
 	sp.t.cfg = job->t->cfg;
 	sp.t.outdir = job->tracer_outdir;
 	sp.t.consumer_cpu = job->consumer_cpu;

@@ -224,7 +224,7 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
 	f->cons.stream = c->consumer == TB_FTRACE_CONSUMER_STREAM;
 	f->cons.overwrite = c->overwrite;
 	f->cons.keep = c->keep_raw;
-	ret = tb_tracefs_instance_new(t->name, &f->inst);
+	ret = tb_tracefs_instance_new(t->instance ? t->instance : t->name, &f->inst);
 	if (ret)
 		return ret;
 	ret = tb_ftrace_instance_config(f->inst, c->buffer_size, c->overwrite);

@@ -35,6 +35,10 @@ struct tb_tracer_stats {
 struct tb_tracer {
 	const struct tb_tracer_ops *ops;
 	const char *name; /* scenario section name, for messages and file names */
+	/* Unique among the tracers live at once, for kernel object names (tracefs instances):
+	 * the cell id when the harness keeps the tracer across samples (reuse-tracers), as
+	 * several cells of one section then exist together; NULL: name. */
+	const char *instance;
 	void *cfg;
 	void *priv;
 	pid_t target;	    /* the workload process to filter on (pid-filter = workload), or 0 */
