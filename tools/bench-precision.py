@@ -87,12 +87,16 @@ def run_hyperfine(tb, out, inst):
     cpu = str(pin_cpu())
     iters = int(subprocess.check_output([LOOP, "--cpu", cpu, "--calibrate", str(RUN_MS)]))
     # Size the runs from tracebench's own per-op figures so both tools get the same time:
-    # a run is iters ops plus ~6 ms of process start and tracepoint switching.
-    per_pair = iters * (tb["base_ns"] + tb["tr_ns"]) / 1e9 + 0.012
+    # a run is iters ops plus ~6 ms of process start and tracepoint switching, and each run's
+    # --prepare (a process, and an RCU grace period after a traced run) ~60 ms more per pair.
+    per_pair = iters * (tb["base_ns"] + tb["tr_ns"]) / 1e9 + 0.07
     runs = max(10, int((tb["wall"] - 2 * RUN_MS / 1e3) / per_pair))
     js = os.path.join(out, "hyperfine.json")
+    # --prepare once per command, untimed: the traced runs' pid list is emptied between runs
+    # (an RCU grace period the traced run would otherwise pay inside its timing).
     cmd = ["hyperfine", "-N", "--style", "basic", "--warmup", "1", "--runs", str(runs),
-           "--export-json", js, f"{LOOP} --cpu {cpu} {iters}",
+           "--export-json", js, "--prepare", f"{LOOP} --clear {inst}",
+           "--prepare", f"{LOOP} --clear {inst}", f"{LOOP} --cpu {cpu} {iters}",
            f"{LOOP} --cpu {cpu} --trace {inst} {iters}"]
     print("hyperfine:", " ".join(cmd), flush=True)
     t0 = time.monotonic()

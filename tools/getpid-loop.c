@@ -7,15 +7,19 @@
  *	tb-getpid-loop [--cpu N] ITERS                        ITERS raw getpid syscalls
  *	tb-getpid-loop [--cpu N] --trace INSTANCE ITERS       the same with the tracepoint on
  *	tb-getpid-loop --create INSTANCE | --remove INSTANCE  make or remove the instance
+ *	tb-getpid-loop --clear INSTANCE                       empty its set_event_pid
  *	tb-getpid-loop [--cpu N] --calibrate MS               print ITERS for a loop of MS ms
  *
  * With --trace the target enables the tracepoint itself, filtered to its own pid, in an
  * existing instance (named tracebench-<owner pid>-..., so `tracebench cleanup` removes it when
  * its owner died), runs the loop and disables it again, on every path it can see: a normal end,
  * an error, SIGINT, SIGTERM, SIGHUP. Creating the instance costs 3 ms and removing it 70-110 ms
- * here, so the benchmark makes it once around all of hyperfine's runs (--create, --remove);
- * enabling and disabling the event (4-6 ms) stays in every traced run, as in any
- * process-per-run measurement of a tracer. Static and free of libraries, like the other
+ * here, so the benchmark makes it once around all of hyperfine's runs (--create, --remove).
+ * Replacing or emptying a pid list waits for an RCU grace period (about 48 ms here), so a
+ * normal end leaves the pid in set_event_pid and hyperfine's untimed --prepare empties it
+ * before the next run (--clear): writing onto an empty list costs 2.5 ms. Enabling and
+ * disabling the event (1-4 ms) stays in every traced run, as in any process-per-run
+ * measurement of a tracer. Static and free of libraries, like the other
  * helpers: it writes the tracefs files itself. Exit: 0, 1 on a failure (said on stderr), 2 on
  * bad usage.
  */
@@ -149,15 +153,18 @@ static int traced(const char *name, unsigned long long iters)
 		return fail("cannot enable sys_enter_getpid in", dir, e);
 	}
 	loop(iters);
-	event_off();
-	return 0;
+	/* The event off; the pid stays for --clear, outside the timed run (see the top). */
+	e = write_file(dir, EVENT, "0");
+	inst_dir[0] = '\0';
+	return e ? fail("cannot disable sys_enter_getpid in", dir, e) : 0;
 }
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: tb-getpid-loop [--cpu N] [--trace INSTANCE] ITERS\n"
-			"       tb-getpid-loop --create INSTANCE | --remove INSTANCE\n"
-			"       tb-getpid-loop [--cpu N] --calibrate MS\n");
+	fprintf(stderr,
+		"usage: tb-getpid-loop [--cpu N] [--trace INSTANCE] ITERS\n"
+		"       tb-getpid-loop --create INSTANCE | --remove INSTANCE | --clear INSTANCE\n"
+		"       tb-getpid-loop [--cpu N] --calibrate MS\n");
 	return 2;
 }
 
@@ -178,6 +185,11 @@ static int instance_op(const char *op, const char *name)
 		return 2;
 	if (!strcmp(op, "--create"))
 		return mkdir(dir, 0700) ? fail("cannot create", dir, -errno) : 0;
+	if (!strcmp(op, "--clear")) {
+		int e = write_file(dir, "set_event_pid", "");
+
+		return e ? fail("cannot empty the set_event_pid of", dir, e) : 0;
+	}
 	write_file(dir, EVENT, "0");
 	if (rmdir(dir) && errno != ENOENT)
 		return fail("cannot remove", dir, -errno);
@@ -190,7 +202,8 @@ int main(int argc, char **argv)
 	const char *trace = NULL;
 	int i = 1;
 
-	if (argc == 3 && (!strcmp(argv[1], "--create") || !strcmp(argv[1], "--remove")))
+	if (argc == 3 && (!strcmp(argv[1], "--create") || !strcmp(argv[1], "--remove") ||
+			  !strcmp(argv[1], "--clear")))
 		return instance_op(argv[1], argv[2]);
 	if (i + 1 < argc && !strcmp(argv[i], "--cpu")) {
 		if (parse_ull(argv[i + 1], &cpu) || cpu >= CPU_SETSIZE)
