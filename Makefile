@@ -37,7 +37,8 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
-	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev
+	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
+	   hyperfine
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto
@@ -98,8 +99,8 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history validate validate-history fuzz fuzzers valgrind \
-	format format-check
+	bench-workloads bench-estimate bench-history bench-precision validate validate-history fuzz \
+	fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -232,6 +233,19 @@ ESTIMATE_ARGS ?= scenarios/quick.ini --quick
 bench-estimate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
+
+# Precision per minute (METHODOLOGY.md 8): tracebench --max-time 60s against hyperfine on the
+# same question for the same wall time. Run it under the tests' flock on a shared machine.
+bench-precision: deps
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/tb-getpid-loop
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_LOOP=$(CURDIR)/$(BUILD)/tools/tb-getpid-loop \
+		python3 tools/bench-precision.py $(PRECISION_ARGS)
+
+# hyperfine's target for bench-precision: static, like the workload helpers.
+$(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps
+	@mkdir -p $(dir $@)
+	$(msg) HELPER $@
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all

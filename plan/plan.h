@@ -19,14 +19,16 @@
 #define TB_PLAN_MAX_CPUS 256
 
 struct tb_hist;
+struct tb_tracer;
 
 /* One planned cell: which scenario sections it pairs, and its place in the result. */
 struct tb_plan_cell {
-	size_t wl, tr;	       /* scenario indices */
-	size_t cell;	       /* index into r->cells */
-	bool dead;	       /* setup failed for good: skipped in later rounds */
-	unsigned int failures; /* samples of this cell that did not complete */
-	struct tb_hist *hist;  /* latency mode: merged over measured samples (runner's) */
+	size_t wl, tr;		/* scenario indices */
+	size_t cell;		/* index into r->cells */
+	bool dead;		/* setup failed for good: skipped in later rounds */
+	unsigned int failures;	/* samples of this cell that did not complete */
+	struct tb_hist *hist;	/* latency mode: merged over measured samples (runner's) */
+	struct tb_tracer *held; /* the tracer kept set up across its samples (runner's) */
 };
 
 /* Per workload section: what every sample of it runs with. */

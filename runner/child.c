@@ -215,6 +215,7 @@ struct sample {
 	struct tb_tracer_stats st;
 	struct child_msg m;
 	bool tr_setup, tr_started;
+	bool rearmed;	/* the held tracer was rearmed instead of set up */
 	bool go_failed; /* the child died before its batch: nothing to collect */
 	bool dead;
 };
@@ -257,11 +258,29 @@ static int release_to_gate(struct sample *sp)
 	return ret;
 }
 
+/*
+ * The tracer for this sample's process: the held one rearmed (same instance or object, its
+ * state reset, the pid filter re-pointed to t->target) or a fresh setup. Returns 0 or -errno.
+ */
+static int setup_or_rearm(struct sample *sp)
+{
+	struct tb_tracer *held = sp->job->held, *t = &sp->t;
+
+	sp->tr_setup = true;
+	if (!held || !held->priv || !t->ops->rearm)
+		return t->ops->setup(t);
+	t->priv = held->priv;
+	held->priv = NULL;
+	sp->rearmed = true;
+	return t->ops->rearm(t);
+}
+
 /* Untimed: the child parks after its setup; the tracer is set up, started and settles. */
 static int arm(struct sample *sp)
 {
 	const struct tb_sample_job *job = sp->job;
 	struct tb_tracer *t = &sp->t;
+	const char *step = "setup";
 	unsigned long nerr;
 	uint64_t t0;
 	int ret;
@@ -283,13 +302,14 @@ static int arm(struct sample *sp)
 	t->target = sp->c.pid;
 	nerr = tb_log_error_count();
 	if (tb_mkdir_p(job->tracer_outdir, 0755) == 0 && t->ops->setup) {
-		ret = t->ops->setup(t);
-		sp->tr_setup = true;
+		ret = setup_or_rearm(sp);
+		step = sp->rearmed ? "rearm" : "setup";
 		if (!ret)
 			ret = release_to_gate(sp);
 		if (sp->go_failed)
 			return ret;
 		if (!ret && t->ops->start) {
+			step = "start";
 			ret = t->ops->start(t);
 			sp->tr_started = !ret;
 		}
@@ -298,8 +318,8 @@ static int arm(struct sample *sp)
 		/* The tracer said why: that is the cell's error, not a second one from errno. */
 		set_cell_error(sp->cell, "%s", tb_log_last_error());
 	} else if (ret) {
-		set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
-			       sp->tr_setup && !sp->tr_started ? "start" : "setup", strerror(-ret));
+		set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name, step,
+			       strerror(-ret));
 	}
 	if (ret) {
 		sp->dead = true;
@@ -382,6 +402,17 @@ static int disarm(struct sample *sp, int ret)
 				       job->t->name, strerror(-cret));
 		}
 	}
+	if (!ret && job->held && t->ops->rearm && !tb_stop_requested()) {
+		/* Parked and kept for the cell's next sample (tb_child_sample hands it to the
+		 * runner); one that cannot park is torn down and the next sample sets up afresh. */
+		t->target = 0;
+		if (!t->ops->rearm(t)) {
+			sp->smp->teardown_s = to_s(tb_now_ns() - t1);
+			return 0;
+		}
+		tb_warn("%s: the tracer could not be parked; it is set up afresh next time",
+			sp->cell->id);
+	}
 	if (t->ops->teardown)
 		t->ops->teardown(t);
 	sp->tr_setup = false;
@@ -445,6 +476,7 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	sp.smp->failed = true; /* until it completes */
 	sp.t.ops = job->t->ops;
 	sp.t.name = job->t->name;
+	sp.t.instance = job->held ? cell->id : NULL;
 	sp.t.cfg = job->t->cfg;
 	sp.t.outdir = job->tracer_outdir;
 	sp.t.consumer_cpu = job->consumer_cpu;
@@ -467,6 +499,11 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	json_decref(sp.st.extra); /* NULL once the cell took it */
 	if (sp.tr_started && sp.t.ops->stop)
 		sp.t.ops->stop(&sp.t);
+	if (sp.tr_setup && !sp.tr_started && !ret && job->held && sp.t.ops->rearm &&
+	    !tb_stop_requested()) {
+		*job->held = sp.t;
+		sp.tr_setup = false;
+	}
 	if (sp.tr_setup && sp.t.ops->teardown)
 		sp.t.ops->teardown(&sp.t);
 	child_end(&sp.c, true);
@@ -475,4 +512,17 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	if (tb_stop_requested())
 		return -EINTR;
 	return ret == -ENOMEM ? ret : 0;
+}
+
+void tb_child_release(struct tb_tracer *held, struct tb_cell *cell)
+{
+	uint64_t t0 = tb_now_ns();
+
+	if (!held || !held->priv)
+		return;
+	if (held->ops->teardown)
+		held->ops->teardown(held);
+	held->priv = NULL;
+	if (cell && cell->nsamples)
+		cell->samples[cell->nsamples - 1].teardown_s += to_s(tb_now_ns() - t0);
 }

@@ -40,6 +40,15 @@ struct tb_sample_job {
 	unsigned int order;		     /* the sample's position in the whole run */
 	const struct tb_hook_expect *expect; /* the cell's expected events per op (proof.h) */
 	size_t nexpect;
+	/*
+	 * NULL: the tracer is set up and torn down around this sample. Else the runner's slot for
+	 * the cell's tracer kept set up across its samples (its ops have a rearm): when held->priv
+	 * is set the sample rearms that tracer for its own workload process instead of setting
+	 * one up; after a sample that completed it stays set up in *held (the sample's teardown_s
+	 * then holds stop and collect only), else it is torn down and held->priv is NULL. The
+	 * runner tears it down at the end with tb_child_release.
+	 */
+	struct tb_tracer *held;
 };
 
 /*
@@ -59,5 +68,12 @@ int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint
  */
 int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struct tb_hist **hist,
 		    bool *dead);
+
+/*
+ * Tear down a tracer held across a cell's samples (tb_sample_job.held), if one is set up, and
+ * add the time it took to the teardown_s of the cell's last sample, so that the run's
+ * recorded setup and teardown times stay complete. Idempotent.
+ */
+void tb_child_release(struct tb_tracer *held, struct tb_cell *cell);
 
 #endif /* TB_CHILD_H */

@@ -13,6 +13,7 @@
 #include "runner/child.h"
 #include "runner/runner.h"
 #include "stats/stats.h"
+#include "tracers/tracer.h"
 
 static double to_s(uint64_t ns)
 {
@@ -81,6 +82,7 @@ static int run_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, 
 	fill_req(p, cr->wl, &job.req);
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
+	job.held = cr->held;
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
 	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
 		cr->failures++;
@@ -316,6 +318,31 @@ static int fill_latency(struct tb_cell *c, const struct tb_hist *h)
 	return 0;
 }
 
+/*
+ * [global] reuse-tracers: a slot for every traced cell whose tracer can rearm, so that its
+ * instance or loaded object is made once and reset exactly between the cell's samples
+ * (tracer.h, rearm): the fixed cost of a sample drops from an instance's creation and removal
+ * to a buffer reset, and every measured sample still starts from the same tracer state.
+ */
+static int hold_tracers(struct tb_runner *rn)
+{
+	struct tb_plan *p = rn->plan;
+	size_t i;
+
+	if (!p->s->reuse_tracers)
+		return 0;
+	for (i = 0; i < p->ncells; i++) {
+		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+		if (!t->ops->rearm || rn->r->cells[p->cells[i].cell].baseline)
+			continue;
+		p->cells[i].held = calloc(1, sizeof(*p->cells[i].held));
+		if (!p->cells[i].held)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 {
 	struct tb_plan *p = rn->plan;
@@ -330,13 +357,21 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	rn->t_start = tb_now_ns();
 	ret = calibrate_all(rn);
 	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
+	if (!ret)
+		ret = hold_tracers(rn);
 	for (w = 0; !ret && w < p->s->warmup; w++)
 		ret = run_round(rn, -1, true, w + 1, p->s->warmup);
 	if (!ret)
 		ret = measured_rounds(rn);
-	for (i = 0; i < p->ncells; i++)
+	for (i = 0; i < p->ncells; i++) {
+		struct tb_cell *c = &rn->r->cells[p->cells[i].cell];
+
+		tb_child_release(p->cells[i].held, c);
+		free(p->cells[i].held);
+		p->cells[i].held = NULL;
 		if (p->cells[i].hist)
-			fill_latency(&rn->r->cells[p->cells[i].cell], p->cells[i].hist);
+			fill_latency(c, p->cells[i].hist);
+	}
 	return ret;
 }
 

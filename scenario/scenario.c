@@ -278,7 +278,7 @@ struct gcfg {
 	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
-	bool lat, mlock, perf, aa, skipu;
+	bool lat, mlock, perf, aa, reuse, skipu;
 	double prec, noise, alpha, power, conf, maxcv;
 };
 
@@ -312,6 +312,9 @@ static const struct tb_option global_opts[] = {
 	 "software perf counts per sample (inherited counters slow context switches: off by "
 	 "default)"},
 	{"aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself"},
+	{"reuse-tracers", TB_OPT_BOOL, G(reuse), "true",
+	 "keep a cell's tracer set up across its samples where the tracer can reset itself "
+	 "exactly (rearm); false: set up and tear down around every sample"},
 	{"skip-unsupported", TB_OPT_BOOL, G(skipu), "false",
 	 "leave out the sections unsupported here, each said with its reason (as run "
 	 "--skip-unsupported), instead of refusing the run"},
@@ -948,6 +951,7 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	s->latency_every = (unsigned int)gdef.late;
 	s->mlock = gdef.mlock;
 	s->perf_counts = gdef.perf;
+	s->reuse_tracers = gdef.reuse;
 	s->aa = gdef.aa;
 	s->skip_unsupported = gdef.skipu;
 	s->seed_set = gdef.seed >= 0;

@@ -57,6 +57,7 @@ struct tb_scenario {
 	unsigned int latency_every;
 	bool mlock;
 	bool perf_counts;
+	bool reuse_tracers; /* keep tracers with a rearm set up across a cell's samples */
 	bool aa;
 	bool skip_unsupported; /* leave out unsupported sections instead of refusing the run */
 	uint64_t seed;

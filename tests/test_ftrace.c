@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <tracefs/tracefs.h>
 #include <unistd.h>
 
 #include "host/armed.h"
@@ -318,6 +319,84 @@ static void test_tiny_buffer_loses(void)
 	tb_test_assert_tracing_unchanged("ftrace");
 }
 
+/* One start..stop window of t around n getpid calls of a new child that t targets. */
+static void rearm_window(struct tb_tracer *t, uint64_t n, bool rearm, struct tb_tracer_stats *st)
+{
+	int go = -1, status;
+	pid_t child = tb_test_spawn_getpid_loop(n, &go);
+
+	CU_ASSERT_FATAL(child > 0);
+	t->target = child;
+	CU_ASSERT_EQUAL(rearm ? t->ops->rearm(t) : t->ops->setup(t), 0);
+	CU_ASSERT_EQUAL(t->ops->start(t), 0);
+	CU_ASSERT_EQUAL(write(go, "g", 1), 1);
+	CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL(t->ops->stop(t), 0);
+	st->extra = NULL;
+	CU_ASSERT_EQUAL(t->ops->collect(t, st), 0);
+	close(go);
+}
+
+/*
+ * reuse-tracers: a rearmed instance is what a fresh one would be. The first window overflows a
+ * 4K buffer (dropped events); parked, the instance holds no pid list and no fork following;
+ * after the rearm the second window, of another process, counts its own getpid calls only and
+ * loses nothing, in the same instance, re-pointed to the new pid.
+ */
+static void test_rearm(void)
+{
+	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid"},
+				       {"buffer-size", "4K"},
+				       {"overwrite", "false"},
+				       {NULL, NULL}};
+	const struct tb_tracer_ops *ops = tb_tracer_find("ftrace-events");
+	struct tb_tracer t = {.ops = ops, .name = "test-rearm", .consumer_cpu = -1};
+	struct tb_tracer_stats st;
+	char err[256], *pids, name1[256] = "", want[32];
+	struct tracefs_instance *inst;
+	void *cfg;
+
+	TB_NEED_TRACING();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops->rearm);
+	cfg = calloc(1, ops->cfg_size);
+	CU_ASSERT_EQUAL_FATAL(tb_opts_defaults(ops->opts, cfg), 0);
+	for (const struct kv *p = kv; p->key; p++)
+		CU_ASSERT_EQUAL_FATAL(tb_opts_set(ops->opts, cfg, p->key, p->val, err, sizeof(err)),
+				      0);
+	t.cfg = cfg;
+	t.outdir = tb_test_tmpdir();
+	rearm_window(&t, 100000, false, &st);
+	CU_ASSERT(st.lost > 0);
+	if (st.extra)
+		snprintf(name1, sizeof(name1), "%s",
+			 json_string_value(json_object_get(st.extra, "instance")));
+	json_decref(st.extra);
+	t.target = 0; /* park: the idle instance keeps no pid list and no fork following */
+	CU_ASSERT_EQUAL(ops->rearm(&t), 0);
+	inst = ((struct tb_ftrace *)t.priv)->inst;
+	pids = tracefs_instance_file_read(inst, "set_event_pid", NULL);
+	CU_ASSERT(!pids || !*pids);
+	free(pids);
+	CU_ASSERT(!tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
+	rearm_window(&t, 50, true, &st);
+	CU_ASSERT(tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
+	printf("\n    after the rearm: events %lld, lost %lld ", (long long)st.events,
+	       (long long)st.lost);
+	CU_ASSERT_EQUAL(st.events, 50);
+	CU_ASSERT_EQUAL(st.lost, 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "instance")), name1);
+	json_decref(st.extra);
+	pids = tracefs_instance_file_read(inst, "set_event_pid", NULL);
+	snprintf(want, sizeof(want), "%d\n", (int)t.target);
+	CU_ASSERT(pids && !strcmp(pids, want));
+	free(pids);
+	ops->teardown(&t);
+	tb_opts_free(ops->opts, cfg);
+	free(cfg);
+	tb_test_assert_tracing_unchanged("ftrace");
+}
+
 /* A flight recorder (overwrite on, no reader) pays for every event: overwritten is recorded. */
 static void test_flight_recorder(void)
 {
@@ -579,6 +658,7 @@ static CU_TestInfo ftrace_tests[] = {
 	{"glob and filter", test_glob_and_filter},
 	{"stream consumer", test_stream},
 	{"tiny buffer loses events", test_tiny_buffer_loses},
+	{"rearm: the same instance reset and re-pointed", test_rearm},
 	{"flight recorder overwrites, loses nothing", test_flight_recorder},
 	{"unknown event", test_unknown_event},
 	{"bad filter", test_bad_filter},

@@ -467,6 +467,63 @@ static void test_simulation(void)
 	gsl_rng_free(rng);
 }
 
+/*
+ * One simulated run of the precision scenario's shape: n rounds of a baseline (100 ns) and a
+ * traced cell at a known ratio, each sample with its own lognormal noise (sd), a drift shared by
+ * the round (sd 0.5%) and, in either cell alike, 3% of samples 15% slow (a preempted process).
+ * Returns whether the 95% interval of the overhead contains the truth.
+ */
+static bool covers(gsl_rng *rng, size_t n, double ratio, double sd, double *half)
+{
+	double base[400], tr[400], pct[2], ns[2], truth = 100 * (ratio - 1);
+
+	for (size_t i = 0; i < n; i++) {
+		double drift = gsl_ran_gaussian(rng, 0.005);
+
+		base[i] = 100 * exp(drift + gsl_ran_gaussian(rng, sd));
+		tr[i] = 100 * ratio * exp(drift + gsl_ran_gaussian(rng, sd));
+		if (gsl_rng_uniform(rng) < 0.03)
+			base[i] *= 1.15;
+		if (gsl_rng_uniform(rng) < 0.03)
+			tr[i] *= 1.15;
+	}
+	tb_stats_bootstrap(base, n, tr, n, true, 1000, 0.95, gsl_rng_get(rng), pct, ns);
+	*half = (pct[1] - pct[0]) / 2;
+	return pct[0] <= truth && truth <= pct[1];
+}
+
+/*
+ * Coverage of the overhead's 95% interval on data of known truth (fixed seed): A/A and the
+ * precision scenario's +235%, at 60 rounds and at 300 short-sample rounds. A narrower interval
+ * that misses the truth is a defect, so each coverage must lie within [90%, 99%] over 200
+ * trials (a binomial sd of 1.5 points at 95%).
+ */
+static void test_coverage(void)
+{
+	static const struct {
+		size_t n;
+		double ratio, sd;
+	} cases[] = {{60, 1.0, 0.017}, {60, 3.35, 0.02}, {300, 1.0, 0.02}, {300, 3.35, 0.025}};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int trials = 200;
+
+	gsl_rng_set(rng, 20);
+	for (size_t c = 0; c < TB_ARRAY_SIZE(cases); c++) {
+		double half, sum = 0;
+		int hit = 0;
+
+		for (int i = 0; i < trials; i++) {
+			hit += covers(rng, cases[c].n, cases[c].ratio, cases[c].sd, &half);
+			sum += half;
+		}
+		printf("\n    %zu rounds, +%.0f%%: coverage %d/%d, mean half-width %.2f points",
+		       cases[c].n, 100 * (cases[c].ratio - 1), hit, trials, sum / trials);
+		CU_ASSERT(hit >= trials * 90 / 100);
+		CU_ASSERT(hit <= trials * 99 / 100);
+	}
+	gsl_rng_free(rng);
+}
+
 static CU_TestInfo stats_tests[] = {
 	{"Welch t-test p", test_welch},
 	{"Mann-Whitney U and p (exact, ties)", test_mannwhitney},
@@ -478,6 +535,7 @@ static CU_TestInfo stats_tests[] = {
 	{"verdicts: foreign, error, no baseline; bpf, outliers", test_verdicts_more},
 	{"A/A calibration and rate models in analyze", test_aa_and_rate_models},
 	{"simulation: false positives and power", test_simulation},
+	{"simulation: coverage of the 95% interval, A/A and +235%", test_coverage},
 	CU_TEST_INFO_NULL,
 };
 

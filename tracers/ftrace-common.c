@@ -194,6 +194,23 @@ int tb_ftrace_scope(const struct tb_ftrace_cfg *c)
 	return c->pid_filter == TB_FTRACE_PID_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
 }
 
+/* pid-filter = workload: fork following on, the target's threads in pid_file. */
+static int follow_target(struct tb_ftrace *f, const struct tb_tracer *t,
+			 enum tracefs_option_id fork_option, const char *pid_file)
+{
+	int ret;
+
+	if (tracefs_option_enable(f->inst, fork_option)) {
+		ret = errno ? -errno : -EIO;
+		tb_err("[tracer %s] cannot enable the %s option: %s", t->name,
+		       tracefs_option_name(fork_option), strerror(-ret));
+		return ret;
+	}
+	ret = tb_tracefs_set_pids(f->inst, pid_file, t->target);
+	f->pids = !ret;
+	return ret;
+}
+
 int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 		   enum tracefs_option_id fork_option, const char *pid_file)
 {
@@ -207,19 +224,13 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
 	f->cons.stream = c->consumer == TB_FTRACE_CONSUMER_STREAM;
 	f->cons.overwrite = c->overwrite;
 	f->cons.keep = c->keep_raw;
-	ret = tb_tracefs_instance_new(t->name, &f->inst);
+	ret = tb_tracefs_instance_new(t->instance ? t->instance : t->name, &f->inst);
 	if (ret)
 		return ret;
 	ret = tb_ftrace_instance_config(f->inst, c->buffer_size, c->overwrite);
 	if (ret || c->pid_filter != TB_FTRACE_PID_WORKLOAD)
 		return ret;
-	if (tracefs_option_enable(f->inst, fork_option)) {
-		ret = errno ? -errno : -EIO;
-		tb_err("[tracer %s] cannot enable the %s option: %s", t->name,
-		       tracefs_option_name(fork_option), strerror(-ret));
-		return ret;
-	}
-	return tb_tracefs_set_pids(f->inst, pid_file, t->target);
+	return follow_target(f, t, fork_option, pid_file);
 }
 
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
@@ -240,6 +251,67 @@ int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const cha
 		json_object_set_new(extra, count_key, json_integer((json_int_t)count));
 	st->extra = extra;
 	return 0;
+}
+
+/* Opening "trace" for writing with O_TRUNC resets every CPU's buffer and its counters. */
+static int buffer_reset(struct tb_ftrace *f, const struct tb_tracer *t)
+{
+	char *path = tracefs_instance_get_file(f->inst, "trace");
+	int fd, ret;
+
+	if (!path)
+		return -ENOMEM;
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
+	ret = fd < 0 ? -errno : 0;
+	if (fd >= 0)
+		close(fd);
+	if (ret)
+		tb_err("[tracer %s] cannot clear %s: %s", t->name, path, strerror(-ret));
+	tracefs_put_tracing_file(path);
+	return ret;
+}
+
+/* Parked: the buffer emptied, no pid list, no fork following (see the header). */
+static int park(struct tb_ftrace *f, const struct tb_tracer *t, enum tracefs_option_id fork_option,
+		const char *pid_file)
+{
+	int ret = buffer_reset(f, t);
+
+	if (ret || !f->pids)
+		return ret;
+	/* O_TRUNC with nothing written empties the list and unregisters its sched probes. */
+	if (tracefs_instance_file_write(f->inst, pid_file, "") < 0 ||
+	    tracefs_option_disable(f->inst, fork_option)) {
+		ret = errno ? -errno : -EIO;
+		tb_err("[tracer %s] cannot clear %s or %s: %s", t->name, pid_file,
+		       tracefs_option_name(fork_option), strerror(-ret));
+		return ret;
+	}
+	f->pids = false;
+	return 0;
+}
+
+int tb_ftrace_rearm(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+		    enum tracefs_option_id fork_option, const char *pid_file)
+{
+	struct tb_ftrace_bufstats bs;
+	int ret;
+
+	if (!f->inst)
+		return -EINVAL;
+	if (t->target <= 0)
+		return park(f, t, fork_option, pid_file);
+	ret = tb_ftrace_bufstats_read(f->inst, &bs, NULL);
+	if (ret)
+		return ret;
+	if (bs.entries || bs.read || bs.overrun || bs.dropped || bs.commit_overrun) {
+		tb_err("[tracer %s] the instance's buffer is not empty (%lld entries): not parked",
+		       t->name, (long long)bs.entries);
+		return -EBUSY;
+	}
+	if (c->pid_filter != TB_FTRACE_PID_WORKLOAD)
+		return 0;
+	return follow_target(f, t, fork_option, pid_file);
 }
 
 int tb_ftrace_on(struct tb_ftrace *f, const struct tb_tracer *t)

@@ -147,6 +147,7 @@ uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 struct tb_ftrace {
 	struct tracefs_instance *inst;
 	struct tb_ftrace_consumer cons;
+	bool pids; /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
 };
 
 /*
@@ -173,6 +174,19 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
  */
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
+
+/*
+ * The rearm every ftrace tracer shares (tracer.h), for an instance switched off. With
+ * t->target == 0 it parks the instance: the buffer emptied (the kernel zeroes the entries,
+ * read, overrun and dropped counters with it), and with pid-filter = workload pid_file emptied
+ * and fork_option off, so that an idle instance leaves no sched probes registered (a pid list
+ * and fork following hook sched_switch, wakeups, fork and exit for every task). With a target it
+ * checks the buffer is empty with zero counters, turns fork_option on and writes the target's
+ * threads to pid_file. Everything else setup wrote (buffer size, events' filters) stays. Returns
+ * 0 or -errno (said).
+ */
+int tb_ftrace_rearm(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+		    enum tracefs_option_id fork_option, const char *pid_file);
 
 /*
  * Start tracing in f's instance: the consumer first (so that nothing is written before a

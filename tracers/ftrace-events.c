@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftrace trace events (libtracefs), always in a private instance made fresh for every sample.
+ * ftrace trace events (libtracefs), in a private instance: made for the cell's first sample and
+ * reset exactly between its samples (rearm), or made fresh for every sample (reuse-tracers = false).
  *
  * events:  system:event items, globs allowed in both parts (syscalls:sys_enter_*, sched:*).
  * filter:  one filter expression applied to every listed event (e.g. "id == 39" for
@@ -204,6 +205,16 @@ static void ev_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static int ev_rearm(struct tb_tracer *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+
+	if (!p)
+		return -EINVAL;
+	return tb_ftrace_rearm(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
+}
+
 static uint64_t ev_est_cost_ns(const void *cfg)
 {
 	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
@@ -293,6 +304,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.stop = ev_stop,
 	.collect = ev_collect,
 	.teardown = ev_teardown,
+	.rearm = ev_rearm,
 	.est_cost_ns = ev_est_cost_ns,
 	.hooks = ev_hooks,
 };

@@ -35,6 +35,10 @@ struct tb_tracer_stats {
 struct tb_tracer {
 	const struct tb_tracer_ops *ops;
 	const char *name; /* scenario section name, for messages and file names */
+	/* Unique among the tracers live at once, for kernel object names (tracefs instances):
+	 * the cell id when the harness keeps the tracer across samples (reuse-tracers), as
+	 * several cells of one section then exist together; NULL: name. */
+	const char *instance;
 	void *cfg;
 	void *priv;
 	pid_t target;	    /* the workload process to filter on (pid-filter = workload), or 0 */
@@ -94,6 +98,17 @@ struct tb_tracer_ops {
 	int (*collect)(struct tb_tracer *t, struct tb_tracer_stats *st);
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
+	/*
+	 * Optional, for a tracer kept set up across one cell's samples ([global] reuse-tracers).
+	 * After a sample's stop and collect the harness calls it with t->target = 0: park, i.e.
+	 * leave nothing that acts on the system while the other cells' samples run (buffers
+	 * emptied, pid lists and fork following cleared: an idle ftrace pid list still hooks the
+	 * scheduler). Before the next sample of the cell it calls it with the new t->target: make
+	 * the state exactly what a fresh setup for that target would give (the pid filter
+	 * re-pointed). Only for tracers that are not live at all between stop and start. Returns 0
+	 * or -errno (said); on error the harness tears the tracer down.
+	 */
+	int (*rearm)(struct tb_tracer *t);
 	/*
 	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
 	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
