@@ -2,6 +2,7 @@
 /* The terminal summary (summary.h). */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "outputs/summary.h"
 #include "outputs/text.h"
@@ -22,6 +23,11 @@ static void print_models(FILE *f, const struct tb_result *r)
 	for (i = 0; i < r->nrate_models; i++) {
 		const struct tb_rate_model *m = &r->rate_models[i];
 
+		if (!m->accepted) {
+			fprintf(f, "\nrate model %s on %s (%zu points): none: %s\n", m->tracer,
+				m->workload_type, m->npoints, m->why_not);
+			continue;
+		}
 		fprintf(f,
 			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
@@ -34,12 +40,15 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 {
 	size_t i;
 
+	bool legend = false;
+
 	fprintf(f, "\n%-16s %-18s %11s %11s %24s %9s %11s %8s  %s\n", "workload", "tracer",
 		"base ns/op", "ns/op", "overhead % [CI]", "ns/event", "events", "lost", "verdict");
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
 		const struct tb_cell *b = tb_result_baseline(r, c);
 		char base[32], med[32], ovh[64], nse[32], ev[32], lost[32];
+		bool control = !c->baseline && c->proof.outcome == TB_PROOF_CONTROL;
 
 		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
 		tb_fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
@@ -48,23 +57,30 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		if (c->has_overhead && isfinite(c->overhead.pct)) {
 			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
 				 c->overhead.ci_lo, c->overhead.ci_hi);
-			/* ns/event of an effect the data cannot tell from zero is noise / events.
-			 */
-			if (c->overhead.verdict == TB_VERDICT_OVERHEAD)
-				tb_fmt_num(nse, sizeof(nse), c->overhead.ns_per_event, "%.1f");
+			/* ns/event of an effect the data cannot tell from zero is noise / events;
+			 * result/proof.h decides where it is a cost per event at all. */
+			if (c->overhead.verdict == TB_VERDICT_OVERHEAD) {
+				tb_fmt_cost(nse, sizeof(nse), &c->overhead);
+				legend |= strchr(nse, '/') != NULL;
+			}
 		}
 		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
-		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s\n", c->workload,
+		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s%s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline	  ? "(baseline)"
 			: c->error	  ? "failed"
 			: c->has_overhead ? tb_verdict_name(c->overhead.verdict)
-					  : "-");
+					  : "-",
+			control ? " (control)" : "");
 		if (c->error)
 			fprintf(f, "%-16s   error: %s\n", "", c->error);
-		else if (c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
+		else if (c->has_overhead &&
+			 (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+			  (control && c->overhead.verdict == TB_VERDICT_OVERHEAD)))
 			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
 	}
+	if (legend)
+		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
 	print_models(f, r);
 }

@@ -17,6 +17,17 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v);
 /* A duration of ns nanoseconds with a unit: "5.20 ns", "580 ns", "2.1 us", "3.4 ms", "1.2 s";
  * "?" when not finite. */
 const char *tb_fmt_ns(char *buf, size_t len, double ns);
+struct tb_overhead;
+/*
+ * What a traced cell's cost column shows: its ns/event ("514.2"), or where its cost is not per
+ * event the cost per context switch ("834/cs") or per sample ("18k/smp") when the statistics
+ * found one (result/proof.h), else "-". TB_COST_LEGEND explains the suffixes.
+ */
+const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o);
+#define TB_COST_LEGEND                                                                          \
+	"/cs: ns per context switch of the workload (a per-task perf event's cost follows its " \
+	"switches); /smp: ns per sample of the workload"
+
 /*
  * s itself when it has at most max bytes; else its first max bytes (fewer to end at a UTF-8
  * boundary, and at most len - 4) followed by "..." in buf. NULL gives "". With len < 8 s is

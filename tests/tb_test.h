@@ -58,6 +58,14 @@ int tb_test_under_valgrind(void);
  * directory. tb_test_tracing_clean, as its clean, drops the capture.
  */
 int tb_test_tracing_init(void);
+/* Skip the current test, saying why, unless root with tracefs captured by the suite's init. */
+#define TB_NEED_TRACEFS()                               \
+	do {                                            \
+		if (!tb_test_is_root())                 \
+			TB_SKIP("needs root");          \
+		if (!tb_test_tracing_captured())        \
+			TB_SKIP("tracefs unavailable"); \
+	} while (0)
 int tb_test_tracing_clean(void);
 /* True when init captured the tracing state (root, tracefs mounted). */
 bool tb_test_tracing_captured(void);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -151,14 +152,6 @@ out:
 	return ret;
 }
 
-#define NEED_TRACEFS()                                  \
-	do {                                            \
-		if (!tb_test_is_root())                 \
-			TB_SKIP("needs root");          \
-		if (!tb_test_tracing_captured())        \
-			TB_SKIP("tracefs unavailable"); \
-	} while (0)
-
 static void within_1pct(int64_t got, uint64_t want)
 {
 	double d = (double)got - (double)want;
@@ -179,7 +172,7 @@ static void test_getpid_exact(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    %llu getpid: events %lld, lost %lld ", (unsigned long long)n,
 	       (long long)st.events, (long long)st.lost);
@@ -200,7 +193,7 @@ static void test_many_events(void)
 	const uint64_t n = 10000;
 	json_int_t enabled;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	enabled = json_integer_value(json_object_get(st.extra, "events_enabled"));
 	printf("\n    %lld events enabled: %lld recorded ", (long long)enabled,
@@ -222,7 +215,7 @@ static void test_threads_followed(void)
 	const uint64_t n = 20000;
 	int ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	threaded = true;
 	ret = run_traced("ftrace-events", kv, n, &st, err, sizeof(err));
 	threaded = false;
@@ -244,7 +237,7 @@ static void test_glob_and_filter(void)
 	char err[256];
 	const uint64_t n = 50000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
@@ -265,7 +258,7 @@ static void test_stream(void)
 	FILE *f;
 	long size = 0;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
 	file = json_string_value(json_object_get(st.extra, "stream_file"));
@@ -300,7 +293,7 @@ static void test_tiny_buffer_loses(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K buffer: events %lld, lost %lld ", (long long)st.events,
 	       (long long)st.lost);
@@ -322,7 +315,7 @@ static void test_flight_recorder(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K flight recorder: events %lld, lost %lld, overwritten %lld ",
 	       (long long)st.events, (long long)st.lost,
@@ -334,6 +327,52 @@ static void test_flight_recorder(void)
 	tb_test_assert_tracing_unchanged("ftrace");
 }
 
+/* buffer-size = auto's arithmetic, from the kernel's own event formats. */
+static void test_auto_size(void)
+{
+	struct tb_hook_expect ex[] = {{"raw_syscalls:sys_enter", 1, false},
+				      {"raw_syscalls:sys_exit", 1, false}};
+	struct tb_ftrace_cfg c = {.pid_filter = TB_FTRACE_PID_WORKLOAD,
+				  .consumer = TB_FTRACE_CONSUMER_STREAM};
+	int cpus[] = {1};
+	struct tb_tracer t = {.name = "auto",
+			      .sample_ops = 1000000,
+			      .threads = 1,
+			      .cpus = cpus,
+			      .ncpus = 1,
+			      .expect = ex,
+			      .nexpect = 2};
+	uint64_t need, size;
+	bool capped;
+
+	TB_NEED_TRACEFS();
+	/* sys_enter: 8 common + 8 id + 48 args = 64 bytes, + 4 of header; sys_exit: 8 + 8 + 8 */
+	size = tb_ftrace_auto_size(&t, &c, &need, &capped);
+	CU_ASSERT_FALSE(capped);
+	CU_ASSERT_EQUAL(size, need);
+	CU_ASSERT_DOUBLE_EQUAL((double)size,
+			       1e6 * (68 + 28) * 1.25 * 4096 / 4080 + (double)TB_FTRACE_AUTO_MIN,
+			       1e6 * 8); /* within 8 bytes an op of the format's exact sizes */
+	/* two threads on one CPU need twice as much */
+	t.threads = 2;
+	CU_ASSERT(tb_ftrace_auto_size(&t, &c, &need, &capped) > size * 1.9);
+	t.threads = 1;
+	/* a flight recorder keeps only the newest: the minimum */
+	c.consumer = TB_FTRACE_CONSUMER_DISCARD;
+	c.overwrite = true;
+	CU_ASSERT_EQUAL(tb_ftrace_auto_size(&t, &c, &need, &capped), TB_FTRACE_AUTO_MIN);
+	c.overwrite = false;
+	/* what no memory holds is capped, and said */
+	t.sample_ops = 1ull << 40;
+	size = tb_ftrace_auto_size(&t, &c, &need, &capped);
+	CU_ASSERT_TRUE(capped);
+	CU_ASSERT(size < need);
+	/* an unknown expectation gets the minimum */
+	ex[0].per_op = NAN;
+	t.sample_ops = 1000;
+	CU_ASSERT_EQUAL(tb_ftrace_auto_size(&t, &c, &need, &capped), TB_FTRACE_AUTO_MIN);
+}
+
 static void test_unknown_event(void)
 {
 	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid, nosuch:event_x"},
@@ -341,7 +380,7 @@ static void test_unknown_event(void)
 	struct tb_tracer_stats st;
 	char err[256];
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nosuch:event_x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "events"));
@@ -360,7 +399,7 @@ static void test_bad_filter(void)
 	size_t len;
 	int saved, fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	/* The error goes to the log (stderr): capture it to check what it names. */
 	snprintf(path, sizeof(path), "%s/stderr", tb_test_tmpdir());
 	fflush(stderr);
@@ -387,7 +426,7 @@ static void test_events_expand(void)
 	char err[128];
 	size_t i;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_EQUAL_FATAL(tb_split_list("sched:sched_switch, sched:sched_switc*", &specs), 0);
 	CU_ASSERT_EQUAL(tb_tracefs_events_expand(&specs, &out, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(out.n, 1); /* duplicates merged */
@@ -471,7 +510,7 @@ static void test_foreign(void)
 	char name[64], id[32];
 	int fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	/* Our own instance is not foreign; another one is. */
 	CU_ASSERT_EQUAL_FATAL(tb_tracefs_instance_new("foreign-test", &inst), 0);
 	CU_ASSERT_FALSE(foreign_has("foreign-test"));
@@ -538,7 +577,7 @@ static void test_function_tracer(void)
 	char why[256] = "", err[256];
 	int sup, ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACEFS();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	sup = ops->supported(why, sizeof(why));
 	ret = run_traced("ftrace-function", kv, 20000, &st, err, sizeof(err));
@@ -552,7 +591,9 @@ static void test_function_tracer(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "current_tracer") ? why
 								     : strstr(why, "tracefs"));
 		if (sup == -EPERM)
-			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: Operation not permitted");
+			CU_ASSERT_STRING_EQUAL(
+				why,
+				"writing 'function' to current_tracer: Operation not permitted");
 		/* setup refuses with the probed reason, and leaves nothing armed. */
 		CU_ASSERT_EQUAL(ret, sup);
 		CU_ASSERT(tb_test_armed_record_empty());
@@ -561,6 +602,7 @@ static void test_function_tracer(void)
 }
 
 static CU_TestInfo ftrace_tests[] = {
+	{"buffer-size = auto: sized from ops, events per op and formats", test_auto_size},
 	{"instance names", test_instance_names},
 	{"state diff", test_state_diff},
 	{"events expand", test_events_expand},
