@@ -269,6 +269,7 @@ static int arm(struct sample *sp)
 {
 	const struct tb_sample_job *job = sp->job;
 	struct tb_tracer *t = &sp->t;
+	unsigned long nerr;
 	uint64_t t0;
 	int ret;
 
@@ -287,6 +288,7 @@ static int arm(struct sample *sp)
 	}
 	t0 = tb_now_ns();
 	t->target = sp->c.pid;
+	nerr = tb_log_error_count();
 	if (tb_mkdir_p(job->tracer_outdir, 0755) == 0 && t->ops->setup) {
 		ret = t->ops->setup(t);
 		sp->tr_setup = true;
@@ -299,9 +301,14 @@ static int arm(struct sample *sp)
 			sp->tr_started = !ret;
 		}
 	}
-	if (ret) {
+	if (ret && tb_log_error_count() != nerr) {
+		/* The tracer said why: that is the cell's error, not a second one from errno. */
+		set_cell_error(sp->cell, "%s", tb_log_last_error());
+	} else if (ret) {
 		set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
 			       sp->tr_setup && !sp->tr_started ? "start" : "setup", strerror(-ret));
+	}
+	if (ret) {
 		sp->dead = true;
 		return ret;
 	}

@@ -149,6 +149,15 @@ const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
 	return NULL;
 }
 
+/* A cell that failed for good; its error once: a tracer's own message was printed already. */
+static void say_dead(const struct tb_cell *c)
+{
+	if (c->error && !strcmp(c->error, tb_log_last_error()))
+		tb_warn("%s: the cell is skipped from now on (the error above)", c->id);
+	else
+		tb_err("%s: %s; the cell is skipped from now on", c->id, c->error);
+}
+
 static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int nround,
 		     unsigned int nrounds)
 {
@@ -171,8 +180,7 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 		rn->sample_cost_s +=
 			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
 		if (cr->dead)
-			tb_err("%s: %s; the cell is skipped from now on", rn->r->cells[cr->cell].id,
-			       rn->r->cells[cr->cell].error);
+			say_dead(&rn->r->cells[cr->cell]);
 	}
 	return 0;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the workload plugins. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -58,31 +57,26 @@ static int try_helper(const char *dir, const char *name, char *path, size_t len)
 
 int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_t whylen)
 {
+	/* The source tree (./tracebench), build/run-tests, an installed tree (bin/). */
+	static const char *const rel[] = {"build/helpers", "helpers", TB_LIBEXECDIR_REL};
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
 	const char *env = getenv("TB_HELPERS");
-	ssize_t n;
+	size_t i;
 
 	if (env && *env && !try_helper(env, name, path, len))
 		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s/build/helpers", dirname(exe));
-		if (!try_helper(dir, name, path, len))
-			return 0;
-		/* the binary may itself live in build/ (run-tests) */
-		exe[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s/helpers", dirname(exe));
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", exe, rel[i]);
 		if (!try_helper(dir, name, path, len))
 			return 0;
 	}
 	if (!try_helper(TB_LIBEXECDIR, name, path, len))
 		return 0;
 	if (why)
-		snprintf(
-			why, whylen,
-			"helper %s not found in $TB_HELPERS, build/helpers next to the binary or %s (run make)",
-			name, TB_LIBEXECDIR);
+		snprintf(why, whylen,
+			 "helper %s not found in $TB_HELPERS, next to the binary (build/helpers, "
+			 "helpers, " TB_LIBEXECDIR_REL ") or in %s (run make)",
+			 name, TB_LIBEXECDIR);
 	return -ENOENT;
 }
 

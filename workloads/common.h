@@ -44,7 +44,8 @@ int tb_wl_path(const struct tb_workload *w, const char *tag, char *path, size_t 
 int tb_wl_fill(int fd, uint64_t size);
 /*
  * Find the helper program `name` (built from workloads/helpers/NAME.c): in $TB_HELPERS, then
- * build/helpers/ or helpers/ next to /proc/self/exe, then TB_LIBEXECDIR. Returns 0 with the
+ * build/helpers/, helpers/ or ../libexec/tracebench next to /proc/self/exe (an installed
+ * tree, wherever its PREFIX), then TB_LIBEXECDIR. Returns 0 with the
  * path, or -ENOENT with where it looked in why (when why is not NULL).
  */
 int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_t whylen);
