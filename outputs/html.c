@@ -550,12 +550,16 @@ void tb_html_cost_td(FILE *f, const struct tb_cell *c)
 		fputs("<td class=\"n\">&ndash;</td>", f);
 		return;
 	}
-	/* why there is no ns/event (or what the other figure is) on hover */
-	fputs("<td class=\"n\" title=\"", f);
-	tb_html_esc(f, o->driver[0] ? "ns per " : o->nse_reason);
-	if (o->driver[0])
-		tb_html_esc(f, o->driver);
-	fputs("\">", f);
+	/* what the figure is, or why there is none, on hover */
+	fputs("<td class=\"n\"", f);
+	if (o->driver[0] || o->nse_reason[0]) {
+		fputs(" title=\"", f);
+		tb_html_esc(f, o->driver[0] ? "ns per " : o->nse_reason);
+		if (o->driver[0])
+			tb_html_esc(f, o->driver);
+		fputs("\"", f);
+	}
+	fputs(">", f);
 	tb_fmt_cost(buf, sizeof(buf), o);
 	tb_html_esc(f, strcmp(buf, "-") ? buf : "\u2013");
 	fputs("</td>", f);
