@@ -166,12 +166,17 @@ static void lost_remedy(const struct tb_cell *c, char *buf, size_t len)
 	}
 }
 
-/* The traced or baseline cell is too noisy: what would bring its CV under max_cv. */
-static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy, bool traced,
-			 double max_cv, struct tb_overhead *o)
+/*
+ * The traced or baseline cell is too noisy: what would bring its CV under max_cv. `duration`
+ * is the baseline's sample length (the traced one lasts longer by the overhead), so the
+ * suggestion scales the baseline's: a CV from per-sample noise falls with its square root.
+ */
+static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy,
+			 const struct tb_cell *base, bool traced, double max_cv,
+			 struct tb_overhead *o)
 {
 	double cv = noisy->summary.cv, target = max_cv * CV_MARGIN;
-	double sample_s = (double)noisy->ops_per_sample * noisy->summary.median / 1e9;
+	double sample_s = (double)base->ops_per_sample * base->summary.median / 1e9;
 	double want_s = sample_s * (cv / target) * (cv / target);
 	json_t *la =
 		r->system ? json_object_get(json_object_get(r->system, "load"), "loadavg") : NULL;
@@ -230,7 +235,7 @@ static bool unsound(const struct tb_result *r, const struct tb_cell *base, const
 	} else if (c->summary.cv > max_cv || base->summary.cv > max_cv) {
 		bool t = c->summary.cv > max_cv;
 
-		noise_reason(r, t ? c : base, t, max_cv, o);
+		noise_reason(r, t ? c : base, base, t, max_cv, o);
 	} else if (r->foreign && json_array_size(r->foreign)) {
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
 			   "foreign instrumentation active: %s%s: stop it and run again",
