@@ -117,7 +117,8 @@ static void stats_table(FILE *f, const struct tb_result *r)
 	size_t i;
 
 	fputs("<details><summary>Statistics per cell (samples, spread, tests, latency "
-	      "percentiles, tracer cost)</summary>\n<table id=\"stats-table\">\n<thead><tr>"
+	      "percentiles, tracer cost)</summary>\n<div class=\"scroll\"><table id=\"stats-table\">\n"
+	      "<thead><tr>"
 	      "<th>cell</th><th>n</th><th>median ns/op</th><th>mean</th><th>sd</th><th>CV %</th>"
 	      "<th>outliers</th><th>p (Mann-Whitney)</th><th>p (Welch)</th><th>shift ns (HL)</th>"
 	      "<th>MDE %</th><th>events/op</th><th>expected/op</th><th>proof of tracing</th>"
@@ -158,7 +159,7 @@ static void stats_table(FILE *f, const struct tb_result *r)
 			fputs("<td class=\"n\">&ndash;</td>", f);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody>\n</table>\n</details>\n", f);
+	fputs("</tbody>\n</table></div>\n</details>\n", f);
 }
 
 /* A/A calibration and rate models, when stats.c computed them. */

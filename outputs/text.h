@@ -28,6 +28,9 @@ const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o);
 	"/cs: ns per context switch of the workload (a per-task perf event's cost follows its " \
 	"switches); /smp: ns per sample of the workload"
 
+/* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
+ * "-" when negative (unknown). */
+const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes);
 /*
  * s itself when it has at most max bytes; else its first max bytes (fewer to end at a UTF-8
  * boundary, and at most len - 4) followed by "..." in buf. NULL gives "". With len < 8 s is

@@ -378,6 +378,7 @@ static int disarm(struct sample *sp, int ret)
 	memset(&sp->st, 0, sizeof(sp->st));
 	sp->st.events = sp->st.lost = sp->st.mem_bytes = -1;
 	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.workload_events = -1;
+	sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
 	if (t->ops->collect) {
 		int cret = t->ops->collect(t, &sp->st);
@@ -418,6 +419,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->bpf_run_cnt = sp->st.bpf_run_cnt;
 	smp->bpf_run_time_ns = sp->st.bpf_run_time_ns;
 	smp->workload_events = sp->st.workload_events;
+	smp->disk_bytes = sp->st.disk_bytes;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;
 	if (sp->st.extra) {
