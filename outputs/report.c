@@ -210,10 +210,14 @@ static void models_section(FILE *f, const struct tb_result *r)
 		fputs("</td>", f);
 		tb_html_num(f, m->r2, "%.4f");
 		tb_html_num(f, m->pct_per_mevent_s / 1000.0, "%.3g");
-		fprintf(f, "<td>%s</td></tr>\n",
-			m->nonlinear ? "<b>no</b>: a quadratic term is significant (saturation?)"
-			: isfinite(m->p_quadratic) ? "yes"
-						   : "not tested (&lt; 4 points)");
+		if (m->nonlinear)
+			fprintf(f,
+				"<td><b>no</b>: a quadratic term is significant (p %.2g; a buffer or "
+				"consumer saturating?)</td></tr>\n",
+				m->p_quadratic);
+		else
+			fprintf(f, "<td>%s</td></tr>\n",
+				isfinite(m->p_quadratic) ? "yes" : "not tested (&lt; 4 points)");
 	}
 	fputs("</tbody>\n</table>\n", f);
 }

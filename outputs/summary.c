@@ -29,10 +29,16 @@ static void print_models(FILE *f, const struct tb_result *r)
 			continue;
 		}
 		fprintf(f,
-			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
-			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
-			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
+			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2);
+		/* Said with its p: at R^2 0.999 a borderline quadratic term is a nuance, not a
+		 * broken model. */
+		if (m->nonlinear)
+			fprintf(f,
+				"  not quite linear: a quadratic term is significant (p %.2g): the cost "
+				"per event changes with the rate (a buffer or consumer saturating?)\n",
+				m->p_quadratic);
 	}
 }
 
