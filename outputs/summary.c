@@ -2,10 +2,12 @@
 /* The terminal summary (summary.h). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "outputs/summary.h"
 #include "outputs/text.h"
+#include "result/measured.h"
 #include "result/result.h"
 
 static void print_models(FILE *f, const struct tb_result *r)
@@ -42,18 +44,49 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
+/*
+ * The tracers ranked by what one event costs (the rate model's figure where a sweep fitted
+ * one), so that probe types compare at a glance; when there are two or more to rank.
+ */
+static void print_ranking(FILE *f, const struct tb_result *r)
+{
+	struct tb_event_cost *e = calloc(r->ncells + 1, sizeof(*e));
+	size_t n = e ? tb_result_event_costs(r, e, r->ncells) : 0, i;
+	char ns[64], from[64];
+
+	if (n >= 2) {
+		fprintf(f, "\nns/event, cheapest first (rate model where a sweep fitted one):\n");
+		fprintf(f, "  %-18s %-12s %-32s %26s  %s\n", "tracer", "workload", "probe",
+			"ns/event [95% CI]", "from");
+	}
+	for (i = 0; n >= 2 && i < n; i++) {
+		if (isfinite(e[i].ns))
+			snprintf(ns, sizeof(ns), "%.1f [%.1f, %.1f]", e[i].ns, e[i].lo, e[i].hi);
+		else
+			snprintf(ns, sizeof(ns), "-");
+		if (e[i].npoints)
+			snprintf(from, sizeof(from), "rate model, %zu points", e[i].npoints);
+		else
+			snprintf(from, sizeof(from), "%s", e[i].cell->id);
+		fprintf(f, "  %-18.18s %-12.12s %-32.32s %26s  %s\n", e[i].cell->tracer,
+			e[i].cell->workload_type, e[i].probe, ns, from);
+	}
+	free(e);
+}
+
 void tb_summary_print(FILE *f, const struct tb_result *r)
 {
 	size_t i;
 
 	bool legend = false;
 
-	fprintf(f, "\n%-16s %-18s %11s %11s %24s %9s %11s %8s  %s\n", "workload", "tracer",
-		"base ns/op", "ns/op", "overhead % [CI]", "ns/event", "events", "lost", "verdict");
+	fprintf(f, "\n%-16s %-18s %11s %11s %24s %22s %11s %8s  %s\n", "workload", "tracer",
+		"base ns/op", "ns/op", "overhead % [CI]", "ns/event [CI]", "events", "lost",
+		"verdict");
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
 		const struct tb_cell *b = tb_result_baseline(r, c);
-		char base[32], med[32], ovh[64], nse[32], ev[32], lost[32];
+		char base[32], med[32], ovh[64], nse[64], ev[32], lost[32];
 		bool control = !c->baseline && c->proof.outcome == TB_PROOF_CONTROL;
 
 		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
@@ -72,7 +105,7 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		}
 		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
-		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %9s %11s %8s  %s%s\n", c->workload,
+		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s%s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline	  ? "(baseline)"
 			: c->error	  ? "failed"
@@ -89,4 +122,8 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 	if (legend)
 		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
 	print_models(f, r);
+	print_ranking(f, r);
+	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)
+		fprintf(f, "%s%s\n", i ? "" : "\n",
+			json_string_value(json_array_get(r->unsupported, i)));
 }

@@ -29,7 +29,10 @@ const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o)
 {
 	double v = o->ns_per_driver;
 
-	if (isfinite(o->ns_per_event))
+	if (isfinite(o->ns_per_event) && isfinite(o->nse_ci_lo) && isfinite(o->nse_ci_hi))
+		snprintf(buf, len, "%.1f [%.1f, %.1f]", o->ns_per_event, o->nse_ci_lo,
+			 o->nse_ci_hi);
+	else if (isfinite(o->ns_per_event))
 		snprintf(buf, len, "%.1f", o->ns_per_event);
 	else if (o->driver[0] && isfinite(v))
 		snprintf(buf, len, fabs(v) >= 1e5 ? "%.0fk/%s" : "%.0f/%s",

@@ -19,9 +19,10 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v);
 const char *tb_fmt_ns(char *buf, size_t len, double ns);
 struct tb_overhead;
 /*
- * What a traced cell's cost column shows: its ns/event ("514.2"), or where its cost is not per
- * event the cost per context switch ("834/cs") or per sample ("18k/smp") when the statistics
- * found one (result/proof.h), else "-". TB_COST_LEGEND explains the suffixes.
+ * What a traced cell's cost column shows: its ns/event with its CI ("514.2 [509.1, 520.0]";
+ * "514.2" without one), or where its cost is not per event the cost per context switch
+ * ("834/cs") or per sample ("18k/smp") when the statistics found one (result/proof.h), else
+ * "-". TB_COST_LEGEND explains the suffixes.
  */
 const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o);
 #define TB_COST_LEGEND                                                                          \

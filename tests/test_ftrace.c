@@ -172,7 +172,7 @@ static void test_getpid_exact(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    %llu getpid: events %lld, lost %lld ", (unsigned long long)n,
 	       (long long)st.events, (long long)st.lost);
@@ -193,7 +193,7 @@ static void test_many_events(void)
 	const uint64_t n = 10000;
 	json_int_t enabled;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	enabled = json_integer_value(json_object_get(st.extra, "events_enabled"));
 	printf("\n    %lld events enabled: %lld recorded ", (long long)enabled,
@@ -215,7 +215,7 @@ static void test_threads_followed(void)
 	const uint64_t n = 20000;
 	int ret;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	threaded = true;
 	ret = run_traced("ftrace-events", kv, n, &st, err, sizeof(err));
 	threaded = false;
@@ -237,7 +237,7 @@ static void test_glob_and_filter(void)
 	char err[256];
 	const uint64_t n = 50000;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
@@ -261,7 +261,7 @@ static void test_stream(void)
 	FILE *f;
 	long size = 0;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
 	file = json_string_value(json_object_get(st.extra, "stream_file"));
@@ -308,7 +308,7 @@ static void test_tiny_buffer_loses(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K buffer: events %lld, lost %lld ", (long long)st.events,
 	       (long long)st.lost);
@@ -330,7 +330,7 @@ static void test_flight_recorder(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K flight recorder: events %lld, lost %lld, overwritten %lld ",
 	       (long long)st.events, (long long)st.lost,
@@ -360,7 +360,7 @@ static void test_auto_size(void)
 	uint64_t need, size;
 	bool capped;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* sys_enter: 8 common + 8 id + 48 args = 64 bytes, + 4 of header; sys_exit: 8 + 8 + 8 */
 	size = tb_ftrace_auto_size(&t, &c, &need, &capped);
 	CU_ASSERT_FALSE(capped);
@@ -395,7 +395,7 @@ static void test_unknown_event(void)
 	struct tb_tracer_stats st;
 	char err[256];
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nosuch:event_x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "events"));
@@ -414,7 +414,7 @@ static void test_bad_filter(void)
 	size_t len;
 	int saved, fd;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* The error goes to the log (stderr): capture it to check what it names. */
 	snprintf(path, sizeof(path), "%s/stderr", tb_test_tmpdir());
 	fflush(stderr);
@@ -441,7 +441,7 @@ static void test_events_expand(void)
 	char err[128];
 	size_t i;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(tb_split_list("sched:sched_switch, sched:sched_switc*", &specs), 0);
 	CU_ASSERT_EQUAL(tb_tracefs_events_expand(&specs, &out, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(out.n, 1); /* duplicates merged */
@@ -525,7 +525,7 @@ static void test_foreign(void)
 	char name[64], id[32];
 	int fd;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* Our own instance is not foreign; another one is. */
 	CU_ASSERT_EQUAL_FATAL(tb_tracefs_instance_new("foreign-test", &inst), 0);
 	CU_ASSERT_FALSE(foreign_has("foreign-test"));
@@ -592,7 +592,7 @@ static void test_function_tracer(void)
 	char why[256] = "", err[256];
 	int sup, ret;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	sup = ops->supported(why, sizeof(why));
 	ret = run_traced("ftrace-function", kv, 20000, &st, err, sizeof(err));

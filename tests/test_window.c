@@ -185,7 +185,7 @@ static void none_recorded(const char *wl, const char *events, unsigned int threa
 
 static void test_no_harness_syscalls(void)
 {
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* the old protocol read a "go" byte and wrote its figures inside the window */
 	none_recorded("getpid", "syscalls:sys_enter_read", 1, 1);
 	none_recorded("getpid", "syscalls:sys_enter_write", 1, 1);
@@ -201,7 +201,7 @@ static void test_exact(void)
 {
 	struct live l;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_live(&l, "getpid", "calls", "3",
 				       "raw_syscalls:sys_enter, raw_syscalls:sys_exit", 1, 1),
 			      0);
@@ -220,7 +220,7 @@ static void test_auto_buffer(void)
 	struct live l;
 	json_t *auto_size;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(
 		run_live(
 			&l, "getpid", NULL, NULL,
@@ -286,7 +286,7 @@ static void test_registry_tables(void)
 	char why[256], events[2048];
 	size_t i;
 
-	TB_NEED_TRACEFS();
+	TB_NEED_TRACING();
 	for (i = 0; tb_workloads[i]; i++) {
 		const struct tb_workload_ops *wl = tb_workloads[i];
 		struct tb_op_events ev;
