@@ -400,6 +400,11 @@ static int set_scalar(const struct tb_option *o, void *field, const char *val)
 		return ret;
 	case TB_OPT_SIZE:
 	case TB_OPT_DURATION:
+		if (o->type == TB_OPT_SIZE && o->choices && o->choices[0] &&
+		    !strcmp(val, o->choices[0])) {
+			*(uint64_t *)field = 0;
+			return 0;
+		}
 		ret = o->type == TB_OPT_SIZE ? tb_parse_size(val, &u) : tb_parse_duration(val, &u);
 		if (!ret && out_of_range(o, (double)u))
 			return -ERANGE;
@@ -599,6 +604,8 @@ void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent)
 			for (k = 0; opts->choices[k]; k++)
 				fprintf(f, "%s%s", k ? "|" : "", opts->choices[k]);
 			fprintf(f, ")");
+		} else if (opts->type == TB_OPT_SIZE && opts->choices && opts->choices[0]) {
+			fprintf(f, " (or %s)", opts->choices[0]);
 		}
 		if (opts->def)
 			fprintf(f, " [default: %s]", opts->def);
@@ -629,7 +636,10 @@ json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg)
 			break;
 		case TB_OPT_SIZE:
 		case TB_OPT_DURATION:
-			v = json_integer((json_int_t) * (const uint64_t *)field);
+			v = opts->type == TB_OPT_SIZE && opts->choices && opts->choices[0] &&
+					    !*(const uint64_t *)field
+				    ? json_string(opts->choices[0])
+				    : json_integer((json_int_t) * (const uint64_t *)field);
 			break;
 		case TB_OPT_DOUBLE:
 		case TB_OPT_PERCENT:

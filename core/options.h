@@ -15,7 +15,8 @@ enum tb_opt_type {
 	TB_OPT_STRING,	 /* char *, strdup'd; freed by tb_opts_free() */
 	TB_OPT_BOOL,	 /* bool: true/false, yes/no, on/off, 1/0 */
 	TB_OPT_INT,	 /* int64_t, checked against [min, max] when max > min */
-	TB_OPT_SIZE,	 /* uint64_t bytes: 4096, 4K, 64k, 1M, 2G (powers of 1024) */
+	TB_OPT_SIZE,	 /* uint64_t bytes: 4096, 4K, 64k, 1M, 2G (powers of 1024); with choices,
+			    the word choices[0] ("auto") stands for 0 */
 	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a unit is required
 			    (a bare number other than 0 is an error) */
 	TB_OPT_DOUBLE,	 /* double, checked against [min, max] when max > min */
@@ -39,7 +40,7 @@ struct tb_option {
 	const char *def;  /* default as text (parsed like a scenario value); NULL: zero */
 	const char *help; /* one line for `tracebench list` */
 	double min, max;  /* range for numeric types, in the type's unit; max <= min: none */
-	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE */
+	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE (and a size's word) */
 };
 
 #define TB_OPT_END           \

@@ -16,6 +16,7 @@
 #include "outputs/html.h"
 #include "outputs/markup.h"
 #include "outputs/plot.h"
+#include "outputs/text.h"
 #include "result/result.h"
 #include "result/measured.h"
 
@@ -540,6 +541,8 @@ void tb_html_verdict_td(FILE *f, const struct tb_cell *c)
 		fprintf(f, "<td class=\"%s\"><b>", tb_html_verdict_class(c->overhead.verdict));
 		tb_html_esc(f, tb_verdict_name(c->overhead.verdict));
 		fputs("</b>", f);
+		if (c->proof.outcome == TB_PROOF_CONTROL)
+			fputs(" (control)", f);
 		if (*c->overhead.reason) {
 			fputs("<span class=\"reason\">", f);
 			tb_html_esc(f, c->overhead.reason);
@@ -547,6 +550,30 @@ void tb_html_verdict_td(FILE *f, const struct tb_cell *c)
 		}
 		fputs("</td>", f);
 	}
+}
+
+void tb_html_cost_td(FILE *f, const struct tb_cell *c)
+{
+	const struct tb_overhead *o = &c->overhead;
+	char buf[48];
+
+	if (c->baseline || !c->has_overhead) {
+		fputs("<td class=\"n\">&ndash;</td>", f);
+		return;
+	}
+	/* what the figure is, or why there is none, on hover */
+	fputs("<td class=\"n\"", f);
+	if (o->driver[0] || o->nse_reason[0]) {
+		fputs(" title=\"", f);
+		tb_html_esc(f, o->driver[0] ? "ns per " : o->nse_reason);
+		if (o->driver[0])
+			tb_html_esc(f, o->driver);
+		fputs("\"", f);
+	}
+	fputs(">", f);
+	tb_fmt_cost(buf, sizeof(buf), o);
+	tb_html_esc(f, strcmp(buf, "-") ? buf : "\u2013");
+	fputs("</td>", f);
 }
 
 void tb_html_median_td(FILE *f, const struct tb_cell *c)

@@ -15,6 +15,7 @@
 #include "outputs/html.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
+#include "result/proof.h"
 #include "result/result.h"
 #include "result/measured.h"
 
@@ -98,8 +99,7 @@ static void verdict_table(FILE *f, const struct tb_result *r)
 				tb_html_median_td(f, b);
 				tb_html_median_td(f, c->baseline ? NULL : c);
 				tb_html_overhead_td(f, c);
-				tb_html_num(f, c->has_overhead ? c->overhead.ns_per_event : NAN,
-					    "%.1f");
+				tb_html_cost_td(f, c);
 				count_td(f, c->baseline ? -1 : c->events_recorded);
 				count_td(f, c->baseline ? -1 : c->events_lost);
 				tb_html_verdict_td(f, c);
@@ -117,10 +117,12 @@ static void stats_table(FILE *f, const struct tb_result *r)
 	size_t i;
 
 	fputs("<details><summary>Statistics per cell (samples, spread, tests, latency "
-	      "percentiles, tracer cost)</summary>\n<table id=\"stats-table\">\n<thead><tr>"
+	      "percentiles, tracer cost)</summary>\n<div class=\"scroll\"><table id=\"stats-table\">\n"
+	      "<thead><tr>"
 	      "<th>cell</th><th>n</th><th>median ns/op</th><th>mean</th><th>sd</th><th>CV %</th>"
 	      "<th>outliers</th><th>p (Mann-Whitney)</th><th>p (Welch)</th><th>shift ns (HL)</th>"
-	      "<th>MDE %</th><th>events/op</th><th>BPF ns/run</th><th>tracer CPU s</th>"
+	      "<th>MDE %</th><th>events/op</th><th>expected/op</th><th>proof of tracing</th>"
+	      "<th>BPF ns/run</th><th>tracer CPU s</th>"
 	      "<th>p50 / p99 / p99.9 ns</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (i = 0; i < r->ncells; i++) {
@@ -141,6 +143,13 @@ static void stats_table(FILE *f, const struct tb_result *r)
 		tb_html_num(f, o ? o->hl_shift_ns : NAN, "%.1f");
 		tb_html_num(f, o ? o->mde_pct : NAN, "%.2f");
 		tb_html_num(f, o ? o->events_per_op : NAN, "%.3g");
+		tb_html_num(f, o ? c->proof.expected_per_op : NAN, "%.3g");
+		fputs("<td>", f);
+		if (o && c->proof.outcome) {
+			fprintf(f, "<b>%s</b> ", tb_proof_outcome_name(c->proof.outcome));
+			tb_html_esc(f, c->proof.message);
+		}
+		fputs("</td>", f);
 		tb_html_num(f, o ? o->bpf_ns_per_run : NAN, "%.1f");
 		tb_html_num(f, c->tracer_cpu_s, "%.3g");
 		if (c->latency.present)
@@ -150,7 +159,7 @@ static void stats_table(FILE *f, const struct tb_result *r)
 			fputs("<td class=\"n\">&ndash;</td>", f);
 		fputs("</tr>\n", f);
 	}
-	fputs("</tbody>\n</table>\n</details>\n", f);
+	fputs("</tbody>\n</table></div>\n</details>\n", f);
 }
 
 /* A/A calibration and rate models, when stats.c computed them. */
@@ -182,6 +191,12 @@ static void models_section(FILE *f, const struct tb_result *r)
 		fputs("</td><td>", f);
 		tb_html_esc(f, m->workload_type ? m->workload_type : "?");
 		fprintf(f, "</td><td class=\"n\">%zu</td><td class=\"n\">", m->npoints);
+		if (!m->accepted) {
+			fputs("none: ", f);
+			tb_html_esc(f, m->why_not);
+			fputs("</td><td colspan=\"4\"></td></tr>\n", f);
+			continue;
+		}
 		if (isfinite(m->cost_ns))
 			fprintf(f, "%.1f [%.1f, %.1f]", m->cost_ns, m->cost_ci_lo, m->cost_ci_hi);
 		else
@@ -195,10 +210,14 @@ static void models_section(FILE *f, const struct tb_result *r)
 		fputs("</td>", f);
 		tb_html_num(f, m->r2, "%.4f");
 		tb_html_num(f, m->pct_per_mevent_s / 1000.0, "%.3g");
-		fprintf(f, "<td>%s</td></tr>\n",
-			m->nonlinear ? "<b>no</b>: a quadratic term is significant (saturation?)"
-			: isfinite(m->p_quadratic) ? "yes"
-						   : "not tested (&lt; 4 points)");
+		if (m->nonlinear)
+			fprintf(f,
+				"<td><b>no</b>: a quadratic term is significant (p %.2g; a buffer or "
+				"consumer saturating?)</td></tr>\n",
+				m->p_quadratic);
+		else
+			fprintf(f, "<td>%s</td></tr>\n",
+				isfinite(m->p_quadratic) ? "yes" : "not tested (&lt; 4 points)");
 	}
 	fputs("</tbody>\n</table>\n", f);
 }

@@ -2,8 +2,8 @@
 /* The terminal summary (summary.h). */
 #include <math.h>
 #include <stdio.h>
-
 #include <stdlib.h>
+#include <string.h>
 
 #include "outputs/summary.h"
 #include "outputs/text.h"
@@ -25,14 +25,22 @@ static void print_models(FILE *f, const struct tb_result *r)
 	for (i = 0; i < r->nrate_models; i++) {
 		const struct tb_rate_model *m = &r->rate_models[i];
 
-		if (!isfinite(m->cost_ns))
-			continue; /* no fit (said when the statistics ran) */
-
+		if (!m->accepted) {
+			fprintf(f, "\nrate model %s on %s (%zu points): none: %s\n", m->tracer,
+				m->workload_type, m->npoints, m->why_not);
+			continue;
+		}
 		fprintf(f,
-			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f%s\n",
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f\n",
 			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
-			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2,
-			m->nonlinear ? "; NOT linear (buffer saturation?)" : "");
+			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2);
+		/* Said with its p: at R^2 0.999 a borderline quadratic term is a nuance, not a
+		 * broken model. */
+		if (m->nonlinear)
+			fprintf(f,
+				"  not quite linear: a quadratic term is significant (p %.2g): the cost "
+				"per event changes with the rate (a buffer or consumer saturating?)\n",
+				m->p_quadratic);
 	}
 }
 
@@ -70,6 +78,8 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 {
 	size_t i;
 
+	bool legend = false;
+
 	fprintf(f, "\n%-16s %-18s %11s %11s %24s %22s %11s %8s  %s\n", "workload", "tracer",
 		"base ns/op", "ns/op", "overhead % [CI]", "ns/event [CI]", "events", "lost",
 		"verdict");
@@ -77,6 +87,7 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		const struct tb_cell *c = &r->cells[i];
 		const struct tb_cell *b = tb_result_baseline(r, c);
 		char base[32], med[32], ovh[64], nse[64], ev[32], lost[32];
+		bool control = !c->baseline && c->proof.outcome == TB_PROOF_CONTROL;
 
 		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
 		tb_fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
@@ -85,26 +96,31 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		if (c->has_overhead && isfinite(c->overhead.pct)) {
 			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
 				 c->overhead.ci_lo, c->overhead.ci_hi);
-			/* ns/event of an effect the data cannot tell from zero is noise / events. */
-			if ((c->overhead.ci_lo > 0 || c->overhead.ci_hi < 0) &&
-			    isfinite(c->overhead.ns_per_event))
-				snprintf(nse, sizeof(nse), "%.1f [%.1f, %.1f]",
-					 c->overhead.ns_per_event, c->overhead.nse_ci_lo,
-					 c->overhead.nse_ci_hi);
+			/* ns/event of an effect the data cannot tell from zero is noise / events;
+			 * result/proof.h decides where it is a cost per event at all. */
+			if (c->overhead.verdict == TB_VERDICT_OVERHEAD) {
+				tb_fmt_cost(nse, sizeof(nse), &c->overhead);
+				legend |= strchr(nse, '/') != NULL;
+			}
 		}
 		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
-		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s\n", c->workload,
+		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s%s\n", c->workload,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline	  ? "(baseline)"
 			: c->error	  ? "failed"
 			: c->has_overhead ? tb_verdict_name(c->overhead.verdict)
-					  : "-");
+					  : "-",
+			control ? " (control)" : "");
 		if (c->error)
 			fprintf(f, "%-16s   error: %s\n", "", c->error);
-		else if (c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
+		else if (c->has_overhead &&
+			 (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+			  (control && c->overhead.verdict == TB_VERDICT_OVERHEAD)))
 			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
 	}
+	if (legend)
+		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
 	print_models(f, r);
 	print_ranking(f, r);
 	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "outputs/text.h"
+#include "result/result.h"
 
 const char *tb_fmt_num(char *buf, size_t len, double v, const char *fmt)
 {
@@ -21,6 +22,23 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v)
 		snprintf(buf, len, "-");
 	else
 		snprintf(buf, len, "%lld", (long long)v);
+	return buf;
+}
+
+const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o)
+{
+	double v = o->ns_per_driver;
+
+	if (isfinite(o->ns_per_event) && isfinite(o->nse_ci_lo) && isfinite(o->nse_ci_hi))
+		snprintf(buf, len, "%.1f [%.1f, %.1f]", o->ns_per_event, o->nse_ci_lo,
+			 o->nse_ci_hi);
+	else if (isfinite(o->ns_per_event))
+		snprintf(buf, len, "%.1f", o->ns_per_event);
+	else if (o->driver[0] && isfinite(v))
+		snprintf(buf, len, fabs(v) >= 1e5 ? "%.0fk/%s" : "%.0f/%s",
+			 fabs(v) >= 1e5 ? v / 1000 : v, strcmp(o->driver, "sample") ? "cs" : "smp");
+	else
+		snprintf(buf, len, "-");
 	return buf;
 }
 

@@ -547,7 +547,7 @@ static int get_name(const struct ld *l, json_t *o, const char *key, int (*parse)
 
 static int load_expected(struct ld *l, json_t *o, struct tb_expected *x)
 {
-	double approx_zero = 0;
+	double approx_zero = 0, ncounted = 1;
 	int ret;
 
 	memset(x, 0, sizeof(*x));
@@ -558,6 +558,7 @@ static int load_expected(struct ld *l, json_t *o, struct tb_expected *x)
 	    (ret = get_num(l, o, "exact_per_op", OPT, 0, &x->exact_per_op)) ||
 	    (ret = get_num(l, o, "approx_per_op", OPT, 0, &x->approx_per_op)) ||
 	    (ret = get_num(l, o, "approx_zero", OPT, 0, &approx_zero)) ||
+	    (ret = get_num(l, o, "counted_hooks", OPT, 0, &ncounted)) ||
 	    (ret = get_bool(l, o, "unknown", OPT, &x->unknown)) ||
 	    (ret = get_bool(l, o, "at_least", OPT, &x->at_least)) ||
 	    (ret = get_bool(l, o, "filtered", OPT, &x->filtered)) ||
@@ -571,6 +572,9 @@ static int load_expected(struct ld *l, json_t *o, struct tb_expected *x)
 		return ret;
 	if (approx_zero > 1e6 || approx_zero != floor(approx_zero))
 		return bad(l, "approx_zero", "expected a small integer, found %g", approx_zero);
+	if (ncounted > 1e6 || ncounted != floor(ncounted))
+		return bad(l, "counted_hooks", "expected a small integer, found %g", ncounted);
+	x->ncounted = (unsigned int)ncounted;
 	/* null (unknown) sums mean nothing expected of that kind */
 	if (isnan(x->exact_per_op))
 		x->exact_per_op = 0;
@@ -821,9 +825,14 @@ static int load_rate_model(struct ld *l, json_t *o, struct tb_rate_model *m)
 	    (ret = get_num(l, o, "pct_fixed", OPT, -INFINITY, &m->pct_fixed)) ||
 	    (ret = get_num(l, o, "pct_per_mevents_s", OPT, -INFINITY, &m->pct_per_mevent_s)) ||
 	    (ret = get_num(l, o, "p_quadratic", OPT, 0, &m->p_quadratic)) ||
-	    (ret = get_bool(l, o, "nonlinear", OPT, &m->nonlinear)))
+	    (ret = get_bool(l, o, "nonlinear", OPT, &m->nonlinear)) ||
+	    (ret = get_bool(l, o, "accepted", OPT, &m->accepted)) ||
+	    (ret = get_text(l, o, "why_not", m->why_not, sizeof(m->why_not))))
 		return ret;
 	m->npoints = (size_t)n;
+	/* results from before the acceptance rule: a fitted slope was shown */
+	if (!json_object_get(o, "accepted"))
+		m->accepted = isfinite(m->cost_ns);
 	return 0;
 }
 

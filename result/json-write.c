@@ -200,6 +200,7 @@ static json_t *expected_to_json(struct jb *b, const struct tb_expected *x)
 	set(b, o, "approx_per_op", tb_json_num(x->approx_per_op));
 	set(b, o, "approx_zero", json_integer(x->approx_zero));
 	set(b, o, "unknown", json_boolean(x->unknown));
+	set(b, o, "counted_hooks", json_integer(x->ncounted));
 	set(b, o, "at_least", json_boolean(x->at_least));
 	set(b, o, "filtered", json_boolean(x->filtered));
 	set(b, o, "attributes", json_boolean(x->attributes));
@@ -292,6 +293,9 @@ static json_t *rate_model_to_json(struct jb *b, const struct tb_rate_model *m)
 	set(b, o, "pct_per_mevents_s", tb_json_num(m->pct_per_mevent_s));
 	set(b, o, "p_quadratic", tb_json_num(m->p_quadratic));
 	set(b, o, "nonlinear", json_boolean(m->nonlinear));
+	set(b, o, "accepted", json_boolean(m->accepted));
+	if (m->why_not[0])
+		set(b, o, "why_not", jstr(m->why_not));
 	return o;
 }
 

@@ -234,7 +234,7 @@ size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *ou
 			e->ns = e->lo = e->hi = NAN;
 			e->npoints = 0;
 			m = tb_result_rate_model(r, c);
-			if (m && isfinite(m->cost_ns)) {
+			if (m && m->accepted && isfinite(m->cost_ns)) {
 				e->ns = m->cost_ns;
 				e->lo = m->cost_ci_lo;
 				e->hi = m->cost_ci_hi;

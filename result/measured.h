@@ -70,8 +70,8 @@ const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len);
 
 /*
  * The cost per event of one tracer section on one workload type: the rate model's cost per
- * event where a sweep fitted one (npoints > 0), else the first of its cells with a finite
- * ns/event. The summary's ranking and the probe-types plot both use this.
+ * event where a sweep fitted an accepted one (npoints > 0), else the first of its cells with a
+ * finite ns/event (result/proof.h leaves it NAN where it is no cost per event). The summary's ranking and the probe-types plot both use this.
  */
 struct tb_event_cost {
 	const struct tb_cell *cell; /* the tracer's first traced cell of that workload type */

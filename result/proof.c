@@ -242,8 +242,12 @@ void tb_proof_expect(const struct tb_op_events *ops, const struct tb_hooks *h,
 	}
 	if (counted > 4)
 		append(out->hooks, sizeof(out->hooks), " and %zu more", counted - 4);
-	if (!counted)
+	out->ncounted = (unsigned int)counted;
+	if (!counted) {
 		snprintf(out->hooks, sizeof(out->hooks), "nothing it counts");
+		/* a figure of no known hook (a command that does not say, a time counter) */
+		out->unknown = h->kind != TB_HOOK_NONE && h->kind != TB_HOOK_SAMPLING;
+	}
 	describe_op(ops, h->scope, out->does, sizeof(out->does));
 	if (!out->exact_per_op && !out->approx_per_op)
 		near_misses(ops, h, out);
@@ -442,6 +446,8 @@ bool tb_proof_ns_per_event_ok(const struct tb_cell *c, const struct tb_proof *p,
 	} else if (p->outcome == TB_PROOF_ABOVE) {
 		snprintf(why, len, "%.3f events/op is above the expected %.3g: not the op's count",
 			 p->events_per_op, p->expected_per_op);
+	} else if (p->outcome == TB_PROOF_UNVERIFIED && x->present && !x->ncounted) {
+		snprintf(why, len, "what its figure counts is unknown (no counted hook)");
 	} else if (p->outcome != TB_PROOF_MATCH && p->outcome != TB_PROOF_UNVERIFIED) {
 		snprintf(why, len, "no proof that the events are the workload's (%s)",
 			 tb_proof_outcome_name(p->outcome));

@@ -126,7 +126,9 @@ struct tb_expected {
 	double approx_per_op; /* [approx_per_op] sum over counted hooks, approximate entries */
 	unsigned int approx_zero;  /* [approx_zero] counted scheduler hooks expected 0 (they may
 				     see preemptions) */
-	bool unknown;		   /* [unknown] a counted hook the workload's table is silent on */
+	bool unknown;		   /* [unknown] a counted hook the workload's table is silent on,
+				      or none counted at all (what the figure counts is unknown) */
+	unsigned int ncounted;	   /* [counted_hooks] hooks whose occurrences are the figure */
 	bool at_least;		   /* [at_least] the table is incomplete there: a lower bound */
 	double harness_per_sample; /* [harness_per_sample] the harness's own events in the
 				      traced window, at most (threads sharing a CPU park) */
@@ -224,6 +226,9 @@ struct tb_rate_model {
 	double pct_fixed, pct_per_mevent_s; /* [pct_fixed] [pct_per_mevents_s] % vs events/s/1e6 */
 	double p_quadratic; /* [p_quadratic] p of a quadratic term (NAN when < 4 points) */
 	bool nonlinear;	    /* [nonlinear] p_quadratic < alpha: e.g. buffer saturation */
+	bool accepted;	    /* [accepted] the fit says something: its slope's CI excludes 0 and
+			       r2 >= TB_RATE_MIN_R2 (stats.h); outputs show only accepted models */
+	char why_not[192];  /* [why_not] why it was not accepted */
 };
 
 struct tb_result {

@@ -150,8 +150,13 @@ static int child_end(struct child *c, bool kill_it)
 	return status;
 }
 
-/* The gate's poll period: the parent sleeps, the child spins. */
-#define GATE_POLL_NS 200000ull
+/*
+ * The gate's poll periods: the parent sleeps, the child spins. Short at first (the child is
+ * quick to reach SPINNING), then doubling: over a batch of a second the parent wakes about 200
+ * times, not thousands, since a wakeup may land on the workload's CPU.
+ */
+#define GATE_POLL_MIN_NS 50000ull
+#define GATE_POLL_MAX_NS 5000000ull
 
 /*
  * Wait until the child set the gate to state: 0, -EINTR (a stop was requested), -ETIMEDOUT,
@@ -159,7 +164,7 @@ static int child_end(struct child *c, bool kill_it)
  */
 static int gate_wait(struct child *c, uint32_t state, uint64_t timeout_ns)
 {
-	uint64_t t0 = tb_now_ns();
+	uint64_t t0 = tb_now_ns(), poll = GATE_POLL_MIN_NS;
 
 	while (atomic_load_explicit(c->gate, memory_order_acquire) != state) {
 		if (tb_stop_requested())
@@ -170,7 +175,9 @@ static int gate_wait(struct child *c, uint32_t state, uint64_t timeout_ns)
 		}
 		if (tb_now_ns() - t0 > timeout_ns)
 			return -ETIMEDOUT;
-		tb_sleep_ns(GATE_POLL_NS);
+		tb_sleep_ns(poll);
+		if (poll < GATE_POLL_MAX_NS)
+			poll *= 2;
 	}
 	return 0;
 }
@@ -390,7 +397,8 @@ static int disarm(struct sample *sp, int ret)
 	ret = figures(sp, ret);
 	memset(&sp->st, 0, sizeof(sp->st));
 	sp->st.events = sp->st.lost = sp->st.mem_bytes = -1;
-	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.disk_bytes = -1;
+	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.workload_events = -1;
+	sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
 	if (t->ops->collect) {
 		int cret = t->ops->collect(t, &sp->st);
@@ -441,6 +449,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->tracer_cpu_s = sp->st.cpu_s >= 0 ? sp->st.cpu_s : NAN;
 	smp->bpf_run_cnt = sp->st.bpf_run_cnt;
 	smp->bpf_run_time_ns = sp->st.bpf_run_time_ns;
+	smp->workload_events = sp->st.workload_events;
 	smp->disk_bytes = sp->st.disk_bytes;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;

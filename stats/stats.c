@@ -680,6 +680,22 @@ static void aa_calibrate(struct tb_result *r)
 		a->fp_rate = (double)a->false_positives / (double)a->ncells;
 }
 
+/* Whether a fitted line says something (tb_stats_rate_fit's comment). */
+static void rate_accept(struct tb_rate_model *m)
+{
+	m->why_not[0] = '\0';
+	if (!(m->cost_ci_lo > 0 || m->cost_ci_hi < 0))
+		snprintf(
+			m->why_not, sizeof(m->why_not),
+			"the cost per event's CI [%.3g, %.3g] includes 0: noise (more repetitions, or a wider range of events per op)",
+			m->cost_ci_lo, m->cost_ci_hi);
+	else if (!(m->r2 >= TB_RATE_MIN_R2))
+		snprintf(m->why_not, sizeof(m->why_not),
+			 "r2 %.3f < %.2f: the points do not follow a line (noise or saturation)",
+			 m->r2, TB_RATE_MIN_R2);
+	m->accepted = !m->why_not[0];
+}
+
 int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 		      struct tb_rate_model *m)
 {
@@ -687,8 +703,14 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 	gsl_error_handler_t *old;
 
 	m->npoints = n;
-	if (n < 3 || !(gsl_stats_variance(x, 1, n) > 0))
+	m->accepted = false;
+	if (n < 3 || !(gsl_stats_variance(x, 1, n) > 0)) {
+		snprintf(
+			m->why_not, sizeof(m->why_not),
+			n < 3 ? "fewer than 3 points"
+			      : "the sweep's events/op do not vary: vary the traced events per op (getpid's calls, e.g. 1 to 16)");
 		return -EINVAL;
+	}
 	gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
 	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(n - 2));
 	m->fixed_ns = c0;
@@ -704,6 +726,7 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 	m->r2 = tss > 0 ? 1 - sumsq / tss : NAN;
 	m->p_quadratic = NAN;
 	m->nonlinear = false;
+	rate_accept(m);
 	if (n < 4)
 		return 0;
 	if (sumsq <= 1e-12 * tss) {
@@ -744,11 +767,22 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 	return 0;
 }
 
-/* A usable point of a rate sweep: finite rate, overhead and events per op. */
+/*
+ * A usable point of a rate sweep: finite rate, overhead and events per op, nothing lost (the
+ * cost would be too low), a proof of tracing that does not block.
+ */
 static bool rate_point(const struct tb_cell *c)
 {
 	return !c->baseline && isfinite(c->rate) && c->has_overhead &&
-	       isfinite(c->overhead.ns_per_op) && isfinite(c->overhead.events_per_op) && !c->error;
+	       isfinite(c->overhead.ns_per_op) && isfinite(c->overhead.events_per_op) &&
+	       !c->error && !c->proof.blocks && tb_cell_lost(c) <= 0;
+}
+
+/* The x of a rate point: the workload's events per op (the proof's), else all of them. */
+static double rate_x(const struct tb_cell *c)
+{
+	return isfinite(c->proof.events_per_op) ? c->proof.events_per_op
+						: c->overhead.events_per_op;
 }
 
 static int rate_models(struct tb_result *r)
@@ -778,7 +812,7 @@ static int rate_models(struct tb_result *r)
 			    !tb_streq(c->workload_type, d->workload_type))
 				continue;
 			done[j] = true;
-			x[n] = d->overhead.events_per_op;
+			x[n] = rate_x(d);
 			y[n] = d->overhead.ns_per_op;
 			xs[n] = tb_cell_sweep_rate(d) / 1e6;
 			ys[n] = d->overhead.pct;
@@ -793,9 +827,7 @@ static int rate_models(struct tb_result *r)
 		}
 		m->tracer = c->tracer ? strdup(c->tracer) : NULL;
 		m->workload_type = c->workload_type ? strdup(c->workload_type) : NULL;
-		if (tb_stats_rate_fit(x, y, n, r->alpha, m))
-			tb_warn("rate model of %s: the sweep's events/op do not vary, no fit",
-				c->tracer);
+		tb_stats_rate_fit(x, y, n, r->alpha, m); /* m->why_not says when it cannot */
 		if (gsl_stats_variance(xs, 1, n) > 0) {
 			double c0, c1, c00, c01, c11, ss;
 

@@ -19,6 +19,8 @@
 #define TB_MAX_CV 0.10
 /* Fewer measured rounds than this make a verdict untrustworthy. */
 #define TB_MIN_ROUNDS 5
+/* A rate model is shown only with a slope whose CI excludes 0 and at least this r2. */
+#define TB_RATE_MIN_R2 0.9
 
 /*
  * Compute every cell's summary and every traced cell's overhead and verdict from its samples
@@ -93,7 +95,9 @@ int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_c
 /*
  * Least-squares fit y = fixed + cost * x (gsl_fit_linear) with CIs at 1 - alpha on both, r2, and
  * a quadratic term's two-sided p (n >= 4) flagging non-linearity when p < alpha. Fills m's
- * numbers and npoints (not its names). Returns 0, -EINVAL when n < 3 or x has no spread.
+ * numbers and npoints (not its names), and accepted with why_not: a model is accepted only
+ * when its slope's CI excludes 0 and r2 >= TB_RATE_MIN_R2, so that noise never prints as a
+ * cost per event. Returns 0, -EINVAL when n < 3 or x has no spread (why_not says so).
  */
 int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 		      struct tb_rate_model *m);

@@ -86,6 +86,18 @@ static int64_t max_per_sample(const struct tb_cell *c)
 	return m;
 }
 
+/* A size as a scenario writes it: 512K, 3M, 2G. */
+static const char *fmt_size(char *buf, size_t len, double bytes)
+{
+	if (bytes >= 1024 * MIB)
+		snprintf(buf, len, "%.0fG", ceil(bytes / (1024 * MIB)));
+	else if (bytes >= MIB)
+		snprintf(buf, len, "%.0fM", ceil(bytes / MIB));
+	else
+		snprintf(buf, len, "%.0fK", ceil(bytes / 1024));
+	return buf;
+}
+
 static double pow2_at_least(double v)
 {
 	double p = 4096;
@@ -95,30 +107,47 @@ static double pow2_at_least(double v)
 	return p;
 }
 
+/* An ftrace ring buffer filled: the size a sample needs, what auto gave, the reader's pace. */
+static void ftrace_remedy(const struct tb_cell *c, double per, double bpe, double rate, char *buf,
+			  size_t len)
+{
+	double autos = extra_num(c, "buffer_size_auto");
+	double made = extra_num(c, "produced_events_per_s");
+	char size[32];
+	size_t n;
+
+	if (!(bpe > 0))
+		bpe = 64; /* a raw_syscalls entry with its header */
+	snprintf(
+		buf, len,
+		"a ring buffer filled: buffer-size >= %s (a sample makes up to %.0f events of ~%.0f bytes on the workload's CPU)",
+		fmt_size(size, sizeof(size), fmax(per * bpe * 1.25, MIB)), per, bpe);
+	n = strlen(buf);
+	if (autos > 0)
+		snprintf(buf + n, len - n, "; auto gave %s, capped by the memory",
+			 fmt_size(size, sizeof(size), autos));
+	n = strlen(buf);
+	if (rate > 0)
+		snprintf(buf + n, len - n, "; the stream reader kept up with %.3g of %.3g events/s",
+			 rate, made);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ", or overwrite = true (a flight recorder keeps the newest)");
+}
+
 /* Where the losses come from, and the setting (with a value from this run) that stops them. */
 static void lost_remedy(const struct tb_cell *c, char *buf, size_t len)
 {
 	double per = (double)max_per_sample(c), bpe = extra_num(c, "bytes_per_event");
 	double rate = extra_num(c, "stream_events_per_s");
+	char size[32];
 
 	if (type_is(c, "ftrace-events") || type_is(c, "ftrace-function")) {
-		if (!(bpe > 0))
-			bpe = 64; /* a raw_syscalls entry with its header */
-		snprintf(
-			buf, len,
-			"a ring buffer filled: buffer-size >= %.0fM (a sample makes up to %.0f events of ~%.0f bytes on the workload's CPU)%s, or overwrite = true (a flight recorder keeps the newest)",
-			ceil(per * bpe * 1.25 / MIB), per, bpe,
-			rate > 0 ? "; the stream reader drained only" : "");
-		if (rate > 0) {
-			size_t n = strlen(buf);
-
-			snprintf(buf + n, len - n, " %.3g events/s", rate);
-		}
+		ftrace_remedy(c, per, bpe, rate, buf, len);
 	} else if (type_is(c, "bpf") && !strcmp(config_str(c, "program"), "ringbuf-events")) {
 		snprintf(
 			buf, len,
-			"the BPF ring buffer filled: ringbuf-size >= %.0fM (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
-			pow2_at_least(per * 32 * 1.25) / MIB, per);
+			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
+			fmt_size(size, sizeof(size), pow2_at_least(per * 32 * 1.25)), per);
 	} else if (type_is(c, "bpf")) {
 		snprintf(
 			buf, len,
@@ -137,12 +166,17 @@ static void lost_remedy(const struct tb_cell *c, char *buf, size_t len)
 	}
 }
 
-/* The traced or baseline cell is too noisy: what would bring its CV under max_cv. */
-static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy, bool traced,
-			 double max_cv, struct tb_overhead *o)
+/*
+ * The traced or baseline cell is too noisy: what would bring its CV under max_cv. `duration`
+ * is the baseline's sample length (the traced one lasts longer by the overhead), so the
+ * suggestion scales the baseline's: a CV from per-sample noise falls with its square root.
+ */
+static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy,
+			 const struct tb_cell *base, bool traced, double max_cv,
+			 struct tb_overhead *o)
 {
 	double cv = noisy->summary.cv, target = max_cv * CV_MARGIN;
-	double sample_s = (double)noisy->ops_per_sample * noisy->summary.median / 1e9;
+	double sample_s = (double)base->ops_per_sample * base->summary.median / 1e9;
 	double want_s = sample_s * (cv / target) * (cv / target);
 	json_t *la =
 		r->system ? json_object_get(json_object_get(r->system, "load"), "loadavg") : NULL;
@@ -201,7 +235,7 @@ static bool unsound(const struct tb_result *r, const struct tb_cell *base, const
 	} else if (c->summary.cv > max_cv || base->summary.cv > max_cv) {
 		bool t = c->summary.cv > max_cv;
 
-		noise_reason(r, t ? c : base, t, max_cv, o);
+		noise_reason(r, t ? c : base, base, t, max_cv, o);
 	} else if (r->foreign && json_array_size(r->foreign)) {
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
 			   "foreign instrumentation active: %s%s: stop it and run again",

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -420,6 +421,52 @@ static void test_flight_recorder(void)
 	tb_test_assert_tracing_unchanged("ftrace");
 }
 
+/* buffer-size = auto's arithmetic, from the kernel's own event formats. */
+static void test_auto_size(void)
+{
+	struct tb_hook_expect ex[] = {{"raw_syscalls:sys_enter", 1, false},
+				      {"raw_syscalls:sys_exit", 1, false}};
+	struct tb_ftrace_cfg c = {.pid_filter = TB_FTRACE_PID_WORKLOAD,
+				  .consumer = TB_FTRACE_CONSUMER_STREAM};
+	int cpus[] = {1};
+	struct tb_tracer t = {.name = "auto",
+			      .sample_ops = 1000000,
+			      .threads = 1,
+			      .cpus = cpus,
+			      .ncpus = 1,
+			      .expect = ex,
+			      .nexpect = 2};
+	uint64_t need, size;
+	bool capped;
+
+	TB_NEED_TRACING();
+	/* sys_enter: 8 common + 8 id + 48 args = 64 bytes, + 4 of header; sys_exit: 8 + 8 + 8 */
+	size = tb_ftrace_auto_size(&t, &c, &need, &capped);
+	CU_ASSERT_FALSE(capped);
+	CU_ASSERT_EQUAL(size, need);
+	CU_ASSERT_DOUBLE_EQUAL((double)size,
+			       1e6 * (68 + 28) * 1.25 * 4096 / 4080 + (double)TB_FTRACE_AUTO_MIN,
+			       1e6 * 8); /* within 8 bytes an op of the format's exact sizes */
+	/* two threads on one CPU need twice as much */
+	t.threads = 2;
+	CU_ASSERT(tb_ftrace_auto_size(&t, &c, &need, &capped) > size * 1.9);
+	t.threads = 1;
+	/* a flight recorder keeps only the newest: the minimum */
+	c.consumer = TB_FTRACE_CONSUMER_DISCARD;
+	c.overwrite = true;
+	CU_ASSERT_EQUAL(tb_ftrace_auto_size(&t, &c, &need, &capped), TB_FTRACE_AUTO_MIN);
+	c.overwrite = false;
+	/* what no memory holds is capped, and said */
+	t.sample_ops = 1ull << 40;
+	size = tb_ftrace_auto_size(&t, &c, &need, &capped);
+	CU_ASSERT_TRUE(capped);
+	CU_ASSERT(size < need);
+	/* an unknown expectation gets the minimum */
+	ex[0].per_op = NAN;
+	t.sample_ops = 1000;
+	CU_ASSERT_EQUAL(tb_ftrace_auto_size(&t, &c, &need, &capped), TB_FTRACE_AUTO_MIN);
+}
+
 static void test_unknown_event(void)
 {
 	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid, nosuch:event_x"},
@@ -649,6 +696,7 @@ static void test_function_tracer(void)
 }
 
 static CU_TestInfo ftrace_tests[] = {
+	{"buffer-size = auto: sized from ops, events per op and formats", test_auto_size},
 	{"instance names", test_instance_names},
 	{"state diff", test_state_diff},
 	{"events expand", test_events_expand},

@@ -289,6 +289,7 @@ static void test_rate_fit(void)
 		m->tracer = strdup("tp");
 		m->pct_fixed = 1.0;
 		m->pct_per_mevent_s = 100.0; /* 0.1% per 1000 events/s */
+		m->accepted = true;
 	}
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);

@@ -172,11 +172,27 @@ static void test_fixture_report(void)
 		m->cost_ns = 408.2;
 		m->cost_ci_lo = 400.1;
 		m->cost_ci_hi = 415.9;
+		m->accepted = true;
+	}
+	/* a model from noise is listed with why, never with its numbers */
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("bpf-noise");
+		m->workload_type = strdup("timer");
+		m->npoints = 5;
+		m->cost_ns = 12.3;
+		m->cost_ci_lo = -40.5;
+		m->cost_ci_hi = 65.1;
+		snprintf(m->why_not, sizeof(m->why_not), "the CI includes 0: noise");
 	}
 	html = render(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "1 false positive (rate 8.3%)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "408.2 [400.1, 415.9]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "none: the CI includes 0: noise"));
+	CU_ASSERT_PTR_NULL(strstr(html, "12.3 [-40.5, 65.1]"));
 	err = check_balanced(html);
 	if (err)
 		fprintf(stderr, "\n    report not well-formed: %s\n", err);

@@ -161,6 +161,8 @@ static void test_rate_fit(void)
 	CU_ASSERT_DOUBLE_EQUAL(m.r2, 0.99910536741826, 1e-10);
 	CU_ASSERT_EQUAL(m.npoints, 6);
 	CU_ASSERT(!m.nonlinear);
+	CU_ASSERT(m.accepted);
+	CU_ASSERT_STRING_EQUAL(m.why_not, "");
 	/* saturating curve (cost grows with the square of the rate): flagged */
 	for (int i = 0; i < 6; i++)
 		yq[i] = 10 + 5 * x[i] + 30 * x[i] * x[i] + (i % 2 ? 0.5 : -0.5);
@@ -168,6 +170,44 @@ static void test_rate_fit(void)
 	CU_ASSERT(m.nonlinear);
 	CU_ASSERT(m.p_quadratic < 0.001);
 	CU_ASSERT_EQUAL(tb_stats_rate_fit(x, y, 2, 0.05, &m), -EINVAL);
+	CU_ASSERT(!m.accepted);
+}
+
+/*
+ * No model from noise: overheads that do not depend on the events per op (the old sweep's
+ * BPF fit had R^2 0.043) are fitted but not accepted, and a sweep whose events per op do not
+ * vary (getpid at several `work`: 1 per op each) cannot be fitted at all. Fixed seed.
+ */
+static void test_rate_fit_refuses_noise(void)
+{
+	static const double x[] = {1, 2, 4, 8, 16};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double y[5], flat[5] = {1, 1, 1, 1, 1};
+	struct tb_rate_model m = {0};
+	int i, accepted = 0, trial;
+
+	gsl_rng_set(rng, 42);
+	for (trial = 0; trial < 200; trial++) {
+		for (i = 0; i < 5; i++)
+			y[i] = 300 + gsl_ran_gaussian(rng, 40);
+		CU_ASSERT_EQUAL(tb_stats_rate_fit(x, y, 5, 0.05, &m), 0);
+		accepted += m.accepted;
+		CU_ASSERT(m.accepted || m.why_not[0]);
+	}
+	/* a slope CI excluding 0 by chance (5%) must also pass R^2 >= 0.9 (p < 0.013 at 5 points) */
+	printf("\n    noise accepted as a model %d times in 200", accepted);
+	CU_ASSERT(accepted <= 6);
+	/* a real slope through the same noise is accepted */
+	for (i = 0; i < 5; i++)
+		y[i] = 300 + 60 * x[i] + gsl_ran_gaussian(rng, 40);
+	CU_ASSERT_EQUAL(tb_stats_rate_fit(x, y, 5, 0.05, &m), 0);
+	CU_ASSERT(m.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(m.cost_ns, 60, 10);
+	/* events/op that do not vary: no fit, and why */
+	CU_ASSERT_EQUAL(tb_stats_rate_fit(flat, y, 5, 0.05, &m), -EINVAL);
+	CU_ASSERT(!m.accepted);
+	CU_ASSERT_PTR_NOT_NULL(strstr(m.why_not, "do not vary"));
+	gsl_rng_free(rng);
 }
 
 /* ---- synthetic results ------------------------------------------------------------------- */
@@ -531,6 +571,7 @@ static CU_TestInfo stats_tests[] = {
 	{"MDE formula", test_mde},
 	{"bootstrap CI on a fixed seed", test_bootstrap},
 	{"rate fit and non-linearity", test_rate_fit},
+	{"rate fit: no model from noise", test_rate_fit_refuses_noise},
 	{"verdicts: overhead, none, noisy, lost, zero events, few rounds", test_verdicts},
 	{"verdicts: foreign, error, no baseline; bpf, outliers", test_verdicts_more},
 	{"A/A calibration and rate models in analyze", test_aa_and_rate_models},

@@ -36,6 +36,38 @@ static const char *const overrides[][3] = {
 	{"lttng-ust", "register-timeout", "0"},
 };
 
+/*
+ * Every tracer declares what it hooks and counts (result/proof.h needs it): a kind, a scope,
+ * and for a per-event tracer whose defaults are a usable config at least one counted hook. The
+ * baseline and the validation's delay hook nothing.
+ */
+static void check_hooks(const struct tb_tracer_ops *ops, const void *cfg)
+{
+	bool usable = !ops->validate;
+	struct tb_hooks h;
+	size_t i, counted = 0;
+	char err[256];
+	int ret;
+
+	if (ops->validate)
+		usable = ops->validate(cfg, err, sizeof(err)) == 0;
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops->hooks);
+	tb_hooks_init(&h);
+	ret = ops->hooks(cfg, &h);
+	CU_ASSERT_EQUAL(ret, 0);
+	CU_ASSERT(h.kind >= TB_HOOK_NONE && h.kind <= TB_HOOK_UNKNOWN);
+	CU_ASSERT(h.scope >= TB_SCOPE_PROCESS && h.scope <= TB_SCOPE_SYSTEM);
+	for (i = 0; i < h.n; i++) {
+		CU_ASSERT(h.h[i].name[0] != '\0');
+		counted += h.h[i].counted;
+	}
+	if (usable && h.kind == TB_HOOK_EVENTS && !counted)
+		printf("\n    %s: a per-event tracer that counts no hook", ops->name);
+	CU_ASSERT(!usable || h.kind != TB_HOOK_EVENTS || counted > 0);
+	CU_ASSERT((h.kind == TB_HOOK_NONE) == !!(ops->flags & TB_TR_NOEVENTS));
+	tb_hooks_free(&h);
+}
+
 static void test_registry(void)
 {
 	size_t i, j, baselines = 0;
@@ -57,6 +89,7 @@ static void test_registry(void)
 		if (tb_opts_defaults(ops->opts, cfg))
 			printf("\n    %s: its defaults do not parse", ops->name);
 		CU_ASSERT_EQUAL(tb_opts_defaults(ops->opts, cfg), 0);
+		check_hooks(ops, cfg);
 		tb_opts_free(ops->opts, cfg);
 		free(cfg);
 		baselines += !!(ops->flags & TB_TR_BASELINE);

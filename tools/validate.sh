@@ -7,8 +7,10 @@
 #   known-delta   the delay tracer's calibrated spin recovered within +-10% or +-2 ns
 #   aa            baseline against baseline, VALIDATE_AA_RUNS independent runs: false-positive
 #                 rate at alpha 0.05 <= 5%, noise floor per workload
-#   proof         a syscall tracepoint counts every getpid (events / ops within 1%); tiny
-#                 buffers report lost events and an untrustworthy verdict
+#   proof         a syscall tracepoint counts every getpid (events / ops within 1% of what the
+#                 workload's table expects, proof "match"); tiny buffers report lost events and
+#                 an untrustworthy verdict; a read tracepoint over getpid records exactly 0
+#                 (the harness's own syscalls stay out of the traced window)
 #   bpf           measured ns/event >= the kernel's run_time_ns / run_cnt
 #   peers         getppid and getpid vs perf bench syscall basic, pipe-pingpong vs perf bench
 #                 sched pipe
@@ -139,7 +141,7 @@ if want aa; then
 fi
 
 if want proof; then
-	step "proof of tracing: sys_enter_getpid, normal and tiny buffers"
+	step "proof of tracing: sys_enter_getpid, normal and tiny buffers, a control"
 	run "$OUT/proof" "$SCN/proof.ini"
 fi
 

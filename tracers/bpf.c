@@ -10,6 +10,7 @@
  * Run statistics come from bpf_enable_stats(BPF_STATS_RUN_TIME): on only while our fd is open,
  * the kernel.bpf_stats_enabled sysctl is never touched.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -26,6 +27,7 @@
 #include <jansson.h>
 
 #include "host/armed.h"
+#include "host/tracefs.h"
 #include "host/bpf-freeing.h"
 #include "core/tb.h"
 
@@ -95,6 +97,7 @@ struct bpf_cfg {
 	char *binary;
 	int64_t top;
 	char *rodata_pid;
+	char *syscall;
 	int wakeup;
 	uint64_t poll_ns;
 };
@@ -130,6 +133,9 @@ static const struct tb_option bpf_opts[] = {
 	 "program = probe, user types: the ELF file to probe (empty: the workload's executable)"},
 	{"top", TB_OPT_INT, offsetof(struct bpf_cfg, top), "10",
 	 "syscall-count: number of (process, syscall) counts reported in extra", 0, 10000},
+	{"syscall", TB_OPT_STRING, offsetof(struct bpf_cfg, syscall), "read",
+	 "read-latency: the syscall whose latency it measures (read, pread64, readv, ...): its "
+	 "sys_enter_ and sys_exit_ tracepoints"},
 	{"rodata-pid", TB_OPT_STRING, offsetof(struct bpf_cfg, rodata_pid), "targ_tgid",
 	 "program = object: name of the const volatile __u32 rodata knob set to the target tgid"},
 	{"ringbuf-wakeup", TB_OPT_CHOICE, offsetof(struct bpf_cfg, wakeup), "adaptive",
@@ -174,6 +180,7 @@ struct bpf_priv {
 	char binary[4096];
 	pid_t pid;     /* user types: the process probed, -1 every process */
 	bool windowed; /* a start..stop window happened: collect has figures */
+	__u32 tgid;    /* the workload process, whose events are attributed; 0: none */
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
 	pthread_t thr;
@@ -182,6 +189,7 @@ struct bpf_priv {
 	int cpu;
 	int poll_ms;
 	uint64_t consumed;
+	uint64_t consumed_mine; /* records of p->tgid */
 	double cpu_s;
 };
 
@@ -285,6 +293,22 @@ static int sc_row_cmp(const void *a, const void *b)
 	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
 }
 
+/* The workload's own syscalls by number ({"39": n, ...}) from the sorted rows of tgid. */
+static json_t *workload_syscalls(const struct sc_row *rows, size_t n, __u32 tgid)
+{
+	json_t *o = json_object();
+	char nr[16];
+	size_t i;
+
+	for (i = 0; o && i < n; i++) {
+		if (rows[i].k.tgid != tgid)
+			continue;
+		snprintf(nr, sizeof(nr), "%u", rows[i].k.id);
+		json_object_set_new(o, nr, json_integer((json_int_t)rows[i].n));
+	}
+	return o;
+}
+
 static int syscall_count_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 				 struct tb_tracer_stats *st, json_t *extra)
 {
@@ -292,8 +316,8 @@ static int syscall_count_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 	struct sc_key key, next, *prev = NULL;
 	struct sc_row *rows = NULL, *tmp;
 	size_t n = 0, cap = 0, i;
+	int64_t sum = 0, mine = 0;
 	json_t *top;
-	int64_t sum = 0;
 	__u64 v;
 
 	while (!bpf_map_get_next_key(fd, prev, &next)) {
@@ -312,8 +336,12 @@ static int syscall_count_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 		}
 		rows[n++] = (struct sc_row){key, v};
 		sum += (int64_t)v;
+		if (p->tgid && key.tgid == p->tgid)
+			mine += (int64_t)v;
 	}
 	st->events = sum;
+	if (p->tgid)
+		st->workload_events = mine;
 	if (rows)
 		qsort(rows, n, sizeof(*rows), sc_row_cmp);
 	top = json_array();
@@ -324,6 +352,9 @@ static int syscall_count_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 	json_object_set_new(extra, "keys", json_integer((json_int_t)n));
 	if (top)
 		json_object_set_new(extra, "top_syscalls", top);
+	if (p->tgid)
+		json_object_set_new(extra, "workload_syscalls",
+				    workload_syscalls(rows, n, p->tgid));
 out:
 	free(rows);
 	return err;
@@ -378,6 +409,8 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 				  struct tb_tracer_stats *st, json_t *extra)
 {
 	st->events = (int64_t)p->consumed;
+	if (p->tgid)
+		st->workload_events = (int64_t)p->consumed_mine;
 	json_object_set_new(extra, "ringbuf_size", json_integer((json_int_t)cfg->ringbuf_size));
 	json_object_set_new(extra, "ringbuf_wakeup", json_string(wakeup_choices[cfg->wakeup]));
 	return 0;
@@ -789,6 +822,27 @@ static int check_program_names(struct bpf_object *obj, const struct bpf_cfg *cfg
 	return 0;
 }
 
+/* Do syscalls:sys_enter_<name> and sys_exit_<name> exist (tracefs; a name of letters, digits
+ * and _ only)? */
+static bool syscall_tracepoints(const char *name)
+{
+	char dir[160];
+	const char *c;
+
+	if (!name || !*name || strlen(name) > 64)
+		return false;
+	for (c = name; *c; c++)
+		if (!(isalnum((unsigned char)*c) || *c == '_'))
+			return false;
+	if (tb_tracefs_ensure())
+		return true; /* cannot tell here: attaching will say */
+	snprintf(dir, sizeof(dir), TB_TRACEFS_MOUNT "/events/syscalls/sys_enter_%s", name);
+	if (access(dir, F_OK))
+		return false;
+	snprintf(dir, sizeof(dir), TB_TRACEFS_MOUNT "/events/syscalls/sys_exit_%s", name);
+	return !access(dir, F_OK);
+}
+
 /* program = probe: a target of the shape its type needs, a binary only for user types. */
 static int probe_validate(const struct bpf_cfg *cfg, char *err, size_t len)
 {
@@ -869,6 +923,17 @@ static int bpf_validate(const void *vcfg, char *err, size_t len)
 		bpf_object__close(obj);
 		if (r)
 			return r;
+	}
+	if (cfg->program == PROG_READ_LATENCY && !syscall_tracepoints(cfg->syscall)) {
+		snprintf(
+			err, len,
+			"syscall: no tracepoints syscalls:sys_enter_%s and sys_exit_%s on this kernel",
+			cfg->syscall ? cfg->syscall : "", cfg->syscall ? cfg->syscall : "");
+		return -EINVAL;
+	}
+	if (cfg->program != PROG_READ_LATENCY && cfg->syscall && strcmp(cfg->syscall, "read")) {
+		snprintf(err, len, "syscall: only used with program = read-latency");
+		return -EINVAL;
 	}
 	if (!is_pow2(cfg->ringbuf_size) || cfg->ringbuf_size % (uint64_t)getpagesize()) {
 		snprintf(err, len,
@@ -1014,8 +1079,12 @@ static int prog_stats(struct bpf_program *prog, __u64 *cnt, __u64 *ns)
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_priv *p = ctx;
+	const struct rb_event *e = data;
 
 	p->consumed++;
+	/* bundled ringbuf-events records carry the tgid; a user's object's are its own */
+	if (p->b && size >= sizeof(*e) && p->tgid && e->tgid == p->tgid)
+		p->consumed_mine++;
 	return 0;
 }
 
@@ -1048,7 +1117,7 @@ static int reader_start(struct bpf_priv *p)
 	cpu_set_t set;
 	int err;
 
-	p->consumed = 0;
+	p->consumed = p->consumed_mine = 0;
 	p->cpu_s = 0;
 	atomic_store(&p->thr_stop, false);
 	pthread_attr_init(&attr);
@@ -1391,6 +1460,7 @@ static int bpf_setup(struct tb_tracer *t)
 	p->poll_ms = (int)(cfg->poll_ns / 1000000);
 	t->priv = p;
 	tgid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? (__u32)t->target : 0;
+	p->tgid = t->target > 0 ? (__u32)t->target : 0;
 	if (cfg->pid_filter == PIDF_WORKLOAD && t->target <= 0)
 		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
 			t->name);
@@ -1428,6 +1498,23 @@ fail:
 
 static int bpf_stop(struct tb_tracer *t);
 
+/*
+ * A program attached by its section, but read-latency's to the tracepoints of `syscall`: both
+ * syscalls' entry and exit tracepoints have the same arguments struct, so one program serves.
+ */
+static struct bpf_link *attach(struct tb_tracer *t, struct bpf_program *prog)
+{
+	const struct bpf_cfg *cfg = t->cfg;
+	const char *sec = bpf_program__section_name(prog);
+	char tp[96];
+
+	if (cfg->program != PROG_READ_LATENCY || !cfg->syscall || !strcmp(cfg->syscall, "read"))
+		return bpf_program__attach(prog);
+	snprintf(tp, sizeof(tp), "sys_%s_%s", strstr(sec, "sys_exit") ? "exit" : "enter",
+		 cfg->syscall);
+	return bpf_program__attach_tracepoint(prog, "syscalls", tp);
+}
+
 static int bpf_start(struct tb_tracer *t)
 {
 	struct bpf_priv *p = t->priv;
@@ -1457,7 +1544,7 @@ static int bpf_start(struct tb_tracer *t)
 
 		p->links[i] = p->b == &bundled[PROG_PROBE]
 				      ? attach_probe(prog, p->attach, p->target, p->pid, p->binary)
-				      : bpf_program__attach(prog);
+				      : attach(t, prog);
 		if (!p->links[i]) {
 			r = -errno;
 			tb_err("%s: attaching %s (%s%s%s): %s", t->name, bpf_program__name(prog),
@@ -1715,10 +1802,16 @@ static int bpf_hooks(const void *vcfg, struct tb_hooks *h)
 	case PROG_RINGBUF_EVENTS:
 		h->attributes = true;
 		return tb_hooks_add(h, "raw_syscalls:sys_enter", -1, true);
-	case PROG_READ_LATENCY:
-		/* one histogram entry per read() that returned */
-		ret = tb_hooks_add(h, "syscalls:sys_enter_read", -1, false);
-		return ret ? ret : tb_hooks_add(h, "syscalls:sys_exit_read", -1, true);
+	case PROG_READ_LATENCY: {
+		/* one histogram entry per call of `syscall` that returned */
+		char in[TB_EV_NAME_MAX], out[TB_EV_NAME_MAX];
+		const char *sc = cfg->syscall && *cfg->syscall ? cfg->syscall : "read";
+
+		snprintf(in, sizeof(in), "syscalls:sys_enter_%s", sc);
+		snprintf(out, sizeof(out), "syscalls:sys_exit_%s", sc);
+		ret = tb_hooks_add(h, in, -1, false);
+		return ret ? ret : tb_hooks_add(h, out, -1, true);
+	}
 	case PROG_RUNQ_LATENCY:
 		/* runs on every wakeup and switch of the host; counts the workload's wakeups */
 		ret = tb_hooks_add(h, "sched:sched_wakeup", -1, false);

@@ -151,6 +151,19 @@ static int cmd_validate(const void *vcfg, char *err, size_t len)
 			return -EINVAL;
 		regfree(&re);
 	}
+	for (size_t k = 0; k < c->hooks.n; k++) {
+		const char *h = c->hooks.v[k], *colon = strchr(h, ':');
+
+		if (!colon || colon == h || !colon[1] || strlen(h) >= TB_EV_NAME_MAX) {
+			snprintf(err, len, "hooks: '%s' is not system:event", h);
+			return -EINVAL;
+		}
+	}
+	if (c->kind == KIND_EVENTS && !c->hooks.n) {
+		snprintf(err, len,
+			 "hook-kind: events needs hooks (the events its probes attach to)");
+		return -EINVAL;
+	}
 	return 0;
 }
 

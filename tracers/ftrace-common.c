@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -143,6 +144,13 @@ static int collect_figures(struct tracefs_instance *inst, struct tb_tracer_stats
 		json_object_set_new(extra, "per_cpu", percpu ? percpu : json_null());
 		json_object_set_new(extra, "consumer",
 				    json_string(cons->stream ? "stream" : "discard"));
+		/* what an event took on the ring buffer, for the lost-events remedy */
+		if (bs.entries > 0 && bs.bytes > 0)
+			json_object_set_new(extra, "bytes_per_event",
+					    json_real((double)bs.bytes / (double)bs.entries));
+		else if (cons->stream && bs.read > 0 && cons->bytes)
+			json_object_set_new(extra, "bytes_per_event",
+					    json_real((double)cons->bytes / (double)bs.read));
 		if (!cons->stream && cons->overwrite)
 			json_object_set_new(extra, "overwritten", json_integer(bs.overrun));
 		if (cons->stream) {
@@ -150,6 +158,15 @@ static int collect_figures(struct tracefs_instance *inst, struct tb_tracer_stats
 			json_object_set_new(extra, "stream_kept", json_boolean(cons->keep));
 			json_object_set_new(extra, "stream_bytes",
 					    json_integer((json_int_t)cons->bytes));
+			/* the rate the reader kept up with, and the rate events came at */
+			if (cons->wall_s > 0) {
+				json_object_set_new(extra, "stream_events_per_s",
+						    json_real((double)bs.read / cons->wall_s));
+				json_object_set_new(extra, "produced_events_per_s",
+						    json_real((double)(bs.read + bs.entries +
+								       bs.dropped + bs.overrun) /
+							      cons->wall_s));
+			}
 		}
 	}
 	return 0;
@@ -160,6 +177,7 @@ int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instan
 {
 	if (!c->stream)
 		return 0;
+	c->t0_ns = tb_now_ns();
 	snprintf(c->path, sizeof(c->path), "%s/%s.raw", t->outdir ? t->outdir : ".", t->name);
 	return tb_ftrace_stream_start(inst, c->path, t->consumer_cpu, &c->reader);
 }
@@ -170,6 +188,7 @@ int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 
 	if (!c->reader)
 		return 0;
+	c->wall_s = (double)(tb_now_ns() - c->t0_ns) / 1e9;
 	ret = tb_ftrace_stream_stop(&c->reader, &c->bytes, &c->cpu_s);
 	/* Raw streams grow to hundreds of MB a run: written (that is the tracer's cost), counted,
 	 * and kept only when asked. */
@@ -181,7 +200,168 @@ int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 /* ---- the ftrace tracers' shared setup, collect and teardown ----------------------------- */
 
 const char *const tb_ftrace_pid_choices[] = {"workload", "none", NULL};
+const char *const tb_ftrace_size_words[] = {"auto", NULL};
 const char *const tb_ftrace_consumer_choices[] = {"discard", "stream", NULL};
+
+/* ---- buffer-size = auto ----------------------------------------------------------------- */
+
+#define AUTO_MARGIN  1.25   /* page headers, events that do not fill a page, time extends */
+#define RB_PAGE_DATA 4080.0 /* a 4096-byte ring-buffer page less its header */
+
+/*
+ * Bytes one event of name (system:event) takes on the ring buffer: its record (the format's
+ * last field end, rounded to 4) and the 4-byte header (8 beyond 112 bytes). 0: unknown.
+ */
+static double event_bytes(const char *name)
+{
+	static struct {
+		char name[TB_EV_NAME_MAX];
+		double bytes;
+	} cache[64];
+	static size_t ncache;
+	char sys[TB_EV_NAME_MAX], *ev, *text, *p;
+	long end = 0, off, size;
+	size_t i;
+
+	for (i = 0; i < ncache; i++)
+		if (!strcmp(cache[i].name, name))
+			return cache[i].bytes;
+	snprintf(sys, sizeof(sys), "%s", name);
+	ev = strchr(sys, ':');
+	if (!ev)
+		return 0;
+	*ev++ = '\0';
+	text = tracefs_event_file_read(NULL, sys, ev, "format", NULL);
+	for (p = text; p && (p = strstr(p, "offset:")); p++)
+		if (sscanf(p, "offset:%ld;%*[ \t]size:%ld;", &off, &size) == 2 && off + size > end)
+			end = off + size;
+	free(text);
+	end = (end + 3) / 4 * 4;
+	if (ncache < TB_ARRAY_SIZE(cache)) {
+		snprintf(cache[ncache].name, sizeof(cache[ncache].name), "%s", name);
+		cache[ncache++].bytes = end ? (double)end + (end > 112 ? 8 : 4) : 0;
+	}
+	return end ? (double)end + (end > 112 ? 8 : 4) : 0;
+}
+
+static uint64_t mem_available(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb * 1024;
+}
+
+/* CPUs that get the big buffer; the others keep TB_FTRACE_AUTO_MIN. */
+static long big_cpus(const struct tb_tracer *t, const struct tb_ftrace_cfg *c)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return c->pid_filter == TB_FTRACE_PID_WORKLOAD && t->ncpus ? (long)t->ncpus : n;
+}
+
+uint64_t tb_ftrace_auto_size(const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+			     uint64_t *need, bool *capped)
+{
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF), big = big_cpus(t, c);
+	double per_op = 0, bytes, threads_per_cpu, cap, want;
+	size_t i;
+
+	*need = 0;
+	*capped = false;
+	if ((c->overwrite && c->consumer != TB_FTRACE_CONSUMER_STREAM) || !t->sample_ops)
+		return TB_FTRACE_AUTO_MIN;
+	for (i = 0; i < t->nexpect; i++) {
+		bytes = event_bytes(t->expect[i].name);
+		if (!isfinite(t->expect[i].per_op) || !bytes) {
+			tb_debug("[tracer %s] buffer-size = auto: no size for %s: %llu bytes",
+				 t->name, t->expect[i].name,
+				 (unsigned long long)TB_FTRACE_AUTO_MIN);
+			return TB_FTRACE_AUTO_MIN;
+		}
+		/* An approximate count may be twice the expected (result/proof.h). */
+		per_op += t->expect[i].per_op * bytes * (t->expect[i].approx ? 2 : 1);
+	}
+	threads_per_cpu = t->ncpus ? ceil((double)t->threads / (double)t->ncpus) : t->threads;
+	want = (double)t->sample_ops * (threads_per_cpu ? threads_per_cpu : 1) * per_op *
+		       AUTO_MARGIN * 4096 / RB_PAGE_DATA +
+	       (double)TB_FTRACE_AUTO_MIN;
+	*need = (uint64_t)want;
+	cap = ((double)mem_available() / 4 - (double)(ncpus - big) * TB_FTRACE_AUTO_MIN) /
+	      (double)(big ? big : 1);
+	if (cap > (double)(1ull << 32))
+		cap = (double)(1ull << 32);
+	if (want > cap) {
+		*capped = true;
+		want = cap > (double)TB_FTRACE_AUTO_MIN ? cap : (double)TB_FTRACE_AUTO_MIN;
+	}
+	return (uint64_t)want;
+}
+
+/* Said once per tracer section: every sample of it would say the same. */
+static void warn_capped(const struct tb_tracer *t, uint64_t need, uint64_t size)
+{
+	static char warned[32][64];
+	static size_t nwarned;
+	size_t i;
+
+	for (i = 0; i < nwarned; i++)
+		if (!strcmp(warned[i], t->name))
+			return;
+	if (nwarned < TB_ARRAY_SIZE(warned))
+		snprintf(warned[nwarned++], sizeof(warned[0]), "%s", t->name);
+	tb_warn("[tracer %s] buffer-size = auto: a sample needs %.0f MiB per CPU, more than the %.0f MiB that a quarter of the available memory allows: expect lost events (a shorter duration, or overwrite = true, needs less)",
+		t->name, (double)need / (1 << 20), (double)size / (1 << 20));
+}
+
+static bool is_big(const struct tb_tracer *t, const struct tb_ftrace_cfg *c, long cpu)
+{
+	size_t i;
+
+	if (c->pid_filter != TB_FTRACE_PID_WORKLOAD || !t->ncpus)
+		return true;
+	for (i = 0; i < t->ncpus; i++)
+		if (t->cpus[i] == cpu)
+			return true;
+	return false;
+}
+
+/* buffer-size = auto into the instance: the workload's CPUs sized for a sample, the others
+ * at the minimum. Returns 0 or -errno (logged). */
+static int auto_config(struct tb_ftrace *f, const struct tb_tracer *t,
+		       const struct tb_ftrace_cfg *c)
+{
+	long cpu, ncpus = sysconf(_SC_NPROCESSORS_CONF);
+	uint64_t need, size;
+	char file[64], kb[32];
+	bool capped;
+
+	size = tb_ftrace_auto_size(t, c, &need, &capped);
+	if (capped)
+		warn_capped(t, need, size);
+	f->auto_size = size;
+	for (cpu = 0; cpu < ncpus; cpu++) {
+		snprintf(file, sizeof(file), "per_cpu/cpu%ld/buffer_size_kb", cpu);
+		snprintf(kb, sizeof(kb), "%llu",
+			 (unsigned long long)((is_big(t, c, cpu) ? size : TB_FTRACE_AUTO_MIN) +
+					      1023) /
+				 1024);
+		if (tracefs_instance_file_write(f->inst, file, kb) < 0 && errno != ENOENT) {
+			tb_err("[tracer %s] buffer-size = auto: cannot set %s KiB for CPU %ld: %s",
+			       t->name, kb, cpu, strerror(errno));
+			return errno ? -errno : -EIO;
+		}
+	}
+	tb_debug("[tracer %s] buffer-size = auto: %llu KiB on the workload's CPUs", t->name,
+		 (unsigned long long)(size + 1023) / 1024);
+	return 0;
+}
 
 uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c)
 {
@@ -228,6 +408,8 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
 	if (ret)
 		return ret;
 	ret = tb_ftrace_instance_config(f->inst, c->buffer_size, c->overwrite);
+	if (!ret && !c->buffer_size)
+		ret = auto_config(f, t, c);
 	if (ret || c->pid_filter != TB_FTRACE_PID_WORKLOAD)
 		return ret;
 	return follow_target(f, t, fork_option, pid_file);
@@ -249,6 +431,9 @@ int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const cha
 	}
 	if (extra)
 		json_object_set_new(extra, count_key, json_integer((json_int_t)count));
+	if (extra && f->auto_size)
+		json_object_set_new(extra, "buffer_size_auto",
+				    json_integer((json_int_t)f->auto_size));
 	st->extra = extra;
 	return 0;
 }

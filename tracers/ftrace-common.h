@@ -51,6 +51,8 @@ struct tb_ftrace_consumer {
 	struct tb_ftrace_stream *reader;
 	uint64_t bytes; /* what the reader wrote, after stop */
 	double cpu_s;	/* the reader thread's CPU time, after stop */
+	uint64_t t0_ns; /* when the reader started */
+	double wall_s;	/* how long it read, after stop */
 };
 
 /*
@@ -98,8 +100,8 @@ extern const char *const tb_ftrace_consumer_choices[]; /* "discard", "stream" */
 
 /* The options every ftrace tracer has, embedded in its cfg struct. */
 struct tb_ftrace_cfg {
-	int pid_filter; /* TB_FTRACE_PID_*; its option's help names the tracer's pid file */
-	uint64_t buffer_size;
+	int pid_filter;	      /* TB_FTRACE_PID_*; its option's help names the tracer's pid file */
+	uint64_t buffer_size; /* per CPU; 0: auto (tb_ftrace_auto_size) */
 	bool overwrite;
 	int consumer;  /* TB_FTRACE_CONSUMER_* */
 	bool keep_raw; /* consumer = stream: keep <outdir>/<name>.raw (else counted, deleted) */
@@ -117,12 +119,31 @@ struct tb_ftrace_cfg {
 /* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
 int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
 
+/* buffer-size's word for automatic sizing. */
+extern const char *const tb_ftrace_size_words[]; /* "auto" */
+
+/*
+ * buffer-size = auto: the bytes per CPU that hold a whole sample's events when they must not
+ * be overwritten (overwrite off, or a stream consumer that may fall behind): ops per sample x
+ * the threads on a CPU x the expected events per op of each hooked event x its size on the
+ * ring buffer (from its format), with a margin, and TB_FTRACE_AUTO_MIN at least; a flight
+ * recorder (overwrite on, no stream) gets TB_FTRACE_AUTO_MIN. The whole instance is capped at
+ * a quarter of MemAvailable (*capped then says so, with what a sample needed in *need). Returns
+ * the size per CPU for the workload's CPUs (every CPU when the scope is system-wide or the
+ * workload is not pinned).
+ */
+#define TB_FTRACE_AUTO_MIN (2ull << 20)
+uint64_t tb_ftrace_auto_size(const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+			     uint64_t *need, bool *capped);
+
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
 /* clang-format off */
 #define TB_FTRACE_BUFFER_OPTS(type, member)						\
-	{"buffer-size", TB_OPT_SIZE, offsetof(type, member.buffer_size), "2M",		\
-	 "ring buffer size per CPU", 4096, 1ull << 32},					\
+	{"buffer-size", TB_OPT_SIZE, offsetof(type, member.buffer_size), "auto",	\
+	 "ring buffer size per CPU; auto: a whole sample's events when they must not be "	\
+	 "overwritten (overwrite off or consumer = stream), else 2M", 4096, 1ull << 32,	\
+	 tb_ftrace_size_words},								\
 	{"overwrite", TB_OPT_BOOL, offsetof(type, member.overwrite), "true",		\
 	 "overwrite the oldest events when full (else drop new ones)"},			\
 	{"consumer", TB_OPT_CHOICE, offsetof(type, member.consumer), "discard",		\
@@ -148,6 +169,7 @@ struct tb_ftrace {
 	struct tracefs_instance *inst;
 	struct tb_ftrace_consumer cons;
 	bool pids; /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
+	uint64_t auto_size; /* buffer-size = auto: what the workload's CPUs got; 0: not auto */
 };
 
 /*

@@ -5,7 +5,8 @@
  *
  * events = PERF_RECORD_SAMPLE records read, lost = sum of PERF_RECORD_LOST's counts, cpu_s = the
  * reader thread's own CPU time (its thread CPU clock). The in-kernel cost of taking a sample is
- * paid by the workload and shows in the measured overhead, not here.
+ * paid by the workload and shows in the measured overhead, not here. workload_events = the
+ * samples whose pid is the workload's (the cost driver of system-wide sampling).
  */
 #include <errno.h>
 #include <poll.h>
@@ -91,7 +92,9 @@ struct ps_priv {
 	bool thread_running, enabled;
 	atomic_bool stop;
 	struct tb_perf_rec_stats rs;
-	uint64_t cpu_ns; /* the reader's CPU time in the window */
+	pid_t target;		 /* the workload process */
+	uint64_t target_samples; /* samples of it */
+	uint64_t cpu_ns;	 /* the reader's CPU time in the window */
 	int64_t rate_start, rate_end;
 	bool windowed;
 };
@@ -329,6 +332,22 @@ out:
 	return ret;
 }
 
+/*
+ * A sample of the workload? ps_attr's sample_type puts PERF_SAMPLE_IP first, then
+ * PERF_SAMPLE_TID (u32 pid, u32 tid) right after the header.
+ */
+static bool of_target(const struct ps_priv *p, const union perf_event *ev)
+{
+	const struct {
+		struct perf_event_header h;
+		uint64_t ip;
+		uint32_t pid, tid;
+	} *s = (const void *)ev;
+
+	return p->target > 0 && ev->header.type == PERF_RECORD_SAMPLE &&
+	       ev->header.size >= sizeof(*s) && s->pid == (uint32_t)p->target;
+}
+
 /* Read every record available in every ring buffer. */
 static void ps_drain(struct ps_priv *p)
 {
@@ -341,6 +360,7 @@ static void ps_drain(struct ps_priv *p)
 			continue;
 		while ((ev = perf_mmap__read_event(map))) {
 			tb_perf_rec_account(&p->rs, ev);
+			p->target_samples += of_target(p, ev);
 			if (p->out && !p->out_err && fwrite(ev, ev->header.size, 1, p->out) != 1)
 				p->out_err = errno ? -errno : -EIO;
 			perf_mmap__consume(map);
@@ -405,6 +425,8 @@ static int ps_start(struct tb_tracer *t)
 		return -EBUSY;
 	}
 	memset(&p->rs, 0, sizeof(p->rs));
+	p->target_samples = 0;
+	p->target = t->target;
 	p->cpu_ns = 0;
 	p->windowed = false;
 	p->rate_start = tb_perf_max_sample_rate();
@@ -506,6 +528,9 @@ static int ps_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	if (p->out_path)
 		json_object_set_new(extra, "output", json_string(p->out_path));
 	st->events = p->windowed ? (int64_t)p->rs.samples : 0;
+	if (p->windowed && p->target > 0)
+		st->workload_events = (int64_t)p->target_samples;
+	json_object_set_new(extra, "workload_samples", json_integer((json_int_t)p->target_samples));
 	st->lost = p->windowed ? (int64_t)p->rs.lost : 0;
 	st->cpu_s = (double)p->cpu_ns / 1e9;
 	st->mem_bytes = p->mmap_bytes;

@@ -27,6 +27,8 @@ struct tb_tracer_stats {
 	int64_t bpf_run_time_ns; /* BPF programs' run_time_ns during the window */
 	void *extra;		 /* optional json_t * object (jansson) of tracer-specific figures;
 				    ownership passes to the caller */
+	int64_t workload_events; /* of events, those of the workload process (tracers that can
+				    tell whose an event is: tb_hooks.attributes) */
 	int64_t disk_bytes;	 /* bytes it wrote to files in the window (streams, a command's
 				    output files), kept or not (keep-raw) */
 };

@@ -184,7 +184,7 @@ int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *c
 		double n;
 	} sched[] = {
 		{"sched:sched_switch", 2}, {"sched:sched_wakeup", 2}, {"sched:sched_waking", 2},
-		{"task:switches", own},	   {"task:wakeups", own},     {"task:migrations", 0},
+		{"task:switches", own},	   {"task:wakeups", own},
 	};
 	size_t i;
 	int ret;
@@ -202,8 +202,7 @@ int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *c
 		return ret;
 	ev->sched_known = TB_EV_KNOWN_ALL;
 	for (i = 0; !ret && i < TB_ARRAY_SIZE(sched); i++)
-		ret = tb_op_events_add(ev, sched[i].name, sched[i].n, TB_EV_SELF,
-				       sched[i].n ? TB_EV_APPROX : 0);
+		ret = tb_op_events_add(ev, sched[i].name, sched[i].n, TB_EV_SELF, TB_EV_APPROX);
 	return ret;
 }
 

@@ -69,7 +69,8 @@ static void mmap_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
-/* mmap, one minor fault per page touched, munmap. */
+/* mmap, one minor fault per page touched, munmap. tests/test_window.c saw ~0.6 scheduler
+ * events per op where none were expected. */
 static int mmap_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
 {
 	const struct mmap_cfg *c = cfg;
@@ -77,7 +78,10 @@ static int mmap_events(const void *cfg, const struct tb_wl_context *ctx, struct 
 				(uint64_t)sysconf(_SC_PAGESIZE));
 	int ret;
 
-	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	/* Allocating and freeing pages may hand work to kworkers (wakeups, switches): the
+	 * scheduler's events per op are not known. */
+	ev->syscalls_known = TB_EV_KNOWN_ALL;
+	ev->sched_known = 0;
 	ret = TB_OP_SYSCALL(ev, mmap, 1, TB_EV_SELF);
 	if (!ret)
 		ret = TB_OP_SYSCALL(ev, munmap, 1, TB_EV_SELF);

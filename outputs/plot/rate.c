@@ -63,14 +63,14 @@ static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, doubl
 }
 
 /* Model m's line over [x0, x1] into the fit file, its key title (trs: the tracer) into the
- * variables; nothing when m has no line or the series no width. */
+ * variables; nothing when m has no line, was not accepted (noise) or the series no width. */
 static void write_line(struct rate *rt, const struct tb_rate_model *m, const char *trs, double x0,
 		       double x1)
 {
 	double a = m->pct_fixed, b = m->pct_per_mevent_s / 1e6;
 	char t[600];
 
-	if (!(isfinite(a) && isfinite(b) && x1 > x0))
+	if (!(isfinite(a) && isfinite(b) && x1 > x0) || !m->accepted)
 		return;
 	if (isfinite(m->cost_ns))
 		snprintf(

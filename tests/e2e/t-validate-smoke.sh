@@ -43,13 +43,18 @@ for i in range(10):
              {"pct": 0.2 * (i % 3 - 1), "ci": [-0.8, 0.9], "verdict": "no-detectable-overhead"}
         cells += [base(wl), cell(wl, "aa", "none", 200, overhead=ov)]
     save("aa/%02d" % i, cells, aa=True)
-# proof: 5 measured samples of 1000 ops; good records 5000, bad 4000; tiny: good loses events
+# proof: 5 measured samples of 1000 ops; good records 5000 (1 per op, as expected), bad 4000
+# (a proof that says "below"); tiny: good loses events; control: good records nothing, bad 5
 save("proof", [base("getpid"),
      cell("getpid", "tp-getpid", "ftrace-events", 500, events_recorded=4000 if bad else 5000,
-          events_lost=0, overhead={"verdict": "overhead", "ns_per_event": 300}),
+          events_lost=0, overhead={"verdict": "overhead", "ns_per_event": 300},
+          proof={"outcome": "below" if bad else "match", "expected_per_op": 1.0}),
      cell("getpid", "lossy-tiny", "ftrace-events", 500, events_recorded=300,
           events_lost=0 if bad else 4700,
-          overhead={"verdict": "overhead" if bad else "untrustworthy"})])
+          overhead={"verdict": "overhead" if bad else "untrustworthy"}),
+     cell("getpid", "control-read", "ftrace-events", 500, events_recorded=5 if bad else 0,
+          events_lost=0, overhead={"verdict": "no-detectable-overhead"},
+          proof={"outcome": "unexpected" if bad else "control", "expected_per_op": 0.0})])
 # bpf: good 300 ns/event vs 150 ns/run; bad 100 vs 150
 save("bpf", [base("getpid"), cell("getpid", "bpf-count", "bpf", 500,
      overhead={"ns_per_event": 100.0 if bad else 300.0, "bpf_ns_per_run": 150.0,
@@ -63,7 +68,7 @@ python3 "$TMP/gen.py" "$TMP/good" good || fail "gen good"
 python3 "$TMP/gen.py" "$TMP/bad" bad || fail "gen bad"
 
 expect_exit 0 python3 "$AN" "$TMP/good"
-for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^PASS: $c" "$TMP/out" || fail "good set: no 'PASS: $c' line"
 done
 grep -q "ratio 1.050" "$TMP/out" || fail "good set: getpid/perf ratio 210/200 not printed"
@@ -82,7 +87,7 @@ PY
 [ -s "$TMP/good/table.txt" ] || fail "good set: no table.txt"
 
 expect_exit 1 python3 "$AN" "$TMP/bad"
-for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line"
 done
 grep -q "20/20 pairs significant" "$TMP/out" || fail "bad set: A/A count not 20/20"
@@ -105,7 +110,7 @@ grep -q "tracebench exited 3" "$OUT/validate.log" 2>/dev/null &&
 [ -s "$OUT/validation.json" ] || fail "no validation.json"
 [ -s "$OUT/table.txt" ] || fail "no table.txt"
 [ -s "$OUT/commands.txt" ] || fail "no commands.txt"
-for c in known-delta aa-false-positives proof-count proof-lost bpf-crosscheck; do
+for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -Eq "^(PASS|FAIL): $c" "$TMP/vout" || fail "no pass/fail line for $c"
 done
 python3 - "$OUT/validation.json" <<'PY' || fail "validation.json content"
@@ -114,7 +119,7 @@ d = json.load(open(sys.argv[1]))
 assert d["meta"]["quick"] is True, d.get("meta")
 names = {c["check"] for c in d["checks"]}
 for n in ("known-delta", "aa-false-positives", "aa-noise-floor", "proof-count", "proof-lost",
-          "bpf-crosscheck", "peers"):
+          "proof-window", "bpf-crosscheck", "peers"):
     assert n in names, (n, sorted(names))
 for c in d["checks"]:
     assert c["figure"], c

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* read-latency: read() latency log2 histogram per thread, from the syscalls tracepoints. */
+/*
+ * read-latency: read() latency log2 histogram per thread, from the syscalls tracepoints (or another
+ * syscall's with the same arguments: the tracer's `syscall` option attaches these programs to
+ * its sys_enter_/sys_exit_ tracepoints instead).
+ */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
