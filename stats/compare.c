@@ -16,10 +16,12 @@
 /* ---- environment diff ------------------------------------------------------------------------ */
 
 /* Leaves of `system` that describe the hardware (sysinfo's names): refused when they differ
- * under --require-same-host. Everything else (kernel, governor, SMT, versions) may differ. */
+ * under --require-same-host, and the hardware class of a fleet's hosts. Everything else
+ * (kernel, governor, SMT, versions) may differ. A guest and bare metal of one CPU model are
+ * different hardware: virtualization changes what a syscall costs. */
 static const char *const hardware_keys[] = {
-	"cpu.model",	"cpu.vendor",  "cpu.family",   "cpu.model_number",
-	"cpu.stepping", "cpu.present", "cpu.possible", "topology.",
+	"cpu.model",   "cpu.vendor",   "cpu.family", "cpu.model_number",    "cpu.stepping",
+	"cpu.present", "cpu.possible", "topology.",  "virtualization.type",
 };
 
 /* Leaves that differ between any two runs (time of capture, load): kept in --json, not shown. */
@@ -128,6 +130,26 @@ out:
 	json_decref(fa);
 	json_decref(fb);
 	return ret;
+}
+
+char *tb_compare_hardware_key(const struct tb_result *r)
+{
+	json_t *all = json_object(), *hw = json_object(), *v;
+	const char *k;
+	char *key = NULL;
+
+	if (!all || !hw || (r->system && flatten(r->system, "", all)))
+		goto out;
+	json_object_foreach(all, k, v)
+	{
+		if (is_hardware(k) && json_object_set(hw, k, v))
+			goto out;
+	}
+	key = json_dumps(hw, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	json_decref(all);
+	json_decref(hw);
+	return key;
 }
 
 /* ---- cell matching --------------------------------------------------------------------------- */

@@ -61,6 +61,13 @@ void tb_compare_free(struct tb_comparison *c);
 /* The row matching cell c of the newer result (b), or NULL. */
 const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b);
 
+/*
+ * The hardware class of r: the leaves of its `system` that describe the hardware (those that
+ * --require-same-host compares) as compact sorted JSON, "{}" when it records none. Results of
+ * one class have equal keys. Returns a new string (the caller frees it) or NULL on ENOMEM.
+ */
+char *tb_compare_hardware_key(const struct tb_result *r);
+
 /* Canonical identity of a cell across results: "workload\ttracer\t{sorted config JSON}". */
 char *tb_cell_key(const struct tb_cell *c);
 
