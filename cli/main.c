@@ -23,6 +23,7 @@ static const struct {
 	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
 	{"report", tb_cmd_report, "self-contained HTML report of a result"},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
+	{"fleet", tb_cmd_fleet, "one scenario on many hosts (Ansible), one merged answer"},
 };
 
 static void usage(FILE *f)

@@ -7,6 +7,7 @@ make -s -C "$TB_ROOT" install DESTDIR="$TMP/inst" PREFIX=/usr/local ${LIBPERF_PR
 P=$TMP/inst/usr/local
 for f in bin/tracebench share/man/man1/tracebench.1 share/tracebench/scenarios/quick.ini \
 	share/tracebench/plots/overhead.gp share/tracebench/scenarios/validation/aa.ini \
+	share/tracebench/fleet/tracebench.yml share/tracebench/fleet/roles/tracebench/tasks/run.yml \
 	libexec/tracebench/tb-exit; do
 	[ -f "$P/$f" ] || fail "$f not installed"
 done
