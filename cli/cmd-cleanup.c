@@ -19,7 +19,7 @@ static const char usage[] =
 	"  -n, --dry-run  say what would be removed, remove nothing\n"
 	"  -a, --all      also remove what live tracebench processes armed (refused while a run\n"
 	"                 holds the lock, unless --force)\n"
-	"  -f, --force    with --all: go ahead even though a run holds the lock\n";
+	"  -f, --force    with --all: go ahead even though a run holds the lock\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_cleanup(int argc, char **argv)
 {

@@ -14,7 +14,7 @@
 static const char list_usage[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
 				 "  --json    machine-readable\n"
 				 "  --brief   names and support only, no options\n"
-				 "  NAME      only these workloads/tracers\n";
+				 "  NAME      only these workloads/tracers\n" TB_CLI_COMMON_USAGE;
 
 static bool selected(const char *name, int argc, char **argv, int first)
 {

@@ -14,7 +14,7 @@
 
 static const char plot_usage[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
 				 "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
-				 "result's directory)\n";
+				 "result's directory)\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_plot(int argc, char **argv)
 {

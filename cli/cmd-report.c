@@ -12,7 +12,7 @@
 
 static const char report_usage[] = "usage: tracebench report RESULT.json [-o FILE.html]\n"
 				   "  -o, --output FILE  where to write the report (default: "
-				   "report.html next to the result)\n";
+				   "report.html next to the result)\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_report(int argc, char **argv)
 {

@@ -11,7 +11,8 @@
 #include "host/sysinfo.h"
 #include "outputs/sysinfo-text.h"
 
-static const char sysinfo_usage[] = "usage: tracebench sysinfo [--json]\n";
+static const char sysinfo_usage[] = "usage: tracebench sysinfo [--json]\n"
+				    "  --json  the fingerprint as JSON\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_sysinfo(int argc, char **argv)
 {

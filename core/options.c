@@ -87,8 +87,8 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 		const char *u;
 		double mul;
 	} units[] = {
-		{"", 1e9},   {"s", 1e9},  {"sec", 1e9},	 {"ns", 1},	{"us", 1e3},
-		{"ms", 1e6}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+		{"s", 1e9},  {"sec", 1e9}, {"ns", 1},	  {"us", 1e3},
+		{"ms", 1e6}, {"m", 60e9},  {"min", 60e9}, {"h", 3600e9},
 	};
 	char unit[8];
 	double num, v;
@@ -96,6 +96,13 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 
 	if (parse_num_unit(s, &num, unit, sizeof(unit)))
 		return -EINVAL;
+	/* "500" could be 500 ms or 500 s: only zero means the same in every unit. */
+	if (!*unit) {
+		if (num != 0)
+			return -EDOM;
+		*ns = 0;
+		return 0;
+	}
 	for (i = 0; i < TB_ARRAY_SIZE(units); i++) {
 		if (strcmp(unit, units[i].u))
 			continue;
@@ -441,6 +448,11 @@ static void bad_value(const struct tb_option *o, const char *key, const char *va
 			 o->type == TB_OPT_DURATION ? " ns"
 			 : o->type == TB_OPT_SIZE   ? " bytes"
 						    : "");
+		return;
+	}
+	if (ret == -EDOM) {
+		snprintf(err, errlen, "key '%s': duration '%s' has no unit (%s)", key, val,
+			 TB_DURATION_UNITS);
 		return;
 	}
 	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,

@@ -234,6 +234,23 @@ fail:
 	return ret;
 }
 
+int tb_exe_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(dir, len, "%s", exe) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
 bool tb_streq(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));

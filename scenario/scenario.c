@@ -551,8 +551,8 @@ static void matrix_key(struct parse *p, const char *name, const char *value)
 /* [gate] keys are checked here and kept as text; the gate interprets them. */
 static void gate_key(struct parse *p, const char *name, const char *value)
 {
-	static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
-						"allow-untrustworthy", NULL};
+	static const char *const gate_keys[] = {"max-overhead",	       "max-regression", "alpha",
+						"allow-untrustworthy", "require-power",	 NULL};
 	struct tb_scenario *s = p->s;
 	char **nk, **nv;
 	size_t k;
@@ -563,13 +563,13 @@ static void gate_key(struct parse *p, const char *name, const char *value)
 		;
 	if (!gate_keys[k]) {
 		perr(p, p->line,
-		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
+		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power)",
 		     name);
 		return;
 	}
 	if ((k <= 1 && tb_parse_percent(value, &d)) ||
 	    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
-	    (k == 3 && tb_parse_bool(value, &b))) {
+	    (k >= 3 && tb_parse_bool(value, &b))) {
 		perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
 		return;
 	}

@@ -12,6 +12,9 @@
  * stop-signal to the group, then SIGTERM, then SIGKILL, stop-timeout apart. Its CPU time (and its
  * reaped descendants') and peak RSS come from wait4's rusage. A command that exits before stop
  * makes collect() fail with its status.
+ *
+ * What it hooks cannot be read from its command line: `hooks` (the events its probes attach
+ * to), `hook-kind` and `scope` say it, so that the proof of tracing can expect a count.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,6 +42,9 @@ struct cfg {
 	int stop_signal;
 	uint64_t stop_timeout;
 	char *events_regex;
+	struct tb_strlist hooks;
+	int kind;
+	int scope;
 };
 
 struct priv {
@@ -51,6 +57,11 @@ struct priv {
 	double ready_s;
 	double startup_cpu_s; /* the leader's CPU time until ready (start-up, attaching) */
 };
+
+enum { KIND_AUTO, KIND_EVENTS, KIND_SAMPLING, KIND_UNKNOWN };
+static const char *const kind_choices[] = {"auto", "events", "sampling", "unknown", NULL};
+enum { SCOPE_SYSTEM, SCOPE_WORKLOAD };
+static const char *const scope_choices[] = {"system", "workload", NULL};
 
 static const char *const sig_choices[] = {"INT", "TERM", "HUP", "USR1", "USR2", "KILL", NULL};
 static const int sig_values[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGKILL};
@@ -73,6 +84,17 @@ static const struct tb_option cmd_opts[] = {
 	{"events-regex", TB_OPT_STRING, offsetof(struct cfg, events_regex), NULL,
 	 "extended regex whose first group, in its output after stop, is the event count "
 	 "(e.g. '@c: ([0-9]+)'; the last match counts)"},
+	{"hooks", TB_OPT_LIST, offsetof(struct cfg, hooks), NULL,
+	 "the tracepoints its probes attach to (raw_syscalls:sys_enter, syscalls:sys_enter_read), "
+	 "for the proof of tracing"},
+	{"hook-kind", TB_OPT_CHOICE, offsetof(struct cfg, kind), "auto",
+	 "what its events-regex counts: events (one per hooked event), sampling (samples), "
+	 "unknown; auto: events when hooks is set",
+	 0, 0, kind_choices},
+	{"scope", TB_OPT_CHOICE, offsetof(struct cfg, scope), "system",
+	 "whose events it counts: system (a command cannot be given the workload's pid) or "
+	 "workload",
+	 0, 0, scope_choices},
 	TB_OPT_END,
 };
 
@@ -401,6 +423,24 @@ static void cmd_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* What the section says it hooks (hooks, hook-kind, scope). */
+static int cmd_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	size_t i;
+	int ret = 0;
+
+	h->kind = c->kind == KIND_EVENTS     ? TB_HOOK_EVENTS
+		  : c->kind == KIND_SAMPLING ? TB_HOOK_SAMPLING
+		  : c->kind == KIND_UNKNOWN  ? TB_HOOK_UNKNOWN
+		  : c->hooks.n		     ? TB_HOOK_EVENTS
+					     : TB_HOOK_UNKNOWN;
+	h->scope = c->scope == SCOPE_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+	for (i = 0; !ret && i < c->hooks.n; i++)
+		ret = tb_hooks_add(h, c->hooks.v[i], -1, h->kind == TB_HOOK_EVENTS);
+	return ret;
+}
+
 const struct tb_tracer_ops tb_tracer_command = {
 	.name = "command",
 	.help = "an external tracer command (bpftrace, perf record, an agent), ready by regex "
@@ -413,4 +453,5 @@ const struct tb_tracer_ops tb_tracer_command = {
 	.stop = cmd_stop,
 	.collect = cmd_collect,
 	.teardown = cmd_teardown,
+	.hooks = cmd_hooks,
 };

@@ -174,6 +174,11 @@ int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 const char *const tb_ftrace_pid_choices[] = {"workload", "none", NULL};
 const char *const tb_ftrace_consumer_choices[] = {"discard", "stream", NULL};
 
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c)
+{
+	return c->pid_filter == TB_FTRACE_PID_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+}
+
 int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 		   enum tracefs_option_id fork_option, const char *pid_file)
 {

@@ -102,6 +102,9 @@ struct tb_ftrace_cfg {
 	int consumer; /* TB_FTRACE_CONSUMER_* */
 };
 
+/* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
+
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
 /* clang-format off */

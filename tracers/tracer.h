@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/events.h"
 #include "core/options.h"
 
 struct tb_tracer_ops;
@@ -38,6 +39,13 @@ struct tb_tracer {
 	const char *outdir; /* existing directory for the tracer's own output files */
 	int consumer_cpu;   /* CPU for reader threads (not a workload CPU), or -1 */
 	uint64_t settle_ns; /* delay the harness waits after start and before stop */
+	/* What a sample will produce, for sizing buffers (0 / NULL when unknown): */
+	uint64_t sample_ops;		     /* ops per thread of the sample (calibrated) */
+	unsigned int threads;		     /* workload threads doing them */
+	const int *cpus;		     /* the CPUs the workload is pinned to */
+	size_t ncpus;			     /* 0: not pinned */
+	const struct tb_hook_expect *expect; /* per counted hook, what one op makes */
+	size_t nexpect;
 };
 
 enum {
@@ -63,6 +71,14 @@ struct tb_tracer_ops {
 	int (*collect)(struct tb_tracer *t, struct tb_tracer_stats *st);
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
+	/*
+	 * What it hooks and what its events figure counts (core/events.h), from the filled
+	 * config cfg: the kind (per event, sampling, counter), whose events (scope), the hooked
+	 * events (globs expanded). Runs in the runner before any setup. Fills h (initialised by
+	 * the caller; the caller frees it with tb_hooks_free) and returns 0, or -errno.
+	 * Mandatory: result/proof.h matches it with the workload's events per op.
+	 */
+	int (*hooks)(const void *cfg, struct tb_hooks *h);
 };
 
 /* The registry (tracers/registry.c, from tracers/registry.h): NULL-terminated, and lookup by
@@ -73,7 +89,7 @@ const struct tb_tracer_ops *tb_tracer_find(const char *name);
 /*
  * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
  * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
- * callbacks (setup to teardown) and a well-formed option table (tb_opts_check). Each defect is
+ * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check). Each defect is
  * logged, naming the table. Returns 0 or -EINVAL.
  */
 int tb_tracer_ops_check(const struct tb_tracer_ops *const *list);

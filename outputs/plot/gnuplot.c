@@ -42,28 +42,20 @@ static bool has_scripts(const char *dir)
 
 int tb_plot_find_scripts(char *dir, size_t len)
 {
+	/* The source tree (./tracebench), build/run-tests's parent, an installed tree. */
+	static const char *const rel[] = {"plots", "../plots", TB_DATADIR_REL "/plots"};
 	const char *env = getenv("TB_PLOTS_DIR");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	char exe[PATH_MAX];
+	size_t i;
 
 	if (env && *env) {
 		snprintf(dir, len, "%s", env);
 		return has_scripts(dir) ? 0 : -ENOENT;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, len, "%s/plots", exe);
-			if (has_scripts(dir))
-				return 0;
-			/* build/run-tests: the source tree is the parent */
-			snprintf(dir, len, "%s/../plots", exe);
-			if (has_scripts(dir))
-				return 0;
-		}
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, len, "%s/%s", exe, rel[i]);
+		if (has_scripts(dir))
+			return 0;
 	}
 	snprintf(dir, len, "%s/plots", TB_DATADIR);
 	return has_scripts(dir) ? 0 : -ENOENT;
@@ -100,6 +92,8 @@ int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct
 		snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, tb_plot_names[i]);
 		unlink(path);
 		snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, tb_plot_names[i]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s.failed", g->plotdir, tb_plot_names[i]);
 		unlink(path);
 	}
 	if (flags & TB_PLOT_DATA_ONLY)
@@ -389,6 +383,26 @@ static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *a
 	}
 }
 
+/*
+ * A plot that failed leaves <plotdir>/<name>.failed, one line saying why, so that the report
+ * shows "plot failed: why" in the plot's place instead of an empty figure (TB_PLOT_FAILED_EXT).
+ */
+static void record_failure(struct tb_gp *g, const char *name, const char *fmt, const char *what,
+			   const char *msg)
+{
+	char path[PATH_MAX + 64], line[512];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "gnuplot (%s) %s%s%.*s", fmt, what,
+			     msg && *msg ? ": " : "", (int)strcspn(msg ? msg : "", "\n"),
+			     msg ? msg : "");
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	snprintf(path, sizeof(path), "%s/%s%s", g->plotdir, name, TB_PLOT_FAILED_EXT);
+	if (tb_write_atomic(path, line, n, 0644))
+		tb_warn("plot: cannot record the failure in %s", path);
+}
+
 /* Run plots/<name>.gp for each wanted format. Returns 0, -EIO. */
 static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h)
 {
@@ -432,13 +446,15 @@ static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		msg = slurp_fd(p.out_fd);
 		tb_proc_wait(&p, 0);
 		if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
-			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i],
-			       tb_proc_status_str(p.status, status, sizeof(status)),
+			tb_proc_status_str(p.status, status, sizeof(status));
+			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i], status,
 			       msg && *msg ? msg : "no output");
+			record_failure(g, name, fmts[i], status, msg);
 			ret = -EIO;
 		} else if (msg && *msg) {
 			if (g->flags & TB_PLOT_STRICT) {
 				tb_err("plot: gnuplot %s (%s) warned: %s", script, fmts[i], msg);
+				record_failure(g, name, fmts[i], "warned", msg);
 				ret = -EIO;
 			} else {
 				tb_warn("plot: gnuplot %s (%s): %s", script, fmts[i], msg);
