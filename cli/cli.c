@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/tb.h"
@@ -123,4 +125,31 @@ int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out
 	}
 	*file = argv[optind];
 	return tb_result_load(*file, r) ? TB_EXIT_USAGE : -1;
+}
+
+static volatile sig_atomic_t sigcount;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sigcount++;
+	tb_request_stop();
+	if (sigcount >= 3)
+		_exit(130); /* the user insists; the clean stop already had its chance */
+}
+
+void tb_cli_stop_on_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int tb_cli_signals(void)
+{
+	return sigcount;
 }

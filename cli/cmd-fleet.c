@@ -73,17 +73,6 @@ struct fleet {
 	struct tb_fleet_outcome out;
 };
 
-static volatile sig_atomic_t sigcount;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	sigcount++;
-	tb_request_stop();
-	if (sigcount >= 3)
-		_exit(130); /* the user insists; the abort play had its chance */
-}
-
 /* ---- parse ------------------------------------------------------------------------------- */
 
 /* A run option for every host: checked here, passed on as "--name=value" (or "--name"). */
@@ -470,14 +459,9 @@ static int play(struct fleet *x)
 		.log = x->log,
 		.quiet = x->o.quiet,
 	};
-	struct sigaction sa = {.sa_handler = on_signal};
 	int ret;
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
+	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		fprintf(stderr, "fleet %s: %s on %s%s%s (ansible-playbook %s; its log: %s)\n",
 			x->id, x->s->name, x->o.inventory, x->o.limit ? " --limit " : "",

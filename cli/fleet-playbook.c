@@ -127,12 +127,17 @@ static int on_line(char *line, struct tb_fleet *f, const struct tb_fleet_playboo
 	int ret = 0;
 
 	if (!event) {
-		/* ansible talking: warnings, errors; keep the last for the report */
-		if (*line) {
+		/* ansible talking: keep its last warning or error, with its continuation lines */
+		size_t n = strlen(out->said);
+		bool start = !strncmp(line, "[WARNING]", 9) || !strncmp(line, "[ERROR]", 7) ||
+			     !strncmp(line, "ERROR!", 6) || !n;
+
+		if (*line && start)
 			snprintf(out->said, sizeof(out->said), "%s", line);
-			if (!pb->quiet)
-				fprintf(stderr, "ansible: %s\n", line);
-		}
+		else if (*line)
+			snprintf(out->said + n, sizeof(out->said) - n, " %s", line);
+		if (*line && !pb->quiet)
+			fprintf(stderr, "ansible: %s\n", line);
 	} else if (!strncmp(event, "v2_runner_on_", 13)) {
 		ret = on_result(event, ev, f, pb->quiet);
 	} else if (!strcmp(event, "v2_playbook_on_stats")) {

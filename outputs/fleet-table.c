@@ -11,8 +11,8 @@
 #include "result/measured.h"
 #include "stats/fleet.h"
 
-#define ROW_W  28 /* the cell id column */
-#define HOST_W 38 /* a host's column: "+345.5 [+306.5, +395.0] untrustworthy" */
+#define ROW_MAX 48 /* the cell id column at most; ids are cut beyond */
+#define HOST_W	38 /* a host's column: "+345.5 [+306.5, +395.0] untrustworthy" */
 
 /* The verdict in at most 13 characters, for a table cell. */
 static const char *verdict_word(const struct tb_cell *c)
@@ -53,14 +53,25 @@ static const char *cell_text(char *buf, size_t len, const struct tb_fleet_host *
 	return buf;
 }
 
+/* The width of the cell id column: the longest id (within 8 and ROW_MAX). */
+static int row_width(const struct tb_fleet *fl)
+{
+	size_t w = 8;
+
+	for (size_t j = 0; j < fl->nids; j++)
+		if (strlen(fl->ids[j]) > w)
+			w = strlen(fl->ids[j]);
+	return (int)(w > ROW_MAX ? ROW_MAX : w);
+}
+
 /* One header line: label, then for each merged host what(h). */
-static void header_line(FILE *f, const struct tb_fleet *fl, const char *label,
+static void header_line(FILE *f, const struct tb_fleet *fl, int row_w, const char *label,
 			const char *(*what)(const struct tb_fleet *, const struct tb_fleet_host *,
 					    char *, size_t))
 {
 	char buf[HOST_W + 8], cut[HOST_W + 8];
 
-	fprintf(f, "%-*s", ROW_W, label);
+	fprintf(f, "%-*s", row_w, label);
 	for (size_t i = 0; i < fl->nhosts; i++)
 		if (fl->hosts[i].merged)
 			fprintf(f, "  %-*s", HOST_W,
@@ -111,20 +122,25 @@ static void print_reasons(FILE *f, const struct tb_fleet *fl)
 
 void tb_fleet_print(FILE *f, const struct tb_fleet *fl)
 {
+	const struct tb_result *first = NULL;
+	int row_w = row_width(fl);
 	char buf[128];
 
-	fprintf(f,
-		"\nfleet %s: %zu of %zu hosts merged; overhead %% [95%% CI] and verdict per host\n\n",
-		fl->id ? fl->id : "", fl->nmerged, fl->nhosts);
-	if (!fl->nmerged) {
-		fprintf(f, "(no host's result to merge)\n");
+	for (size_t i = 0; !first && i < fl->nhosts; i++)
+		first = fl->hosts[i].merged ? fl->hosts[i].r : NULL;
+	fprintf(f, "\nfleet %s: %zu of %zu hosts merged", fl->id ? fl->id : "", fl->nmerged,
+		fl->nhosts);
+	if (!first) {
+		fprintf(f, "\n(no host's result to merge)\n");
 		return;
 	}
-	header_line(f, fl, "host", h_name);
-	header_line(f, fl, "hardware", h_class);
-	header_line(f, fl, "kernel", h_kernel);
+	fprintf(f, "; overhead %% [%.0f%% CI] and verdict per host\n\n",
+		100 * (first->confidence > 0 ? first->confidence : 0.95));
+	header_line(f, fl, row_w, "host", h_name);
+	header_line(f, fl, row_w, "hardware", h_class);
+	header_line(f, fl, row_w, "kernel", h_kernel);
 	for (size_t j = 0; j < fl->nids; j++) {
-		fprintf(f, "%-*.*s", ROW_W, ROW_W, fl->ids[j]);
+		fprintf(f, "%-*.*s", row_w, row_w, fl->ids[j]);
 		for (size_t i = 0; i < fl->nhosts; i++)
 			if (fl->hosts[i].merged)
 				fprintf(f, "  %-*s", HOST_W,
