@@ -68,7 +68,8 @@ struct fleet_opts {
 struct fleet {
 	struct fleet_opts o;
 	struct tb_scenario *s;
-	char id[64], dir[PATH_MAX], playbook[PATH_MAX], vars[PATH_MAX + 16], log[PATH_MAX + 16];
+	char id[64], dir[PATH_MAX], playbook[PATH_MAX + 64], vars[PATH_MAX + 16],
+		log[PATH_MAX + 16];
 	struct tb_fleet f;
 	struct tb_fleet_outcome out;
 };
@@ -259,28 +260,44 @@ static const char *jinja_in(json_t *v)
 	return NULL;
 }
 
+/* The playbook: --playbook, else fleet/tracebench.yml beside the binary (the source tree), in
+ * the installed tree relative to it, then in TB_DATADIR: as the plot scripts are found. */
+static int find_playbook(struct fleet *x, const char *dir)
+{
+	static const char *const rel[] = {"fleet", TB_DATADIR_REL "/fleet"};
+
+	for (size_t i = 0; !x->o.playbook && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(x->playbook, sizeof(x->playbook), "%s/%s/tracebench.yml", dir, rel[i]);
+		if (!access(x->playbook, R_OK))
+			return 0;
+	}
+	if (x->o.playbook)
+		snprintf(x->playbook, sizeof(x->playbook), "%s", x->o.playbook);
+	else
+		snprintf(x->playbook, sizeof(x->playbook), "%s/fleet/tracebench.yml", TB_DATADIR);
+	if (access(x->playbook, R_OK)) {
+		tb_err("fleet: %s: cannot read the playbook: %s", x->playbook, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
 /* Where this tracebench's files are: the playbook, and for binary and source installs the
  * binary, its plot scripts, its helpers and the git checkout it was built in. */
 static int locate(struct fleet *x, json_t *vars)
 {
-	char exe[PATH_MAX], dir[PATH_MAX], plots[PATH_MAX], helper[PATH_MAX], git[PATH_MAX + 8];
+	char exe[PATH_MAX], dir[PATH_MAX], plots[PATH_MAX], helper[PATH_MAX], git[PATH_MAX + 8],
+		mk[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct stat st;
 
 	if (n <= 0)
 		return -errno;
 	exe[n] = '\0';
-	snprintf(dir, sizeof(dir), "%s", exe);
-	dirname(dir);
-	if (x->o.playbook)
-		snprintf(x->playbook, sizeof(x->playbook), "%s", x->o.playbook);
-	else if (snprintf(x->playbook, sizeof(x->playbook), "%s/fleet/tracebench.yml", dir) > 0 &&
-		 access(x->playbook, R_OK))
-		snprintf(x->playbook, sizeof(x->playbook), "%s/fleet/tracebench.yml", TB_DATADIR);
-	if (access(x->playbook, R_OK)) {
-		tb_err("fleet: %s: cannot read the playbook: %s", x->playbook, strerror(errno));
+	if (tb_exe_dir(dir, sizeof(dir)))
+		return -ENAMETOOLONG;
+	if (find_playbook(x, dir))
 		return -ENOENT;
-	}
 	if (tb_plot_find_scripts(plots, sizeof(plots)))
 		plots[0] = '\0';
 	/* TB_HELPERS first, as the workloads look (build-san/helpers under SAN=1) */
@@ -289,10 +306,9 @@ static int locate(struct fleet *x, json_t *vars)
 	else
 		dirname(helper);
 	snprintf(git, sizeof(git), "%s/.git", dir);
-	if (stat(git, &st) || access(strcat(dir, "/Makefile"), R_OK))
-		dir[0] = '\0';
-	else
-		dirname(dir);
+	snprintf(mk, sizeof(mk), "%s/Makefile", dir);
+	if (stat(git, &st) || access(mk, R_OK))
+		dir[0] = '\0'; /* not a checkout: no source install */
 	return json_object_update_new(
 		       vars, json_pack("{s:s, s:s, s:s, s:s}", "tb_controller_binary", exe,
 				       "tb_controller_plots", plots, "tb_controller_helpers",
@@ -493,8 +509,17 @@ static int load(struct fleet *x)
 		struct tb_fleet_host *h = &x->f.hosts[i];
 		int ret;
 
-		if (!h->result_path)
+		if (!h->result_path) {
+			/* every step said ok, yet nothing came back: the playbook ended early */
+			if (h->state == TB_FLEET_OK &&
+			    tb_fleet_host_set(
+				    h, TB_FLEET_FAILED, "fetch the run directory",
+				    x->out.recap
+					    ? "no result.json was fetched"
+					    : "no result.json was fetched: the playbook stopped before its end"))
+				return TB_EXIT_FAIL;
 			continue;
+		}
 		ret = tb_result_load(h->result_path, &h->r);
 		if (ret == -ENOMEM)
 			return TB_EXIT_FAIL;
