@@ -527,6 +527,11 @@ static int load(struct fleet *x)
 					     tb_result_last_error()))
 			return TB_EXIT_FAIL;
 	}
+	if (!x->f.nhosts && strstr(x->out.said, "Invalid callback for stdout")) {
+		tb_err("fleet: ansible-playbook has no ansible.posix.jsonl callback (%s): install Debian's ansible package, which has the ansible.posix collection",
+		       x->out.said);
+		return TB_EXIT_UNAVAILABLE;
+	}
 	if (!x->f.nhosts) {
 		tb_err("fleet: %s: no host ran%s%s%s", x->o.inventory,
 		       x->o.limit ? " (--limit matched nothing?)" : "",
@@ -575,11 +580,18 @@ static void print_json(FILE *f, struct fleet *x)
 	json_decref(doc);
 }
 
+/* The comparisons within each hardware class; hosts alone in theirs are named, not compared. */
 static void print_compare(FILE *f, struct fleet *x)
 {
+	for (size_t k = 0; k < x->f.nclasses; k++)
+		fprintf(f, "class %c: %s: %zu host%s%s\n", x->f.classes[k].letter,
+			x->f.classes[k].name, x->f.classes[k].nhosts,
+			x->f.classes[k].nhosts == 1 ? "" : "s",
+			x->f.classes[k].nhosts == 1 ? ", compared with no other (absolute figures "
+						      "do not compare across classes)"
+						    : "");
 	for (size_t i = 0; i < x->f.ncmps; i++) {
-		if (i)
-			fputc('\n', f);
+		fputc('\n', f);
 		tb_compare_print(f, x->f.cmps[i]);
 	}
 }
@@ -627,12 +639,12 @@ static int publish(struct fleet *x)
 		print_tables(stdout, x);
 	ret |= write_text(x, "fleet.txt", print_tables);
 	ret |= write_text(x, "fleet.json", print_json);
-	if (x->f.ncmps)
+	if (x->f.nmerged)
 		ret |= write_text(x, "compare.txt", print_compare);
 	ret |= plot_and_report(x);
 	if (!x->o.json)
 		printf("\nfleet:   %s/\nreport:  %s/report.html\ntables:  %s/fleet.txt, fleet.json%s\n",
-		       x->dir, x->dir, x->dir, x->f.ncmps ? ", compare.txt" : "");
+		       x->dir, x->dir, x->dir, x->f.nmerged ? ", compare.txt" : "");
 	if (x->o.history_set && x->f.nmerged) {
 		int h = history_add(x->o.history, &x->f);
 
