@@ -5,8 +5,9 @@
 #   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
 #   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
+#   make man         doc/tracebench.1 from doc/tracebench.1.in and the option tables
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-estimate | validate | fuzz | valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -91,8 +92,8 @@ TB_BIN	 = tracebench
 endif
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: need-deps all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz fuzzers valgrind format format-check
+.PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
+	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS)
 
@@ -210,6 +211,12 @@ $(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The dry-run estimate against a real run (ESTIMATE_ARGS: scenario and run options).
+ESTIMATE_ARGS ?= scenarios/quick.ini --quick
+bench-estimate: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
+
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh
@@ -248,6 +255,13 @@ format:
 
 format-check:
 	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/*.h)
+
+# ---- the man page ----------------------------------------------------------------------------
+# doc/tracebench.1 is committed; `make man` remakes it from doc/tracebench.1.in and the code's
+# option tables (tests/e2e/t-man.sh fails when the committed page is not what this gives).
+man: $(TB_BIN)
+	$(Q)./$(TB_BIN) list --man doc/tracebench.1.in > doc/tracebench.1.tmp && \
+		mv doc/tracebench.1.tmp doc/tracebench.1
 
 # ---- install -------------------------------------------------------------------------------
 install: all

@@ -34,7 +34,7 @@
 #include "stats/fleet.h"
 #include "workloads/common.h"
 
-static const char fleet_usage[] =
+const char tb_usage_fleet[] =
 	"usage: tracebench fleet SCENARIO.ini -i INVENTORY [options]\n"
 	"  Run the scenario on every host of an Ansible inventory (fleet/tracebench.yml), fetch\n"
 	"  each host's run and merge them: the fleet table, compare within hardware classes, the\n"
@@ -52,10 +52,8 @@ static const char fleet_usage[] =
 	"      --poll D            poll a host's run every D (default 10s)\n"
 	"      --playbook FILE     another playbook than this tracebench's fleet/tracebench.yml\n"
 	"      --json              print the merge as JSON instead of the tables\n"
-	"  -q, --quiet             no progress\n"
 	"  passed to every host's run: --quick, --rounds N, --duration D, --precision P,\n"
-	"  --max-time D, --seed N, --aa, --skip-unsupported, --no-plots\n"
-	"  -h, --help\n";
+	"  --max-time D, --seed N, --aa, --skip-unsupported, --no-plots\n" TB_CLI_COMMON_USAGE;
 
 struct fleet_opts {
 	const char *scenario, *inventory, *limit, *outdir, *install, *playbook, *history;
@@ -116,8 +114,21 @@ static int add_label(struct fleet_opts *o, const char *kv)
 	return ret ? tb_cli_bad_value("fleet", "--label", kv, err) : -1;
 }
 
+/* The run options passed on to every host, by their getopt code. */
+static const struct option run_longopts[] = {
+	{"quick", no_argument, NULL, 'Q'},
+	{"aa", no_argument, NULL, 'A'},
+	{"skip-unsupported", no_argument, NULL, 'S'},
+	{"no-plots", no_argument, NULL, 'N'},
+	{"rounds", required_argument, NULL, 'r'},
+	{"duration", required_argument, NULL, 'd'},
+	{"precision", required_argument, NULL, 'p'},
+	{"max-time", required_argument, NULL, 'm'},
+	{"seed", required_argument, NULL, 's'},
+};
+
 /* One option; returns -1 to go on, else the exit code. */
-static int parse_opt(int c, struct fleet_opts *o, const struct option *longopts, int idx)
+static int parse_opt(int c, struct fleet_opts *o)
 {
 	switch (c) {
 	case 'i':
@@ -157,19 +168,19 @@ static int parse_opt(int c, struct fleet_opts *o, const struct option *longopts,
 	case 'q':
 		o->quiet = true;
 		return -1;
-	case 'R':
-		return run_arg(o, longopts[idx].name, optarg);
 	case 'h':
-		printf("%s", fleet_usage);
+		printf("%s", tb_usage_fleet);
 		return TB_EXIT_OK;
-	default:
-		return TB_EXIT_USAGE;
 	}
+	for (size_t i = 0; i < TB_ARRAY_SIZE(run_longopts); i++)
+		if (c == run_longopts[i].val)
+			return run_arg(o, run_longopts[i].name, optarg);
+	return TB_EXIT_USAGE;
 }
 
 static int parse_args(int argc, char **argv, struct fleet_opts *o)
 {
-	static const struct option longopts[] = {
+	static const struct option own[] = {
 		{"inventory", required_argument, NULL, 'i'},
 		{"limit", required_argument, NULL, 'l'},
 		{"output", required_argument, NULL, 'o'},
@@ -182,34 +193,18 @@ static int parse_args(int argc, char **argv, struct fleet_opts *o)
 		{"json", no_argument, NULL, 'j'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
-		/* passed on to every host's run */
-		{"quick", no_argument, NULL, 'R'},
-		{"aa", no_argument, NULL, 'R'},
-		{"skip-unsupported", no_argument, NULL, 'R'},
-		{"no-plots", no_argument, NULL, 'R'},
-		{"rounds", required_argument, NULL, 'R'},
-		{"duration", required_argument, NULL, 'R'},
-		{"precision", required_argument, NULL, 'R'},
-		{"max-time", required_argument, NULL, 'R'},
-		{"seed", required_argument, NULL, 'R'},
-		{NULL, 0, NULL, 0},
 	};
-	int c, idx = 0, rc;
+	static struct option longopts[TB_ARRAY_SIZE(own) + TB_ARRAY_SIZE(run_longopts) + 1];
+	int c, rc;
 
+	memcpy(longopts, own, sizeof(own));
+	memcpy(longopts + TB_ARRAY_SIZE(own), run_longopts, sizeof(run_longopts));
 	o->labels = json_object();
 	o->run_args = json_array();
 	if (!o->labels || !o->run_args)
 		return TB_EXIT_FAIL;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "i:l:o:qh", longopts, &idx)) != -1) {
-		if (c == '?' || c == ':') {
-			tb_err("fleet: %s %s",
-			       c == ':' ? "option needs a value:" : "unknown option",
-			       argv[optind - 1]);
-			fprintf(stderr, "%s", fleet_usage);
-			return TB_EXIT_USAGE;
-		}
-		rc = parse_opt(c, o, longopts, idx);
+	while ((c = tb_cli_getopt(argc, argv, "i:l:o:qh", longopts, tb_usage_fleet)) != -1) {
+		rc = c == '?' ? TB_EXIT_USAGE : parse_opt(c, o);
 		if (rc >= 0)
 			return rc;
 	}
@@ -217,7 +212,7 @@ static int parse_args(int argc, char **argv, struct fleet_opts *o)
 		tb_err("fleet: %s", optind >= argc	 ? "no scenario file given"
 				    : optind != argc - 1 ? "one scenario file only"
 							 : "no inventory given (-i INVENTORY)");
-		fprintf(stderr, "%s", fleet_usage);
+		fprintf(stderr, "%s", tb_usage_fleet);
 		return TB_EXIT_USAGE;
 	}
 	o->scenario = argv[optind];

@@ -26,6 +26,8 @@
 	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n" \
 	"A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
+const char tb_usage_gate[] = GATE_USAGE;
+
 static int opt_pct(const char *opt, const char *val, double *out)
 {
 	if (!strcmp(val, "none") || !strcmp(val, "off")) {

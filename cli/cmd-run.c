@@ -17,6 +17,7 @@
 #include "core/inject.h"
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/sysinfo.h"
 #include "host/cleanup.h"
 #include "host/tracing-state.h"
@@ -24,6 +25,7 @@
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "outputs/summary.h"
+#include "outputs/text.h"
 #include "plan/plan.h"
 #include "result/anonymize.h"
 #include "result/labels.h"
@@ -36,7 +38,7 @@
 #include "stats/gate.h"
 #include "stats/stats.h"
 
-static const char run_usage[] =
+const char tb_usage_run[] =
 	"usage: tracebench run SCENARIO.ini [options]\n"
 	"  -o, --output DIR        write the run here (must not exist or be empty)\n"
 	"                          default: results/<UTC time>-<host>-<scenario>/\n"
@@ -163,7 +165,7 @@ static int parse_opt(int c, struct run_opts *o)
 		break;
 	}
 	case 'h':
-		printf("%s", run_usage);
+		printf("%s", tb_usage_run);
 		return TB_EXIT_OK;
 	default:
 		return TB_EXIT_USAGE;
@@ -199,7 +201,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	int c, rc;
 
 	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
-	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, run_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
 		rc = parse_opt(c, o);
 		if (rc >= 0)
 			return rc;
@@ -207,7 +209,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (optind != argc - 1) {
 		tb_err("run: %s",
 		       optind >= argc ? "no scenario file given" : "one scenario file only");
-		fprintf(stderr, "%s", run_usage);
+		fprintf(stderr, "%s", tb_usage_run);
 		return TB_EXIT_USAGE;
 	}
 	o->scenario = argv[optind];
@@ -372,6 +374,8 @@ static int lock_machine(struct run *x)
 				json_string_value(json_array_get(report, i)));
 	}
 	json_decref(report);
+	/* What the run before this one closed may still be freed by the kernel: let it go. */
+	tb_bpf_freeing_settle(TB_BPF_GONE_TIMEOUT_NS);
 	return -1;
 }
 
@@ -506,6 +510,21 @@ static void plots_and_report(struct run *x)
 		printf("report:  %s\n", path);
 }
 
+/* How much the run wrote: the tracers' files (raw streams, perf.data), kept or not, and what
+ * the run directory holds now. */
+static void print_disk(const struct run *x)
+{
+	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->dir);
+	char a[32], b[32];
+
+	if (wrote > 0)
+		printf("disk:    tracers wrote %s (raw streams and output files are deleted after "
+		       "each sample unless keep-raw = true); the run directory holds %s\n",
+		       tb_fmt_bytes(a, sizeof(a), wrote), tb_fmt_bytes(b, sizeof(b), holds));
+	else
+		printf("disk:    the run directory holds %s\n", tb_fmt_bytes(b, sizeof(b), holds));
+}
+
 static int publish(struct run *x, int rc)
 {
 	size_t i;
@@ -522,6 +541,7 @@ static int publish(struct run *x, int rc)
 	} else {
 		tb_summary_print(stdout, x->r);
 		printf("\nresult:  %s/result.json\n", x->dir);
+		print_disk(x);
 	}
 	if (!x->interrupted && tb_cli_signals() == 0 && !x->o.no_plots)
 		plots_and_report(x);

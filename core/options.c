@@ -341,7 +341,7 @@ const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *k
 	return NULL;
 }
 
-static const char *type_name(enum tb_opt_type t)
+const char *tb_opt_type_name(enum tb_opt_type t)
 {
 	static const char *const names[] = {
 		[TB_OPT_STRING] = "string",	[TB_OPT_BOOL] = "bool",
@@ -455,7 +455,7 @@ static void bad_value(const struct tb_option *o, const char *key, const char *va
 			 TB_DURATION_UNITS);
 		return;
 	}
-	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
+	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, tb_opt_type_name(o->type), val,
 		 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
 		 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
 		 : o->type == TB_OPT_BOOL    ? " (true or false)"
@@ -592,7 +592,7 @@ void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent)
 	size_t k;
 
 	for (; opts && opts->name; opts++) {
-		snprintf(head, sizeof(head), "%s=<%s>", opts->name, type_name(opts->type));
+		snprintf(head, sizeof(head), "%s=<%s>", opts->name, tb_opt_type_name(opts->type));
 		fprintf(f, "%s%-28s %s", indent, head, opts->help ? opts->help : "");
 		if (opts->type == TB_OPT_CHOICE && opts->choices) {
 			fprintf(f, " (");

@@ -86,6 +86,8 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key);
 /* Free what the options own (strings, lists) and zero those fields. */
 void tb_opts_free(const struct tb_option *opts, void *cfg);
+/* "string", "bool", "int", "size", "duration", ...: the type as `list` and the man page say. */
+const char *tb_opt_type_name(enum tb_opt_type t);
 /* "  name=<type> (default: x)  help" lines, for `tracebench list`. */
 void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent);
 /* Every option's current value as a new JSON object (jansson json_t *), NULL on ENOMEM. */

@@ -42,6 +42,8 @@ int tb_exe_dir(char *dir, size_t len);
 #ifndef TB_LIBEXECDIR_REL
 #define TB_LIBEXECDIR_REL "../libexec/tracebench"
 #endif
+/* Bytes of the regular files under path (not following links), or -errno. */
+int64_t tb_dir_bytes(const char *path);
 /* Equal strings, NULL equal only to NULL. */
 bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */

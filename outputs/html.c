@@ -24,7 +24,7 @@
 
 static const char css[] =
 	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em auto;"
-	"max-width:1200px;padding:0 1em;color:#111;line-height:1.4}"
+	"max-width:1360px;padding:0 1em;color:#111;line-height:1.4}"
 	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #ccc;"
 	"margin-top:1.6em}.meta{color:#444;font-size:.9em}"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:.9em}"
@@ -43,7 +43,7 @@ static const char css[] =
 	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
 	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
 	/* Wide tables scroll inside the page instead of overflowing it; long values wrap. */
-	".scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:anywhere}.caveat{color:#8a4b00}"
+	".scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}.caveat{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- the page ------------------------------------------------------------------------------ */

@@ -387,6 +387,7 @@ static int load_sample(struct ld *l, json_t *o, struct tb_cell *c, bool *outlier
 	    (ret = get_num(l, o, "metric", OPT, -INFINITY, &s->metric)) ||
 	    (ret = get_count(l, o, "bpf_run_cnt", OPT, &s->bpf_run_cnt)) ||
 	    (ret = get_count(l, o, "bpf_run_time_ns", OPT, &s->bpf_run_time_ns)) ||
+	    (ret = get_count(l, o, "tracer_disk_bytes", OPT, &s->disk_bytes)) ||
 	    (ret = get_count(l, o, "workload_events", OPT, &s->workload_events)) ||
 	    (ret = get_bool(l, o, "outlier", OPT, outlier)))
 		return ret;

@@ -95,6 +95,7 @@ static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
 	set(b, o, "failed", json_boolean(s->failed));
 	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
 	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
+	set(b, o, "tracer_disk_bytes", jcount(s->disk_bytes));
 	if (s->workload_events >= 0)
 		set(b, o, "workload_events", jcount(s->workload_events));
 	if (c->summary.outlier && i < c->summary.noutlier && c->summary.outlier[i])

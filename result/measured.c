@@ -145,6 +145,17 @@ void tb_result_update_totals(struct tb_result *r)
 	}
 }
 
+int64_t tb_result_disk_bytes(const struct tb_result *r)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++)
+			if (r->cells[i].samples[k].disk_bytes >= 0)
+				sum = (sum < 0 ? 0 : sum) + r->cells[i].samples[k].disk_bytes;
+	return sum;
+}
+
 const char *tb_result_host(const struct tb_result *r)
 {
 	json_t *h = r && r->system ? json_object_get(r->system, "hostname") : NULL;

@@ -57,6 +57,10 @@ void tb_result_update_totals(struct tb_result *r);
 const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r,
 						 const struct tb_cell *c);
 
+/* Bytes r's tracers wrote to files over every sample (warmups too: they were written), kept or
+ * deleted (keep-raw); -1 when no sample knows. */
+int64_t tb_result_disk_bytes(const struct tb_result *r);
+
 /* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
 const char *tb_result_host(const struct tb_result *r);
 /* Its kernel release (system.kernel.release, older layouts' kernel_release, kernel.version or

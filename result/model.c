@@ -196,7 +196,7 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
 	s->nvcsw = s->nivcsw = s->minflt = -1;
 	s->setup_s = s->teardown_s = NAN;
 	s->metric = NAN;
-	s->bpf_run_cnt = s->bpf_run_time_ns = -1;
+	s->bpf_run_cnt = s->bpf_run_time_ns = s->disk_bytes = -1;
 	s->workload_events = -1;
 	c->nsamples++;
 	return s;

@@ -53,6 +53,7 @@ struct tb_sample {
 	bool failed;		 /* [failed] the sample did not complete (reason in log) */
 	int64_t bpf_run_cnt;	 /* [bpf_run_cnt] */
 	int64_t bpf_run_time_ns; /* [bpf_run_time_ns] */
+	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
 	int64_t workload_events; /* [workload_events] the workload's own share of a system-wide
 				    count, -1 unknown (tracers that attribute: core/events.h) */
 };

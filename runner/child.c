@@ -370,7 +370,7 @@ static int disarm(struct sample *sp, int ret)
 	ret = figures(sp, ret);
 	memset(&sp->st, 0, sizeof(sp->st));
 	sp->st.events = sp->st.lost = sp->st.mem_bytes = -1;
-	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = -1;
+	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
 	if (t->ops->collect) {
 		int cret = t->ops->collect(t, &sp->st);
@@ -410,6 +410,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->tracer_cpu_s = sp->st.cpu_s >= 0 ? sp->st.cpu_s : NAN;
 	smp->bpf_run_cnt = sp->st.bpf_run_cnt;
 	smp->bpf_run_time_ns = sp->st.bpf_run_time_ns;
+	smp->disk_bytes = sp->st.disk_bytes;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;
 	if (sp->st.extra) {

@@ -406,6 +406,30 @@ static void test_empty_result(void)
 }
 
 /*
+ * The environment table: collapsed by default (about a hundred rows), and reals with sensible
+ * precision (jansson's default printed 0.94 as 0.93999999999999995; issue 15).
+ */
+static void test_environment_table(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_object_set_new(r->system, "load",
+			    json_pack("{s:f, s:f}", "loadavg_1", 0.94, "x", 1e-7));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>load.loadavg_1</th><td>0.94</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>1e-7</td>"));
+	CU_ASSERT_PTR_NULL(strstr(html, "0.9399999"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(html, "<details class=\"env\"><summary>Every recorded field"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<details open"));
+	free(html);
+	tb_result_free(r);
+}
+
+/*
  * A gnuplot that crashes (as 5.4.4 did on a NaN label): the report says "plot failed: why" in
  * each plot's place, and no empty figure (issue 15).
  */
@@ -443,6 +467,7 @@ static CU_TestInfo report_tests[] = {
 	{"empty result", test_empty_result},
 	{"comparison report (compare.h)", test_comparison_report},
 	{"a plot that fails says why", test_plot_failed},
+	{"environment table: collapsed, short reals", test_environment_table},
 	CU_TEST_INFO_NULL,
 };
 

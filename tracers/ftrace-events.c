@@ -219,6 +219,11 @@ static void ev_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t ev_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
 /*
  * The syscall numbers a raw_syscalls filter keeps, when it is "id == N" alternatives joined by
  * "||" (what a user writes to trace one syscall system-wide); -EINVAL for anything else.
@@ -303,5 +308,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.stop = ev_stop,
 	.collect = ev_collect,
 	.teardown = ev_teardown,
+	.est_cost_ns = ev_est_cost_ns,
 	.hooks = ev_hooks,
 };

@@ -170,6 +170,11 @@ static void fn_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t fn_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
 /*
  * Every call of a filtered kernel function runs the tracer: per event, but no workload table
  * says how many calls an op makes, so the proof can only check that something was recorded.
@@ -202,5 +207,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.stop = fn_stop,
 	.collect = fn_collect,
 	.teardown = fn_teardown,
+	.est_cost_ns = fn_est_cost_ns,
 	.hooks = fn_hooks,
 };

@@ -27,6 +27,8 @@ struct tb_tracer_stats {
 	int64_t bpf_run_time_ns; /* BPF programs' run_time_ns during the window */
 	void *extra;		 /* optional json_t * object (jansson) of tracer-specific figures;
 				    ownership passes to the caller */
+	int64_t disk_bytes;	 /* bytes it wrote to files in the window (streams, a command's
+				    output files), kept or not (keep-raw) */
 };
 
 /* One tracer instance, as a tracer plugin sees it. The harness owns every field but priv. */
@@ -71,6 +73,14 @@ struct tb_tracer_ops {
 	int (*collect)(struct tb_tracer *t, struct tb_tracer_stats *st);
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
+	/*
+	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
+	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
+	 * plugin states where its figure comes from (measured on the reference VM with
+	 * `tracebench run scenarios/quick.ini`: the samples' tracer_setup_s + tracer_teardown_s
+	 * minus 2 x settle). NULL: negligible.
+	 */
+	uint64_t (*est_cost_ns)(const void *cfg);
 	/*
 	 * What it hooks and what its events figure counts (core/events.h), from the filled
 	 * config cfg: the kind (per event, sampling, counter), whose events (scope), the hooked

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "workloads/common.h"
 
 #ifndef TB_LIBEXECDIR
@@ -60,7 +61,7 @@ int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_
 	/* The source tree (./tracebench), build/run-tests, an installed tree (bin/). */
 	static const char *const rel[] = {"build/helpers", "helpers", TB_LIBEXECDIR_REL};
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
-	const char *env = getenv("TB_HELPERS");
+	const char *env = getenv(TB_ENV_HELPERS);
 	size_t i;
 
 	if (env && *env && !try_helper(env, name, path, len))

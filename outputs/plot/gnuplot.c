@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "outputs/plot.h"
@@ -27,7 +28,7 @@
 
 int tb_plot_find_gnuplot(char *path, size_t len)
 {
-	const char *env = getenv("TB_GNUPLOT");
+	const char *env = getenv(TB_ENV_GNUPLOT);
 
 	return tb_proc_which(env && *env ? env : "gnuplot", path, len) ? -ENOENT : 0;
 }
@@ -44,7 +45,7 @@ int tb_plot_find_scripts(char *dir, size_t len)
 {
 	/* The source tree (./tracebench), build/run-tests's parent, an installed tree. */
 	static const char *const rel[] = {"plots", "../plots", TB_DATADIR_REL "/plots"};
-	const char *env = getenv("TB_PLOTS_DIR");
+	const char *env = getenv(TB_ENV_PLOTS_DIR);
 	char exe[PATH_MAX];
 	size_t i;
 
@@ -112,7 +113,7 @@ int tb_gp_need_gnuplot(struct tb_gp *g)
 		return 0;
 	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
 		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: gnuplot-nox) to get them",
-		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
+		       getenv(TB_ENV_GNUPLOT) ? getenv(TB_ENV_GNUPLOT) : "not in PATH");
 		g->flags |= TB_PLOT_DATA_ONLY;
 		return -ENOENT;
 	}
@@ -350,7 +351,7 @@ static char *slurp_fd(int fd)
 static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *all,
 			 const char *script, struct tb_proc *p)
 {
-	const char *env = getenv("TB_GNUPLOT_ARG_MAX"); /* tests lower it */
+	const char *env = getenv(TB_ENV_GNUPLOT_ARG_MAX); /* tests lower it */
 	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
 	char path[PATH_MAX + 64];
 	int ret;
