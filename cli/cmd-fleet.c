@@ -470,6 +470,7 @@ static int play(struct fleet *x)
 		.log = x->log,
 		.quiet = x->o.quiet,
 	};
+	char stage[PATH_MAX + 8];
 	int ret;
 
 	tb_cli_stop_on_signals();
@@ -492,6 +493,11 @@ static int play(struct fleet *x)
 				x->o.inventory, x->playbook);
 		tb_fleet_free(&scratch);
 	}
+	/* the role's staging (tb_stage_dir: the tars copied to the hosts) is not part of the result */
+	snprintf(stage, sizeof(stage), "%s/.stage", x->dir);
+	ret = tb_rm_rf(stage);
+	if (ret)
+		tb_warn("fleet: %s: cannot remove: %s", stage, strerror(-ret));
 	return -1;
 }
 

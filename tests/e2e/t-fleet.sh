@@ -126,6 +126,7 @@ grep -q '^class A: ' "$out" || fail "no hardware class line"
 for f in fleet.txt fleet.json report.html vars.json ansible.log; do
 	[ -s "$TMP/f1/$f" ] || fail "$f missing from the fleet directory"
 done
+[ ! -e "$TMP/f1/.stage" ] || fail "the staging of the installs is left in the fleet directory"
 python3 - "$TMP/f1" "$nmerged" <<'PY' || fail "the fleet's files do not say what happened"
 import json, os, sys
 d, nmerged = sys.argv[1], int(sys.argv[2])
@@ -250,6 +251,12 @@ if "$TB" list 2>/dev/null | grep -q '^ *ftrace-function  *UNSUPPORTED'; then
 else
 	echo "note: the function tracer works here; the missing-facility case is not exercised"
 fi
+
+# 3c. A host whose name is one of the fleet directory's files: refused by the role, by name.
+printf 'plots ansible_connection=local tb_install_dir=%s\n' "$H/plots" >"$TMP/inv-plots"
+expect_exit 1 "$TB" fleet "$D/tiny.ini" -i "$TMP/inv-plots" -o "$TMP/f7" --no-plots -q
+grep -q '^plots  *failed .*not a file of the fleet directory' "$TMP/out" ||
+	{ cat "$TMP/out"; fail "a host named plots: no reason"; }
 
 # 4. Bad input: exit 2 (3 without ansible-playbook), nothing run.
 expect_exit 2 "$TB" fleet "$D/tiny.ini" -i "$TMP/no-such-inventory"
