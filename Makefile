@@ -32,13 +32,15 @@ Q = @
 msg = @printf '  %-7s %s\n'
 endif
 
-# Debian 12 packages the build, the tests and the demo need.
+# Debian 12 packages the build, the tests and the demo need. ansible: `tracebench fleet`;
+# openssh-server: the SSH host of tests/e2e/t-fleet.sh (an sshd of its own in a network namespace;
+# installing the package starts Debian's ssh service only where services are started at install).
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine
+	   hyperfine ansible openssh-server
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto
@@ -315,6 +317,8 @@ install: all
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 $(UST_PROVIDER) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
+	cd fleet && find . -type d -exec install -d $(DESTDIR)$(DATADIR)/fleet/{} \; && \
+		find . -type f -exec install -m 0644 {} $(DESTDIR)$(DATADIR)/fleet/{} \;
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tracebench $(DESTDIR)$(MANDIR)/tracebench.1

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "core/tb.h"
@@ -149,4 +151,31 @@ const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given)
 		}
 	}
 	return NULL;
+}
+
+static volatile sig_atomic_t sigcount;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	sigcount++;
+	tb_request_stop();
+	if (sigcount >= 3)
+		_exit(130); /* the user insists; the clean stop already had its chance */
+}
+
+void tb_cli_stop_on_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int tb_cli_signals(void)
+{
+	return sigcount;
 }

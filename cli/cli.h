@@ -35,6 +35,15 @@ int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out
  * default database).
  */
 const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given);
+
+/*
+ * SIGINT, SIGTERM and SIGHUP request a clean stop (tb_request_stop; long loops poll
+ * tb_stop_requested), the third one exits at once (130); SIGPIPE is ignored. For the commands
+ * that measure or drive others (run, fleet).
+ */
+void tb_cli_stop_on_signals(void);
+/* How many of those signals arrived. */
+int tb_cli_signals(void);
 /* "tracebench CMD: bad value 'x' for --opt: reason", returns TB_EXIT_USAGE. */
 int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why);
 

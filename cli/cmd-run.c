@@ -89,28 +89,6 @@ struct run {
 	bool locked, progress, interrupted;
 };
 
-static volatile sig_atomic_t sigcount;
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	sigcount++;
-	tb_request_stop();
-	if (sigcount >= 3)
-		_exit(130); /* the user insists; teardown already had its chance */
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa = {.sa_handler = on_signal};
-
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-}
-
 /* ---- parse ----------------------------------------------------------------------------- */
 
 /* One option into o; returns -1 to go on, else the exit code. */
@@ -433,7 +411,7 @@ static int prepare(struct run *x, int argc, char **argv)
 	    tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, x->dir, sizeof(x->dir)) ||
 	    tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch)))
 		return x->o.outdir && errno == EEXIST ? TB_EXIT_USAGE : TB_EXIT_FAIL;
-	install_signals();
+	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
 	record_environment(x->r);
@@ -611,7 +589,7 @@ static int publish(struct run *x, int rc)
 		printf("\nresult:  %s/result.json\n", x->dir);
 		print_disk(x);
 	}
-	if (!x->interrupted && sigcount == 0 && !x->o.no_plots)
+	if (!x->interrupted && tb_cli_signals() == 0 && !x->o.no_plots)
 		plots_and_report(x);
 	for (i = 0; i < x->r->ncells; i++)
 		if (x->r->cells[i].error)

@@ -19,5 +19,7 @@ const struct tb_command tb_commands[] = {
 	 tb_usage_history},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind",
 	 tb_usage_cleanup},
+	{"fleet", tb_cmd_fleet, "one scenario on many hosts (Ansible), one merged answer",
+	 tb_usage_fleet},
 	{NULL, NULL, NULL, NULL},
 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The pieces both HTML reports (report.c, report-compare.c) are made of: the page around them,
+ * The pieces the HTML reports (report.c, report-compare.c, fleet-report.c) are made of: the page around them,
  * escaped text, the cells of their tables, a result's environment and warnings, the inlined
  * plots. Every string taken from a result goes through tb_html_esc.
  */
@@ -46,6 +46,14 @@ void tb_html_environment(FILE *f, const struct tb_result *r, const char *id);
 /* A list of what makes r's figures less reliable: a partial run, foreign instrumentation,
  * warnings, failed, lossy, noisy and untrustworthy cells (or that there is none). */
 void tb_html_warnings(FILE *f, const struct tb_result *r);
+
+/* The appendix of result set i, labelled label: its environment (HTML id environment-<i+1>),
+ * warnings and command (report-compare.c). */
+void tb_html_result_appendix(FILE *f, const struct tb_result *r, const char *label, size_t i);
+struct tb_comparison;
+/* Comparison k (HTML id comparison-<k+1>): its environment differences and one row per cell
+ * with the ns/op and overhead changes and their CIs (report-compare.c). */
+void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k);
 
 /* A number cell: v with fmt, a dash when v is not finite. */
 void tb_html_num(FILE *f, double v, const char *fmt);

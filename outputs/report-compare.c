@@ -24,9 +24,7 @@ static void set_label(const struct tb_result *r, size_t i, char *buf, size_t len
 	snprintf(buf, len, "#%zu %s%s%s", i + 1, tb_result_host(r), k ? " " : "", k ? k : "");
 }
 
-/* The appendix of result set i, labelled label: its environment (HTML id environment-<i+1>),
- * warnings and command. */
-static void result_appendix(FILE *f, const struct tb_result *r, const char *label, size_t i)
+void tb_html_result_appendix(FILE *f, const struct tb_result *r, const char *label, size_t i)
 {
 	char id[64];
 
@@ -171,7 +169,7 @@ int tb_report_compare_write(const struct tb_result *const *rs, size_t n, const c
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
 	for (s = 0; s < n; s++) {
 		set_label(rs[s], s, lbl, sizeof(lbl));
-		result_appendix(f, rs[s], lbl, s);
+		tb_html_result_appendix(f, rs[s], lbl, s);
 	}
 	free(ids);
 	return tb_html_finish(f, &buf, &len, path);
@@ -202,7 +200,7 @@ static void verdict_short_td(FILE *f, const struct tb_cell *c, enum tb_verdict v
 	fputs("</td>", f);
 }
 
-static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
+void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 {
 	char envs[160], note[768];
 	size_t i;
@@ -312,7 +310,7 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 	}
 	fputs("</h1>\n", f);
 	for (i = 0; i < n; i++)
-		comparison_section(f, cs[i], i);
+		tb_html_comparison_section(f, cs[i], i);
 	fputs("<h2 id=\"plots\">Plot</h2>\n", f);
 	if (!mkdtemp(tmp)) {
 		fputs("<p class=\"note\">The plot is not included: no temporary directory.</p>\n",
@@ -330,7 +328,7 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 	}
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
 	for (i = 0; i <= n; i++)
-		result_appendix(f, rs[i], labels[i], i);
+		tb_html_result_appendix(f, rs[i], labels[i], i);
 	free(rs);
 	free(labels);
 	return tb_html_finish(f, &buf, &len, path);

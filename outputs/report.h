@@ -3,8 +3,8 @@
  * The HTML report: one self-contained file (inline CSS and SVG plots, no scripts, no network)
  * with the verdict table first, the plots, the environment, the scenario, the warnings and the
  * command that reproduces the run. Every string taken from a result is HTML-escaped.
- * report.c writes the report of one result, report-compare.c those of several; html.h has the
- * pieces both are made of.
+ * report.c writes the report of one result, report-compare.c those of several, fleet-report.c
+ * that of a fleet run; html.h has the pieces they are made of.
  */
 #ifndef TB_REPORT_H
 #define TB_REPORT_H
@@ -36,5 +36,14 @@ struct tb_comparison;
  * or -errno.
  */
 int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path);
+
+struct tb_fleet;
+/*
+ * The report of a merged fleet run (stats/fleet.h): every host with its state and reason, the
+ * merged overheads with each host's hardware class and kernel, the comparisons within each
+ * class, the compare plot (inlined from plotdir/compare.svg; NULL: drawn into a temporary
+ * directory) and each merged host's environment. Returns 0 or -errno.
+ */
+int tb_report_fleet_write(const struct tb_fleet *fl, const char *plotdir, const char *path);
 
 #endif /* TB_REPORT_H */

@@ -168,7 +168,7 @@ uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 struct tb_ftrace {
 	struct tracefs_instance *inst;
 	struct tb_ftrace_consumer cons;
-	bool pids; /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
+	bool pids;	    /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
 	uint64_t auto_size; /* buffer-size = auto: what the workload's CPUs got; 0: not auto */
 };
 

@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracebench fleet SCENARIO.ini -i INVENTORY`: the same scenario on every host of an Ansible
+ * inventory (fleet/tracebench.yml), then one merged answer. parse -> prepare (the scenario, the
+ * inventory, ansible-playbook, the playbook, the fleet directory and its variables file) -> play
+ * (cli/fleet-playbook.c; after Ctrl-C the abort play stops the hosts' runs) -> load (records and
+ * results) -> merge (stats/fleet.c) -> publish (outputs/fleet-table.c, the compare files, the
+ * compare plot, the HTML report) -> history.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "cli/fleet-playbook.h"
+#include "core/proc.h"
+#include "core/tb.h"
+#include "history/store.h"
+#include "outputs/compare-formats.h"
+#include "outputs/fleet-table.h"
+#include "outputs/plot.h"
+#include "outputs/report.h"
+#include "result/labels.h"
+#include "result/result.h"
+#include "scenario/scenario.h"
+#include "stats/fleet.h"
+#include "workloads/common.h"
+
+const char tb_usage_fleet[] =
+	"usage: tracebench fleet SCENARIO.ini -i INVENTORY [options]\n"
+	"  Run the scenario on every host of an Ansible inventory (fleet/tracebench.yml), fetch\n"
+	"  each host's run and merge them: the fleet table, compare within hardware classes, the\n"
+	"  HTML report. Exit 0 when every host ran, 1 when one failed (per-host table), 3 without\n"
+	"  ansible-playbook (Debian's ansible package).\n"
+	"  -i, --inventory FILE    the hosts (an Ansible inventory; see fleet/inventory.example)\n"
+	"  -l, --limit PATTERN     only these hosts (ansible-playbook --limit)\n"
+	"  -o, --output DIR        the fleet directory (must not exist or be empty)\n"
+	"                          default: results/fleet-<UTC time>/\n"
+	"      --label KEY=VALUE   a label on every host's run (repeatable); host= and fleet= are\n"
+	"                          set by the fleet\n"
+	"      --history[=DB]      add every host's run to the history\n"
+	"      --install MODE      auto (default), binary or source\n"
+	"      --timeout D         kill a host's run after D (default: from its estimate)\n"
+	"      --poll D            poll a host's run every D (default 10s)\n"
+	"      --playbook FILE     another playbook than this tracebench's fleet/tracebench.yml\n"
+	"      --json              print the merge as JSON instead of the tables\n"
+	"  passed to every host's run: --quick, --rounds N, --duration D, --precision P,\n"
+	"  --max-time D, --seed N, --aa, --skip-unsupported, --no-plots\n" TB_CLI_COMMON_USAGE;
+
+struct fleet_opts {
+	const char *scenario, *inventory, *limit, *outdir, *install, *playbook, *history;
+	bool history_set, json, quiet;
+	json_t *labels;	  /* --label, checked */
+	json_t *run_args; /* the run options, as "--opt=value" */
+	uint64_t timeout_ns, poll_ns;
+};
+
+struct fleet {
+	struct fleet_opts o;
+	struct tb_scenario *s;
+	char id[64], dir[PATH_MAX], playbook[PATH_MAX + 64], vars[PATH_MAX + 16],
+		log[PATH_MAX + 16];
+	struct tb_fleet f;
+	struct tb_fleet_outcome out;
+};
+
+/* ---- parse ------------------------------------------------------------------------------- */
+
+/* A run option for every host: checked here, passed on as "--name=value" (or "--name"). */
+static int run_arg(struct fleet_opts *o, const char *name, const char *val)
+{
+	char *arg;
+	int64_t n;
+	uint64_t ns;
+	double d;
+
+	if (!strcmp(name, "rounds") && (tb_parse_int(val, &n) || n < 1 || n > 100000))
+		return tb_cli_bad_value("fleet", "--rounds", val, "1 to 100000");
+	if (!strcmp(name, "seed") && (tb_parse_int(val, &n) || n < 0))
+		return tb_cli_bad_value("fleet", "--seed", val, "a number >= 0");
+	if ((!strcmp(name, "duration") || !strcmp(name, "max-time")) &&
+	    (tb_parse_duration(val, &ns) || ns < 1000000))
+		return tb_cli_bad_value("fleet", name, val, "a duration, e.g. 500ms");
+	if (!strcmp(name, "precision") && (tb_parse_percent(val, &d) || d <= 0 || d >= 1))
+		return tb_cli_bad_value("fleet", "--precision", val, "e.g. 1%");
+	if (asprintf(&arg, "--%s%s%s", name, val ? "=" : "", val ? val : "") < 0)
+		return TB_EXIT_FAIL;
+	if (json_array_append_new(o->run_args, json_string(arg))) {
+		free(arg);
+		return TB_EXIT_FAIL;
+	}
+	free(arg);
+	return -1;
+}
+
+static int add_label(struct fleet_opts *o, const char *kv)
+{
+	char err[256];
+	int ret;
+
+	if (!strncmp(kv, "host=", 5) || !strncmp(kv, "fleet=", 6))
+		return tb_cli_bad_value("fleet", "--label", kv, "host= and fleet= are the fleet's");
+	ret = tb_labels_add(o->labels, kv, err, sizeof(err));
+	if (ret == -ENOMEM)
+		return TB_EXIT_FAIL;
+	return ret ? tb_cli_bad_value("fleet", "--label", kv, err) : -1;
+}
+
+/* The run options passed on to every host, by their getopt code. */
+static const struct option run_longopts[] = {
+	{"quick", no_argument, NULL, 'Q'},
+	{"aa", no_argument, NULL, 'A'},
+	{"skip-unsupported", no_argument, NULL, 'S'},
+	{"no-plots", no_argument, NULL, 'N'},
+	{"rounds", required_argument, NULL, 'r'},
+	{"duration", required_argument, NULL, 'd'},
+	{"precision", required_argument, NULL, 'p'},
+	{"max-time", required_argument, NULL, 'm'},
+	{"seed", required_argument, NULL, 's'},
+};
+
+/* One option; returns -1 to go on, else the exit code. */
+static int parse_opt(int c, struct fleet_opts *o)
+{
+	switch (c) {
+	case 'i':
+		o->inventory = optarg;
+		return -1;
+	case 'l':
+		o->limit = optarg;
+		return -1;
+	case 'o':
+		o->outdir = optarg;
+		return -1;
+	case 'L':
+		return add_label(o, optarg);
+	case 'H':
+		o->history_set = true;
+		o->history = optarg;
+		return -1;
+	case 'I':
+		if (strcmp(optarg, "auto") && strcmp(optarg, "binary") && strcmp(optarg, "source"))
+			return tb_cli_bad_value("fleet", "--install", optarg,
+						"auto, binary or source");
+		o->install = optarg;
+		return -1;
+	case 'T':
+	case 'P':
+		if (tb_parse_duration(optarg, c == 'T' ? &o->timeout_ns : &o->poll_ns) ||
+		    (c == 'T' ? o->timeout_ns : o->poll_ns) < 1000000000ull)
+			return tb_cli_bad_value("fleet", c == 'T' ? "--timeout" : "--poll", optarg,
+						"at least 1s");
+		return -1;
+	case 'B':
+		o->playbook = optarg;
+		return -1;
+	case 'j':
+		o->json = true;
+		return -1;
+	case 'q':
+		o->quiet = true;
+		return -1;
+	case 'h':
+		printf("%s", tb_usage_fleet);
+		return TB_EXIT_OK;
+	}
+	for (size_t i = 0; i < TB_ARRAY_SIZE(run_longopts); i++)
+		if (c == run_longopts[i].val)
+			return run_arg(o, run_longopts[i].name, optarg);
+	return TB_EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct fleet_opts *o)
+{
+	static const struct option own[] = {
+		{"inventory", required_argument, NULL, 'i'},
+		{"limit", required_argument, NULL, 'l'},
+		{"output", required_argument, NULL, 'o'},
+		{"label", required_argument, NULL, 'L'},
+		{"history", optional_argument, NULL, 'H'},
+		{"install", required_argument, NULL, 'I'},
+		{"timeout", required_argument, NULL, 'T'},
+		{"poll", required_argument, NULL, 'P'},
+		{"playbook", required_argument, NULL, 'B'},
+		{"json", no_argument, NULL, 'j'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+	};
+	static struct option longopts[TB_ARRAY_SIZE(own) + TB_ARRAY_SIZE(run_longopts) + 1];
+	int c, rc;
+
+	memcpy(longopts, own, sizeof(own));
+	memcpy(longopts + TB_ARRAY_SIZE(own), run_longopts, sizeof(run_longopts));
+	o->labels = json_object();
+	o->run_args = json_array();
+	if (!o->labels || !o->run_args)
+		return TB_EXIT_FAIL;
+	while ((c = tb_cli_getopt(argc, argv, "i:l:o:qh", longopts, tb_usage_fleet)) != -1) {
+		rc = c == '?' ? TB_EXIT_USAGE : parse_opt(c, o);
+		if (c == 'H') /* --history FILE.db or URL, as run takes it */
+			o->history = tb_cli_optional_db(argc, argv, optarg);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind != argc - 1 || !o->inventory) {
+		tb_err("fleet: %s", optind >= argc	 ? "no scenario file given"
+				    : optind != argc - 1 ? "one scenario file only"
+							 : "no inventory given (-i INVENTORY)");
+		fprintf(stderr, "%s", tb_usage_fleet);
+		return TB_EXIT_USAGE;
+	}
+	o->scenario = argv[optind];
+	return -1;
+}
+
+/* ---- prepare ----------------------------------------------------------------------------- */
+
+/*
+ * The one place the history is called from: every merged host's run (its fetched result.json
+ * as read, so that nothing is dropped) added to db in one transaction, each add a savepoint: a
+ * host whose add fails is said and left out, the others are committed. Series stay per
+ * hardware class (the history keys them by it). Returns 0, -EIO when a host's add failed, or
+ * the store's -errno (*exit: tb_history_exit_code's code for it).
+ */
+static int history_add(const char *db, const struct tb_fleet *f, bool quiet, int *exit)
+{
+	struct tb_history *h = NULL;
+	int ret, bad = 0;
+
+	ret = tb_history_open(tb_history_target(db), TB_HISTORY_WRITE, &h);
+	if (!ret)
+		ret = tb_history_begin(h);
+	for (size_t i = 0; !ret && i < f->nhosts; i++) {
+		const struct tb_fleet_host *fh = &f->hosts[i];
+		struct tb_history_added info;
+		struct tb_result *r = NULL;
+		json_t *doc = NULL;
+
+		if (!fh->merged)
+			continue;
+		if (tb_result_load_doc(fh->result_path, &r, &doc) ||
+		    tb_history_add_result(h, r, doc, NULL, fh->result_path, &info)) {
+			tb_err("fleet: --history: %s: its run was not added", fh->name);
+			bad++;
+		} else if (!quiet) {
+			printf("history: %s: %s: run %lld (%zu points)%s\n", tb_history_name(h),
+			       fh->name, (long long)info.run_id, info.npoints,
+			       info.existed ? ", already there" : "");
+		}
+		json_decref(doc);
+		tb_result_free(r);
+	}
+	if (!ret)
+		ret = tb_history_commit(h);
+	if (ret)
+		tb_err("fleet: --history: %s: %s", h ? tb_history_name(h) : tb_history_target(db),
+		       strerror(-ret));
+	tb_history_close(h);
+	*exit = ret ? tb_history_exit_code(ret) : bad ? TB_EXIT_FAIL : TB_EXIT_OK;
+	return ret ? ret : bad ? -EIO : 0;
+}
+
+/* Ansible templates every string of its variables: refuse Jinja in what we hand it, so that a
+ * label or a path is data and never code that runs on the controller. */
+static const char *jinja_in(json_t *v)
+{
+	const char *k, *s, *bad;
+	json_t *x;
+	size_t i;
+
+	if (json_is_string(v)) {
+		s = json_string_value(v);
+		return strstr(s, "{{") || strstr(s, "{%") || strstr(s, "{#") ? s : NULL;
+	}
+	json_object_foreach(v, k, x) if ((bad = jinja_in(x))) return bad;
+	json_array_foreach(v, i, x) if ((bad = jinja_in(x))) return bad;
+	return NULL;
+}
+
+/* The playbook: --playbook, else fleet/tracebench.yml beside the binary (the source tree), in
+ * the installed tree relative to it, then in TB_DATADIR: as the plot scripts are found. */
+static int find_playbook(struct fleet *x, const char *dir)
+{
+	static const char *const rel[] = {"fleet", TB_DATADIR_REL "/fleet"};
+
+	for (size_t i = 0; !x->o.playbook && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(x->playbook, sizeof(x->playbook), "%s/%s/tracebench.yml", dir, rel[i]);
+		if (!access(x->playbook, R_OK))
+			return 0;
+	}
+	if (x->o.playbook)
+		snprintf(x->playbook, sizeof(x->playbook), "%s", x->o.playbook);
+	else
+		snprintf(x->playbook, sizeof(x->playbook), "%s/fleet/tracebench.yml", TB_DATADIR);
+	if (access(x->playbook, R_OK)) {
+		tb_err("fleet: %s: cannot read the playbook: %s", x->playbook, strerror(errno));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Where this tracebench's files are: the playbook, and for binary and source installs the
+ * binary, its plot scripts, its helpers and the git checkout it was built in. */
+static int locate(struct fleet *x, json_t *vars)
+{
+	char exe[PATH_MAX], dir[PATH_MAX], plots[PATH_MAX], helper[PATH_MAX], git[PATH_MAX + 8],
+		mk[PATH_MAX + 16];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+
+	if (n <= 0)
+		return -errno;
+	exe[n] = '\0';
+	if (tb_exe_dir(dir, sizeof(dir)))
+		return -ENAMETOOLONG;
+	if (find_playbook(x, dir))
+		return -ENOENT;
+	if (tb_plot_find_scripts(plots, sizeof(plots)))
+		plots[0] = '\0';
+	/* TB_HELPERS first, as the workloads look (build-san/helpers under SAN=1) */
+	if (tb_wl_find_helper("tb-exit", helper, sizeof(helper), NULL, 0))
+		helper[0] = '\0';
+	else
+		dirname(helper);
+	snprintf(git, sizeof(git), "%s/.git", dir);
+	snprintf(mk, sizeof(mk), "%s/Makefile", dir);
+	if (stat(git, &st) || access(mk, R_OK))
+		dir[0] = '\0'; /* not a checkout: no source install */
+	return json_object_update_new(
+		       vars, json_pack("{s:s, s:s, s:s, s:s}", "tb_controller_binary", exe,
+				       "tb_controller_plots", plots, "tb_controller_helpers",
+				       helper, "tb_controller_source", dir))
+		       ? -ENOMEM
+		       : 0;
+}
+
+static bool dir_empty(const char *path)
+{
+	DIR *d = opendir(path);
+	struct dirent *de;
+	bool empty = d != NULL;
+
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+/* A directory that is ours to fill: absent (created), or an empty directory that is not a
+ * link. Returns 0, -EEXIST (said), or -errno (said). */
+static int own_dir(const char *path)
+{
+	struct stat st;
+	int ret;
+
+	if (lstat(path, &st)) {
+		ret = tb_mkdir_p(path, 0755);
+		if (ret)
+			tb_err("fleet: %s: cannot create the fleet directory: %s", path,
+			       strerror(-ret));
+		return ret;
+	}
+	if (S_ISDIR(st.st_mode) && dir_empty(path))
+		return 0;
+	tb_err("fleet: %s: exists and is not an empty directory (a fleet directory is never overwritten)",
+	       path);
+	return -EEXIST;
+}
+
+/* The fleet's id from the time, and its directory (-o, or results/<id>[-N]). */
+static int make_dir(struct fleet *x)
+{
+	char rel[PATH_MAX];
+	struct tm tm;
+	time_t now = time(NULL);
+	int ret = -EEXIST;
+
+	gmtime_r(&now, &tm);
+	strftime(x->id, sizeof(x->id), "fleet-%Y%m%dT%H%M%SZ", &tm);
+	if (x->o.outdir) {
+		snprintf(rel, sizeof(rel), "%s", x->o.outdir);
+		ret = own_dir(rel);
+	} else if (!(ret = tb_mkdir_p("results", 0755))) {
+		size_t base = strlen(x->id);
+
+		for (int i = 1; i < 100; i++) {
+			if (i > 1)
+				snprintf(x->id + base, sizeof(x->id) - base, "-%d", i);
+			snprintf(rel, sizeof(rel), "results/%s", x->id);
+			if (!mkdir(rel, 0755) || errno != EEXIST) {
+				ret = errno == EEXIST ? 0 : -errno;
+				break;
+			}
+		}
+	}
+	if (ret || !realpath(rel, x->dir)) {
+		if (!ret)
+			tb_err("fleet: %s: %s", rel, strerror(errno));
+		return ret ? ret : -errno;
+	}
+	return 0;
+}
+
+/* The variables file of the role (roles/tracebench/defaults/main.yml). */
+static int write_vars(struct fleet *x)
+{
+	char scen[PATH_MAX], *text = NULL;
+	json_t *v = NULL;
+	const char *bad;
+	int ret = -ENOMEM;
+
+	if (!realpath(x->o.scenario, scen)) {
+		tb_err("fleet: %s: %s", x->o.scenario, strerror(errno));
+		return -errno;
+	}
+	v = json_pack("{s:s, s:s, s:s, s:O, s:O}", "tb_fleet_id", x->id, "tb_fleet_dir", x->dir,
+		      "tb_scenario", scen, "tb_run_args", x->o.run_args, "tb_labels", x->o.labels);
+	if (!v || (ret = locate(x, v)))
+		goto out;
+	ret = -ENOMEM;
+	if ((x->o.install &&
+	     json_object_set_new(v, "tb_install_mode", json_string(x->o.install))) ||
+	    (x->o.timeout_ns &&
+	     json_object_set_new(v, "tb_run_timeout",
+				 json_integer((json_int_t)(x->o.timeout_ns / 1000000000)))) ||
+	    (x->o.poll_ns &&
+	     json_object_set_new(v, "tb_poll_interval",
+				 json_integer((json_int_t)(x->o.poll_ns / 1000000000)))))
+		goto out;
+	if ((bad = jinja_in(v))) {
+		tb_err("fleet: '%s': Jinja delimiters ({{, {%%, {#) cannot be passed to Ansible",
+		       bad);
+		ret = -EINVAL;
+		goto out;
+	}
+	text = json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS);
+	snprintf(x->vars, sizeof(x->vars), "%s/vars.json", x->dir);
+	ret = text ? tb_write_atomic(x->vars, text, strlen(text), 0644) : -ENOMEM;
+	if (ret && ret != -ENOMEM)
+		tb_err("fleet: %s: cannot write: %s", x->vars, strerror(-ret));
+out:
+	free(text);
+	json_decref(v);
+	return ret;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int prepare(struct fleet *x)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = tb_scenario_load(x->o.scenario, &x->s);
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	if (access(x->o.inventory, R_OK)) {
+		tb_err("fleet: %s: cannot read the inventory: %s", x->o.inventory, strerror(errno));
+		return TB_EXIT_USAGE;
+	}
+	if (x->o.history_set) { /* a history that cannot take the runs is said before any runs */
+		struct tb_history *h = NULL;
+
+		ret = tb_history_open(tb_history_target(x->o.history), TB_HISTORY_WRITE, &h);
+		tb_history_close(h);
+		if (ret)
+			return tb_history_exit_code(ret);
+	}
+	if (tb_proc_which("ansible-playbook", path, sizeof(path))) {
+		tb_err("fleet: ansible-playbook not found: install Debian's ansible package (make deps installs it)");
+		return TB_EXIT_UNAVAILABLE;
+	}
+	ret = make_dir(x);
+	if (!ret)
+		ret = write_vars(x);
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	snprintf(x->log, sizeof(x->log), "%s/ansible.log", x->dir);
+	x->f.id = x->id;
+	x->f.scenario_text = x->s->text;
+	return -1;
+}
+
+/* ---- play, load ------------------------------------------------------------------------ */
+
+/* The playbook; after a stop request, the abort play (it stops the hosts' runs and cleans up).
+ * Returns -1 to go on, else the exit code. */
+static int play(struct fleet *x)
+{
+	struct tb_fleet_playbook pb = {
+		.playbook = x->playbook,
+		.inventory = x->o.inventory,
+		.limit = x->o.limit,
+		.vars = x->vars,
+		.log = x->log,
+		.quiet = x->o.quiet,
+	};
+	char stage[PATH_MAX + 8];
+	int ret;
+
+	tb_cli_stop_on_signals();
+	if (!x->o.quiet)
+		fprintf(stderr, "fleet %s: %s on %s%s%s (ansible-playbook %s; its log: %s)\n",
+			x->id, x->s->name, x->o.inventory, x->o.limit ? " --limit " : "",
+			x->o.limit ? x->o.limit : "", x->playbook, x->log);
+	ret = tb_fleet_playbook_run(&pb, &x->f, &x->out);
+	if (ret)
+		return ret == -ENOENT ? TB_EXIT_UNAVAILABLE : TB_EXIT_FAIL;
+	if (x->out.interrupted) {
+		struct tb_fleet scratch = {0};
+		struct tb_fleet_outcome o;
+
+		tb_warn("fleet: stopping the hosts' runs and cleaning up (tb_action=abort)");
+		pb.action = "abort";
+		pb.no_stop = true;
+		if (tb_fleet_playbook_run(&pb, &scratch, &o) || !o.recap || tb_fleet_nbad(&scratch))
+			tb_warn("fleet: the abort play did not finish on every host: run `ansible-playbook -i %s %s -e tb_action=cleanup`",
+				x->o.inventory, x->playbook);
+		tb_fleet_free(&scratch);
+	}
+	/* the role's staging (tb_stage_dir: the tars copied to the hosts) is not part of the result */
+	snprintf(stage, sizeof(stage), "%s/.stage", x->dir);
+	ret = tb_rm_rf(stage);
+	if (ret)
+		tb_warn("fleet: %s: cannot remove: %s", stage, strerror(-ret));
+	return -1;
+}
+
+/* Every host's record and result; a result that does not load leaves the merge. */
+static int load(struct fleet *x)
+{
+	if (tb_fleet_read_records(&x->f, x->dir))
+		return TB_EXIT_FAIL;
+	for (size_t i = 0; i < x->f.nhosts; i++) {
+		struct tb_fleet_host *h = &x->f.hosts[i];
+		int ret;
+
+		if (!h->result_path) {
+			/* every step said ok, yet nothing came back: the playbook ended early */
+			if (h->state == TB_FLEET_OK &&
+			    tb_fleet_host_set(
+				    h, TB_FLEET_FAILED, "fetch the run directory",
+				    x->out.recap
+					    ? "no result.json was fetched"
+					    : "no result.json was fetched: the playbook stopped before its end"))
+				return TB_EXIT_FAIL;
+			continue;
+		}
+		ret = tb_result_load(h->result_path, &h->r);
+		if (ret == -ENOMEM)
+			return TB_EXIT_FAIL;
+		if (ret && tb_fleet_host_set(h, TB_FLEET_EXCLUDED, "load the result",
+					     tb_result_last_error()))
+			return TB_EXIT_FAIL;
+	}
+	if (!x->f.nhosts && strstr(x->out.said, "Invalid callback for stdout")) {
+		tb_err("fleet: ansible-playbook has no ansible.posix.jsonl callback (%s): install Debian's ansible package, which has the ansible.posix collection",
+		       x->out.said);
+		return TB_EXIT_UNAVAILABLE;
+	}
+	if (!x->f.nhosts) {
+		tb_err("fleet: %s: no host ran%s%s%s", x->o.inventory,
+		       x->o.limit ? " (--limit matched nothing?)" : "",
+		       *x->out.said ? "; ansible said: " : "", x->out.said);
+		return x->out.interrupted ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	}
+	return tb_fleet_merge(&x->f, 0) ? TB_EXIT_FAIL : -1;
+}
+
+/* ---- publish ----------------------------------------------------------------------------- */
+
+/* What print(f, x) writes, written atomically to the fleet directory's name. */
+static int write_text(struct fleet *x, const char *name, void (*print)(FILE *, struct fleet *))
+{
+	char path[PATH_MAX + 32], *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int ret;
+
+	if (!f)
+		return -ENOMEM;
+	print(f, x);
+	ret = fclose(f) ? -errno : 0;
+	snprintf(path, sizeof(path), "%s/%s", x->dir, name);
+	if (!ret)
+		ret = tb_write_atomic(path, buf, len, 0644);
+	if (ret)
+		tb_err("fleet: %s: cannot write: %s", path, strerror(-ret));
+	free(buf);
+	return ret;
+}
+
+static void print_tables(FILE *f, struct fleet *x)
+{
+	tb_fleet_print(f, &x->f);
+	tb_fleet_print_hosts(f, &x->f);
+}
+
+static void print_json(FILE *f, struct fleet *x)
+{
+	json_t *doc = tb_fleet_to_json(&x->f);
+
+	if (doc)
+		json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
+	fputc('\n', f);
+	json_decref(doc);
+}
+
+/* The comparisons within each hardware class; hosts alone in theirs are named, not compared. */
+static void print_compare(FILE *f, struct fleet *x)
+{
+	for (size_t k = 0; k < x->f.nclasses; k++)
+		fprintf(f, "class %c: %s: %zu host%s%s\n", x->f.classes[k].letter,
+			x->f.classes[k].name, x->f.classes[k].nhosts,
+			x->f.classes[k].nhosts == 1 ? "" : "s",
+			x->f.classes[k].nhosts == 1 ? ", compared with no other (absolute figures "
+						      "do not compare across classes)"
+						    : "");
+	for (size_t i = 0; i < x->f.ncmps; i++) {
+		fputc('\n', f);
+		tb_compare_print(f, x->f.cmps[i]);
+	}
+}
+
+/* The compare plot of the merged hosts (labelled with their inventory names) into DIR/plots,
+ * then the report. Returns 0 or -errno (said). */
+static int plot_and_report(struct fleet *x)
+{
+	const struct tb_result **rs = calloc(x->f.nhosts + 1, sizeof(*rs));
+	const char **labels = calloc(x->f.nhosts + 1, sizeof(*labels));
+	char path[PATH_MAX + 32], plotdir[PATH_MAX + 32];
+	size_t n = 0;
+	int ret = -ENOMEM;
+
+	if (!rs || !labels)
+		goto out;
+	for (size_t i = 0; i < x->f.nhosts; i++)
+		if (x->f.hosts[i].merged) {
+			rs[n] = x->f.hosts[i].r;
+			labels[n++] = x->f.hosts[i].name;
+		}
+	ret = n ? tb_plot_compare(rs, labels, n, x->dir, 0) : 0;
+	if (ret < 0)
+		tb_warn("fleet: no compare plot: %s",
+			ret == -ENOENT ? "gnuplot not found" : strerror(-ret));
+	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->dir);
+	snprintf(path, sizeof(path), "%s/report.html", x->dir);
+	ret = tb_report_fleet_write(&x->f, ret > 0 ? plotdir : NULL, path);
+	if (ret)
+		tb_err("fleet: %s: cannot write the report: %s", path, strerror(-ret));
+out:
+	free(rs);
+	free(labels);
+	return ret;
+}
+
+/* Returns the exit code. */
+static int publish(struct fleet *x)
+{
+	int ret = 0;
+
+	if (x->o.json)
+		print_json(stdout, x);
+	else
+		print_tables(stdout, x);
+	ret |= write_text(x, "fleet.txt", print_tables);
+	ret |= write_text(x, "fleet.json", print_json);
+	if (x->f.nmerged)
+		ret |= write_text(x, "compare.txt", print_compare);
+	ret |= plot_and_report(x);
+	if (!x->o.json)
+		printf("\nfleet:   %s/\nreport:  %s/report.html\ntables:  %s/fleet.txt, fleet.json%s\n",
+		       x->dir, x->dir, x->dir, x->f.nmerged ? ", compare.txt" : "");
+	if (x->o.history_set && x->f.nmerged) {
+		int hrc;
+
+		if (history_add(x->o.history, &x->f, x->o.json, &hrc) && hrc != TB_EXIT_FAIL)
+			return hrc; /* the history itself is wrong or unreachable: 2 or 3 */
+		if (hrc)
+			ret = -1;
+	}
+	if (ret || x->out.interrupted || tb_fleet_nbad(&x->f))
+		return TB_EXIT_FAIL;
+	return TB_EXIT_OK;
+}
+
+int tb_cmd_fleet(int argc, char **argv)
+{
+	struct fleet x = {0};
+	int rc;
+
+	rc = parse_args(argc, argv, &x.o);
+	if (rc < 0)
+		rc = prepare(&x);
+	if (rc < 0)
+		rc = play(&x);
+	if (rc < 0)
+		rc = load(&x);
+	if (rc < 0)
+		rc = publish(&x);
+	tb_fleet_free(&x.f);
+	tb_scenario_free(x.s);
+	json_decref(x.o.labels);
+	json_decref(x.o.run_args);
+	return rc;
+}
