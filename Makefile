@@ -35,7 +35,7 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3 libxml2-utils chromium
+	   python3 libxml2-utils chromium bpfcc-tools
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
 
@@ -266,9 +266,11 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
 		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)
 	install -m 0755 $(TB_BIN) $(DESTDIR)$(BINDIR)/tracebench
-	install -d $(DESTDIR)$(DATADIR)/scenarios/validation
+	install -d $(DESTDIR)$(DATADIR)/scenarios/validation $(DESTDIR)$(DATADIR)/scenarios/bpftrace
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
 	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
+	install -m 0644 scenarios/bpftrace/*.ini scenarios/bpftrace/*.bt \
+		$(DESTDIR)$(DATADIR)/scenarios/bpftrace/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1

@@ -41,6 +41,12 @@ void tb_html_environment(FILE *f, const struct tb_result *r, const char *id);
  * warnings, failed, lossy, noisy and untrustworthy cells (or that there is none). */
 void tb_html_warnings(FILE *f, const struct tb_result *r);
 
+/*
+ * The command tracers of r (report-command.c): per traced cell, where its events and losses
+ * came from, its maps, RSS and CPU, and the table of its BPF programs (runs, runs/op, ns/run,
+ * ns/op, share of the overhead). Nothing when r has none.
+ */
+void tb_html_command_tracers(FILE *f, const struct tb_result *r);
 /* A number cell: v with fmt, a dash when v is not finite. */
 void tb_html_num(FILE *f, double v, const char *fmt);
 /* The CSS class of a verdict's cell ("" for none). */

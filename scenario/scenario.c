@@ -41,6 +41,7 @@ struct parse {
 	size_t nlong;
 	struct tb_strlist mx_w, mx_t;
 	bool have_matrix, have_global;
+	char dir[4096]; /* the scenario file's directory, absolute: relative inputs are there */
 };
 
 static void perr(struct parse *p, int line, const char *fmt, ...)
@@ -772,7 +773,9 @@ static void finish(struct parse *p)
 			perr(p, t->line, "[tracer %s]: no 'type' key", t->name);
 			continue;
 		}
-		if (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err)))
+		if (t->ops->resolve && t->ops->resolve(t->cfg, p->dir, err, sizeof(err)))
+			perr(p, t->line, "[tracer %s]: %s", t->name, err);
+		else if (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err)))
 			perr(p, t->line, "[tracer %s]: %s", t->name, err);
 		if (t->settle_ns == UINT64_MAX)
 			t->settle_ns = gdef.settle;
@@ -906,6 +909,17 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	return s->text && s->path && s->name ? 0 : -ENOMEM;
 }
 
+/* The absolute directory of the scenario file what (the working directory for a bare name). */
+static void scenario_dir(const char *what, char *dir, size_t len)
+{
+	char copy[4096], *abs;
+
+	snprintf(copy, sizeof(copy), "%s", what);
+	abs = realpath(dirname(copy), NULL);
+	snprintf(dir, len, "%s", abs ? abs : ".");
+	free(abs);
+}
+
 int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
 {
 	struct parse p = {0};
@@ -922,6 +936,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	p.s = s;
 	p.what = what;
 	p.text = p.pos = text;
+	scenario_dir(what, p.dir, sizeof(p.dir));
 	memset(&gdef, 0, sizeof(gdef));
 	if (tb_opts_defaults(global_opts, &gdef)) {
 		ret = -EINVAL;

@@ -48,6 +48,7 @@ struct tb_tracer {
 	size_t ncpus;			     /* 0: not pinned */
 	const struct tb_hook_expect *expect; /* per counted hook, what one op makes */
 	size_t nexpect;
+	unsigned int sample; /* the sample's position in the run (0-based, warmups included) */
 };
 
 enum {
@@ -63,6 +64,12 @@ struct tb_tracer_ops {
 	unsigned int flags;
 	int (*supported)(char *why, size_t len);
 	int (*validate)(const void *cfg, char *err, size_t len);
+	/*
+	 * Optional: make the config's relative input paths (a script the tracer reads) absolute
+	 * against dir, the scenario file's directory. The scenario parser calls it once per
+	 * section, before validate. Returns 0, or -errno with the reason in err.
+	 */
+	int (*resolve)(void *cfg, const char *dir, char *err, size_t len);
 	/* Untimed: create instance, load programs, open fds; nothing live yet. target is set. */
 	int (*setup)(struct tb_tracer *t);
 	/* Make it live (enable events, attach, start the command and wait for readiness). */

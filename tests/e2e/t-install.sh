@@ -11,6 +11,7 @@ for prefix in /usr/local /opt/tb; do
 	P=$inst$prefix
 	for f in bin/tracebench share/man/man1/tracebench.1 share/tracebench/scenarios/quick.ini \
 		share/tracebench/plots/overhead.gp share/tracebench/scenarios/validation/aa.ini \
+		share/tracebench/scenarios/bpftrace/read-latency.bt share/tracebench/scenarios/real-tools.ini \
 		libexec/tracebench/tb-exit; do
 		[ -f "$P/$f" ] || fail "$f not installed"
 	done
