@@ -353,10 +353,14 @@ static const struct tb_option wl_harness_opts[] = {
 
 struct tcfg {
 	uint64_t settle;
+	struct tb_strlist workloads;
 };
 static const struct tb_option tr_harness_opts[] = {
 	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
 	 "delay after start and before stop", 0, 60e9},
+	{"workloads", TB_OPT_LIST, offsetof(struct tcfg, workloads), NULL,
+	 "the matrix's workloads it runs on (default: every one): a tool against the workload it "
+	 "targets"},
 	TB_OPT_END,
 };
 
@@ -484,10 +488,15 @@ static void tracer_key(struct parse *p, const char *name, const char *value)
 		set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
 		return;
 	}
-	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
+	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err))) {
 		perr(p, p->line, "[%s]: %s", p->cur, err);
-	else
+	} else if (!strcmp(name, "workloads")) {
+		tb_strlist_free(&t->only); /* a duplicate key (already an error): no leak */
+		t->only = tc.workloads;
+		t->only_line = p->line;
+	} else {
 		t->settle_ns = tc.settle;
+	}
 }
 
 /*
@@ -737,6 +746,41 @@ static int resolve_exclude(struct parse *p)
 	return 0;
 }
 
+bool tb_scenario_runs_on(const struct tb_scn_tracer *t, const char *workload)
+{
+	for (size_t k = 0; k < t->only.n; k++)
+		if (!strcmp(t->only.v[k], workload))
+			return true;
+	return !t->only.n;
+}
+
+/* Each tracer's 'workloads' names workloads of the matrix, once each. */
+static void resolve_only(struct parse *p)
+{
+	struct tb_scenario *s = p->s;
+
+	for (size_t i = 1; i < s->ntracers; i++) {
+		const struct tb_scn_tracer *t = &s->tracers[i];
+
+		for (size_t k = 0; k < t->only.n; k++) {
+			int idx = tb_scenario_workload(s, t->only.v[k]);
+			bool listed = false;
+
+			for (size_t j = 0; idx >= 0 && j < s->nmx_workloads; j++)
+				listed |= s->mx_workloads[j] == (size_t)idx;
+			if (!listed)
+				perr(p, t->only_line,
+				     "[tracer %s]: workloads: '%s' is not a workload of the [matrix]",
+				     t->name, t->only.v[k]);
+			for (size_t j = 0; j < k; j++)
+				if (!strcmp(t->only.v[j], t->only.v[k]))
+					perr(p, t->only_line,
+					     "[tracer %s]: workloads: '%s' listed twice", t->name,
+					     t->only.v[k]);
+		}
+	}
+}
+
 static int resolve_matrix(struct parse *p)
 {
 	struct tb_scenario *s = p->s;
@@ -789,6 +833,7 @@ static int resolve_matrix(struct parse *p)
 		s->tracers[idx].used = true;
 		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
 	}
+	resolve_only(p);
 	return resolve_exclude(p);
 }
 
@@ -857,6 +902,7 @@ void tb_scenario_free(struct tb_scenario *s)
 			tb_opts_free(s->tracers[i].ops->opts, s->tracers[i].cfg);
 		free(s->tracers[i].cfg);
 		free(s->tracers[i].name);
+		tb_strlist_free(&s->tracers[i].only);
 	}
 	for (i = 0; i < s->ngate; i++) {
 		free(s->gate_keys[i]);

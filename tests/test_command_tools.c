@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/proc.h"
 #include "core/tb.h"
 #include "tb_test.h"
 #include "tracers/command-tools.h"
@@ -239,10 +240,36 @@ static void test_bpftrace_lines(void)
 	CU_ASSERT_EQUAL(f.lost, -1); /* an unknown tool's lines mean nothing */
 }
 
+/* A bpftrace program that does not compile here is unusable, with bpftrace's own reason. */
+static void test_compiles(void)
+{
+	struct tb_strlist l = {0};
+	struct tb_tool_info ti;
+	char path[4096], why[512];
+
+	if (tb_proc_which("bpftrace", path, sizeof(path)))
+		TB_SKIP("bpftrace not installed");
+	CU_ASSERT_EQUAL_FATAL(
+		tb_split_argv("bpftrace -e 'BEGIN { printf(\"%d\\n\", $1); exit(); }' {pid}", &l),
+		0);
+	tb_tool_identify(&l, &ti);
+	CU_ASSERT_EQUAL(tb_tool_usable(&l, &ti, why, sizeof(why)), 0);
+	tb_strlist_free(&l);
+	CU_ASSERT_EQUAL_FATAL(tb_split_argv("bpftrace -e 'BEGIN { @x = nosuchfunc(1); }'", &l), 0);
+	tb_tool_identify(&l, &ti);
+	CU_ASSERT_EQUAL(tb_tool_usable(&l, &ti, why, sizeof(why)), -EOPNOTSUPP);
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "bpftrace cannot compile its program here: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "nosuchfunc"));
+	CU_ASSERT_PTR_NULL(strstr(why, "RLIMIT")); /* its harmless warning is not the reason */
+	printf("\n    %s ", why);
+	tb_strlist_free(&l);
+}
+
 static CU_TestInfo tools_tests[] = {
 	{"which tool", test_identify},
 	{"bpftrace kprobes here", test_kprobes},
 	{"bcc headers here", test_bcc},
+	{"bpftrace compiles it here", test_compiles},
 	{"program file next to the scenario", test_resolve},
 	{"perf record's lines", test_perf_record_lines},
 	{"perf trace's lines", test_perf_trace_lines},

@@ -42,6 +42,13 @@ const char *tb_tool_name(int tool);
 int tb_tool_supported(const struct tb_strlist *argv, const struct tb_tool_info *ti, char *why,
 		      size_t len);
 /*
+ * tb_tool_supported, and for bpftrace whether it compiles the program here (it runs bpftrace
+ * --emit-elf: nothing is loaded or attached; 0.1-0.2 s, so once per scenario, not per sample).
+ * Returns 0, or -EOPNOTSUPP with the reason in why.
+ */
+int tb_tool_usable(const struct tb_strlist *argv, const struct tb_tool_info *ti, char *why,
+		   size_t len);
+/*
  * The tool's program file given as a relative path (bpftrace read-latency.bt), made absolute
  * against dir when it is there. Returns 0 (also when there is nothing to resolve), -ENOENT
  * with the reason in err when the file is in neither place, or -ENOMEM.

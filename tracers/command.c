@@ -114,8 +114,8 @@ static const struct tb_option cmd_opts[] = {
 	 "find the BPF programs and maps its processes own (their fds), per program: runs and "
 	 "in-kernel ns per run"},
 	{"bpf-stats", TB_OPT_BOOL, offsetof(struct cfg, bpf_stats), "true",
-	 "hold bpf_enable_stats over the window for the runs and run time (adds ~20 ns to every BPF "
-	 "program run on the host)"},
+	 "hold bpf_enable_stats over the window for the runs and run time (two clock reads more in "
+	 "every BPF program run on the host: METHODOLOGY.md, bpf_stats' own cost)"},
 	{"log-max", TB_OPT_SIZE, offsetof(struct cfg, log_max), "16M",
 	 "bytes of each sample's output kept in its log (the first and last halves; its figures are "
 	 "read from all of it first); 0: keep everything"},
@@ -202,16 +202,23 @@ static int cmd_resolve(void *vcfg, const char *dir, char *err, size_t len)
 static void cmd_teardown(struct tb_tracer *t);
 
 /*
- * Can this command work here: a bcc tool without the kernel's headers, or bpftrace kprobes on a
- * kernel without kprobes, cannot (command-tools.h). 0 or -EOPNOTSUPP with the reason in why.
+ * Can this command work here: a bcc tool without the kernel's headers, bpftrace kprobes on a
+ * kernel without kprobes, or a bpftrace program that does not compile here cannot
+ * (command-tools.h). The plan asks once (compile: bpftrace --emit-elf); setup asks again for
+ * each sample without compiling. 0 or -EOPNOTSUPP with the reason in why.
  */
-static int cmd_usable(const void *vcfg, char *why, size_t len)
+static int usable(const struct cfg *c, bool compile, char *why, size_t len)
 {
-	const struct cfg *c = vcfg;
 	struct tb_tool_info ti;
 
 	tb_tool_identify(&c->command, &ti);
-	return tb_tool_supported(&c->command, &ti, why, len);
+	return compile ? tb_tool_usable(&c->command, &ti, why, len)
+		       : tb_tool_supported(&c->command, &ti, why, len);
+}
+
+static int cmd_usable(const void *vcfg, char *why, size_t len)
+{
+	return usable(vcfg, true, why, len);
 }
 
 static int cmd_setup(struct tb_tracer *t)
@@ -226,7 +233,7 @@ static int cmd_setup(struct tb_tracer *t)
 		tb_err("[tracer %s] %s", t->name, err);
 		return ret;
 	}
-	ret = cmd_usable(c, err, sizeof(err));
+	ret = usable(c, false, err, sizeof(err));
 	if (ret) {
 		tb_err("[tracer %s] command is unsupported here: %s", t->name, err);
 		return ret;
@@ -654,6 +661,7 @@ const struct tb_tracer_ops tb_tracer_command = {
 	.cfg_size = sizeof(struct cfg),
 	.validate = cmd_validate,
 	.resolve = cmd_resolve,
+	.supported_cfg = cmd_usable,
 	.setup = cmd_setup,
 	.start = cmd_start,
 	.stop = cmd_stop,

@@ -82,8 +82,9 @@ struct tb_tracer_ops {
 	int (*resolve)(void *cfg, const char *dir, char *err, size_t len);
 	/*
 	 * Optional: is this (validated) configuration usable here, beyond supported()? E.g. an
-	 * attach type the kernel refuses, found by trying it. 0, or -errno with the reason in
-	 * why. The plan drops or refuses a section whose configuration is not usable.
+	 * attach type the kernel refuses, found by trying it, or an external command whose tool
+	 * cannot run here (tracers/command-tools.h). 0, or -errno with the reason in why. The
+	 * plan drops or refuses a section whose configuration is not usable.
 	 */
 	int (*supported_cfg)(const void *cfg, char *why, size_t len);
 	/*

@@ -1,8 +1,9 @@
 #!/bin/bash
 # Real tools measured with no help from them (issue 16): the shipped read-latency.bt given
 # {pid} counts exactly the workload's reads, its BPF programs come with the kernel's runs and
-# ns/run in the summary, result.json and report.html; a bcc tool without kernel headers is
-# unsupported with that reason; a bad placeholder is a scenario error at its line.
+# ns/run in the summary, result.json and report.html; real-tools.ini runs each tool on its
+# workload and skips a bcc tool without kernel headers with that reason; a bad placeholder is a
+# scenario error at its line.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v bpftrace >/dev/null || skip "bpftrace not installed"
@@ -67,30 +68,18 @@ grep -q 'class="bpf-programs"' "$TMP/rl/report.html" || fail "no program table i
 "$TB" report "$TMP/rl/result.json" -o "$TMP/again.html" >/dev/null 2>&1 || fail "report from the file"
 grep -q 'sys_exit_pread64' "$TMP/again.html" || fail "the table is not in the file's report"
 
-# 3. A bcc tool where bcc cannot compile: unsupported, with the reason.
+# 3. real-tools.ini: each tool on the workload it targets (not the whole matrix); where bcc cannot
+#    compile (no kernel headers) its tools are skipped with the reason before anything runs.
+"$TB" run "$TB_ROOT/scenarios/real-tools.ini" --dry-run >"$TMP/out" 2>"$TMP/err" ||
+	{ cat "$TMP/out" "$TMP/err" >&2; fail "real-tools.ini --dry-run"; }
+grep -q "getpid-paced/perf-record" "$TMP/out" || { cat "$TMP/out" >&2; fail "no perf-record cell"; }
+grep -q "getpid/opensnoop.bt\|read-4k/syscount.bt" "$TMP/out" &&
+	{ cat "$TMP/out" >&2; fail "a tool on a workload it does not target"; }
 if command -v execsnoop-bpfcc >/dev/null && [ ! -e "/lib/modules/$(uname -r)/build" ] &&
 	[ ! -e /sys/kernel/kheaders.tar.xz ]; then
-	cat >"$TMP/bcc.ini" <<'EOF'
-[global]
-repetitions = 1
-warmup = 0
-duration = 100ms
-
-[workload exec]
-type = exec
-
-[tracer execsnoop]
-type = command
-command = execsnoop-bpfcc
-ready = PCOMM
-
-[matrix]
-workloads = exec
-tracers = execsnoop
-EOF
-	"$TB" run "$TMP/bcc.ini" -o "$TMP/bcc" --wait >"$TMP/out" 2>"$TMP/err"
-	grep -q "execsnoop\].*unsupported here: a bcc tool compiles its BPF programs when it starts, against the running kernel's headers" \
-		"$TMP/out" "$TMP/err" || { cat "$TMP/out" "$TMP/err" >&2; fail "bcc: no reason"; }
+	grep -q "real-tools.ini:[0-9]*: \[tracer execsnoop-bpfcc\]: command is unsupported here: a bcc tool compiles its BPF programs when it starts, against the running kernel's headers" \
+		"$TMP/err" || { cat "$TMP/err" >&2; fail "bcc: no reason"; }
+	grep -q "exec/execsnoop-bpfcc" "$TMP/out" && { cat "$TMP/out" >&2; fail "an unsupported cell planned"; }
 	grep -q "Traceback\|No child processes" "$TMP/out" "$TMP/err" && fail "bcc: a wrong message"
 fi
 ls "$TB_STATE_DIR"/armed-*.json >/dev/null 2>&1 && fail "armed records left: $(ls "$TB_STATE_DIR")"
