@@ -7,7 +7,8 @@
 #   make install     PREFIX=/usr/local DESTDIR=...
 #   make man         doc/tracebench.1 from doc/tracebench.1.in and the option tables
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | bench-estimate | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-estimate | bench-history | validate | validate-history | fuzz
+#   make valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -36,9 +37,11 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
-	   liblttng-ctl-dev libbabeltrace2-dev bpfcc-tools
+	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
+	   bpfcc-tools
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
+	  sqlite3 libpq libcrypto
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -70,7 +73,8 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 $(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
-ROOMS	 = core cli scenario plan runner result stats outputs outputs/plot host workloads tracers
+ROOMS	 = core cli scenario plan runner result stats history outputs outputs/plot host workloads \
+	   tracers
 SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
@@ -95,7 +99,8 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
+	bench-workloads bench-estimate bench-history validate validate-history fuzz fuzzers valgrind \
+	format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -232,6 +237,16 @@ bench-estimate: deps
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh
+
+# Change-point detection on real histories of this machine (METHODOLOGY.md, section 8).
+validate-history: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-history.sh
+
+# Adding 1,000 result files to a history and detecting over all its series: figures printed.
+bench-history: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-history.sh
 
 fuzz: deps
 	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)

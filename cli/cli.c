@@ -124,3 +124,29 @@ int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out
 	*file = argv[optind];
 	return tb_result_load(*file, r) ? TB_EXIT_USAGE : -1;
 }
+
+const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given)
+{
+	static const char *const ext[] = {".db", ".sqlite", ".sqlite3"};
+	const char *a;
+	size_t n;
+
+	if (optarg_given)
+		return optarg_given;
+	if (optind >= argc || !(a = argv[optind]) || a[0] == '-')
+		return NULL;
+	n = strlen(a);
+	if (!strncmp(a, "postgresql://", 13) || !strncmp(a, "postgres://", 11)) {
+		optind++;
+		return a;
+	}
+	for (size_t i = 0; i < TB_ARRAY_SIZE(ext); i++) {
+		size_t e = strlen(ext[i]);
+
+		if (n > e && !strcmp(a + n - e, ext[i])) {
+			optind++;
+			return a;
+		}
+	}
+	return NULL;
+}

@@ -28,6 +28,13 @@ struct tb_result;
  */
 int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
 		      struct tb_result **r);
+/*
+ * The database of an option with an optional argument (--history[=DB]): optarg_given when the
+ * argument came with '=', else the next argument when it names a database (a postgresql://
+ * URL, or a path ending in .db, .sqlite or .sqlite3), which is then consumed; else NULL (the
+ * default database).
+ */
+const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given);
 /* "tracebench CMD: bad value 'x' for --opt: reason", returns TB_EXIT_USAGE. */
 int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why);
 

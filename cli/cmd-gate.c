@@ -15,16 +15,21 @@
 #include "cli/gate-run.h"
 #include "stats/gate.h"
 
-#define GATE_USAGE                                                                               \
-	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"         \
-	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"  \
-	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"            \
-	"                       [--benchmark-json FILE]\n"                                       \
-	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n" \
-	"                   warning in every output)\n"                                          \
-	"Exit 0 pass, 1 fail, 2 bad input. Limits also come from the result's [gate] section;\n" \
-	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n" \
-	"A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
+#define GATE_USAGE                                                                                  \
+	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"            \
+	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"     \
+	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
+	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
+	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n"    \
+	"                   warning in every output)\n"                                             \
+	"  --history[=DB]   gate each cell against the last stable segment of its series in the\n"  \
+	"                   history (default $TRACEBENCH_DB, else results/history.db; also\n"       \
+	"                   --history FILE.db or URL): fail when the run's change from it is\n"     \
+	"                   significantly above max-regression\n"                                   \
+	"  --comparable     with --history: join runs whose scenario text differs\n"                \
+	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
+	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
+	"5% --max-regression 3% --alpha 0.01. A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
 const char tb_usage_gate[] = GATE_USAGE;
 
@@ -51,11 +56,16 @@ int tb_cmd_gate(int argc, char **argv)
 		{"junit", required_argument, NULL, 'j'},
 		{"markdown", required_argument, NULL, 'm'},
 		{"benchmark-json", required_argument, NULL, 'B'},
+		{"history", optional_argument, NULL, 'H'},
+		{"comparable", no_argument, NULL, 'c'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct tb_result *r = NULL, *old = NULL;
+	const char *hist_db = NULL;
+	bool history = false, comparable = false;
 	struct tb_gate_opts o;
+	json_t *doc = NULL;
 	int c, ret = TB_EXIT_USAGE;
 
 	tb_gate_opts_init(&o);
@@ -92,6 +102,13 @@ int tb_cmd_gate(int argc, char **argv)
 		case 'B':
 			o.benchmark_json = optarg;
 			break;
+		case 'H':
+			history = true;
+			hist_db = tb_cli_optional_db(argc, argv, optarg);
+			break;
+		case 'c':
+			comparable = true;
+			break;
 		case 'h':
 			printf("%s", GATE_USAGE);
 			return TB_EXIT_OK;
@@ -105,14 +122,20 @@ int tb_cmd_gate(int argc, char **argv)
 		return TB_EXIT_USAGE;
 	}
 	o.name = argv[optind];
-	if (tb_result_load(o.name, &r))
+	if (history && o.baseline_name) {
+		tb_err("gate: --history and --baseline are two references: give one");
+		goto out;
+	}
+	if (tb_result_load_doc(o.name, &r, &doc))
 		goto out;
 	if (o.baseline_name && tb_result_load(o.baseline_name, &old))
 		goto out;
-	ret = tb_gate_result(r, old, &o, stdout);
+	ret = history ? tb_gate_result_history(r, doc, hist_db, comparable, &o, stdout)
+		      : tb_gate_result(r, old, &o, stdout);
 	if (fflush(stdout) && ret == TB_EXIT_OK)
 		ret = TB_EXIT_FAIL;
 out:
+	json_decref(doc);
 	tb_result_free(r);
 	tb_result_free(old);
 	return ret;

@@ -109,12 +109,14 @@ static void print_entry(const char *name, const char *help, const struct tb_opti
 /* The man page from its template, the generated parts filled in, on standard output. */
 static int man_page(const char *tmpl)
 {
-	struct tb_man_cmd cmds[16] = {{0}};
-	size_t i;
+	static const struct tb_command *const tables[] = {tb_commands, tb_history_commands};
+	struct tb_man_cmd cmds[32] = {{0}};
+	size_t i = 0;
 
-	for (i = 0; tb_commands[i].name && i + 1 < TB_ARRAY_SIZE(cmds); i++)
-		cmds[i] = (struct tb_man_cmd){tb_commands[i].name, tb_commands[i].help,
-					      tb_commands[i].usage};
+	for (size_t t = 0; t < TB_ARRAY_SIZE(tables); t++)
+		for (const struct tb_command *c = tables[t]; c->name && i + 1 < TB_ARRAY_SIZE(cmds);
+		     c++)
+			cmds[i++] = (struct tb_man_cmd){c->name, c->help, c->usage};
 	return tb_man_fill(stdout, tmpl, cmds) ? TB_EXIT_USAGE : TB_EXIT_OK;
 }
 

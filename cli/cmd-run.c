@@ -21,6 +21,7 @@
 #include "host/sysinfo.h"
 #include "host/cleanup.h"
 #include "host/tracing-state.h"
+#include "history/store.h"
 #include "outputs/csv.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
@@ -58,6 +59,9 @@ const char tb_usage_run[] =
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
 	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
+	"      --history[=DB]      add the run to the history (default $TRACEBENCH_DB, else\n"
+	"                          results/history.db; also --history FILE.db or URL); with\n"
+	"                          --gate, gate against the history first\n"
 	"  -h, --help\n" TB_CLI_COMMON_USAGE
 	"                          (run -q: no plan or progress line either)\n";
 
@@ -65,6 +69,8 @@ const char tb_usage_run[] =
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
+	bool history;		      /* --history */
+	const char *hist_db;	      /* its database, NULL for the default */
 	int64_t rounds, warmup, seed; /* -1: not given */
 	uint64_t dur, maxt;	      /* 0: not given */
 	double prec;		      /* -1: not given */
@@ -108,7 +114,7 @@ static void install_signals(void)
 /* ---- parse ----------------------------------------------------------------------------- */
 
 /* One option into o; returns -1 to go on, else the exit code. */
-static int parse_opt(int c, struct run_opts *o)
+static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 {
 	int ret;
 
@@ -174,6 +180,10 @@ static int parse_opt(int c, struct run_opts *o)
 	case 'q':
 		o->quiet = true;
 		break;
+	case 'H':
+		o->history = true;
+		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
+		break;
 	case 'L': {
 		char err[256];
 
@@ -216,6 +226,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"wait", no_argument, NULL, 'W'},
 		{"anonymize", no_argument, NULL, 'Z'},
 		{"label", required_argument, NULL, 'L'},
+		{"history", optional_argument, NULL, 'H'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -224,7 +235,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 
 	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
 	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
-		rc = parse_opt(c, o);
+		rc = parse_opt(c, o, argc, argv);
 		if (rc >= 0)
 			return rc;
 	}
@@ -532,6 +543,41 @@ static void plots_and_report(struct run *x)
 		printf("report:  %s\n", path);
 }
 
+/*
+ * --history: the run as written (its result.json read back, as `history add` would read it),
+ * in one transaction. A failed add is said and makes the exit code that of the history's
+ * error, unless the run had failed already.
+ */
+static int add_to_history(struct run *x, int rc)
+{
+	const char *db = tb_history_target(x->o.hist_db);
+	struct tb_history_added info;
+	struct tb_history *h = NULL;
+	struct tb_result *saved = NULL;
+	json_t *doc = NULL;
+	char path[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/result.json", x->dir);
+	ret = tb_result_load_doc(path, &saved, &doc) ? -EINVAL : 0;
+	if (!ret)
+		ret = tb_history_open(db, TB_HISTORY_WRITE, &h);
+	if (!ret)
+		ret = tb_history_add_result(h, saved, doc, NULL, path, &info);
+	if (!ret && x->o.json_out)
+		tb_info("history: %s: run %lld (%zu points)", tb_history_name(h),
+			(long long)info.run_id, info.npoints);
+	else if (!ret)
+		printf("history: %s: run %lld (%zu points)\n", tb_history_name(h),
+		       (long long)info.run_id, info.npoints);
+	else
+		tb_err("run: the run was not added to the history %s", db);
+	tb_history_close(h);
+	json_decref(doc);
+	tb_result_free(saved);
+	return ret && rc == TB_EXIT_OK ? tb_history_exit_code(ret) : rc;
+}
+
 /* How much the run wrote: the tracers' files (raw streams, perf.data), kept or not, and what
  * the run directory holds now. */
 static void print_disk(const struct run *x)
@@ -577,8 +623,12 @@ static int publish(struct run *x, int rc)
 
 		tb_gate_opts_init(&go);
 		go.name = x->dir;
-		rc = tb_gate_result(x->r, NULL, &go, stdout);
+		rc = x->o.history
+			     ? tb_gate_result_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
+			     : tb_gate_result(x->r, NULL, &go, stdout);
 	}
+	if (x->o.history && !x->interrupted && (rc == TB_EXIT_OK || rc == TB_EXIT_FAIL))
+		rc = add_to_history(x, rc);
 	return rc;
 }
 

@@ -14,10 +14,11 @@ int tb_cmd_gate(int argc, char **argv);
 int tb_cmd_plot(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
 int tb_cmd_cleanup(int argc, char **argv);
+int tb_cmd_history(int argc, char **argv);
 
 /* Each command's --help text (what `tracebench list --man` puts in the man page). */
 extern const char tb_usage_run[], tb_usage_list[], tb_usage_sysinfo[], tb_usage_compare[],
-	tb_usage_gate[], tb_usage_plot[], tb_usage_report[], tb_usage_cleanup[];
+	tb_usage_gate[], tb_usage_plot[], tb_usage_report[], tb_usage_history[], tb_usage_cleanup[];
 
 /* The command table: name, entry point, one line of help, --help text; ends with NULL name. */
 struct tb_command {
@@ -27,5 +28,8 @@ struct tb_command {
 	const char *usage;
 };
 extern const struct tb_command tb_commands[];
+
+/* history's subcommands ("history add", ...) with their --help, for the man page; no fn. */
+extern const struct tb_command tb_history_commands[];
 
 #endif /* TB_COMMANDS_H */

@@ -7,12 +7,16 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "core/tb.h"
+#include "history/analysis.h"
+#include "history/store.h"
 #include "outputs/gate-formats.h"
 #include "result/result.h"
 #include "cli/gate-run.h"
 #include "stats/gate.h"
+#include "stats/stats.h"
 
 int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
 		   FILE *out)
@@ -39,5 +43,57 @@ int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_g
 			r->stop_reason ? r->stop_reason : "unknown reason");
 done:
 	tb_gate_release(&g);
+	return ret;
+}
+
+int tb_gate_result_history(struct tb_result *r, const json_t *doc, const char *db, bool comparable,
+			   struct tb_gate_opts *o, FILE *out)
+{
+	const char *target = tb_history_target(db);
+	struct tb_gate_ref *refs = NULL, *none = NULL;
+	struct tb_history *h = NULL;
+	struct tb_detect_opts det;
+	json_t *own = NULL;
+	double alpha;
+	int ret;
+
+	if (tb_gate_alpha(r, o, &alpha))
+		return TB_EXIT_USAGE;
+	/* The run's points come from its figures: a file without them is analysed first. */
+	if (tb_stats_analyze(r)) {
+		tb_err("gate: out of memory analysing %s", o->name ? o->name : "the result");
+		return TB_EXIT_FAIL;
+	}
+	tb_detect_opts_init(&det);
+	ret = tb_history_open(target, 0, &h);
+	if (ret == -ENOENT) {
+		/* The first run of a pipeline: nothing to regress against yet. */
+		tb_warn("gate: no history at %s yet: no regression check against it", target);
+		none = calloc(r->ncells ? r->ncells : 1, sizeof(*none));
+		if (!none)
+			return TB_EXIT_FAIL;
+		for (size_t i = 0; i < r->ncells; i++)
+			none[i].c = &r->cells[i];
+		refs = none;
+	} else if (ret) {
+		return tb_history_exit_code(ret);
+	} else {
+		if (!doc)
+			doc = own = tb_result_to_json(r);
+		ret = doc ? tb_history_gate_refs(h, r, doc, comparable, &det, alpha, &refs)
+			  : -ENOMEM;
+		json_decref(own);
+		if (ret) {
+			tb_history_close(h);
+			return tb_history_exit_code(ret);
+		}
+	}
+	o->history = refs;
+	o->history_name = h ? tb_history_name(h) : target;
+	ret = tb_gate_result(r, NULL, o, out);
+	o->history = NULL;
+	o->history_name = NULL;
+	free(refs);
+	tb_history_close(h);
 	return ret;
 }

@@ -19,5 +19,9 @@ const struct tb_env_var tb_env_vars[] = {
 			 "directory."},
 	{TB_ENV_GNUPLOT_ARG_MAX, "Longest gnuplot -e argument before the variables go through "
 				 "a file (bytes; default 65536). For tests."},
+	{TB_ENV_DB, "The history database when no --db (or --history=DB) is given: a file or a "
+		    "postgresql:// URL. Default: results/history.db."},
+	{TB_ENV_DB_TIMEOUT, "How long to wait for another process's lock on the history (a "
+			    "duration, default 30s, at most 1h)."},
 	{NULL, NULL},
 };

@@ -12,6 +12,8 @@
 #define TB_ENV_PLOTS_DIR       "TB_PLOTS_DIR"
 #define TB_ENV_HELPERS	       "TB_HELPERS"
 #define TB_ENV_GNUPLOT_ARG_MAX "TB_GNUPLOT_ARG_MAX"
+#define TB_ENV_DB	       "TRACEBENCH_DB"
+#define TB_ENV_DB_TIMEOUT      "TRACEBENCH_DB_TIMEOUT"
 
 struct tb_env_var {
 	const char *name;

@@ -52,34 +52,40 @@ static uint64_t thread_cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The iterations the measuring loop spins, read once per call as tb_inject_point reads the
+ * control page: the loop then pays what a workload pays, the call into tb_spin included. */
+static volatile uint64_t measure_iters;
+
 /*
- * Median per-call cost of calls x (optional getpid, tb_spin(iters)) minus the same with no
- * spin. With the syscall the loop is timed like the harness times a batch (wall clock:
- * interrupts and steal inflate both alike); the median of the repetitions drops a preempted one.
+ * Median per-call cost of calls x (optional getpid, then what tb_inject_point does with iters)
+ * minus the same with the injection off (no call at all, as in a workload without the delay).
+ * With the syscall the loop is timed like the harness times a batch (wall clock: interrupts
+ * and steal inflate both alike); the median of the repetitions drops a preempted one. Nothing
+ * is injected for 0 iterations, so that costs 0.
  */
 static double measure(uint64_t iters, uint64_t calls, bool with_syscall)
 {
 	uint64_t (*now)(void) = with_syscall ? tb_now_ns : thread_cpu_ns;
 	enum { REPS = 9 };
 	double t[REPS], base[REPS];
-	uint64_t i, t0;
+	uint64_t i, t0, n;
 	int r;
 
+	if (!iters)
+		return 0.0;
 	for (r = 0; r < REPS; r++) {
-		t0 = now();
-		for (i = 0; i < calls; i++) {
-			if (with_syscall)
-				syscall(SYS_getpid);
-			tb_spin(iters);
+		for (int pass = 0; pass < 2; pass++) {
+			measure_iters = pass ? 0 : iters;
+			t0 = now();
+			for (i = 0; i < calls; i++) {
+				if (with_syscall)
+					syscall(SYS_getpid);
+				n = measure_iters;
+				if (n)
+					tb_spin(n);
+			}
+			(pass ? base : t)[r] = (double)(now() - t0) / (double)calls;
 		}
-		t[r] = (double)(now() - t0) / (double)calls;
-		t0 = now();
-		for (i = 0; i < calls; i++) {
-			if (with_syscall)
-				syscall(SYS_getpid);
-			tb_spin(0);
-		}
-		base[r] = (double)(now() - t0) / (double)calls;
 	}
 	qsort(t, REPS, sizeof(t[0]), cmp_double);
 	qsort(base, REPS, sizeof(base[0]), cmp_double);

@@ -12,6 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include "core/tb.h"
 
 static volatile sig_atomic_t stop_flag;
@@ -307,6 +309,19 @@ int64_t tb_dir_bytes(const char *path)
 bool tb_streq(const char *a, const char *b)
 {
 	return a == b || (a && b && !strcmp(a, b));
+}
+
+int tb_sha256_hex(const void *data, size_t len, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+
+	out[0] = '\0';
+	if (!EVP_Digest(data, len, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+		return -ENOMEM;
+	for (i = 0; i < mdlen; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
 }
 
 void tb_utc_iso(char *buf, size_t len, time_t t)

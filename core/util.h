@@ -53,6 +53,9 @@ int tb_exe_dir(char *dir, size_t len);
 int64_t tb_dir_bytes(const char *path);
 /* Equal strings, NULL equal only to NULL. */
 bool tb_streq(const char *a, const char *b);
+/* SHA-256 of data as 64 lowercase hex digits (OpenSSL's libcrypto). Returns 0, or -ENOMEM
+ * when libcrypto fails (out is then ""). */
+int tb_sha256_hex(const void *data, size_t len, char out[65]);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
 /* Set by the signal handler of `run`; long loops poll it. */

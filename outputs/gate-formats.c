@@ -74,9 +74,11 @@ void tb_gate_print(FILE *f, const struct tb_gate *g)
 		tb_gate_passed(g) ? "PASSED" : "FAILED", g->nfail, g->ncells,
 		g->nskip ? ", some skipped" : "");
 	fprintf(f,
-		"  max-overhead %s, max-regression %s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
-		mo, mr, g->has_old ? " vs " : " (no --baseline)", g->has_old ? g->old_name : "",
-		g->alpha, 100 * (1 - g->alpha), g->allow ? "allowed" : "fail");
+		"  max-overhead %s, max-regression %s%s%s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
+		mo, mr, g->has_old ? " vs " : (g->history_name ? "" : " (no --baseline)"),
+		g->has_old ? g->old_name : "", g->history_name ? " vs the history " : "",
+		g->history_name ? g->history_name : "", g->alpha, 100 * (1 - g->alpha),
+		g->allow ? "allowed" : "fail");
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 
@@ -175,6 +177,11 @@ void tb_gate_markdown(FILE *f, const struct tb_gate *g)
 	if (g->has_old) {
 		fprintf(f, " against `");
 		tb_fput_markdown(f, g->old_name);
+		fprintf(f, "`");
+	}
+	if (g->history_name) {
+		fprintf(f, " against the last stable segment of each series in `");
+		tb_fput_markdown(f, g->history_name);
 		fprintf(f, "`");
 	}
 	fprintf(f,

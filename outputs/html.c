@@ -88,7 +88,7 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
  * parser puts <svg> in its namespace), and prefix every id and reference with "p<k>-" so that
  * several plots on one page do not share ids. Refuses anything that could run or fetch.
  */
-static int inline_svg(FILE *f, const char *path, int k)
+int tb_html_inline_svg(FILE *f, const char *path, int k)
 {
 	static const char *const bad[] = {"<script",	 "<foreignobject", "<iframe", "<image",
 					  "href=\"http", "href='http",	   "@import"};
@@ -222,7 +222,7 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 			fputs("<p class=\"note plot-failed\">plot failed: ", f);
 			tb_fput_markup(f, why, strlen(why));
 			fputs("</p>\n", f);
-		} else if (inline_svg(f, path, i)) {
+		} else if (tb_html_inline_svg(f, path, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)

@@ -21,6 +21,12 @@ void tb_html_head(FILE *f, const char *title);
  * atomically to path and free *buf. Returns 0 or -errno (printed). */
 int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path);
 
+/*
+ * Copy the gnuplot SVG at path into the page as inline <svg> (the prolog and xmlns dropped,
+ * every id prefixed "p<k>-" so that plots on one page do not clash). Refuses a file with
+ * anything that could run or fetch. Returns 0 or -errno (-EPERM for such a file).
+ */
+int tb_html_inline_svg(FILE *f, const char *path, int k);
 /* Inline every plot of plotdir that exists (the compare plot or all the others), in
  * tb_plot_names order, with its caption. Returns how many. */
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);

@@ -48,6 +48,15 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
 		    const char *outdir, unsigned flags);
 
+struct tb_hanalysis;
+/*
+ * The trend plot of an analysed history series (history/analysis.h, its points kept): every
+ * run with its CI, segment medians as steps, change points marked and labelled. Writes
+ * outdir/plots/trend-<series id>.{png,svg}. Returns 1 when drawn, 0 without points (or with
+ * TB_PLOT_DATA_ONLY), or the errors of tb_plot_result.
+ */
+int tb_plot_trend(const struct tb_hanalysis *a, const char *outdir, unsigned flags);
+
 /* Find gnuplot into path. Returns 0 or -ENOENT (nothing printed). */
 int tb_plot_find_gnuplot(char *path, size_t len);
 /* Find the scripts directory into dir. Returns 0 or -ENOENT (nothing printed). */

@@ -986,6 +986,11 @@ int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out)
 
 int tb_result_load(const char *path, struct tb_result **out)
 {
+	return tb_result_load_doc(path, out, NULL);
+}
+
+int tb_result_load_doc(const char *path, struct tb_result **out, json_t **docp)
+{
 	json_error_t jerr;
 	struct stat st;
 	json_t *doc;
@@ -1022,6 +1027,9 @@ int tb_result_load(const char *path, struct tb_result **out)
 		return json_error_code(&jerr) == json_error_out_of_memory ? -ENOMEM : -EINVAL;
 	}
 	ret = tb_result_from_json(doc, path, out);
-	json_decref(doc);
+	if (!ret && docp)
+		*docp = doc;
+	else
+		json_decref(doc);
 	return ret;
 }

@@ -309,6 +309,9 @@ int tb_result_save(const struct tb_result *r, const char *path);
  * .ns_per_op: expected a number") and is printed with tb_err().
  */
 int tb_result_load(const char *path, struct tb_result **out);
+/* The same, also handing over the document as read (*doc, a new reference; NULL allowed), so
+ * that keys this version does not model are not lost (the history stores it whole). */
+int tb_result_load_doc(const char *path, struct tb_result **out, json_t **doc);
 int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out);
 /* Append a rate model (NANs, zero counts) / free them all. NULL on ENOMEM. */
 struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r);

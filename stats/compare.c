@@ -10,124 +10,22 @@
 
 #include "stats/compare.h"
 #include "result/result.h"
+#include "result/system.h"
 #include "stats/stats.h"
 #include "core/tb.h"
 
 /* ---- environment diff ------------------------------------------------------------------------ */
 
-/* Leaves of `system` that describe the hardware (sysinfo's names): refused when they differ
- * under --require-same-host. Everything else (kernel, governor, SMT, versions) may differ. */
-static const char *const hardware_keys[] = {
-	"cpu.model",	"cpu.vendor",  "cpu.family",   "cpu.model_number",
-	"cpu.stepping", "cpu.present", "cpu.possible", "topology.",
-};
-
-/* Leaves that differ between any two runs (time of capture, load): kept in --json, not shown. */
-static const char *const transient_keys[] = {
-	"captured",
-	"load.",
-};
-
-/* key equals an entry, or starts with an entry ending in '.'. */
-static bool key_in(const char *key, const char *const *list, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		size_t len = strlen(list[i]);
-
-		if (list[i][len - 1] == '.' ? !strncmp(key, list[i], len) : !strcmp(key, list[i]))
-			return true;
-	}
-	return false;
-}
-
-static bool is_hardware(const char *key)
-{
-	return key_in(key, hardware_keys, TB_ARRAY_SIZE(hardware_keys));
-}
-
-/* Collect the leaves (non-objects) of v into out as path -> value (borrowed). */
-static int flatten(json_t *v, const char *path, json_t *out)
-{
-	const char *k;
-	json_t *x;
-
-	if (!json_is_object(v))
-		return json_object_set(out, *path ? path : "(system)", v) ? -ENOMEM : 0;
-	json_object_foreach(v, k, x)
-	{
-		char *p;
-		int ret;
-
-		if (asprintf(&p, "%s%s%s", path, *path ? "." : "", k) < 0)
-			return -ENOMEM;
-		ret = flatten(x, p, out);
-		free(p);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/* Display text of a leaf: strings as they are, everything else as compact JSON. */
-static char *leaf_text(json_t *v)
-{
-	if (!v)
-		return NULL;
-	if (json_is_string(v))
-		return strdup(json_string_value(v));
-	return json_dumps(v,
-			  JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
-}
-
-static int cmp_diff(const void *x, const void *y)
-{
-	return strcmp(((const struct tb_fp_diff *)x)->key, ((const struct tb_fp_diff *)y)->key);
-}
-
 static int diff_systems(struct tb_comparison *c)
 {
-	json_t *fa = json_object(), *fb = json_object(), *v;
-	const char *k;
-	int ret = -ENOMEM;
+	int ret = tb_system_diff(c->a->system, c->b->system, &c->diffs, &c->ndiffs);
 
 	c->same_hardware = true;
-	if (!fa || !fb)
-		goto out;
-	if ((c->a->system && flatten(c->a->system, "", fa)) ||
-	    (c->b->system && flatten(c->b->system, "", fb)))
-		goto out;
-	/* Keys of a, then keys only in b: each differing leaf once. */
-	for (int side = 0; side < 2; side++) {
-		json_object_foreach(side ? fb : fa, k, v)
-		{
-			json_t *va = json_object_get(fa, k), *vb = json_object_get(fb, k);
-			struct tb_fp_diff *d, *grown;
-
-			if ((side && va) || (va && vb && json_equal(va, vb)))
-				continue;
-			grown = realloc(c->diffs, (c->ndiffs + 1) * sizeof(*c->diffs));
-			if (!grown)
-				goto out;
-			c->diffs = grown;
-			d = &c->diffs[c->ndiffs++];
-			d->key = strdup(k);
-			d->a = leaf_text(va);
-			d->b = leaf_text(vb);
-			d->hardware = is_hardware(k);
-			d->transient = key_in(k, transient_keys, TB_ARRAY_SIZE(transient_keys));
-			c->ntransient += d->transient;
-			if (!d->key || (va && !d->a) || (vb && !d->b))
-				goto out;
-			if (d->hardware)
-				c->same_hardware = false;
-		}
+	for (size_t i = 0; !ret && i < c->ndiffs; i++) {
+		c->ntransient += c->diffs[i].transient;
+		if (c->diffs[i].hardware)
+			c->same_hardware = false;
 	}
-	if (c->ndiffs)
-		qsort(c->diffs, c->ndiffs, sizeof(*c->diffs), cmp_diff);
-	ret = 0;
-out:
-	json_decref(fa);
-	json_decref(fb);
 	return ret;
 }
 
@@ -272,12 +170,7 @@ void tb_compare_free(struct tb_comparison *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->ndiffs; i++) {
-		free(c->diffs[i].key);
-		free(c->diffs[i].a);
-		free(c->diffs[i].b);
-	}
-	free(c->diffs);
+	tb_fp_diffs_free(c->diffs, c->ndiffs);
 	free(c->rows);
 	free(c);
 }

@@ -11,14 +11,7 @@
 #include <stdbool.h>
 
 #include "result/result.h"
-
-/* One leaf of `system` that differs; values as display text, NULL when absent on that side. */
-struct tb_fp_diff {
-	char *key; /* "kernel.release" */
-	char *a, *b;
-	bool hardware;	/* CPU model/topology: refused by --require-same-host */
-	bool transient; /* differs between any two runs (capture time, load): not printed */
-};
+#include "result/system.h" /* struct tb_fp_diff */
 
 /* One cell, matched by (workload, tracer, canonical config) or present on one side only. */
 struct tb_cmp_row {

@@ -92,6 +92,16 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 	return 0;
 }
 
+int tb_gate_alpha(const struct tb_result *r, const struct tb_gate_opts *o, double *alpha)
+{
+	struct tb_gate g = {.name = o->name ? o->name : "result"};
+
+	if (resolve(&g, r, o))
+		return -EINVAL;
+	*alpha = g.alpha;
+	return 0;
+}
+
 /* ---- evaluation ------------------------------------------------------------------------------ */
 
 static void add_msg(struct tb_gate_cell *gc, const char *fmt, ...)
@@ -248,7 +258,51 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 	}
 }
 
-static void evaluate(struct tb_gate *g, const struct tb_result *r)
+/* The cell against the last stable segment of its series in the history. */
+static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
+			  const struct tb_gate_ref *h)
+{
+	double lim = 100 * g->max_regression;
+	const char *u = h->relative ? "%" : "pp";
+	char ps[48] = "";
+
+	if (!h->c)
+		return;
+	if (!h->found) {
+		add_msg(gc, "new in %s: no regression check", g->history_name);
+		return;
+	}
+	if (h->npoints < TB_GATE_HISTORY_MIN_RUNS || !isfinite(h->ci_lo)) {
+		add_msg(gc,
+			"%zu run%s in the last stable segment of %s: no regression check (needs %d)",
+			h->npoints, h->npoints == 1 ? "" : "s", g->history_name,
+			TB_GATE_HISTORY_MIN_RUNS);
+		return;
+	}
+	if (isfinite(h->p_samples))
+		snprintf(ps, sizeof(ps), ", samples p %.2g", h->p_samples);
+	add_msg(gc,
+		"%s %+.2f%s [%+.2f, %+.2f] vs the last stable segment (%zu runs since %s, %zu change point%s before; p %.2g%s)",
+		h->relative ? "ns/op" : "overhead", h->change, u, h->ci_lo, h->ci_hi, h->npoints,
+		h->since, h->nchanges, h->nchanges == 1 ? "" : "s", h->p, ps);
+	if (isfinite(h->p_samples) && !(h->p_samples < g->alpha)) {
+		if (isfinite(lim) && h->ci_lo > lim)
+			add_msg(gc,
+				"the run's samples do not differ from the segment's at alpha %g",
+				g->alpha);
+		return;
+	}
+	check_limit(
+		gc, h->change, h->ci_lo, lim, "regression",
+		h->relative
+			? "regressed by more than max-regression %g%% against the history"
+			: "overhead regressed by more than max-regression %g percentage points against the history",
+		"above max-regression %g but not significantly against the history");
+	if (gc->st != TB_GATE_FAIL)
+		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp");
+}
+
+static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_ref *hist)
 {
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct tb_gate_cell *gc = &g->cells[i];
@@ -259,6 +313,8 @@ static void evaluate(struct tb_gate *g, const struct tb_result *r)
 		judge_cell(g, gc);
 		if (g->has_old)
 			judge_regression(g, gc, g->cmp ? tb_compare_find(g->cmp, gc->c) : NULL);
+		if (hist)
+			judge_history(g, gc, &hist[i]);
 		g->nfail += gc->st == TB_GATE_FAIL;
 		g->nskip += gc->st == TB_GATE_SKIP;
 		g->nunderpowered += gc->underpowered;
@@ -281,6 +337,7 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 	g->name = o->name ? o->name : "result";
 	g->old_name = o->baseline_name ? o->baseline_name : "the baseline result";
 	g->has_old = old != NULL;
+	g->history_name = o->history ? (o->history_name ? o->history_name : "the history") : NULL;
 	if (resolve(g, r, o))
 		return -EINVAL;
 	/* Analyse at the gate's confidence; tb_gate_release restores (and re-analyses). */
@@ -303,7 +360,7 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 		tb_err("gate: out of memory gating %s", g->name);
 		return -ENOMEM;
 	}
-	evaluate(g, r);
+	evaluate(g, r, o->history);
 	return 0;
 }
 

@@ -49,6 +49,36 @@ double tb_stats_median(const double *x, size_t n)
 	return m;
 }
 
+double tb_stats_median_ci(const double *x, size_t n, double confidence, double ci[2])
+{
+	double *v, cover = NAN;
+	size_t j;
+
+	ci[0] = ci[1] = NAN;
+	if (n < 2 || !(confidence > 0 && confidence < 1) || !(v = malloc(n * sizeof(*v))))
+		return NAN;
+	memcpy(v, x, n * sizeof(*v));
+	gsl_sort(v, 1, n);
+	/*
+	 * [x(j), x(n-j+1)] (1-based) covers the median with probability 1 - 2 P(B <= j - 1),
+	 * B ~ Binomial(n, 1/2): the largest j that still reaches the confidence, else the
+	 * whole range.
+	 */
+	for (j = n / 2; j >= 1; j--) {
+		cover = 1 - 2 * gsl_cdf_binomial_P((unsigned int)(j - 1), 0.5, (unsigned int)n);
+		if (cover >= confidence)
+			break;
+	}
+	if (j < 1) {
+		j = 1;
+		cover = 1 - 2 * gsl_cdf_binomial_P(0, 0.5, (unsigned int)n);
+	}
+	ci[0] = v[j - 1];
+	ci[1] = v[n - j];
+	free(v);
+	return cover;
+}
+
 double tb_stats_mad(const double *x, size_t n)
 {
 	double *tmp, med, m;

@@ -27,6 +27,13 @@
 int tb_stats_analyze(struct tb_result *r);
 
 double tb_stats_median(const double *x, size_t n);
+/*
+ * Distribution-free CI of the median from order statistics (the binomial rule): the narrowest
+ * [x(j), x(n-j+1)] covering it with probability >= confidence, or [min, max] when n is too small
+ * for that (n < 6 at 95%). Returns the interval's actual coverage, NAN (and NAN bounds) when
+ * n < 2 or on ENOMEM.
+ */
+double tb_stats_median_ci(const double *x, size_t n, double confidence, double ci[2]);
 /* Median absolute deviation from the median, unscaled. */
 double tb_stats_mad(const double *x, size_t n);
 /*

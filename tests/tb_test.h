@@ -81,4 +81,15 @@ size_t tb_test_bpf_progs(uint32_t *ids, size_t max);
 /* True when this process has no armed record in the scratch state directory. */
 bool tb_test_armed_record_empty(void);
 
+/*
+ * A PostgreSQL server of the tests' own (tests/pg.c), started on first use: as the postgres
+ * system user, in a temporary directory, on a unix socket there. Returns its URL (the postgres
+ * database), or NULL with the reason it cannot run here (not root, the package missing).
+ * tb_test_pg_url gives the URL of another database on it (into buf). tb_test_pg_stop stops
+ * it and removes its directory (also done at exit).
+ */
+const char *tb_test_pg_start(char *reason, size_t len);
+const char *tb_test_pg_url(const char *dbname, char *buf, size_t len);
+void tb_test_pg_stop(void);
+
 #endif

@@ -62,19 +62,16 @@ int tb_plot_find_scripts(char *dir, size_t len)
 	return has_scripts(dir) ? 0 : -ENOENT;
 }
 
-int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
-	       bool compare)
+int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
+	       const char *scenario)
 {
-	char path[PATH_MAX + 64];
-	int ret, i;
+	int ret;
 
 	memset(g, 0, sizeof(*g));
 	g->flags = flags;
-	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), tb_result_host(r), TB_GP_NAME_MAX);
-	g->scenario =
-		tb_shorten(g->scenbuf, sizeof(g->scenbuf),
-			   r->scenario_name && *r->scenario_name ? r->scenario_name : "scenario",
-			   TB_GP_NAME_MAX);
+	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), host ? host : "", TB_GP_NAME_MAX);
+	g->scenario = tb_shorten(g->scenbuf, sizeof(g->scenbuf),
+				 scenario && *scenario ? scenario : "scenario", TB_GP_NAME_MAX);
 	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", outdir) >=
 		    sizeof(g->plotdir) ||
 	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", outdir) >=
@@ -87,16 +84,6 @@ int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct
 		tb_err("plot: cannot create %s: %s", g->datadir, strerror(-ret));
 		return ret;
 	}
-	for (i = 0; tb_plot_names[i]; i++) {
-		if (compare != !strcmp(tb_plot_names[i], "compare"))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, tb_plot_names[i]);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, tb_plot_names[i]);
-		unlink(path);
-		snprintf(path, sizeof(path), "%s/%s.failed", g->plotdir, tb_plot_names[i]);
-		unlink(path);
-	}
 	if (flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_scripts(g->scripts, sizeof(g->scripts))) {
@@ -105,6 +92,30 @@ int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct
 		return -ENOENT;
 	}
 	return 0;
+}
+
+void tb_gp_remove_images(struct tb_gp *g, const char *name)
+{
+	char path[PATH_MAX + 64];
+
+	snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, name);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/%s%s", g->plotdir, name, TB_PLOT_FAILED_EXT);
+	unlink(path);
+}
+
+int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
+	       bool compare)
+{
+	int ret = tb_gp_open(g, outdir, flags, tb_result_host(r), r->scenario_name);
+
+	/* Earlier images go first (also when the scripts are missing): none is left stale. */
+	for (int i = 0; (!ret || ret == -ENOENT) && tb_plot_names[i]; i++)
+		if (compare == !strcmp(tb_plot_names[i], "compare"))
+			tb_gp_remove_images(g, tb_plot_names[i]);
+	return ret;
 }
 
 int tb_gp_need_gnuplot(struct tb_gp *g)
@@ -404,8 +415,9 @@ static void record_failure(struct tb_gp *g, const char *name, const char *fmt, c
 		tb_warn("plot: cannot record the failure in %s", path);
 }
 
-/* Run plots/<name>.gp for each wanted format. Returns 0, -EIO. */
-static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h)
+/* Run plots/<script>.gp for each wanted format into <plotdir>/<name>.<fmt>. Returns 0, -EIO. */
+static int run_script(struct tb_gp *g, const char *script_name, const char *name,
+		      struct tb_gp_vars *v, int w, int h)
 {
 	static const char *const fmts[] = {"png", "svg"};
 	char script[PATH_MAX + 64], out[PATH_MAX + 64], status[128];
@@ -416,7 +428,7 @@ static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		return 0;
 	if (fflush(v->f))
 		return -ENOMEM;
-	snprintf(script, sizeof(script), "%s/%s.gp", g->scripts, name);
+	snprintf(script, sizeof(script), "%s/%s.gp", g->scripts, script_name);
 	for (i = 0; i < 2 && !ret; i++) {
 		struct tb_gp_vars all;
 		char *msg = NULL;
@@ -469,7 +481,13 @@ static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 
 int tb_gp_run(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h)
 {
-	int ret = run_script(g, name, v, w, h);
+	return tb_gp_run_as(g, name, name, v, w, h);
+}
+
+int tb_gp_run_as(struct tb_gp *g, const char *script, const char *name, struct tb_gp_vars *v, int w,
+		 int h)
+{
+	int ret = run_script(g, script, name, v, w, h);
 
 	return ret ? ret : 1;
 }

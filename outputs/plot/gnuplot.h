@@ -42,9 +42,18 @@ struct tb_gp_vars {
 };
 
 /*
- * Start a session of r's plots into outdir/plots (created), removing earlier images of the
- * plots it draws: compare.* for a compare session, all others else. Returns 0, -ENOENT when
- * the scripts cannot be found (unless TB_PLOT_DATA_ONLY), or -errno; each printed.
+ * Start a session into outdir/plots (created), titles naming host and scenario (either may be
+ * NULL). Returns 0, -ENOENT when the scripts cannot be found (unless TB_PLOT_DATA_ONLY), or
+ * -errno; each printed.
+ */
+int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
+	       const char *scenario);
+/* Remove g's images of the plot called name (name.png, name.svg), if any. */
+void tb_gp_remove_images(struct tb_gp *g, const char *name);
+/*
+ * Start a session of r's plots into outdir/plots (tb_gp_open), removing earlier images of the
+ * plots it draws: compare.* for a compare session, all others else. Returns what tb_gp_open
+ * does.
  */
 int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
 	       bool compare);
@@ -84,6 +93,9 @@ void tb_gp_panel_title(struct tb_gp_vars *v, struct tb_gp *g, int i, const struc
  * TB_PLOT_DATA_ONLY). Returns 1 (the plot function's "had data"), -EIO (gnuplot failed, or
  * warned with TB_PLOT_STRICT) or -errno; printed. */
 int tb_gp_run(struct tb_gp *g, const char *name, struct tb_gp_vars *v, int w, int h);
+/* The same with plots/<script>.gp drawing <plotdir>/<name>.{png,svg} (one script, many plots). */
+int tb_gp_run_as(struct tb_gp *g, const char *script, const char *name, struct tb_gp_vars *v, int w,
+		 int h);
 
 /* Distinct workload names of r in order of first appearance into *out (the caller frees the
  * array; the strings belong to r). Returns the count, 0 with *out NULL on ENOMEM. */
@@ -167,5 +179,7 @@ int tb_plot_timeline(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_rate(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_draw_compare(struct tb_gp *g, const struct tb_result *const *rs,
 			 const char *const *labels, size_t n);
+struct tb_hanalysis;
+int tb_plot_draw_trend(struct tb_gp *g, const struct tb_hanalysis *a);
 
 #endif /* TB_PLOT_GNUPLOT_H */

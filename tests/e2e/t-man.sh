@@ -11,8 +11,9 @@ diff -u "$MAN" "$TMP/out" >"$TMP/diff" ||
 # Roff escapes hyphens in hand-written text: compare against the page with them undone.
 sed -e 's/\\-/-/g' -e 's/\\f[BIRP]//g' "$MAN" >"$TMP/man.txt"
 missing=0
-for cmd in run list sysinfo compare gate plot report cleanup; do
-	"$TB" "$cmd" --help >"$TMP/help" 2>&1 || fail "$cmd --help failed"
+for cmd in run list sysinfo compare gate plot report cleanup history "history add" "history list" \
+	"history show" "history detect" "history report" "history plot" "history export" "history migrate"; do
+	"$TB" $cmd --help >"$TMP/help" 2>&1 || fail "$cmd --help failed"
 	for opt in $(grep -oE '(^|[ [,])--?[a-zA-Z][a-zA-Z-]*' "$TMP/help" | sed 's/^[ [,]//' | sort -u); do
 		grep -qF -- "$opt" "$TMP/man.txt" || { echo "$cmd: $opt not in the man page"; missing=$((missing + 1)); }
 	done
@@ -23,7 +24,7 @@ done
 for key in repetitions warmup duration settle cpus precision noise-threshold max-cv alpha power; do
 	grep -qF -- "$key = " "$TMP/man.txt" || { echo "[global] $key not in the man page"; missing=$((missing + 1)); }
 done
-for var in TB_STATE_DIR TB_RUN_DIR TB_GNUPLOT TB_PLOTS_DIR TB_HELPERS; do
+for var in TB_STATE_DIR TB_RUN_DIR TB_GNUPLOT TB_PLOTS_DIR TB_HELPERS TRACEBENCH_DB TRACEBENCH_DB_TIMEOUT; do
 	grep -q "^\.B $var\$" "$MAN" || { echo "$var not in ENVIRONMENT"; missing=$((missing + 1)); }
 done
 [ "$missing" -eq 0 ] || fail "$missing options, keys or variables missing from the man page"
