@@ -40,7 +40,7 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine ansible openssh-server
+	   hyperfine ansible openssh-server bpfcc-tools
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto
@@ -310,9 +310,11 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
 		$(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(MANDIR)
 	install -m 0755 $(TB_BIN) $(DESTDIR)$(BINDIR)/tracebench
-	install -d $(DESTDIR)$(DATADIR)/scenarios/validation
+	install -d $(DESTDIR)$(DATADIR)/scenarios/validation $(DESTDIR)$(DATADIR)/scenarios/bpftrace
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
 	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
+	install -m 0644 scenarios/bpftrace/*.ini scenarios/bpftrace/*.bt \
+		$(DESTDIR)$(DATADIR)/scenarios/bpftrace/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 $(UST_PROVIDER) $(DESTDIR)$(LIBEXECDIR)/

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "core/placeholders.h"
 #include "core/tb.h"
 
 static const char *skip_ws(const char *s)
@@ -499,6 +500,15 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 		ret = o->type == TB_OPT_LIST ? tb_split_list(val, &l) : tb_split_argv(val, &l);
 		if (ret == -ENOMEM)
 			return ret;
+		if (!ret && (o->flags & TB_OPTF_PLACEHOLDERS)) {
+			char why[384];
+
+			if (tb_placeholders_check(&l, why, sizeof(why))) {
+				snprintf(err, errlen, "key '%s': %s", key, why);
+				tb_strlist_free(&l);
+				return -EINVAL;
+			}
+		}
 		if (!ret) {
 			free_one(o, cfg);
 			*(struct tb_strlist *)field = l;
@@ -554,6 +564,11 @@ int tb_opts_check(const struct tb_option *opts, size_t cfg_size, char *err, size
 				 size ? "field outside cfg_size" : "unknown type");
 			return -EINVAL;
 		}
+		if ((o->flags & TB_OPTF_PLACEHOLDERS) && o->type != TB_OPT_ARGV) {
+			snprintf(err, errlen, "option '%s': placeholders in a non-command option",
+				 o->name);
+			return -EINVAL;
+		}
 		if (o->type == TB_OPT_CHOICE && (!o->choices || !o->choices[0])) {
 			snprintf(err, errlen, "option '%s': a choice without choices", o->name);
 			return -EINVAL;
@@ -607,6 +622,8 @@ void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent)
 		} else if (opts->type == TB_OPT_SIZE && opts->choices && opts->choices[0]) {
 			fprintf(f, " (or %s)", opts->choices[0]);
 		}
+		if (opts->flags & TB_OPTF_PLACEHOLDERS)
+			fprintf(f, " (placeholders: %s)", TB_PLACEHOLDERS_TEXT);
 		if (opts->def)
 			fprintf(f, " [default: %s]", opts->def);
 		fputc('\n', f);

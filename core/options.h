@@ -41,6 +41,12 @@ struct tb_option {
 	const char *help; /* one line for `tracebench list` */
 	double min, max;  /* range for numeric types, in the type's unit; max <= min: none */
 	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE (and a size's word) */
+	unsigned int flags;	    /* TB_OPTF_* */
+};
+
+enum {
+	/* TB_OPT_ARGV: the words may hold placeholders (core/placeholders.h), checked when set */
+	TB_OPTF_PLACEHOLDERS = 1 << 0,
 };
 
 #define TB_OPT_END           \

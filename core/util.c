@@ -44,6 +44,39 @@ void tb_sleep_ns(uint64_t ns)
 		;
 }
 
+int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out)
+{
+	struct stat st;
+	off_t size;
+	ssize_t n;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= from) {
+		close(fd);
+		return 0;
+	}
+	size = st.st_size - from;
+	if ((size_t)size > max) {
+		from += tail ? size - (off_t)max : 0;
+		size = (off_t)max;
+	}
+	*out = malloc((size_t)size + 1);
+	n = *out ? pread(fd, *out, (size_t)size, from) : -1;
+	ret = n < 0 ? (*out ? -errno : -ENOMEM) : 0;
+	close(fd);
+	if (ret) {
+		free(*out);
+		*out = NULL;
+		return ret;
+	}
+	(*out)[n] = '\0';
+	return 0;
+}
+
 int tb_read_file(const char *path, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;

@@ -18,6 +18,13 @@ uint64_t tb_now_ns(void);
 void tb_sleep_ns(uint64_t ns);
 /* Read a whole small file into a new NUL-terminated buffer (trailing newline kept). */
 int tb_read_file(const char *path, char **out, size_t *len);
+/*
+ * At most max bytes of path from offset from to its end: the first max (tail false) or the last
+ * max (tail true), into a new NUL-terminated buffer *out (*out NULL: nothing there). A file
+ * that may be large or growing (a tracer's log, a script) without reading it all. Returns 0 or
+ * -errno.
+ */
+int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out);
 /* Read the first line of a file, without newline, into buf. */
 int tb_read_line(const char *path, char *buf, size_t len);
 /* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */

@@ -12,7 +12,9 @@
 #include <unistd.h>
 
 #include "core/tb.h"
+#include "core/proctree.h"
 #include "host/armed.h"
+#include "host/bpf-account.h"
 #include "host/bpf-freeing.h"
 
 int tb_bpf_obj_of_prog_fd(int fd, struct tb_bpf_obj *o)
@@ -72,105 +74,38 @@ int tb_bpf_wait_gone(const struct tb_bpf_obj *o, size_t n, uint64_t timeout_ns, 
 	}
 }
 
-/* ---- /proc/PID/fdinfo ------------------------------------------------------------------- */
-
-static int push(struct tb_bpf_obj **v, size_t *n, uint32_t id, bool link)
-{
-	struct tb_bpf_obj *nv;
-
-	for (size_t i = 0; i < *n; i++)
-		if ((*v)[i].id == id && (*v)[i].link == link)
-			return 0;
-	nv = realloc(*v, (*n + 1) * sizeof(**v));
-	if (!nv)
-		return -ENOMEM;
-	*v = nv;
-	nv[(*n)++] = (struct tb_bpf_obj){.id = id, .link = link};
-	return 0;
-}
-
-/* The prog_id and link_id lines of every fd of pid. */
-static int objs_of_pid(pid_t pid, struct tb_bpf_obj **v, size_t *n)
-{
-	char dir[64], path[600], line[128];
-	struct dirent *e;
-	int ret = 0;
-	DIR *d;
-
-	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", (int)pid);
-	d = opendir(dir);
-	if (!d)
-		return 0;
-	while (!ret && (e = readdir(d))) {
-		unsigned long id;
-		FILE *f;
-
-		if (!isdigit((unsigned char)e->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		f = fopen(path, "re");
-		while (f && !ret && fgets(line, sizeof(line), f)) {
-			if (sscanf(line, "prog_id: %lu", &id) == 1 && id)
-				ret = push(v, n, (uint32_t)id, false);
-			else if (sscanf(line, "link_id: %lu", &id) == 1 && id)
-				ret = push(v, n, (uint32_t)id, true);
-		}
-		if (f)
-			fclose(f);
-	}
-	closedir(d);
-	return ret;
-}
-
-/* Process group of pid (field 5 of /proc/pid/stat), or -1. */
-static pid_t pgrp_of(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	int pgrp = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	if (!p || sscanf(p + 1, " %*c %*d %d", &pgrp) != 1)
-		pgrp = -1;
-	fclose(f);
-	return pgrp;
-}
+/* ---- what a command holds ------------------------------------------------------------- */
 
 int tb_bpf_objs_of_pgrp(pid_t pgid, struct tb_bpf_obj **out, size_t *n)
 {
-	struct dirent *e;
-	int ret = 0;
-	DIR *d;
+	struct tb_bpf_held h = {0};
+	pid_t *pids = NULL;
+	size_t npids = 0;
+	int ret;
 
 	*out = NULL;
 	*n = 0;
-	d = opendir("/proc");
-	if (!d)
-		return -errno;
-	while (!ret && (e = readdir(d))) {
-		pid_t pid = (pid_t)atoi(e->d_name);
-
-		if (pid > 0 && pgrp_of(pid) == pgid)
-			ret = objs_of_pid(pid, out, n);
+	ret = tb_proc_group_tree(pgid, &pids, &npids);
+	if (!ret)
+		ret = tb_bpf_held_by(pids, npids, false, &h);
+	free(pids);
+	if (!ret) {
+		*out = calloc(h.nprogs + h.nlinks + 1, sizeof(**out));
+		ret = *out ? 0 : -ENOMEM;
 	}
-	closedir(d);
-	for (size_t i = 0; !ret && i < *n; i++) {
-		int fd = (*out)[i].link ? -1 : bpf_prog_get_fd_by_id((*out)[i].id);
+	for (size_t i = 0; !ret && i < h.nprogs; i++) {
+		int fd = bpf_prog_get_fd_by_id(h.progs[i].id);
+		struct tb_bpf_obj *o = &(*out)[(*n)++];
 
+		*o = (struct tb_bpf_obj){.id = h.progs[i].id};
 		if (fd >= 0) {
-			tb_bpf_obj_of_prog_fd(fd, &(*out)[i]);
+			tb_bpf_obj_of_prog_fd(fd, o);
 			close(fd);
 		}
 	}
-	if (ret) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
-	}
+	for (size_t i = 0; !ret && i < h.nlinks; i++)
+		(*out)[(*n)++] = (struct tb_bpf_obj){.id = h.links[i], .link = true};
+	tb_bpf_held_free(&h);
 	return ret;
 }
 

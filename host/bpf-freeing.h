@@ -34,8 +34,8 @@ struct tb_bpf_obj {
 int tb_bpf_obj_of_prog_fd(int fd, struct tb_bpf_obj *o);
 int tb_bpf_obj_of_link_fd(int fd, struct tb_bpf_obj *o);
 /*
- * The programs and links the processes of process group pgid hold open (their
- * /proc/PID/fdinfo/N: prog_id, link_id), for tracers run as commands. *out (caller frees) gets
+ * The programs and links the processes of process group pgid and their descendants hold open
+ * (host/bpf-account.h's tb_bpf_held_by), for tracers run as commands. *out (caller frees) gets
  * *n objects. Returns 0 or -ENOMEM (unreadable processes are skipped: they are gone).
  */
 int tb_bpf_objs_of_pgrp(pid_t pgid, struct tb_bpf_obj **out, size_t *n);

@@ -55,6 +55,12 @@ struct tb_comparison;
  * with the ns/op and overhead changes and their CIs (report-compare.c). */
 void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k);
 
+/*
+ * The command tracers of r (report-command.c): per traced cell, where its events and losses
+ * came from, its maps, RSS and CPU, and the table of its BPF programs (runs, runs/op, ns/run,
+ * ns/op, share of the overhead). Nothing when r has none.
+ */
+void tb_html_command_tracers(FILE *f, const struct tb_result *r);
 /* A number cell: v with fmt, a dash when v is not finite. */
 void tb_html_num(FILE *f, double v, const char *fmt);
 /* The CSS class of a verdict's cell ("" for none). */

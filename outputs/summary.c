@@ -7,8 +7,70 @@
 
 #include "outputs/summary.h"
 #include "outputs/text.h"
+#include "result/json-util.h"
 #include "result/measured.h"
 #include "result/result.h"
+
+/* One program's row (p NULL: all of them). */
+static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
+	char name[40], rpo[32], npr[32], npo[32], share[32];
+
+	tb_fmt_num(rpo, sizeof(rpo), per, "%.3f");
+	tb_fmt_num(npr, sizeof(npr), ns, "%.1f");
+	tb_fmt_num(npo, sizeof(npo), per * ns, "%.1f");
+	tb_fmt_num(share, sizeof(share), 100 * tb_cell_bpf_share(c, p), "%.0f%%");
+	fprintf(f, "  %-22s %-14.14s %9s %9s %9s %7s  %s\n",
+		p ? tb_shorten(name, sizeof(name), p->name, 22) : "(all)", p ? p->type : "", rpo,
+		npr, npo, share, p ? p->attach : "");
+}
+
+/*
+ * Per command tracer: where its events and losses came from, and its BPF programs as the
+ * kernel counted them (runs per op, in-kernel ns per run and per op, the share of the measured
+ * overhead that accounts for), with its maps' memory, peak RSS and CPU.
+ */
+static void print_command_tracers(FILE *f, const struct tb_result *r)
+{
+	bool header = false;
+	char mem[32], rss[32], cpu[32];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const char *events = tb_json_text_at(c->tracer_extra, NULL, "events_from");
+		const char *lost = tb_json_text_at(c->tracer_extra, "tool", "lost_from");
+
+		if (c->baseline || !c->tracer_extra || (!c->bpf_method[0] && !events))
+			continue;
+		if (!header)
+			fprintf(f,
+				"\ncommand tracers: their own figures, and their BPF programs as the kernel counted them (run_cnt, run_time_ns) over the measured samples\n");
+		header = true;
+		tb_fmt_num(mem, sizeof(mem),
+			   tb_json_num_at(c->tracer_extra, "bpf_maps_memlock") / 1024.0,
+			   "%.0f KiB");
+		tb_fmt_num(rss, sizeof(rss), (double)c->tracer_mem_bytes / (1024.0 * 1024.0),
+			   "%.1f MiB");
+		tb_fmt_num(cpu, sizeof(cpu), c->tracer_cpu_s, "%.3f s");
+		fprintf(f,
+			"%s / %s: events from %s%s%s; BPF programs found by %s: %zu, maps %s; peak RSS %s, CPU %s\n",
+			c->workload, c->tracer, events ? events : "?", lost ? ", losses from " : "",
+			lost ? lost : "", c->bpf_method[0] ? c->bpf_method : "(off)", c->nbpf_progs,
+			c->bpf_method[0] ? mem : "-", c->tracer_mem_bytes >= 0 ? rss : "-", cpu);
+		if (tb_json_text_at(c->tracer_extra, "tool", "not_attached"))
+			fprintf(f, "  not attached (the tool says): %s\n",
+				tb_json_text_at(c->tracer_extra, "tool", "not_attached"));
+		if (!c->nbpf_progs)
+			continue;
+		fprintf(f, "  %-22s %-14s %9s %9s %9s %7s  %s\n", "program", "type", "runs/op",
+			"ns/run", "ns/op", "share", "attach");
+		for (size_t k = 0; k < c->nbpf_progs; k++)
+			bpf_row(f, c, &c->bpf_progs[k]);
+		if (c->nbpf_progs > 1)
+			bpf_row(f, c, NULL);
+	}
+}
 
 static void print_models(FILE *f, const struct tb_result *r)
 {
@@ -121,6 +183,7 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 	}
 	if (legend)
 		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
+	print_command_tracers(f, r);
 	print_models(f, r);
 	print_ranking(f, r);
 	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)

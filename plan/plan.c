@@ -114,7 +114,8 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			size_t ti = s->aa ? 0 : s->mx_tracers[j];
 			struct tb_scn_tracer *t = &s->tracers[ti];
 
-			if (!t->used || (!s->aa && tb_scenario_excluded(s, wi, ti)))
+			if (!t->used || (!s->aa && tb_scenario_excluded(s, wi, ti)) ||
+			    !tb_scenario_runs_on(t, w->name))
 				continue;
 			if (!add_cell(r, w, t, j == 0, s->aa && j))
 				return -ENOMEM;

@@ -50,17 +50,18 @@ struct tb_plan {
 /*
  * Drop (skip = true or [global] skip-unsupported, with a warning each) or refuse the sections
  * whose plugin, or whose tracer configuration (tb_tracer_ops.supported_cfg: a BPF attach type
- * the kernel refuses), is unsupported here; each is named with file:line and the reason, and
- * appended as a string to unsupported (a JSON array; NULL: not kept). Returns 0, or
- * -EOPNOTSUPP when something is unsupported and not skipped.
+ * the kernel refuses, a command's tool that cannot run here), is unsupported here; each is
+ * named with file:line and the reason, and appended as a string to unsupported (a JSON array;
+ * NULL: not kept). Returns 0, or -EOPNOTSUPP when something is unsupported and not skipped.
  */
 int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported);
 
 /*
  * Expand the scenario's matrix into r's cells (workload-major, the baseline first, every pair
  * once; in A/A mode the baseline and a second baseline "none-aa" per workload) and the plan
- * *cells (caller frees). Sections marked unused (unsupported here) are left out. Returns 0,
- * -ENOMEM, or -EINVAL when nothing is left to run.
+ * *cells (caller frees). Sections marked unused (unsupported here) are left out, and so are
+ * the pairs [matrix] exclude names and the workloads a tracer's 'workloads' key does not name.
+ * Returns 0, -ENOMEM, or -EINVAL when nothing is left to run.
  */
 int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_cell **cells,
 		   size_t *ncells);

@@ -321,6 +321,18 @@ static void rewrite_str(struct anon *a, char **s)
 	}
 }
 
+/* A BPF program's attach point can name a file (uprobe:/home/x/bin/app+0x10). */
+static void rewrite_attach(struct anon *a, struct tb_cell *c)
+{
+	for (size_t k = 0; k < c->nbpf_progs; k++) {
+		char *n = scrub(a, c->bpf_progs[k].attach);
+
+		if (n)
+			snprintf(c->bpf_progs[k].attach, sizeof(c->bpf_progs[k].attach), "%s", n);
+		free(n);
+	}
+}
+
 int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 {
 	struct anon a = {.err = 0};
@@ -385,6 +397,7 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 		rewrite(&a, r->cells[i].tracer_config);
 		rewrite(&a, r->cells[i].tracer_extra);
 		rewrite_str(&a, &r->cells[i].error);
+		rewrite_attach(&a, &r->cells[i]);
 	}
 	tb_strlist_free(&a.hosts);
 	tb_strlist_free(&a.users);

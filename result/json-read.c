@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "core/tb.h"
+#include "result/bpf-progs.h"
 #include "result/labels.h"
 #include "result/proof.h"
 #include "result/result.h"
@@ -702,6 +703,15 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 	c->ops_per_sample = ops;
 	if (!c->threads)
 		return bad(l, "threads", "must be >= 1");
+	if (c->tracer_extra) {
+		char why[256];
+
+		ret = tb_cell_bpf_load(c, c->tracer_extra, why, sizeof(why));
+		if (ret == -EINVAL)
+			return bad(l, "tracer_extra", "%s", why);
+		if (ret)
+			return ret;
+	}
 	n = json_array_size(samples);
 	if (n) {
 		flags = calloc(n, sizeof(*flags));

@@ -26,3 +26,17 @@ json_t *tb_json_str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
 }
+
+const char *tb_json_text_at(const json_t *o, const char *obj, const char *key)
+{
+	const json_t *v = json_object_get(obj ? json_object_get(o, obj) : o, key);
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+double tb_json_num_at(const json_t *o, const char *key)
+{
+	const json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}

@@ -16,4 +16,12 @@ json_t *tb_json_pair(double a, double b);
 /* s as a string, or null when s is NULL. */
 json_t *tb_json_str_or_null(const char *s);
 
+/*
+ * What an object (a cell's tracer_extra) says: the string at key, or of the object obj inside
+ * it when obj is not NULL; NULL when absent or not a string. The number at key, NAN when not a
+ * number.
+ */
+const char *tb_json_text_at(const json_t *o, const char *obj, const char *key);
+double tb_json_num_at(const json_t *o, const char *key);
+
 #endif /* TB_JSON_UTIL_H */

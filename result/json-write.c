@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "result/bpf-progs.h"
 #include "result/json-util.h"
 #include "result/proof.h"
 #include "result/result.h"
@@ -263,7 +264,7 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 	set(b, o, "events_lost", jcount(c->events_lost));
 	set(b, o, "tracer_cpu_s", tb_json_num(c->tracer_cpu_s));
 	set(b, o, "tracer_mem_bytes", jcount(c->tracer_mem_bytes));
-	set(b, o, "tracer_extra", jref(c->tracer_extra));
+	set(b, o, "tracer_extra", tb_cell_extra_json(c));
 	set(b, o, "error", jstr(c->error));
 	set(b, o, "summary", summary_to_json(b, c));
 	if (c->latency.present)

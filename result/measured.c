@@ -83,6 +83,70 @@ double tb_cell_ctxsw_per_op(const struct tb_cell *c)
 	return ops > 0 ? sw / ops : NAN;
 }
 
+/* Ops (per thread, times threads) of an average measured sample of c; NAN without one. */
+static double ops_per_sample(const struct tb_cell *c)
+{
+	double ops = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		if (!tb_sample_measured(&c->samples[i]))
+			continue;
+		ops += (double)c->samples[i].ops * (double)(c->threads ? c->threads : 1);
+		n++;
+	}
+	return n && ops > 0 ? ops / (double)n : NAN;
+}
+
+/*
+ * Runs and run time of p, or of all of c's programs, and the ops of the measured samples they
+ * span (NAN without measured samples). False when a figure is unknown or there is no program.
+ */
+static bool bpf_figures(const struct tb_cell *c, const struct tb_bpf_prog *p, double *runs,
+			double *ns, double *ops)
+{
+	size_t i, n = p ? 1 : c->nbpf_progs;
+	unsigned int samples = 0;
+
+	*runs = *ns = 0;
+	*ops = NAN;
+	for (i = 0; i < n; i++) {
+		const struct tb_bpf_prog *q = p ? p : &c->bpf_progs[i];
+
+		if (q->runs < 0 || q->run_time_ns < 0)
+			return false;
+		*runs += (double)q->runs;
+		*ns += (double)q->run_time_ns;
+		if (q->samples > samples)
+			samples = q->samples;
+	}
+	*ops = ops_per_sample(c) * samples;
+	return n > 0;
+}
+
+double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops;
+
+	return bpf_figures(c, p, &runs, &ns, &ops) && runs > 0 ? ns / runs : NAN;
+}
+
+double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops;
+
+	return bpf_figures(c, p, &runs, &ns, &ops) && ops > 0 ? runs / ops : NAN;
+}
+
+double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops, over = c->has_overhead ? c->overhead.ns_per_op : NAN;
+
+	if (!(over > 0) || !bpf_figures(c, p, &runs, &ns, &ops) || !(ops > 0))
+		return NAN;
+	return ns / ops / over;
+}
+
 double tb_cell_tracer_cpu_s(const struct tb_cell *c)
 {
 	double sum = NAN;

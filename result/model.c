@@ -103,6 +103,7 @@ static void cell_free(struct tb_cell *c)
 	json_decref(c->tracer_config);
 	free(c->samples);
 	json_decref(c->tracer_extra);
+	free(c->bpf_progs);
 	free(c->error);
 	free(c->summary.outlier);
 	free(c->latency.bucket_ns);

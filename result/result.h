@@ -167,6 +167,24 @@ struct tb_proof {
 	char message[320];	       /* [message] what was expected, seen, and what to change */
 };
 
+/*
+ * One BPF program of a command tracer over the cell's measured samples (host/bpf-account.h
+ * found it; result/bpf-progs.h merges the samples). The tracer starts anew in every sample, so
+ * its programs get new ids: the samples' programs are matched by name, type and attach point.
+ * [tracer_extra][bpf_programs] [{id, name, type, attach, runs, run_time_ns, ns_per_run,
+ * samples, runs_per_op, overhead_share}]; the last three derived (result/measured.h).
+ */
+#define TB_CELL_BPF_PROGS_MAX 512
+struct tb_bpf_prog {
+	uint32_t id;	      /* [id] in the last measured sample that had it */
+	char name[64];	      /* [name] */
+	char type[32];	      /* [type] "tracepoint", "perf_event", ... */
+	char attach[160];     /* [attach] "tracepoint:syscalls:sys_enter_read", "" unknown */
+	int64_t runs;	      /* [runs] run_cnt over the samples' windows, -1 unknown */
+	int64_t run_time_ns;  /* [run_time_ns] run_time_ns over them, -1 unknown */
+	unsigned int samples; /* [samples] measured samples in which it was found */
+};
+
 struct tb_cell {
 	char *id;		   /* [id] "workload/tracer", unique in the result */
 	char *workload;		   /* [workload] section name */
@@ -182,12 +200,16 @@ struct tb_cell {
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
-	int64_t events_recorded;     /* [events_recorded] over measured samples, -1 unknown */
-	int64_t events_lost;	     /* [events_lost] */
-	double tracer_cpu_s;	     /* [tracer_cpu_s] */
-	int64_t tracer_mem_bytes;    /* [tracer_mem_bytes] max over samples */
-	json_t *tracer_extra;	     /* [tracer_extra] what collect() reported, last sample */
-	char *error;		     /* [error] why the cell failed, NULL if it did not */
+	int64_t events_recorded;       /* [events_recorded] over measured samples, -1 unknown */
+	int64_t events_lost;	       /* [events_lost] */
+	double tracer_cpu_s;	       /* [tracer_cpu_s] */
+	int64_t tracer_mem_bytes;      /* [tracer_mem_bytes] max over samples */
+	json_t *tracer_extra;	       /* [tracer_extra] what collect() reported, last sample */
+	struct tb_bpf_prog *bpf_progs; /* [tracer_extra][bpf_programs] over measured samples */
+	size_t nbpf_progs;
+	char bpf_method[24]; /* [tracer_extra][bpf_method] "fdinfo", "new-ids", "none", "mixed";
+				"" when the tracer does not account BPF programs */
+	char *error;	     /* [error] why the cell failed, NULL if it did not */
 	struct tb_summary summary;   /* [summary] */
 	struct tb_latency latency;   /* [latency] */
 	bool has_overhead;	     /* traced cells once analysed */

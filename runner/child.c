@@ -16,6 +16,8 @@
 #include "core/hist.h"
 #include "core/io.h"
 #include "core/tb.h"
+#include "result/bpf-progs.h"
+#include "result/measured.h"
 #include "runner/child.h"
 #include "tracers/tracer.h"
 
@@ -453,6 +455,13 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->disk_bytes = sp->st.disk_bytes;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;
+	if (sp->st.extra && tb_sample_measured(smp)) {
+		char err[256];
+
+		/* A command tracer's BPF programs add up over the cell's measured samples. */
+		if (tb_cell_bpf_merge(cell, sp->st.extra, err, sizeof(err)) == -EINVAL)
+			tb_warn("%s: the tracer's BPF programs: %s", cell->id, err);
+	}
 	if (sp->st.extra) {
 		json_decref(cell->tracer_extra);
 		cell->tracer_extra = sp->st.extra;
@@ -496,6 +505,7 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	sp.t.ncpus = job->req.ncpus;
 	sp.t.expect = job->expect;
 	sp.t.nexpect = job->nexpect;
+	sp.t.sample = job->order;
 
 	ret = arm(&sp);
 	if (!ret) {

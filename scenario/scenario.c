@@ -42,6 +42,7 @@ struct parse {
 	size_t nlong;
 	struct tb_strlist mx_w, mx_t, mx_x;
 	bool have_matrix, have_global;
+	char dir[4096]; /* the scenario file's directory, absolute: relative inputs are there */
 };
 
 static void perr(struct parse *p, int line, const char *fmt, ...)
@@ -355,10 +356,14 @@ static const struct tb_option wl_harness_opts[] = {
 
 struct tcfg {
 	uint64_t settle;
+	struct tb_strlist workloads;
 };
 static const struct tb_option tr_harness_opts[] = {
 	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
 	 "delay after start and before stop", 0, 60e9},
+	{"workloads", TB_OPT_LIST, offsetof(struct tcfg, workloads), NULL,
+	 "the matrix's workloads it runs on (default: every one): a tool against the workload it "
+	 "targets"},
 	TB_OPT_END,
 };
 
@@ -486,10 +491,15 @@ static void tracer_key(struct parse *p, const char *name, const char *value)
 		set_plugin_key(p, t->ops->opts, t->cfg, t->ops->name, name, value);
 		return;
 	}
-	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
+	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err))) {
 		perr(p, p->line, "[%s]: %s", p->cur, err);
-	else
+	} else if (!strcmp(name, "workloads")) {
+		tb_strlist_free(&t->only); /* a duplicate key (already an error): no leak */
+		t->only = tc.workloads;
+		t->only_line = p->line;
+	} else {
 		t->settle_ns = tc.settle;
+	}
 }
 
 /*
@@ -739,6 +749,41 @@ static int resolve_exclude(struct parse *p)
 	return 0;
 }
 
+bool tb_scenario_runs_on(const struct tb_scn_tracer *t, const char *workload)
+{
+	for (size_t k = 0; k < t->only.n; k++)
+		if (!strcmp(t->only.v[k], workload))
+			return true;
+	return !t->only.n;
+}
+
+/* Each tracer's 'workloads' names workloads of the matrix, once each. */
+static void resolve_only(struct parse *p)
+{
+	struct tb_scenario *s = p->s;
+
+	for (size_t i = 1; i < s->ntracers; i++) {
+		const struct tb_scn_tracer *t = &s->tracers[i];
+
+		for (size_t k = 0; k < t->only.n; k++) {
+			int idx = tb_scenario_workload(s, t->only.v[k]);
+			bool listed = false;
+
+			for (size_t j = 0; idx >= 0 && j < s->nmx_workloads; j++)
+				listed |= s->mx_workloads[j] == (size_t)idx;
+			if (!listed)
+				perr(p, t->only_line,
+				     "[tracer %s]: workloads: '%s' is not a workload of the [matrix]",
+				     t->name, t->only.v[k]);
+			for (size_t j = 0; j < k; j++)
+				if (!strcmp(t->only.v[j], t->only.v[k]))
+					perr(p, t->only_line,
+					     "[tracer %s]: workloads: '%s' listed twice", t->name,
+					     t->only.v[k]);
+		}
+	}
+}
+
 static int resolve_matrix(struct parse *p)
 {
 	struct tb_scenario *s = p->s;
@@ -791,6 +836,7 @@ static int resolve_matrix(struct parse *p)
 		s->tracers[idx].used = true;
 		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
 	}
+	resolve_only(p);
 	return resolve_exclude(p);
 }
 
@@ -829,7 +875,9 @@ static void finish(struct parse *p)
 			perr(p, t->line, "[tracer %s]: no 'type' key", t->name);
 			continue;
 		}
-		if (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err)))
+		if (t->ops->resolve && t->ops->resolve(t->cfg, p->dir, err, sizeof(err)))
+			perr(p, t->line, "[tracer %s]: %s", t->name, err);
+		else if (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err)))
 			perr(p, t->line, "[tracer %s]: %s", t->name, err);
 		if (t->settle_ns == UINT64_MAX)
 			t->settle_ns = gdef.settle;
@@ -857,6 +905,7 @@ void tb_scenario_free(struct tb_scenario *s)
 			tb_opts_free(s->tracers[i].ops->opts, s->tracers[i].cfg);
 		free(s->tracers[i].cfg);
 		free(s->tracers[i].name);
+		tb_strlist_free(&s->tracers[i].only);
 	}
 	for (i = 0; i < s->ngate; i++) {
 		free(s->gate_keys[i]);
@@ -966,6 +1015,17 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	return s->text && s->path && s->name ? 0 : -ENOMEM;
 }
 
+/* The absolute directory of the scenario file what (the working directory for a bare name). */
+static void scenario_dir(const char *what, char *dir, size_t len)
+{
+	char copy[4096], *abs;
+
+	snprintf(copy, sizeof(copy), "%s", what);
+	abs = realpath(dirname(copy), NULL);
+	snprintf(dir, len, "%s", abs ? abs : ".");
+	free(abs);
+}
+
 int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out)
 {
 	struct parse p = {0};
@@ -982,6 +1042,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	p.s = s;
 	p.what = what;
 	p.text = p.pos = text;
+	scenario_dir(what, p.dir, sizeof(p.dir));
 	memset(&gdef, 0, sizeof(gdef));
 	if (tb_opts_defaults(global_opts, &gdef)) {
 		ret = -EINVAL;

@@ -33,6 +33,9 @@ struct tb_scn_tracer {
 	void *cfg;
 	int line;
 	uint64_t settle_ns;
+	struct tb_strlist
+		only; /* its 'workloads' key: the matrix's workloads it runs on; empty: all */
+	int only_line;
 	bool used;
 };
 
@@ -83,6 +86,8 @@ struct tb_scenario {
  * file cannot be read, -EINVAL with "path:line: message" printed for every problem found.
  */
 int tb_scenario_load(const char *path, struct tb_scenario **out);
+/* Whether tracer t runs on workload (its 'workloads' key, when set, names it). */
+bool tb_scenario_runs_on(const struct tb_scn_tracer *t, const char *workload);
 /* The same from text (what is the file name used in messages). */
 int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **out);
 void tb_scenario_free(struct tb_scenario *s);

@@ -41,10 +41,10 @@ static int run_init(struct run *r, const char *const *kv)
 		CU_ASSERT_EQUAL_FATAL(
 			tb_opts_set(r->ops->opts, r->cfg, kv[0], kv[1], r->err, sizeof(r->err)), 0);
 	r->t = (struct tb_tracer){.ops = r->ops,
-			      .name = "cmd",
-			      .cfg = r->cfg,
-			      .consumer_cpu = -1,
-			      .outdir = tb_test_tmpdir()};
+				  .name = "cmd",
+				  .cfg = r->cfg,
+				  .consumer_cpu = -1,
+				  .outdir = tb_test_tmpdir()};
 	return r->ops->validate(r->cfg, r->err, sizeof(r->err));
 }
 
@@ -289,9 +289,10 @@ static void test_bpftrace(void)
 		TB_SKIP("bpftrace not installed");
 	child = tb_test_spawn_getpid_loop(n, &go);
 	CU_ASSERT_FATAL(child > 0);
-	snprintf(cmd, sizeof(cmd),
-		 "bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } tracepoint:syscalls:sys_enter_getpid /pid == %d/ { @c = count(); }'",
-		 (int)child);
+	snprintf(
+		cmd, sizeof(cmd),
+		"bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } tracepoint:syscalls:sys_enter_getpid /pid == %d/ { @c = count(); }'",
+		(int)child);
 	nb = progs_named("sys_enter_getpi", ids_before, 64);
 	before = tb_bpf_prog_count();
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
@@ -360,6 +361,191 @@ static void test_perf_record(void)
 	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 }
 
+/* A raw tracepoint program on sys_enter (every syscall of the host) loaded by this process. */
+static int load_other(int *link_fd)
+{
+	struct bpf_insn insns[] = {
+		{.code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0},
+		{.code = BPF_JMP | BPF_EXIT},
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_RAW_TRACEPOINT, "tb_other", "GPL", insns, 2, NULL);
+
+	*link_fd = fd >= 0 ? bpf_raw_tracepoint_open("sys_enter", fd) : -1;
+	if (fd >= 0 && *link_fd < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+static uint64_t prog_runs(int fd, __u32 *id)
+{
+	struct bpf_prog_info info = {0};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return 0;
+	*id = info.id;
+	return info.run_cnt;
+}
+
+/* Whether id is one of the entries of a bpf_programs array. */
+static bool listed(const json_t *progs, __u32 id)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(progs, i, v) if (json_integer_value(json_object_get(v, "id")) ==
+					    (json_int_t)id) return true;
+	return false;
+}
+
+/*
+ * bpftrace given the workload's pid through {pid}: it is attributed exactly the program it
+ * loaded (a new sys_enter_getpid program), with the kernel's runs of it, and not the program
+ * this process loads and runs at the same time (a raw tracepoint on every syscall).
+ */
+static void test_bpf_account(void)
+{
+	const char *kv[] = {
+		"command",
+		"bpftrace -B line -e 'BEGIN { printf(\"tb-ready\\n\"); } tracepoint:syscalls:sys_enter_getpid /pid == $1/ { @c = count(); }' {pid}",
+		"ready",
+		"^tb-ready$",
+		"hooks",
+		"syscalls:sys_enter_getpid",
+		NULL};
+	__u32 before[64], during[64], other_id = 0, mine = 0;
+	struct tb_tracer_stats st = {.extra = NULL};
+	int go = -1, status, nb, nd, other, link = -1, stats;
+	const uint64_t n = 200000;
+	uint64_t other0, other1;
+	char path[4096];
+	json_t *progs, *p;
+	struct run r;
+	pid_t child;
+
+	if (!tb_test_is_root())
+		TB_SKIP("needs root");
+	if (tb_proc_which("bpftrace", path, sizeof(path)))
+		TB_SKIP("bpftrace not installed");
+	other = load_other(&link);
+	if (other < 0)
+		TB_SKIP("cannot load a raw tracepoint program here");
+	stats = bpf_enable_stats(BPF_STATS_RUN_TIME); /* so that the other program counts too */
+	child = tb_test_spawn_getpid_loop(n, &go);
+	CU_ASSERT_FATAL(child > 0);
+	nb = progs_named("sys_enter_getpi", before, 64);
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	r.t.target = child;
+	r.t.sample = 3;
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	nd = progs_named("sys_enter_getpi", during, 64);
+	other0 = prog_runs(other, &other_id);
+	CU_ASSERT_EQUAL(write(go, "g", 1), 1);
+	CU_ASSERT_EQUAL(waitpid(child, &status, 0), child);
+	close(go);
+	other1 = prog_runs(other, &other_id);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	progs = json_object_get(st.extra, "bpf_programs");
+	printf("\n    %zu programs (%s), %lld events for %llu getpid; the other program ran %llu times ",
+	       json_array_size(progs), json_string_value(json_object_get(st.extra, "bpf_method")),
+	       (long long)st.events, (unsigned long long)n, (unsigned long long)(other1 - other0));
+	/* {pid} reached bpftrace as the workload's pid */
+	CU_ASSERT_EQUAL(
+		json_integer_value(json_object_get(json_object_get(st.extra, "tool"), "lost")), 0);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_array_get(json_object_get(st.extra, "command"), 5)),
+		(snprintf(path, sizeof(path), "%d", (int)child), path));
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "bpf_method")),
+			       "fdinfo");
+	/* exactly the program it loaded: the sys_enter_getpid one that appeared with it */
+	CU_ASSERT_EQUAL(nd, nb + 1);
+	for (int i = 0; i < nd; i++) {
+		bool old = false;
+
+		for (int k = 0; k < nb; k++)
+			old |= during[i] == before[k];
+		if (!old)
+			mine = during[i];
+	}
+	CU_ASSERT(mine && listed(progs, mine));
+	CU_ASSERT_FALSE(listed(progs, other_id));
+	CU_ASSERT(other1 - other0 >= n); /* it ran beside, and was not counted */
+	{
+		size_t i;
+
+		json_array_foreach(progs, i, p)
+		{
+			__u32 id = (__u32)json_integer_value(json_object_get(p, "id"));
+
+			for (int k = 0; k < nb; k++)
+				CU_ASSERT_NOT_EQUAL(id, before[k]); /* nothing older than it */
+			if (id != mine)
+				continue;
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(p, "attach")),
+					       "tracepoint:syscalls:sys_enter_getpid");
+			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(p, "type")),
+					       "tracepoint");
+			/* every getpid of the host runs it: the workload's, and a few others' */
+			CU_ASSERT(json_integer_value(json_object_get(p, "runs")) >= (json_int_t)n);
+			CU_ASSERT(json_integer_value(json_object_get(p, "runs")) <=
+				  (json_int_t)(n + n / 10));
+			CU_ASSERT(json_real_value(json_object_get(p, "ns_per_run")) > 0);
+		}
+	}
+	/* no events-regex: its events are its programs' runs */
+	CU_ASSERT_EQUAL(st.events, st.bpf_run_cnt);
+	CU_ASSERT(st.events >= (int64_t)n);
+	CU_ASSERT(json_integer_value(json_object_get(st.extra, "bpf_maps_memlock")) > 0);
+	json_decref(st.extra);
+	run_fini(&r);
+	if (stats >= 0)
+		close(stats);
+	close(link);
+	close(other);
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
+}
+
+/*
+ * A command that holds no BPF fd gets no program, even when this process loads and runs one
+ * meanwhile: the programs that appear are someone else's when another process holds them.
+ */
+static void test_bpf_account_none(void)
+{
+	const char *kv[] = {"command", "sleep 30", "settle", "50ms", NULL};
+	struct tb_tracer_stats st = {.events = -1,
+				     .lost = -1,
+				     .bpf_run_cnt = -1,
+				     .bpf_run_time_ns = -1}; /* as the runner pre-fills it */
+	int other = -1, link = -1;
+	struct run r;
+
+	if (!tb_test_is_root())
+		TB_SKIP("needs root");
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	other = load_other(&link); /* after its start: a "new" id, but held by us */
+	if (other < 0) {
+		run_fini(&r);
+		TB_SKIP("cannot load a raw tracepoint program here");
+	}
+	usleep(20000);
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "bpf_method")), "none");
+	CU_ASSERT_EQUAL(json_array_size(json_object_get(st.extra, "bpf_programs")), 0);
+	CU_ASSERT_EQUAL(st.events, -1);
+	CU_ASSERT_EQUAL(st.bpf_run_cnt, -1);
+	json_decref(st.extra);
+	run_fini(&r);
+	close(link);
+	close(other);
+}
+
 static CU_TestInfo command_tests[] = {
 	{"validate", test_validate},
 	{"readiness timeout kills the group", test_ready_timeout},
@@ -369,6 +555,8 @@ static CU_TestInfo command_tests[] = {
 	{"stop escalates", test_stop_escalates},
 	{"bpftrace", test_bpftrace},
 	{"perf record", test_perf_record},
+	{"BPF account: exactly its own programs", test_bpf_account},
+	{"BPF account: none held, none counted", test_bpf_account_none},
 	CU_TEST_INFO_NULL,
 };
 

@@ -5,6 +5,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "result/result.h"
 #include "outputs/summary.h"
@@ -246,8 +248,67 @@ static void test_estimate(void)
 	tb_scenario_free(s);
 }
 
+/*
+ * A tracer's 'workloads' key keeps it to the workloads it names; a tool that cannot work here
+ * (a bcc script where the kernel has no headers) is unsupported with its reason: refused, or
+ * with skip dropped and kept in the result's unsupported list.
+ */
+static void test_plan_targets(void)
+{
+	char dir[256], tool[320], text[2048];
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = tb_result_new();
+	struct tb_plan p;
+	const char *why;
+	bool bcc;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(dir, sizeof(dir), "%s", tb_test_tmpdir());
+	snprintf(tool, sizeof(tool), "%s/fakesnoop", dir);
+	f = fopen(tool, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("#!/usr/bin/python3\nfrom bcc import BPF\n", f);
+	fclose(f);
+	CU_ASSERT_EQUAL(chmod(tool, 0755), 0);
+	snprintf(text, sizeof(text),
+		 "[workload a]\ntype = getpid\n[workload b]\ntype = getpid\n"
+		 "[workload c]\ntype = getpid\n"
+		 "[tracer on-a]\ntype = command\nworkloads = a\ncommand = true\n"
+		 "[tracer ab]\ntype = command\nworkloads = a, b\ncommand = true\n"
+		 "[tracer bcc]\ntype = command\nworkloads = c\ncommand = %s\n"
+		 "[matrix]\nworkloads = a, b, c\ntracers = on-a, ab, bcc\n",
+		 tool);
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_parse(text, "targets.ini", &s), 0);
+	bcc = access("/sys/kernel/kheaders.tar.xz", F_OK) != 0; /* bcc cannot compile here */
+	CU_ASSERT_EQUAL(tb_plan_check_supported(s, false, NULL), bcc ? -EOPNOTSUPP : 0);
+	s->tracers[tb_scenario_tracer(s, "bcc")].used = true; /* as parsed, for the skip */
+	CU_ASSERT_EQUAL(tb_plan_check_supported(s, true, r->unsupported), 0);
+	why = json_string_value(json_array_get(r->unsupported, 0));
+	if (bcc)
+		CU_ASSERT(why && strstr(why, "[tracer bcc]") &&
+			  strstr(why, "unsupported here: a bcc tool compiles"));
+	CU_ASSERT_EQUAL_FATAL(tb_plan_build(s, r, &p), 0);
+	if (bcc) {
+		/* a: none, on-a, ab; b: none, ab; c: its baseline only (bcc dropped) */
+		CU_ASSERT_EQUAL(r->ncells, 6);
+		CU_ASSERT_STRING_EQUAL(r->cells[0].id, "a/none");
+		CU_ASSERT_STRING_EQUAL(r->cells[1].id, "a/on-a");
+		CU_ASSERT_STRING_EQUAL(r->cells[2].id, "a/ab");
+		CU_ASSERT_STRING_EQUAL(r->cells[3].id, "b/none");
+		CU_ASSERT_STRING_EQUAL(r->cells[4].id, "b/ab");
+		CU_ASSERT_STRING_EQUAL(r->cells[5].id, "c/none");
+	}
+	for (size_t i = 0; i < r->ncells; i++)
+		CU_ASSERT(strcmp(r->cells[i].id, "b/on-a") && strcmp(r->cells[i].id, "c/on-a"));
+	tb_plan_free(&p);
+	tb_scenario_free(s);
+	tb_result_free(r);
+}
+
 static CU_TestInfo tests[] = {
 	{"plan expansion", test_plan},
+	{"plan: tracers' workloads, unusable tools", test_plan_targets},
 	{"the estimate counts tracer setup and teardown", test_estimate},
 	{"round order", test_round_order},
 	{"adaptive stopping", test_adaptive_stopping},

@@ -83,6 +83,7 @@ static void test_bad(void)
 		{"exclude-nothing.ini", 8, "matches no traced cell"},
 		{"exclude-shape.ini", 8, "is not WORKLOAD/TRACER"},
 		{"duration-no-unit.ini", 2, "duration '500' has no unit"},
+		{"tracer-workloads.ini", 7, "workloads: 'c' is not a workload of the [matrix]"},
 	};
 	char path[512], expect[600], *out = NULL;
 	size_t i, len;

@@ -15,6 +15,13 @@
  *
  * What it hooks cannot be read from its command line: `hooks` (the events its probes attach
  * to), `hook-kind` and `scope` say it, so that the proof of tracing can expect a count.
+ *
+ * Per sample (tracers/command-sample.h): the argv's placeholders {pid} {cpus} {outdir}
+ * {sample} are filled once the workload is parked; the BPF programs its processes own are
+ * found and their run_cnt/run_time_ns read at start and stop (host/bpf-account.h, on by
+ * default); well-known tools' own lines give their events and losses
+ * (tracers/command-tools.h). Its events: events-regex, else the tool's own count, else its
+ * BPF programs' runs. doc/command-tracer.md describes all of it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,9 +38,12 @@
 
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
+#include "core/placeholders.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/tracing-state.h"
+#include "tracers/command-sample.h"
+#include "tracers/command-tools.h"
 #include "tracers/tracer.h"
 
 struct cfg {
@@ -49,6 +59,10 @@ struct cfg {
 	struct tb_strlist hooks;
 	int kind;
 	int scope;
+	bool bpf_account;
+	bool bpf_stats;
+	bool events_sum;
+	uint64_t log_max;
 };
 
 struct priv {
@@ -59,8 +73,10 @@ struct priv {
 	char log[4096];
 	off_t log_start; /* where this sample's output begins in the log */
 	double ready_s;
-	double startup_cpu_s;  /* the leader's CPU time until ready (start-up, attaching) */
-	int64_t wall_start_ns; /* CLOCK_REALTIME at spawn, for keep-raw's file times */
+	double startup_cpu_s;	  /* the leader's CPU time until ready (start-up, attaching) */
+	int64_t wall_start_ns;	  /* CLOCK_REALTIME at spawn, for keep-raw's file times */
+	struct tb_cmd_sample smp; /* this sample's argv, BPF account and figures */
+	bool smp_begun;
 };
 
 enum { KIND_AUTO, KIND_EVENTS, KIND_SAMPLING, KIND_UNKNOWN };
@@ -73,7 +89,8 @@ static const int sig_values[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGK
 
 static const struct tb_option cmd_opts[] = {
 	{"command", TB_OPT_ARGV, offsetof(struct cfg, command), NULL,
-	 "the tracer's command line (shell-like words; no shell, no expansion)"},
+	 "the tracer's command line (shell-like words; no shell, no expansion; a relative bpftrace program file is found next to the scenario)",
+	 0, 0, NULL, TB_OPTF_PLACEHOLDERS},
 	{"ready", TB_OPT_STRING, offsetof(struct cfg, ready), NULL,
 	 "extended regex on its output that says it is attached (e.g. 'Attaching')"},
 	{"ready-timeout", TB_OPT_DURATION, offsetof(struct cfg, ready_timeout), "30s",
@@ -88,7 +105,20 @@ static const struct tb_option cmd_opts[] = {
 	 "wait this long after each stop signal before escalating (TERM, then KILL)", 1e6, 3600e9},
 	{"events-regex", TB_OPT_STRING, offsetof(struct cfg, events_regex), NULL,
 	 "extended regex whose first group, in its output after stop, is the event count "
-	 "(e.g. '@c: ([0-9]+)'; the last match counts)"},
+	 "(e.g. '@c: ([0-9]+)'; the last match counts); default: the tool's own count, else its "
+	 "BPF programs' runs"},
+	{"events-sum", TB_OPT_BOOL, offsetof(struct cfg, events_sum), "false",
+	 "add up the first group of every events-regex match (a histogram's buckets) instead of "
+	 "taking the last"},
+	{"bpf-account", TB_OPT_BOOL, offsetof(struct cfg, bpf_account), "true",
+	 "find the BPF programs and maps its processes own (their fds), per program: runs and "
+	 "in-kernel ns per run"},
+	{"bpf-stats", TB_OPT_BOOL, offsetof(struct cfg, bpf_stats), "true",
+	 "hold bpf_enable_stats over the window for the runs and run time (two clock reads more in "
+	 "every BPF program run on the host: METHODOLOGY.md, bpf_stats' own cost)"},
+	{"log-max", TB_OPT_SIZE, offsetof(struct cfg, log_max), "16M",
+	 "bytes of each sample's output kept in its log (the first and last halves; its figures are "
+	 "read from all of it first); 0: keep everything"},
 	{"keep-raw", TB_OPT_BOOL, offsetof(struct cfg, keep_raw), "false",
 	 "keep the files it writes in its directory (perf.data, perf.data.old, ...); else their "
 	 "size is counted and they are deleted after each sample"},
@@ -100,8 +130,8 @@ static const struct tb_option cmd_opts[] = {
 	 "unknown; auto: events when hooks is set",
 	 0, 0, kind_choices},
 	{"scope", TB_OPT_CHOICE, offsetof(struct cfg, scope), "system",
-	 "whose events it counts: system (a command cannot be given the workload's pid) or "
-	 "workload",
+	 "whose events its events-regex counts: system, or workload (it filters on {pid}); "
+	 "BPF runs are always system-wide",
 	 0, 0, scope_choices},
 	TB_OPT_END,
 };
@@ -136,9 +166,16 @@ static int cmd_validate(const void *vcfg, char *err, size_t len)
 		snprintf(err, len, "command: a command line is needed");
 		return -EINVAL;
 	}
-	if (tb_proc_which(c->command.v[0], path, sizeof(path))) {
+	if (tb_placeholders_check(&c->command, err, len))
+		return -EINVAL;
+	if (!tb_placeholders_used(c->command.v[0]) &&
+	    tb_proc_which(c->command.v[0], path, sizeof(path))) {
 		snprintf(err, len, "command: program '%s' not found or not executable",
 			 c->command.v[0]);
+		return -EINVAL;
+	}
+	if (c->events_sum && !c->events_regex) {
+		snprintf(err, len, "events-sum: needs an events-regex");
 		return -EINVAL;
 	}
 	if (c->ready) {
@@ -167,7 +204,35 @@ static int cmd_validate(const void *vcfg, char *err, size_t len)
 	return 0;
 }
 
+/* A relative bpftrace program file is the one next to the scenario (command-tools.h). */
+static int cmd_resolve(void *vcfg, const char *dir, char *err, size_t len)
+{
+	struct cfg *c = vcfg;
+
+	return c->command.n ? tb_tool_resolve(&c->command, dir, err, len) : 0;
+}
+
 static void cmd_teardown(struct tb_tracer *t);
+
+/*
+ * Can this command work here: a bcc tool without the kernel's headers, bpftrace kprobes on a
+ * kernel without kprobes, or a bpftrace program that does not compile here cannot
+ * (command-tools.h). The plan asks once (compile: bpftrace --emit-elf); setup asks again for
+ * each sample without compiling. 0 or -EOPNOTSUPP with the reason in why.
+ */
+static int usable(const struct cfg *c, bool compile, char *why, size_t len)
+{
+	struct tb_tool_info ti;
+
+	tb_tool_identify(&c->command, &ti);
+	return compile ? tb_tool_usable(&c->command, &ti, why, len)
+		       : tb_tool_supported(&c->command, &ti, why, len);
+}
+
+static int cmd_usable(const void *vcfg, char *why, size_t len)
+{
+	return usable(vcfg, true, why, len);
+}
 
 static int cmd_setup(struct tb_tracer *t)
 {
@@ -179,6 +244,11 @@ static int cmd_setup(struct tb_tracer *t)
 	ret = cmd_validate(c, err, sizeof(err));
 	if (ret) {
 		tb_err("[tracer %s] %s", t->name, err);
+		return ret;
+	}
+	ret = usable(c, false, err, sizeof(err));
+	if (ret) {
+		tb_err("[tracer %s] command is unsupported here: %s", t->name, err);
 		return ret;
 	}
 	p = calloc(1, sizeof(*p));
@@ -201,31 +271,10 @@ static int cmd_setup(struct tb_tracer *t)
 /* This sample's output so far (at most the last 1 MiB), NUL-terminated; NULL when none. */
 static char *read_output(struct priv *p)
 {
-	off_t from = p->log_start, size;
-	struct stat st;
-	char *buf;
-	ssize_t n;
-	int fd;
+	char *out = NULL;
 
-	fd = open(p->log, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) || st.st_size <= from) {
-		close(fd);
-		return NULL;
-	}
-	if (st.st_size - from > (1 << 20))
-		from = st.st_size - (1 << 20);
-	size = st.st_size - from;
-	buf = malloc((size_t)size + 1);
-	n = buf ? pread(fd, buf, (size_t)size, from) : -1;
-	close(fd);
-	if (n < 0) {
-		free(buf);
-		return NULL;
-	}
-	buf[n] = '\0';
-	return buf;
+	tb_read_part(p->log, p->log_start, 1 << 20, true, &out);
+	return out;
 }
 
 /* The leader exited on its own: whatever it left in its group goes too. */
@@ -293,6 +342,10 @@ static int cmd_start(struct tb_tracer *t)
 	char buf[128];
 
 	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
+	ret = tb_cmd_sample_begin(&p->smp, t, &c->command, c->bpf_account, c->bpf_stats);
+	p->smp_begun = true;
+	if (ret)
+		return ret;
 	if (c->ready_bpf_progs > 0) {
 		base = tb_bpf_prog_count();
 		if (base < 0) {
@@ -301,7 +354,7 @@ static int cmd_start(struct tb_tracer *t)
 			return base;
 		}
 	}
-	ret = tb_proc_spawn(&p->proc, c->command.v, p->log, TB_PROC_NULLIN | TB_PROC_CHDIR);
+	ret = tb_proc_spawn(&p->proc, p->smp.argv.v, p->log, TB_PROC_NULLIN | TB_PROC_CHDIR);
 	if (ret) {
 		tb_err("[tracer %s] cannot start '%s': %s", t->name, c->command.v[0],
 		       strerror(-ret));
@@ -356,7 +409,10 @@ static int cmd_start(struct tb_tracer *t)
 		reap_group(p);
 		return -ECHILD;
 	}
-	return 0;
+	ret = tb_cmd_sample_started(&p->smp, t, p->proc.pid);
+	if (ret)
+		give_up(t);
+	return ret;
 }
 
 /* Stop signal, then escalation (tb_bpf_release_and_wait's release). */
@@ -389,6 +445,8 @@ static int cmd_stop(struct tb_tracer *t)
 	if (!p || !p->spawned || p->stopped)
 		return 0;
 	p->stopped = true;
+	/* The window ends before the stop signal: its teardown is not part of what it cost. */
+	tb_cmd_sample_stopping(&p->smp, t, p->proc.pid);
 	if (tb_bpf_objs_of_pgrp(p->proc.pid, &objs, &n))
 		n = 0;
 	tb_bpf_release_and_wait(t->name, objs, n, stop_group, t);
@@ -397,20 +455,23 @@ static int cmd_stop(struct tb_tracer *t)
 	return 0;
 }
 
-static int64_t events_from_output(struct priv *p)
+/* The count events-regex takes from out: the last match's group, or (sum) all of them; -1. */
+static int64_t events_from_output(struct priv *p, const char *out, bool sum)
 {
-	char *out = read_output(p), *s;
 	int64_t events = -1;
+	const char *s;
 	regmatch_t m[2];
 
 	for (s = out; s && !regexec(&p->events_re, s, 2, m, s == out ? 0 : REG_NOTBOL);) {
-		if (m[1].rm_so >= 0)
-			events = strtoll(s + m[1].rm_so, NULL, 10);
+		if (m[1].rm_so >= 0) {
+			int64_t v = strtoll(s + m[1].rm_so, NULL, 10);
+
+			events = sum ? (events < 0 ? 0 : events) + v : v;
+		}
 		if (m[0].rm_eo == 0)
 			break;
 		s += m[0].rm_eo;
 	}
-	free(out);
 	return events;
 }
 
@@ -446,13 +507,54 @@ static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool k
 	return bytes;
 }
 
+/*
+ * Keep at most max bytes of this sample's output in the log, its first and last halves, once
+ * its figures were read: a tool that prints every event (opensnoop) writes tens of MB a sample.
+ */
+static void trim_log(const struct tb_tracer *t, const struct priv *p, uint64_t max)
+{
+	char buf[65536], note[96];
+	off_t size, keep = (off_t)(max / 2), from, to;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open(p->log, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) || (size = st.st_size - p->log_start) <= (off_t)max) {
+		close(fd);
+		return;
+	}
+	n = snprintf(note, sizeof(note), "\n[tracebench: %lld bytes of this sample's output cut]\n",
+		     (long long)(size - 2 * keep));
+	to = p->log_start + keep;
+	if (pwrite(fd, note, (size_t)n, to) != n)
+		goto fail;
+	to += n;
+	for (from = st.st_size - keep; from < st.st_size; from += n, to += n) {
+		n = pread(fd, buf, sizeof(buf), from);
+		if (n <= 0 || pwrite(fd, buf, (size_t)n, to) != n)
+			goto fail;
+	}
+	if (!ftruncate(fd, to)) {
+		close(fd);
+		return;
+	}
+fail:
+	tb_warn("[tracer %s] cannot cut its log %s: %s", t->name, p->log, strerror(errno));
+	close(fd);
+}
+
 static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	char status[128];
+	char status[128], *out;
+	int64_t events = -1;
 	json_t *extra;
 	double total;
+	int ret;
 
 	if (!p || !p->spawned || !p->proc.reaped)
 		return -EINVAL;
@@ -469,8 +571,10 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	st->mem_bytes = (int64_t)p->proc.ru.ru_maxrss * 1024;
 	st->disk_bytes = own_files(t, p, c->keep_raw);
 	if (p->have_events_re) {
-		st->events = events_from_output(p);
-		if (st->events < 0)
+		out = read_output(p);
+		events = events_from_output(p, out, c->events_sum);
+		free(out);
+		if (events < 0)
 			tb_warn("[tracer %s] events-regex '%s' matched nothing in its output (%s)",
 				t->name, c->events_regex, p->log);
 	}
@@ -478,6 +582,23 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 			  "ready_s", p->ready_s, "run_s",
 			  (double)(p->proc.end_ns - p->proc.start_ns) / 1e9, "cpu_s_total", total,
 			  "cpu_s_startup", p->startup_cpu_s);
+	ret = extra ? tb_cmd_sample_figures(&p->smp, p->log, p->log_start, p->have_events_re,
+					    events, st, extra)
+		    : -ENOMEM;
+	if (ret) {
+		json_decref(extra);
+		return ret;
+	}
+	if (st->lost > 0)
+		tb_warn("[tracer %s] '%s' says it lost %s%lld events (%s)", t->name,
+			c->command.v[0],
+			json_is_true(
+				json_object_get(json_object_get(extra, "tool"), "lost_at_least"))
+				? "at least "
+				: "",
+			(long long)st->lost, p->log);
+	if (c->log_max)
+		trim_log(t, p, c->log_max);
 	st->extra = extra;
 	return 0;
 }
@@ -495,6 +616,8 @@ static void cmd_teardown(struct tb_tracer *t)
 		if (pid)
 			tb_armed_remove_pgid(pid);
 	}
+	if (p->smp_begun)
+		tb_cmd_sample_end(&p->smp);
 	if (p->have_ready_re)
 		regfree(&p->ready_re);
 	if (p->have_events_re)
@@ -514,6 +637,15 @@ static uint64_t cmd_est_cost_ns(const void *vcfg)
 	return 250000000ull + c->settle;
 }
 
+/* A tool whose own output counts its events (perf record, perf trace -s). */
+static bool counts_itself(const struct cfg *c)
+{
+	struct tb_tool_info ti;
+
+	tb_tool_identify(&c->command, &ti);
+	return ti.tool == TB_TOOL_PERF_RECORD || ti.tool == TB_TOOL_PERF_TRACE;
+}
+
 /* What the section says it hooks (hooks, hook-kind, scope). */
 static int cmd_hooks(const void *vcfg, struct tb_hooks *h)
 {
@@ -527,6 +659,8 @@ static int cmd_hooks(const void *vcfg, struct tb_hooks *h)
 		  : c->hooks.n		     ? TB_HOOK_EVENTS
 					     : TB_HOOK_UNKNOWN;
 	h->scope = c->scope == SCOPE_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+	if (!c->events_regex && c->bpf_account && c->bpf_stats && !counts_itself(c))
+		h->scope = TB_SCOPE_SYSTEM; /* its events are BPF runs: every task's */
 	for (i = 0; !ret && i < c->hooks.n; i++)
 		ret = tb_hooks_add(h, c->hooks.v[i], -1, h->kind == TB_HOOK_EVENTS);
 	return ret;
@@ -539,6 +673,8 @@ const struct tb_tracer_ops tb_tracer_command = {
 	.opts = cmd_opts,
 	.cfg_size = sizeof(struct cfg),
 	.validate = cmd_validate,
+	.resolve = cmd_resolve,
+	.supported_cfg = cmd_usable,
 	.setup = cmd_setup,
 	.start = cmd_start,
 	.stop = cmd_stop,

@@ -54,6 +54,7 @@ struct tb_tracer {
 	size_t ncpus;			     /* 0: not pinned */
 	const struct tb_hook_expect *expect; /* per counted hook, what one op makes */
 	size_t nexpect;
+	unsigned int sample; /* the sample's position in the run (0-based, warmups included) */
 };
 
 /*
@@ -80,9 +81,16 @@ struct tb_tracer_ops {
 	int (*supported)(char *why, size_t len);
 	int (*validate)(const void *cfg, char *err, size_t len);
 	/*
+	 * Optional: make the config's relative input paths (a script the tracer reads) absolute
+	 * against dir, the scenario file's directory. The scenario parser calls it once per
+	 * section, before validate. Returns 0, or -errno with the reason in err.
+	 */
+	int (*resolve)(void *cfg, const char *dir, char *err, size_t len);
+	/*
 	 * Optional: is this (validated) configuration usable here, beyond supported()? E.g. an
-	 * attach type the kernel refuses, found by trying it. 0, or -errno with the reason in
-	 * why. The plan drops or refuses a section whose configuration is not usable.
+	 * attach type the kernel refuses, found by trying it, or an external command whose tool
+	 * cannot run here (tracers/command-tools.h). 0, or -errno with the reason in why. The
+	 * plan drops or refuses a section whose configuration is not usable.
 	 */
 	int (*supported_cfg)(const void *cfg, char *why, size_t len);
 	/*

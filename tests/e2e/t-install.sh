@@ -12,6 +12,7 @@ for prefix in /usr/local /opt/tb; do
 	for f in bin/tracebench share/man/man1/tracebench.1 share/tracebench/scenarios/quick.ini \
 		share/tracebench/plots/overhead.gp share/tracebench/scenarios/validation/aa.ini \
 		share/tracebench/fleet/tracebench.yml share/tracebench/fleet/roles/tracebench/tasks/run.yml \
+		share/tracebench/scenarios/bpftrace/read-latency.bt share/tracebench/scenarios/real-tools.ini \
 		libexec/tracebench/tb-exit; do
 		[ -f "$P/$f" ] || fail "$f not installed"
 	done
