@@ -34,9 +34,9 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3
+	   python3 libdw-dev
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib libdw
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -49,7 +49,9 @@ endif
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `make deps` installed it.
 CFLAGS	 ?= -O2 -g
-BASE_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+# Frame pointers: the kernel walks user call chains by them, and `run --explain` profiles the
+# workload's code (tracebench's own) with kernel and user chains (explain/profile.h).
+BASE_CFLAGS = -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wshadow -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE -MMD -MP \
 	   -I$(CURDIR) -I$(CURDIR)/$(BUILD) -I$(LIBPERF_PREFIX)/include \
 	   -DTB_LIBEXECDIR='"$(LIBEXECDIR)"' -DTB_DATADIR='"$(DATADIR)"' \
@@ -68,7 +70,8 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 $(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
-ROOMS	 = core cli scenario plan runner result stats outputs outputs/plot host workloads tracers
+ROOMS	 = core cli scenario plan runner result stats outputs outputs/plot host workloads tracers \
+	   explain
 SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)

@@ -14,6 +14,7 @@
 #include <perf/evlist.h>
 #include <perf/evsel.h>
 #include <perf/event.h>
+#include <perf/mmap.h>
 #include <perf/threadmap.h>
 
 #include "core/tb.h"
@@ -231,4 +232,22 @@ int tb_perf_rec_account(struct tb_perf_rec_stats *s, const void *rec)
 	}
 	s->other++;
 	return -EINVAL;
+}
+
+void tb_perf_evlist_drain(struct perf_evlist *evlist, void (*fn)(void *ctx, const void *rec),
+			  void *ctx)
+{
+	struct perf_mmap *map;
+	union perf_event *ev;
+
+	perf_evlist__for_each_mmap(evlist, map, false)
+	{
+		if (perf_mmap__read_init(map) < 0)
+			continue;
+		while ((ev = perf_mmap__read_event(map))) {
+			fn(ctx, ev);
+			perf_mmap__consume(map);
+		}
+		perf_mmap__read_done(map);
+	}
 }

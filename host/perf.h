@@ -65,6 +65,13 @@ struct tb_perf_rec_stats {
 };
 
 /*
+ * Read every record available in every ring buffer of evlist, handing each to fn (in each
+ * buffer's order) before it is consumed.
+ */
+void tb_perf_evlist_drain(struct perf_evlist *evlist, void (*fn)(void *ctx, const void *rec),
+			  void *ctx);
+
+/*
  * Account one record (starting with a struct perf_event_header, header.size bytes readable).
  * Returns 0, or -EINVAL for a record too short for its type (it is then counted in other).
  */

@@ -106,6 +106,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			cr->wl = wi;
 			cr->tr = ti;
 			cr->cell = r->ncells - 1;
+			cr->explain = j > 0 && (s->aa ? s->explain : t->explain > 0);
 		}
 	}
 	if (!ncells) {
@@ -225,19 +226,46 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r)
 	return false;
 }
 
+/* Is plan cell i the baseline of a workload with an explained cell? */
+static bool explained_baseline(const struct tb_plan *p, size_t i)
+{
+	for (size_t j = 0; j < p->ncells; j++)
+		if (p->cells[j].explain && p->cells[j].wl == p->cells[i].wl &&
+		    p->cells[i].tr == 0 && j != i)
+			return true;
+	return false;
+}
+
+size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained)
+{
+	size_t n = 0, x = 0;
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		x += p->cells[i].explain;
+		n += p->cells[i].explain || explained_baseline(p, i);
+	}
+	if (explained)
+		*explained = x;
+	return n;
+}
+
 double tb_plan_estimate_s(const struct tb_plan *p)
 {
-	double per_round = 0;
+	double per_round = 0, explain = 0;
 	size_t i;
 
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
-
 		/* The batch, two settle delays, and about 50 ms of process and tracer setup. */
-		per_round += to_s(w->duration_ns) + 2 * to_s(t->settle_ns) + 0.05;
+		double sample = to_s(w->duration_ns) + 2 * to_s(t->settle_ns) + 0.05;
+
+		per_round += sample;
+		/* explain samples also read the kernel's symbols (about 50 ms) */
+		if (p->cells[i].explain || explained_baseline(p, i))
+			explain += (sample + 0.1) * p->s->explain_samples;
 	}
-	return per_round * (p->s->warmup + p->s->rounds) +
+	return per_round * (p->s->warmup + p->s->rounds) + explain +
 	       (double)p->s->nmx_workloads * 0.3; /* calibration */
 }
 
@@ -253,9 +281,15 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 
-		fprintf(f, "  %-40s %s x %s%s\n", c->id, c->workload_type, c->tracer_type,
-			c->baseline ? "  (baseline)" : "");
+		fprintf(f, "  %-40s %s x %s%s%s\n", c->id, c->workload_type, c->tracer_type,
+			c->baseline ? "  (baseline)" : "",
+			p->cells[i].explain ? "  (explained)" : "");
 	}
+	if (tb_plan_explain_cells(p, NULL))
+		fprintf(f,
+			"explain: %u profiled samples of each explained cell and its baseline after "
+			"the rounds, cpu-clock at %llu Hz\n",
+			s->explain_samples, (unsigned long long)s->explain_hz);
 	fprintf(f, "estimated time: %um%02us%s\n", (unsigned int)(est / 60),
 		(unsigned int)fmod(est, 60),
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");

@@ -24,6 +24,7 @@ struct tb_hist;
 struct tb_plan_cell {
 	size_t wl, tr;	       /* scenario indices */
 	size_t cell;	       /* index into r->cells */
+	bool explain;	       /* a traced cell the explain phase profiles (runner/explain.c) */
 	bool dead;	       /* setup failed for good: skipped in later rounds */
 	unsigned int failures; /* samples of this cell that did not complete */
 	struct tb_hist *hist;  /* latency mode: merged over measured samples (runner's) */
@@ -73,8 +74,10 @@ void tb_plan_free(struct tb_plan *p);
 /* Does the plan need root: any traced cell whose tracer is not `none`. */
 bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
 
-/* The estimated wall time of the plan's minimum rounds, in seconds. */
+/* The estimated wall time of the plan's minimum rounds and its explain phase, in seconds. */
 double tb_plan_estimate_s(const struct tb_plan *p);
+/* Cells the explain phase samples: the explained traced cells and their workloads' baselines. */
+size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
 
 /* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);

@@ -7,6 +7,7 @@
  * sane value. Unknown keys are ignored so that newer writers stay readable.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -15,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "core/tb.h"
+#include "result/explain.h"
 #include "result/labels.h"
 #include "result/result.h"
 
@@ -557,6 +559,13 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 			goto out;
 		c->has_overhead = true;
 	}
+	if ((v = json_object_get(o, "explain")) && !json_is_null(v)) {
+		char err[320];
+
+		ret = tb_explain_from_json(v, &c->explain, err, sizeof(err));
+		if (ret == -EINVAL)
+			ret = bad(l, "explain", "%s", err);
+	}
 out:
 	free(flags);
 	return ret;
@@ -798,6 +807,18 @@ int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out)
 	return 0;
 }
 
+/* The directory of path, new string ("." for a bare name), or NULL on ENOMEM. */
+static char *dir_of(const char *path)
+{
+	char *copy = strdup(path), *d;
+
+	if (!copy)
+		return NULL;
+	d = strdup(dirname(copy));
+	free(copy);
+	return d;
+}
+
 int tb_result_load(const char *path, struct tb_result **out)
 {
 	json_error_t jerr;
@@ -837,5 +858,10 @@ int tb_result_load(const char *path, struct tb_result **out)
 	}
 	ret = tb_result_from_json(doc, path, out);
 	json_decref(doc);
+	if (!ret && !((*out)->dir = dir_of(path))) {
+		tb_result_free(*out);
+		*out = NULL;
+		ret = -ENOMEM;
+	}
 	return ret;
 }

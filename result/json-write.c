@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "result/explain.h"
 #include "result/json-util.h"
 #include "result/result.h"
 
@@ -200,6 +201,8 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 		set(b, o, "latency", latency_to_json(b, &c->latency));
 	if (c->has_overhead)
 		set(b, o, "overhead", overhead_to_json(b, &c->overhead));
+	if (c->explain)
+		set(b, o, "explain", tb_explain_to_json(c->explain));
 	return o;
 }
 

@@ -232,6 +232,7 @@ static void new_section(struct parse *p, const char *hdr, int line)
 			}
 			t->line = line;
 			t->settle_ns = UINT64_MAX; /* inherit */
+			t->explain = -1;
 			p->cur_idx = (ssize_t)s->ntracers - 1;
 			p->kind = SEC_TRACER;
 		}
@@ -269,16 +270,20 @@ enum gkey {
 	G_ALPHA,
 	G_POWER,
 	G_CONF,
-	G_RES
+	G_RES,
+	G_EXPLAIN,
+	G_EXPLAIN_SAMPLES,
+	G_EXPLAIN_HZ,
+	G_EXPLAIN_TOL
 };
 
 struct gcfg {
 	char *name, *desc;
-	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
+	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu, xsamples, xhz;
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
-	bool lat, mlock, perf, aa;
-	double prec, noise, alpha, power, conf, maxcv;
+	bool lat, mlock, perf, aa, explain;
+	double prec, noise, alpha, power, conf, maxcv, xtol;
 };
 
 #define G(f) offsetof(struct gcfg, f)
@@ -325,6 +330,14 @@ static const struct tb_option global_opts[] = {
 	{"confidence", TB_OPT_DOUBLE, G(conf), "0.95", "confidence level of intervals", 0.5,
 	 0.9999},
 	{"resamples", TB_OPT_INT, G(res), "10000", "bootstrap resamples", 1000, 1000000},
+	{"explain", TB_OPT_BOOL, G(explain), "false",
+	 "after the rounds, profile every traced cell and its baseline: where the overhead lands"},
+	{"explain-samples", TB_OPT_INT, G(xsamples), "3",
+	 "explain: profiled samples per cell (baseline and traced interleaved)", 1, 1000},
+	{"explain-frequency", TB_OPT_INT, G(xhz), "4000",
+	 "explain: cpu-clock samples per second of the workload's CPU time (Hz)", 100, 100000},
+	{"explain-tolerance", TB_OPT_PERCENT, G(xtol), "25%",
+	 "explain: the profiles account for the measured overhead within this share", 0.01, 1},
 	TB_OPT_END,
 };
 #undef G
@@ -348,10 +361,13 @@ static const struct tb_option wl_harness_opts[] = {
 
 struct tcfg {
 	uint64_t settle;
+	bool explain;
 };
 static const struct tb_option tr_harness_opts[] = {
 	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
 	 "delay after start and before stop", 0, 60e9},
+	{"explain", TB_OPT_BOOL, offsetof(struct tcfg, explain), NULL,
+	 "profile where this tracer's cost lands ([global] explain when unset)"},
 	TB_OPT_END,
 };
 
@@ -481,6 +497,8 @@ static void tracer_key(struct parse *p, const char *name, const char *value)
 	}
 	if (tb_opts_set(tr_harness_opts, &tc, name, value, err, sizeof(err)))
 		perr(p, p->line, "[%s]: %s", p->cur, err);
+	else if (!strcmp(name, "explain"))
+		t->explain = tc.explain;
 	else
 		t->settle_ns = tc.settle;
 }
@@ -758,6 +776,8 @@ static void finish(struct parse *p)
 			perr(p, t->line, "[tracer %s]: %s", t->name, err);
 		if (t->settle_ns == UINT64_MAX)
 			t->settle_ns = gdef.settle;
+		if (t->explain < 0)
+			t->explain = gdef.explain;
 	}
 	s->tracers[0].settle_ns = gdef.settle;
 	if (gdef.minr > gdef.maxr)
@@ -885,6 +905,10 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	s->power = gdef.power;
 	s->confidence = gdef.conf;
 	s->resamples = (unsigned int)gdef.res;
+	s->explain = gdef.explain;
+	s->explain_samples = (unsigned int)gdef.xsamples;
+	s->explain_hz = (uint64_t)gdef.xhz;
+	s->explain_tolerance = gdef.xtol;
 	return s->text && s->path && s->name ? 0 : -ENOMEM;
 }
 
