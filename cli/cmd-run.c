@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "core/inject.h"
 #include "core/tb.h"
+#include "explain/explain.h"
 #include "host/armed.h"
 #include "host/sysinfo.h"
 #include "host/cleanup.h"
@@ -55,6 +56,8 @@ static const char run_usage[] =
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
 	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
+	"      --explain           afterwards, profile every traced cell and its baseline: where\n"
+	"                          the overhead lands (folded stacks, flame graphs, a table)\n"
 	"  -q, --quiet             no progress\n"
 	"  -h, --help\n";
 
@@ -62,6 +65,7 @@ static const char run_usage[] =
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
+	bool explain;
 	int64_t rounds, seed; /* -1: not given */
 	uint64_t dur, maxt;   /* 0: not given */
 	double prec;	      /* -1: not given */
@@ -161,6 +165,9 @@ static int parse_opt(int c, struct run_opts *o)
 	case 'q':
 		o->quiet = true;
 		break;
+	case 'X':
+		o->explain = true;
+		break;
 	case 'L': {
 		char err[256];
 		int ret;
@@ -203,6 +210,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"wait", no_argument, NULL, 'W'},
 		{"anonymize", no_argument, NULL, 'Z'},
 		{"label", required_argument, NULL, 'L'},
+		{"explain", no_argument, NULL, 'X'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -257,6 +265,11 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 		s->max_time_ns = o->maxt;
 	if (o->aa)
 		s->aa = true;
+	if (o->explain) { /* every traced cell, whatever the sections say */
+		s->explain = true;
+		for (i = 1; i < s->ntracers; i++)
+			s->tracers[i].explain = 1;
+	}
 	if (!s->seed_set)
 		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 }
@@ -405,6 +418,9 @@ static int prepare(struct run *x, int argc, char **argv)
 	    tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, x->dir, sizeof(x->dir)) ||
 	    tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch)))
 		return x->o.outdir && errno == EEXIST ? TB_EXIT_USAGE : TB_EXIT_FAIL;
+	x->r->dir = strdup(x->dir); /* where the files it names (explain/) are */
+	if (!x->r->dir)
+		return TB_EXIT_FAIL;
 	install_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
@@ -465,6 +481,22 @@ static int save_round(void *ctx, struct tb_result *r)
 	return 0; /* a failed intermediate write is said; the final write decides */
 }
 
+/* A cell's profiles into its files and its [explain] object, and the result saved. */
+static int save_explained(void *ctx, struct tb_result *r, size_t cell,
+			  const struct tb_explain_run *base, const struct tb_explain_run *traced,
+			  const struct tb_explain_settings *set)
+{
+	struct run *x = ctx;
+	int ret = tb_explain_publish(r, &r->cells[cell], x->dir, base, traced, set);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		tb_warn("%s: the explanation is incomplete (see above)", r->cells[cell].id);
+	save(x, false);
+	return 0;
+}
+
 /* Returns the exit code so far (TB_EXIT_OK unless the run failed). */
 static int measure(struct run *x)
 {
@@ -476,6 +508,7 @@ static int measure(struct run *x)
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
 	x->rn.on_round = save_round;
+	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");

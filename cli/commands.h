@@ -14,5 +14,6 @@ int tb_cmd_gate(int argc, char **argv);
 int tb_cmd_plot(int argc, char **argv);
 int tb_cmd_report(int argc, char **argv);
 int tb_cmd_cleanup(int argc, char **argv);
+int tb_cmd_explain(int argc, char **argv);
 
 #endif /* TB_COMMANDS_H */

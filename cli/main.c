@@ -22,6 +22,7 @@ static const struct {
 	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail"},
 	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
 	{"report", tb_cmd_report, "self-contained HTML report of a result"},
+	{"explain", tb_cmd_explain, "where a result's overheads land, from its stored profiles"},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
 };
 

@@ -44,7 +44,7 @@ else
 	SYSCALL_LOOPS=2000000
 	PIPE_LOOPS=50000
 fi
-ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources}
+ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources explain}
 SCN=$root/scenarios/validation
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${VALIDATE_OUT:-$root/results/validation-$STAMP}
@@ -171,6 +171,11 @@ if want sources; then
 	step "error sources: syscall flag, filters, bpf_stats; harness floor and clock cost"
 	run "$OUT/sources" "$SCN/error-sources.ini"
 	run "$OUT/floor" "$SCN/floor.ini"
+fi
+
+if want explain; then
+	step "explain: where a tracepoint's, a BPF program's and a known spin's costs land"
+	run "$OUT/explain" "$SCN/explain.ini"
 fi
 
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)
