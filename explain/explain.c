@@ -79,8 +79,15 @@ static void side_figures(struct tb_explain_side *s, const struct tb_explain_run 
 	s->kernel = x->st.kernel_samples;
 	s->lost = x->st.lost;
 	s->truncated = x->st.truncated;
+	s->other = x->st.other_samples;
 	s->ns_per_op = median(x->ns, x->runs);
 	s->cpu_ns_per_op = x->ops ? (double)x->st.samples * period / (double)x->ops : NAN;
+}
+
+/* Other tasks' time on the workload's CPUs, ns per op of the workload. */
+static double other_ns(const struct tb_explain_run *x, const struct tb_explain_settings *set)
+{
+	return x->ops ? (double)x->st.other_samples * (double)set->period_ns / (double)x->ops : 0;
 }
 
 /* What limited the profiles, in words. */
@@ -90,6 +97,9 @@ static int limits(struct tb_explain *e, const struct tb_explain_run *b,
 	const struct tb_profile_stats *st = &t->st;
 	int ret = 0;
 
+	if (st->per_task || b->st.per_task)
+		ret |= tb_explain_limit(e, "%s",
+					st->per_task ? st->per_task_why : b->st.per_task_why);
 	if (st->user_only || b->st.user_only)
 		ret |= tb_explain_limit(e, "user space only: %s",
 					st->user_only ? st->user_only_why : b->st.user_only_why);
@@ -113,6 +123,13 @@ static int limits(struct tb_explain *e, const struct tb_explain_run *b,
 					"profiler's ring buffer was full)",
 					(unsigned long long)st->lost,
 					(unsigned long long)b->st.lost);
+	if (other_ns(t, set) - other_ns(b, set) > 1)
+		ret |= tb_explain_limit(
+			e,
+			"other tasks ran on the workload's CPU for %.1f ns/op during "
+			"the traced samples against %.1f during the baseline's: time "
+			"the profiles leave out",
+			other_ns(t, set), other_ns(b, set));
 	if (st->throttled || b->st.throttled)
 		ret |= tb_explain_limit(e,
 					"the kernel throttled sampling %llu times "

@@ -56,11 +56,13 @@ struct chain {
 struct tb_profile {
 	struct tb_profile_opts o;
 	struct perf_cpu_map *cpus;
-	struct perf_thread_map *threads;
+	struct perf_thread_map *threads; /* the tree's threads at open (per-task events) */
 	struct perf_evlist *evlist;
 	struct perf_event_attr attr;
 	bool enabled, user_only;
-	char user_only_why[200];
+	bool per_task; /* CPU-wide events were refused: one per (thread, CPU), inherited */
+	char user_only_why[200], per_task_why[200];
+	uint64_t other_samples, idle_samples; /* CPU-wide: of tasks outside the tree, of idle */
 	unsigned int max_stack;
 	/* the reader */
 	pthread_t thread;
@@ -293,12 +295,19 @@ static void on_sample(struct tb_profile *p, const union perf_event *ev)
 	n = u[2];
 	if (n > words - 3)
 		return;
+	pr = proc_find(p, (pid_t)pid);
+	if (!pr && !p->per_task) { /* CPU-wide: another task on the workload's CPU */
+		if (pid)
+			p->other_samples++;
+		else
+			p->idle_samples++;
+		return;
+	}
 	p->rs.samples++;
 	if ((ev->header.misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL)
 		p->kernel_samples++;
 	if (chain_frames(u + 3, n) >= p->max_stack)
 		p->truncated++;
-	pr = proc_find(p, (pid_t)pid);
 	if (!pr)
 		pr = proc_new(p, (pid_t)pid, p->o.pid, "?");
 	if (!pr || chains_grow(p, n)) {
@@ -324,6 +333,8 @@ static void on_fork(struct tb_profile *p, const struct perf_record_fork *f)
 	if (f->pid == f->ppid || proc_find(p, (pid_t)f->pid))
 		return; /* a new thread, or known already */
 	parent = proc_find(p, (pid_t)f->ppid);
+	if (!parent && !p->per_task)
+		return; /* CPU-wide: a process outside the tree */
 	if (!proc_new(p, (pid_t)f->pid, (pid_t)f->ppid, parent ? parent->comm : "?"))
 		p->oom = true;
 }
@@ -335,6 +346,8 @@ static void on_comm(struct tb_profile *p, const union perf_event *ev)
 	char comm[17];
 
 	snprintf(comm, sizeof(comm), "%.16s", c->comm);
+	if (!pr && !p->per_task)
+		return; /* CPU-wide: a process outside the tree */
 	if (!(ev->header.misc & PERF_RECORD_MISC_COMM_EXEC) && pr) {
 		snprintf(pr->comm, sizeof(pr->comm), "%s", comm);
 		return;
@@ -418,7 +431,8 @@ static void *reader(void *arg)
 static void fill_attr(struct tb_profile *p, bool user_only)
 {
 	struct perf_event_attr *a = &p->attr;
-	size_t nbuf = (size_t)perf_cpu_map__nr(p->cpus) * (size_t)perf_thread_map__nr(p->threads);
+	size_t nbuf = (size_t)perf_cpu_map__nr(p->cpus) *
+		      (p->per_task ? (size_t)perf_thread_map__nr(p->threads) : 1);
 	size_t pages = BUFFER_BYTES / (size_t)sysconf(_SC_PAGESIZE) / (nbuf > 8 ? nbuf / 8 : 1);
 
 	memset(a, 0, sizeof(*a));
@@ -428,7 +442,7 @@ static void fill_attr(struct tb_profile *p, bool user_only)
 	a->sample_period = p->o.period_ns;
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
 	a->disabled = 1;
-	a->inherit = 1;
+	a->inherit = p->per_task; /* CPU-wide events see every task there already */
 	a->exclude_hv = 1;
 	a->exclude_kernel = user_only;
 	a->exclude_callchain_kernel = user_only;
@@ -446,23 +460,26 @@ static int buffer_pages(const struct tb_profile *p)
 	return (int)(p->attr.wakeup_watermark / (uint32_t)sysconf(_SC_PAGESIZE));
 }
 
-static int open_events(struct tb_profile *p, bool user_only)
+static int open_events(struct tb_profile *p, bool per_task, bool user_only)
 {
+	struct perf_thread_map *threads =
+		per_task ? perf_thread_map__get(p->threads) : perf_thread_map__new_dummy();
 	struct perf_evsel *evsel;
 	int ret;
 
+	p->per_task = per_task;
 	fill_attr(p, user_only);
 	tb_perf_evlist_delete(p->evlist);
 	p->evlist = perf_evlist__new();
 	evsel = perf_evsel__new(&p->attr);
-	if (!p->evlist || !evsel) {
+	if (!p->evlist || !evsel || !threads) {
 		perf_evsel__delete(evsel);
+		perf_thread_map__put(threads);
 		return -ENOMEM;
 	}
 	perf_evlist__add(p->evlist, evsel);
 	perf_cpu_map__get(p->cpus);
-	perf_thread_map__get(p->threads);
-	perf_evlist__set_maps(p->evlist, p->cpus, p->threads);
+	perf_evlist__set_maps(p->evlist, p->cpus, threads);
 	ret = perf_evlist__open(p->evlist);
 	if (ret < 0)
 		return ret;
@@ -470,35 +487,44 @@ static int open_events(struct tb_profile *p, bool user_only)
 	return 0;
 }
 
-static void paranoid_why(char *why, size_t len, int err)
+static bool refused(int ret)
 {
-	snprintf(
-		why, len,
-		"the kernel refused kernel samples (%s): kernel.perf_event_paranoid = %lld and this "
-		"process has no CAP_PERFMON (kernel profiling needs <= 1, or root)",
-		strerror(-err), (long long)tb_perf_paranoid());
+	return ret == -EACCES || ret == -EPERM;
 }
 
-/* Kernel and user, or user space only when the kernel refuses the kernel (said). */
+/*
+ * CPU-wide events on the workload's CPUs, kernel and user; when the kernel refuses CPU-wide
+ * events (perf_event_paranoid > 0 without CAP_PERFMON), per-task events; when it refuses
+ * kernel samples too (> 1), user space only. Each step down is said.
+ */
 static int open_with_fallback(struct tb_profile *p, char *why, size_t len)
 {
-	int ret = -EACCES;
+	long long paranoid = (long long)tb_perf_paranoid();
+	int ret = open_events(p, false, p->o.user_only);
 
-	if (!p->o.user_only)
-		ret = open_events(p, false);
-	if (ret == -EACCES || ret == -EPERM) {
-		if (!p->o.user_only)
-			paranoid_why(p->user_only_why, sizeof(p->user_only_why), ret);
-		p->user_only = true;
-		ret = open_events(p, true);
+	if (refused(ret)) {
+		snprintf(
+			p->per_task_why, sizeof(p->per_task_why),
+			"CPU-wide sampling refused (%s; kernel.perf_event_paranoid = %lld): per-task "
+			"events instead, whose timer restarts at every context switch of the workload",
+			strerror(-ret), paranoid);
+		ret = open_events(p, true, p->o.user_only);
 	}
-	if (ret == -EACCES || ret == -EPERM)
+	if (refused(ret) && !p->o.user_only) {
+		snprintf(
+			p->user_only_why, sizeof(p->user_only_why),
+			"the kernel refused kernel samples (%s): kernel.perf_event_paranoid = %lld and "
+			"this process has no CAP_PERFMON (kernel profiling needs <= 1, or root)",
+			strerror(-ret), paranoid);
+		ret = open_events(p, true, true);
+	}
+	p->user_only = p->o.user_only || p->user_only_why[0];
+	if (refused(ret))
 		snprintf(why, len,
 			 "perf_event_open refused (%s) with kernel.perf_event_paranoid = %lld",
-			 strerror(-ret), (long long)tb_perf_paranoid());
+			 strerror(-ret), paranoid);
 	else if (ret)
-		snprintf(why, len, "cpu-clock sampling on %d CPUs x %d threads: %s",
-			 perf_cpu_map__nr(p->cpus), perf_thread_map__nr(p->threads),
+		snprintf(why, len, "cpu-clock sampling on %d CPUs: %s", perf_cpu_map__nr(p->cpus),
 			 strerror(-ret));
 	return ret;
 }
@@ -719,6 +745,12 @@ int tb_profile_fold(struct tb_profile *p, const struct tb_ksyms *k, struct tb_us
 	st->throttled += p->rs.throttle;
 	st->truncated += p->truncated;
 	st->max_stack = p->max_stack;
+	st->other_samples += p->other_samples;
+	st->idle_samples += p->idle_samples;
+	if (p->per_task && !st->per_task) {
+		st->per_task = true;
+		snprintf(st->per_task_why, sizeof(st->per_task_why), "%s", p->per_task_why);
+	}
 	if (p->user_only && !st->user_only) {
 		st->user_only = true;
 		snprintf(st->user_only_why, sizeof(st->user_only_why), "%s",

@@ -2,9 +2,12 @@
 /*
  * The explain profiler: cpu-clock sampling of one workload process with kernel and user call
  * chains (libperf, PERF_SAMPLE_CALLCHAIN), on the workload's CPUs, for one window (a sample's
- * tracer start .. stop). What it samples is the workload's own CPU time: its threads and the
- * processes it has forked when the profiler opens, and (inherit) the threads and processes they
- * create later. A fixed period (not a frequency), so that samples x period is CPU time.
+ * tracer start .. stop). CPU-wide events on those CPUs, whose timer runs whatever task is on
+ * the CPU (a per-task event's restarts at every context switch, which in a VM costs several
+ * microseconds of timer programming and slowed a pipe ping-pong 15-fold here); samples of the
+ * workload's tree are kept: its threads and the processes it has forked when the profiler
+ * opens, and those they create later (FORK records). Other tasks' samples and idle are counted.
+ * A fixed period (not a frequency), so that samples x period is CPU time.
  *
  *	tb_profile_open(&opts, &p, why, len);   untimed: the events, ring buffers, process table
  *	tb_profile_start(p);                     enable, reader thread
@@ -19,9 +22,10 @@
  * walked by frame pointers (the kernel's only user unwinder without copying stacks): tracebench
  * is built with them; a library built without them loses its callers' frames, not the sample.
  *
- * Limits are said, not hidden: when the kernel refuses kernel samples (perf_event_paranoid
- * above 1 for a process without CAP_PERFMON) the profile opens for user space only and
- * stats.user_only says so; lost and throttled samples and truncated chains are counted.
+ * Limits are said, not hidden: when the kernel refuses CPU-wide events (perf_event_paranoid
+ * above 0 without CAP_PERFMON) the profile falls back to per-task events (inherited), and when
+ * it refuses kernel samples (above 1) to user space only; stats.per_task and stats.user_only
+ * say so and why. Lost and throttled samples and truncated chains are counted.
  */
 #ifndef TB_EXPLAIN_PROFILE_H
 #define TB_EXPLAIN_PROFILE_H
@@ -53,8 +57,12 @@ struct tb_profile_stats {
 	uint64_t throttled;	 /* PERF_RECORD_THROTTLE: the kernel slowed sampling */
 	uint64_t truncated;	 /* chains cut at max_stack */
 	unsigned int max_stack;	 /* kernel.perf_event_max_stack when the profile opened */
+	uint64_t other_samples;	 /* CPU-wide: of other tasks on the workload's CPUs (not kept) */
+	uint64_t idle_samples;	 /* CPU-wide: of the idle task (the workload waited, or settled) */
 	bool user_only;		 /* kernel samples were refused (or not asked for) */
 	char user_only_why[200]; /* why, when refused */
+	bool per_task;		 /* CPU-wide events were refused: per-task events */
+	char per_task_why[200];
 };
 
 struct tb_profile;

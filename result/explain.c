@@ -62,6 +62,7 @@ static const struct field side_fields[] = {
 	{"kernel_samples", F_COUNT, S(kernel)},
 	{"lost", F_COUNT, S(lost)},
 	{"truncated", F_COUNT, S(truncated)},
+	{"other_samples", F_COUNT, S(other)},
 	{"ns_per_op", F_NUM, S(ns_per_op), 0, 0},
 	{"profile_ns_per_op", F_NUM, S(cpu_ns_per_op), 0, 0},
 	{NULL},

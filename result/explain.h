@@ -30,6 +30,7 @@ struct tb_explain_side {
 	uint64_t kernel;      /* [kernel_samples] of those in kernel mode */
 	uint64_t lost;	      /* [lost] samples the kernel dropped */
 	uint64_t truncated;   /* [truncated] chains cut at perf_event_max_stack */
+	uint64_t other;	      /* [other_samples] of other tasks on the workload's CPUs (left out) */
 	double ns_per_op;     /* [ns_per_op] median ns/op of the runs (the profiler on) */
 	double cpu_ns_per_op; /* [profile_ns_per_op] samples x period / ops */
 };
