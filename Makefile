@@ -3,10 +3,11 @@
 #   make deps        Debian packages (apt-get, idempotent) + libperf from linux-source into .deps/
 #   make             build ./tracebench (V=1 for full commands)
 #   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
-#   make demo        run scenarios/quick.ini end to end
+#   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
+#   make man         doc/tracebench.1 from doc/tracebench.1.in and the option tables
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-estimate | validate | fuzz | valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -34,7 +35,7 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3 libdw-dev
+	   python3 libxml2-utils chromium libdw-dev
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib libdw
 
@@ -92,8 +93,8 @@ TB_BIN	 = tracebench
 endif
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz fuzzers valgrind format format-check
+.PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
+	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS)
 
@@ -120,16 +121,24 @@ $(LIBPERF_PREFIX)/lib/libperf.a: | $(DEPS_STAMP)
 	$(Q)tools/build-libperf.sh $(LIBPERF_PREFIX) $(DEPS_DIR)/libperf-src
 
 # ---- build ---------------------------------------------------------------------------------
+# A fresh clone has no .deps/: say so before compiling anything, instead of a missing header
+# half-way through. An order-only prerequisite of everything that compiles, checked each run.
+need-deps:
+	$(Q)test -f $(LIBPERF_PREFIX)/include/perf/core.h -a -f $(LIBPERF_PREFIX)/lib/libperf.a || \
+		{ echo "make: $(LIBPERF_PREFIX) has no libperf: run \`make deps\` first (libperf is built from linux-source into .deps/)" >&2; exit 2; }
+	$(Q)pkg-config --exists $(PC_LIBS) || \
+		{ echo "make: missing libraries ($$(for l in $(PC_LIBS); do pkg-config --exists $$l || printf '%s ' $$l; done)): run \`make deps\` first" >&2; exit 2; }
+
 $(TB_BIN): $(OBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c | $(SKELS)
+$(BUILD)/%.o: %.c | need-deps $(SKELS)
 	@mkdir -p $(dir $@)
 	$(msg) CC $<
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/vmlinux.h:
+$(BUILD)/vmlinux.h: | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) BTF $@
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
@@ -157,7 +166,7 @@ $(BUILD)/tests/data/%.bpf.o: tests/data/%.bpf.c $(BUILD)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Wall -Werror -c $< -o $@
 
 # Tiny static helpers (the exec workload's target).
-$(BUILD)/helpers/%: workloads/helpers/%.c
+$(BUILD)/helpers/%: workloads/helpers/%.c | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) HELPER $@
 	$(Q)$(CC) -O2 -static -o $@ $<
@@ -187,9 +196,11 @@ e2e: $(TB_BIN) $(HELPERS)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tests/e2e/run.sh
 
 # ---- demo, benchmarks, validation, fuzzing -------------------------------------------------
+# --wait: queue behind another run (another user's, CI's) instead of exiting 3.
+DEMO_ARGS ?=
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)./$(TB_BIN) run scenarios/quick.ini
+	$(Q)./$(TB_BIN) run scenarios/quick.ini --wait $(DEMO_ARGS)
 
 bench-workloads: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
@@ -200,6 +211,12 @@ bench-workloads: deps
 $(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The dry-run estimate against a real run (ESTIMATE_ARGS: scenario and run options).
+ESTIMATE_ARGS ?= scenarios/quick.ini --quick
+bench-estimate: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -239,6 +256,13 @@ format:
 
 format-check:
 	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/*.h)
+
+# ---- the man page ----------------------------------------------------------------------------
+# doc/tracebench.1 is committed; `make man` remakes it from doc/tracebench.1.in and the code's
+# option tables (tests/e2e/t-man.sh fails when the committed page is not what this gives).
+man: $(TB_BIN)
+	$(Q)./$(TB_BIN) list --man doc/tracebench.1.in > doc/tracebench.1.tmp && \
+		mv doc/tracebench.1.tmp doc/tracebench.1
 
 # ---- install -------------------------------------------------------------------------------
 install: all

@@ -20,14 +20,13 @@
 #include "result/explain.h"
 #include "result/result.h"
 
-static const char explain_usage[] =
+const char tb_usage_explain[] =
 	"usage: tracebench explain RESULT.json [options]\n"
 	"  -o, --output DIR  write the flame graphs to DIR/<cell>/ (default: each cell's\n"
 	"                    explain/<cell>/ next to the result)\n"
 	"      --cell ID     only this cell (e.g. getpid/tp-getpid)\n"
 	"      --top N       functions per cell (default 10, at most 256)\n"
-	"      --json        print the recomputed explain objects as JSON\n"
-	"  -h, --help\n";
+	"      --json        print the recomputed explain objects as JSON\n" TB_CLI_COMMON_USAGE;
 
 struct opts {
 	const char *file, *outdir, *cell;
@@ -46,7 +45,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){.top = 10};
-	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, explain_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, tb_usage_explain)) != -1) {
 		switch (c) {
 		case 'o':
 			o->outdir = optarg;
@@ -62,7 +61,7 @@ static int parse(int argc, char **argv, struct opts *o)
 			o->json = true;
 			break;
 		case 'h':
-			fputs(explain_usage, stdout);
+			fputs(tb_usage_explain, stdout);
 			return TB_EXIT_OK;
 		default:
 			return TB_EXIT_USAGE;
@@ -70,7 +69,7 @@ static int parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind + 1 != argc) {
 		tb_err("explain: expected one result file");
-		fputs(explain_usage, stderr);
+		fputs(tb_usage_explain, stderr);
 		return TB_EXIT_USAGE;
 	}
 	o->file = argv[optind];

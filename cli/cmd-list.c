@@ -10,11 +10,12 @@
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
 #include "cli/commands.h"
+#include "outputs/man.h"
 
-static const char list_usage[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
-				 "  --json    machine-readable\n"
-				 "  --brief   names and support only, no options\n"
-				 "  NAME      only these workloads/tracers\n";
+const char tb_usage_list[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
+			     "  --json    machine-readable\n"
+			     "  --brief   names and support only, no options\n"
+			     "  NAME      only these workloads/tracers\n" TB_CLI_COMMON_USAGE;
 
 static bool selected(const char *name, int argc, char **argv, int first)
 {
@@ -61,11 +62,25 @@ static void print_entry(const char *name, const char *help, const struct tb_opti
 		tb_opts_print(stdout, opts, "      ");
 }
 
+/* The man page from its template, the generated parts filled in, on standard output. */
+static int man_page(const char *tmpl)
+{
+	struct tb_man_cmd cmds[16] = {{0}};
+	size_t i;
+
+	for (i = 0; tb_commands[i].name && i + 1 < TB_ARRAY_SIZE(cmds); i++)
+		cmds[i] = (struct tb_man_cmd){tb_commands[i].name, tb_commands[i].help,
+					      tb_commands[i].usage};
+	return tb_man_fill(stdout, tmpl, cmds) ? TB_EXIT_USAGE : TB_EXIT_OK;
+}
+
 int tb_cmd_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"brief", no_argument, NULL, 'b'},
+		/* hidden: `make man` makes doc/tracebench.1 with it (outputs/man.h) */
+		{"man", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -74,7 +89,7 @@ int tb_cmd_list(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, list_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, tb_usage_list)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -82,8 +97,10 @@ int tb_cmd_list(int argc, char **argv)
 		case 'b':
 			brief = true;
 			break;
+		case 'M':
+			return man_page(optarg);
 		case 'h':
-			printf("%s", list_usage);
+			printf("%s", tb_usage_list);
 			return TB_EXIT_OK;
 		default:
 			return TB_EXIT_USAGE;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/tb.h"
+#include "core/env.h"
 #include "host/armed.h"
 
 static const char *const kind_names[TB_ARMED_NKINDS] = {
@@ -52,10 +53,10 @@ int tb_armed_kind_from_name(const char *s)
 
 const char *tb_state_dir(void)
 {
-	const char *d = getenv("TB_STATE_DIR");
+	const char *d = getenv(TB_ENV_STATE_DIR);
 
 	if (!d || !*d)
-		d = getenv("TB_RUN_DIR"); /* its name before 0.2 */
+		d = getenv(TB_ENV_RUN_DIR_OLD);
 	return d && *d ? d : "/run/tracebench";
 }
 

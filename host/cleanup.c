@@ -13,6 +13,7 @@
 
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/cleanup.h"
 #include "host/tracefs.h"
 
@@ -130,6 +131,14 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 	}
 	if (kind == TB_ARMED_BPF_PROG) {
 		fd = bpf_prog_get_fd_by_id((__u32)id);
+		if (fd >= 0 && !dry) {
+			struct tb_bpf_obj o;
+
+			/* Its owner died: the kernel may be freeing it right now. The next run
+			 * waits for it and does not count it as foreign meanwhile. */
+			if (!tb_bpf_obj_of_prog_fd(fd, &o))
+				tb_bpf_freeing_note(&o, 1);
+		}
 		if (fd >= 0) {
 			/* Only its holders can unload it; say so rather than pretend. */
 			note(c, false, false,

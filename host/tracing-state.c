@@ -14,6 +14,7 @@
 
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/tracefs.h"
 #include "host/tracing-state.h"
 
@@ -267,6 +268,20 @@ static void foreign_add(json_t *arr, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Program id is one a tracebench run closed and the kernel has not freed yet. */
+static bool freeing(json_int_t id)
+{
+	struct tb_bpf_obj o = {0};
+	int fd = bpf_prog_get_fd_by_id((__u32)id);
+	bool ours;
+
+	if (fd < 0)
+		return true; /* freed since the snapshot */
+	ours = !tb_bpf_obj_of_prog_fd(fd, &o) && tb_bpf_freeing_has(o.id, o.load_time);
+	close(fd);
+	return ours;
+}
+
 json_t *tb_foreign_instrumentation(void)
 {
 	json_t *arr = json_array(), *st, *v;
@@ -308,7 +323,7 @@ json_t *tb_foreign_instrumentation(void)
 		char ids[32];
 
 		snprintf(ids, sizeof(ids), "%lld", (long long)id);
-		if (!tracing_prog_type(type) || tb_armed_has(TB_ARMED_BPF_PROG, ids))
+		if (!tracing_prog_type(type) || tb_armed_has(TB_ARMED_BPF_PROG, ids) || freeing(id))
 			continue;
 		foreign_add(arr, "BPF program %lld '%s' (%s)", (long long)id,
 			    json_string_value(json_object_get(v, "name")), type);

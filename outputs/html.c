@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/tb.h"
@@ -23,7 +24,7 @@
 
 static const char css[] =
 	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em auto;"
-	"max-width:1200px;padding:0 1em;color:#111;line-height:1.4}"
+	"max-width:1360px;padding:0 1em;color:#111;line-height:1.4}"
 	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #ccc;"
 	"margin-top:1.6em}.meta{color:#444;font-size:.9em}"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:.9em}"
@@ -41,6 +42,8 @@ static const char css[] =
 	"white-space:pre-wrap;word-break:break-all}"
 	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
 	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
+	/* Wide tables scroll inside the page instead of overflowing it; long values wrap. */
+	".scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}.caveat{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- the page ------------------------------------------------------------------------------ */
@@ -173,21 +176,50 @@ static const struct {
 	{"compare", "Overhead per cell for each result set, with confidence intervals."},
 };
 
+/*
+ * Why plot i of plotdir failed into why (its .failed record, or an empty SVG), or false when
+ * it did not fail.
+ */
+static bool plot_failed(const char *plotdir, int i, char *why, size_t len)
+{
+	char path[PATH_MAX + 64], *text = NULL;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s%s", plotdir, tb_plot_names[i], TB_PLOT_FAILED_EXT);
+	if (!tb_read_file(path, &text, NULL)) {
+		snprintf(why, len, "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+		return true;
+	}
+	snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
+	if (!stat(path, &st) && st.st_size == 0) {
+		snprintf(why, len, "%s.svg is empty", tb_plot_names[i]);
+		return true;
+	}
+	return false;
+}
+
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 {
 	int i, n = 0;
 	size_t k;
 
 	for (i = 0; tb_plot_names[i]; i++) {
-		char path[PATH_MAX + 64];
+		char path[PATH_MAX + 64], why[512];
+		bool failed;
 
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
-		if (access(path, R_OK))
+		failed = plot_failed(plotdir, i, why, sizeof(why));
+		if (!failed && access(path, R_OK))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
-		if (inline_svg(f, path, i)) {
+		if (failed) {
+			fputs("<p class=\"note plot-failed\">plot failed: ", f);
+			tb_fput_markup(f, why, strlen(why));
+			fputs("</p>\n", f);
+		} else if (inline_svg(f, path, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -224,8 +256,8 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 	} else {
 		drawn = tb_html_plots_section(f, plotdir, compare);
 		if (ret < 0)
-			fputs("<p class=\"note\">Some plots are missing: gnuplot failed (its "
-			      "messages were logged).</p>\n",
+			fputs("<p class=\"note\">Some plots failed: each says why in its place "
+			      "(gnuplot's messages were logged).</p>\n",
 			      f);
 		else if (!drawn)
 			fputs("<p class=\"note\">No plots: the result has no data to plot.</p>\n",
@@ -319,7 +351,8 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, j
 	if (json_is_string(v)) {
 		tb_html_esc(f, json_string_value(v));
 	} else {
-		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		/* 0.94, not 0.93999999999999995 (jansson's default is 17 digits) */
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
 
 		tb_html_esc(f, s ? s : "?");
 		free(s);
@@ -350,14 +383,15 @@ void tb_html_environment(FILE *f, const struct tb_result *r, const char *id)
 		fputs("<p class=\"note\">The result records no environment.</p>\n", f);
 		return;
 	}
-	fputs("<details open><summary>Every recorded field (kernel, CPU and topology, "
+	/* About a hundred rows: collapsed, the summary above says what matters. */
+	fputs("<details class=\"env\"><summary>Every recorded field (kernel, CPU and topology, "
 	      "frequency, clocksource, mitigations, versions); those marked <small "
 	      "class=\"fp\">fingerprint</small> decide whether two runs are comparable"
-	      "</summary>\n<table>\n",
+	      "</summary>\n<div class=\"scroll\"><table>\n",
 	      f);
 	env_leaves(f, r->system, path, sizeof(path), &count,
 		   json_object_get(r->system, "fingerprint_fields"));
-	fputs("</table>\n</details>\n", f);
+	fputs("</table></div>\n</details>\n", f);
 	if (count >= MAX_ENV_LEAVES)
 		fprintf(f, "<p class=\"note\">Only the first %d fields are shown.</p>\n",
 			MAX_ENV_LEAVES);

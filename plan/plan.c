@@ -249,32 +249,53 @@ size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained)
 	return n;
 }
 
-double tb_plan_estimate_s(const struct tb_plan *p)
+void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
-	double per_round = 0, explain = 0;
+	double rounds = (double)(p->s->warmup + p->s->rounds);
 	size_t i;
 
+	memset(e, 0, sizeof(*e));
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
-		/* The batch, two settle delays, and about 50 ms of process and tracer setup. */
-		double sample = to_s(w->duration_ns) + 2 * to_s(t->settle_ns) + 0.05;
 
-		per_round += sample;
-		/* explain samples also read the kernel's symbols (about 50 ms) */
+		e->batch_s += rounds * to_s(w->duration_ns);
+		e->settle_s += rounds * 2 * to_s(t->settle_ns);
+		e->process_s += rounds * TB_PLAN_PROCESS_S;
+		if (t->ops->est_cost_ns)
+			e->tracer_s += rounds * to_s(t->ops->est_cost_ns(t->cfg));
+		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
-			explain += (sample + 0.1) * p->s->explain_samples;
+			e->explain_s += (double)p->s->explain_samples *
+					(to_s(w->duration_ns) + 2 * to_s(t->settle_ns) +
+					 TB_PLAN_PROCESS_S + 0.1);
 	}
-	return per_round * (p->s->warmup + p->s->rounds) + explain +
-	       (double)p->s->nmx_workloads * 0.3; /* calibration */
+	e->nsamples = (size_t)rounds * p->ncells;
+	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
+	e->total_s =
+		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;
+}
+
+double tb_plan_estimate_s(const struct tb_plan *p)
+{
+	struct tb_plan_estimate e;
+
+	tb_plan_estimate(p, &e);
+	return e.total_s;
 }
 
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 {
 	struct tb_scenario *s = p->s;
-	double est = tb_plan_estimate_s(p);
+	struct tb_plan_estimate e;
+	char explain[64] = "";
+	double est;
 	size_t i;
 
+	tb_plan_estimate(p, &e);
+	est = e.total_s;
+	if (e.explain_s > 0)
+		snprintf(explain, sizeof(explain), "; the explain phase %.1f s", e.explain_s);
 	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
 		s->name, s->path, p->ncells, s->warmup, s->rounds,
 		s->precision > 0 ? " (adaptive)" : "", to_s(s->duration_ns));
@@ -293,4 +314,9 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	fprintf(f, "estimated time: %um%02us%s\n", (unsigned int)(est / 60),
 		(unsigned int)fmod(est, 60),
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
+	fprintf(f,
+		"  = %zu samples: batches %.1f s + settle %.1f s + processes %.1f s + tracer setup "
+		"and teardown %.1f s; calibration %.1f s%s (traced batches also take longer by the "
+		"tracer's overhead)\n",
+		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s, explain);
 }

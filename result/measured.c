@@ -19,15 +19,19 @@ size_t tb_cell_nmeasured(const struct tb_cell *c)
 	return n;
 }
 
+enum { SUM_EVENTS, SUM_LOST, SUM_WORKLOAD };
+
 /* Sum of a per-sample count over measured samples; -1 when none knows it. */
-static int64_t sum_count(const struct tb_cell *c, bool lost)
+static int64_t sum_count(const struct tb_cell *c, int which)
 {
 	int64_t sum = -1;
 	size_t i;
 
 	for (i = 0; i < c->nsamples; i++) {
 		const struct tb_sample *s = &c->samples[i];
-		int64_t v = lost ? s->lost : s->events;
+		int64_t v = which == SUM_LOST	    ? s->lost
+			    : which == SUM_WORKLOAD ? s->workload_events
+						    : s->events;
 
 		if (tb_sample_measured(s) && v >= 0)
 			sum = (sum < 0 ? 0 : sum) + v;
@@ -37,22 +41,43 @@ static int64_t sum_count(const struct tb_cell *c, bool lost)
 
 int64_t tb_cell_events_sum(const struct tb_cell *c)
 {
-	return sum_count(c, false);
+	return sum_count(c, SUM_EVENTS);
 }
 
 int64_t tb_cell_lost_sum(const struct tb_cell *c)
 {
-	return sum_count(c, true);
+	return sum_count(c, SUM_LOST);
 }
 
 int64_t tb_cell_events(const struct tb_cell *c)
 {
-	return c->events_recorded >= 0 ? c->events_recorded : sum_count(c, false);
+	return c->events_recorded >= 0 ? c->events_recorded : sum_count(c, SUM_EVENTS);
 }
 
 int64_t tb_cell_lost(const struct tb_cell *c)
 {
-	return c->events_lost >= 0 ? c->events_lost : sum_count(c, true);
+	return c->events_lost >= 0 ? c->events_lost : sum_count(c, SUM_LOST);
+}
+
+int64_t tb_cell_workload_events(const struct tb_cell *c)
+{
+	return sum_count(c, SUM_WORKLOAD);
+}
+
+double tb_cell_ctxsw_per_op(const struct tb_cell *c)
+{
+	double sw = 0, ops = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->nvcsw < 0 || s->nivcsw < 0)
+			continue;
+		sw += (double)(s->nvcsw + s->nivcsw);
+		ops += (double)s->ops * (double)(c->threads ? c->threads : 1);
+	}
+	return ops > 0 ? sw / ops : NAN;
 }
 
 double tb_cell_tracer_cpu_s(const struct tb_cell *c)
@@ -118,6 +143,17 @@ void tb_result_update_totals(struct tb_result *r)
 		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
 			c->rate = tb_cell_event_rate(c);
 	}
+}
+
+int64_t tb_result_disk_bytes(const struct tb_result *r)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++)
+			if (r->cells[i].samples[k].disk_bytes >= 0)
+				sum = (sum < 0 ? 0 : sum) + r->cells[i].samples[k].disk_bytes;
+	return sum;
 }
 
 const char *tb_result_host(const struct tb_result *r)

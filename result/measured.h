@@ -25,6 +25,16 @@ int64_t tb_cell_lost_sum(const struct tb_cell *c);
 /* The cell's totals: events_recorded (events_lost) when known, else the sums above. */
 int64_t tb_cell_events(const struct tb_cell *c);
 int64_t tb_cell_lost(const struct tb_cell *c);
+/*
+ * The workload's own share of a system-wide count over c's measured samples (tracers that
+ * attribute one, core/events.h); -1 when no measured sample knows it.
+ */
+int64_t tb_cell_workload_events(const struct tb_cell *c);
+/*
+ * Context switches (voluntary and involuntary) of the workload process per op and thread
+ * over c's measured samples, from getrusage; NAN when unknown.
+ */
+double tb_cell_ctxsw_per_op(const struct tb_cell *c);
 /* The tracer's CPU seconds over c's measured samples; NAN when unknown. */
 double tb_cell_tracer_cpu_s(const struct tb_cell *c);
 /*
@@ -46,6 +56,10 @@ void tb_result_update_totals(struct tb_result *r);
 /* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
 const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r,
 						 const struct tb_cell *c);
+
+/* Bytes r's tracers wrote to files over every sample (warmups too: they were written), kept or
+ * deleted (keep-raw); -1 when no sample knows. */
+int64_t tb_result_disk_bytes(const struct tb_result *r);
 
 /* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
 const char *tb_result_host(const struct tb_result *r);

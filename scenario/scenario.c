@@ -566,28 +566,46 @@ static void matrix_key(struct parse *p, const char *name, const char *value)
 		p->mx_tracers_line = p->line;
 }
 
+/* In this order: gate_key() checks the values by position (percent, percent, alpha, bools). */
+const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
+	{"max-overhead", "fail a traced cell whose overhead is significantly above this (5%)"},
+	{"max-regression", "against --baseline: fail a cell whose ns/op or overhead grew "
+			   "significantly by more than this (3%, percentage points for overheads)"},
+	{"alpha", "the gate's significance level (0.01)"},
+	{"allow-untrustworthy", "report untrustworthy cells as skipped instead of failing (false)"},
+	{"require-power", "fail a cell whose minimal detectable effect exceeds a limit it is "
+			  "gated against (false: a warning)"},
+	{NULL, NULL},
+};
+
+const struct tb_option *tb_scenario_keys(enum tb_scn_section section)
+{
+	return section == TB_SCN_GLOBAL	    ? global_opts
+	       : section == TB_SCN_WORKLOAD ? wl_harness_opts
+					    : tr_harness_opts;
+}
+
 /* [gate] keys are checked here and kept as text; the gate interprets them. */
 static void gate_key(struct parse *p, const char *name, const char *value)
 {
-	static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
-						"allow-untrustworthy", NULL};
+	const struct tb_scn_gate_key *gate_keys = tb_scenario_gate_keys;
 	struct tb_scenario *s = p->s;
 	char **nk, **nv;
 	size_t k;
 	double d;
 	bool b;
 
-	for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
+	for (k = 0; gate_keys[k].name && strcmp(gate_keys[k].name, name); k++)
 		;
-	if (!gate_keys[k]) {
+	if (!gate_keys[k].name) {
 		perr(p, p->line,
-		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
+		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power)",
 		     name);
 		return;
 	}
 	if ((k <= 1 && tb_parse_percent(value, &d)) ||
 	    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
-	    (k == 3 && tb_parse_bool(value, &b))) {
+	    (k >= 3 && tb_parse_bool(value, &b))) {
 		perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
 		return;
 	}

@@ -93,4 +93,14 @@ void tb_scenario_free(struct tb_scenario *s);
 int tb_scenario_workload(const struct tb_scenario *s, const char *name);
 int tb_scenario_tracer(const struct tb_scenario *s, const char *name);
 
+/* The keys the harness owns (for `list --man`): [global], and in [workload] and [tracer]
+ * sections those besides the plugin's own. */
+enum tb_scn_section { TB_SCN_GLOBAL, TB_SCN_WORKLOAD, TB_SCN_TRACER };
+const struct tb_option *tb_scenario_keys(enum tb_scn_section section);
+/* The [gate] section's keys, ending with a NULL name. */
+struct tb_scn_gate_key {
+	const char *name, *help;
+};
+extern const struct tb_scn_gate_key tb_scenario_gate_keys[];
+
 #endif

@@ -256,7 +256,10 @@ static void test_stream(void)
 	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid"},
 				       {"consumer", "stream"},
 				       {"buffer-size", "4M"},
+				       {"keep-raw", "true"},
 				       {NULL, NULL}};
+	static const struct kv deleted[] = {
+		{"events", "syscalls:sys_enter_getpid"}, {"consumer", "stream"}, {NULL, NULL}};
 	struct tb_tracer_stats st;
 	const char *file;
 	json_int_t bytes, read;
@@ -281,11 +284,23 @@ static void test_stream(void)
 	CU_ASSERT(bytes > 0);
 	CU_ASSERT(size >= bytes);
 	CU_ASSERT(read > 0);
+	CU_ASSERT_EQUAL(st.disk_bytes, bytes);
 	printf("\n    stream: events %lld (read %lld), lost %lld, %lld bytes, cpu %.3fs ",
 	       (long long)st.events, (long long)read, (long long)st.lost, (long long)bytes,
 	       st.cpu_s);
 	within_1pct(st.events + st.lost, n);
 	CU_ASSERT(st.cpu_s >= 0);
+	unlink(file);
+	json_decref(st.extra);
+	/* Without keep-raw the stream is written, counted and deleted (issue 15). */
+	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", deleted, n, &st, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
+	file = json_string_value(json_object_get(st.extra, "stream_file"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	CU_ASSERT(access(file, F_OK) != 0);
+	CU_ASSERT(st.disk_bytes > 0);
+	CU_ASSERT_EQUAL(st.disk_bytes,
+			json_integer_value(json_object_get(st.extra, "stream_bytes")));
 	json_decref(st.extra);
 	tb_test_assert_tracing_unchanged("ftrace");
 }
@@ -552,7 +567,9 @@ static void test_function_tracer(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "current_tracer") ? why
 								     : strstr(why, "tracefs"));
 		if (sup == -EPERM)
-			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: Operation not permitted");
+			CU_ASSERT_STRING_EQUAL(
+				why,
+				"writing 'function' to current_tracer: Operation not permitted");
 		/* setup refuses with the probed reason, and leaves nothing armed. */
 		CU_ASSERT_EQUAL(ret, sup);
 		CU_ASSERT(tb_test_armed_record_empty());

@@ -192,12 +192,25 @@ static void test_data_files(void)
 	for (n = 0, i = 0; i < fix->ncells; i++)
 		n += fix->cells[i].has_overhead && isfinite(fix->cells[i].overhead.ns_per_event);
 	CU_ASSERT_EQUAL(d.nrows, n);
-	for (i = 0; i < d.nrows; i++) {
-		bool bpf = strstr(str(&d, i, 2), "bpf") != NULL;
-
-		CU_ASSERT_EQUAL(isfinite(num(&d, i, 7)), bpf);
+	for (n = 0, i = 0; i < d.nrows; i++) {
+		n += strstr(str(&d, i, 2), "bpf") != NULL;
 		if (i)
 			CU_ASSERT(num(&d, i, 4) <= num(&d, i - 1, 4));
+	}
+	{
+		struct dat b;
+
+		/* The BPF run times have their own rows: those of the bpf tracers, finite. */
+		CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "ns-per-event-bpf", &b), 0);
+		CU_ASSERT_EQUAL(b.nrows, n);
+		for (i = 0; i < b.nrows; i++) {
+			size_t row = (size_t)num(&b, i, 0);
+
+			CU_ASSERT(isfinite(num(&b, i, 1)) && num(&b, i, 1) > 0);
+			CU_ASSERT_FATAL(row < d.nrows);
+			CU_ASSERT_PTR_NOT_NULL(strstr(str(&d, row, 2), "bpf"));
+		}
+		dat_free(&b);
 	}
 	dat_free(&d);
 
@@ -507,6 +520,50 @@ static void test_vars_file(void)
 	CU_ASSERT(file_nonempty(dir, "timeline", "svg"));
 }
 
+/*
+ * README's "A scenario": one baseline and one traced cell without a BPF figure. gnuplot 5.4.4
+ * segfaulted on ns-per-event when every row of a `with labels` clause had a NaN x: no data file
+ * may hold a NaN coordinate, and every plot draws without a word (issue 15).
+ */
+static void test_one_traced_no_bpf(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	const char *dir = tb_test_tmpdir();
+	static const char *const names[] = {"overhead", "ns-per-op", "ns-per-event", "timeline"};
+	struct dat d;
+	size_t i, k;
+	int c;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(r->ncells, 2);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	for (k = 0; k < TB_ARRAY_SIZE(names); k++) {
+		CU_ASSERT_EQUAL_FATAL(dat_read(dir, names[k], &d), 0);
+		for (i = 0; i < d.nrows; i++)
+			for (c = 0; c < d.ncol[i]; c++)
+				if (!strcmp(d.col[i][c], "NaN"))
+					printf("\n    %s.dat row %zu column %d is NaN", names[k], i,
+					       c);
+		for (i = 0; i < d.nrows; i++)
+			for (c = 0; c < d.ncol[i]; c++)
+				CU_ASSERT(strcmp(d.col[i][c], "NaN") != 0);
+		dat_free(&d);
+	}
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "ns-per-event", &d), 0);
+	CU_ASSERT_EQUAL(d.nrows, 1);
+	dat_free(&d);
+	if (!have_gnuplot()) {
+		tb_result_free(r);
+		TB_SKIP("gnuplot not installed");
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_STRICT), 4);
+	for (k = 0; k < TB_ARRAY_SIZE(names); k++) {
+		CU_ASSERT(file_nonempty(dir, names[k], "png"));
+		CU_ASSERT(file_nonempty(dir, names[k], "svg"));
+	}
+	tb_result_free(r);
+}
+
 static CU_TestInfo plot_tests[] = {
 	{"data files hold the expected rows", test_data_files},
 	{"rate sweep fit", test_rate_fit},
@@ -517,6 +574,7 @@ static CU_TestInfo plot_tests[] = {
 	{"compare plot", test_compare},
 	{"many cells, long names", test_many_cells},
 	{"variables through a file", test_vars_file},
+	{"one traced cell without BPF (README's scenario)", test_one_traced_no_bpf},
 	CU_TEST_INFO_NULL,
 };
 

@@ -323,6 +323,7 @@ static void test_profile_live(void)
 	tb_fold_init(&f);
 	CU_ASSERT_EQUAL_FATAL(profile_child(getpids, &f, &st), 0);
 	CU_ASSERT_FALSE(st.user_only);
+	CU_ASSERT_FALSE(st.per_task); /* root: CPU-wide events on the child's CPUs */
 	CU_ASSERT_TRUE(st.samples > 0);
 	CU_ASSERT_TRUE(st.kernel_samples > 0);
 	CU_ASSERT_EQUAL(st.lost, 0);
@@ -368,8 +369,10 @@ static void test_profile_exec(void)
 static void test_profile_unprivileged(void)
 {
 	int64_t paranoid = tb_perf_paranoid();
+	struct tb_profile_stats st = {0};
 	int status = 0, pfd[2];
-	char why[256] = "";
+	char why[256] = "", fell[6] = "?????";
+	struct tb_fold f;
 	pid_t pid;
 
 	if (!tb_test_is_root())
@@ -386,11 +389,24 @@ static void test_profile_unprivileged(void)
 		ret = tb_profile_probe(why, sizeof(why));
 		if (write(pfd[1], why, sizeof(why)) < 0)
 			_exit(4);
+		/* its own child: the steps down from CPU-wide events, each said */
+		tb_fold_init(&f);
+		if (profile_child(getpids, &f, &st) == 0) {
+			fell[0] = st.per_task ? 'p' : '-';
+			fell[1] = st.user_only ? 'u' : '-';
+			fell[2] = st.samples > 0 ? 's' : '-';
+			fell[3] = any_stack(&f, ";test_profile_unprivileged;", NULL) ? 'f' : '-';
+			fell[4] = strstr(st.per_task_why, "perf_event_paranoid") ? 'w' : '-';
+		}
+		if (write(pfd[1], fell, sizeof(fell)) < 0)
+			_exit(4);
 		_exit(ret == 0 ? 0 : ret == -EACCES ? 1 : 2);
 	}
 	close(pfd[1]);
 	if (read(pfd[0], why, sizeof(why)) < 0)
 		why[0] = '\0';
+	if (read(pfd[0], fell, sizeof(fell)) < 0)
+		fell[0] = '\0';
 	close(pfd[0]);
 	waitpid(pid, &status, 0);
 	CU_ASSERT_TRUE(WIFEXITED(status));
@@ -398,8 +414,12 @@ static void test_profile_unprivileged(void)
 		/* the kernel refuses kernel samples; the probe says why, naming the sysctl */
 		CU_ASSERT_EQUAL(WEXITSTATUS(status), 1);
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "perf_event_paranoid"));
+		/* per-task and user space only, with the reason, and still a profile */
+		CU_ASSERT_STRING_EQUAL(fell, "pusfw");
 	} else {
 		CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+		if (paranoid == 1)
+			CU_ASSERT_EQUAL(fell[0], 'p');
 	}
 }
 
@@ -410,7 +430,8 @@ static CU_TestInfo profile_tests[] = {
 	{"BPF program names from bpf_prog_info", test_bpf_names},
 	{"a getpid loop profiled", test_profile_live},
 	{"fork and exec profiled", test_profile_exec},
-	{"kernel samples refused to an unprivileged process", test_profile_unprivileged},
+	{"unprivileged: kernel samples refused, per-task user-only profile",
+	 test_profile_unprivileged},
 	CU_TEST_INFO_NULL,
 };
 

@@ -79,6 +79,7 @@ static void test_bad(void)
 		{"redefine-none.ini", 6, "built in"},
 		{"bad-section-name.ini", 1, "one name"},
 		{"long-line.ini", 6, "line longer than"},
+		{"duration-no-unit.ini", 2, "duration '500' has no unit"},
 	};
 	char path[512], expect[600], *out = NULL;
 	size_t i, len;

@@ -23,7 +23,7 @@
 # the last online CPU, where cpus = auto pins tracebench's workloads),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
 # figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
-# peers sources), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
+# peers sources explain), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
 # run holds the machine-wide measuring lock).
 set -u
 

@@ -46,6 +46,7 @@ int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_siz
 struct tb_ftrace_consumer {
 	bool stream;	 /* a reader thread drains the buffer into path */
 	bool overwrite;	 /* the buffer overwrites its oldest events when full */
+	bool keep;	 /* keep-raw: the stream file stays; else counted and deleted at stop */
 	char path[4096]; /* <outdir>/<tracer>.raw, while streaming */
 	struct tb_ftrace_stream *reader;
 	uint64_t bytes; /* what the reader wrote, after stop */
@@ -58,7 +59,8 @@ struct tb_ftrace_consumer {
  */
 int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
 			     const struct tb_tracer *t);
-/* Drain what is left and stop the reader; idempotent. Returns 0 or the reader's error. */
+/* Drain what is left and stop the reader, then delete the stream file unless keep (its size
+ * stays in bytes); idempotent. Returns 0 or the reader's error. */
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
 
 /*
@@ -99,8 +101,12 @@ struct tb_ftrace_cfg {
 	int pid_filter; /* TB_FTRACE_PID_*; its option's help names the tracer's pid file */
 	uint64_t buffer_size;
 	bool overwrite;
-	int consumer; /* TB_FTRACE_CONSUMER_* */
+	int consumer;  /* TB_FTRACE_CONSUMER_* */
+	bool keep_raw; /* consumer = stream: keep <outdir>/<name>.raw (else counted, deleted) */
 };
+
+/* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
 
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
@@ -112,8 +118,21 @@ struct tb_ftrace_cfg {
 	 "overwrite the oldest events when full (else drop new ones)"},			\
 	{"consumer", TB_OPT_CHOICE, offsetof(type, member.consumer), "discard",		\
 	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0, \
-	 tb_ftrace_consumer_choices}
+	 tb_ftrace_consumer_choices},							\
+	{"keep-raw", TB_OPT_BOOL, offsetof(type, member.keep_raw), "false",		\
+	 "consumer = stream: keep the stream file (else its size is counted and it is "	\
+	 "deleted after each sample)"}
 /* clang-format on */
+
+/*
+ * Declared setup + teardown of one sample (est_cost_ns, tracer.h): an instance made and removed
+ * (TB_FTRACE_COST_NS), and with a stream consumer its drain at stop (TB_FTRACE_STREAM_COST_NS).
+ * Measured on the reference VM (2 vCPUs, kernel 6.18) from `tracebench run scenarios/quick.ini`:
+ * tracer_setup_s + tracer_teardown_s - 2 x settle, medians.
+ */
+#define TB_FTRACE_COST_NS	 100000000ull
+#define TB_FTRACE_STREAM_COST_NS 160000000ull
+uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 
 /* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
 struct tb_ftrace {

@@ -32,10 +32,11 @@ static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
 
 	if (!ops)
 		return false;
-	*d = TB_PLUGIN_DESC(ops,
-			    ops->setup && ops->start && ops->stop && ops->collect && ops->teardown
-				    ? NULL
-				    : "setup, start, stop, collect and teardown are all needed");
+	*d = TB_PLUGIN_DESC(
+		ops, !(ops->setup && ops->start && ops->stop && ops->collect && ops->teardown)
+			     ? "setup, start, stop, collect and teardown are all needed"
+		     : !ops->hooks ? "no hooks (what it hooks and counts)"
+				   : NULL);
 	return true;
 }
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "outputs/plot.h"
@@ -27,7 +28,7 @@
 
 int tb_plot_find_gnuplot(char *path, size_t len)
 {
-	const char *env = getenv("TB_GNUPLOT");
+	const char *env = getenv(TB_ENV_GNUPLOT);
 
 	return tb_proc_which(env && *env ? env : "gnuplot", path, len) ? -ENOENT : 0;
 }
@@ -42,28 +43,20 @@ static bool has_scripts(const char *dir)
 
 int tb_plot_find_scripts(char *dir, size_t len)
 {
-	const char *env = getenv("TB_PLOTS_DIR");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	/* The source tree (./tracebench), build/run-tests's parent, an installed tree. */
+	static const char *const rel[] = {"plots", "../plots", TB_DATADIR_REL "/plots"};
+	const char *env = getenv(TB_ENV_PLOTS_DIR);
+	char exe[PATH_MAX];
+	size_t i;
 
 	if (env && *env) {
 		snprintf(dir, len, "%s", env);
 		return has_scripts(dir) ? 0 : -ENOENT;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, len, "%s/plots", exe);
-			if (has_scripts(dir))
-				return 0;
-			/* build/run-tests: the source tree is the parent */
-			snprintf(dir, len, "%s/../plots", exe);
-			if (has_scripts(dir))
-				return 0;
-		}
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, len, "%s/%s", exe, rel[i]);
+		if (has_scripts(dir))
+			return 0;
 	}
 	snprintf(dir, len, "%s/plots", TB_DATADIR);
 	return has_scripts(dir) ? 0 : -ENOENT;
@@ -101,6 +94,8 @@ int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct
 		unlink(path);
 		snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, tb_plot_names[i]);
 		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s.failed", g->plotdir, tb_plot_names[i]);
+		unlink(path);
 	}
 	if (flags & TB_PLOT_DATA_ONLY)
 		return 0;
@@ -118,7 +113,7 @@ int tb_gp_need_gnuplot(struct tb_gp *g)
 		return 0;
 	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
 		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: gnuplot-nox) to get them",
-		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
+		       getenv(TB_ENV_GNUPLOT) ? getenv(TB_ENV_GNUPLOT) : "not in PATH");
 		g->flags |= TB_PLOT_DATA_ONLY;
 		return -ENOENT;
 	}
@@ -356,7 +351,7 @@ static char *slurp_fd(int fd)
 static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *all,
 			 const char *script, struct tb_proc *p)
 {
-	const char *env = getenv("TB_GNUPLOT_ARG_MAX"); /* tests lower it */
+	const char *env = getenv(TB_ENV_GNUPLOT_ARG_MAX); /* tests lower it */
 	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
 	char path[PATH_MAX + 64];
 	int ret;
@@ -387,6 +382,26 @@ static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *a
 		tb_gp_vars_free(&l);
 		return ret;
 	}
+}
+
+/*
+ * A plot that failed leaves <plotdir>/<name>.failed, one line saying why, so that the report
+ * shows "plot failed: why" in the plot's place instead of an empty figure (TB_PLOT_FAILED_EXT).
+ */
+static void record_failure(struct tb_gp *g, const char *name, const char *fmt, const char *what,
+			   const char *msg)
+{
+	char path[PATH_MAX + 64], line[512];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "gnuplot (%s) %s%s%.*s", fmt, what,
+			     msg && *msg ? ": " : "", (int)strcspn(msg ? msg : "", "\n"),
+			     msg ? msg : "");
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	snprintf(path, sizeof(path), "%s/%s%s", g->plotdir, name, TB_PLOT_FAILED_EXT);
+	if (tb_write_atomic(path, line, n, 0644))
+		tb_warn("plot: cannot record the failure in %s", path);
 }
 
 /* Run plots/<name>.gp for each wanted format. Returns 0, -EIO. */
@@ -432,13 +447,15 @@ static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		msg = slurp_fd(p.out_fd);
 		tb_proc_wait(&p, 0);
 		if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
-			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i],
-			       tb_proc_status_str(p.status, status, sizeof(status)),
+			tb_proc_status_str(p.status, status, sizeof(status));
+			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i], status,
 			       msg && *msg ? msg : "no output");
+			record_failure(g, name, fmts[i], status, msg);
 			ret = -EIO;
 		} else if (msg && *msg) {
 			if (g->flags & TB_PLOT_STRICT) {
 				tb_err("plot: gnuplot %s (%s) warned: %s", script, fmts[i], msg);
+				record_failure(g, name, fmts[i], "warned", msg);
 				ret = -EIO;
 			} else {
 				tb_warn("plot: gnuplot %s (%s): %s", script, fmts[i], msg);
