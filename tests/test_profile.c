@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -384,7 +385,12 @@ static void test_profile_unprivileged(void)
 		int ret;
 
 		close(pfd[0]);
-		if (setgid(65534) || setuid(65534))
+		/*
+		 * Dumpable again: a uid change leaves the process (and its forks) undumpable, and
+		 * perf_event_open on an undumpable task needs CAP_SYS_PTRACE, which a user who ran
+		 * tracebench as themselves would not meet.
+		 */
+		if (setgid(65534) || setuid(65534) || prctl(PR_SET_DUMPABLE, 1))
 			_exit(3);
 		ret = tb_profile_probe(why, sizeof(why));
 		if (write(pfd[1], why, sizeof(why)) < 0)
