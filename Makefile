@@ -35,9 +35,10 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3 libxml2-utils chromium libdw-dev
+	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
+	   liblttng-ctl-dev libbabeltrace2-dev libdw-dev
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib libdw
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 libdw
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -82,6 +83,9 @@ BPF_OBJS = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS	 = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 HELPER_SRCS = $(wildcard workloads/helpers/*.c)
 HELPERS	 = $(HELPER_SRCS:workloads/helpers/%.c=$(BUILD)/helpers/%)
+# The usercall workload's LTTng-UST provider: the only thing that links liblttng-ust (its
+# constructor starts threads in whatever process loads it; the workload dlopen()s it).
+UST_PROVIDER = $(BUILD)/helpers/libtb-usercall-ust.so
 TEST_SRCS = $(wildcard tests/*.c)
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
 ARCH	 = $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -96,7 +100,7 @@ TEST_BIN = $(BUILD)/run-tests
 .PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
 	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
 
-all: $(TB_BIN) $(HELPERS)
+all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
 # ---- dependencies --------------------------------------------------------------------------
 DEPS_STAMP = $(DEPS_DIR)/.stamp-$(shell echo $(DEB_PKGS) | md5sum | cut -c1-8)
@@ -143,11 +147,15 @@ $(BUILD)/vmlinux.h: | need-deps
 	$(msg) BTF $@
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
+# The host's multiarch include directory (asm/errno.h, which libbpf's usdt.bpf.h needs): the
+# BPF target has none of its own.
+BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CC) -dumpmachine)
+
 $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/bpf/*.h)
 	@mkdir -p $(dir $@)
 	$(msg) BPF $<
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
-		-Wall -Werror -c $< -o $@
+		$(BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
 
 # Keep objects and skeletons: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete
 # them as intermediates (then rebuild skeletons and every object on each run).
@@ -171,6 +179,12 @@ $(BUILD)/helpers/%: workloads/helpers/%.c | need-deps
 	$(msg) HELPER $@
 	$(Q)$(CC) -O2 -static -o $@ $<
 
+$(UST_PROVIDER): workloads/helpers/ust/tb-usercall-ust.c workloads/helpers/ust/tb-usercall-tp.h
+	@mkdir -p $(dir $@)
+	$(msg) HELPER $@
+	$(Q)$(CC) -O2 -fPIC -shared -Iworkloads/helpers/ust -o $@ $< \
+		$(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng-ust) -ldl
+
 # ---- tests ---------------------------------------------------------------------------------
 $(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
 	$(msg) LINK $@
@@ -180,7 +194,7 @@ $(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
 $(BUILD)/tests/test_bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
-test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
+test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	@echo "== unit tests ($(TEST_BIN))"
 	$(Q)st=0; TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
 		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || st=1; \
@@ -192,7 +206,7 @@ test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
 check: deps
 	$(Q)$(MAKE) --no-print-directory test
 
-e2e: $(TB_BIN) $(HELPERS)
+e2e: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tests/e2e/run.sh
 
 # ---- demo, benchmarks, validation, fuzzing -------------------------------------------------
@@ -238,7 +252,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBOBJS)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS)
 
 valgrind: deps
-	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS)
+	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS) $(UST_PROVIDER)
 	$(Q)TB_TEST_DATA=$(CURDIR)/tests/data TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
 		valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 \
 		--suppressions=tests/valgrind.supp $(TEST_BIN) $(VALGRIND_SUITES)
@@ -274,6 +288,7 @@ install: all
 	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
+	install -m 0644 $(UST_PROVIDER) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
 
 uninstall:

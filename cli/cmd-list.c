@@ -29,8 +29,46 @@ static bool selected(const char *name, int argc, char **argv, int first)
 	return false;
 }
 
+#define MAX_VARIANTS 32
+
+/* A tracer's configurations whose support differs here (tb_tracer_ops.variants), or NULL. */
+static json_t *variants_json(const struct tb_tracer_ops *ops)
+{
+	struct tb_tracer_variant v[MAX_VARIANTS];
+	size_t n, i;
+	json_t *a;
+
+	if (!ops || !ops->variants)
+		return NULL;
+	n = ops->variants(v, MAX_VARIANTS);
+	a = json_array();
+	for (i = 0; a && i < n && i < MAX_VARIANTS; i++)
+		json_array_append_new(a, json_pack("{s:s, s:b, s:s?}", "name", v[i].name,
+						   "supported", v[i].err == 0, "reason",
+						   v[i].err ? v[i].why : NULL));
+	return a;
+}
+
+static void print_variants(const struct tb_tracer_ops *ops)
+{
+	struct tb_tracer_variant v[MAX_VARIANTS];
+	size_t n, i;
+
+	if (!ops || !ops->variants)
+		return;
+	n = ops->variants(v, MAX_VARIANTS);
+	for (i = 0; i < n && i < MAX_VARIANTS; i++) {
+		if (!v[i].err)
+			printf("  %-16s   %-40s supported\n", "", v[i].name);
+		else
+			printf("  %-16s   %-40s unsupported here: %s\n", "", v[i].name,
+			       v[i].why[0] ? v[i].why : "no reason given");
+	}
+}
+
+/* tr: the tracer's ops, for its variants (NULL for a workload). */
 static json_t *entry(const char *name, const char *help, const struct tb_option *opts,
-		     int (*supported)(char *, size_t))
+		     int (*supported)(char *, size_t), const struct tb_tracer_ops *tr)
 {
 	char why[512] = "";
 	int ret = supported ? supported(why, sizeof(why)) : 0;
@@ -46,11 +84,15 @@ static json_t *entry(const char *name, const char *help, const struct tb_option 
 	if (ret)
 		json_object_set_new(o, "reason", json_string(why[0] ? why : "unsupported here"));
 	json_object_set_new(o, "options", a);
+	a = ret ? NULL : variants_json(tr);
+	if (a)
+		json_object_set_new(o, "variants", a);
 	return o;
 }
 
 static void print_entry(const char *name, const char *help, const struct tb_option *opts,
-			int (*supported)(char *, size_t), bool brief)
+			int (*supported)(char *, size_t), const struct tb_tracer_ops *tr,
+			bool brief)
 {
 	char why[512] = "";
 	int ret = supported ? supported(why, sizeof(why)) : 0;
@@ -58,6 +100,8 @@ static void print_entry(const char *name, const char *help, const struct tb_opti
 	printf("  %-16s %-13s %s\n", name, ret ? "UNSUPPORTED" : "supported", help ? help : "");
 	if (ret)
 		printf("  %-16s %-13s why: %s\n", "", "", why[0] ? why : "unsupported here");
+	else
+		print_variants(tr);
 	if (!brief && opts && opts->name)
 		tb_opts_print(stdout, opts, "      ");
 }
@@ -121,12 +165,13 @@ int tb_cmd_list(int argc, char **argv)
 				json_array_append_new(wl, entry(tb_workloads[i]->name,
 								tb_workloads[i]->help,
 								tb_workloads[i]->opts,
-								tb_workloads[i]->supported));
+								tb_workloads[i]->supported, NULL));
 		for (i = 0; tb_tracers[i]; i++)
 			if (selected(tb_tracers[i]->name, argc, argv, optind))
 				json_array_append_new(
 					tr, entry(tb_tracers[i]->name, tb_tracers[i]->help,
-						  tb_tracers[i]->opts, tb_tracers[i]->supported));
+						  tb_tracers[i]->opts, tb_tracers[i]->supported,
+						  tb_tracers[i]));
 		json_object_set_new(doc, "workloads", wl);
 		json_object_set_new(doc, "tracers", tr);
 		json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -138,11 +183,11 @@ int tb_cmd_list(int argc, char **argv)
 	for (i = 0; tb_workloads[i]; i++)
 		if (selected(tb_workloads[i]->name, argc, argv, optind))
 			print_entry(tb_workloads[i]->name, tb_workloads[i]->help,
-				    tb_workloads[i]->opts, tb_workloads[i]->supported, brief);
+				    tb_workloads[i]->opts, tb_workloads[i]->supported, NULL, brief);
 	printf("\ntracers (in [tracer NAME] sections: type = <name>, then its options):\n");
 	for (i = 0; tb_tracers[i]; i++)
 		if (selected(tb_tracers[i]->name, argc, argv, optind))
 			print_entry(tb_tracers[i]->name, tb_tracers[i]->help, tb_tracers[i]->opts,
-				    tb_tracers[i]->supported, brief);
+				    tb_tracers[i]->supported, tb_tracers[i], brief);
 	return TB_EXIT_OK;
 }

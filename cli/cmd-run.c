@@ -363,7 +363,7 @@ static int load_plan(struct run *x)
 	if (!x->r)
 		return TB_EXIT_FAIL;
 	x->r->rounds = 0;
-	if (tb_plan_check_supported(x->s, x->o.skip)) {
+	if (tb_plan_check_supported(x->s, x->o.skip, x->r->unsupported)) {
 		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");
 		return TB_EXIT_UNAVAILABLE;
 	}

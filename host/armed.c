@@ -18,7 +18,7 @@
 static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_INSTANCE] = "instance", [TB_ARMED_PGID] = "pgid",
 	[TB_ARMED_BPF_PROG] = "bpf_prog", [TB_ARMED_BPF_LINK] = "bpf_link",
-	[TB_ARMED_BPF_PIN] = "bpf_pin",
+	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_DYNEVENT] = "dynevent",
 };
 
 struct item {

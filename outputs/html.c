@@ -168,6 +168,9 @@ static const struct {
 		      "quartiles, thick bar = median, whiskers = 1.5 IQR, dots = the samples."},
 	{"ns-per-event", "Cost per traced event (added ns/op divided by events per op), and the "
 			 "kernel's own BPF run time per program run where the tracer is BPF."},
+	{"probe-types", "Every tracer ranked by what one event costs (the rate model's cost per "
+			"event where a sweep fitted one), with its confidence interval, beside the "
+			"published figures for the same probe type."},
 	{"latency", "Per-operation latency of latency-mode cells, cumulative, tail-stretched; "
 		    "points mark p50, p99 and p99.9."},
 	{"timeline", "Every sample in run order: drift, warm-up (circled, not used) and the "
@@ -435,6 +438,14 @@ void tb_html_warnings(FILE *f, const struct tb_result *r)
 		json_array_foreach(r->warnings, i, v)
 		{
 			li(f, "note", "%s", json_is_string(v) ? json_string_value(v) : "?");
+			n++;
+		}
+	}
+	if (json_is_array(r->unsupported)) {
+		json_array_foreach(r->unsupported, i, v)
+		{
+			li(f, "note", "Left out: %s",
+			   json_is_string(v) ? json_string_value(v) : "?");
 			n++;
 		}
 	}

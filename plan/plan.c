@@ -16,30 +16,47 @@ static double to_s(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
-int tb_plan_check_supported(struct tb_scenario *s, bool skip)
+/* What is unsupported here, said and recorded (the result keeps it without the path). */
+static void refuse(struct tb_scenario *s, bool skip, json_t *unsupported, int line,
+		   const char *kind, const char *name, const char *type, const char *why)
 {
-	enum tb_log_level lvl = skip ? TB_LOG_WARN : TB_LOG_ERROR;
+	tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR, "%s:%d: [%s %s]: %s is unsupported here: %s",
+	       s->path, line, kind, name, type, why);
+	if (unsupported)
+		json_array_append_new(unsupported,
+				      json_sprintf("line %d: [%s %s]: %s is unsupported here: %s",
+						   line, kind, name, type, why));
+}
+
+int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported)
+{
 	char why[512];
 	size_t i;
-	int bad = 0;
+	int bad = 0, ret;
+
+	skip = skip || s->skip_unsupported;
 
 	for (i = 0; i < s->nworkloads; i++) {
 		struct tb_scn_workload *w = &s->workloads[i];
 
 		if (!w->used || !w->ops->supported || !w->ops->supported(why, sizeof(why)))
 			continue;
-		tb_log(lvl, "%s:%d: [workload %s]: %s is unsupported here: %s", s->path, w->line,
-		       w->name, w->ops->name, why);
+		refuse(s, skip, unsupported, w->line, "workload", w->name, w->ops->name, why);
 		w->used = false;
 		bad++;
 	}
 	for (i = 1; i < s->ntracers; i++) {
 		struct tb_scn_tracer *t = &s->tracers[i];
 
-		if (!t->used || !t->ops->supported || !t->ops->supported(why, sizeof(why)))
+		if (!t->used)
 			continue;
-		tb_log(lvl, "%s:%d: [tracer %s]: %s is unsupported here: %s", s->path, t->line,
-		       t->name, t->ops->name, why);
+		why[0] = '\0';
+		ret = t->ops->supported ? t->ops->supported(why, sizeof(why)) : 0;
+		if (!ret && t->ops->supported_cfg)
+			ret = t->ops->supported_cfg(t->cfg, why, sizeof(why));
+		if (!ret)
+			continue;
+		refuse(s, skip, unsupported, t->line, "tracer", t->name, t->ops->name, why);
 		t->used = false;
 		bad++;
 	}
@@ -97,7 +114,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			size_t ti = s->aa ? 0 : s->mx_tracers[j];
 			struct tb_scn_tracer *t = &s->tracers[ti];
 
-			if (!t->used)
+			if (!t->used || (!s->aa && tb_scenario_excluded(s, wi, ti)))
 				continue;
 			if (!add_cell(r, w, t, j == 0, s->aa && j))
 				return -ENOMEM;

@@ -47,11 +47,13 @@ struct tb_plan {
 };
 
 /*
- * Drop (skip = true, with a warning each) or refuse the sections whose plugin is unsupported
- * here; each is named with file:line and the plugin's reason. Returns 0, or -EOPNOTSUPP when
- * something is unsupported and skip is false.
+ * Drop (skip = true or [global] skip-unsupported, with a warning each) or refuse the sections
+ * whose plugin, or whose tracer configuration (tb_tracer_ops.supported_cfg: a BPF attach type
+ * the kernel refuses), is unsupported here; each is named with file:line and the reason, and
+ * appended as a string to unsupported (a JSON array; NULL: not kept). Returns 0, or
+ * -EOPNOTSUPP when something is unsupported and not skipped.
  */
-int tb_plan_check_supported(struct tb_scenario *s, bool skip);
+int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported);
 
 /*
  * Expand the scenario's matrix into r's cells (workload-major, the baseline first, every pair

@@ -878,6 +878,7 @@ static int load_header(struct ld *l, json_t *doc, struct tb_result *r)
 	    (ret = get_obj(l, doc, "system", OPT, &r->system)) ||
 	    (ret = get_strarray(l, doc, "foreign_instrumentation", &r->foreign)) ||
 	    (ret = get_strarray(l, doc, "warnings", &r->warnings)) ||
+	    (ret = get_strarray(l, doc, "unsupported", &r->unsupported)) ||
 	    (ret = get_obj(l, doc, "gate", OPT, &r->gate)) ||
 	    (ret = get_labels(l, doc, &r->labels)))
 		return ret;

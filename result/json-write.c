@@ -336,6 +336,7 @@ json_t *tb_result_to_json(const struct tb_result *r)
 	set(&b, doc, "foreign_instrumentation",
 	    r->foreign ? json_incref(r->foreign) : json_array());
 	set(&b, doc, "warnings", r->warnings ? json_incref(r->warnings) : json_array());
+	set(&b, doc, "unsupported", r->unsupported ? json_incref(r->unsupported) : json_array());
 	set(&b, doc, "labels", r->labels ? json_incref(r->labels) : json_object());
 	if (r->gate)
 		set(&b, doc, "gate", json_incref(r->gate));

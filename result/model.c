@@ -75,8 +75,10 @@ struct tb_result *tb_result_new(void)
 	r->tool_version = strdup(TB_VERSION);
 	r->foreign = json_array();
 	r->warnings = json_array();
+	r->unsupported = json_array();
 	r->labels = json_object();
-	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->labels) {
+	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->unsupported ||
+	    !r->labels) {
 		tb_result_free(r);
 		return NULL;
 	}
@@ -136,6 +138,7 @@ void tb_result_free(struct tb_result *r)
 	json_decref(r->system);
 	json_decref(r->foreign);
 	json_decref(r->warnings);
+	json_decref(r->unsupported);
 	json_decref(r->labels);
 	json_decref(r->gate);
 	for (size_t i = 0; i < r->ncells; i++)

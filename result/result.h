@@ -254,8 +254,12 @@ struct tb_result {
 	bool aa;	  /* [settings][aa] A/A calibration run */
 	json_t *foreign;  /* [foreign_instrumentation] array of strings, may be empty */
 	json_t *warnings; /* [warnings] array of strings */
-	json_t *gate;	  /* [gate] thresholds from the scenario, object, may be NULL */
-	json_t *labels;	  /* [labels] {key: value} of the user's (result/labels.h); object */
+	/* [unsupported] array of strings: each section left out as unsupported here (a plugin, or
+	 * a configuration such as a BPF attach type the kernel refuses), "file:line: [tracer
+	 * NAME]: TYPE (KEY = VALUE): reason". */
+	json_t *unsupported;
+	json_t *gate;	       /* [gate] thresholds from the scenario, object, may be NULL */
+	json_t *labels;	       /* [labels] {key: value} of the user's (result/labels.h); object */
 	struct tb_cell *cells; /* [cells] */
 	size_t ncells;
 	struct tb_aa_summary aa_summary;   /* [aa_calibration] filled by stats.c when aa */

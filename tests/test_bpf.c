@@ -55,21 +55,7 @@ struct snapshot {
 /* Ids of loaded programs whose names start with tb_ (ours: bundled and test objects). */
 static void snap_progs(struct snapshot *s)
 {
-	struct bpf_prog_info info;
-	__u32 id = 0, len;
-	int fd;
-
-	s->n = 0;
-	while (!bpf_prog_get_next_id(id, &id) && s->n < MAX_IDS) {
-		fd = bpf_prog_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strncmp(info.name, "tb_", 3))
-			s->ids[s->n++] = id;
-		close(fd);
-	}
+	s->n = (int)tb_test_bpf_progs(s->ids, MAX_IDS);
 }
 
 static int snap_equal(const struct snapshot *a, const struct snapshot *b)

@@ -151,14 +151,6 @@ out:
 	return ret;
 }
 
-#define NEED_TRACEFS()                                  \
-	do {                                            \
-		if (!tb_test_is_root())                 \
-			TB_SKIP("needs root");          \
-		if (!tb_test_tracing_captured())        \
-			TB_SKIP("tracefs unavailable"); \
-	} while (0)
-
 static void within_1pct(int64_t got, uint64_t want)
 {
 	double d = (double)got - (double)want;
@@ -179,7 +171,7 @@ static void test_getpid_exact(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    %llu getpid: events %lld, lost %lld ", (unsigned long long)n,
 	       (long long)st.events, (long long)st.lost);
@@ -200,7 +192,7 @@ static void test_many_events(void)
 	const uint64_t n = 10000;
 	json_int_t enabled;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	enabled = json_integer_value(json_object_get(st.extra, "events_enabled"));
 	printf("\n    %lld events enabled: %lld recorded ", (long long)enabled,
@@ -222,7 +214,7 @@ static void test_threads_followed(void)
 	const uint64_t n = 20000;
 	int ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	threaded = true;
 	ret = run_traced("ftrace-events", kv, n, &st, err, sizeof(err));
 	threaded = false;
@@ -244,7 +236,7 @@ static void test_glob_and_filter(void)
 	char err[256];
 	const uint64_t n = 50000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
@@ -268,7 +260,7 @@ static void test_stream(void)
 	FILE *f;
 	long size = 0;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
 	file = json_string_value(json_object_get(st.extra, "stream_file"));
@@ -315,7 +307,7 @@ static void test_tiny_buffer_loses(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K buffer: events %lld, lost %lld ", (long long)st.events,
 	       (long long)st.lost);
@@ -337,7 +329,7 @@ static void test_flight_recorder(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K flight recorder: events %lld, lost %lld, overwritten %lld ",
 	       (long long)st.events, (long long)st.lost,
@@ -356,7 +348,7 @@ static void test_unknown_event(void)
 	struct tb_tracer_stats st;
 	char err[256];
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nosuch:event_x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "events"));
@@ -375,7 +367,7 @@ static void test_bad_filter(void)
 	size_t len;
 	int saved, fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* The error goes to the log (stderr): capture it to check what it names. */
 	snprintf(path, sizeof(path), "%s/stderr", tb_test_tmpdir());
 	fflush(stderr);
@@ -402,7 +394,7 @@ static void test_events_expand(void)
 	char err[128];
 	size_t i;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(tb_split_list("sched:sched_switch, sched:sched_switc*", &specs), 0);
 	CU_ASSERT_EQUAL(tb_tracefs_events_expand(&specs, &out, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(out.n, 1); /* duplicates merged */
@@ -486,7 +478,7 @@ static void test_foreign(void)
 	char name[64], id[32];
 	int fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* Our own instance is not foreign; another one is. */
 	CU_ASSERT_EQUAL_FATAL(tb_tracefs_instance_new("foreign-test", &inst), 0);
 	CU_ASSERT_FALSE(foreign_has("foreign-test"));
@@ -553,7 +545,7 @@ static void test_function_tracer(void)
 	char why[256] = "", err[256];
 	int sup, ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	sup = ops->supported(why, sizeof(why));
 	ret = run_traced("ftrace-function", kv, 20000, &st, err, sizeof(err));

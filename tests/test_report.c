@@ -298,11 +298,12 @@ static void test_given_plotdir(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	if (tb_plot_find_gnuplot(plotdir, sizeof(plotdir)))
 		TB_SKIP("gnuplot not installed");
-	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 5);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 6);
 	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
 	html = render(r, plotdir);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-timeline\">"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-probe-types\">"));
 	CU_ASSERT_PTR_NULL(strstr(html, "<figure id=\"plot-latency\">"));
 	CU_ASSERT_PTR_NULL(check_balanced(html));
 	free(html);

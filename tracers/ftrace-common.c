@@ -242,6 +242,37 @@ int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const cha
 	return 0;
 }
 
+int tb_ftrace_on(struct tb_ftrace *f, const struct tb_tracer *t)
+{
+	int ret;
+
+	ret = tb_ftrace_consumer_start(&f->cons, f->inst, t);
+	if (ret)
+		return ret;
+	if (tracefs_trace_on(f->inst)) {
+		ret = errno ? -errno : -EIO;
+		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
+	}
+	return ret;
+}
+
+int tb_ftrace_off(struct tb_ftrace *f, const struct tb_tracer *t, const char *file,
+		  const char *value)
+{
+	int ret = 0, r;
+
+	if (!f->inst)
+		return 0;
+	if (tracefs_trace_off(f->inst))
+		ret = errno ? -errno : -EIO;
+	if (file && tracefs_instance_file_write(f->inst, file, value) < 0 && !ret)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
+	r = tb_ftrace_consumer_stop(&f->cons);
+	return ret ? ret : r;
+}
+
 void tb_ftrace_close(struct tb_ftrace *f)
 {
 	tb_ftrace_consumer_stop(&f->cons);

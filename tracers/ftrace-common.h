@@ -105,6 +105,15 @@ struct tb_ftrace_cfg {
 	bool keep_raw; /* consumer = stream: keep <outdir>/<name>.raw (else counted, deleted) */
 };
 
+/* The pid-filter entry of an option table of an ftrace tracer using set_event_pid. */
+#define TB_FTRACE_EVENT_PID_OPT(type, member)                                                            \
+	{                                                                                                \
+		"pid-filter", TB_OPT_CHOICE, offsetof(type, member.pid_filter), "workload",              \
+			"workload: only the workload's threads (set_event_pid + event-fork); none: all " \
+			"tasks",                                                                         \
+			0, 0, tb_ftrace_pid_choices                                                      \
+	}
+
 /* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
 int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
 
@@ -164,6 +173,20 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
  */
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
+
+/*
+ * Start tracing in f's instance: the consumer first (so that nothing is written before a
+ * reader exists), then tracing_on. Returns 0 or -errno, said in t's name.
+ */
+int tb_ftrace_on(struct tb_ftrace *f, const struct tb_tracer *t);
+
+/*
+ * Stop tracing in f's instance: tracing_off first so that the counts stop moving, then write
+ * value to the instance file that detaches the probes (file NULL: nothing to detach), then stop
+ * the consumer. Every step runs; returns the first error (0 or -errno), said in t's name.
+ */
+int tb_ftrace_off(struct tb_ftrace *f, const struct tb_tracer *t, const char *file,
+		  const char *value);
 
 /* Stop the consumer and remove the instance; idempotent (teardown runs on every path). */
 void tb_ftrace_close(struct tb_ftrace *f);

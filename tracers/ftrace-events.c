@@ -41,9 +41,7 @@ static const struct tb_option ev_opts[] = {
 	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
 	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
 	 "filter expression applied to every listed event (e.g. 'id == 39')"},
-	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, ft.pid_filter), "workload",
-	 "workload: only the workload's threads (set_event_pid + event-fork); none: all tasks", 0,
-	 0, tb_ftrace_pid_choices},
+	TB_FTRACE_EVENT_PID_OPT(struct cfg, ft),
 	TB_FTRACE_BUFFER_OPTS(struct cfg, ft),
 	TB_OPT_END,
 };
@@ -165,14 +163,9 @@ static int ev_start(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret;
 
-	ret = tb_ftrace_consumer_start(&p->ft.cons, p->ft.inst, t);
+	ret = tb_ftrace_on(&p->ft, t);
 	if (ret)
 		return ret;
-	if (tracefs_trace_on(p->ft.inst)) {
-		ret = errno ? -errno : -EIO;
-		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
-		return ret;
-	}
 	p->enabled = true;
 	return set_events(t, "1");
 }
@@ -180,22 +173,14 @@ static int ev_start(struct tb_tracer *t)
 static int ev_stop(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
-	int ret = 0, r;
+	bool enabled;
 
-	if (!p || !p->ft.inst)
+	if (!p)
 		return 0;
 	/* Freeze first so the counts stop moving, then detach the probes. */
-	if (tracefs_trace_off(p->ft.inst))
-		ret = errno ? -errno : -EIO;
-	if (p->enabled && tracefs_instance_file_write(p->ft.inst, "events/enable", "0") < 0 && !ret)
-		ret = errno ? -errno : -EIO;
+	enabled = p->enabled;
 	p->enabled = false;
-	if (ret)
-		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
-	r = tb_ftrace_consumer_stop(&p->ft.cons);
-	if (r && !ret)
-		ret = r;
-	return ret;
+	return tb_ftrace_off(&p->ft, t, enabled ? "events/enable" : NULL, "0");
 }
 
 static int ev_collect(struct tb_tracer *t, struct tb_tracer_stats *st)

@@ -50,6 +50,16 @@ struct tb_tracer {
 	size_t nexpect;
 };
 
+/*
+ * One configuration of a tracer whose support here differs from its type's (a BPF attach type
+ * the kernel refuses), as `list` reports it.
+ */
+struct tb_tracer_variant {
+	char name[64]; /* "attach = kprobe" */
+	int err;       /* 0 when usable here, else -errno */
+	char why[512]; /* the reason when err */
+};
+
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
 	TB_TR_NOEVENTS = 1 << 1, /* events are not counted by design (cannot prove tracing) */
@@ -63,6 +73,17 @@ struct tb_tracer_ops {
 	unsigned int flags;
 	int (*supported)(char *why, size_t len);
 	int (*validate)(const void *cfg, char *err, size_t len);
+	/*
+	 * Optional: is this (validated) configuration usable here, beyond supported()? E.g. an
+	 * attach type the kernel refuses, found by trying it. 0, or -errno with the reason in
+	 * why. The plan drops or refuses a section whose configuration is not usable.
+	 */
+	int (*supported_cfg)(const void *cfg, char *why, size_t len);
+	/*
+	 * Optional: the configurations whose support differs here, each probed (`list` prints
+	 * them under the tracer). Fills up to max entries; returns how many there are.
+	 */
+	size_t (*variants)(struct tb_tracer_variant *v, size_t max);
 	/* Untimed: create instance, load programs, open fds; nothing live yet. target is set. */
 	int (*setup)(struct tb_tracer *t);
 	/* Make it live (enable events, attach, start the command and wait for readiness). */
