@@ -462,6 +462,7 @@ static int buffer_pages(const struct tb_profile *p)
 
 static int open_events(struct tb_profile *p, bool per_task, bool user_only)
 {
+	/* set_maps takes its own references (as perf-sample relies on): p's stay p's */
 	struct perf_thread_map *threads =
 		per_task ? perf_thread_map__get(p->threads) : perf_thread_map__new_dummy();
 	struct perf_evsel *evsel;
@@ -478,8 +479,8 @@ static int open_events(struct tb_profile *p, bool per_task, bool user_only)
 		return -ENOMEM;
 	}
 	perf_evlist__add(p->evlist, evsel);
-	perf_cpu_map__get(p->cpus);
 	perf_evlist__set_maps(p->evlist, p->cpus, threads);
+	perf_thread_map__put(threads);
 	ret = perf_evlist__open(p->evlist);
 	if (ret < 0)
 		return ret;
