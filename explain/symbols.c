@@ -156,7 +156,7 @@ int tb_ksyms_parse(struct tb_ksyms *k, const char *text, size_t len, const char 
 	}
 	if (!bpf_only)
 		k->hidden = zero && line > 0;
-	if (!ret)
+	if (!ret && k->n) /* qsort's base may not be NULL, even for none (hidden kallsyms) */
 		qsort(k->v, k->n, sizeof(*k->v), cmp_ksym);
 	if (bpf_only || ret)
 		free(copy);
