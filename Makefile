@@ -40,10 +40,10 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine ansible openssh-server bpfcc-tools
+	   hyperfine ansible openssh-server bpfcc-tools libdw-dev
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
-	  sqlite3 libpq libcrypto
+	  sqlite3 libpq libcrypto libdw
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -56,7 +56,9 @@ endif
 
 # Recursive (=) so pkg-config runs when a recipe needs it, after `make deps` installed it.
 CFLAGS	 ?= -O2 -g
-BASE_CFLAGS = -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
+# Frame pointers: the kernel walks user call chains by them, and `run --explain` profiles the
+# workload's code (tracebench's own) with kernel and user chains (explain/profile.h).
+BASE_CFLAGS = -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wshadow -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE -MMD -MP \
 	   -I$(CURDIR) -I$(CURDIR)/$(BUILD) -I$(LIBPERF_PREFIX)/include \
 	   -DTB_LIBEXECDIR='"$(LIBEXECDIR)"' -DTB_DATADIR='"$(DATADIR)"' \
@@ -76,7 +78,7 @@ $(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
 ROOMS	 = core cli scenario plan runner result stats history outputs outputs/plot host workloads \
-	   tracers
+	   tracers explain
 SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "core/inject.h"
 #include "core/tb.h"
+#include "explain/explain.h"
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
 #include "host/sysinfo.h"
@@ -62,6 +63,8 @@ const char tb_usage_run[] =
 	"      --history[=DB]      add the run to the history (default $TRACEBENCH_DB, else\n"
 	"                          results/history.db; also --history FILE.db or URL); with\n"
 	"                          --gate, gate against the history first\n"
+	"      --explain           afterwards, profile every traced cell and its baseline: where\n"
+	"                          the overhead lands (folded stacks, flame graphs, a table)\n"
 	"  -h, --help\n" TB_CLI_COMMON_USAGE
 	"                          (run -q: no plan or progress line either)\n";
 
@@ -69,8 +72,9 @@ const char tb_usage_run[] =
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
-	bool history;		      /* --history */
-	const char *hist_db;	      /* its database, NULL for the default */
+	bool history;	     /* --history */
+	const char *hist_db; /* its database, NULL for the default */
+	bool explain;
 	int64_t rounds, warmup, seed; /* -1: not given */
 	uint64_t dur, maxt;	      /* 0: not given */
 	double prec;		      /* -1: not given */
@@ -162,6 +166,9 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 		o->history = true;
 		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
 		break;
+	case 'X':
+		o->explain = true;
+		break;
 	case 'L': {
 		char err[256];
 
@@ -205,6 +212,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"anonymize", no_argument, NULL, 'Z'},
 		{"label", required_argument, NULL, 'L'},
 		{"history", optional_argument, NULL, 'H'},
+		{"explain", no_argument, NULL, 'X'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -261,6 +269,11 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 		s->max_time_ns = o->maxt;
 	if (o->aa)
 		s->aa = true;
+	if (o->explain) { /* every traced cell, whatever the sections say */
+		s->explain = true;
+		for (i = 1; i < s->ntracers; i++)
+			s->tracers[i].explain = 1;
+	}
 	if (!s->seed_set)
 		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
 }
@@ -411,6 +424,9 @@ static int prepare(struct run *x, int argc, char **argv)
 	    tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, x->dir, sizeof(x->dir)) ||
 	    tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch)))
 		return x->o.outdir && errno == EEXIST ? TB_EXIT_USAGE : TB_EXIT_FAIL;
+	x->r->dir = strdup(x->dir); /* where the files it names (explain/) are */
+	if (!x->r->dir)
+		return TB_EXIT_FAIL;
 	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
@@ -471,6 +487,22 @@ static int save_round(void *ctx, struct tb_result *r)
 	return 0; /* a failed intermediate write is said; the final write decides */
 }
 
+/* A cell's profiles into its files and its [explain] object, and the result saved. */
+static int save_explained(void *ctx, struct tb_result *r, size_t cell,
+			  const struct tb_explain_run *base, const struct tb_explain_run *traced,
+			  const struct tb_explain_settings *set)
+{
+	struct run *x = ctx;
+	int ret = tb_explain_publish(r, &r->cells[cell], x->dir, base, traced, set);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		tb_warn("%s: the explanation is incomplete (see above)", r->cells[cell].id);
+	save(x, false);
+	return 0;
+}
+
 /* Returns the exit code so far (TB_EXIT_OK unless the run failed). */
 static int measure(struct run *x)
 {
@@ -482,6 +514,7 @@ static int measure(struct run *x)
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
 	x->rn.on_round = save_round;
+	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");

@@ -17,6 +17,8 @@ const struct tb_command tb_commands[] = {
 	{"report", tb_cmd_report, "self-contained HTML report of a result", tb_usage_report},
 	{"history", tb_cmd_history, "runs over time: add, list, show, detect change points, report",
 	 tb_usage_history},
+	{"explain", tb_cmd_explain, "where a result's overheads land, from its stored profiles",
+	 tb_usage_explain},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind",
 	 tb_usage_cleanup},
 	{"fleet", tb_cmd_fleet, "one scenario on many hosts (Ansible), one merged answer",

@@ -275,6 +275,7 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 	models_section(f, r);
 	stats_table(f, r);
 	tb_html_command_tracers(f, r);
+	tb_report_explain_section(f, r);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);
 	tb_html_plots(f, &r, 1, plotdir, false);
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);

@@ -10,6 +10,7 @@
 #define TB_REPORT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "result/result.h"
 
@@ -20,6 +21,13 @@
  * it has no plots. Returns 0 or -errno (the error is printed).
  */
 int tb_report_write(const struct tb_result *r, const char *plotdir, const char *path);
+
+/*
+ * The "where the overhead lands" section of r's explained cells (report-explain.c): the
+ * share check, limits, the added cost by function and the flame graphs drawn from the cells'
+ * folded files (r->dir). Nothing when no cell is explained.
+ */
+void tb_report_explain_section(FILE *f, const struct tb_result *r);
 
 /*
  * A comparison of n results (named "#i host kernel"): a per-cell side-by-side table of

@@ -8,6 +8,7 @@
 #include "outputs/summary.h"
 #include "outputs/text.h"
 #include "result/json-util.h"
+#include "result/explain.h"
 #include "result/measured.h"
 #include "result/result.h"
 
@@ -106,6 +107,57 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
+static void added(FILE *f, double base, double traced, double share)
+{
+	char pct[16] = "";
+
+	if (isfinite(share))
+		snprintf(pct, sizeof(pct), "(%4.0f%%)", 100 * share);
+	fprintf(f, "  %+8.1f %-7s", traced - base, pct);
+}
+
+void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always)
+{
+	const struct tb_explain *e = c->explain;
+	size_t k;
+
+	if (!e)
+		return;
+	if (e->error) {
+		fprintf(f, "%s: not explained: %s\n", c->id, e->error);
+	} else {
+		fprintf(f, "%s: %s\n", c->id, e->statement ? e->statement : "");
+		if ((e->attributable || always) && e->nfns && rows)
+			fprintf(f, "%-18s%-18s function (ns/op added, share of the overhead)\n",
+				"      self", "      inclusive");
+		for (k = 0; (e->attributable || always) && k < e->nfns && k < rows; k++) {
+			const struct tb_explain_fn *fn = &e->fns[k];
+
+			added(f, fn->self_base, fn->self_traced, fn->self_share);
+			added(f, fn->incl_base, fn->incl_traced, fn->incl_share);
+			fprintf(f, " %s [%s]\n", fn->name, fn->kernel ? "kernel" : "user");
+		}
+	}
+	for (k = 0; k < json_array_size(e->limits); k++)
+		fprintf(f, "    limit: %s\n", json_string_value(json_array_get(e->limits, k)));
+}
+
+/* The explain phase's answer per cell: the share check, the top 3 added functions, limits. */
+static void print_explained(FILE *f, const struct tb_result *r)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		if (!r->cells[i].explain)
+			continue;
+		if (!head)
+			fprintf(f, "\nwhere the overhead lands (profiles of the explain samples; "
+				   "flame graphs in explain/<cell>/diff.svg):\n");
+		head = true;
+		tb_summary_explained(f, &r->cells[i], 3, false);
+	}
+}
+
 /*
  * The tracers ranked by what one event costs (the rate model's figure where a sweep fitted
  * one), so that probe types compare at a glance; when there are two or more to rank.
@@ -189,4 +241,5 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)
 		fprintf(f, "%s%s\n", i ? "" : "\n",
 			json_string_value(json_array_get(r->unsupported, i)));
+	print_explained(f, r);
 }

@@ -3,6 +3,8 @@
 #ifndef TB_SUMMARY_H
 #define TB_SUMMARY_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "result/result.h"
@@ -12,8 +14,15 @@
  * (when the overhead's CI excludes 0), events, lost, verdict (and the reason of untrustworthy
  * or failed cells); then the A/A calibration and the rate models when the result has them, the
  * tracers ranked by ns/event when there are two or more, and one line per section left out as
- * unsupported here.
+ * unsupported here; for explained cells the explained share, the three functions with the most
+ * added self time and the profile's limits.
  */
 void tb_summary_print(FILE *f, const struct tb_result *r);
+/*
+ * One explained cell: its share statement, then (when the profiles are attributable, or always)
+ * the first `rows` functions by added self time with their added self and inclusive ns/op and
+ * shares of the overhead, then the profile's limits. Nothing when c has no explanation.
+ */
+void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always);
 
 #endif /* TB_SUMMARY_H */

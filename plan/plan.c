@@ -124,6 +124,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			cr->wl = wi;
 			cr->tr = ti;
 			cr->cell = r->ncells - 1;
+			cr->explain = j > 0 && (s->aa ? s->explain : t->explain > 0);
 		}
 	}
 	if (!ncells) {
@@ -243,6 +244,29 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r)
 	return false;
 }
 
+/* Is plan cell i the baseline of a workload with an explained cell? */
+static bool explained_baseline(const struct tb_plan *p, size_t i)
+{
+	for (size_t j = 0; j < p->ncells; j++)
+		if (p->cells[j].explain && p->cells[j].wl == p->cells[i].wl &&
+		    p->cells[i].tr == 0 && j != i)
+			return true;
+	return false;
+}
+
+size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained)
+{
+	size_t n = 0, x = 0;
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		x += p->cells[i].explain;
+		n += p->cells[i].explain || explained_baseline(p, i);
+	}
+	if (explained)
+		*explained = x;
+	return n;
+}
+
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
 	double rounds = (double)(p->s->warmup + p->s->rounds);
@@ -258,10 +282,16 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		e->process_s += rounds * TB_PLAN_PROCESS_S;
 		if (t->ops->est_cost_ns)
 			e->tracer_s += rounds * to_s(t->ops->est_cost_ns(t->cfg));
+		/* explain samples also read the kernel's symbols (about 100 ms) */
+		if (p->cells[i].explain || explained_baseline(p, i))
+			e->explain_s += (double)p->s->explain_samples *
+					(to_s(w->duration_ns) + 2 * to_s(t->settle_ns) +
+					 TB_PLAN_PROCESS_S + 0.1);
 	}
 	e->nsamples = (size_t)rounds * p->ncells;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
-	e->total_s = e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s;
+	e->total_s =
+		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;
 }
 
 double tb_plan_estimate_s(const struct tb_plan *p)
@@ -276,26 +306,35 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 {
 	struct tb_scenario *s = p->s;
 	struct tb_plan_estimate e;
+	char explain[64] = "";
 	double est;
 	size_t i;
 
 	tb_plan_estimate(p, &e);
 	est = e.total_s;
+	if (e.explain_s > 0)
+		snprintf(explain, sizeof(explain), "; the explain phase %.1f s", e.explain_s);
 	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
 		s->name, s->path, p->ncells, s->warmup, s->rounds,
 		s->precision > 0 ? " (adaptive)" : "", to_s(s->duration_ns));
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 
-		fprintf(f, "  %-40s %s x %s%s\n", c->id, c->workload_type, c->tracer_type,
-			c->baseline ? "  (baseline)" : "");
+		fprintf(f, "  %-40s %s x %s%s%s\n", c->id, c->workload_type, c->tracer_type,
+			c->baseline ? "  (baseline)" : "",
+			p->cells[i].explain ? "  (explained)" : "");
 	}
+	if (tb_plan_explain_cells(p, NULL))
+		fprintf(f,
+			"explain: %u profiled samples of each explained cell and its baseline after "
+			"the rounds, cpu-clock at %llu Hz\n",
+			s->explain_samples, (unsigned long long)s->explain_hz);
 	fprintf(f, "estimated time: %um%02us%s\n", (unsigned int)(est / 60),
 		(unsigned int)fmod(est, 60),
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
 	fprintf(f,
 		"  = %zu samples: batches %.1f s + settle %.1f s + processes %.1f s + tracer setup "
-		"and teardown %.1f s; calibration %.1f s (traced batches also take longer by the "
+		"and teardown %.1f s; calibration %.1f s%s (traced batches also take longer by the "
 		"tracer's overhead)\n",
-		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s);
+		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s, explain);
 }

@@ -25,6 +25,7 @@ struct tb_tracer;
 struct tb_plan_cell {
 	size_t wl, tr;		/* scenario indices */
 	size_t cell;		/* index into r->cells */
+	bool explain;		/* a traced cell the explain phase profiles (runner/explain.c) */
 	bool dead;		/* setup failed for good: skipped in later rounds */
 	unsigned int failures;	/* samples of this cell that did not complete */
 	struct tb_hist *hist;	/* latency mode: merged over measured samples (runner's) */
@@ -82,18 +83,21 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
  * The estimated wall time of the plan's minimum rounds, in its parts (seconds): every sample's
  * batch at the calibrated duration, its two settle delays, its workload process (fork, setup,
  * reap: TB_PLAN_PROCESS_S), its tracer's declared setup and teardown (est_cost_ns), and the
- * calibration of each workload. The batch is taken as long traced as untraced: a tracer that
+ * calibration of each workload, and with explained cells the explain phase (explain_s: its
+ * samples of each explained cell and baseline, each also reading the kernel's symbols). The batch is taken as long traced as untraced: a tracer that
  * slows the workload lengthens the run by its overhead.
  */
 #define TB_PLAN_PROCESS_S 0.01 /* fork + workload setup + reap, beside the settle delays */
 #define TB_PLAN_CALIB_S	  0.3  /* one workload's calibration */
 struct tb_plan_estimate {
 	size_t nsamples; /* (warmup + rounds) x cells */
-	double batch_s, settle_s, process_s, tracer_s, calib_s;
+	double batch_s, settle_s, process_s, tracer_s, calib_s, explain_s;
 	double total_s; /* the sum of the parts */
 };
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e);
 double tb_plan_estimate_s(const struct tb_plan *p);
+/* Cells the explain phase samples: the explained traced cells and their workloads' baselines. */
+size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
 
 /* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);

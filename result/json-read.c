@@ -7,6 +7,7 @@
  * sane value. Unknown keys are ignored so that newer writers stay readable.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 
 #include "core/tb.h"
 #include "result/bpf-progs.h"
+#include "result/explain.h"
 #include "result/labels.h"
 #include "result/proof.h"
 #include "result/result.h"
@@ -762,6 +764,13 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 	}
 	if (!(ret = load_member(l, o, "expected_events", load_expected_arg, &c->expected)))
 		ret = load_member(l, o, "proof", load_proof_arg, &c->proof);
+	if (!ret && (v = json_object_get(o, "explain")) && !json_is_null(v)) {
+		char err[320];
+
+		ret = tb_explain_from_json(v, &c->explain, err, sizeof(err));
+		if (ret == -EINVAL)
+			ret = bad(l, "explain", "%s", err);
+	}
 out:
 	free(flags);
 	return ret;
@@ -993,6 +1002,18 @@ int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out)
 	return 0;
 }
 
+/* The directory of path, new string ("." for a bare name), or NULL on ENOMEM. */
+static char *dir_of(const char *path)
+{
+	char *copy = strdup(path), *d;
+
+	if (!copy)
+		return NULL;
+	d = strdup(dirname(copy));
+	free(copy);
+	return d;
+}
+
 int tb_result_load(const char *path, struct tb_result **out)
 {
 	return tb_result_load_doc(path, out, NULL);
@@ -1036,6 +1057,11 @@ int tb_result_load_doc(const char *path, struct tb_result **out, json_t **docp)
 		return json_error_code(&jerr) == json_error_out_of_memory ? -ENOMEM : -EINVAL;
 	}
 	ret = tb_result_from_json(doc, path, out);
+	if (!ret && !((*out)->dir = dir_of(path))) {
+		tb_result_free(*out);
+		*out = NULL;
+		ret = -ENOMEM;
+	}
 	if (!ret && docp)
 		*docp = doc;
 	else

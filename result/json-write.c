@@ -11,6 +11,7 @@
 
 #include "core/tb.h"
 #include "result/bpf-progs.h"
+#include "result/explain.h"
 #include "result/json-util.h"
 #include "result/proof.h"
 #include "result/result.h"
@@ -275,6 +276,8 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 		set(b, o, "expected_events", expected_to_json(b, &c->expected));
 	if (c->proof.outcome != TB_PROOF_NONE)
 		set(b, o, "proof", proof_to_json(b, &c->proof));
+	if (c->explain)
+		set(b, o, "explain", tb_explain_to_json(c->explain));
 	return o;
 }
 

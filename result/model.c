@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "result/explain.h"
 #include "result/result.h"
 
 static const char *const verdict_names[] = {
@@ -108,6 +109,7 @@ static void cell_free(struct tb_cell *c)
 	free(c->summary.outlier);
 	free(c->latency.bucket_ns);
 	free(c->latency.bucket_count);
+	tb_explain_free(c->explain);
 }
 
 void tb_result_rate_models_free(struct tb_result *r)
@@ -144,6 +146,7 @@ void tb_result_free(struct tb_result *r)
 		cell_free(&r->cells[i]);
 	free(r->cells);
 	tb_result_rate_models_free(r);
+	free(r->dir);
 	free(r);
 }
 

@@ -19,6 +19,8 @@
 
 #define TB_RESULT_SCHEMA "tracebench-result/1"
 
+struct tb_explain;
+
 /* Hard limits on what a result file may hold, so a crafted file cannot exhaust memory. */
 #define TB_RESULT_MAX_CELLS   4096
 #define TB_RESULT_MAX_SAMPLES 100000 /* per cell */
@@ -216,6 +218,7 @@ struct tb_cell {
 	struct tb_overhead overhead; /* [overhead] */
 	struct tb_expected expected; /* [expected_events] traced cells, from the run */
 	struct tb_proof proof;	     /* [proof] traced cells once analysed */
+	struct tb_explain *explain;  /* [explain] where the overhead lands (result/explain.h) */
 };
 
 /*
@@ -289,6 +292,9 @@ struct tb_result {
 	struct tb_aa_summary aa_summary;   /* [aa_calibration] filled by stats.c when aa */
 	struct tb_rate_model *rate_models; /* [rate_models] filled by stats.c */
 	size_t nrate_models;
+	/* Not in JSON: the directory of the result file (set by tb_result_load and by `run`), where
+	 * the files the result names (explain/...) are. NULL when unknown. */
+	char *dir;
 };
 
 /* An empty result with defaults (alpha 0.05, ...). Returns NULL on ENOMEM. Free with

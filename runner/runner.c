@@ -61,13 +61,14 @@ static int calibrate(struct tb_runner *rn, size_t wi)
 	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
 }
 
-static int run_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup)
+int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
+		     const struct tb_scn_tracer *tracer, struct tb_cell *into)
 {
 	struct tb_plan *p = rn->plan;
-	struct tb_cell *cell = &rn->r->cells[cr->cell];
+	struct tb_cell *cell = into ? into : &rn->r->cells[cr->cell];
 	struct tb_sample_job job = {
 		.w = &p->s->workloads[cr->wl],
-		.t = &p->s->tracers[cr->tr],
+		.t = tracer ? tracer : &p->s->tracers[cr->tr],
 		.consumer_cpu = p->consumer_cpu,
 		.timeout_ns = sample_timeout(p->s, &p->s->workloads[cr->wl]),
 		.round = round,
@@ -175,7 +176,7 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 		if (cr->dead)
 			continue;
 		progress(rn, warmup ? "warmup" : "round", nround, nrounds, &rn->r->cells[cr->cell]);
-		ret = run_sample(rn, cr, round, warmup);
+		ret = tb_runner_sample(rn, cr, round, warmup, NULL, NULL);
 		if (ret)
 			return ret;
 		rn->samples_done++;
@@ -363,12 +364,16 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 		ret = run_round(rn, -1, true, w + 1, p->s->warmup);
 	if (!ret)
 		ret = measured_rounds(rn);
+	for (i = 0; i < p->ncells; i++) { /* before explain: its samples set their tracers up */
+		tb_child_release(p->cells[i].held, &rn->r->cells[p->cells[i].cell]);
+		free(p->cells[i].held);
+		p->cells[i].held = NULL;
+	}
+	if (!ret)
+		ret = tb_runner_explain(rn);
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_cell *c = &rn->r->cells[p->cells[i].cell];
 
-		tb_child_release(p->cells[i].held, c);
-		free(p->cells[i].held);
-		p->cells[i].held = NULL;
 		if (p->cells[i].hist)
 			fill_latency(c, p->cells[i].hist);
 	}

@@ -15,12 +15,13 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "explain/explain.h"
 #include "plan/plan.h"
 #include "result/result.h"
 
 /* Where the run is, for a progress display. */
 struct tb_runner_progress {
-	const char *phase;	    /* "warmup" or "round" */
+	const char *phase;	    /* "warmup", "round" or "explain" */
 	unsigned int round, rounds; /* 1-based round of the phase, and its planned count */
 	const struct tb_cell *cell; /* the cell about to run */
 	double eta_s;		    /* estimated seconds left; NAN before the first sample */
@@ -36,6 +37,11 @@ struct tb_runner {
 	/* After each measured round, with r's totals and statistics up to date. A non-zero
 	 * return stops the run with that error. May be NULL. */
 	int (*on_round)(void *ctx, struct tb_result *r);
+	/* After the explain phase profiled r->cells[cell] and its baseline (runner/explain.c);
+	 * base and traced are the runner's. A non-zero return stops the run. May be NULL. */
+	int (*on_explained)(void *ctx, struct tb_result *r, size_t cell,
+			    const struct tb_explain_run *base, const struct tb_explain_run *traced,
+			    const struct tb_explain_settings *set);
 	/* the runner's own */
 	gsl_rng *rng;
 	uint64_t t_start;
@@ -47,10 +53,27 @@ struct tb_runner {
 
 /*
  * Execute rn->plan: calibrate, warmups, measured rounds with the scenario's stop rule (stop
- * reason and rounds in rn->r), then the latency histograms into the cells. Returns 0, -EINTR
- * when a stop was requested (the completed rounds are in rn->r), or -errno.
+ * reason and rounds in rn->r), the explain phase when cells ask for it, then the latency
+ * histograms into the cells. Returns 0, -EINTR when a stop was requested (the completed rounds
+ * are in rn->r), or -errno.
  */
 int tb_runner_run(struct tb_runner *rn, uint64_t seed);
+
+/*
+ * One sample of plan cell cr (runner.c), with tracer instead of the cell's own (NULL: its own)
+ * and into another cell than the result's (NULL: the result's). Returns as tb_child_sample.
+ */
+int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
+		     const struct tb_scn_tracer *tracer, struct tb_cell *into);
+/*
+ * The explain phase (runner/explain.c), after the measured rounds so that it never touches a
+ * measured sample: explain_samples rounds, each running every explained cell and its
+ * workload's baseline once in a fresh shuffled order, with the explain profiler around each
+ * sample's batch; then rn->on_explained per explained cell. A cell whose profiles cannot be
+ * taken is handed over with the reason. Returns 0 (also when nothing is explained), -EINTR, or
+ * -ENOMEM.
+ */
+int tb_runner_explain(struct tb_runner *rn);
 void tb_runner_free(struct tb_runner *rn);
 
 /* The order of the n cells in one round: a permutation drawn from rng (seeded with the

@@ -234,6 +234,7 @@ static void new_section(struct parse *p, const char *hdr, int line)
 			}
 			t->line = line;
 			t->settle_ns = UINT64_MAX; /* inherit */
+			t->explain = -1;
 			p->cur_idx = (ssize_t)s->ntracers - 1;
 			p->kind = SEC_TRACER;
 		}
@@ -271,16 +272,20 @@ enum gkey {
 	G_ALPHA,
 	G_POWER,
 	G_CONF,
-	G_RES
+	G_RES,
+	G_EXPLAIN,
+	G_EXPLAIN_SAMPLES,
+	G_EXPLAIN_HZ,
+	G_EXPLAIN_TOL
 };
 
 struct gcfg {
 	char *name, *desc;
-	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
+	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu, xsamples, xhz;
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
-	bool lat, mlock, perf, aa, reuse, skipu;
-	double prec, noise, alpha, power, conf, maxcv;
+	bool lat, mlock, perf, aa, reuse, skipu, explain;
+	double prec, noise, alpha, power, conf, maxcv, xtol;
 };
 
 #define G(f) offsetof(struct gcfg, f)
@@ -333,6 +338,14 @@ static const struct tb_option global_opts[] = {
 	{"confidence", TB_OPT_DOUBLE, G(conf), "0.95", "confidence level of intervals", 0.5,
 	 0.9999},
 	{"resamples", TB_OPT_INT, G(res), "10000", "bootstrap resamples", 1000, 1000000},
+	{"explain", TB_OPT_BOOL, G(explain), "false",
+	 "after the rounds, profile every traced cell and its baseline: where the overhead lands"},
+	{"explain-samples", TB_OPT_INT, G(xsamples), "3",
+	 "explain: profiled samples per cell (baseline and traced interleaved)", 1, 1000},
+	{"explain-frequency", TB_OPT_INT, G(xhz), "4000",
+	 "explain: cpu-clock samples per second of the workload's CPU time (Hz)", 100, 100000},
+	{"explain-tolerance", TB_OPT_PERCENT, G(xtol), "25%",
+	 "explain: the profiles account for the measured overhead within this share", 0.01, 1},
 	TB_OPT_END,
 };
 #undef G
@@ -357,6 +370,7 @@ static const struct tb_option wl_harness_opts[] = {
 struct tcfg {
 	uint64_t settle;
 	struct tb_strlist workloads;
+	bool explain;
 };
 static const struct tb_option tr_harness_opts[] = {
 	{"settle", TB_OPT_DURATION, offsetof(struct tcfg, settle), NULL,
@@ -364,6 +378,8 @@ static const struct tb_option tr_harness_opts[] = {
 	{"workloads", TB_OPT_LIST, offsetof(struct tcfg, workloads), NULL,
 	 "the matrix's workloads it runs on (default: every one): a tool against the workload it "
 	 "targets"},
+	{"explain", TB_OPT_BOOL, offsetof(struct tcfg, explain), NULL,
+	 "profile where this tracer's cost lands ([global] explain when unset)"},
 	TB_OPT_END,
 };
 
@@ -497,6 +513,8 @@ static void tracer_key(struct parse *p, const char *name, const char *value)
 		tb_strlist_free(&t->only); /* a duplicate key (already an error): no leak */
 		t->only = tc.workloads;
 		t->only_line = p->line;
+	} else if (!strcmp(name, "explain")) {
+		t->explain = tc.explain;
 	} else {
 		t->settle_ns = tc.settle;
 	}
@@ -881,6 +899,8 @@ static void finish(struct parse *p)
 			perr(p, t->line, "[tracer %s]: %s", t->name, err);
 		if (t->settle_ns == UINT64_MAX)
 			t->settle_ns = gdef.settle;
+		if (t->explain < 0)
+			t->explain = gdef.explain;
 	}
 	s->tracers[0].settle_ns = gdef.settle;
 	if (gdef.minr > gdef.maxr)
@@ -1012,6 +1032,10 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	s->power = gdef.power;
 	s->confidence = gdef.conf;
 	s->resamples = (unsigned int)gdef.res;
+	s->explain = gdef.explain;
+	s->explain_samples = (unsigned int)gdef.xsamples;
+	s->explain_hz = (uint64_t)gdef.xhz;
+	s->explain_tolerance = gdef.xtol;
 	return s->text && s->path && s->name ? 0 : -ENOMEM;
 }
 

@@ -36,6 +36,7 @@ struct tb_scn_tracer {
 	struct tb_strlist
 		only; /* its 'workloads' key: the matrix's workloads it runs on; empty: all */
 	int only_line;
+	int explain; /* profile where its cost lands (explain/): 1 or 0 ([global] explain when unset) */
 	bool used;
 };
 
@@ -67,6 +68,11 @@ struct tb_scenario {
 	bool seed_set;
 	double precision, noise_threshold, alpha, power, confidence, max_cv;
 	unsigned int resamples;
+	/* the explain phase (runner/explain.c): after the measured rounds */
+	bool explain;		      /* the default of every tracer section */
+	unsigned int explain_samples; /* profiled samples per cell and side */
+	uint64_t explain_hz;	      /* cpu-clock samples per second of CPU time */
+	double explain_tolerance;     /* of the explained-share check, a fraction */
 	/* sections */
 	struct tb_scn_workload *workloads;
 	size_t nworkloads;

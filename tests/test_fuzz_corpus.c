@@ -3,7 +3,8 @@
  * The fuzzers' seed corpora (tests/fuzz/corpus/), which include every input a fuzzer found a
  * problem with (regress-*), go through the same calls as the fuzz targets on every test run, so
  * `make check SAN=1` and `make valgrind` catch a regression without clang or libFuzzer. Also the
- * scenario parser fixes those inputs led to.
+ * scenario parser fixes those inputs led to. The folded-stacks corpus goes through the explain
+ * reader, the flame graph and the attribution, as fuzz_fold.c does.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -13,6 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "explain/attribute.h"
+#include "explain/flamegraph.h"
+#include "explain/fold.h"
 #include "result/anonymize.h"
 #include "result/result.h"
 #include "scenario/scenario.h"
@@ -81,19 +85,46 @@ static void one_result(const char *path, const char *text, size_t len)
 	json_decref(doc);
 }
 
+/* As fuzz_fold.c: parse in the form the first byte picks; what parses is drawn and attributed. */
+static void one_fold(const char *path, const char *text, size_t len)
+{
+	struct tb_fg_opts o = {.title = "corpus", .per_ops = 1e6, .period_ns = 250000};
+	struct tb_fold a, b;
+	struct tb_attr at;
+	FILE *f = fopen("/dev/null", "w");
+	int ret;
+
+	tb_fold_init(&a);
+	tb_fold_init(&b);
+	ret = tb_fold_parse(text, len, path, &a, len && text[0] & 1 ? &b : NULL);
+	CU_ASSERT(ret == 0 || ret == -EINVAL);
+	if (!ret) {
+		tb_fold_sort(&a);
+		CU_ASSERT_EQUAL(f ? tb_fg_svg(f, &a, b.n ? &b : NULL, &o) : 0, 0);
+		CU_ASSERT_EQUAL(tb_attr_build(&b, &a, 1e6, 250000, 10, &at), 0);
+		tb_attr_free(&at);
+	}
+	if (f)
+		fclose(f);
+	tb_fold_free(&a);
+	tb_fold_free(&b);
+}
+
 static void test_corpora(void)
 {
 	enum tb_log_level old = tb_log_get_level();
-	int ns, nr;
+	int ns, nr, nf;
 
 	tb_log_set_level(TB_LOG_SILENT); /* most inputs are errors on purpose */
 	ns = each_input("scenario", one_scenario);
 	nr = each_input("result", one_result);
+	nf = each_input("fold", one_fold);
 	tb_log_set_level(old);
 	if (!ns && !nr)
 		TB_SKIP("tests/fuzz/corpus not found next to TB_TEST_DATA");
 	CU_ASSERT(ns > 10);
 	CU_ASSERT(nr > 3);
+	CU_ASSERT(nf >= 3);
 }
 
 /* Parse text as a file (NUL bytes and all); return the error output and the result. */

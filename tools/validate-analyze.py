@@ -17,6 +17,7 @@ Layout of OUTDIR (written by validate.sh):
   peers/perf-pipe.txt         perf bench sched pipe: one ns/op per line, one per round
   sources/result.json         scenarios/validation/error-sources.ini (figures only)
   floor/result.json           scenarios/validation/floor.ini (figures only)
+  explain/result.json         scenarios/validation/explain.ini (run --explain)
   commands.txt                every command validate.sh ran (for METHODOLOGY.md)
 Python standard library only.
 """
@@ -425,13 +426,79 @@ def sources(out, rep):
                            "p999": num(lat.get("p999"))})
 
 
+# Where each explained tracer's added time must land (METHODOLOGY.md 6.7): a pattern one of its
+# top functions (by added self or inclusive time) must match.
+EXPLAIN_WHERE = [
+    ("ftrace-events", r"trace_event|ring_buffer|rb_|syscall_trace_enter|ftrace|tracing_",
+     "the tracepoint and ring-buffer path"),
+    ("bpf", r"bpf_prog_|bpf_trace|__bpf_|htab_map|bpf_trampoline",
+     "the BPF program and its dispatch"),
+    ("delay", r"^tb_spin$", "the workload's spin (tb_spin)"),
+]
+
+
+def explain_top(e, n=5):
+    fns = e.get("functions") or []
+
+    def added(f, k):
+        v = f.get(k) or [0, 0]
+        return (num(v[1]) or 0) - (num(v[0]) or 0)
+    by_self = sorted(fns, key=lambda f: -added(f, "self_ns_per_op"))[:n]
+    by_incl = sorted(fns, key=lambda f: -added(f, "inclusive_ns_per_op"))[:n]
+    return by_self, by_incl, added
+
+
+def explain(out, rep):
+    """run --explain: the added time lands where each tracer's work is, and the profiles
+    account for the measured overhead within the stated tolerance."""
+    path = os.path.join(out, "explain", "result.json")
+    if not os.path.exists(path):
+        rep.info("explain", "", "not run (VALIDATE_ONLY)")
+        return
+    res = load(path)
+    if "_error" in res:
+        rep.check("explain", False, "no result", "a result file", res["_error"])
+        return
+    seen = 0
+    for c in res.get("cells", []):
+        e = c.get("explain")
+        want = [w for w in EXPLAIN_WHERE if w[0] == c.get("tracer_type")]
+        if not e or not want:
+            continue
+        seen += 1
+        _, pattern, where = want[0]
+        by_self, by_incl, added = explain_top(e)
+        names = [f.get("name", "") for f in by_self + by_incl]
+        hit = [n for n in names if re.search(pattern, n)]
+        share = num(e.get("explained_share"))
+        top3 = ", ".join("%s %+.1f" % (f.get("name"), added(f, "self_ns_per_op"))
+                         for f in by_self[:3])
+        ok = not e.get("error") and bool(e.get("attributable")) and bool(hit)
+        rep.check("explain-where", ok, "%s; top self ns/op: %s" % (hit[0] if hit else "nothing",
+                  top3 or "none"), "in " + where, e.get("error") or e.get("statement"),
+                  c.get("id"), {"functions": names, "statement": e.get("statement")})
+        rep.check("explain-share", bool(e.get("explained")),
+                  "%s of %s ns/op measured (the profiles add %s ns/op)"
+                  % (fmt(None if share is None else 100 * share, "%.0f%%"),
+                     fmt(e.get("overhead_ns_per_op")), fmt(e.get("added_ns_per_op"))),
+                  "within +-%s or the CI" % fmt(100 * (num(e.get("tolerance")) or 0), "%.0f%%"),
+                  None, c.get("id"), {"share": share, "range": e.get("explained_share_range")})
+    if not seen:
+        rep.check("explain", False, "no explained cells", "cells", path)
+
+
 def main():
     if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
         print("usage: validate-analyze.py OUTDIR", file=sys.stderr)
         return 2
     out = sys.argv[1]
     rep = Report()
-    for f in (known_delta, aa, proof, bpf, peers, sources):
+    # VALIDATE_ONLY (validate.sh): the parts not asked for are said as not run, not failed.
+    only = os.environ.get("VALIDATE_ONLY", "").split()
+    for f in (known_delta, aa, proof, bpf, peers, sources, explain):
+        if only and f.__name__.replace("_", "-") not in only:
+            rep.info(f.__name__.replace("_", "-"), "", "not run (VALIDATE_ONLY)")
+            continue
         try:
             f(out, rep)
         except Exception as e:  # a malformed result must not hide the other checks

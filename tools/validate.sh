@@ -25,7 +25,7 @@
 # the last online CPU, where cpus = auto pins tracebench's workloads),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
 # figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
-# peers sources), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
+# peers sources explain), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
 # run holds the machine-wide measuring lock).
 set -u
 
@@ -46,7 +46,7 @@ else
 	SYSCALL_LOOPS=2000000
 	PIPE_LOOPS=50000
 fi
-ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources}
+ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources explain}
 SCN=$root/scenarios/validation
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${VALIDATE_OUT:-$root/results/validation-$STAMP}
@@ -173,6 +173,11 @@ if want sources; then
 	step "error sources: syscall flag, filters, bpf_stats; harness floor and clock cost"
 	run "$OUT/sources" "$SCN/error-sources.ini"
 	run "$OUT/floor" "$SCN/floor.ini"
+fi
+
+if want explain; then
+	step "explain: where a tracepoint's, a BPF program's and a known spin's costs land"
+	run "$OUT/explain" "$SCN/explain.ini"
 fi
 
 finished=$(date -u +%Y-%m-%dT%H:%M:%SZ)

@@ -348,25 +348,21 @@ static bool of_target(const struct ps_priv *p, const union perf_event *ev)
 	       ev->header.size >= sizeof(*s) && s->pid == (uint32_t)p->target;
 }
 
+static void ps_record(void *ctx, const void *rec)
+{
+	struct ps_priv *p = ctx;
+	const struct perf_event_header *h = rec;
+
+	tb_perf_rec_account(&p->rs, rec);
+	p->target_samples += of_target(p, rec);
+	if (p->out && !p->out_err && fwrite(rec, h->size, 1, p->out) != 1)
+		p->out_err = errno ? -errno : -EIO;
+}
+
 /* Read every record available in every ring buffer. */
 static void ps_drain(struct ps_priv *p)
 {
-	struct perf_mmap *map;
-	union perf_event *ev;
-
-	perf_evlist__for_each_mmap(p->evlist, map, false)
-	{
-		if (perf_mmap__read_init(map) < 0)
-			continue;
-		while ((ev = perf_mmap__read_event(map))) {
-			tb_perf_rec_account(&p->rs, ev);
-			p->target_samples += of_target(p, ev);
-			if (p->out && !p->out_err && fwrite(ev, ev->header.size, 1, p->out) != 1)
-				p->out_err = errno ? -errno : -EIO;
-			perf_mmap__consume(map);
-		}
-		perf_mmap__read_done(map);
-	}
+	tb_perf_evlist_drain(p->evlist, ps_record, p);
 }
 
 static uint64_t thread_cpu_ns(void)

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracebench explain RESULT.json [-o DIR] [--cell ID] [--top N] [--json]`: the explained
+ * cells of a result again, from their stored folded files (validated) alone: the added cost by
+ * function, the explained share and the two flame graphs, re-rendered. Needs no root and
+ * measures nothing; the result file is not changed.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/tb.h"
+#include "explain/explain.h"
+#include "outputs/summary.h"
+#include "result/explain.h"
+#include "result/result.h"
+
+const char tb_usage_explain[] =
+	"usage: tracebench explain RESULT.json [options]\n"
+	"  -o, --output DIR  write the flame graphs to DIR/<cell>/ (default: each cell's\n"
+	"                    explain/<cell>/ next to the result)\n"
+	"      --cell ID     only this cell (e.g. getpid/tp-getpid)\n"
+	"      --top N       functions per cell (default 10, at most 256)\n"
+	"      --json        print the recomputed explain objects as JSON\n" TB_CLI_COMMON_USAGE;
+
+struct opts {
+	const char *file, *outdir, *cell;
+	int64_t top;
+	bool json;
+};
+
+/* Returns -1 to go on, else the exit code. */
+static int parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'}, {"cell", required_argument, NULL, 'c'},
+		{"top", required_argument, NULL, 't'},	  {"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},	  {NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*o = (struct opts){.top = 10};
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, tb_usage_explain)) != -1) {
+		switch (c) {
+		case 'o':
+			o->outdir = optarg;
+			break;
+		case 'c':
+			o->cell = optarg;
+			break;
+		case 't':
+			if (tb_parse_int(optarg, &o->top) || o->top < 1 || o->top > 256)
+				return tb_cli_bad_value("explain", "--top", optarg, "1 to 256");
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			fputs(tb_usage_explain, stdout);
+			return TB_EXIT_OK;
+		default:
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tb_err("explain: expected one result file");
+		fputs(tb_usage_explain, stderr);
+		return TB_EXIT_USAGE;
+	}
+	o->file = argv[optind];
+	return -1;
+}
+
+/* A directory we may write into: a real directory, not a link to one (created when missing). */
+static int own_dir(const char *path)
+{
+	struct stat st;
+	int ret;
+
+	if (lstat(path, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			return 0;
+		tb_err("%s: %s", path,
+		       S_ISLNK(st.st_mode) ? "is a symbolic link: not writing through it"
+					   : "exists and is not a directory");
+		return -EEXIST;
+	}
+	ret = tb_mkdir_p(path, 0755);
+	if (ret)
+		tb_err("%s: cannot create: %s", path, strerror(-ret));
+	return ret;
+}
+
+/* Where the cell's graphs go: DIR/<cell> with -o, else the cell's own directory. */
+static int graph_dir(const struct opts *o, const struct tb_result *r, const struct tb_cell *c,
+		     char *buf, size_t len)
+{
+	const char *name = c->explain->dir + strlen("explain/");
+	int ret;
+
+	if (o->outdir) {
+		ret = own_dir(o->outdir);
+		snprintf(buf, len, "%s/%s", o->outdir, name);
+	} else {
+		snprintf(buf, len, "%s/explain", r->dir);
+		ret = own_dir(buf);
+		snprintf(buf, len, "%s/%s", r->dir, c->explain->dir);
+	}
+	return ret ? ret : own_dir(buf);
+}
+
+/* One cell: re-read, recompute, re-render, print. Returns 0 or -errno (said). */
+static int one_cell(const struct opts *o, struct tb_result *r, struct tb_cell *c, json_t *out)
+{
+	struct tb_fold b, t;
+	char dir[PATH_MAX];
+	int ret;
+
+	tb_fold_init(&b);
+	tb_fold_init(&t);
+	ret = tb_explain_load(r, c, &b, &t);
+	if (!ret)
+		ret = tb_explain_recompute(c, &b, &t);
+	if (!ret)
+		ret = graph_dir(o, r, c, dir, sizeof(dir));
+	if (!ret)
+		ret = tb_explain_render(c, &b, &t, dir);
+	tb_fold_free(&b);
+	tb_fold_free(&t);
+	if (ret)
+		return ret;
+	if (out)
+		return json_object_set_new(out, c->id, tb_explain_to_json(c->explain)) ? -ENOMEM
+										       : 0;
+	tb_summary_explained(stdout, c, (size_t)o->top, true);
+	printf("    flame graphs: %s/%s, %s/%s\n", dir, TB_EXPLAIN_DIFF_SVG, dir,
+	       TB_EXPLAIN_TRACED_SVG);
+	return 0;
+}
+
+static int explain_all(const struct opts *o, struct tb_result *r)
+{
+	json_t *out = o->json ? json_object() : NULL;
+	size_t done = 0;
+	int ret = 0;
+
+	if (o->json && !out)
+		return TB_EXIT_FAIL;
+	for (size_t i = 0; !ret && i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+
+		if (!c->explain || (o->cell && strcmp(o->cell, c->id)))
+			continue;
+		done++;
+		if (c->explain->error) { /* the run could not profile it: say so again */
+			if (!out)
+				tb_summary_explained(stdout, c, 0, false);
+			continue;
+		}
+		ret = one_cell(o, r, c, out);
+	}
+	if (!ret && out)
+		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), printf("\n");
+	json_decref(out);
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	if (!done) {
+		tb_err("explain: %s: %s", o->file,
+		       o->cell ? "no explained cell of that id"
+			       : "no explained cell (run it with `tracebench run --explain`)");
+		return TB_EXIT_USAGE;
+	}
+	return TB_EXIT_OK;
+}
+
+int tb_cmd_explain(int argc, char **argv)
+{
+	struct tb_result *r = NULL;
+	struct opts o;
+	int rc = parse(argc, argv, &o);
+
+	if (rc >= 0)
+		return rc;
+	if (tb_result_load(o.file, &r))
+		return TB_EXIT_USAGE;
+	rc = explain_all(&o, r);
+	tb_result_free(r);
+	return rc;
+}
