@@ -16,8 +16,17 @@
 uint64_t tb_now_ns(void);
 /* Sleep ns nanoseconds (restarts after signals unless tb_stop_requested()). */
 void tb_sleep_ns(uint64_t ns);
-/* Read a whole small file into a new NUL-terminated buffer (trailing newline kept). */
+/* Read a whole small file (up to 64 MiB) into a new NUL-terminated buffer (trailing newline
+ * kept). For kernel files and our own; untrusted inputs go through tb_read_regular. */
 int tb_read_file(const char *path, char **out, size_t *len);
+/*
+ * Read an input file a user names (a scenario, a result): it must be a regular file of at most
+ * max bytes. A FIFO or a device is refused without blocking on it (-ENOTTY: "not a regular
+ * file"), a directory is -EISDIR, a larger file -EFBIG. *out is new and NUL-terminated.
+ */
+int tb_read_regular(const char *path, size_t max, char **out, size_t *len);
+/* Read fd to its end, at most max bytes (-EFBIG beyond), into a new NUL-terminated buffer. */
+int tb_read_fd(int fd, size_t max, char **out, size_t *len);
 /* Read the first line of a file, without newline, into buf. */
 int tb_read_line(const char *path, char *buf, size_t len);
 /* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */
@@ -26,8 +35,15 @@ int tb_write_file(const char *path, const char *s);
 int tb_mkdir_p(const char *path, mode_t mode);
 /* rm -rf of a directory tree we created (does not follow symlinks). */
 int tb_rm_rf(const char *path);
-/* Write data to path atomically: path.tmp, fsync, rename, fsync of the directory. */
-int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* The same for name inside the directory dirfd (absent: 0). */
+int tb_rm_rf_at(int dirfd, const char *name);
+/* a + b for counts >= 0, saturating at INT64_MAX instead of wrapping. */
+static inline int64_t tb_add_sat(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
 /* Equal strings, NULL equal only to NULL. */
 bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */

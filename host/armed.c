@@ -11,13 +11,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "host/armed.h"
 
 static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_INSTANCE] = "instance", [TB_ARMED_PGID] = "pgid",
 	[TB_ARMED_BPF_PROG] = "bpf_prog", [TB_ARMED_BPF_LINK] = "bpf_link",
-	[TB_ARMED_BPF_PIN] = "bpf_pin",
+	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_SCRATCH] = "scratch",
+	[TB_ARMED_CGROUP] = "cgroup",
 };
 
 struct item {
@@ -131,9 +133,7 @@ static int record_write(void)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = tb_write_atomic(path, text, strlen(text), 0644);
-	if (ret)
-		tb_err("armed record: cannot write %s: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, text, strlen(text), 0644); /* says why it failed */
 out:
 	free(text);
 	json_decref(root);
@@ -309,12 +309,9 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		return ret;
 	}
 	snprintf(path, sizeof(path), "%s/lock", tb_state_dir());
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		tb_err("lock: cannot open %s: %s", path, strerror(errno));
-		return ret;
-	}
+	fd = tb_open_output(path, O_RDWR | O_CREAT, 0644); /* says why it failed */
+	if (fd < 0)
+		return fd;
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
 		if (errno == EINTR && !tb_stop_requested())
 			continue;

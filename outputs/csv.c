@@ -8,9 +8,9 @@
 #include "core/tb.h"
 #include "outputs/csv.h"
 
-int tb_csv_write(const struct tb_result *r, const char *dir)
+int tb_csv_write(const struct tb_result *r, const struct tb_dir *dir)
 {
-	char path[4200], *buf = NULL;
+	char *buf = NULL;
 	size_t len = 0, i, j;
 	FILE *f;
 	int ret;
@@ -41,8 +41,7 @@ int tb_csv_write(const struct tb_result *r, const char *dir)
 		free(buf);
 		return -ENOMEM;
 	}
-	snprintf(path, sizeof(path), "%s/samples.csv", dir);
-	ret = tb_write_atomic(path, buf, len, 0644);
+	ret = tb_dir_write(dir, "samples.csv", buf, len, 0644);
 	free(buf);
 	return ret;
 }

@@ -4,13 +4,16 @@
  * cells of their tables, a result's environment and warnings, the inlined plots.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/html.h"
 #include "outputs/markup.h"
@@ -71,9 +74,7 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
 		free(*buf);
 		return -ENOMEM;
 	}
-	ret = tb_write_atomic(path, *buf, *len, 0644);
-	if (ret)
-		tb_err("report: cannot write %s: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, *buf, *len, 0644); /* says why it failed */
 	free(*buf);
 	return ret;
 }
@@ -85,15 +86,17 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
  * parser puts <svg> in its namespace), and prefix every id and reference with "p<k>-" so that
  * several plots on one page do not share ids. Refuses anything that could run or fetch.
  */
-static int inline_svg(FILE *f, const char *path, int k)
+static int inline_svg(FILE *f, const struct tb_dir *d, const char *name, int k)
 {
 	static const char *const bad[] = {"<script",	 "<foreignobject", "<iframe", "<image",
 					  "href=\"http", "href='http",	   "@import"};
-	char *svg = NULL, *p, *end;
+	char *svg = NULL, *p, *end, path[PATH_MAX + NAME_MAX + 2];
 	size_t i;
 	int ret;
 
-	ret = tb_read_file(path, &svg, NULL);
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	/* A regular file only, never through a link: a plots/ directory may come from elsewhere. */
+	ret = tb_dir_read(d, name, 64u << 20, &svg, NULL);
 	if (ret)
 		return ret;
 	for (i = 0; i < TB_ARRAY_SIZE(bad); i++)
@@ -175,19 +178,23 @@ static const struct {
 
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 {
+	struct tb_dir d;
+	struct stat st;
 	int i, n = 0;
 	size_t k;
 
+	if (tb_dir_open(&d, plotdir, TB_DIR_PATH | TB_DIR_QUIET, 0))
+		return 0;
 	for (i = 0; tb_plot_names[i]; i++) {
-		char path[PATH_MAX + 64];
+		char name[NAME_MAX + 1];
 
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
-		if (access(path, R_OK))
+		snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
+		if (fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
-		if (inline_svg(f, path, i)) {
+		if (inline_svg(f, &d, name, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -196,17 +203,24 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 		fputs("</figure>\n", f);
 		n++;
 	}
+	tb_dir_close(&d);
 	return n;
+}
+
+int tb_html_tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/tracebench-%d-report-XXXXXX", (int)getpid());
+	return mkdtemp(dir) ? 0 : -errno;
 }
 
 void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
 		   bool compare)
 {
-	char tmp[] = "/tmp/tracebench-report-XXXXXX", dir[PATH_MAX];
+	char tmp[64], dir[PATH_MAX];
 	int ret = 0, drawn;
 
 	if (!plotdir) {
-		if (!mkdtemp(tmp)) {
+		if (tb_html_tmpdir(tmp, sizeof(tmp))) {
 			fprintf(f, "<p class=\"note\">Plots are not included: cannot create a "
 				   "temporary directory.</p>\n");
 			return;

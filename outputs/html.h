@@ -21,6 +21,9 @@ void tb_html_head(FILE *f, const char *title);
  * atomically to path and free *buf. Returns 0 or -errno (printed). */
 int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path);
 
+/* A fresh private directory /tmp/tracebench-<pid>-report-XXXXXX into dir (the name cleanup
+ * recognises when this process dies). Returns 0 or -errno. */
+int tb_html_tmpdir(char *dir, size_t len);
 /* Inline every plot of plotdir that exists (the compare plot or all the others), in
  * tb_plot_names order, with its caption. Returns how many. */
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);

@@ -342,7 +342,8 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 		struct tb_cell *c = &r->cells[i];
 		const struct tb_workload_ops *w =
 			c->workload_type ? tb_workload_find(c->workload_type) : NULL;
-		const struct tb_tracer_ops *t = c->tracer_type ? tb_tracer_find(c->tracer_type) : NULL;
+		const struct tb_tracer_ops *t =
+			c->tracer_type ? tb_tracer_find(c->tracer_type) : NULL;
 
 		own_copy(&a, &c->workload_config);
 		own_copy(&a, &c->tracer_config);

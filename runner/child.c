@@ -204,7 +204,7 @@ static int arm(struct sample *sp)
 	}
 	t0 = tb_now_ns();
 	t->target = sp->c.pid;
-	if (tb_mkdir_p(job->tracer_outdir, 0755) == 0 && t->ops->setup) {
+	if (t->ops->setup) {
 		ret = t->ops->setup(t);
 		sp->tr_setup = true;
 		if (!ret && t->ops->start) {

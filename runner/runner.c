@@ -59,6 +59,24 @@ static int calibrate(struct tb_runner *rn, size_t wi)
 	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
 }
 
+/*
+ * <run dir>/tracers/<name>/ for a tracer's own files, made without following links (core/
+ * outdir.h); its path into path. Returns 0 or -errno (said).
+ */
+static int tracer_dir(struct tb_runner *rn, const char *name, char *path, size_t len)
+{
+	struct tb_dir tr = TB_DIR_INIT, sub = TB_DIR_INIT;
+	int ret;
+
+	ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &tr);
+	if (!ret)
+		ret = tb_dir_sub(&tr, name, TB_DIR_CREATE, 0755, &sub);
+	snprintf(path, len, "%s", sub.path);
+	tb_dir_close(&sub);
+	tb_dir_close(&tr);
+	return ret;
+}
+
 static int run_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup)
 {
 	struct tb_plan *p = rn->plan;
@@ -72,10 +90,12 @@ static int run_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, 
 		.warmup = warmup,
 		.order = rn->order++,
 	};
-	char outdir[4200];
+	char outdir[PATH_MAX];
 	int ret;
 
-	snprintf(outdir, sizeof(outdir), "%s/tracers/%s", rn->dir, job.t->name);
+	ret = tracer_dir(rn, job.t->name, outdir, sizeof(outdir));
+	if (ret)
+		return ret;
 	job.tracer_outdir = outdir;
 	fill_req(p, cr->wl, &job.req);
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);

@@ -15,6 +15,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "core/outdir.h"
 #include "plan/plan.h"
 #include "result/result.h"
 
@@ -28,10 +29,10 @@ struct tb_runner_progress {
 
 struct tb_runner {
 	/* set by the caller */
-	struct tb_plan *plan; /* the plan (and its scenario) to execute */
-	struct tb_result *r;  /* the result the plan's cells live in */
-	const char *dir;      /* the run directory: tracers write under dir/tracers/ */
-	void *ctx;	      /* passed to the callbacks */
+	struct tb_plan *plan;	  /* the plan (and its scenario) to execute */
+	struct tb_result *r;	  /* the result the plan's cells live in */
+	const struct tb_dir *dir; /* the run directory: tracers write under dir/tracers/<name>/ */
+	void *ctx;		  /* passed to the callbacks */
 	void (*on_progress)(void *ctx, const struct tb_runner_progress *p); /* may be NULL */
 	/* After each measured round, with r's totals and statistics up to date. A non-zero
 	 * return stops the run with that error. May be NULL. */

@@ -8,6 +8,7 @@
  * paid by the workload and shows in the measured overhead, not here.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +26,7 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
+#include "core/outdir.h"
 #include "tracers/perf-common.h"
 #include "core/tb.h"
 #include "tracers/tracer.h"
@@ -261,12 +263,16 @@ static int ps_open_output(struct tb_tracer *t, struct ps_priv *p)
 		p->out_path = NULL;
 		return -ENOMEM;
 	}
-	p->out = fopen(p->out_path, "we");
+	/* Never through a link (core/outdir.h); says why it failed. */
+	ret = tb_open_output(p->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	p->out = ret >= 0 ? fdopen(ret, "w") : NULL;
 	if (!p->out) {
-		int err = errno;
-
-		tb_err("perf-sample '%s': creating %s: %s", t->name, p->out_path, strerror(err));
-		return -err;
+		if (ret >= 0) {
+			close(ret);
+			ret = -ENOMEM;
+		}
+		tb_err("perf-sample '%s': creating %s: %s", t->name, p->out_path, strerror(-ret));
+		return ret;
 	}
 	return 0;
 }
