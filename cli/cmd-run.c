@@ -86,13 +86,27 @@ struct run {
 
 static volatile sig_atomic_t sigcount;
 
+/*
+ * The first signal stops the run after the current sample (which is abandoned); later ones
+ * make the teardown hurry (core/util.h) but never skip it: the completed rounds are on disk
+ * already (result.json is written after every round) and the final write only adds the stop
+ * reason, so a 2nd or 3rd Ctrl-C loses nothing, and what is armed is still torn down. SIGKILL
+ * remains for a teardown that hangs; `tracebench cleanup` then undoes what it left.
+ */
 static void on_signal(int sig)
 {
+	static const char msg[] = "tracebench: still stopping the tracers; the completed rounds "
+				  "are on disk (kill -9 and 'tracebench cleanup' if it hangs)\n";
+
 	(void)sig;
 	sigcount++;
-	tb_request_stop();
-	if (sigcount >= 3)
-		_exit(130); /* the user insists; teardown already had its chance */
+	if (sigcount == 1) {
+		tb_request_stop();
+		return;
+	}
+	tb_request_hurry();
+	if (sigcount == 3 && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		sigcount = 3; /* nothing to do about a closed stderr */
 }
 
 static void install_signals(void)

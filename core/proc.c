@@ -243,6 +243,8 @@ int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns)
 {
 	if (!p->pid || tb_proc_poll(p))
 		return 0;
+	if (tb_stop_hurried() && grace_ns > TB_HURRY_GRACE_NS)
+		grace_ns = TB_HURRY_GRACE_NS; /* the user insists: no 10 s waits per tracer */
 	kill(-p->pid, sig);
 	if (!tb_proc_wait(p, grace_ns))
 		goto reap_group;

@@ -55,7 +55,8 @@ int tb_proc_poll(struct tb_proc *p);
 int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns);
 /*
  * Stop the process group: sig first, then SIGTERM after grace_ns, then SIGKILL after another
- * grace_ns; always reaps. Returns 0, or -ETIMEDOUT when SIGKILL was needed.
+ * grace_ns (at most TB_HURRY_GRACE_NS each once tb_stop_hurried()); always reaps. Returns 0,
+ * or -ETIMEDOUT when SIGKILL was needed.
  */
 int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns);
 /* Close fds and free; kills and reaps the group first if still running. */

@@ -21,7 +21,18 @@ bool tb_stop_requested(void)
 
 void tb_request_stop(void)
 {
-	stop_flag = 1;
+	if (!stop_flag)
+		stop_flag = 1;
+}
+
+bool tb_stop_hurried(void)
+{
+	return stop_flag > 1;
+}
+
+void tb_request_hurry(void)
+{
+	stop_flag = 2;
 }
 
 uint64_t tb_now_ns(void)

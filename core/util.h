@@ -48,8 +48,17 @@ static inline int64_t tb_add_sat(int64_t a, int64_t b)
 bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
-/* Set by the signal handler of `run`; long loops poll it. */
+/* Set by the signal handler of `run`; long loops poll it. Async-signal-safe. */
 bool tb_stop_requested(void);
 void tb_request_stop(void);
+/*
+ * A second stop request: the user insists. Teardown still runs to its end (tracers stopped,
+ * the armed record emptied, the result written), but without waiting: no settle delays, and a
+ * tracer command gets its stop signal and SIGKILL with short grace periods
+ * (TB_HURRY_GRACE_NS). Async-signal-safe.
+ */
+bool tb_stop_hurried(void);
+void tb_request_hurry(void);
+#define TB_HURRY_GRACE_NS 200000000ull
 
 #endif /* TB_UTIL_H */

@@ -358,6 +358,11 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 		if (!ret)
 			record(&sp, hist);
 	}
+	if (ret == -EINTR) {
+		/* Cut short by a stop request: not a failure of the cell, not measured. */
+		sp.smp->failed = false;
+		sp.smp->abandoned = true;
+	}
 	json_decref(sp.st.extra); /* NULL once the cell took it */
 	if (sp.tr_started && sp.t.ops->stop)
 		sp.t.ops->stop(&sp.t);

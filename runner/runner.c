@@ -212,6 +212,37 @@ static int calibrate_all(struct tb_runner *rn)
 	return 0;
 }
 
+/* The samples of the measured round a stop interrupted: kept, never analysed (measured.h). */
+static void mark_partial_round(struct tb_result *r, unsigned int round)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->ncells; i++)
+		for (j = 0; j < r->cells[i].nsamples; j++) {
+			struct tb_sample *s = &r->cells[i].samples[j];
+
+			if (!s->warmup && s->round == (int)round)
+				s->partial_round = true;
+		}
+}
+
+/* The latency histograms as of a completed round (hist_done), for the result. */
+static int commit_histograms(struct tb_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncells; i++) {
+		struct tb_plan_cell *cr = &p->cells[i];
+
+		if (!cr->hist)
+			continue;
+		if (!cr->hist_done && !(cr->hist_done = malloc(sizeof(*cr->hist_done))))
+			return -ENOMEM;
+		*cr->hist_done = *cr->hist;
+	}
+	return 0;
+}
+
 /* Measured rounds until the stop rule says why to stop. */
 static int measured_rounds(struct tb_runner *rn)
 {
@@ -232,10 +263,15 @@ static int measured_rounds(struct tb_runner *rn)
 		if (done >= target) /* adaptive stopping asked for another round */
 			rn->planned += rn->plan->ncells;
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
+		if (ret == -EINTR)
+			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
 		if (ret)
 			return ret;
 		done++;
 		rn->r->rounds = done;
+		ret = commit_histograms(rn->plan);
+		if (ret)
+			return ret;
 		tb_result_update_totals(rn->r);
 		tb_stats_analyze(rn->r);
 		if (rn->on_round) {
@@ -301,8 +337,8 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	if (!ret)
 		ret = measured_rounds(rn);
 	for (i = 0; i < p->ncells; i++)
-		if (p->cells[i].hist)
-			fill_latency(&rn->r->cells[p->cells[i].cell], p->cells[i].hist);
+		if (p->cells[i].hist_done)
+			fill_latency(&rn->r->cells[p->cells[i].cell], p->cells[i].hist_done);
 	return ret;
 }
 

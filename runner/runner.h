@@ -49,7 +49,8 @@ struct tb_runner {
 /*
  * Execute rn->plan: calibrate, warmups, measured rounds with the scenario's stop rule (stop
  * reason and rounds in rn->r), then the latency histograms into the cells. Returns 0, -EINTR
- * when a stop was requested (the completed rounds are in rn->r), or -errno.
+ * when a stop was requested (rn->r->rounds counts the completed rounds; the samples of the
+ * round in progress are kept marked partial_round, the one cut short is abandoned), or -errno.
  */
 int tb_runner_run(struct tb_runner *rn, uint64_t seed);
 void tb_runner_free(struct tb_runner *rn);
