@@ -12,30 +12,7 @@ command -v python3 >/dev/null || skip "python3 not installed"
 export TB_STATE_DIR=$TMP/state
 SEED=${TB_INTERRUPT_SEED:-14}
 N=${TB_INTERRUPT_RUNS:-6}
-cat >"$TMP/s.ini" <<'EOF'
-[global]
-repetitions = 6
-warmup = 1
-duration = 30ms
-settle = 5ms
-
-[workload getpid]
-type = getpid
-
-[tracer tp]
-type = ftrace-events
-events = syscalls:sys_enter_getpid
-pid-filter = workload
-
-[tracer tp2]
-type = ftrace-events
-events = syscalls:sys_enter_getpid, syscalls:sys_exit_getpid
-pid-filter = workload
-
-[matrix]
-workloads = getpid
-tracers = none, tp, tp2
-EOF
+cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
 state() { ls /sys/kernel/tracing/instances/ 2>/dev/null | grep -v "^tracebench-" ; cat /sys/kernel/tracing/tracing_on /sys/kernel/tracing/set_event 2>/dev/null; }
 before=$(state)
 
