@@ -213,8 +213,13 @@ static int arm(struct sample *sp)
 		}
 	}
 	if (ret) {
-		set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
-			       sp->tr_setup && !sp->tr_started ? "start" : "setup", strerror(-ret));
+		/* The plugin's own words when it gave them, else what -errno means. */
+		if (t->error[0])
+			set_cell_error(sp->cell, "[tracer %s]: %s", job->t->name, t->error);
+		else
+			set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
+				       sp->tr_setup && !sp->tr_started ? "start" : "setup",
+				       strerror(-ret));
 		sp->dead = true;
 		return ret;
 	}
@@ -278,9 +283,13 @@ static int disarm(struct sample *sp, int ret)
 
 		if (cret && !ret) {
 			ret = cret;
-			set_cell_error(sp->cell,
-				       "[tracer %s]: the tracer failed during the sample: %s",
-				       job->t->name, strerror(-cret));
+			if (t->error[0])
+				set_cell_error(sp->cell, "[tracer %s]: %s", job->t->name, t->error);
+			else
+				set_cell_error(
+					sp->cell,
+					"[tracer %s]: the tracer failed during the sample: %s",
+					job->t->name, strerror(-cret));
 		}
 	}
 	if (t->ops->teardown)

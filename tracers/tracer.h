@@ -38,7 +38,17 @@ struct tb_tracer {
 	const char *outdir; /* existing directory for the tracer's own output files */
 	int consumer_cpu;   /* CPU for reader threads (not a workload CPU), or -1 */
 	uint64_t settle_ns; /* delay the harness waits after start and before stop */
+	char error[512];    /* why a callback failed, for the cell's error (tb_tracer_fail); the
+			       plugin's, "" when it only returned -errno */
 };
+
+/*
+ * A callback failed: the reason, in words a user acts on ("the tracer command exited with
+ * status 1 before it was ready: <its last output>"), into t->error for the result and logged
+ * as "[tracer NAME] reason". The callback then returns its -errno as usual.
+ */
+void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
