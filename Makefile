@@ -3,10 +3,11 @@
 #   make deps        Debian packages (apt-get, idempotent) + libperf from linux-source into .deps/
 #   make             build ./tracebench (V=1 for full commands)
 #   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
-#   make demo        run scenarios/quick.ini end to end
+#   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
+#   make man         doc/tracebench.1 from doc/tracebench.1.in and the option tables
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
-#   make bench-workloads | validate | fuzz | valgrind | format
+#   make bench-workloads | bench-estimate | validate | fuzz | valgrind | format
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -34,9 +35,10 @@ endif
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
-	   python3
+	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
+	   liblttng-ctl-dev libbabeltrace2-dev
 
-PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib
+PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2
 
 SAN ?=
 ifeq ($(SAN),1)
@@ -78,6 +80,9 @@ BPF_OBJS = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS	 = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 HELPER_SRCS = $(wildcard workloads/helpers/*.c)
 HELPERS	 = $(HELPER_SRCS:workloads/helpers/%.c=$(BUILD)/helpers/%)
+# The usercall workload's LTTng-UST provider: the only thing that links liblttng-ust (its
+# constructor starts threads in whatever process loads it; the workload dlopen()s it).
+UST_PROVIDER = $(BUILD)/helpers/libtb-usercall-ust.so
 TEST_SRCS = $(wildcard tests/*.c)
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
 ARCH	 = $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
@@ -89,10 +94,10 @@ TB_BIN	 = tracebench
 endif
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads validate fuzz fuzzers valgrind format format-check
+.PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
+	bench-workloads bench-estimate validate fuzz fuzzers valgrind format format-check
 
-all: $(TB_BIN) $(HELPERS)
+all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
 # ---- dependencies --------------------------------------------------------------------------
 DEPS_STAMP = $(DEPS_DIR)/.stamp-$(shell echo $(DEB_PKGS) | md5sum | cut -c1-8)
@@ -117,25 +122,37 @@ $(LIBPERF_PREFIX)/lib/libperf.a: | $(DEPS_STAMP)
 	$(Q)tools/build-libperf.sh $(LIBPERF_PREFIX) $(DEPS_DIR)/libperf-src
 
 # ---- build ---------------------------------------------------------------------------------
+# A fresh clone has no .deps/: say so before compiling anything, instead of a missing header
+# half-way through. An order-only prerequisite of everything that compiles, checked each run.
+need-deps:
+	$(Q)test -f $(LIBPERF_PREFIX)/include/perf/core.h -a -f $(LIBPERF_PREFIX)/lib/libperf.a || \
+		{ echo "make: $(LIBPERF_PREFIX) has no libperf: run \`make deps\` first (libperf is built from linux-source into .deps/)" >&2; exit 2; }
+	$(Q)pkg-config --exists $(PC_LIBS) || \
+		{ echo "make: missing libraries ($$(for l in $(PC_LIBS); do pkg-config --exists $$l || printf '%s ' $$l; done)): run \`make deps\` first" >&2; exit 2; }
+
 $(TB_BIN): $(OBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(BUILD)/%.o: %.c | $(SKELS)
+$(BUILD)/%.o: %.c | need-deps $(SKELS)
 	@mkdir -p $(dir $@)
 	$(msg) CC $<
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/vmlinux.h:
+$(BUILD)/vmlinux.h: | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) BTF $@
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+
+# The host's multiarch include directory (asm/errno.h, which libbpf's usdt.bpf.h needs): the
+# BPF target has none of its own.
+BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CC) -dumpmachine)
 
 $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/bpf/*.h)
 	@mkdir -p $(dir $@)
 	$(msg) BPF $<
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
-		-Wall -Werror -c $< -o $@
+		$(BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
 
 # Keep objects and skeletons: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete
 # them as intermediates (then rebuild skeletons and every object on each run).
@@ -154,10 +171,16 @@ $(BUILD)/tests/data/%.bpf.o: tests/data/%.bpf.c $(BUILD)/vmlinux.h
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Wall -Werror -c $< -o $@
 
 # Tiny static helpers (the exec workload's target).
-$(BUILD)/helpers/%: workloads/helpers/%.c
+$(BUILD)/helpers/%: workloads/helpers/%.c | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) HELPER $@
 	$(Q)$(CC) -O2 -static -o $@ $<
+
+$(UST_PROVIDER): workloads/helpers/ust/tb-usercall-ust.c workloads/helpers/ust/tb-usercall-tp.h
+	@mkdir -p $(dir $@)
+	$(msg) HELPER $@
+	$(Q)$(CC) -O2 -fPIC -shared -Iworkloads/helpers/ust -o $@ $< \
+		$(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng-ust) -ldl
 
 # ---- tests ---------------------------------------------------------------------------------
 $(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
@@ -168,7 +191,7 @@ $(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
 $(BUILD)/tests/test_bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
-test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
+test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	@echo "== unit tests ($(TEST_BIN))"
 	$(Q)st=0; TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
 		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || st=1; \
@@ -180,13 +203,15 @@ test: $(TB_BIN) $(HELPERS) $(TEST_BIN)
 check: deps
 	$(Q)$(MAKE) --no-print-directory test
 
-e2e: $(TB_BIN) $(HELPERS)
+e2e: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers tests/e2e/run.sh
 
 # ---- demo, benchmarks, validation, fuzzing -------------------------------------------------
+# --wait: queue behind another run (another user's, CI's) instead of exiting 3.
+DEMO_ARGS ?=
 demo: deps
 	$(Q)$(MAKE) --no-print-directory all
-	$(Q)./$(TB_BIN) run scenarios/quick.ini
+	$(Q)./$(TB_BIN) run scenarios/quick.ini --wait $(DEMO_ARGS)
 
 bench-workloads: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
@@ -197,6 +222,12 @@ bench-workloads: deps
 $(BUILD)/bench-workloads: $(BUILD)/tools/bench-workloads.o $(LIBOBJS)
 	$(msg) LINK $@
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The dry-run estimate against a real run (ESTIMATE_ARGS: scenario and run options).
+ESTIMATE_ARGS ?= scenarios/quick.ini --quick
+bench-estimate: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
@@ -218,7 +249,7 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(LIBOBJS)
 	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -fsanitize=fuzzer $(LDFLAGS) -o $@ $< $(LIBOBJS) $(LDLIBS)
 
 valgrind: deps
-	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS)
+	$(Q)$(MAKE) --no-print-directory $(TEST_BIN) $(HELPERS) $(UST_PROVIDER)
 	$(Q)TB_TEST_DATA=$(CURDIR)/tests/data TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
 		valgrind --leak-check=full --errors-for-leak-kinds=definite --error-exitcode=1 \
 		--suppressions=tests/valgrind.supp $(TEST_BIN) $(VALGRIND_SUITES)
@@ -237,6 +268,13 @@ format:
 format-check:
 	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/*.h)
 
+# ---- the man page ----------------------------------------------------------------------------
+# doc/tracebench.1 is committed; `make man` remakes it from doc/tracebench.1.in and the code's
+# option tables (tests/e2e/t-man.sh fails when the committed page is not what this gives).
+man: $(TB_BIN)
+	$(Q)./$(TB_BIN) list --man doc/tracebench.1.in > doc/tracebench.1.tmp && \
+		mv doc/tracebench.1.tmp doc/tracebench.1
+
 # ---- install -------------------------------------------------------------------------------
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR)/scenarios $(DESTDIR)$(DATADIR)/plots \
@@ -247,6 +285,7 @@ install: all
 	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
+	install -m 0644 $(UST_PROVIDER) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
 
 uninstall:

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -7,13 +8,69 @@
 #include "core/tb.h"
 #include "result/result.h"
 
+/*
+ * The command's options with -v/--verbose and -q/--quiet added (those it declares itself
+ * stay its own). Kept between calls: a command calls tb_cli_getopt in a loop with the same
+ * tables, and only one command runs per process.
+ */
+static int with_common(const char *optstring, const struct option *longopts, const char **optsout,
+		       const struct option **longout)
+{
+	static const struct option common[] = {
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+	};
+	static struct option merged[64];
+	static char opts[128];
+	static const struct option *cached;
+	static const char *cached_os;
+	size_t n = 0, i, k;
+
+	*optsout = opts;
+	*longout = merged;
+	if (cached == longopts && cached_os == optstring && longopts)
+		return 0;
+	if (strlen(optstring) + 3 > sizeof(opts))
+		return -E2BIG;
+	snprintf(opts, sizeof(opts), "%s%s%s", optstring, strchr(optstring, 'v') ? "" : "v",
+		 strchr(optstring, 'q') ? "" : "q");
+	for (; longopts && longopts[n].name; n++)
+		if (n + TB_ARRAY_SIZE(common) + 1 >= TB_ARRAY_SIZE(merged))
+			return -E2BIG;
+	memcpy(merged, longopts, n * sizeof(*merged));
+	for (k = 0; k < TB_ARRAY_SIZE(common); k++) {
+		for (i = 0; i < n && strcmp(merged[i].name, common[k].name); i++)
+			;
+		if (i == n)
+			merged[n++] = common[k];
+	}
+	merged[n] = (struct option){0};
+	cached = longopts;
+	cached_os = optstring;
+	return 0;
+}
+
 int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 		  const char *usage)
 {
+	const struct option *lo;
+	const char *os;
 	int c;
 
+	if (with_common(optstring, longopts, &os, &lo)) {
+		tb_err("%s: option table too large (a bug of this build)", argv[0]);
+		return '?';
+	}
 	opterr = 0;
-	c = getopt_long(argc, argv, optstring, longopts, NULL);
+	for (;;) {
+		c = getopt_long(argc, argv, os, lo, NULL);
+		if (c != 'v' && c != 'q')
+			break;
+		/* As perf: -v and -q work after every command; a command's own -q also sees it. */
+		tb_log_set_level(c == 'v' ? TB_LOG_DEBUG : TB_LOG_WARN);
+		if (strchr(optstring, c))
+			return c;
+	}
 	if (c == '?' || c == ':') {
 		if (optopt && c == ':')
 			tb_err("%s: option -%c needs a value", argv[0], optopt);

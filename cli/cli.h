@@ -9,8 +9,14 @@
 /*
  * Parse argv with getopt_long (optstring should start with '+' or ':' as usual). Commands call
  * this in a loop like getopt_long; on an unknown option or missing argument it prints
- * "tracebench <cmd>: ..." and the command's usage line to stderr and returns '?'.
+ * "tracebench <cmd>: ..." and the command's usage line to stderr and returns '?'. Every
+ * command also takes -v/--verbose (debug messages) and -q/--quiet (warnings and errors only),
+ * handled here; a command that declares 'v' or 'q' itself gets them too. TB_CLI_COMMON_USAGE
+ * is their help text, for the end of every command's usage.
  */
+#define TB_CLI_COMMON_USAGE                                                                       \
+	"  -v, --verbose           debug messages (also before the command: tracebench -v run)\n" \
+	"  -q, --quiet             warnings and errors only\n"
 int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
 		  const char *usage);
 struct tb_result;

@@ -12,14 +12,14 @@
 #include "core/tb.h"
 #include "cli/commands.h"
 
-static const char usage[] =
+const char tb_usage_cleanup[] =
 	"usage: tracebench cleanup [--dry-run] [--all [--force]]\n"
 	"  Remove the tracefs instances, BPF links and child processes that tracebench runs\n"
 	"  left behind when they were killed. Records are kept in $TB_STATE_DIR or /run/tracebench.\n"
 	"  -n, --dry-run  say what would be removed, remove nothing\n"
 	"  -a, --all      also remove what live tracebench processes armed (refused while a run\n"
 	"                 holds the lock, unless --force)\n"
-	"  -f, --force    with --all: go ahead even though a run holds the lock\n";
+	"  -f, --force    with --all: go ahead even though a run holds the lock\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_cleanup(int argc, char **argv)
 {
@@ -36,7 +36,7 @@ int tb_cmd_cleanup(int argc, char **argv)
 	size_t i;
 	int c, ret;
 
-	while ((c = tb_cli_getopt(argc, argv, "+nafh", longopts, usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "+nafh", longopts, tb_usage_cleanup)) != -1) {
 		switch (c) {
 		case 'n':
 			flags |= TB_CLEANUP_DRY_RUN;
@@ -48,7 +48,7 @@ int tb_cmd_cleanup(int argc, char **argv)
 			force = true;
 			break;
 		case 'h':
-			printf("%s", usage);
+			printf("%s", tb_usage_cleanup);
 			return TB_EXIT_OK;
 		default:
 			return TB_EXIT_USAGE;
@@ -56,12 +56,12 @@ int tb_cmd_cleanup(int argc, char **argv)
 	}
 	if (optind < argc) {
 		tb_err("cleanup: unexpected argument '%s'", argv[optind]);
-		fprintf(stderr, "%s", usage);
+		fprintf(stderr, "%s", tb_usage_cleanup);
 		return TB_EXIT_USAGE;
 	}
 	if (force && !(flags & TB_CLEANUP_ALL)) {
 		tb_err("cleanup: --force only makes sense with --all");
-		fprintf(stderr, "%s", usage);
+		fprintf(stderr, "%s", tb_usage_cleanup);
 		return TB_EXIT_USAGE;
 	}
 	if (geteuid() != 0) {

@@ -24,7 +24,9 @@
 	"  --markdown           a Markdown table (for a pull-request comment)\n"             \
 	"  --html FILE          also write a self-contained HTML report of the comparison\n" \
 	"  --require-same-host  refuse results from different hardware (exit 2)\n"           \
-	"  --alpha P            significance level (default: the results' alpha)\n"
+	"  --alpha P            significance level (default: the results' alpha)\n" TB_CLI_COMMON_USAGE
+
+const char tb_usage_compare[] = COMPARE_USAGE;
 
 /* What the command line asks for, and what it has loaded and built so far. */
 struct compare {

@@ -18,10 +18,15 @@
 #define GATE_USAGE                                                                               \
 	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"         \
 	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"  \
-	"                       [--junit FILE] [--markdown FILE] [--benchmark-json FILE]\n"      \
+	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"            \
+	"                       [--benchmark-json FILE]\n"                                       \
+	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n" \
+	"                   warning in every output)\n"                                          \
 	"Exit 0 pass, 1 fail, 2 bad input. Limits also come from the result's [gate] section;\n" \
 	"the command line wins. Defaults: --max-overhead 5% --max-regression 3% --alpha 0.01.\n" \
-	"A limit of 'none' disables it.\n"
+	"A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
+
+const char tb_usage_gate[] = GATE_USAGE;
 
 static int opt_pct(const char *opt, const char *val, double *out)
 {
@@ -42,6 +47,7 @@ int tb_cmd_gate(int argc, char **argv)
 		{"max-regression", required_argument, NULL, 'r'},
 		{"alpha", required_argument, NULL, 'a'},
 		{"allow-untrustworthy", no_argument, NULL, 'u'},
+		{"require-power", no_argument, NULL, 'P'},
 		{"junit", required_argument, NULL, 'j'},
 		{"markdown", required_argument, NULL, 'm'},
 		{"benchmark-json", required_argument, NULL, 'B'},
@@ -73,6 +79,9 @@ int tb_cmd_gate(int argc, char **argv)
 			break;
 		case 'u':
 			o.allow_untrustworthy = 1;
+			break;
+		case 'P':
+			o.require_power = true;
 			break;
 		case 'j':
 			o.junit = optarg;

@@ -10,11 +10,12 @@
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
 #include "cli/commands.h"
+#include "outputs/man.h"
 
-static const char list_usage[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
-				 "  --json    machine-readable\n"
-				 "  --brief   names and support only, no options\n"
-				 "  NAME      only these workloads/tracers\n";
+const char tb_usage_list[] = "usage: tracebench list [--json] [--brief] [NAME...]\n"
+			     "  --json    machine-readable\n"
+			     "  --brief   names and support only, no options\n"
+			     "  NAME      only these workloads/tracers\n" TB_CLI_COMMON_USAGE;
 
 static bool selected(const char *name, int argc, char **argv, int first)
 {
@@ -28,8 +29,46 @@ static bool selected(const char *name, int argc, char **argv, int first)
 	return false;
 }
 
+#define MAX_VARIANTS 32
+
+/* A tracer's configurations whose support differs here (tb_tracer_ops.variants), or NULL. */
+static json_t *variants_json(const struct tb_tracer_ops *ops)
+{
+	struct tb_tracer_variant v[MAX_VARIANTS];
+	size_t n, i;
+	json_t *a;
+
+	if (!ops || !ops->variants)
+		return NULL;
+	n = ops->variants(v, MAX_VARIANTS);
+	a = json_array();
+	for (i = 0; a && i < n && i < MAX_VARIANTS; i++)
+		json_array_append_new(a, json_pack("{s:s, s:b, s:s?}", "name", v[i].name,
+						   "supported", v[i].err == 0, "reason",
+						   v[i].err ? v[i].why : NULL));
+	return a;
+}
+
+static void print_variants(const struct tb_tracer_ops *ops)
+{
+	struct tb_tracer_variant v[MAX_VARIANTS];
+	size_t n, i;
+
+	if (!ops || !ops->variants)
+		return;
+	n = ops->variants(v, MAX_VARIANTS);
+	for (i = 0; i < n && i < MAX_VARIANTS; i++) {
+		if (!v[i].err)
+			printf("  %-16s   %-40s supported\n", "", v[i].name);
+		else
+			printf("  %-16s   %-40s unsupported here: %s\n", "", v[i].name,
+			       v[i].why[0] ? v[i].why : "no reason given");
+	}
+}
+
+/* tr: the tracer's ops, for its variants (NULL for a workload). */
 static json_t *entry(const char *name, const char *help, const struct tb_option *opts,
-		     int (*supported)(char *, size_t))
+		     int (*supported)(char *, size_t), const struct tb_tracer_ops *tr)
 {
 	char why[512] = "";
 	int ret = supported ? supported(why, sizeof(why)) : 0;
@@ -45,11 +84,15 @@ static json_t *entry(const char *name, const char *help, const struct tb_option 
 	if (ret)
 		json_object_set_new(o, "reason", json_string(why[0] ? why : "unsupported here"));
 	json_object_set_new(o, "options", a);
+	a = ret ? NULL : variants_json(tr);
+	if (a)
+		json_object_set_new(o, "variants", a);
 	return o;
 }
 
 static void print_entry(const char *name, const char *help, const struct tb_option *opts,
-			int (*supported)(char *, size_t), bool brief)
+			int (*supported)(char *, size_t), const struct tb_tracer_ops *tr,
+			bool brief)
 {
 	char why[512] = "";
 	int ret = supported ? supported(why, sizeof(why)) : 0;
@@ -57,8 +100,22 @@ static void print_entry(const char *name, const char *help, const struct tb_opti
 	printf("  %-16s %-13s %s\n", name, ret ? "UNSUPPORTED" : "supported", help ? help : "");
 	if (ret)
 		printf("  %-16s %-13s why: %s\n", "", "", why[0] ? why : "unsupported here");
+	else
+		print_variants(tr);
 	if (!brief && opts && opts->name)
 		tb_opts_print(stdout, opts, "      ");
+}
+
+/* The man page from its template, the generated parts filled in, on standard output. */
+static int man_page(const char *tmpl)
+{
+	struct tb_man_cmd cmds[16] = {{0}};
+	size_t i;
+
+	for (i = 0; tb_commands[i].name && i + 1 < TB_ARRAY_SIZE(cmds); i++)
+		cmds[i] = (struct tb_man_cmd){tb_commands[i].name, tb_commands[i].help,
+					      tb_commands[i].usage};
+	return tb_man_fill(stdout, tmpl, cmds) ? TB_EXIT_USAGE : TB_EXIT_OK;
 }
 
 int tb_cmd_list(int argc, char **argv)
@@ -66,6 +123,8 @@ int tb_cmd_list(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"brief", no_argument, NULL, 'b'},
+		/* hidden: `make man` makes doc/tracebench.1 with it (outputs/man.h) */
+		{"man", required_argument, NULL, 'M'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -74,7 +133,7 @@ int tb_cmd_list(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, list_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, tb_usage_list)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -82,8 +141,10 @@ int tb_cmd_list(int argc, char **argv)
 		case 'b':
 			brief = true;
 			break;
+		case 'M':
+			return man_page(optarg);
 		case 'h':
-			printf("%s", list_usage);
+			printf("%s", tb_usage_list);
 			return TB_EXIT_OK;
 		default:
 			return TB_EXIT_USAGE;
@@ -104,12 +165,13 @@ int tb_cmd_list(int argc, char **argv)
 				json_array_append_new(wl, entry(tb_workloads[i]->name,
 								tb_workloads[i]->help,
 								tb_workloads[i]->opts,
-								tb_workloads[i]->supported));
+								tb_workloads[i]->supported, NULL));
 		for (i = 0; tb_tracers[i]; i++)
 			if (selected(tb_tracers[i]->name, argc, argv, optind))
 				json_array_append_new(
 					tr, entry(tb_tracers[i]->name, tb_tracers[i]->help,
-						  tb_tracers[i]->opts, tb_tracers[i]->supported));
+						  tb_tracers[i]->opts, tb_tracers[i]->supported,
+						  tb_tracers[i]));
 		json_object_set_new(doc, "workloads", wl);
 		json_object_set_new(doc, "tracers", tr);
 		json_dumpf(doc, stdout, JSON_INDENT(2));
@@ -121,11 +183,11 @@ int tb_cmd_list(int argc, char **argv)
 	for (i = 0; tb_workloads[i]; i++)
 		if (selected(tb_workloads[i]->name, argc, argv, optind))
 			print_entry(tb_workloads[i]->name, tb_workloads[i]->help,
-				    tb_workloads[i]->opts, tb_workloads[i]->supported, brief);
+				    tb_workloads[i]->opts, tb_workloads[i]->supported, NULL, brief);
 	printf("\ntracers (in [tracer NAME] sections: type = <name>, then its options):\n");
 	for (i = 0; tb_tracers[i]; i++)
 		if (selected(tb_tracers[i]->name, argc, argv, optind))
 			print_entry(tb_tracers[i]->name, tb_tracers[i]->help, tb_tracers[i]->opts,
-				    tb_tracers[i]->supported, brief);
+				    tb_tracers[i]->supported, tb_tracers[i], brief);
 	return TB_EXIT_OK;
 }

@@ -13,9 +13,9 @@
 #include "outputs/plot.h"
 #include "result/result.h"
 
-static const char plot_usage[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
-				 "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
-				 "result's directory)\n";
+const char tb_usage_plot[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
+			     "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
+			     "result's directory)\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_plot(int argc, char **argv)
 {
@@ -24,7 +24,7 @@ int tb_cmd_plot(int argc, char **argv)
 	char dir[PATH_MAX], *slash;
 	int ret, i;
 
-	ret = tb_cli_one_result(argc, argv, plot_usage, &outdir, &file, &r);
+	ret = tb_cli_one_result(argc, argv, tb_usage_plot, &outdir, &file, &r);
 	if (ret >= 0)
 		return ret;
 	if (!outdir) {

@@ -11,9 +11,9 @@
 #include "outputs/report.h"
 #include "result/result.h"
 
-static const char report_usage[] = "usage: tracebench report RESULT.json [-o FILE.html]\n"
-				   "  -o, --output FILE  where to write the report (default: "
-				   "report.html next to the result)\n";
+const char tb_usage_report[] = "usage: tracebench report RESULT.json [-o FILE.html]\n"
+			       "  -o, --output FILE  where to write the report (default: "
+			       "report.html next to the result)\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_report(int argc, char **argv)
 {
@@ -22,7 +22,7 @@ int tb_cmd_report(int argc, char **argv)
 	char path[PATH_MAX], *slash;
 	int ret;
 
-	ret = tb_cli_one_result(argc, argv, report_usage, &out, &file, &r);
+	ret = tb_cli_one_result(argc, argv, tb_usage_report, &out, &file, &r);
 	if (ret >= 0)
 		return ret;
 	if (!out) {

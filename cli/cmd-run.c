@@ -20,6 +20,7 @@
 #include "core/inject.h"
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/sysinfo.h"
 #include "host/cleanup.h"
 #include "host/tracing-state.h"
@@ -27,6 +28,7 @@
 #include "outputs/plot.h"
 #include "outputs/report.h"
 #include "outputs/summary.h"
+#include "outputs/text.h"
 #include "plan/plan.h"
 #include "result/anonymize.h"
 #include "result/labels.h"
@@ -39,12 +41,13 @@
 #include "stats/gate.h"
 #include "stats/stats.h"
 
-static const char run_usage[] =
+const char tb_usage_run[] =
 	"usage: tracebench run SCENARIO.ini [options]\n"
 	"  -o, --output DIR        write the run here (must not exist or be empty)\n"
 	"                          default: results/<UTC time>-<host>-<scenario>/\n"
 	"      --quick             5 rounds of 200 ms samples (a fast look, still with CIs)\n"
 	"      --rounds N          override [global] repetitions\n"
+	"      --warmup N          override [global] warmup (rounds run but not analysed)\n"
 	"      --duration D        override [global] duration (e.g. 500ms)\n"
 	"      --precision P       adaptive stopping at CI half-width P (e.g. 1%)\n"
 	"      --max-time D        stop adding rounds after D\n"
@@ -58,17 +61,17 @@ static const char run_usage[] =
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
 	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
-	"  -q, --quiet             no progress\n"
-	"  -h, --help\n";
+	"  -h, --help\n" TB_CLI_COMMON_USAGE
+	"                          (run -q: no plan or progress line either)\n";
 
 /* The command line. */
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
-	int64_t rounds, seed; /* -1: not given */
-	uint64_t dur, maxt;   /* 0: not given */
-	double prec;	      /* -1: not given */
-	json_t *labels;	      /* --label KEY=VALUE, checked */
+	int64_t rounds, warmup, seed; /* -1: not given */
+	uint64_t dur, maxt;	      /* 0: not given */
+	double prec;		      /* -1: not given */
+	json_t *labels;		      /* --label KEY=VALUE, checked */
 };
 
 /* One invocation. */
@@ -125,6 +128,8 @@ static void install_signals(void)
 /* One option into o; returns -1 to go on, else the exit code. */
 static int parse_opt(int c, struct run_opts *o)
 {
+	int ret;
+
 	switch (c) {
 	case 'o':
 		o->outdir = optarg;
@@ -136,17 +141,25 @@ static int parse_opt(int c, struct run_opts *o)
 		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
 			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
 		break;
+	case 'w':
+		if (tb_parse_int(optarg, &o->warmup) || o->warmup < 0 || o->warmup > 1000)
+			return tb_cli_bad_value("run", "--warmup", optarg, "0 to 1000");
+		break;
 	case 'd':
-		if (tb_parse_duration(optarg, &o->dur) || o->dur < 1000000)
-			return tb_cli_bad_value("run", "--duration", optarg, "at least 1ms");
+		ret = tb_parse_duration(optarg, &o->dur);
+		if (ret || o->dur < 1000000)
+			return tb_cli_bad_value("run", "--duration", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "at least 1ms");
 		break;
 	case 'p':
 		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
 			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
 		break;
 	case 'm':
-		if (tb_parse_duration(optarg, &o->maxt) || !o->maxt)
-			return tb_cli_bad_value("run", "--max-time", optarg, "e.g. 10m");
+		ret = tb_parse_duration(optarg, &o->maxt);
+		if (ret || !o->maxt)
+			return tb_cli_bad_value("run", "--max-time", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "e.g. 10m");
 		break;
 	case 's':
 		if (tb_parse_int(optarg, &o->seed) || o->seed < 0)
@@ -181,7 +194,6 @@ static int parse_opt(int c, struct run_opts *o)
 		break;
 	case 'L': {
 		char err[256];
-		int ret;
 
 		if (!o->labels)
 			o->labels = json_object();
@@ -193,7 +205,7 @@ static int parse_opt(int c, struct run_opts *o)
 		break;
 	}
 	case 'h':
-		printf("%s", run_usage);
+		printf("%s", tb_usage_run);
 		return TB_EXIT_OK;
 	default:
 		return TB_EXIT_USAGE;
@@ -208,6 +220,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"output", required_argument, NULL, 'o'},
 		{"quick", no_argument, NULL, 'Q'},
 		{"rounds", required_argument, NULL, 'r'},
+		{"warmup", required_argument, NULL, 'w'},
 		{"duration", required_argument, NULL, 'd'},
 		{"precision", required_argument, NULL, 'p'},
 		{"max-time", required_argument, NULL, 'm'},
@@ -227,8 +240,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	};
 	int c, rc;
 
-	*o = (struct run_opts){.rounds = -1, .seed = -1, .prec = -1};
-	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, run_usage)) != -1) {
+	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
+	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
 		rc = parse_opt(c, o);
 		if (rc >= 0)
 			return rc;
@@ -236,7 +249,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 	if (optind != argc - 1) {
 		tb_err("run: %s",
 		       optind >= argc ? "no scenario file given" : "one scenario file only");
-		fprintf(stderr, "%s", run_usage);
+		fprintf(stderr, "%s", tb_usage_run);
 		return TB_EXIT_USAGE;
 	}
 	o->scenario = argv[optind];
@@ -260,6 +273,8 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	}
 	if (o->rounds > 0)
 		s->rounds = (unsigned int)o->rounds;
+	if (o->warmup >= 0)
+		s->warmup = (unsigned int)o->warmup;
 	if (o->dur) {
 		s->duration_ns = o->dur;
 		for (i = 0; i < s->nworkloads; i++)
@@ -353,7 +368,7 @@ static int load_plan(struct run *x)
 	if (!x->r)
 		return TB_EXIT_FAIL;
 	x->r->rounds = 0;
-	if (tb_plan_check_supported(x->s, x->o.skip)) {
+	if (tb_plan_check_supported(x->s, x->o.skip, x->r->unsupported)) {
 		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");
 		return TB_EXIT_UNAVAILABLE;
 	}
@@ -385,7 +400,7 @@ static int lock_machine(struct run *x)
 		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(x->o.wait_lock, &holder);
 	if (ret == -EBUSY) {
-		tb_err("run: another tracebench run (pid %d) is measuring on this machine; wait for it or stop it",
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; add --wait to queue behind it (make demo waits), or stop it",
 		       (int)holder);
 		return TB_EXIT_UNAVAILABLE;
 	} else if (ret) {
@@ -399,6 +414,8 @@ static int lock_machine(struct run *x)
 				json_string_value(json_array_get(report, i)));
 	}
 	json_decref(report);
+	/* What the run before this one closed may still be freed by the kernel: let it go. */
+	tb_bpf_freeing_settle(TB_BPF_GONE_TIMEOUT_NS);
 	return -1;
 }
 
@@ -572,6 +589,21 @@ static int plots_and_report(struct run *x, const char **what)
 	return err;
 }
 
+/* How much the run wrote: the tracers' files (raw streams, perf.data), kept or not, and what
+ * the run directory holds now. */
+static void print_disk(const struct run *x)
+{
+	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->rundir.path);
+	char a[32], b[32];
+
+	if (wrote > 0)
+		printf("disk:    tracers wrote %s (raw streams and output files are deleted after "
+		       "each sample unless keep-raw = true); the run directory holds %s\n",
+		       tb_fmt_bytes(a, sizeof(a), wrote), tb_fmt_bytes(b, sizeof(b), holds));
+	else
+		printf("disk:    the run directory holds %s\n", tb_fmt_bytes(b, sizeof(b), holds));
+}
+
 static int publish(struct run *x, int rc)
 {
 	const char *what = NULL;
@@ -592,6 +624,7 @@ static int publish(struct run *x, int rc)
 	} else {
 		tb_summary_print(stdout, x->r);
 		printf("\nresult:  %s/result.json\n", x->rundir.path);
+		print_disk(x);
 	}
 	if (!x->interrupted && sigcount == 0 && !x->o.no_plots)
 		err = plots_and_report(x, &what);

@@ -11,7 +11,8 @@
 #include "host/sysinfo.h"
 #include "outputs/sysinfo-text.h"
 
-static const char sysinfo_usage[] = "usage: tracebench sysinfo [--json]\n";
+const char tb_usage_sysinfo[] = "usage: tracebench sysinfo [--json]\n"
+				"  --json  the fingerprint as JSON\n" TB_CLI_COMMON_USAGE;
 
 int tb_cmd_sysinfo(int argc, char **argv)
 {
@@ -29,7 +30,7 @@ int tb_cmd_sysinfo(int argc, char **argv)
 	json_t *info;
 	int c;
 
-	while ((c = tb_cli_getopt(argc, argv, "+jh", longopts, sysinfo_usage)) != -1) {
+	while ((c = tb_cli_getopt(argc, argv, "+jh", longopts, tb_usage_sysinfo)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -43,7 +44,7 @@ int tb_cmd_sysinfo(int argc, char **argv)
 			       "\"unknown\".\n\n"
 			       "  -j, --json   print the full object as JSON (sorted keys)\n"
 			       "  -h, --help   this text\n",
-			       sysinfo_usage);
+			       tb_usage_sysinfo);
 			return TB_EXIT_OK;
 		case 'R':
 			root = optarg;
@@ -57,7 +58,7 @@ int tb_cmd_sysinfo(int argc, char **argv)
 	}
 	if (optind < argc) {
 		tb_err("sysinfo: unexpected argument '%s'", argv[optind]);
-		fprintf(stderr, "%s", sysinfo_usage);
+		fprintf(stderr, "%s", tb_usage_sysinfo);
 		return TB_EXIT_USAGE;
 	}
 	if (strcmp(root, "/")) {

@@ -11,28 +11,13 @@
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
-static const struct {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *help;
-} commands[] = {
-	{"run", tb_cmd_run, "run a scenario, write DIR/result.json (+ csv, plots, report)"},
-	{"list", tb_cmd_list, "workloads and tracers, each with supported/why-not here"},
-	{"sysinfo", tb_cmd_sysinfo, "the environment fingerprint"},
-	{"compare", tb_cmd_compare, "deltas between result sets (e.g. two kernels)"},
-	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail"},
-	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result"},
-	{"report", tb_cmd_report, "self-contained HTML report of a result"},
-	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind"},
-};
-
 static void usage(FILE *f)
 {
 	size_t i;
 
 	fprintf(f, "usage: %s [-v|-q] <command> [options]\n\ncommands:\n", TB_NAME);
-	for (i = 0; i < TB_ARRAY_SIZE(commands); i++)
-		fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].help);
+	for (i = 0; tb_commands[i].name; i++)
+		fprintf(f, "  %-9s %s\n", tb_commands[i].name, tb_commands[i].help);
 	fprintf(f,
 		"\n'%s <command> --help' describes a command. Exit codes: 0 ok, 1 gate or measurement failed,\n2 usage or bad input, 3 not possible here.\n",
 		TB_NAME);
@@ -80,13 +65,13 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return TB_EXIT_USAGE;
 	}
-	for (i = 0; i < TB_ARRAY_SIZE(commands); i++) {
-		if (strcmp(argv[optind], commands[i].name))
+	for (i = 0; tb_commands[i].name; i++) {
+		if (strcmp(argv[optind], tb_commands[i].name))
 			continue;
 		argc -= optind;
 		argv += optind;
 		optind = 0; /* reset getopt for the command's own parsing */
-		return commands[i].fn(argc, argv);
+		return tb_commands[i].fn(argc, argv);
 	}
 	tb_err("unknown command '%s'", argv[optind]);
 	usage(stderr);

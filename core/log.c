@@ -2,11 +2,24 @@
 /* One place where every message (ours, libbpf's, libtracefs's) goes to stderr. */
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/tb.h"
 #include "core/utf8.h"
 
 static enum tb_log_level log_level = TB_LOG_INFO;
+static _Thread_local unsigned long nerrors;
+static _Thread_local char last_error[512];
+
+unsigned long tb_log_error_count(void)
+{
+	return nerrors;
+}
+
+const char *tb_log_last_error(void)
+{
+	return last_error;
+}
 
 void tb_log_set_level(enum tb_log_level level)
 {
@@ -29,6 +42,15 @@ void tb_vlog(enum tb_log_level level, const char *fmt, va_list ap)
 	char raw[2048], buf[4096];
 	size_t n;
 
+	if (level == TB_LOG_ERROR) {
+		va_list aq;
+
+		va_copy(aq, ap);
+		vsnprintf(last_error, sizeof(last_error), fmt, aq);
+		va_end(aq);
+		last_error[strcspn(last_error, "\n")] = '\0';
+		nerrors++;
+	}
 	if (level > log_level || level < TB_LOG_ERROR) /* SILENT is a threshold, not a level */
 		return;
 	vsnprintf(raw, sizeof(raw), fmt, ap);

@@ -87,8 +87,8 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 		const char *u;
 		double mul;
 	} units[] = {
-		{"", 1e9},   {"s", 1e9},  {"sec", 1e9},	 {"ns", 1},	{"us", 1e3},
-		{"ms", 1e6}, {"m", 60e9}, {"min", 60e9}, {"h", 3600e9},
+		{"s", 1e9},  {"sec", 1e9}, {"ns", 1},	  {"us", 1e3},
+		{"ms", 1e6}, {"m", 60e9},  {"min", 60e9}, {"h", 3600e9},
 	};
 	char unit[8];
 	double num, v;
@@ -96,6 +96,13 @@ int tb_parse_duration(const char *s, uint64_t *ns)
 
 	if (parse_num_unit(s, &num, unit, sizeof(unit)))
 		return -EINVAL;
+	/* "500" could be 500 ms or 500 s: only zero means the same in every unit. */
+	if (!*unit) {
+		if (num != 0)
+			return -EDOM;
+		*ns = 0;
+		return 0;
+	}
 	for (i = 0; i < TB_ARRAY_SIZE(units); i++) {
 		if (strcmp(unit, units[i].u))
 			continue;
@@ -334,7 +341,7 @@ const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *k
 	return NULL;
 }
 
-static const char *type_name(enum tb_opt_type t)
+const char *tb_opt_type_name(enum tb_opt_type t)
 {
 	static const char *const names[] = {
 		[TB_OPT_STRING] = "string",	[TB_OPT_BOOL] = "bool",
@@ -443,7 +450,12 @@ static void bad_value(const struct tb_option *o, const char *key, const char *va
 						    : "");
 		return;
 	}
-	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, type_name(o->type), val,
+	if (ret == -EDOM) {
+		snprintf(err, errlen, "key '%s': duration '%s' has no unit (%s)", key, val,
+			 TB_DURATION_UNITS);
+		return;
+	}
+	snprintf(err, errlen, "key '%s': bad %s value '%s'%s", key, tb_opt_type_name(o->type), val,
 		 o->type == TB_OPT_DURATION  ? " (e.g. 500us, 10ms, 2s, 1m)"
 		 : o->type == TB_OPT_SIZE    ? " (e.g. 4096, 4K, 1M, 2G)"
 		 : o->type == TB_OPT_BOOL    ? " (true or false)"
@@ -580,7 +592,7 @@ void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent)
 	size_t k;
 
 	for (; opts && opts->name; opts++) {
-		snprintf(head, sizeof(head), "%s=<%s>", opts->name, type_name(opts->type));
+		snprintf(head, sizeof(head), "%s=<%s>", opts->name, tb_opt_type_name(opts->type));
 		fprintf(f, "%s%-28s %s", indent, head, opts->help ? opts->help : "");
 		if (opts->type == TB_OPT_CHOICE && opts->choices) {
 			fprintf(f, " (");

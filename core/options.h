@@ -16,8 +16,8 @@ enum tb_opt_type {
 	TB_OPT_BOOL,	 /* bool: true/false, yes/no, on/off, 1/0 */
 	TB_OPT_INT,	 /* int64_t, checked against [min, max] when max > min */
 	TB_OPT_SIZE,	 /* uint64_t bytes: 4096, 4K, 64k, 1M, 2G (powers of 1024) */
-	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a bare number is seconds
-			  */
+	TB_OPT_DURATION, /* uint64_t nanoseconds: 500ns, 5us, 10ms, 2s, 1m; a unit is required
+			    (a bare number other than 0 is an error) */
 	TB_OPT_DOUBLE,	 /* double, checked against [min, max] when max > min */
 	TB_OPT_CHOICE,	 /* int: index of the value in choices[] */
 	TB_OPT_LIST, /* struct tb_strlist: comma-separated, each item trimmed, empty items refused
@@ -48,7 +48,13 @@ struct tb_option {
 	}
 
 int tb_parse_size(const char *s, uint64_t *bytes);
+/*
+ * A duration with its unit: ns, us, ms, s (sec), m (min), h; "0" alone is zero. Returns 0,
+ * -EDOM for a number without a unit ("500": ms or s?), -ERANGE or -EINVAL.
+ */
 int tb_parse_duration(const char *s, uint64_t *ns);
+/* What the messages about a duration without a unit add. */
+#define TB_DURATION_UNITS "a duration needs a unit: ns, us, ms, s, m or h, e.g. 500ms"
 int tb_parse_bool(const char *s, bool *out);
 int tb_parse_int(const char *s, int64_t *out);
 int tb_parse_double(const char *s, double *out);
@@ -80,6 +86,8 @@ int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const 
 const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key);
 /* Free what the options own (strings, lists) and zero those fields. */
 void tb_opts_free(const struct tb_option *opts, void *cfg);
+/* "string", "bool", "int", "size", "duration", ...: the type as `list` and the man page say. */
+const char *tb_opt_type_name(enum tb_opt_type t);
 /* "  name=<type> (default: x)  help" lines, for `tracebench list`. */
 void tb_opts_print(FILE *f, const struct tb_option *opts, const char *indent);
 /* Every option's current value as a new JSON object (jansson json_t *), NULL on ENOMEM. */

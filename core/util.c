@@ -3,6 +3,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,6 +231,42 @@ int tb_rm_rf_at(int parent, const char *name)
 int tb_rm_rf(const char *path)
 {
 	return tb_rm_rf_at(AT_FDCWD, path);
+}
+
+int tb_exe_dir(char *dir, size_t len)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n < 0)
+		return -errno;
+	exe[n] = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = '\0';
+	if ((size_t)snprintf(dir, len, "%s", exe) >= len)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static _Thread_local int64_t du_sum;
+
+static int du_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (type == FTW_F && S_ISREG(st->st_mode))
+		du_sum += st->st_size;
+	return 0;
+}
+
+int64_t tb_dir_bytes(const char *path)
+{
+	du_sum = 0;
+	if (nftw(path, du_one, 16, FTW_PHYS))
+		return -errno;
+	return du_sum;
 }
 
 bool tb_streq(const char *a, const char *b)

@@ -44,6 +44,22 @@ static inline int64_t tb_add_sat(int64_t a, int64_t b)
 
 	return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
 }
+/*
+ * The directory of the running binary (/proc/self/exe) into dir. Data files are looked up
+ * relative to it first, so an installed tree works wherever it was installed (make install
+ * PREFIX=/opt/tb after a default build). Returns 0, -ENAMETOOLONG or -errno of readlink.
+ */
+int tb_exe_dir(char *dir, size_t len);
+/* Where data and helpers are relative to the binary in an installed tree (bin/): the
+ * Makefile's DATADIR and LIBEXECDIR seen from BINDIR. */
+#ifndef TB_DATADIR_REL
+#define TB_DATADIR_REL "../share/tracebench"
+#endif
+#ifndef TB_LIBEXECDIR_REL
+#define TB_LIBEXECDIR_REL "../libexec/tracebench"
+#endif
+/* Bytes of the regular files under path (not following links), or -errno. */
+int64_t tb_dir_bytes(const char *path);
 /* Equal strings, NULL equal only to NULL. */
 bool tb_streq(const char *a, const char *b);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */

@@ -13,13 +13,14 @@
 
 #include "core/outdir.h"
 #include "core/tb.h"
+#include "core/env.h"
 #include "host/armed.h"
 
 static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_INSTANCE] = "instance", [TB_ARMED_PGID] = "pgid",
 	[TB_ARMED_BPF_PROG] = "bpf_prog", [TB_ARMED_BPF_LINK] = "bpf_link",
 	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_SCRATCH] = "scratch",
-	[TB_ARMED_CGROUP] = "cgroup",
+	[TB_ARMED_CGROUP] = "cgroup",	  [TB_ARMED_DYNEVENT] = "dynevent",
 };
 
 struct item {
@@ -54,10 +55,10 @@ int tb_armed_kind_from_name(const char *s)
 
 const char *tb_state_dir(void)
 {
-	const char *d = getenv("TB_STATE_DIR");
+	const char *d = getenv(TB_ENV_STATE_DIR);
 
 	if (!d || !*d)
-		d = getenv("TB_RUN_DIR"); /* its name before 0.2 */
+		d = getenv(TB_ENV_RUN_DIR_OLD);
 	return d && *d ? d : "/run/tracebench";
 }
 

@@ -17,6 +17,7 @@
 #include "core/tb.h"
 #include "host/armed.h"
 #include "host/cgroup.h"
+#include "host/bpf-freeing.h"
 #include "host/cleanup.h"
 #include "host/tracefs.h"
 
@@ -75,6 +76,33 @@ static void clean_instance(struct cleanup_ctx *c, const char *name, const char *
 static int unlink_path(const char *path)
 {
 	return unlink(path) ? -errno : 0;
+}
+
+/* A uprobe event of ours (after the instances that enabled it: it is busy until then). */
+static void clean_dynevent(struct cleanup_ctx *c, const char *event, const char *why)
+{
+	bool dry = c->flags & TB_CLEANUP_DRY_RUN;
+	char **names = tb_tracefs_dynevents();
+	bool there = false;
+	int i, ret;
+
+	for (i = 0; names && names[i]; i++)
+		there = there || !strcmp(names[i], event);
+	tracefs_list_free(names);
+	if (!there)
+		return;
+	if (dry) {
+		note(c, true, false, "would remove dynamic event %s:%s (%s)", TB_DYNEVENT_SYSTEM,
+		     event, why);
+		return;
+	}
+	ret = tb_tracefs_dynevent_destroy_name(event);
+	if (ret)
+		note(c, true, true, "failed to remove dynamic event %s:%s (%s): %s",
+		     TB_DYNEVENT_SYSTEM, event, why, strerror(-ret));
+	else
+		note(c, true, false, "removed dynamic event %s:%s (%s)", TB_DYNEVENT_SYSTEM, event,
+		     why);
 }
 
 static pid_t proc_pgrp(pid_t pid)
@@ -200,9 +228,20 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 		return;
 	}
 	if (kind == TB_ARMED_BPF_PROG) {
+		fd = bpf_prog_get_fd_by_id((__u32)id);
+		if (fd >= 0 && !dry) {
+			struct tb_bpf_obj o;
+
+			/* Its owner died: the kernel may be freeing it right now. The next run
+			 * waits for it and does not count it as foreign meanwhile. */
+			if (!tb_bpf_obj_of_prog_fd(fd, &o))
+				tb_bpf_freeing_note(&o, 1);
+		}
+		if (fd >= 0)
+			close(fd);
 		/* Only its holders can unload it; say so rather than pretend, once the kernel
 		 * had the time to free it. */
-		if (bpf_prog_lingers((__u32)id))
+		if (fd >= 0 && bpf_prog_lingers((__u32)id))
 			note(c, false, false,
 			     "BPF program %lu is still loaded after 2 s, held by another process or a pin (%s)",
 			     id, why);
@@ -279,6 +318,10 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 		case TB_ARMED_CGROUP:
 			clean_cgroup(c, v, why);
 			break;
+		case TB_ARMED_DYNEVENT:
+			if (*tracefs_ok)
+				clean_dynevent(c, v, why);
+			break;
 		default:
 			clean_bpf(c, (enum tb_armed_kind)kind, v, why);
 			break;
@@ -293,6 +336,31 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 	}
 out:
 	json_decref(root);
+}
+
+/*
+ * Of names (a tracefs list, freed here), those whose owner (owner_of) is dead, or alive with
+ * TB_CLEANUP_ALL, and not us: clean each.
+ */
+static void sweep(struct cleanup_ctx *c, char **names, pid_t (*owner_of)(const char *),
+		  void (*clean)(struct cleanup_ctx *, const char *, const char *))
+{
+	char why[96];
+	pid_t owner;
+	bool alive;
+	int i;
+
+	for (i = 0; names && names[i]; i++) {
+		owner = owner_of(names[i]);
+		if (!owner || owner == getpid())
+			continue;
+		alive = tb_armed_owner_alive(owner, 0);
+		if (alive && !(c->flags & TB_CLEANUP_ALL))
+			continue;
+		snprintf(why, sizeof(why), "owner pid %d %s", (int)owner, alive ? "alive" : "dead");
+		clean(c, names[i], why);
+	}
+	tracefs_list_free(names);
 }
 
 static void stale_cgroup(void *ctx, const char *path, int pid)
@@ -333,9 +401,8 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 	struct cleanup_ctx c = {.flags = flags};
 	bool tracefs_ok = !tb_tracefs_ensure();
 	struct dirent *de;
-	char **names, path[4096];
+	char path[4096];
 	DIR *d;
-	int i;
 
 	c.report = report && *report ? *report : json_array();
 	if (!c.report)
@@ -352,21 +419,11 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 		closedir(d);
 	}
 	/* Instances of dead owners that no record names (killed between mkdir and record). */
-	names = tracefs_ok ? tracefs_instances(NULL) : NULL;
-	for (i = 0; names && names[i]; i++) {
-		pid_t owner = tb_tracefs_instance_owner(names[i]);
-		char why[96];
-		bool alive;
-
-		if (!owner || owner == getpid())
-			continue;
-		alive = tb_armed_owner_alive(owner, 0);
-		if (alive && !(flags & TB_CLEANUP_ALL))
-			continue;
-		snprintf(why, sizeof(why), "owner pid %d %s", (int)owner, alive ? "alive" : "dead");
-		clean_instance(&c, names[i], why);
-	}
-	tracefs_list_free(names);
+	if (tracefs_ok)
+		sweep(&c, tracefs_instances(NULL), tb_tracefs_instance_owner, clean_instance);
+	/* Dynamic events of dead owners that no record names, once their instances are gone. */
+	if (tracefs_ok)
+		sweep(&c, tb_tracefs_dynevents(), tb_tracefs_dynevent_owner, clean_dynevent);
 	clean_unrecorded(&c);
 	if (report)
 		*report = c.report;

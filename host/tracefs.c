@@ -187,6 +187,78 @@ int tb_tracefs_instance_destroy_name(const char *name)
 	return ret;
 }
 
+/* ---- dynamic events --------------------------------------------------------------------- */
+
+void tb_tracefs_dynevent_name(char *buf, size_t len, pid_t owner, const char *section)
+{
+	size_t n, i;
+
+	n = (size_t)snprintf(buf, len, TB_DYNEVENT_PREFIX "%d_", (int)owner);
+	for (i = 0; section && section[i] && n + 1 < len && n < 60; i++, n++) {
+		unsigned char ch = (unsigned char)section[i];
+
+		buf[n] = isalnum(ch) ? (char)ch : '_';
+	}
+	if (n < len)
+		buf[n] = '\0';
+}
+
+pid_t tb_tracefs_dynevent_owner(const char *event)
+{
+	const char *p;
+	char *end;
+	long v;
+
+	if (strncmp(event, TB_DYNEVENT_PREFIX, strlen(TB_DYNEVENT_PREFIX)))
+		return 0;
+	p = event + strlen(TB_DYNEVENT_PREFIX);
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	v = strtol(p, &end, 10);
+	if (*end != '_' || v <= 0 || v > 0x7fffffff)
+		return 0;
+	return (pid_t)v;
+}
+
+#define TB_UPROBE_TYPES (TRACEFS_DYNEVENT_UPROBE | TRACEFS_DYNEVENT_URETPROBE)
+
+char **tb_tracefs_dynevents(void)
+{
+	struct tracefs_dynevent **all =
+		tracefs_dynevent_get_all(TB_UPROBE_TYPES, TB_DYNEVENT_SYSTEM);
+	char **names = NULL, *ev;
+	size_t i;
+
+	for (i = 0; all && all[i]; i++) {
+		ev = NULL;
+		tracefs_dynevent_info(all[i], NULL, &ev, NULL, NULL, NULL);
+		if (ev)
+			names = tracefs_list_add(names, ev);
+		free(ev);
+	}
+	tracefs_dynevent_list_free(all);
+	return names;
+}
+
+int tb_tracefs_dynevent_destroy_name(const char *event)
+{
+	struct tracefs_dynevent **all =
+		tracefs_dynevent_get_all(TB_UPROBE_TYPES, TB_DYNEVENT_SYSTEM);
+	int ret = 0;
+	size_t i;
+	char *ev;
+
+	for (i = 0; all && all[i]; i++) {
+		ev = NULL;
+		tracefs_dynevent_info(all[i], NULL, &ev, NULL, NULL, NULL);
+		if (ev && !strcmp(ev, event) && tracefs_dynevent_destroy(all[i], true))
+			ret = errno ? -errno : -EBUSY;
+		free(ev);
+	}
+	tracefs_dynevent_list_free(all);
+	return ret;
+}
+
 /* ---- events ----------------------------------------------------------------------------- */
 
 static int cmp_str(const void *a, const void *b)

@@ -18,6 +18,9 @@
 
 #define TB_TRACEFS_MOUNT   "/sys/kernel/tracing"
 #define TB_INSTANCE_PREFIX "tracebench-"
+/* Our dynamic events (uprobe_events) are TB_DYNEVENT_SYSTEM:tb_<owner pid>_<section>. */
+#define TB_DYNEVENT_SYSTEM "tracebench"
+#define TB_DYNEVENT_PREFIX "tb_"
 
 /*
  * Make sure tracefs is mounted; mount it at /sys/kernel/tracing when it is not (and say so on
@@ -44,6 +47,24 @@ int tb_tracefs_instance_new(const char *section, struct tracefs_instance **out);
 int tb_tracefs_instance_remove(struct tracefs_instance **inst);
 /* The same for an instance known by name only (cleanup). 0 when it is gone (or never was). */
 int tb_tracefs_instance_destroy_name(const char *name);
+
+/*
+ * Dynamic events are global (every instance sees them): ours are named by owner like the
+ * instances. tb_tracefs_dynevent_name: "tb_<owner>_<section with anything but [A-Za-z0-9_]
+ * replaced by '_'>"; tb_tracefs_dynevent_owner: the owner pid of such a name, or 0.
+ */
+void tb_tracefs_dynevent_name(char *buf, size_t len, pid_t owner, const char *section);
+pid_t tb_tracefs_dynevent_owner(const char *event);
+/*
+ * Remove the uprobe or uretprobe event TB_DYNEVENT_SYSTEM:event (cleanup, and a tracer's own
+ * teardown when it lost its handle). 0 when it is gone (or never was), else -errno.
+ */
+int tb_tracefs_dynevent_destroy_name(const char *event);
+/*
+ * The names of our uprobe and uretprobe events (TB_DYNEVENT_SYSTEM), as a NULL-terminated list
+ * (free with tracefs_list_free); NULL when there are none or on error.
+ */
+char **tb_tracefs_dynevents(void);
 
 /*
  * Expand event specs ("system:event", globs in either part like "syscalls:sys_enter_*",

@@ -14,6 +14,7 @@
 
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/tracefs.h"
 #include "host/tracing-state.h"
 
@@ -130,6 +131,7 @@ json_t *tb_tracing_state_capture(void)
 	    json_object_set_new(st, "set_event_pid", top_file("set_event_pid")) ||
 	    json_object_set_new(st, "set_ftrace_pid", top_file("set_ftrace_pid")) ||
 	    json_object_set_new(st, "instances", instances_json()) ||
+	    json_object_set_new(st, "dynamic_events", lines_json("dynamic_events")) ||
 	    json_object_set_new(st, "bpf_progs", bpf_progs_json())) {
 		json_decref(st);
 		tb_err("tracing state: out of memory");
@@ -158,7 +160,16 @@ static const json_t *prog_by_id(const json_t *arr, json_int_t id)
 	return NULL;
 }
 
-static void diff_set(FILE *m, const char *key, const json_t *a, const json_t *b, const char *prefix)
+/* Does s pass the filter: it starts with prefix, or (in_line) holds it anywhere. */
+static bool selected(const char *s, const char *prefix, bool in_line)
+{
+	if (!prefix)
+		return true;
+	return in_line ? strstr(s, prefix) != NULL : !strncmp(s, prefix, strlen(prefix));
+}
+
+static void diff_set(FILE *m, const char *key, const json_t *a, const json_t *b, const char *prefix,
+		     bool in_line)
 {
 	size_t i;
 	json_t *v;
@@ -167,16 +178,14 @@ static void diff_set(FILE *m, const char *key, const json_t *a, const json_t *b,
 	{
 		const char *s = json_string_value(v);
 
-		if (s && (!prefix || !strncmp(s, prefix, strlen(prefix))) &&
-		    !array_has_string(b, s))
+		if (s && selected(s, prefix, in_line) && !array_has_string(b, s))
 			fprintf(m, "%s: -%s\n", key, s);
 	}
 	json_array_foreach(b, i, v)
 	{
 		const char *s = json_string_value(v);
 
-		if (s && (!prefix || !strncmp(s, prefix, strlen(prefix))) &&
-		    !array_has_string(a, s))
+		if (s && selected(s, prefix, in_line) && !array_has_string(a, s))
 			fprintf(m, "%s: +%s\n", key, s);
 	}
 }
@@ -208,9 +217,10 @@ char *tb_tracing_state_diff_filtered(const json_t *a, const json_t *b, const cha
 {
 	static const char *const scalars[] = {"current_tracer", "tracing_on", "set_event_pid",
 					      "set_ftrace_pid"};
-	char *buf = NULL;
+	char *buf = NULL, dyn[64];
 	size_t len = 0, i;
 	FILE *m = open_memstream(&buf, &len);
+	pid_t owner;
 
 	if (!m)
 		return NULL;
@@ -222,9 +232,16 @@ char *tb_tracing_state_diff_filtered(const json_t *a, const json_t *b, const cha
 			fprintf(m, "%s: '%s' -> '%s'\n", scalars[i], x ? x : "?", y ? y : "?");
 	}
 	diff_set(m, "set_event", json_object_get(a, "set_event"), json_object_get(b, "set_event"),
-		 NULL);
+		 NULL, false);
 	diff_set(m, "instances", json_object_get(a, "instances"), json_object_get(b, "instances"),
-		 instance_prefix);
+		 instance_prefix, false);
+	/* Dynamic events are global: restricted to the same owner's (":tracebench/tb_<pid>_"). */
+	owner = instance_prefix ? tb_tracefs_instance_owner(instance_prefix) : 0;
+	if (owner)
+		snprintf(dyn, sizeof(dyn), ":" TB_DYNEVENT_SYSTEM "/" TB_DYNEVENT_PREFIX "%d_",
+			 (int)owner);
+	diff_set(m, "dynamic_events", json_object_get(a, "dynamic_events"),
+		 json_object_get(b, "dynamic_events"), owner ? dyn : NULL, true);
 	if (with_bpf)
 		diff_progs(m, json_object_get(a, "bpf_progs"), json_object_get(b, "bpf_progs"));
 	if (fclose(m))
@@ -265,6 +282,20 @@ static void foreign_add(json_t *arr, const char *fmt, ...)
 	va_start(ap, fmt);
 	json_array_append_new(arr, json_vsprintf(fmt, ap));
 	va_end(ap);
+}
+
+/* Program id is one a tracebench run closed and the kernel has not freed yet. */
+static bool freeing(json_int_t id)
+{
+	struct tb_bpf_obj o = {0};
+	int fd = bpf_prog_get_fd_by_id((__u32)id);
+	bool ours;
+
+	if (fd < 0)
+		return true; /* freed since the snapshot */
+	ours = !tb_bpf_obj_of_prog_fd(fd, &o) && tb_bpf_freeing_has(o.id, o.load_time);
+	close(fd);
+	return ours;
 }
 
 json_t *tb_foreign_instrumentation(void)
@@ -308,7 +339,7 @@ json_t *tb_foreign_instrumentation(void)
 		char ids[32];
 
 		snprintf(ids, sizeof(ids), "%lld", (long long)id);
-		if (!tracing_prog_type(type) || tb_armed_has(TB_ARMED_BPF_PROG, ids))
+		if (!tracing_prog_type(type) || tb_armed_has(TB_ARMED_BPF_PROG, ids) || freeing(id))
 			continue;
 		foreign_add(arr, "BPF program %lld '%s' (%s)", (long long)id,
 			    json_string_value(json_object_get(v, "name")), type);

@@ -41,7 +41,9 @@ char *tb_tracing_state_diff_filtered(const struct json_t *a, const struct json_t
  * Instrumentation not ours that biases a baseline, as a new JSON array of strings (caller
  * owns): top-level events enabled, top-level current_tracer not nop, instances not made by this
  * process, BPF programs of tracing types (tracepoint, raw_tracepoint, kprobe, perf_event,
- * tracing) not registered in our armed record. Empty array when clean; NULL on ENOMEM.
+ * tracing) not registered in our armed record and not being freed by a tracebench run
+ * (host/bpf-freeing.h: the same id and load time, noted less than 10 s ago). Empty array when
+ * clean; NULL on ENOMEM.
  */
 struct json_t *tb_foreign_instrumentation(void);
 

@@ -40,6 +40,12 @@ json_t *tb_compare_to_json(const struct tb_comparison *c)
 			      tb_json_num(w->ns_b), "ns_per_op_change_pct", tb_json_num(w->ns_pct),
 			      "ns_per_op_change_ci", tb_json_pair(w->ns_ci_lo, w->ns_ci_hi),
 			      "p_mannwhitney", tb_json_num(w->p), "significant", w->ns_significant);
+		if (o && w->caveats) {
+			char note[768];
+
+			bad = json_object_set_new(
+				o, "note", json_string(tb_cmp_row_note(c, w, note, sizeof(note))));
+		}
 		if (o && w->traced) {
 			json_t *ov = json_pack("{s:o, s:o, s:o, s:o, s:b, s:s, s:s}", "a",
 					       tb_json_num(w->ovh_a), "b", tb_json_num(w->ovh_b),
@@ -61,11 +67,18 @@ json_t *tb_compare_to_json(const struct tb_comparison *c)
 		json_decref(only_b);
 		return NULL;
 	}
-	doc = json_pack("{s:s, s:s, s:b, s:b, s:f, s:f, s:b, s:o, s:o, s:o, s:o}", "a", c->name_a,
-			"b", c->name_b, "a_partial", c->a->partial, "b_partial", c->b->partial,
-			"alpha", c->alpha, "confidence", 1 - c->alpha, "same_hardware",
-			c->same_hardware, "environment_differences", env, "cells", cells,
-			"only_in_a", only_a, "only_in_b", only_b);
+	{
+		char envs[160];
+		size_t n = tb_compare_env_summary(c, envs, sizeof(envs));
+
+		doc = json_pack("{s:s, s:s, s:b, s:b, s:f, s:f, s:b, s:o, s:I, s:s, s:o, s:o, s:o}",
+				"a", c->name_a, "b", c->name_b, "a_partial", c->a->partial,
+				"b_partial", c->b->partial, "alpha", c->alpha, "confidence",
+				1 - c->alpha, "same_hardware", c->same_hardware,
+				"environment_differences", env, "environment_differing",
+				(json_int_t)n, "environment_summary", envs, "cells", cells,
+				"only_in_a", only_a, "only_in_b", only_b);
+	}
 	return doc;
 }
 
@@ -145,15 +158,10 @@ static void print_only(FILE *f, const struct tb_comparison *c, bool md)
 
 static void print_environment(FILE *f, const struct tb_comparison *c)
 {
-	char b1[CUT_LEN], b2[CUT_LEN];
-	size_t n = c->ndiffs - c->ntransient;
+	char b1[CUT_LEN], b2[CUT_LEN], envs[160];
 
-	if (!n) {
-		fprintf(f, "environment: identical systems\n");
-		return;
-	}
-	fprintf(f, "environment: %zu difference%s%s\n", n, n > 1 ? "s" : "",
-		c->same_hardware ? "" : " (DIFFERENT HARDWARE)");
+	tb_compare_env_summary(c, envs, sizeof(envs));
+	fprintf(f, "environment: %s\n", envs);
 	for (size_t i = 0; i < c->ndiffs; i++) {
 		const struct tb_fp_diff *d = &c->diffs[i];
 
@@ -177,6 +185,7 @@ void tb_compare_print(FILE *f, const struct tb_comparison *c)
 	for (size_t i = 0; i < c->nmatched; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
 		struct row_text t;
+		char note[768];
 
 		row_text(&t, w, "%+.1f");
 		if (w->ns_significant)
@@ -188,6 +197,8 @@ void tb_compare_print(FILE *f, const struct tb_comparison *c)
 		else
 			fprintf(f, " (baseline)");
 		fputc('\n', f);
+		if (w->caveats)
+			fprintf(f, "  ! note: %s\n", tb_cmp_row_note(c, w, note, sizeof(note)));
 	}
 	if (!c->nmatched)
 		fprintf(f, "(no cell in common)\n");
@@ -198,12 +209,13 @@ void tb_compare_print(FILE *f, const struct tb_comparison *c)
 
 static void markdown_environment(FILE *f, const struct tb_comparison *c)
 {
-	if (c->ndiffs == c->ntransient) {
-		fprintf(f, "Identical systems.\n\n");
+	char envs[160];
+
+	if (!tb_compare_env_summary(c, envs, sizeof(envs))) {
+		fprintf(f, "Environment: %s.\n\n", envs);
 		return;
 	}
-	fprintf(f, "### Environment differences%s\n\n| key | A | B |\n|---|---|---|\n",
-		c->same_hardware ? "" : " (different hardware)");
+	fprintf(f, "### Environment: %s\n\n| key | A | B |\n|---|---|---|\n", envs);
 	for (size_t i = 0; i < c->ndiffs; i++) {
 		if (c->diffs[i].transient)
 			continue;
@@ -228,10 +240,11 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 		c->alpha);
 	markdown_environment(f, c);
 	fprintf(f,
-		"| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] |\n|---|---:|---:|---|---:|---:|---:|---|\n");
+		"| cell | ns/op A | ns/op B | change [CI] | p | overhead A | overhead B | overhead change [CI] | note |\n|---|---:|---:|---|---:|---:|---:|---|---|\n");
 	for (size_t i = 0; i < c->nmatched; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
 		struct row_text t;
+		char note[768];
 
 		row_text(&t, w, "%+.1f%%");
 		fprintf(f, "| ");
@@ -239,10 +252,15 @@ void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
 		fprintf(f, " | %s | %s | %s%s | %s |", t.ns_a, t.ns_b, t.ns_change,
 			w->ns_significant ? " **\\***" : "", t.p);
 		if (w->traced)
-			fprintf(f, " %s | %s | %s%s |\n", t.ovh_a, t.ovh_b, t.ovh_change,
+			fprintf(f, " %s | %s | %s%s | ", t.ovh_a, t.ovh_b, t.ovh_change,
 				w->ovh_significant ? " **\\***" : "");
 		else
-			fprintf(f, " baseline | | |\n");
+			fprintf(f, " baseline | | | ");
+		if (w->caveats) {
+			fputs("⚠️ ", f);
+			tb_fput_markdown(f, tb_cmp_row_note(c, w, note, sizeof(note)));
+		}
+		fprintf(f, " |\n");
 	}
 	print_only(f, c, true);
 	fprintf(f, "\n\\* significant: the CI excludes 0 (ns/op: and Mann-Whitney p < %g).\n",

@@ -36,6 +36,35 @@ static void fmt_limit(char *buf, size_t len, double frac, const char *unit)
 		snprintf(buf, len, "none");
 }
 
+/*
+ * The one sentence every output has when cells are underpowered (their MDE above the limit
+ * gated): "2 cells are underpowered (largest: perf-99hz, MDE 17.6% against 5%): ...".
+ */
+static const char *underpowered_line(const struct tb_gate *g)
+{
+	static char buf[512];
+	const struct tb_gate_cell *worst = NULL;
+
+	for (size_t i = 0; i < g->ncells; i++) {
+		const struct tb_gate_cell *gc = &g->cells[i];
+
+		if (gc->underpowered &&
+		    (!worst || gc->mde - gc->mde_limit > worst->mde - worst->mde_limit))
+			worst = gc;
+	}
+	if (!worst)
+		return "";
+	snprintf(
+		buf, sizeof(buf),
+		"%zu cell%s underpowered (largest gap: %.200s, MDE %.1f%s against the limit %g%s): "
+		"an effect up to the limit could pass unseen; run more rounds or longer samples%s",
+		g->nunderpowered, g->nunderpowered == 1 ? " is" : "s are", worst->c->id, worst->mde,
+		worst->mde_unit, worst->mde_limit, worst->mde_unit,
+		g->require_power ? " (--require-power: they fail)"
+				 : ", or gate with --require-power");
+	return buf;
+}
+
 void tb_gate_print(FILE *f, const struct tb_gate *g)
 {
 	char mo[32], mr[32];
@@ -55,6 +84,8 @@ void tb_gate_print(FILE *f, const struct tb_gate *g)
 		fprintf(f, "  %s%s %-28s %s\n", status_name(gc->st), gc->warn ? "!" : " ",
 			gc->c->id, gc->msg);
 	}
+	if (g->nunderpowered)
+		fprintf(f, "warning: %s\n", underpowered_line(g));
 }
 
 /* Wall time the cell's samples took (warmups included), for JUnit's time attribute. */
@@ -68,16 +99,36 @@ static double cell_seconds(const struct tb_cell *c)
 	return ns / 1e9;
 }
 
+/*
+ * Valid against Jenkins' junit-10.xsd (tests/data/junit/): <testsuites> takes no `skipped`
+ * attribute (only <testsuite> does), time is a plain decimal. The limits and the power
+ * warning go into the suite's <properties> and <system-out>.
+ */
 void tb_gate_junit(FILE *f, const struct tb_gate *g)
 {
+	double secs = 0;
+	char mo[32], mr[32];
+
+	for (size_t i = 0; i < g->ncells; i++)
+		secs += cell_seconds(g->cells[i].c);
+	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
+	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f,
-		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n",
-		g->ncells, g->nfail, g->nskip);
+		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
+		g->ncells, g->nfail, secs);
 	fprintf(f, "  <testsuite name=\"tracebench gate: ");
 	markup(f, g->name);
-	fprintf(f, "\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\">\n", g->ncells,
-		g->nfail, g->nskip);
+	fprintf(f,
+		"\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
+		g->ncells, g->nfail, g->nskip, secs);
+	fprintf(f,
+		"    <properties>\n      <property name=\"max-overhead\" value=\"%s\"/>\n"
+		"      <property name=\"max-regression\" value=\"%s\"/>\n"
+		"      <property name=\"alpha\" value=\"%g\"/>\n"
+		"      <property name=\"require-power\" value=\"%s\"/>\n"
+		"      <property name=\"underpowered\" value=\"%zu\"/>\n    </properties>\n",
+		mo, mr, g->alpha, g->require_power ? "true" : "false", g->nunderpowered);
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 
@@ -103,6 +154,11 @@ void tb_gate_junit(FILE *f, const struct tb_gate *g)
 		}
 		fprintf(f, "</testcase>\n");
 	}
+	if (g->nunderpowered) {
+		fprintf(f, "    <system-out>warning: ");
+		markup(f, underpowered_line(g));
+		fprintf(f, "</system-out>\n");
+	}
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
 }
 
@@ -125,15 +181,20 @@ void tb_gate_markdown(FILE *f, const struct tb_gate *g)
 	fprintf(f,
 		"; alpha %g (CIs at %g%%). A limit fails a cell only when the CI lies above it.\n\n",
 		g->alpha, 100 * (1 - g->alpha));
+	if (g->nunderpowered) {
+		fprintf(f, "> ⚠️ **Warning:** ");
+		tb_fput_markdown(f, underpowered_line(g));
+		fprintf(f, ".\n\n");
+	}
 	fprintf(f, "| | cell | overhead | CI | verdict | details |\n|---|---|---:|---|---|---|\n");
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 		const struct tb_overhead *o = &gc->c->overhead;
 
 		fprintf(f, "| %s | `",
-			gc->st == TB_GATE_FAIL	 ? "❌"
-			: gc->st == TB_GATE_SKIP ? "⚠️"
-						 : "✅");
+			gc->st == TB_GATE_FAIL		     ? "❌"
+			: gc->st == TB_GATE_SKIP || gc->warn ? "⚠️"
+							     : "✅");
 		tb_fput_markdown(f, gc->c->id);
 		if (gc->c->has_overhead && isfinite(o->pct))
 			fprintf(f, "` | %+.2f%% | [%+.2f%%, %+.2f%%] | %s | ", o->pct, o->ci_lo,
@@ -158,38 +219,101 @@ static json_t *bench_entry(const char *name, const char *unit, double value, con
 	return e;
 }
 
+/*
+ * The interval [lo, hi] of value v: "± h" into range when it is symmetric about v (to 1% of
+ * its width), and always "CI [lo, hi]" into ci. Returns range, or NULL when the interval is
+ * asymmetric or unknown: github-action-benchmark's range is one half-width, and a lopsided CI
+ * given as one would misstate it, so such a CI is only in extra.
+ */
+static const char *bench_range(double v, double lo, double hi, char *range, size_t rlen, char *ci,
+			       size_t clen, const char *fmt)
+{
+	char a[32], b[32];
+
+	ci[0] = '\0';
+	if (!isfinite(lo) || !isfinite(hi))
+		return NULL;
+	snprintf(a, sizeof(a), fmt, lo);
+	snprintf(b, sizeof(b), fmt, hi);
+	snprintf(ci, clen, "CI [%s, %s]", a, b);
+	if (fabs((hi - v) - (v - lo)) > 0.01 * (hi - lo))
+		return NULL;
+	snprintf(range, rlen, "± %.3g", (hi - lo) / 2);
+	return range;
+}
+
+/* One entry into arr. Returns 0 or -ENOMEM. */
+static int bench_add(json_t *arr, const char *id, const char *what, const char *unit, double v,
+		     const char *range, const char *extra)
+{
+	char name[320];
+	json_t *e;
+
+	snprintf(name, sizeof(name), "%.256s %s", id, what);
+	e = bench_entry(name, unit, v, range, extra);
+	return e && !json_array_append_new(arr, e) ? 0 : -ENOMEM;
+}
+
+/* The traced cell's entries: added ns/op, ns/event (when the effect is detectable), %. */
+static int bench_traced(json_t *arr, const struct tb_gate *g, const struct tb_gate_cell *gc)
+{
+	const struct tb_overhead *o = &gc->c->overhead;
+	char range[64], ci[96], extra[1400], power[160] = "";
+	const char *rg;
+	int conf = (int)lround(100 * (1 - g->alpha));
+
+	if (gc->underpowered)
+		snprintf(power, sizeof(power), "; underpowered: MDE %.1f%s > limit %g%s", gc->mde,
+			 gc->mde_unit, gc->mde_limit, gc->mde_unit);
+	if (isfinite(o->ns_per_op)) {
+		rg = bench_range(o->ns_per_op, o->ns_ci_lo, o->ns_ci_hi, range, sizeof(range), ci,
+				 sizeof(ci), "%.1f");
+		snprintf(extra, sizeof(extra), "tracer cost per op; %s at %d%%; %s%s", ci, conf,
+			 tb_verdict_name(o->verdict), power);
+		if (bench_add(arr, gc->c->id, "added ns/op", "ns/op", o->ns_per_op, rg, extra))
+			return -ENOMEM;
+	}
+	/* Per event only where the effect is told from zero: a ratio of noise is no figure. */
+	if (isfinite(o->ns_per_event) && o->verdict == TB_VERDICT_OVERHEAD) {
+		rg = bench_range(o->ns_per_event, o->nse_ci_lo, o->nse_ci_hi, range, sizeof(range),
+				 ci, sizeof(ci), "%.1f");
+		snprintf(extra, sizeof(extra), "cost per traced event; %s; %.3g events/op%s", ci,
+			 o->events_per_op, power);
+		if (bench_add(arr, gc->c->id, "ns/event", "ns/event", o->ns_per_event, rg, extra))
+			return -ENOMEM;
+	}
+	if (isfinite(o->pct)) {
+		rg = bench_range(o->pct, o->ci_lo, o->ci_hi, range, sizeof(range), ci, sizeof(ci),
+				 "%+.2f%%");
+		snprintf(extra, sizeof(extra), "%s at %d%%; %s; %.300s%s", ci, conf,
+			 tb_verdict_name(o->verdict), o->reason, power);
+		if (bench_add(arr, gc->c->id, "overhead", "%", o->pct, rg, extra))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 json_t *tb_gate_benchmark_json(const struct tb_gate *g)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < g->ncells; i++) {
-		const struct tb_cell *c = g->cells[i].c;
-		const struct tb_overhead *o = &c->overhead;
-		char name[256], range[64], extra[1200];
-		json_t *e;
+		const struct tb_gate_cell *gc = &g->cells[i];
+		const struct tb_cell *c = gc->c;
+		char range[64], extra[1200];
 
 		if (isfinite(c->summary.median)) {
-			snprintf(name, sizeof(name), "%s ns/op", c->id);
+			/* The range is the samples' spread (sd): symmetric by definition. */
 			snprintf(range, sizeof(range), "± %.3g", c->summary.sd);
-			snprintf(extra, sizeof(extra), "median of %zu rounds; CV %.2f%%; %.800s",
-				 c->summary.n, 100 * c->summary.cv, g->cells[i].msg);
-			e = bench_entry(name, "ns/op", c->summary.median,
-					isfinite(c->summary.sd) ? range : NULL, extra);
-			if (!e || json_array_append_new(arr, e))
+			snprintf(extra, sizeof(extra),
+				 "median of %zu rounds; range: sd; CV %.2f%%; %.800s", c->summary.n,
+				 100 * c->summary.cv, gc->msg);
+			if (bench_add(arr, c->id, "ns/op", "ns/op", c->summary.median,
+				      isfinite(c->summary.sd) ? range : NULL, extra))
 				goto fail;
 		}
-		if (c->has_overhead && isfinite(o->pct)) {
-			snprintf(name, sizeof(name), "%s overhead", c->id);
-			snprintf(range, sizeof(range), "± %.3g", (o->ci_hi - o->ci_lo) / 2);
-			snprintf(extra, sizeof(extra), "CI [%+.2f%%, %+.2f%%] at %g%%; %s; %.300s",
-				 o->ci_lo, o->ci_hi, 100 * (1 - g->alpha),
-				 tb_verdict_name(o->verdict), o->reason);
-			e = bench_entry(name, "%", o->pct,
-					isfinite(o->ci_lo) && isfinite(o->ci_hi) ? range : NULL,
-					extra);
-			if (!e || json_array_append_new(arr, e))
-				goto fail;
-		}
+		if (c->has_overhead && bench_traced(arr, g, gc))
+			goto fail;
 	}
 	return arr;
 fail:

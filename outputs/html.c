@@ -26,7 +26,7 @@
 
 static const char css[] =
 	"body{font-family:'DejaVu Sans',Helvetica,Arial,sans-serif;margin:1.5em auto;"
-	"max-width:1200px;padding:0 1em;color:#111;line-height:1.4}"
+	"max-width:1360px;padding:0 1em;color:#111;line-height:1.4}"
 	"h1{font-size:1.5em;margin-bottom:.2em}h2{font-size:1.2em;border-bottom:1px solid #ccc;"
 	"margin-top:1.6em}.meta{color:#444;font-size:.9em}"
 	"table{border-collapse:collapse;margin:.5em 0;font-size:.9em}"
@@ -44,6 +44,8 @@ static const char css[] =
 	"white-space:pre-wrap;word-break:break-all}"
 	"ul.warn li{margin:.2em 0}.ok{color:#1a6e3e}small.fp{color:#555;border:1px solid "
 	"#aaa;border-radius:3px;padding:0 .2em}.note{color:#8a4b00}"
+	/* Wide tables scroll inside the page instead of overflowing it; long values wrap. */
+	".scroll{overflow-x:auto;max-width:100%}td{overflow-wrap:break-word}.caveat{color:#8a4b00}"
 	"@media print{figure{break-inside:avoid}}";
 
 /* ---- the page ------------------------------------------------------------------------------ */
@@ -168,6 +170,9 @@ static const struct {
 		      "quartiles, thick bar = median, whiskers = 1.5 IQR, dots = the samples."},
 	{"ns-per-event", "Cost per traced event (added ns/op divided by events per op), and the "
 			 "kernel's own BPF run time per program run where the tracer is BPF."},
+	{"probe-types", "Every tracer ranked by what one event costs (the rate model's cost per "
+			"event where a sweep fitted one), with its confidence interval, beside the "
+			"published figures for the same probe type."},
 	{"latency", "Per-operation latency of latency-mode cells, cumulative, tail-stretched; "
 		    "points mark p50, p99 and p99.9."},
 	{"timeline", "Every sample in run order: drift, warm-up (circled, not used) and the "
@@ -175,6 +180,31 @@ static const struct {
 	{"rate", "Overhead against event rate, with the least-squares line per tracer."},
 	{"compare", "Overhead per cell for each result set, with confidence intervals."},
 };
+
+/*
+ * Why plot i of the plot directory d failed into why (its .failed record, or an empty SVG), or
+ * false when it did not fail. Read through d: a link there is not followed.
+ */
+static bool plot_failed(const struct tb_dir *d, int i, char *why, size_t len)
+{
+	char name[NAME_MAX + 1], *text = NULL;
+	struct stat st;
+	size_t n;
+
+	snprintf(name, sizeof(name), "%s%s", tb_plot_names[i], TB_PLOT_FAILED_EXT);
+	if (!tb_dir_read(d, name, 4096, &text, &n)) {
+		snprintf(why, len, "%.*s", (int)strcspn(text, "\n"), text);
+		free(text);
+		return true;
+	}
+	snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
+	if (!fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+	    st.st_size == 0) {
+		snprintf(why, len, "%s.svg is empty", tb_plot_names[i]);
+		return true;
+	}
+	return false;
+}
 
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 {
@@ -186,15 +216,21 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 	if (tb_dir_open(&d, plotdir, TB_DIR_PATH | TB_DIR_QUIET, 0))
 		return 0;
 	for (i = 0; tb_plot_names[i]; i++) {
-		char name[NAME_MAX + 1];
+		char name[NAME_MAX + 1], why[512];
+		bool failed;
 
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
 		snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
-		if (fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW))
+		failed = plot_failed(&d, i, why, sizeof(why));
+		if (!failed && fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
-		if (inline_svg(f, &d, name, i)) {
+		if (failed) {
+			fputs("<p class=\"note plot-failed\">plot failed: ", f);
+			tb_fput_markup(f, why, strlen(why));
+			fputs("</p>\n", f);
+		} else if (inline_svg(f, &d, name, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -238,8 +274,8 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 	} else {
 		drawn = tb_html_plots_section(f, plotdir, compare);
 		if (ret < 0)
-			fputs("<p class=\"note\">Some plots are missing: gnuplot failed (its "
-			      "messages were logged).</p>\n",
+			fputs("<p class=\"note\">Some plots failed: each says why in its place "
+			      "(gnuplot's messages were logged).</p>\n",
 			      f);
 		else if (!drawn)
 			fputs("<p class=\"note\">No plots: the result has no data to plot.</p>\n",
@@ -333,7 +369,8 @@ static void env_leaves(FILE *f, json_t *v, char *path, size_t len, int *count, j
 	if (json_is_string(v)) {
 		tb_html_esc(f, json_string_value(v));
 	} else {
-		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		/* 0.94, not 0.93999999999999995 (jansson's default is 17 digits) */
+		char *s = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT | JSON_REAL_PRECISION(6));
 
 		tb_html_esc(f, s ? s : "?");
 		free(s);
@@ -364,14 +401,15 @@ void tb_html_environment(FILE *f, const struct tb_result *r, const char *id)
 		fputs("<p class=\"note\">The result records no environment.</p>\n", f);
 		return;
 	}
-	fputs("<details open><summary>Every recorded field (kernel, CPU and topology, "
+	/* About a hundred rows: collapsed, the summary above says what matters. */
+	fputs("<details class=\"env\"><summary>Every recorded field (kernel, CPU and topology, "
 	      "frequency, clocksource, mitigations, versions); those marked <small "
 	      "class=\"fp\">fingerprint</small> decide whether two runs are comparable"
-	      "</summary>\n<table>\n",
+	      "</summary>\n<div class=\"scroll\"><table>\n",
 	      f);
 	env_leaves(f, r->system, path, sizeof(path), &count,
 		   json_object_get(r->system, "fingerprint_fields"));
-	fputs("</table>\n</details>\n", f);
+	fputs("</table></div>\n</details>\n", f);
 	if (count >= MAX_ENV_LEAVES)
 		fprintf(f, "<p class=\"note\">Only the first %d fields are shown.</p>\n",
 			MAX_ENV_LEAVES);
@@ -415,6 +453,14 @@ void tb_html_warnings(FILE *f, const struct tb_result *r)
 		json_array_foreach(r->warnings, i, v)
 		{
 			li(f, "note", "%s", json_is_string(v) ? json_string_value(v) : "?");
+			n++;
+		}
+	}
+	if (json_is_array(r->unsupported)) {
+		json_array_foreach(r->unsupported, i, v)
+		{
+			li(f, "note", "Left out: %s",
+			   json_is_string(v) ? json_string_value(v) : "?");
 			n++;
 		}
 	}

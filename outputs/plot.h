@@ -4,8 +4,9 @@
  * with a header comment naming its columns) and runs the gnuplot scripts plots/NAME.gp on them,
  * producing <dir>/plots/<name>.png (pngcairo) and <name>.svg.
  *
- * Scripts are looked up in $TB_PLOTS_DIR, then <dir of the binary>/plots and its parent's
- * plots/ (a build tree), then TB_DATADIR/plots (installed). gnuplot is $TB_GNUPLOT or
+ * Scripts are looked up in $TB_PLOTS_DIR, then relative to the binary: <its dir>/plots (the
+ * source tree), ../plots (build/run-tests) and ../share/tracebench/plots (an installed tree,
+ * whatever PREFIX it was installed with), then TB_DATADIR/plots (the PREFIX of the build). gnuplot is $TB_GNUPLOT or
  * "gnuplot" in PATH.
  */
 #ifndef TB_PLOT_H
@@ -22,12 +23,15 @@ enum {
 	TB_PLOT_DATA_ONLY = 1 << 3, /* write the data files, do not run gnuplot */
 };
 
+#define TB_PLOT_FAILED_EXT ".failed"
+
 /* Every plot name, in the order a report shows them; NULL-terminated. */
 extern const char *const tb_plot_names[];
 
 /*
  * Draw every plot of r that has data into outdir/plots (created; earlier plot files of the
- * same names are removed first, so a skipped plot leaves nothing stale). Plots without data
+ * same names are removed first, so a skipped plot leaves nothing stale). A plot whose gnuplot
+ * run failed leaves outdir/plots/<name>.failed (TB_PLOT_FAILED_EXT): one line saying why. Plots without data
  * (no latency cells, no rate sweep) are skipped. Returns the number of plots drawn (>= 0;
  * 0 with TB_PLOT_DATA_ONLY), -ENOENT when gnuplot or the scripts cannot be found (data files
  * are still written; the error says what is missing), -EIO when gnuplot failed (or, with

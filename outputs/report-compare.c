@@ -204,6 +204,7 @@ static void verdict_short_td(FILE *f, const struct tb_cell *c, enum tb_verdict v
 
 static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 {
+	char envs[160], note[768];
 	size_t i;
 
 	fprintf(f, "<h2 id=\"comparison-%zu\">", k + 1);
@@ -211,17 +212,17 @@ static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 	fputs(" (A) against ", f);
 	tb_html_esc(f, c->name_b);
 	fputs(" (B)</h2>\n", f);
-	if (c->ndiffs) {
-		fprintf(f, "<p class=\"%s\">%zu environment field%s differ%s%s</p>\n",
-			c->same_hardware ? "meta" : "note", c->ndiffs, c->ndiffs == 1 ? "" : "s",
-			c->ndiffs == 1 ? "s" : "",
-			c->same_hardware
-				? " (same hardware)."
-				: "; the hardware differs, so differences may come from it.");
-		fputs("<details><summary>Environment differences</summary>\n<table>\n<thead><tr>"
-		      "<th>field</th><th>A</th><th>B</th></tr></thead>\n<tbody>\n",
+	/* The count and the sentence every output of a comparison uses (stats/compare.h). */
+	if (tb_compare_env_summary(c, envs, sizeof(envs))) {
+		fprintf(f, "<p class=\"%s\">", c->same_hardware ? "meta" : "note");
+		tb_html_esc(f, envs);
+		fputs(".</p>\n<details><summary>Environment differences</summary>\n"
+		      "<div class=\"scroll\"><table>\n<thead><tr><th>field</th><th>A</th><th>B</th>"
+		      "</tr></thead>\n<tbody>\n",
 		      f);
 		for (i = 0; i < c->ndiffs; i++) {
+			if (c->diffs[i].transient)
+				continue;
 			fputs(c->diffs[i].hardware ? "<tr class=\"hw\"><th>" : "<tr><th>", f);
 			tb_html_esc(f, c->diffs[i].key);
 			fputs("</th><td>", f);
@@ -230,11 +231,13 @@ static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 			tb_html_esc(f, c->diffs[i].b ? c->diffs[i].b : "(absent)");
 			fputs("</td></tr>\n", f);
 		}
-		fputs("</tbody>\n</table>\n</details>\n", f);
+		fputs("</tbody>\n</table></div>\n</details>\n", f);
 	} else {
-		fputs("<p>The environments match.</p>\n", f);
+		fputs("<p>Environment: ", f);
+		tb_html_esc(f, envs);
+		fputs(".</p>\n", f);
 	}
-	fputs("<table class=\"compare\">\n<thead><tr><th>cell</th><th>A ns/op</th><th>B ns/op</th>"
+	fputs("<div class=\"scroll\"><table class=\"compare\">\n<thead><tr><th>cell</th><th>A ns/op</th><th>B ns/op</th>"
 	      "<th>ns/op change % [CI]</th><th>p</th><th>A overhead %</th><th>B overhead %</th>"
 	      "<th>overhead change pp [CI]</th><th>A verdict</th><th>B verdict</th></tr></thead>\n"
 	      "<tbody>\n",
@@ -247,6 +250,11 @@ static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 		if (!w->a || !w->b)
 			fprintf(f, " <small>(only in %s%s)</small>", w->a ? "A" : "B",
 				w->config_differs ? "; configuration differs" : "");
+		if (w->caveats) {
+			fputs("<br><small class=\"caveat\">&#9888; ", f);
+			tb_html_esc(f, tb_cmp_row_note(c, w, note, sizeof(note)));
+			fputs("</small>", f);
+		}
 		fputs("</td>", f);
 		tb_html_num(f, w->ns_a, "%.1f");
 		tb_html_num(f, w->ns_b, "%.1f");
@@ -265,7 +273,7 @@ static void comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 		fputs("</tr>\n", f);
 	}
 	fprintf(f,
-		"</tbody>\n</table>\n<p class=\"meta\">Significant: the confidence interval "
+		"</tbody>\n</table></div>\n<p class=\"meta\">Significant: the confidence interval "
 		"excludes 0 (ns/op: and Mann-Whitney p &lt; %g). pp: percentage points.</p>\n",
 		c->alpha);
 }

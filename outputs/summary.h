@@ -8,9 +8,11 @@
 #include "result/result.h"
 
 /*
- * The table: workload, tracer, baseline and traced ns/op, overhead with CI, ns/event, events,
- * lost, verdict (and the reason of untrustworthy or failed cells); then the A/A calibration and
- * the rate models when the result has them.
+ * The table: workload, tracer, baseline and traced ns/op, overhead with CI, ns/event with CI
+ * (when the overhead's CI excludes 0), events, lost, verdict (and the reason of untrustworthy
+ * or failed cells); then the A/A calibration and the rate models when the result has them, the
+ * tracers ranked by ns/event when there are two or more, and one line per section left out as
+ * unsupported here.
  */
 void tb_summary_print(FILE *f, const struct tb_result *r);
 

@@ -41,6 +41,23 @@ const char *tb_fmt_ns(char *buf, size_t len, double ns)
 	return buf;
 }
 
+const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes)
+{
+	double b = (double)bytes;
+
+	if (bytes < 0)
+		snprintf(buf, len, "-");
+	else if (b < 1000)
+		snprintf(buf, len, "%lld B", (long long)bytes);
+	else if (b < 1e6)
+		snprintf(buf, len, "%.3g kB", b / 1e3);
+	else if (b < 1e9)
+		snprintf(buf, len, "%.3g MB", b / 1e6);
+	else
+		snprintf(buf, len, "%.3g GB", b / 1e9);
+	return buf;
+}
+
 const char *tb_shorten(char *buf, size_t len, const char *s, size_t max)
 {
 	if (!s)

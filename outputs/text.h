@@ -17,6 +17,9 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v);
 /* A duration of ns nanoseconds with a unit: "5.20 ns", "580 ns", "2.1 us", "3.4 ms", "1.2 s";
  * "?" when not finite. */
 const char *tb_fmt_ns(char *buf, size_t len, double ns);
+/* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
+ * "-" when negative (unknown). */
+const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes);
 /*
  * s itself when it has at most max bytes; else its first max bytes (fewer to end at a UTF-8
  * boundary, and at most len - 4) followed by "..." in buf. NULL gives "". With len < 8 s is

@@ -16,30 +16,47 @@ static double to_s(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
-int tb_plan_check_supported(struct tb_scenario *s, bool skip)
+/* What is unsupported here, said and recorded (the result keeps it without the path). */
+static void refuse(struct tb_scenario *s, bool skip, json_t *unsupported, int line,
+		   const char *kind, const char *name, const char *type, const char *why)
 {
-	enum tb_log_level lvl = skip ? TB_LOG_WARN : TB_LOG_ERROR;
+	tb_log(skip ? TB_LOG_WARN : TB_LOG_ERROR, "%s:%d: [%s %s]: %s is unsupported here: %s",
+	       s->path, line, kind, name, type, why);
+	if (unsupported)
+		json_array_append_new(unsupported,
+				      json_sprintf("line %d: [%s %s]: %s is unsupported here: %s",
+						   line, kind, name, type, why));
+}
+
+int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported)
+{
 	char why[512];
 	size_t i;
-	int bad = 0;
+	int bad = 0, ret;
+
+	skip = skip || s->skip_unsupported;
 
 	for (i = 0; i < s->nworkloads; i++) {
 		struct tb_scn_workload *w = &s->workloads[i];
 
 		if (!w->used || !w->ops->supported || !w->ops->supported(why, sizeof(why)))
 			continue;
-		tb_log(lvl, "%s:%d: [workload %s]: %s is unsupported here: %s", s->path, w->line,
-		       w->name, w->ops->name, why);
+		refuse(s, skip, unsupported, w->line, "workload", w->name, w->ops->name, why);
 		w->used = false;
 		bad++;
 	}
 	for (i = 1; i < s->ntracers; i++) {
 		struct tb_scn_tracer *t = &s->tracers[i];
 
-		if (!t->used || !t->ops->supported || !t->ops->supported(why, sizeof(why)))
+		if (!t->used)
 			continue;
-		tb_log(lvl, "%s:%d: [tracer %s]: %s is unsupported here: %s", s->path, t->line,
-		       t->name, t->ops->name, why);
+		why[0] = '\0';
+		ret = t->ops->supported ? t->ops->supported(why, sizeof(why)) : 0;
+		if (!ret && t->ops->supported_cfg)
+			ret = t->ops->supported_cfg(t->cfg, why, sizeof(why));
+		if (!ret)
+			continue;
+		refuse(s, skip, unsupported, t->line, "tracer", t->name, t->ops->name, why);
 		t->used = false;
 		bad++;
 	}
@@ -97,7 +114,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			size_t ti = s->aa ? 0 : s->mx_tracers[j];
 			struct tb_scn_tracer *t = &s->tracers[ti];
 
-			if (!t->used)
+			if (!t->used || (!s->aa && tb_scenario_excluded(s, wi, ti)))
 				continue;
 			if (!add_cell(r, w, t, j == 0, s->aa && j))
 				return -ENOMEM;
@@ -227,28 +244,44 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r)
 	return false;
 }
 
-double tb_plan_estimate_s(const struct tb_plan *p)
+void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
-	double per_round = 0;
+	double rounds = (double)(p->s->warmup + p->s->rounds);
 	size_t i;
 
+	memset(e, 0, sizeof(*e));
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 
-		/* The batch, two settle delays, and about 50 ms of process and tracer setup. */
-		per_round += to_s(w->duration_ns) + 2 * to_s(t->settle_ns) + 0.05;
+		e->batch_s += rounds * to_s(w->duration_ns);
+		e->settle_s += rounds * 2 * to_s(t->settle_ns);
+		e->process_s += rounds * TB_PLAN_PROCESS_S;
+		if (t->ops->est_cost_ns)
+			e->tracer_s += rounds * to_s(t->ops->est_cost_ns(t->cfg));
 	}
-	return per_round * (p->s->warmup + p->s->rounds) +
-	       (double)p->s->nmx_workloads * 0.3; /* calibration */
+	e->nsamples = (size_t)rounds * p->ncells;
+	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
+	e->total_s = e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s;
+}
+
+double tb_plan_estimate_s(const struct tb_plan *p)
+{
+	struct tb_plan_estimate e;
+
+	tb_plan_estimate(p, &e);
+	return e.total_s;
 }
 
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 {
 	struct tb_scenario *s = p->s;
-	double est = tb_plan_estimate_s(p);
+	struct tb_plan_estimate e;
+	double est;
 	size_t i;
 
+	tb_plan_estimate(p, &e);
+	est = e.total_s;
 	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
 		s->name, s->path, p->ncells, s->warmup, s->rounds,
 		s->precision > 0 ? " (adaptive)" : "", to_s(s->duration_ns));
@@ -261,4 +294,9 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	fprintf(f, "estimated time: %um%02us%s\n", (unsigned int)(est / 60),
 		(unsigned int)fmod(est, 60),
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
+	fprintf(f,
+		"  = %zu samples: batches %.1f s + settle %.1f s + processes %.1f s + tracer setup "
+		"and teardown %.1f s; calibration %.1f s (traced batches also take longer by the "
+		"tracer's overhead)\n",
+		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s);
 }

@@ -48,11 +48,13 @@ struct tb_plan {
 };
 
 /*
- * Drop (skip = true, with a warning each) or refuse the sections whose plugin is unsupported
- * here; each is named with file:line and the plugin's reason. Returns 0, or -EOPNOTSUPP when
- * something is unsupported and skip is false.
+ * Drop (skip = true or [global] skip-unsupported, with a warning each) or refuse the sections
+ * whose plugin, or whose tracer configuration (tb_tracer_ops.supported_cfg: a BPF attach type
+ * the kernel refuses), is unsupported here; each is named with file:line and the reason, and
+ * appended as a string to unsupported (a JSON array; NULL: not kept). Returns 0, or
+ * -EOPNOTSUPP when something is unsupported and not skipped.
  */
-int tb_plan_check_supported(struct tb_scenario *s, bool skip);
+int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported);
 
 /*
  * Expand the scenario's matrix into r's cells (workload-major, the baseline first, every pair
@@ -75,7 +77,21 @@ void tb_plan_free(struct tb_plan *p);
 /* Does the plan need root: any traced cell whose tracer is not `none`. */
 bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
 
-/* The estimated wall time of the plan's minimum rounds, in seconds. */
+/*
+ * The estimated wall time of the plan's minimum rounds, in its parts (seconds): every sample's
+ * batch at the calibrated duration, its two settle delays, its workload process (fork, setup,
+ * reap: TB_PLAN_PROCESS_S), its tracer's declared setup and teardown (est_cost_ns), and the
+ * calibration of each workload. The batch is taken as long traced as untraced: a tracer that
+ * slows the workload lengthens the run by its overhead.
+ */
+#define TB_PLAN_PROCESS_S 0.01 /* fork + workload setup + reap, beside the settle delays */
+#define TB_PLAN_CALIB_S	  0.3  /* one workload's calibration */
+struct tb_plan_estimate {
+	size_t nsamples; /* (warmup + rounds) x cells */
+	double batch_s, settle_s, process_s, tracer_s, calib_s;
+	double total_s; /* the sum of the parts */
+};
+void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e);
 double tb_plan_estimate_s(const struct tb_plan *p);
 
 /* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */

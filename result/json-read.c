@@ -24,6 +24,7 @@
 #include "core/tb.h"
 #include "core/utf8.h"
 #include "result/labels.h"
+#include "result/proof.h"
 #include "result/result.h"
 
 /* A result file larger than this is refused before parsing (jansson holds it all in memory). */
@@ -169,6 +170,23 @@ static int get_num(const struct ld *l, json_t *o, const char *key, int req, doub
 static int get_prob(const struct ld *l, json_t *o, const char *key, double *out)
 {
 	return get_range(l, o, key, OPT, 0, 1, out);
+}
+
+/* A string into a fixed buffer of the model; too long for it is an error, not a truncation. */
+static int get_text(const struct ld *l, json_t *o, const char *key, char *buf, size_t size)
+{
+	int ret;
+	json_t *v = field(l, o, key, OPT, &ret);
+
+	if (ret || !v || json_is_null(v))
+		return ret;
+	if (!json_is_string(v))
+		return bad(l, key, "expected a string");
+	if (json_string_length(v) >= size)
+		return bad(l, key, "longer than %zu bytes", size - 1);
+	/* Its controls written out as text, as every string the reader keeps. */
+	tb_escape_controls_buf(json_string_value(v), false, buf, size);
+	return 0;
 }
 
 /* A probability-like setting in the open interval (0, 1). */
@@ -451,6 +469,8 @@ static int load_sample(struct ld *l, json_t *o, struct tb_cell *c, bool *outlier
 			     &s->metric)) ||
 	    (ret = get_count(l, o, "bpf_run_cnt", OPT, &s->bpf_run_cnt)) ||
 	    (ret = get_count(l, o, "bpf_run_time_ns", OPT, &s->bpf_run_time_ns)) ||
+	    (ret = get_count(l, o, "tracer_disk_bytes", OPT, &s->disk_bytes)) ||
+	    (ret = get_count(l, o, "workload_events", OPT, &s->workload_events)) ||
 	    (ret = get_bool(l, o, "outlier", OPT, outlier)))
 		return ret;
 	return 0;
@@ -524,6 +544,149 @@ static int load_latency(struct ld *l, json_t *o, struct tb_latency *lat)
 	return 0;
 }
 
+/* overhead's ns_per_event_reason, cost_driver {unit, per_op, ns, ci} and its reason. */
+static int load_driver(struct ld *l, json_t *o, struct tb_overhead *v)
+{
+	json_t *d = json_object_get(o, "cost_driver");
+	size_t old;
+	int ret;
+
+	if ((ret = get_text(l, o, "ns_per_event_reason", v->nse_reason, sizeof(v->nse_reason))) ||
+	    (ret = get_text(l, o, "cost_driver_reason", v->driver_reason,
+			    sizeof(v->driver_reason))))
+		return ret;
+	if (!d || json_is_null(d))
+		return 0;
+	old = push(l, "cost_driver", -1);
+	if (!(ret = want_object(l, d)) &&
+	    !(ret = get_text(l, d, "unit", v->driver, sizeof(v->driver))) &&
+	    !(ret = get_num(l, d, "per_op", OPT, 0, &v->driver_per_op)) &&
+	    !(ret = get_num(l, d, "ns", OPT, -INFINITY, &v->ns_per_driver)))
+		ret = get_pair(l, d, "ci", &v->npd_lo, &v->npd_hi);
+	pop(l, old);
+	return ret;
+}
+
+/* One entry of expected_events.events or .near_misses. */
+static int load_expect_item(struct ld *l, json_t *o, struct tb_expected *x, bool near)
+{
+	struct tb_near_miss *nm = near ? &x->near[x->nnear] : NULL;
+	struct tb_hook_expect *it = near ? NULL : &x->items[x->nitems];
+	int ret;
+
+	if ((ret = want_object(l, o)))
+		return ret;
+	if (near) {
+		if ((ret = get_text(l, o, "hooked", nm->hooked, sizeof(nm->hooked))) ||
+		    (ret = get_text(l, o, "does", nm->does, sizeof(nm->does))) ||
+		    (ret = get_text(l, o, "hook", nm->hook, sizeof(nm->hook))) ||
+		    (ret = get_num(l, o, "per_op", OPT, 0, &nm->per_op)))
+			return ret;
+		x->nnear++;
+		return 0;
+	}
+	it->per_op = NAN;
+	if ((ret = get_text(l, o, "event", it->name, sizeof(it->name))) ||
+	    (ret = get_num(l, o, "per_op", OPT, 0, &it->per_op)) ||
+	    (ret = get_bool(l, o, "approx", OPT, &it->approx)))
+		return ret;
+	x->nitems++;
+	return 0;
+}
+
+static int load_expect_items(struct ld *l, json_t *o, const char *key, struct tb_expected *x)
+{
+	bool near = !strcmp(key, "near_misses");
+	json_t *a, *v;
+	size_t i;
+	int ret = get_arr(l, o, key, OPT, near ? TB_NEAR_MISSES : TB_EXPECT_ITEMS, &a);
+
+	json_array_foreach(ret ? NULL : a, i, v)
+	{
+		size_t old = push(l, key, (long)i);
+
+		ret = load_expect_item(l, v, x, near);
+		pop(l, old);
+		if (ret)
+			return ret;
+	}
+	return ret;
+}
+
+/* A name of core/events.h's (kind, scope) into *out. */
+static int get_name(const struct ld *l, json_t *o, const char *key, int (*parse)(const char *),
+		    int *out)
+{
+	char buf[32] = "";
+	int ret = get_text(l, o, key, buf, sizeof(buf)), v;
+
+	if (ret || !buf[0])
+		return ret;
+	v = parse(buf);
+	if (v < 0)
+		return bad(l, key, "unknown value \"%s\"", buf);
+	*out = v;
+	return 0;
+}
+
+static int load_expected(struct ld *l, json_t *o, struct tb_expected *x)
+{
+	double approx_zero = 0;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->scope = TB_SCOPE_SYSTEM;
+	if ((ret = want_object(l, o)) ||
+	    (ret = get_name(l, o, "kind", tb_hook_kind_parse, &x->kind)) ||
+	    (ret = get_name(l, o, "scope", tb_hook_scope_parse, &x->scope)) ||
+	    (ret = get_num(l, o, "exact_per_op", OPT, 0, &x->exact_per_op)) ||
+	    (ret = get_num(l, o, "approx_per_op", OPT, 0, &x->approx_per_op)) ||
+	    (ret = get_num(l, o, "approx_zero", OPT, 0, &approx_zero)) ||
+	    (ret = get_bool(l, o, "unknown", OPT, &x->unknown)) ||
+	    (ret = get_bool(l, o, "at_least", OPT, &x->at_least)) ||
+	    (ret = get_bool(l, o, "filtered", OPT, &x->filtered)) ||
+	    (ret = get_bool(l, o, "attributes", OPT, &x->attributes)) ||
+	    (ret = get_num(l, o, "harness_per_sample", OPT, 0, &x->harness_per_sample)) ||
+	    (ret = load_expect_items(l, o, "events", x)) ||
+	    (ret = load_expect_items(l, o, "near_misses", x)) ||
+	    (ret = get_text(l, o, "hooks", x->hooks, sizeof(x->hooks))) ||
+	    (ret = get_text(l, o, "does", x->does, sizeof(x->does))) ||
+	    (ret = get_text(l, o, "unknown_hook", x->unknown_hook, sizeof(x->unknown_hook))))
+		return ret;
+	if (approx_zero > 1e6 || approx_zero != floor(approx_zero))
+		return bad(l, "approx_zero", "expected a small integer, found %g", approx_zero);
+	/* null (unknown) sums mean nothing expected of that kind */
+	if (isnan(x->exact_per_op))
+		x->exact_per_op = 0;
+	if (isnan(x->approx_per_op))
+		x->approx_per_op = 0;
+	if (isnan(x->harness_per_sample))
+		x->harness_per_sample = 0;
+	x->approx_zero = (unsigned int)approx_zero;
+	x->present = true;
+	return 0;
+}
+
+static int load_proof(struct ld *l, json_t *o, struct tb_proof *p)
+{
+	char outcome[32] = "";
+	int ret, v;
+
+	tb_proof_init(p);
+	if ((ret = want_object(l, o)) ||
+	    (ret = get_text(l, o, "outcome", outcome, sizeof(outcome))) ||
+	    (ret = get_num(l, o, "events_per_op", OPT, 0, &p->events_per_op)) ||
+	    (ret = get_num(l, o, "expected_per_op", OPT, 0, &p->expected_per_op)) ||
+	    (ret = get_bool(l, o, "blocks", OPT, &p->blocks)) ||
+	    (ret = get_text(l, o, "message", p->message, sizeof(p->message))))
+		return ret;
+	v = tb_proof_outcome_parse(outcome);
+	if (v < 0)
+		return bad(l, "outcome", "unknown outcome \"%s\"", outcome);
+	p->outcome = (enum tb_proof_outcome)v;
+	return 0;
+}
+
 static int load_overhead(struct ld *l, json_t *o, struct tb_overhead *v)
 {
 	char *verdict = NULL, *reason = NULL;
@@ -551,10 +714,37 @@ static int load_overhead(struct ld *l, json_t *o, struct tb_overhead *v)
 	}
 	if (reason)
 		snprintf(v->reason, sizeof(v->reason), "%s", reason);
+	ret = load_driver(l, o, v);
 out:
 	free(verdict);
 	free(reason);
 	return ret;
+}
+
+/* An optional object member through its loader, with the key on the error path. */
+static int load_member(struct ld *l, json_t *doc, const char *key,
+		       int (*load)(struct ld *l, json_t *o, void *arg), void *arg)
+{
+	json_t *o = json_object_get(doc, key);
+	size_t old;
+	int ret;
+
+	if (!o || json_is_null(o))
+		return 0;
+	old = push(l, key, -1);
+	ret = load(l, o, arg);
+	pop(l, old);
+	return ret;
+}
+
+static int load_expected_arg(struct ld *l, json_t *o, void *x)
+{
+	return load_expected(l, o, x);
+}
+
+static int load_proof_arg(struct ld *l, json_t *o, void *p)
+{
+	return load_proof(l, o, p);
 }
 
 static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
@@ -636,6 +826,8 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 			goto out;
 		c->has_overhead = true;
 	}
+	if (!(ret = load_member(l, o, "expected_events", load_expected_arg, &c->expected)))
+		ret = load_member(l, o, "proof", load_proof_arg, &c->proof);
 out:
 	free(flags);
 	return ret;
@@ -757,26 +949,11 @@ static int load_header(struct ld *l, json_t *doc, struct tb_result *r)
 	    (ret = get_obj(l, doc, "system", OPT, &r->system)) ||
 	    (ret = get_strarray(l, doc, "foreign_instrumentation", &r->foreign)) ||
 	    (ret = get_strarray(l, doc, "warnings", &r->warnings)) ||
+	    (ret = get_strarray(l, doc, "unsupported", &r->unsupported)) ||
 	    (ret = get_obj(l, doc, "gate", OPT, &r->gate)) ||
 	    (ret = get_labels(l, doc, &r->labels)))
 		return ret;
 	return 0;
-}
-
-/* An optional object member through its loader, with the key on the error path. */
-static int load_member(struct ld *l, json_t *doc, const char *key,
-		       int (*load)(struct ld *l, json_t *o, void *arg), void *arg)
-{
-	json_t *o = json_object_get(doc, key);
-	size_t old;
-	int ret;
-
-	if (!o || json_is_null(o))
-		return 0;
-	old = push(l, key, -1);
-	ret = load(l, o, arg);
-	pop(l, old);
-	return ret;
 }
 
 static int load_settings_arg(struct ld *l, json_t *o, void *r)

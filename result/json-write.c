@@ -12,6 +12,7 @@
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "result/json-util.h"
+#include "result/proof.h"
 #include "result/result.h"
 
 /* ---- to JSON --------------------------------------------------------------------------------- */
@@ -99,6 +100,9 @@ static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
 		set(b, o, "partial_round", json_true());
 	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
 	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
+	set(b, o, "tracer_disk_bytes", jcount(s->disk_bytes));
+	if (s->workload_events >= 0)
+		set(b, o, "workload_events", jcount(s->workload_events));
 	if (c->summary.outlier && i < c->summary.noutlier && c->summary.outlier[i])
 		set(b, o, "outlier", json_true());
 	return o;
@@ -171,6 +175,71 @@ static json_t *overhead_to_json(struct jb *b, const struct tb_overhead *v)
 	set(b, o, "mde_pct", tb_json_num(v->mde_pct));
 	set(b, o, "verdict", json_string(tb_verdict_name(v->verdict)));
 	set(b, o, "reason", jstr(v->reason));
+	if (v->nse_reason[0])
+		set(b, o, "ns_per_event_reason", jstr(v->nse_reason));
+	if (v->driver[0]) {
+		json_t *d = json_object();
+
+		set(b, d, "unit", jstr(v->driver));
+		set(b, d, "per_op", tb_json_num(v->driver_per_op));
+		set(b, d, "ns", tb_json_num(v->ns_per_driver));
+		set(b, d, "ci", tb_json_pair(v->npd_lo, v->npd_hi));
+		set(b, o, "cost_driver", d);
+	} else {
+		set(b, o, "cost_driver", json_null());
+	}
+	if (v->driver_reason[0])
+		set(b, o, "cost_driver_reason", jstr(v->driver_reason));
+	return o;
+}
+
+static json_t *expected_to_json(struct jb *b, const struct tb_expected *x)
+{
+	json_t *o = json_object(), *items = json_array(), *near = json_array();
+	size_t i;
+
+	set(b, o, "kind", json_string(tb_hook_kind_name(x->kind)));
+	set(b, o, "scope", json_string(tb_hook_scope_name(x->scope)));
+	set(b, o, "per_op", tb_json_num(x->exact_per_op + x->approx_per_op));
+	set(b, o, "exact_per_op", tb_json_num(x->exact_per_op));
+	set(b, o, "approx_per_op", tb_json_num(x->approx_per_op));
+	set(b, o, "approx_zero", json_integer(x->approx_zero));
+	set(b, o, "unknown", json_boolean(x->unknown));
+	set(b, o, "at_least", json_boolean(x->at_least));
+	set(b, o, "filtered", json_boolean(x->filtered));
+	set(b, o, "attributes", json_boolean(x->attributes));
+	set(b, o, "harness_per_sample", tb_json_num(x->harness_per_sample));
+	for (i = 0; items && i < x->nitems; i++)
+		if (json_array_append_new(items,
+					  json_pack("{s:s, s:o, s:b}", "event", x->items[i].name,
+						    "per_op", tb_json_num(x->items[i].per_op),
+						    "approx", x->items[i].approx)))
+			b->bad = true;
+	set(b, o, "events", items);
+	for (i = 0; near && i < x->nnear; i++)
+		if (json_array_append_new(
+			    near, json_pack("{s:s, s:s, s:s, s:o}", "hooked", x->near[i].hooked,
+					    "does", x->near[i].does, "hook", x->near[i].hook,
+					    "per_op", tb_json_num(x->near[i].per_op))))
+			b->bad = true;
+	set(b, o, "near_misses", near);
+	set(b, o, "hooks", jstr(x->hooks));
+	set(b, o, "does", jstr(x->does));
+	if (x->unknown_hook[0])
+		set(b, o, "unknown_hook", jstr(x->unknown_hook));
+	return o;
+}
+
+static json_t *proof_to_json(struct jb *b, const struct tb_proof *p)
+{
+	json_t *o = json_object();
+
+	set(b, o, "outcome", json_string(tb_proof_outcome_name(p->outcome)));
+	set(b, o, "events_per_op", tb_json_num(p->events_per_op));
+	set(b, o, "expected_per_op", tb_json_num(p->expected_per_op));
+	set(b, o, "range", tb_json_pair(p->lo, p->hi));
+	set(b, o, "blocks", json_boolean(p->blocks));
+	set(b, o, "message", jstr(p->message));
 	return o;
 }
 
@@ -205,6 +274,10 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 		set(b, o, "latency", latency_to_json(b, &c->latency));
 	if (c->has_overhead)
 		set(b, o, "overhead", overhead_to_json(b, &c->overhead));
+	if (c->expected.present)
+		set(b, o, "expected_events", expected_to_json(b, &c->expected));
+	if (c->proof.outcome != TB_PROOF_NONE)
+		set(b, o, "proof", proof_to_json(b, &c->proof));
 	return o;
 }
 
@@ -265,6 +338,7 @@ json_t *tb_result_to_json(const struct tb_result *r)
 	set(&b, doc, "foreign_instrumentation",
 	    r->foreign ? json_incref(r->foreign) : json_array());
 	set(&b, doc, "warnings", r->warnings ? json_incref(r->warnings) : json_array());
+	set(&b, doc, "unsupported", r->unsupported ? json_incref(r->unsupported) : json_array());
 	set(&b, doc, "labels", r->labels ? json_incref(r->labels) : json_object());
 	if (r->gate)
 		set(&b, doc, "gate", json_incref(r->gate));

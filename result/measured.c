@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Derived facts of a cell (measured.h): one definition each. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/tb.h"
 #include "result/measured.h"
@@ -20,15 +23,19 @@ size_t tb_cell_nmeasured(const struct tb_cell *c)
 	return n;
 }
 
+enum { SUM_EVENTS, SUM_LOST, SUM_WORKLOAD };
+
 /* Sum of a per-sample count over measured samples; -1 when none knows it. */
-static int64_t sum_count(const struct tb_cell *c, bool lost)
+static int64_t sum_count(const struct tb_cell *c, int which)
 {
 	int64_t sum = -1;
 	size_t i;
 
 	for (i = 0; i < c->nsamples; i++) {
 		const struct tb_sample *s = &c->samples[i];
-		int64_t v = lost ? s->lost : s->events;
+		int64_t v = which == SUM_LOST	    ? s->lost
+			    : which == SUM_WORKLOAD ? s->workload_events
+						    : s->events;
 
 		if (tb_sample_measured(s) && v >= 0)
 			sum = tb_add_sat(sum < 0 ? 0 : sum, v); /* a crafted count must not wrap */
@@ -38,22 +45,43 @@ static int64_t sum_count(const struct tb_cell *c, bool lost)
 
 int64_t tb_cell_events_sum(const struct tb_cell *c)
 {
-	return sum_count(c, false);
+	return sum_count(c, SUM_EVENTS);
 }
 
 int64_t tb_cell_lost_sum(const struct tb_cell *c)
 {
-	return sum_count(c, true);
+	return sum_count(c, SUM_LOST);
 }
 
 int64_t tb_cell_events(const struct tb_cell *c)
 {
-	return c->events_recorded >= 0 ? c->events_recorded : sum_count(c, false);
+	return c->events_recorded >= 0 ? c->events_recorded : sum_count(c, SUM_EVENTS);
 }
 
 int64_t tb_cell_lost(const struct tb_cell *c)
 {
-	return c->events_lost >= 0 ? c->events_lost : sum_count(c, true);
+	return c->events_lost >= 0 ? c->events_lost : sum_count(c, SUM_LOST);
+}
+
+int64_t tb_cell_workload_events(const struct tb_cell *c)
+{
+	return sum_count(c, SUM_WORKLOAD);
+}
+
+double tb_cell_ctxsw_per_op(const struct tb_cell *c)
+{
+	double sw = 0, ops = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->nvcsw < 0 || s->nivcsw < 0)
+			continue;
+		sw += (double)(s->nvcsw + s->nivcsw);
+		ops += (double)s->ops * (double)(c->threads ? c->threads : 1);
+	}
+	return ops > 0 ? sw / ops : NAN;
 }
 
 double tb_cell_tracer_cpu_s(const struct tb_cell *c)
@@ -119,6 +147,109 @@ void tb_result_update_totals(struct tb_result *r)
 		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
 			c->rate = tb_cell_event_rate(c);
 	}
+}
+
+int64_t tb_result_disk_bytes(const struct tb_result *r)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++)
+			if (r->cells[i].samples[k].disk_bytes >= 0)
+				sum = (sum < 0 ? 0 : sum) + r->cells[i].samples[k].disk_bytes;
+	return sum;
+}
+
+static const char *cfg_str(const struct tb_cell *c, json_t *o, const char *key)
+{
+	json_t *v = o ? json_object_get(o, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len)
+{
+	const char *type = c->tracer_type ? c->tracer_type : "?";
+	const char *prog = cfg_str(c, c->tracer_config, "program");
+	const char *attach = cfg_str(c, c->tracer_extra, "attach");
+	json_t *ev = json_object_get(c->tracer_config, "events");
+
+	if (!attach)
+		attach = cfg_str(c, c->tracer_config, "attach");
+	if (!strcmp(type, "bpf") && prog && !strcmp(prog, "probe"))
+		snprintf(buf, len, "bpf %s %s", attach ? attach : "?",
+			 cfg_str(c, c->tracer_config, "body") ?: "?");
+	else if (!strcmp(type, "bpf") && prog && attach)
+		snprintf(buf, len, "bpf %s (%s)", prog, attach);
+	else if (!strcmp(type, "bpf") && prog)
+		snprintf(buf, len, "bpf %s", prog);
+	else if (!strcmp(type, "ftrace-uprobe"))
+		snprintf(buf, len, "ftrace %s", cfg_str(c, c->tracer_config, "probe") ?: "uprobe");
+	else if (!strcmp(type, "ftrace-events") && json_is_array(ev) && json_array_size(ev))
+		snprintf(buf, len, "ftrace %s%s", json_string_value(json_array_get(ev, 0)) ?: "?",
+			 json_array_size(ev) > 1 ? " +" : "");
+	else
+		snprintf(buf, len, "%s", type);
+	return buf;
+}
+
+static int cost_cmp(const void *a, const void *b)
+{
+	const struct tb_event_cost *x = a, *y = b;
+
+	if (isnan(x->ns) || isnan(y->ns))
+		return isnan(x->ns) - isnan(y->ns);
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* The entry of c's (tracer, workload type) among out[0..n), or NULL. */
+static struct tb_event_cost *cost_find(struct tb_event_cost *out, size_t n, const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tb_streq(out[i].cell->tracer, c->tracer) &&
+		    tb_streq(out[i].cell->workload_type, c->workload_type))
+			return &out[i];
+	return NULL;
+}
+
+size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max)
+{
+	const struct tb_rate_model *m;
+	struct tb_event_cost *e;
+	size_t i, n = 0;
+
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline || !c->has_overhead)
+			continue;
+		e = cost_find(out, n, c);
+		if (!e) {
+			if (n >= max)
+				continue;
+			e = &out[n++];
+			e->cell = c;
+			tb_cell_probe_label(c, e->probe, sizeof(e->probe));
+			e->ns = e->lo = e->hi = NAN;
+			e->npoints = 0;
+			m = tb_result_rate_model(r, c);
+			if (m && isfinite(m->cost_ns)) {
+				e->ns = m->cost_ns;
+				e->lo = m->cost_ci_lo;
+				e->hi = m->cost_ci_hi;
+				e->npoints = m->npoints;
+			}
+		}
+		if (!e->npoints && isnan(e->ns) && isfinite(c->overhead.ns_per_event)) {
+			e->ns = c->overhead.ns_per_event;
+			e->lo = c->overhead.nse_ci_lo;
+			e->hi = c->overhead.nse_ci_hi;
+		}
+	}
+	qsort(out, n, sizeof(*out), cost_cmp);
+	return n;
 }
 
 const char *tb_result_host(const struct tb_result *r)

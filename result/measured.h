@@ -26,6 +26,16 @@ int64_t tb_cell_lost_sum(const struct tb_cell *c);
 /* The cell's totals: events_recorded (events_lost) when known, else the sums above. */
 int64_t tb_cell_events(const struct tb_cell *c);
 int64_t tb_cell_lost(const struct tb_cell *c);
+/*
+ * The workload's own share of a system-wide count over c's measured samples (tracers that
+ * attribute one, core/events.h); -1 when no measured sample knows it.
+ */
+int64_t tb_cell_workload_events(const struct tb_cell *c);
+/*
+ * Context switches (voluntary and involuntary) of the workload process per op and thread
+ * over c's measured samples, from getrusage; NAN when unknown.
+ */
+double tb_cell_ctxsw_per_op(const struct tb_cell *c);
 /* The tracer's CPU seconds over c's measured samples; NAN when unknown. */
 double tb_cell_tracer_cpu_s(const struct tb_cell *c);
 /*
@@ -47,6 +57,34 @@ void tb_result_update_totals(struct tb_result *r);
 /* The rate model the statistics fitted for c's (tracer, workload type), or NULL. */
 const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r,
 						 const struct tb_cell *c);
+
+/* Bytes r's tracers wrote to files over every sample (warmups too: they were written), kept or
+ * deleted (keep-raw); -1 when no sample knows. */
+int64_t tb_result_disk_bytes(const struct tb_result *r);
+
+/*
+ * What a traced cell's tracer hooks, in a few words, for tables and plots that rank probe
+ * types: "bpf tracepoint count", "bpf syscall-count (tp_btf)", "ftrace uprobe", "lttng-ust",
+ * "ftrace syscalls:sys_enter_getpid". Into buf (always terminated); returns buf.
+ */
+const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len);
+
+/*
+ * The cost per event of one tracer section on one workload type: the rate model's cost per
+ * event where a sweep fitted one (npoints > 0), else the first of its cells with a finite
+ * ns/event. The summary's ranking and the probe-types plot both use this.
+ */
+struct tb_event_cost {
+	const struct tb_cell *cell; /* the tracer's first traced cell of that workload type */
+	char probe[96];		    /* tb_cell_probe_label of it */
+	double ns, lo, hi;	    /* ns/event and its CI; NAN when unknown */
+	size_t npoints;		    /* points of the rate model, 0: a cell's own figure */
+};
+/*
+ * Every (tracer section, workload type) of r's traced cells, cheapest first (unknown last), up
+ * to max entries into out. Returns how many it filled.
+ */
+size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max);
 
 /* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
 const char *tb_result_host(const struct tb_result *r);

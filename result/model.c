@@ -35,13 +35,20 @@ int tb_verdict_parse(const char *s, enum tb_verdict *v)
 
 /* ---- construction ---------------------------------------------------------------------------- */
 
-static void overhead_init(struct tb_overhead *o)
+void tb_overhead_init(struct tb_overhead *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->pct = o->ci_lo = o->ci_hi = o->mean_pct = NAN;
 	o->ns_per_op = o->ns_ci_lo = o->ns_ci_hi = NAN;
 	o->events_per_op = o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
 	o->bpf_ns_per_run = o->p_mannwhitney = o->p_welch = o->hl_shift_ns = o->mde_pct = NAN;
+	o->driver_per_op = o->ns_per_driver = o->npd_lo = o->npd_hi = NAN;
+}
+
+void tb_proof_init(struct tb_proof *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->events_per_op = p->expected_per_op = p->lo = p->hi = NAN;
 }
 
 static void summary_init(struct tb_summary *s)
@@ -67,8 +74,10 @@ struct tb_result *tb_result_new(void)
 	r->tool_version = strdup(TB_VERSION);
 	r->foreign = json_array();
 	r->warnings = json_array();
+	r->unsupported = json_array();
 	r->labels = json_object();
-	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->labels) {
+	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->unsupported ||
+	    !r->labels) {
 		tb_result_free(r);
 		return NULL;
 	}
@@ -127,6 +136,7 @@ void tb_result_free(struct tb_result *r)
 	json_decref(r->system);
 	json_decref(r->foreign);
 	json_decref(r->warnings);
+	json_decref(r->unsupported);
 	json_decref(r->labels);
 	json_decref(r->gate);
 	for (size_t i = 0; i < r->ncells; i++)
@@ -168,7 +178,8 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r)
 	c->latency.clock_cost_ns = NAN;
 	c->latency.p50 = c->latency.p90 = c->latency.p99 = c->latency.p999 = NAN;
 	c->latency.max = NAN;
-	overhead_init(&c->overhead);
+	tb_overhead_init(&c->overhead);
+	tb_proof_init(&c->proof);
 	return c;
 }
 
@@ -188,7 +199,8 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
 	s->nvcsw = s->nivcsw = s->minflt = -1;
 	s->setup_s = s->teardown_s = NAN;
 	s->metric = NAN;
-	s->bpf_run_cnt = s->bpf_run_time_ns = -1;
+	s->bpf_run_cnt = s->bpf_run_time_ns = s->disk_bytes = -1;
+	s->workload_events = -1;
 	c->nsamples++;
 	return s;
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/events.h"
+
 #define TB_RESULT_SCHEMA "tracebench-result/1"
 
 /*
@@ -68,6 +70,9 @@ struct tb_sample {
 				    completed rounds only) */
 	int64_t bpf_run_cnt;	 /* [bpf_run_cnt] */
 	int64_t bpf_run_time_ns; /* [bpf_run_time_ns] */
+	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
+	int64_t workload_events; /* [workload_events] the workload's own share of a system-wide
+				    count, -1 unknown (tracers that attribute: core/events.h) */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */
@@ -104,7 +109,77 @@ struct tb_overhead {
 	double hl_shift_ns;	     /* [hodges_lehmann_ns] */
 	double mde_pct;		     /* [mde_pct] smallest detectable effect at alpha, power */
 	enum tb_verdict verdict;     /* [verdict] */
-	char reason[256];	     /* [reason] */
+	char reason[384];	     /* [reason] */
+	char nse_reason[192];	     /* [ns_per_event_reason] why ns_per_event is null */
+	/* [cost_driver] {unit, per_op, ns, ci} for tracers whose cost is not per event: the
+	 * cost per context switch or per sample, when that is what drives it. */
+	char driver[24];		      /* [unit] "context switch", "sample"; "" none */
+	double driver_per_op;		      /* [per_op] drivers per op and thread */
+	double ns_per_driver, npd_lo, npd_hi; /* [ns] [ci] overhead ns/op / per_op */
+	char driver_reason[160];	      /* [cost_driver_reason] why there is none */
+};
+
+/*
+ * What a traced cell should record per op, from its workload's events (workloads/<x>.c) and
+ * its tracer's hooks (tracers/<y>.c), matched by result/proof.h at run time. [expected_events]
+ */
+#define TB_EXPECT_ITEMS 16
+#define TB_NEAR_MISSES	4
+#define TB_EXPECT_TEXT	160
+
+struct tb_near_miss {
+	char hooked[TB_EV_NAME_MAX]; /* [hooked] a hook that sees nothing of the op */
+	char does[TB_EV_NAME_MAX];   /* [does] the syscall of the same family the op makes */
+	char hook[TB_EV_NAME_MAX];   /* [hook] the hook that would see it */
+	double per_op;		     /* [per_op] */
+};
+
+struct tb_expected {
+	bool present;	      /* computed (results of older versions have none) */
+	int kind, scope;      /* [kind] [scope] the tracer's (core/events.h names) */
+	bool attributes;      /* [attributes] it reports the workload's share of a system count */
+	bool filtered;	      /* [filtered] an unread filter: the counts are upper bounds */
+	double exact_per_op;  /* [exact_per_op] sum over counted hooks, exact entries */
+	double approx_per_op; /* [approx_per_op] sum over counted hooks, approximate entries */
+	unsigned int approx_zero;  /* [approx_zero] counted scheduler hooks expected 0 (they may
+				     see preemptions) */
+	bool unknown;		   /* [unknown] a counted hook the workload's table is silent on */
+	bool at_least;		   /* [at_least] the table is incomplete there: a lower bound */
+	double harness_per_sample; /* [harness_per_sample] the harness's own events in the
+				      traced window, at most (threads sharing a CPU park) */
+	struct tb_hook_expect items[TB_EXPECT_ITEMS]; /* [events] the counted hooks expected > 0 */
+	size_t nitems;
+	struct tb_near_miss near[TB_NEAR_MISSES]; /* [near_misses] */
+	size_t nnear;
+	char hooks[TB_EXPECT_TEXT];	   /* [hooks] the counted hooks, for messages */
+	char does[TB_EXPECT_TEXT];	   /* [does] what the op does that they could see */
+	char unknown_hook[TB_EV_NAME_MAX]; /* [unknown_hook] the first silent one */
+};
+
+/* The proof of tracing's outcome (result/proof.h judges it). [proof] {outcome, ...} */
+enum tb_proof_outcome {
+	TB_PROOF_NONE = 0,    /* not judged: a baseline, or no expectation stored ("") */
+	TB_PROOF_MATCH,	      /* "match": events/op within the tolerance of the expected */
+	TB_PROOF_ABOVE,	      /* "above": more (another task's events, an incomplete table) */
+	TB_PROOF_CONTROL,     /* "control": 0 expected and none of the workload's recorded */
+	TB_PROOF_MISSED,      /* "missed": expected > 0, nothing recorded */
+	TB_PROOF_BELOW,	      /* "below": far fewer than expected */
+	TB_PROOF_UNEXPECTED,  /* "unexpected": 0 expected, yet the workload's events recorded */
+	TB_PROOF_UNVERIFIED,  /* "unverified": no expectation; events were recorded */
+	TB_PROOF_NOTHING,     /* "nothing": no expectation, and nothing recorded */
+	TB_PROOF_SAMPLED,     /* "sampled": a sampler took samples */
+	TB_PROOF_UNCOUNTED,   /* "uncounted": the tracer reports no event count */
+	TB_PROOF_NOT_COUNTED, /* "not-counted": the tracer counts nothing by design (delay) */
+	TB_PROOF_NOUTCOMES,
+};
+
+struct tb_proof {
+	enum tb_proof_outcome outcome; /* [outcome] */
+	double events_per_op;	       /* [events_per_op] measured (the workload's share) */
+	double expected_per_op;	       /* [expected_per_op] NAN: unknown */
+	double lo, hi;		       /* [range] accepted events/op (hi may be +inf: null) */
+	bool blocks;		       /* [blocks] the verdict is untrustworthy because of it */
+	char message[320];	       /* [message] what was expected, seen, and what to change */
 };
 
 struct tb_cell {
@@ -132,6 +207,8 @@ struct tb_cell {
 	struct tb_latency latency;   /* [latency] */
 	bool has_overhead;	     /* traced cells once analysed */
 	struct tb_overhead overhead; /* [overhead] */
+	struct tb_expected expected; /* [expected_events] traced cells, from the run */
+	struct tb_proof proof;	     /* [proof] traced cells once analysed */
 };
 
 /*
@@ -191,8 +268,12 @@ struct tb_result {
 	bool aa;	  /* [settings][aa] A/A calibration run */
 	json_t *foreign;  /* [foreign_instrumentation] array of strings, may be empty */
 	json_t *warnings; /* [warnings] array of strings */
-	json_t *gate;	  /* [gate] thresholds from the scenario, object, may be NULL */
-	json_t *labels;	  /* [labels] {key: value} of the user's (result/labels.h); object */
+	/* [unsupported] array of strings: each section left out as unsupported here (a plugin, or
+	 * a configuration such as a BPF attach type the kernel refuses), "file:line: [tracer
+	 * NAME]: TYPE (KEY = VALUE): reason". */
+	json_t *unsupported;
+	json_t *gate;	       /* [gate] thresholds from the scenario, object, may be NULL */
+	json_t *labels;	       /* [labels] {key: value} of the user's (result/labels.h); object */
 	struct tb_cell *cells; /* [cells] */
 	size_t ncells;
 	struct tb_aa_summary aa_summary;   /* [aa_calibration] filled by stats.c when aa */
@@ -206,6 +287,9 @@ struct tb_result *tb_result_new(void);
 void tb_result_free(struct tb_result *r);
 /* Add a cell; returns it zeroed with counts at -1, or NULL on ENOMEM (r->cells may move). */
 struct tb_cell *tb_result_add_cell(struct tb_result *r);
+/* Every figure of an overhead (a proof) unknown: NAN, empty strings, no verdict. */
+void tb_overhead_init(struct tb_overhead *o);
+void tb_proof_init(struct tb_proof *p);
 /* Append a sample to a cell; returns it with unknowns preset, or NULL on ENOMEM. */
 struct tb_sample *tb_cell_add_sample(struct tb_cell *c);
 /* The baseline cell of c's workload, or NULL. */

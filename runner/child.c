@@ -5,8 +5,10 @@
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,20 +19,33 @@
 #include "runner/child.h"
 #include "tracers/tracer.h"
 
-/* What the child writes back: once when parked (ready), once after its batch. */
+/* What the child writes back: once when parked (ready), once after the tracer stopped. */
 struct child_msg {
 	int err;
 	uint64_t ops;
 	struct tb_sample_res res;
 };
 
+/*
+ * The protocol of a sample (doc/architecture.md, "One sample"): pipes while no tracer is live,
+ * a gate in a shared page while one may be.
+ *
+ *	parent                               child
+ *	                                     prepare; "ready" up the pipe; blocks in read()
+ *	tracer setup; "arm" down the pipe -> read returns; counters read; gate SPINNING; spins
+ *	tracer start, settle; gate GO     -> the batch; gate DONE; spins
+ *	settle, tracer stop; gate STOPPED -> counters read; figures up the pipe; teardown
+ */
 struct child {
 	pid_t pid;
-	int to, from; /* "go" down, messages up */
+	int to, from;		/* "arm" down, messages up */
+	_Atomic uint32_t *gate; /* TB_GATE_*, in a page shared with the child */
+	int status;		/* wait status once reaped */
 };
 
 /* The workload process: never returns. calibrate_ns > 0 calibrates instead of a sample. */
-static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, int rfd, int wfd)
+static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, int rfd, int wfd,
+		       _Atomic uint32_t *gate)
 {
 	struct tb_sample_run *run = NULL;
 	struct child_msg m;
@@ -56,7 +71,7 @@ static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, i
 		tb_sample_finish(run);
 		_exit(1);
 	}
-	m.err = tb_sample_go(run, &m.res);
+	m.err = tb_sample_go_gated(run, req->ops, &m.res, gate);
 	m.ops = m.res.ops;
 	tb_write_full(wfd, &m, sizeof(m));
 	tb_sample_finish(run);
@@ -65,36 +80,49 @@ static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, i
 
 static int child_start(const struct tb_sample_req *req, uint64_t calibrate_ns, struct child *c)
 {
-	int down[2], up[2];
+	int down[2], up[2], e;
 
-	if (pipe2(down, O_CLOEXEC))
+	c->gate = mmap(NULL, sizeof(*c->gate), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		       -1, 0);
+	if (c->gate == MAP_FAILED) {
+		c->gate = NULL;
 		return -errno;
+	}
+	atomic_store(c->gate, TB_GATE_PARKED);
+	if (pipe2(down, O_CLOEXEC)) {
+		e = -errno;
+		goto unmap;
+	}
 	if (pipe2(up, O_CLOEXEC)) {
+		e = -errno;
 		close(down[0]);
 		close(down[1]);
-		return -errno;
+		goto unmap;
 	}
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid < 0) {
-		int e = -errno;
-
+		e = -errno;
 		close(down[0]);
 		close(down[1]);
 		close(up[0]);
 		close(up[1]);
-		return e;
+		goto unmap;
 	}
 	if (c->pid == 0) {
 		close(down[1]);
 		close(up[0]);
-		child_main(req, calibrate_ns, down[0], up[1]);
+		child_main(req, calibrate_ns, down[0], up[1], c->gate);
 	}
 	close(down[0]);
 	close(up[1]);
 	c->to = down[1];
 	c->from = up[0];
 	return 0;
+unmap:
+	munmap((void *)c->gate, sizeof(*c->gate));
+	c->gate = NULL;
+	return e;
 }
 
 /* Kill (if still running) and reap; returns the wait status. */
@@ -112,9 +140,39 @@ static int child_end(struct child *c, bool kill_it)
 			kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 			;
+	} else {
+		status = c->status; /* reaped while waiting at the gate */
 	}
 	c->pid = 0;
+	if (c->gate)
+		munmap((void *)c->gate, sizeof(*c->gate));
+	c->gate = NULL;
 	return status;
+}
+
+/* The gate's poll period: the parent sleeps, the child spins. */
+#define GATE_POLL_NS 200000ull
+
+/*
+ * Wait until the child set the gate to state: 0, -EINTR (a stop was requested), -ETIMEDOUT,
+ * or -EPIPE when it died first (it is reaped then).
+ */
+static int gate_wait(struct child *c, uint32_t state, uint64_t timeout_ns)
+{
+	uint64_t t0 = tb_now_ns();
+
+	while (atomic_load_explicit(c->gate, memory_order_acquire) != state) {
+		if (tb_stop_requested())
+			return -EINTR;
+		if (c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
+			c->pid = 0;
+			return -EPIPE;
+		}
+		if (tb_now_ns() - t0 > timeout_ns)
+			return -ETIMEDOUT;
+		tb_sleep_ns(GATE_POLL_NS);
+	}
+	return 0;
 }
 
 int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t timeout_ns,
@@ -181,11 +239,30 @@ static double to_s(uint64_t ns)
 	return (double)ns / 1e9;
 }
 
+/* The child leaves its pipe read and spins on the gate: no syscall of its from here on. */
+static int release_to_gate(struct sample *sp)
+{
+	const struct tb_sample_job *job = sp->job;
+	char arm = 'a';
+	int ret;
+
+	ret = tb_write_full(sp->c.to, &arm, 1);
+	if (!ret)
+		ret = gate_wait(&sp->c, TB_GATE_SPINNING, job->timeout_ns);
+	if (ret && ret != -EINTR) {
+		set_cell_error(sp->cell, "[workload %s]: the workload process %s before its batch",
+			       job->w->name, ret == -ETIMEDOUT ? "did not get ready" : "died");
+		sp->go_failed = true;
+	}
+	return ret;
+}
+
 /* Untimed: the child parks after its setup; the tracer is set up, started and settles. */
 static int arm(struct sample *sp)
 {
 	const struct tb_sample_job *job = sp->job;
 	struct tb_tracer *t = &sp->t;
+	unsigned long nerr;
 	uint64_t t0;
 	int ret;
 
@@ -204,22 +281,27 @@ static int arm(struct sample *sp)
 	}
 	t0 = tb_now_ns();
 	t->target = sp->c.pid;
+	nerr = tb_log_error_count();
 	if (t->ops->setup) {
 		ret = t->ops->setup(t);
 		sp->tr_setup = true;
+		if (!ret)
+			ret = release_to_gate(sp);
+		if (sp->go_failed)
+			return ret;
 		if (!ret && t->ops->start) {
 			ret = t->ops->start(t);
 			sp->tr_started = !ret;
 		}
 	}
+	if (ret && tb_log_error_count() != nerr) {
+		/* The tracer said why: that is the cell's error, not a second one from errno. */
+		set_cell_error(sp->cell, "%s", tb_log_last_error());
+	} else if (ret) {
+		set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
+			       sp->tr_setup && !sp->tr_started ? "start" : "setup", strerror(-ret));
+	}
 	if (ret) {
-		/* The plugin's own words when it gave them, else what -errno means. */
-		if (t->error[0])
-			set_cell_error(sp->cell, "[tracer %s]: %s", job->t->name, t->error);
-		else
-			set_cell_error(sp->cell, "[tracer %s]: %s failed: %s", job->t->name,
-				       sp->tr_setup && !sp->tr_started ? "start" : "setup",
-				       strerror(-ret));
 		sp->dead = true;
 		return ret;
 	}
@@ -229,30 +311,41 @@ static int arm(struct sample *sp)
 	return tb_stop_requested() ? -EINTR : 0;
 }
 
-/* Timed inside the child: release it and wait for its figures. */
+/* Timed inside the child: release it and wait (sleeping) until its batch is done. */
 static int measure(struct sample *sp)
 {
 	const struct tb_sample_job *job = sp->job;
-	char go = 'g';
 	int ret;
 
-	if (tb_write_full(sp->c.to, &go, 1)) {
-		sp->go_failed = true;
-		set_cell_error(sp->cell,
-			       "[workload %s]: the workload process died before its batch",
-			       job->w->name);
-		return -EPIPE;
-	}
-	ret = tb_read_full_timeout(sp->c.from, &sp->m, sizeof(sp->m), job->timeout_ns);
+	atomic_store_explicit(sp->c.gate, TB_GATE_GO, memory_order_release);
+	ret = gate_wait(&sp->c, TB_GATE_DONE, job->timeout_ns);
 	if (ret == -ETIMEDOUT)
 		tb_warn("%s: sample timed out after %.0f s; killed", sp->cell->id,
 			to_s(job->timeout_ns));
-	if (!ret && sp->m.err) {
-		ret = sp->m.err;
+	else if (ret == -EPIPE)
+		tb_warn("%s: the workload process died during its batch", sp->cell->id);
+	return ret;
+}
+
+/* Untimed, the tracer stopped: let the child go on and take its figures. */
+static int figures(struct sample *sp, int ret)
+{
+	const struct tb_sample_job *job = sp->job;
+	int r;
+
+	atomic_store_explicit(sp->c.gate, TB_GATE_STOPPED, memory_order_release);
+	if (ret || sp->c.pid <= 0)
+		return ret;
+	r = tb_read_full_timeout(sp->c.from, &sp->m, sizeof(sp->m), job->timeout_ns);
+	if (r == -ETIMEDOUT)
+		tb_warn("%s: no figures from the workload process after %.0f s; killed",
+			sp->cell->id, to_s(job->timeout_ns));
+	if (!r && sp->m.err) {
+		r = sp->m.err;
 		tb_warn("%s: sample failed: %s", sp->cell->id,
 			sp->m.res.errmsg[0] ? sp->m.res.errmsg : strerror(-sp->m.err));
 	}
-	return ret;
+	return r;
 }
 
 /* Untimed: settle, stop, collect, tear down. ret is the sample's outcome so far. */
@@ -274,17 +367,21 @@ static int disarm(struct sample *sp, int ret)
 		}
 	}
 	sp->tr_started = false;
+	ret = figures(sp, ret);
 	memset(&sp->st, 0, sizeof(sp->st));
 	sp->st.events = sp->st.lost = sp->st.mem_bytes = -1;
-	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = -1;
+	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
 	if (t->ops->collect) {
+		unsigned long nerr = tb_log_error_count();
 		int cret = t->ops->collect(t, &sp->st);
 
 		if (cret && !ret) {
 			ret = cret;
-			if (t->error[0])
-				set_cell_error(sp->cell, "[tracer %s]: %s", job->t->name, t->error);
+			/* The tracer said what happened ("exited with status 3 during the
+			 * measurement: <its last output>"): that is the cell's error. */
+			if (tb_log_error_count() != nerr)
+				set_cell_error(sp->cell, "%s", tb_log_last_error());
 			else
 				set_cell_error(
 					sp->cell,
@@ -320,6 +417,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->tracer_cpu_s = sp->st.cpu_s >= 0 ? sp->st.cpu_s : NAN;
 	smp->bpf_run_cnt = sp->st.bpf_run_cnt;
 	smp->bpf_run_time_ns = sp->st.bpf_run_time_ns;
+	smp->disk_bytes = sp->st.disk_bytes;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;
 	if (sp->st.extra) {
@@ -358,6 +456,12 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	sp.t.outdir = job->tracer_outdir;
 	sp.t.consumer_cpu = job->consumer_cpu;
 	sp.t.settle_ns = job->t->settle_ns;
+	sp.t.sample_ops = job->req.ops;
+	sp.t.threads = job->req.threads ? job->req.threads : 1;
+	sp.t.cpus = job->req.cpus;
+	sp.t.ncpus = job->req.ncpus;
+	sp.t.expect = job->expect;
+	sp.t.nexpect = job->nexpect;
 
 	ret = arm(&sp);
 	if (!ret) {

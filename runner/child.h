@@ -5,13 +5,17 @@
  *
  *	parent                                  child (fork)
  *	                                        tb_sample_prepare (setup, park)  -> "ready"
- *	tracer setup + start, settle (untimed)
- *	"go"                                 -> tb_sample_go (the timed batch)   -> result
- *	settle, stop, collect, teardown
+ *	tracer setup                            parked in a pipe read
+ *	"arm"                                -> counters read, spins on a shared gate
+ *	tracer start, settle (untimed)
+ *	gate GO                              -> tb_sample_go_gated (the timed batch), DONE
+ *	settle, stop; gate STOPPED           -> counters read                    -> result
+ *	collect, teardown
  *	record the sample into the cell; reap the child
  *
- * The tracer's pid filter therefore sees exactly the workload's process, and the tracer's own
- * setup and teardown never fall inside the timed window.
+ * The tracer's pid filter therefore sees exactly the workload's process, the tracer's own
+ * setup and teardown never fall inside the timed window, and while the tracer is live the
+ * workload process makes no syscall of the harness's (runner/sample.h).
  */
 #ifndef TB_CHILD_H
 #define TB_CHILD_H
@@ -33,7 +37,9 @@ struct tb_sample_job {
 	uint64_t timeout_ns;		 /* for the child's setup and for its batch */
 	int round;			 /* measured round, -1 for a warmup */
 	bool warmup;
-	unsigned int order; /* the sample's position in the whole run */
+	unsigned int order;		     /* the sample's position in the whole run */
+	const struct tb_hook_expect *expect; /* the cell's expected events per op (proof.h) */
+	size_t nexpect;
 };
 
 /*

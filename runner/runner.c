@@ -9,6 +9,7 @@
 #include "core/hist.h"
 #include "core/tb.h"
 #include "result/measured.h"
+#include "result/proof.h"
 #include "runner/child.h"
 #include "runner/runner.h"
 #include "stats/stats.h"
@@ -98,6 +99,8 @@ static int run_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, 
 		return ret;
 	job.tracer_outdir = outdir;
 	fill_req(p, cr->wl, &job.req);
+	job.expect = cell->expected.items;
+	job.nexpect = cell->expected.nitems;
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
 	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
 		cr->failures++;
@@ -166,6 +169,15 @@ const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
 	return NULL;
 }
 
+/* A cell that failed for good; its error once: a tracer's own message was printed already. */
+static void say_dead(const struct tb_cell *c)
+{
+	if (c->error && !strcmp(c->error, tb_log_last_error()))
+		tb_warn("%s: the cell is skipped from now on (the error above)", c->id);
+	else
+		tb_err("%s: %s; the cell is skipped from now on", c->id, c->error);
+}
+
 static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int nround,
 		     unsigned int nrounds)
 {
@@ -188,10 +200,49 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 		rn->sample_cost_s +=
 			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
 		if (cr->dead)
-			tb_err("%s: %s; the cell is skipped from now on", rn->r->cells[cr->cell].id,
-			       rn->r->cells[cr->cell].error);
+			say_dead(&rn->r->cells[cr->cell]);
 	}
 	return 0;
+}
+
+/*
+ * What every traced cell should record per op (result/proof.h): its workload's events per op
+ * matched with its tracer's hooks and the harness's own window (runner/sample.h). A plugin
+ * that cannot say leaves the expectation unknown, which the proof treats as such.
+ */
+static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
+{
+	struct tb_plan *p = rn->plan;
+	const struct tb_scn_workload *w = &p->s->workloads[cr->wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[cr->tr];
+	struct tb_cell *cell = &rn->r->cells[cr->cell];
+	struct tb_wl_context ctx = {
+		.threads = w->threads ? w->threads : 1,
+		.one_cpu = p->wls[cr->wl].ncpus == 1,
+	};
+	struct tb_op_events ops, harness;
+	struct tb_sample_req req;
+	struct tb_hooks h;
+	int ret;
+
+	tb_op_events_init(&ops);
+	ret = w->ops->events ? w->ops->events(w->cfg, &ctx, &ops) : -ENOTSUP;
+	if (ret) {
+		tb_warn("[workload %s]: what one op does is unknown: %s", w->name, strerror(-ret));
+		tb_op_events_init(&ops);
+	}
+	tb_hooks_init(&h);
+	ret = t->ops->hooks ? t->ops->hooks(t->cfg, &h) : -ENOTSUP;
+	if (ret) {
+		tb_warn("[tracer %s]: what it hooks is unknown: %s", t->name, strerror(-ret));
+		tb_hooks_free(&h);
+		tb_hooks_init(&h);
+		h.kind = TB_HOOK_UNKNOWN;
+	}
+	fill_req(p, cr->wl, &req);
+	tb_sample_window_events(&req, &harness);
+	tb_proof_expect(&ops, &h, &harness, &cell->expected);
+	tb_hooks_free(&h);
 }
 
 static int calibrate_all(struct tb_runner *rn)
@@ -207,8 +258,11 @@ static int calibrate_all(struct tb_runner *rn)
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < p->ncells; i++)
+	for (i = 0; i < p->ncells; i++) {
 		rn->r->cells[p->cells[i].cell].ops_per_sample = p->wls[p->cells[i].wl].ops;
+		if (!rn->r->cells[p->cells[i].cell].baseline)
+			expect_cell(rn, &p->cells[i]);
+	}
 	return 0;
 }
 

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * One timed workload sample: instances on pinned threads parked on a barrier, a batch timed
- * with two CLOCK_MONOTONIC reads, getrusage and libperf software counts around it.
+ * One timed workload sample: instances on pinned threads, a batch timed with two
+ * CLOCK_MONOTONIC reads, getrusage and libperf software counts around it. Between samples the
+ * threads park in a futex; from the moment a tracer may be live (tb_sample_go_gated) until it
+ * is stopped they only spin on memory, so that no syscall of the harness's lands in its trace.
  */
 #include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <perf/evsel.h>
 #include <perf/threadmap.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +35,8 @@ enum { PC_TASK_CLOCK, PC_CTXSW, PC_FAULTS, PC_N };
 
 /*
  * A barrier whose party count can shrink (when a thread cannot be created) without
- * deadlocking the threads already waiting on it, unlike pthread_barrier_t.
+ * deadlocking the threads already waiting on it, unlike pthread_barrier_t. Only for setup:
+ * it sleeps in futexes.
  */
 struct barrier {
 	pthread_mutex_t m;
@@ -82,6 +88,43 @@ static void bar_destroy(struct barrier *b)
 	pthread_cond_destroy(&b->c);
 }
 
+/* ---- waiting without syscalls ------------------------------------------------------------ */
+
+static void futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+static void futex_wake(_Atomic uint32_t *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+}
+
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
+	__asm__ volatile("" ::: "memory");
+#endif
+}
+
+/*
+ * Wait while *w == val: spinning (no syscall: inside a traced window), or, when the threads
+ * share a CPU and a spinner would steal it from one still working, in a futex.
+ */
+static void wait_while(_Atomic uint32_t *w, uint32_t val, bool block)
+{
+	while (atomic_load_explicit(w, memory_order_acquire) == val) {
+		if (block)
+			futex_wait(w, val);
+		else
+			cpu_relax();
+	}
+}
+
 struct worker {
 	struct tb_sample_run *run;
 	unsigned int idx;
@@ -96,15 +139,22 @@ struct worker {
 	struct tb_hist hist;
 };
 
+/*
+ * The threads of a run: instance 0 is the caller's. Workers park in a futex on arm until a go
+ * needs them, then spin until go moves, run their batch, count themselves in done and wait for
+ * release (the tracer stopped) spinning, or in a futex when they share a CPU (share).
+ */
 struct tb_sample_run {
 	struct tb_sample_req req;
 	unsigned int nthreads;
 	struct worker *w;
-	struct barrier ready, go, done;
+	struct barrier ready;
+	_Atomic uint32_t arm, arrived, spinning, go, done, release;
+	bool share;
 	unsigned int nstarted; /* instances whose thread runs (0 included) */
 	bool barriers;
 	uint64_t round_ops; /* ops per thread of the current go */
-	bool quit;
+	_Atomic bool quit;
 	double clock_cost_ns;
 	uint64_t clock_cost; /* rounded, subtracted from each timed op */
 	bool restore_affinity, locked;
@@ -223,16 +273,28 @@ static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
 	struct tb_sample_run *run = wk->run;
+	uint32_t arm = 0, go, rel;
 
 	wk->setup_ret = setup_instance(run, wk);
 	bar_wait(&run->ready);
 	for (;;) {
-		bar_wait(&run->go);
-		if (run->quit)
+		wait_while(&run->arm, arm, true); /* parked: no tracer is live yet */
+		arm = atomic_load(&run->arm);
+		if (atomic_load(&run->quit))
 			break;
+		go = atomic_load(&run->go);
+		rel = atomic_load(&run->release);
+		/* The last to arrive wakes thread 0 before it counts itself as spinning, so that
+		 * its futex call is over before any tracer starts. */
+		if (atomic_fetch_add(&run->arrived, 1) + 1 == run->nthreads - 1)
+			futex_wake(&run->arrived);
+		atomic_fetch_add(&run->spinning, 1);
+		wait_while(&run->go, go, false);
 		wk->ret = run_ops(run, wk, run->round_ops);
 		wk->end_ns = now_ns();
-		bar_wait(&run->done);
+		if (atomic_fetch_add(&run->done, 1) + 1 == run->nthreads - 1 && run->share)
+			futex_wake(&run->done);
+		wait_while(&run->release, rel, run->share);
 	}
 	/* Teardown in the thread that did the setup: per-thread state (timer slack, the
 	 * PR_SET_PDEATHSIG of children it forked) belongs to it. */
@@ -353,6 +415,9 @@ static struct tb_sample_run *run_new(const struct tb_sample_req *req)
 	if (req->wl->flags & TB_WL_ONESHOT)
 		run->req.ops = 1;
 	run->nthreads = req->threads ? req->threads : 1;
+	/* Threads on CPUs of their own may spin while they wait; sharing, a spinner would slow
+	 * the thread it shares with. */
+	run->share = run->nthreads > 1 && (!req->ncpus || run->nthreads > req->ncpus);
 	run->w = calloc(run->nthreads, sizeof(*run->w));
 	if (!run->w) {
 		free(run);
@@ -381,8 +446,6 @@ static int start_threads(struct tb_sample_run *run)
 	int ret;
 
 	bar_init(&run->ready, run->nthreads);
-	bar_init(&run->go, run->nthreads);
-	bar_init(&run->done, run->nthreads);
 	run->barriers = true;
 	run->nstarted = 1;
 	for (i = 1; i < run->nthreads; i++) {
@@ -391,7 +454,6 @@ static int start_threads(struct tb_sample_run *run)
 			tb_err("%s: cannot create thread %u: %s", run->req.name, i, strerror(-ret));
 			/* the threads already waiting must still get through */
 			bar_set_n(&run->ready, run->nstarted);
-			bar_set_n(&run->go, run->nstarted);
 			bar_wait(&run->ready);
 			return ret;
 		}
@@ -541,10 +603,97 @@ static void go_usage(struct tb_sample_res *res, const struct rusage *s0, const s
 	}
 }
 
-int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+/* Counters of the process around a batch (syscalls: read outside any traced window). */
+struct usage {
+	struct rusage self, children;
+	int64_t perf[PC_N];
+};
+
+static void usage_read(struct tb_sample_run *run, struct usage *u, bool before)
 {
-	struct rusage s0, s1, c0, c1;
-	int64_t p0[PC_N], p1[PC_N];
+	/* The same order backwards after, so that the brackets nest. */
+	if (before)
+		perf_read(run, u->perf);
+	getrusage(before ? RUSAGE_CHILDREN : RUSAGE_SELF, before ? &u->children : &u->self);
+	getrusage(before ? RUSAGE_SELF : RUSAGE_CHILDREN, before ? &u->self : &u->children);
+	if (!before)
+		perf_read(run, u->perf);
+}
+
+/* Workers armed: out of their futex park and spinning on go (before any tracer is live). */
+static void arm_workers(struct tb_sample_run *run)
+{
+	uint32_t n = run->nthreads - 1, v;
+
+	atomic_store(&run->arrived, 0);
+	atomic_store(&run->spinning, 0);
+	atomic_store(&run->done, 0);
+	atomic_fetch_add(&run->arm, 1);
+	futex_wake(&run->arm);
+	while ((v = atomic_load(&run->arrived)) < n)
+		futex_wait(&run->arrived, v);
+	/* The last one is between its wake and its count: a moment, unless it shares our CPU. */
+	while (atomic_load(&run->spinning) < n)
+		if (run->share)
+			sched_yield();
+		else
+			cpu_relax();
+}
+
+/* One gate state, released for the other side, which spins on it. */
+static void gate_set(_Atomic uint32_t *gate, uint32_t state)
+{
+	if (gate)
+		atomic_store_explicit(gate, state, memory_order_release);
+}
+
+static void gate_wait(_Atomic uint32_t *gate, uint32_t state)
+{
+	while (gate && atomic_load_explicit(gate, memory_order_acquire) != state)
+		cpu_relax();
+}
+
+/*
+ * The batch and its clock reads, between the gate's GO and DONE: nothing here makes a syscall
+ * unless threads share a CPU (see tb_sample_window_events). Returns the last thread's end.
+ */
+static uint64_t batch(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
+		      _Atomic uint32_t *gate, uint64_t *t0)
+{
+	uint64_t end, spin0 = now_ns();
+	uint32_t done;
+
+	gate_wait(gate, TB_GATE_GO);
+	/* Nothing but the batch between the two clock reads. */
+	*t0 = now_ns();
+	if (run->nthreads > 1)
+		atomic_fetch_add_explicit(&run->go, 1, memory_order_release);
+	run->w[0].ret = run_ops(run, &run->w[0], ops);
+	run->w[0].end_ns = now_ns();
+	while (run->nthreads > 1 && (done = atomic_load(&run->done)) < run->nthreads - 1)
+		if (run->share)
+			futex_wait(&run->done, done);
+		else
+			cpu_relax();
+
+	end = go_gather(run, res);
+	res->spin_ns = *t0 - spin0;
+	gate_set(gate, TB_GATE_DONE);
+	spin0 = now_ns();
+	gate_wait(gate, TB_GATE_STOPPED);
+	res->spin_ns += now_ns() - spin0;
+	if (run->nthreads > 1) {
+		atomic_fetch_add(&run->release, 1);
+		if (run->share)
+			futex_wake(&run->release);
+	}
+	return end;
+}
+
+int tb_sample_go_gated(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
+		       _Atomic uint32_t *gate)
+{
+	struct usage u0, u1;
 	uint64_t t0, end;
 
 	if (run->req.wl->flags & TB_WL_ONESHOT)
@@ -552,34 +701,54 @@ int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 	go_reset(run, ops, res);
 	if (!ops) {
 		set_err(res, -EINVAL, "%s: a batch of 0 ops", run->req.name);
+		gate_set(gate, TB_GATE_SPINNING); /* the parent must not wait for nothing */
+		gate_set(gate, TB_GATE_DONE);
 		return res->error;
 	}
 	run->round_ops = ops;
-	perf_read(run, p0);
-	getrusage(RUSAGE_CHILDREN, &c0);
-	getrusage(RUSAGE_SELF, &s0);
-
-	/* Nothing but the batch between the two clock reads. */
-	t0 = now_ns();
+	usage_read(run, &u0, true);
 	if (run->nthreads > 1)
-		bar_wait(&run->go);
-	run->w[0].ret = run_ops(run, &run->w[0], ops);
-	run->w[0].end_ns = now_ns();
-	if (run->nthreads > 1)
-		bar_wait(&run->done);
+		arm_workers(run);
+	gate_set(gate, TB_GATE_SPINNING);
+	end = batch(run, ops, res, gate, &t0);
+	usage_read(run, &u1, false);
 
-	getrusage(RUSAGE_SELF, &s1);
-	getrusage(RUSAGE_CHILDREN, &c1);
-	perf_read(run, p1);
-
-	end = go_gather(run, res);
 	res->elapsed_ns = end - t0;
-	res->ns_per_op = ops ? (double)res->elapsed_ns / (double)ops : 0;
-	go_usage(res, &s0, &s1, &c0, &c1, p0, p1);
+	res->ns_per_op = (double)res->elapsed_ns / (double)ops;
+	go_usage(res, &u0.self, &u1.self, &u0.children, &u1.children, u0.perf, u1.perf);
+	/* One thread spun on its own CPU around the batch: that CPU time is not the batch's. */
+	if (run->nthreads == 1) {
+		res->cpu_user_s -= (double)res->spin_ns / 1e9;
+		if (res->cpu_user_s < 0)
+			res->cpu_user_s = 0;
+	}
 	res->has_metric = run->w[0].wl.has_metric;
 	res->metric = run->w[0].wl.metric;
 	res->exit_status = run->w[0].wl.exit_status;
 	return res->error;
+}
+
+int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+{
+	return tb_sample_go_gated(run, ops, res, NULL);
+}
+
+void tb_sample_window_events(const struct tb_sample_req *req, struct tb_op_events *ev)
+{
+	unsigned int n = req->threads ? req->threads : 1;
+
+	tb_op_events_init(ev);
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	if (n < 2 || (req->ncpus && n <= req->ncpus))
+		return;
+	/* Sharing a CPU, each worker parks once (a futex wait), the last one wakes thread 0,
+	 * which may wait once and retry once; each park is a switch and a wakeup. */
+	tb_op_events_syscall(ev, "syscall:futex", SYS_futex, n + 2, 3, TB_EV_SELF, TB_EV_APPROX);
+	tb_op_events_add(ev, "sched:sched_switch", 2 * n, TB_EV_SELF, TB_EV_APPROX);
+	tb_op_events_add(ev, "sched:sched_wakeup", 2, TB_EV_SELF, TB_EV_APPROX);
+	tb_op_events_add(ev, "sched:sched_waking", 2, TB_EV_SELF, TB_EV_APPROX);
+	tb_op_events_add(ev, "task:switches", n, TB_EV_SELF, TB_EV_APPROX);
+	tb_op_events_add(ev, "task:wakeups", 2, TB_EV_SELF, TB_EV_APPROX);
 }
 
 int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res)
@@ -594,14 +763,13 @@ void tb_sample_finish(struct tb_sample_run *run)
 	if (!run)
 		return;
 	if (run->barriers) {
-		run->quit = true;
-		bar_wait(&run->go);
+		atomic_store(&run->quit, true);
+		atomic_fetch_add(&run->arm, 1);
+		futex_wake(&run->arm);
 		for (i = 1; i < run->nthreads; i++)
 			if (run->w[i].started)
 				pthread_join(run->w[i].thread, NULL);
 		bar_destroy(&run->ready);
-		bar_destroy(&run->go);
-		bar_destroy(&run->done);
 	}
 	/* instance 0 (the others tore themselves down before their thread exited) */
 	for (i = 0; run->w && i < run->nthreads; i++)

@@ -8,6 +8,7 @@
  *	                                 parked (handshake with the parent; tracers attach to
  *	                                 this process)
  *	tb_sample_go(run, &res);         the timed batch; res is flat and can be write()n to a pipe
+ *	  or tb_sample_go_gated(...)     the same inside a traced window, without a syscall
  *	tb_sample_finish(run);           untimed: teardown of every instance
  *
  * Threads: instance 0 runs on the calling thread (so a tracer filtering on the process's pid
@@ -23,6 +24,14 @@
  * latency_every - 1. elapsed_ns then includes the clock reads: compare latency-mode ns/op only
  * with latency-mode ns/op.
  *
+ * The traced window (tb_sample_go_gated): the parent starts its tracer only once the process
+ * spins (gate SPINNING), releases it (GO), and stops the tracer after the batch (DONE) before
+ * it lets the process go on (STOPPED). In between, the process makes no syscall: the clock
+ * reads are the vDSO's, the rusage and perf counter reads happen before SPINNING and after
+ * STOPPED, and threads wait by spinning. Only threads that share a CPU park in a futex after
+ * their batch (a spinner would slow the thread it shares with): tb_sample_window_events says
+ * what that costs a tracer's count, at most.
+ *
  * Nothing here leaves state behind when the process is killed: files live in req->tmpdir
  * (the runner removes it), workload children die with it (PR_SET_PDEATHSIG).
  */
@@ -34,6 +43,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/events.h"
 #include "core/hist.h"
 #include "core/tb.h"
 #include "workloads/workload.h"
@@ -76,6 +86,9 @@ struct tb_sample_res {
 	bool has_metric;
 	double metric;
 	int exit_status;
+	/* thread 0's spin-waits inside the traced window (before GO, after DONE); the cpu
+	 * figures above exclude them for one thread */
+	uint64_t spin_ns;
 	/* latency mode */
 	bool latency;
 	unsigned int latency_every;
@@ -100,6 +113,21 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res);
 /* Like tb_sample_go with ops per thread instead of req->ops. */
 int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res);
+
+/* States of the gate of a traced window, a word in memory shared with the parent. */
+enum { TB_GATE_PARKED, TB_GATE_SPINNING, TB_GATE_GO, TB_GATE_DONE, TB_GATE_STOPPED };
+/*
+ * tb_sample_go_ops inside a traced window: the counters read, set *gate to SPINNING, spin
+ * until the parent sets GO, the batch, DONE, spin until STOPPED, the counters read again.
+ * gate NULL: no waits (tb_sample_go_ops). Returns as tb_sample_go.
+ */
+int tb_sample_go_gated(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
+		       _Atomic uint32_t *gate);
+/*
+ * What the harness itself does inside a traced window of a sample of req, per sample and at
+ * most (core/events.h, for result/proof.h): nothing, unless threads share a CPU.
+ */
+void tb_sample_window_events(const struct tb_sample_req *req, struct tb_op_events *ev);
 /*
  * Untimed: every instance is torn down on the thread that set it up (threads then exit and are
  * joined), then affinity is restored, munlockall, free. NULL: no-op.

@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <ini.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -34,12 +35,12 @@ struct parse {
 	char **seen_keys; /* keys of the current section, for duplicates */
 	size_t nseen;
 	char *last_key;
-	int mx_workloads_line, mx_tracers_line;
+	int mx_workloads_line, mx_tracers_line, mx_exclude_line;
 	/* libinih reads lines of at most INI_MAX_LINE (200) bytes: longer values (bpftrace
 	 * programs, commands) are kept here and handed to inih as a "\001<index>" token. */
 	char **long_vals;
 	size_t nlong;
-	struct tb_strlist mx_w, mx_t;
+	struct tb_strlist mx_w, mx_t, mx_x;
 	bool have_matrix, have_global;
 };
 
@@ -277,7 +278,7 @@ struct gcfg {
 	int64_t reps, minr, maxr, warmup, threads, late, seed, res, ccpu;
 	uint64_t dur, maxt, settle, timeout;
 	struct tb_strlist cpus;
-	bool lat, mlock, perf, aa;
+	bool lat, mlock, perf, aa, skipu;
 	double prec, noise, alpha, power, conf, maxcv;
 };
 
@@ -311,6 +312,9 @@ static const struct tb_option global_opts[] = {
 	 "software perf counts per sample (inherited counters slow context switches: off by "
 	 "default)"},
 	{"aa", TB_OPT_BOOL, G(aa), "false", "A/A calibration: the baseline against itself"},
+	{"skip-unsupported", TB_OPT_BOOL, G(skipu), "false",
+	 "leave out the sections unsupported here, each said with its reason (as run "
+	 "--skip-unsupported), instead of refusing the run"},
 	{"seed", TB_OPT_INT, G(seed), "-1", "shuffle and bootstrap seed (-1: from the clock)", -1,
 	 9.0e18},
 	{"precision", TB_OPT_PERCENT, G(prec), "0",
@@ -531,11 +535,12 @@ static void matrix_key(struct parse *p, const char *name, const char *value)
 {
 	struct tb_strlist *l;
 
-	if (strcmp(name, "workloads") && strcmp(name, "tracers")) {
-		perr(p, p->line, "[matrix]: unknown key '%s' (expected workloads, tracers)", name);
+	if (strcmp(name, "workloads") && strcmp(name, "tracers") && strcmp(name, "exclude")) {
+		perr(p, p->line,
+		     "[matrix]: unknown key '%s' (expected workloads, tracers, exclude)", name);
 		return;
 	}
-	l = name[0] == 'w' ? &p->mx_w : &p->mx_t;
+	l = name[0] == 'w' ? &p->mx_w : name[0] == 't' ? &p->mx_t : &p->mx_x;
 	/* A second [matrix] (already an error) may set the key again: no leak. */
 	tb_strlist_free(l);
 	if (tb_split_list(value, l))
@@ -544,32 +549,52 @@ static void matrix_key(struct parse *p, const char *name, const char *value)
 		perr(p, p->line, "[matrix]: '%s' is empty", name);
 	if (name[0] == 'w')
 		p->mx_workloads_line = p->line;
-	else
+	else if (name[0] == 't')
 		p->mx_tracers_line = p->line;
+	else
+		p->mx_exclude_line = p->line;
+}
+
+/* In this order: gate_key() checks the values by position (percent, percent, alpha, bools). */
+const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
+	{"max-overhead", "fail a traced cell whose overhead is significantly above this (5%)"},
+	{"max-regression", "against --baseline: fail a cell whose ns/op or overhead grew "
+			   "significantly by more than this (3%, percentage points for overheads)"},
+	{"alpha", "the gate's significance level (0.01)"},
+	{"allow-untrustworthy", "report untrustworthy cells as skipped instead of failing (false)"},
+	{"require-power", "fail a cell whose minimal detectable effect exceeds a limit it is "
+			  "gated against (false: a warning)"},
+	{NULL, NULL},
+};
+
+const struct tb_option *tb_scenario_keys(enum tb_scn_section section)
+{
+	return section == TB_SCN_GLOBAL	    ? global_opts
+	       : section == TB_SCN_WORKLOAD ? wl_harness_opts
+					    : tr_harness_opts;
 }
 
 /* [gate] keys are checked here and kept as text; the gate interprets them. */
 static void gate_key(struct parse *p, const char *name, const char *value)
 {
-	static const char *const gate_keys[] = {"max-overhead", "max-regression", "alpha",
-						"allow-untrustworthy", NULL};
+	const struct tb_scn_gate_key *gate_keys = tb_scenario_gate_keys;
 	struct tb_scenario *s = p->s;
 	char **nk, **nv;
 	size_t k;
 	double d;
 	bool b;
 
-	for (k = 0; gate_keys[k] && strcmp(gate_keys[k], name); k++)
+	for (k = 0; gate_keys[k].name && strcmp(gate_keys[k].name, name); k++)
 		;
-	if (!gate_keys[k]) {
+	if (!gate_keys[k].name) {
 		perr(p, p->line,
-		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy)",
+		     "[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power)",
 		     name);
 		return;
 	}
 	if ((k <= 1 && tb_parse_percent(value, &d)) ||
 	    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
-	    (k == 3 && tb_parse_bool(value, &b))) {
+	    (k >= 3 && tb_parse_bool(value, &b))) {
 		perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
 		return;
 	}
@@ -664,6 +689,53 @@ int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
 	return -1;
 }
 
+bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)
+{
+	char pair[512];
+	size_t i;
+
+	if (ti == 0)
+		return false;
+	snprintf(pair, sizeof(pair), "%s/%s", s->workloads[wi].name, s->tracers[ti].name);
+	for (i = 0; i < s->mx_exclude.n; i++)
+		if (!fnmatch(s->mx_exclude.v[i], pair, 0))
+			return true;
+	return false;
+}
+
+/*
+ * [matrix] exclude: WORKLOAD/TRACER glob patterns. Each must have one '/' and leave out at
+ * least one traced cell of the matrix (a pattern that matches nothing is a typo).
+ */
+static int resolve_exclude(struct parse *p)
+{
+	struct tb_scenario *s = p->s;
+	size_t i, w, t;
+
+	s->mx_exclude = p->mx_x;
+	p->mx_x = (struct tb_strlist){0};
+	for (i = 0; i < s->mx_exclude.n; i++) {
+		const char *pat = s->mx_exclude.v[i], *slash = strchr(pat, '/');
+		struct tb_strlist one = {.v = &s->mx_exclude.v[i], .n = 1}, all = s->mx_exclude;
+		bool hit = false;
+
+		if (!slash || strchr(slash + 1, '/')) {
+			perr(p, p->mx_exclude_line,
+			     "[matrix]: exclude: '%s' is not WORKLOAD/TRACER (globs allowed)", pat);
+			continue;
+		}
+		s->mx_exclude = one;
+		for (w = 0; !hit && w < s->nmx_workloads; w++)
+			for (t = 1; !hit && t < s->nmx_tracers; t++)
+				hit = tb_scenario_excluded(s, s->mx_workloads[w], s->mx_tracers[t]);
+		s->mx_exclude = all;
+		if (!hit)
+			perr(p, p->mx_exclude_line,
+			     "[matrix]: exclude: '%s' matches no traced cell of the matrix", pat);
+	}
+	return 0;
+}
+
 static int resolve_matrix(struct parse *p)
 {
 	struct tb_scenario *s = p->s;
@@ -716,7 +788,7 @@ static int resolve_matrix(struct parse *p)
 		s->tracers[idx].used = true;
 		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
 	}
-	return 0;
+	return resolve_exclude(p);
 }
 
 /* After parsing: types present, plugin validation, unused sections, global values. */
@@ -793,6 +865,7 @@ void tb_scenario_free(struct tb_scenario *s)
 	free(s->tracers);
 	free(s->mx_workloads);
 	free(s->mx_tracers);
+	tb_strlist_free(&s->mx_exclude);
 	tb_strlist_free(&s->cpus);
 	free(s->path);
 	free(s->name);
@@ -876,6 +949,7 @@ static int apply_global(struct tb_scenario *s, const char *text, const char *wha
 	s->mlock = gdef.mlock;
 	s->perf_counts = gdef.perf;
 	s->aa = gdef.aa;
+	s->skip_unsupported = gdef.skipu;
 	s->seed_set = gdef.seed >= 0;
 	s->seed = s->seed_set ? (uint64_t)gdef.seed : 0;
 	s->precision = gdef.prec;
@@ -929,6 +1003,7 @@ out:
 	free(p.long_vals);
 	tb_strlist_free(&p.mx_w);
 	tb_strlist_free(&p.mx_t);
+	tb_strlist_free(&p.mx_x);
 	tb_opts_free(global_opts, &gdef);
 	if (ret) {
 		tb_scenario_free(s);

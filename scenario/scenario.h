@@ -58,6 +58,7 @@ struct tb_scenario {
 	bool mlock;
 	bool perf_counts;
 	bool aa;
+	bool skip_unsupported; /* leave out unsupported sections instead of refusing the run */
 	uint64_t seed;
 	bool seed_set;
 	double precision, noise_threshold, alpha, power, confidence, max_cv;
@@ -70,6 +71,7 @@ struct tb_scenario {
 	/* [matrix], in order of appearance */
 	size_t *mx_workloads, nmx_workloads;
 	size_t *mx_tracers, nmx_tracers;
+	struct tb_strlist mx_exclude; /* WORKLOAD/TRACER glob patterns of cells left out */
 	/* [gate]: raw key/values, interpreted by the gate */
 	char **gate_keys, **gate_vals;
 	size_t ngate;
@@ -86,5 +88,18 @@ void tb_scenario_free(struct tb_scenario *s);
 /* Index of a workload or tracer section by name, or -1. */
 int tb_scenario_workload(const struct tb_scenario *s, const char *name);
 int tb_scenario_tracer(const struct tb_scenario *s, const char *name);
+/* True when [matrix] exclude leaves out the cell of workload wi under tracer ti (never a
+ * baseline). */
+bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti);
+
+/* The keys the harness owns (for `list --man`): [global], and in [workload] and [tracer]
+ * sections those besides the plugin's own. */
+enum tb_scn_section { TB_SCN_GLOBAL, TB_SCN_WORKLOAD, TB_SCN_TRACER };
+const struct tb_option *tb_scenario_keys(enum tb_scn_section section);
+/* The [gate] section's keys, ending with a NULL name. */
+struct tb_scn_gate_key {
+	const char *name, *help;
+};
+extern const struct tb_scn_gate_key tb_scenario_gate_keys[];
 
 #endif

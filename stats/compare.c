@@ -75,7 +75,8 @@ static char *leaf_text(json_t *v)
 		return NULL;
 	if (json_is_string(v))
 		return strdup(json_string_value(v));
-	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS);
+	return json_dumps(v,
+			  JSON_COMPACT | JSON_ENCODE_ANY | JSON_SORT_KEYS | JSON_REAL_PRECISION(6));
 }
 
 static int cmp_diff(const void *x, const void *y)
@@ -162,6 +163,52 @@ static void row_init(struct tb_cmp_row *w)
 	w->ovh_a = w->ovh_b = w->ovh_change = w->ovh_ci_lo = w->ovh_ci_hi = NAN;
 }
 
+/* Median wall time of one measured sample of c, in seconds (NAN without one). */
+static double sample_seconds(const struct tb_cell *c)
+{
+	double *v = malloc((c->nsamples + 1) * sizeof(*v)), m;
+	size_t n = 0;
+
+	if (!v)
+		return NAN;
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+		/* Older results have no elapsed_ns: the batch's ops at its ns/op. */
+		double ns = isfinite(s->elapsed_ns) ? s->elapsed_ns : s->ns_per_op * (double)s->ops;
+
+		if (!s->warmup && !s->failed && isfinite(ns) && ns > 0)
+			v[n++] = ns / 1e9;
+	}
+	m = n ? tb_stats_median(v, n) : NAN;
+	free(v);
+	return m;
+}
+
+static bool untrusted(const struct tb_cell *x)
+{
+	return x->error ||
+	       (!x->baseline && x->has_overhead && x->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY);
+}
+
+/* What makes the change of a matched row doubtful: an untrustworthy side, other settings. */
+static void row_caveats(const struct tb_comparison *c, struct tb_cmp_row *w)
+{
+	const struct tb_cell *a = w->a, *b = w->b;
+	double r;
+
+	w->caveats |= untrusted(a) ? TB_CMP_A_UNTRUSTED : 0;
+	w->caveats |= untrusted(b) ? TB_CMP_B_UNTRUSTED : 0;
+	w->sample_s_a = sample_seconds(a);
+	w->sample_s_b = sample_seconds(b);
+	r = w->sample_s_b / w->sample_s_a;
+	if (isfinite(r) && (r > 1.5 || r < 1 / 1.5))
+		w->caveats |= TB_CMP_DURATION;
+	if (a->threads != b->threads || a->latency_mode != b->latency_mode ||
+	    c->a->warmup != c->b->warmup || c->a->noise_threshold != c->b->noise_threshold ||
+	    c->a->max_cv != c->b->max_cv)
+		w->caveats |= TB_CMP_SETTINGS;
+}
+
 static int fill_row(struct tb_comparison *c, struct tb_cmp_row *w, size_t idx)
 {
 	const struct tb_result *ra = c->a, *rb = c->b;
@@ -177,6 +224,7 @@ static int fill_row(struct tb_comparison *c, struct tb_cmp_row *w, size_t idx)
 	w->ns_b = b->summary.median;
 	w->verdict_a = a->overhead.verdict;
 	w->verdict_b = b->overhead.verdict;
+	row_caveats(c, w);
 	if (tb_stats_measured(a, &va, &na) || tb_stats_measured(b, &vb, &nb))
 		goto out;
 	if (na && nb && w->ns_a > 0)
@@ -353,6 +401,71 @@ out:
 	else
 		*out = c;
 	return ret;
+}
+
+/* "name x vs y" for each differing setting, appended at *off. */
+static void setting_diff(char *buf, size_t len, size_t *off, const char *name, double x, double y,
+			 double scale, const char *unit)
+{
+	if (x == y || *off >= len)
+		return;
+	*off += (size_t)snprintf(buf + *off, len - *off, "%s%s %g%s vs %g%s",
+				 strstr(buf, "settings differ:") ? ", " : "; settings differ: ",
+				 name, x * scale, unit, y * scale, unit);
+}
+
+static void untrusted_note(char *buf, size_t len, size_t *off, const char *side,
+			   const struct tb_cell *x)
+{
+	if (*off >= len)
+		return;
+	*off += (size_t)snprintf(buf + *off, len - *off, "; %s untrustworthy: %s", side,
+				 x->error ? x->error : x->overhead.reason);
+}
+
+const char *tb_cmp_row_note(const struct tb_comparison *c, const struct tb_cmp_row *w, char *buf,
+			    size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (!w->caveats || !len)
+		return buf;
+	if (w->caveats & TB_CMP_A_UNTRUSTED)
+		untrusted_note(buf, len, &off, c->name_a, w->a);
+	if (w->caveats & TB_CMP_B_UNTRUSTED)
+		untrusted_note(buf, len, &off, c->name_b, w->b);
+	if ((w->caveats & TB_CMP_DURATION) && off < len)
+		off += (size_t)snprintf(buf + off, len - off, "; samples of %.3g s vs %.3g s",
+					w->sample_s_a, w->sample_s_b);
+	if (w->caveats & TB_CMP_SETTINGS) {
+		setting_diff(buf, len, &off, "threads", w->a->threads, w->b->threads, 1, "");
+		setting_diff(buf, len, &off, "latency mode", w->a->latency_mode, w->b->latency_mode,
+			     1, "");
+		setting_diff(buf, len, &off, "warmup", c->a->warmup, c->b->warmup, 1, "");
+		setting_diff(buf, len, &off, "noise-threshold", c->a->noise_threshold,
+			     c->b->noise_threshold, 100, "%");
+		setting_diff(buf, len, &off, "max-cv", c->a->max_cv, c->b->max_cv, 100, "%");
+	}
+	/* Every piece starts with "; ": drop the first. */
+	if (off >= 2 && buf[0] == ';')
+		memmove(buf, buf + 2, strlen(buf + 2) + 1);
+	return buf;
+}
+
+size_t tb_compare_env_summary(const struct tb_comparison *c, char *buf, size_t len)
+{
+	size_t n = c->ndiffs - c->ntransient;
+
+	if (!n)
+		snprintf(buf, len, "identical systems");
+	else
+		snprintf(buf, len, "%zu environment field%s differ%s%s", n, n == 1 ? "" : "s",
+			 n == 1 ? "s" : "",
+			 c->same_hardware
+				 ? " (same hardware)"
+				 : "; the hardware differs, so differences may come from it");
+	return n;
 }
 
 const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b)

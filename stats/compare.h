@@ -37,6 +37,17 @@ struct tb_cmp_row {
 	double ovh_change, ovh_ci_lo, ovh_ci_hi;
 	bool ovh_significant; /* the CI excludes 0 */
 	enum tb_verdict verdict_a, verdict_b;
+	/* Why the row's change may mislead (TB_CMP_*; matched rows only), and the figures that
+	 * differ: each output says so beside the row (tb_cmp_row_note). */
+	unsigned int caveats;
+	double sample_s_a, sample_s_b; /* median wall time of one measured sample, s */
+};
+
+enum {
+	TB_CMP_A_UNTRUSTED = 1 << 0, /* A's cell (the old one) is untrustworthy or failed */
+	TB_CMP_B_UNTRUSTED = 1 << 1,
+	TB_CMP_DURATION = 1 << 2, /* samples of different lengths (by more than 1.5x) */
+	TB_CMP_SETTINGS = 1 << 3, /* threads, latency mode, warmup, noise-threshold or max-cv */
 };
 
 struct tb_comparison {
@@ -58,6 +69,20 @@ struct tb_comparison {
 int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_a,
 		     const char *name_b, double alpha, struct tb_comparison **out);
 void tb_compare_free(struct tb_comparison *c);
+/*
+ * The note beside row w when its caveats are not 0, into buf: "A untrustworthy: reason;
+ * samples of 200 ms vs 1.00 s; settings differ: threads 1 vs 2". Every output of a comparison
+ * and the gate's regression check print this one text. Returns buf ("" without caveats).
+ */
+const char *tb_cmp_row_note(const struct tb_comparison *c, const struct tb_cmp_row *w, char *buf,
+			    size_t len);
+/*
+ * The environment differences as every output states them: the count of differing fields
+ * that are not transient (time of capture, load), and a sentence: "identical systems" or
+ * "N environment field(s) differ (same hardware)" / "...; the hardware differs, so differences
+ * may come from it". Returns the count.
+ */
+size_t tb_compare_env_summary(const struct tb_comparison *c, char *buf, size_t len);
 /* The row matching cell c of the newer result (b), or NULL. */
 const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b);
 

@@ -45,12 +45,29 @@ static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 	return 0;
 }
 
+/* true/false (or their text) from the result's gate object; absent leaves *out alone. */
+static int gate_bool(const char *what, json_t *g, const char *key, bool *out)
+{
+	json_t *v = g ? json_object_get(g, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	if (json_is_string(v) && !tb_parse_bool(json_string_value(v), out))
+		return 0;
+	tb_err("%s: gate.%s: expected true or false", what, key);
+	return -EINVAL;
+}
+
 static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_opts *o)
 {
 	json_t *j = r->gate, *v;
 	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
 	double alpha = TB_GATE_DEFAULT_ALPHA;
-	bool allow = false;
+	bool allow = false, power = false;
 
 	if (gate_pct(g->name, j, "max-overhead", &mo) ||
 	    gate_pct(g->name, j, "max-regression", &mr))
@@ -64,18 +81,14 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 			return -EINVAL;
 		}
 	}
-	if (j && (v = json_object_get(j, "allow-untrustworthy"))) {
-		if (!(json_is_boolean(v) ? (allow = json_is_true(v), true)
-					 : json_is_string(v) &&
-						   !tb_parse_bool(json_string_value(v), &allow))) {
-			tb_err("%s: gate.allow-untrustworthy: expected true or false", g->name);
-			return -EINVAL;
-		}
-	}
+	if (gate_bool(g->name, j, "allow-untrustworthy", &allow) ||
+	    gate_bool(g->name, j, "require-power", &power))
+		return -EINVAL;
 	g->max_overhead = isnan(o->max_overhead) ? mo : o->max_overhead;
 	g->max_regression = isnan(o->max_regression) ? mr : o->max_regression;
 	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
 	g->allow = o->allow_untrustworthy < 0 ? allow : o->allow_untrustworthy;
+	g->require_power = o->require_power || power;
 	return 0;
 }
 
@@ -122,6 +135,31 @@ static void check_limit(struct tb_gate_cell *gc, double point, double lo, double
 	}
 }
 
+/*
+ * Power: can this check see an effect of the limit's size? mde (same unit as lim) above a
+ * finite limit makes the cell underpowered, a warning or, with --require-power, a failure.
+ */
+static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double mde, double lim,
+			const char *what, const char *unit)
+{
+	if (!isfinite(mde) || !isfinite(lim) || mde <= lim)
+		return;
+	if (!gc->underpowered || mde - lim > gc->mde - gc->mde_limit) {
+		gc->mde = mde;
+		gc->mde_limit = lim;
+		gc->mde_unit = unit;
+	}
+	gc->underpowered = true;
+	add_msg(gc,
+		"underpowered: MDE %.1f%s exceeds %s %g%s, so an effect up to the limit could "
+		"pass unseen (more rounds or longer samples)%s",
+		mde, unit, what, lim, unit, g->require_power ? "; fails with --require-power" : "");
+	if (g->require_power)
+		fail(gc, "underpowered");
+	else
+		gc->warn = true;
+}
+
 /* The cell on its own: its baseline measured, its overhead against max-overhead. */
 static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 {
@@ -146,6 +184,9 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 		check_limit(gc, o->pct, o->ci_lo, 100 * g->max_overhead, "overhead",
 			    "exceeds max-overhead %g%%: the CI's lower bound is above it",
 			    "above max-overhead %g%% but not significantly: measure more rounds");
+		/* A cell that failed already needs no word on what it could have missed. */
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%");
 	}
 	if (!untrusted)
 		return;
@@ -157,12 +198,35 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 	}
 }
 
+/*
+ * The MDE of the regression check of row w, in its unit: for a baseline cell the ns/op change
+ * in % (a two-sample test of the two sample sets), for a traced cell the overhead change in
+ * percentage points (two independent estimates: the root of the sum of their squared MDEs).
+ */
+static double change_mde(const struct tb_gate *g, const struct tb_cmp_row *w)
+{
+	const struct tb_cell *a = w->a, *b = w->b;
+	double power = g->r->power > 0 && g->r->power < 1 ? g->r->power : 0.8;
+
+	if (a->baseline)
+		return a->summary.median > 0
+			       ? 100 *
+					 tb_stats_mde(a->summary.sd, a->summary.n, b->summary.sd,
+						      b->summary.n, g->alpha, power) /
+					 a->summary.median
+			       : NAN;
+	return hypot(a->overhead.mde_pct, b->overhead.mde_pct);
+}
+
 /* The cell against the baseline result (w: its row in the comparison, NULL when absent). */
 static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 			     const struct tb_cmp_row *w)
 {
 	double lim = 100 * g->max_regression;
+	char note[768];
 
+	if (w && w->caveats)
+		add_msg(gc, "note: %s", tb_cmp_row_note(g->cmp, w, note, sizeof(note)));
 	if (!w) {
 		add_msg(gc, "not in %s: no regression check", g->old_name);
 	} else if (gc->c->baseline) {
@@ -171,12 +235,16 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 		check_limit(gc, w->ns_pct, w->ns_ci_lo, lim, "regression",
 			    "baseline ns/op regressed by more than max-regression %g%%",
 			    "above max-regression %g%% but not significantly");
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%");
 	} else if (w->traced) {
 		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
 			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
 		check_limit(gc, w->ovh_change, w->ovh_ci_lo, lim, "regression",
 			    "overhead regressed by more than max-regression %g percentage points",
 			    "above max-regression %g pp but not significantly");
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp");
 	}
 }
 
@@ -193,6 +261,7 @@ static void evaluate(struct tb_gate *g, const struct tb_result *r)
 			judge_regression(g, gc, g->cmp ? tb_compare_find(g->cmp, gc->c) : NULL);
 		g->nfail += gc->st == TB_GATE_FAIL;
 		g->nskip += gc->st == TB_GATE_SKIP;
+		g->nunderpowered += gc->underpowered;
 	}
 }
 

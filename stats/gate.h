@@ -9,6 +9,9 @@
  * significantly more than max-regression: the lower end of the change's CI is above it.
  * "Significantly" keeps a noisy but acceptable tracer from failing builds at random; a point
  * estimate above the limit without significance passes with a warning to measure longer.
+ * A cell whose minimal detectable effect (MDE) exceeds a limit it is gated against is
+ * underpowered: an effect up to the limit could pass unseen. It passes with a warning in every
+ * output, or fails with --require-power.
  *
  * gate.c evaluates (struct tb_gate); outputs/gate-formats.h writes the table, JUnit XML,
  * Markdown and github-action-benchmark JSON of an evaluated gate.
@@ -36,6 +39,7 @@ struct tb_gate_opts {
 	double max_regression;	 /* fraction (baseline ns/op) / percentage points (overhead) */
 	double alpha;		 /* CIs at 1 - alpha */
 	int allow_untrustworthy; /* -1 unset, 0, 1 */
+	bool require_power;	 /* an underpowered cell fails instead of warning */
 	const char *name;	 /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
@@ -53,9 +57,13 @@ enum tb_gate_status {
 struct tb_gate_cell {
 	const struct tb_cell *c; /* borrowed from the gated result */
 	enum tb_gate_status st;
-	const char *type; /* failure type for JUnit: "overhead", "regression", "untrustworthy" */
-	char msg[768];	  /* what was checked and found, "; " between the checks */
-	bool warn;	  /* passed, but the point estimate is over a limit */
+	const char *type;      /* failure type for JUnit: "overhead", "regression", "untrustworthy",
+			     "underpowered" */
+	char msg[1024];	       /* what was checked and found, "; " between the checks */
+	bool warn;	       /* passed, but the point estimate is over a limit, or underpowered */
+	bool underpowered;     /* its MDE exceeds a limit it was gated against */
+	double mde, mde_limit; /* the largest MDE over its limit, that limit, in mde_unit */
+	const char *mde_unit;  /* "%" or " pp" */
 };
 
 /* An evaluated gate: the thresholds that applied and a verdict per cell of the result. */
@@ -63,6 +71,8 @@ struct tb_gate {
 	const char *name, *old_name; /* the result and the baseline result, for messages */
 	double max_overhead, max_regression, alpha; /* resolved; INFINITY: no limit */
 	bool allow;		    /* untrustworthy cells are skipped, not failed */
+	bool require_power;	    /* underpowered cells fail */
+	size_t nunderpowered;	    /* cells whose MDE exceeds a limit they were gated against */
 	bool has_old;		    /* regressions checked against a baseline result */
 	struct tb_gate_cell *cells; /* one per cell of the result, in its order */
 	size_t ncells, nfail, nskip;

@@ -20,7 +20,9 @@
 
 #include "result/result.h"
 #include "result/measured.h"
+#include "result/proof.h"
 #include "stats/stats.h"
+#include "stats/verdict.h"
 #include "core/tb.h"
 
 /* Consistency constant: 1.4826 * MAD estimates sd for normal data. */
@@ -528,73 +530,54 @@ static int summarize_cell(struct tb_cell *c)
 	return 0;
 }
 
-static void set_reason(struct tb_overhead *o, enum tb_verdict v, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void set_reason(struct tb_overhead *o, enum tb_verdict v, const char *fmt, ...)
+/* Σ run_time_ns / Σ run_cnt of the BPF programs over c's measured samples; NAN: none. */
+static double bpf_ns_per_run(const struct tb_cell *c)
 {
-	va_list ap;
+	int64_t cnt = 0, ns = 0;
 
-	o->verdict = v;
-	va_start(ap, fmt);
-	vsnprintf(o->reason, sizeof(o->reason), fmt, ap);
-	va_end(ap);
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
+			cnt = tb_add_sat(cnt, s->bpf_run_cnt);
+			ns = tb_add_sat(ns, s->bpf_run_time_ns);
+		}
+	}
+	return cnt > 0 ? (double)ns / (double)cnt : NAN;
 }
 
-static void verdict(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c)
+/*
+ * The proof of tracing and what the cost figures mean (result/proof.h): events/op, ns/event
+ * only where it is a cost per event of the workload, else the reason; the cost per context
+ * switch or per sample where that drives a counter's or a sampler's cost.
+ */
+static void cost_figures(struct tb_cell *c, size_t nt)
 {
-	const double max_cv = r->max_cv > 0 ? r->max_cv : TB_MAX_CV;
 	struct tb_overhead *o = &c->overhead;
-	int64_t events = tb_cell_events(c), lost = tb_cell_lost(c);
-	double thr = 100 * r->noise_threshold;
+	int64_t events = tb_cell_events(c);
+	const char *unit;
+	double per;
 
-	if (!base) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "no baseline cell for workload %s",
-			   c->workload);
-	} else if (c->error) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "cell failed: %s", c->error);
-	} else if (base->error) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "baseline cell failed: %s", base->error);
-	} else if (lost > 0) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "%lld events lost (%lld recorded)",
-			   (long long)lost, (long long)events);
-	} else if (events == 0 && c->tracer_type && strcmp(c->tracer_type, "none")) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
-			   "the tracer recorded no events: it did not trace this workload");
-	} else if (c->summary.n < TB_MIN_ROUNDS || base->summary.n < TB_MIN_ROUNDS) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
-			   "only %zu traced and %zu baseline measured rounds (need %d)",
-			   c->summary.n, base->summary.n, TB_MIN_ROUNDS);
-	} else if (c->summary.cv > max_cv || base->summary.cv > max_cv) {
-		bool t = c->summary.cv > max_cv;
-
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
-			   "too noisy: CV of the %s cell %.1f%% > %.0f%%",
-			   t ? "traced" : "baseline", 100 * (t ? c->summary.cv : base->summary.cv),
-			   100 * max_cv);
-	} else if (r->foreign && json_array_size(r->foreign)) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "foreign instrumentation active: %s%s",
-			   json_string_value(json_array_get(r->foreign, 0)),
-			   json_array_size(r->foreign) > 1 ? " (and more)" : "");
-	} else if (!isfinite(o->ci_lo) || !isfinite(o->ci_hi) || !isfinite(o->pct)) {
-		set_reason(o, TB_VERDICT_UNTRUSTWORTHY, "no confidence interval could be computed");
-	} else if ((o->ci_lo > 0 || o->ci_hi < 0) && fabs(o->pct) > thr) {
-		set_reason(o, TB_VERDICT_OVERHEAD,
-			   "%+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%+.1f ns/op)%s",
-			   o->pct, o->ci_lo, o->ci_hi, 100 * r->confidence, o->ns_per_op,
-			   o->pct < 0 ? "; traced is faster than the baseline: suspect the setup"
-				      : "");
-	} else if (o->ci_lo > 0 || o->ci_hi < 0) {
-		set_reason(
-			o, TB_VERDICT_NO_OVERHEAD,
-			"%+.2f%% is within the %.2g%% noise threshold; CI [%+.2f%%, %+.2f%%]; MDE %.2f%%",
-			o->pct, thr, o->ci_lo, o->ci_hi, o->mde_pct);
-	} else {
-		set_reason(
-			o, TB_VERDICT_NO_OVERHEAD,
-			"CI [%+.2f%%, %+.2f%%] includes 0; could have detected %.2f%% (MDE at alpha %.2g, power %.2g)",
-			o->ci_lo, o->ci_hi, o->mde_pct, r->alpha, r->power);
+	tb_proof_judge(c, c->summary.median, tb_streq(c->tracer_type, "none"), &c->proof);
+	if (events >= 0 && c->ops_per_sample && nt)
+		o->events_per_op =
+			(double)events / ((double)c->ops_per_sample *
+					  (double)(c->threads ? c->threads : 1) * (double)nt);
+	if (tb_proof_ns_per_event_ok(c, &c->proof, o->nse_reason, sizeof(o->nse_reason))) {
+		per = c->proof.events_per_op;
+		o->ns_per_event = o->ns_per_op / per;
+		o->nse_ci_lo = o->ns_ci_lo / per;
+		o->nse_ci_hi = o->ns_ci_hi / per;
 	}
+	if (tb_proof_driver(c, &c->proof, &unit, &per, o->driver_reason,
+			    sizeof(o->driver_reason))) {
+		snprintf(o->driver, sizeof(o->driver), "%s", unit);
+		o->driver_per_op = per;
+		o->ns_per_driver = o->ns_per_op / per;
+		o->npd_lo = o->ns_ci_lo / per;
+		o->npd_hi = o->ns_ci_hi / per;
+	}
+	o->bpf_ns_per_run = bpf_ns_per_run(c);
 }
 
 static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *base)
@@ -604,14 +587,10 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 	const struct tb_summary *sb, *st;
 	struct tb_cellpair pair = {0};
 	double *vb = NULL, *vt = NULL, ci[2], nci[2];
-	size_t nb, nt;
-	int64_t events;
+	size_t nb = 0, nt = 0;
 	int ret = 0;
 
-	memset(o, 0, sizeof(*o));
-	o->pct = o->ci_lo = o->ci_hi = o->mean_pct = o->ns_per_op = o->ns_ci_lo = NAN;
-	o->ns_ci_hi = o->events_per_op = o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
-	o->bpf_ns_per_run = o->p_mannwhitney = o->p_welch = o->hl_shift_ns = o->mde_pct = NAN;
+	tb_overhead_init(o);
 	c->has_overhead = true;
 	if (!base)
 		goto verdict;
@@ -645,34 +624,9 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 		o->ns_ci_lo = nci[0];
 		o->ns_ci_hi = nci[1];
 	}
-	events = tb_cell_events(c);
-	if (events >= 0 && c->ops_per_sample && nt) {
-		o->events_per_op =
-			(double)events / ((double)c->ops_per_sample *
-					  (double)(c->threads ? c->threads : 1) * (double)nt);
-		if (o->events_per_op > 0) {
-			o->ns_per_event = o->ns_per_op / o->events_per_op;
-			o->nse_ci_lo = o->ns_ci_lo / o->events_per_op;
-			o->nse_ci_hi = o->ns_ci_hi / o->events_per_op;
-		}
-	}
-	{
-		int64_t cnt = 0, ns = 0;
-
-		for (size_t i = 0; i < c->nsamples; i++) {
-			const struct tb_sample *s = &c->samples[i];
-
-			if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 &&
-			    s->bpf_run_time_ns >= 0) {
-				cnt = tb_add_sat(cnt, s->bpf_run_cnt);
-				ns = tb_add_sat(ns, s->bpf_run_time_ns);
-			}
-		}
-		if (cnt > 0)
-			o->bpf_ns_per_run = (double)ns / (double)cnt;
-	}
 verdict:
-	verdict(r, base, c);
+	cost_figures(c, nt);
+	tb_verdict_judge(r, base, c);
 out:
 	tb_stats_cellpair_free(&pair);
 	free(vb);

@@ -9,6 +9,8 @@ enum {
 	TB_FIX_HOSTILE = 1 << 0, /* names with <script>, quotes, ampersands, underscores */
 	TB_FIX_NO_LATENCY = 1 << 1,
 	TB_FIX_NO_RATE = 1 << 2,
+	/* Only getpid x none and tp-getpid: README's "A scenario", one traced cell without BPF */
+	TB_FIX_README = 1 << 3,
 };
 
 /*

@@ -67,6 +67,17 @@ bool tb_test_tracing_captured(void);
  * test's to check). who names the test in the printed difference. Nothing when not captured.
  */
 void tb_test_assert_tracing_unchanged(const char *who);
+/* In a suite that traces: skip the test unless root with the tracing state captured. */
+#define TB_NEED_TRACING()                               \
+	do {                                            \
+		if (!tb_test_is_root())                 \
+			TB_SKIP("needs root");          \
+		if (!tb_test_tracing_captured())        \
+			TB_SKIP("tracefs unavailable"); \
+	} while (0)
+/* The ids of loaded BPF programs named tb_* (ours: bundled and test objects), up to max into
+ * ids; returns how many. */
+size_t tb_test_bpf_progs(uint32_t *ids, size_t max);
 /* True when this process has no armed record in the scratch state directory. */
 bool tb_test_armed_record_empty(void);
 

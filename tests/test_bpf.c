@@ -22,6 +22,8 @@
 #include "host/armed.h"
 #include "scenario/scenario.h"
 #include "core/tb.h"
+#include "host/bpf-freeing.h"
+#include "host/tracing-state.h"
 #include "tb_test.h"
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
@@ -53,21 +55,7 @@ struct snapshot {
 /* Ids of loaded programs whose names start with tb_ (ours: bundled and test objects). */
 static void snap_progs(struct snapshot *s)
 {
-	struct bpf_prog_info info;
-	__u32 id = 0, len;
-	int fd;
-
-	s->n = 0;
-	while (!bpf_prog_get_next_id(id, &id) && s->n < MAX_IDS) {
-		fd = bpf_prog_get_fd_by_id(id);
-		if (fd < 0)
-			continue;
-		memset(&info, 0, sizeof(info));
-		len = sizeof(info);
-		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strncmp(info.name, "tb_", 3))
-			s->ids[s->n++] = id;
-		close(fd);
-	}
+	s->n = (int)tb_test_bpf_progs(s->ids, MAX_IDS);
 }
 
 static int snap_equal(const struct snapshot *a, const struct snapshot *b)
@@ -683,6 +671,68 @@ static void test_lifecycle(void)
 	state_check();
 }
 
+/*
+ * Teardown returns only once the kernel freed the tracer's programs (it frees them
+ * asynchronously), and notes them in the freeing record; a program is recognised there by its
+ * id and load time only, and a malformed record line is ignored (issue 15).
+ */
+static void test_teardown_waits(void)
+{
+	const char *kv[] = {"program=syscall-count", NULL};
+	struct tb_bpf_obj o = {0}, other;
+	char path[4200], *text = NULL;
+	struct tr r;
+	FILE *f;
+
+	NEED_BPF();
+	CU_ASSERT_EQUAL_FATAL(tr_init(&r, kv), 0);
+	r.t.target = getpid();
+	CU_ASSERT_EQUAL_FATAL(bpf_ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL(bpf_ops->start(&r.t), 0);
+	{
+		json_t *st = tb_tracing_state_capture();
+		size_t i;
+		json_t *v;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+		json_array_foreach(
+			json_object_get(st, "bpf_progs"), i,
+			v) if (!strncmp(json_string_value(json_object_get(v, "name")), "tb_sc_", 6))
+			o.id = (uint32_t)json_integer_value(json_object_get(v, "id"));
+		json_decref(st);
+	}
+	CU_ASSERT_FATAL(o.id != 0);
+	CU_ASSERT(tb_bpf_obj_exists(&o));
+	CU_ASSERT_EQUAL(bpf_ops->stop(&r.t), 0);
+	bpf_ops->teardown(&r.t);
+	/* Gone when teardown returns: bpf_prog_get_fd_by_id says ENOENT. */
+	CU_ASSERT(!tb_bpf_obj_exists(&o));
+	snprintf(path, sizeof(path), "%s/bpf-freeing", run_dir);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &text, NULL), 0);
+	snprintf(path, sizeof(path), "prog %u ", o.id);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, path));
+	free(text);
+	/* The record names a program by id and load time: another load time is not ours. */
+	o.load_time = 12345;
+	CU_ASSERT_EQUAL(tb_bpf_freeing_note(&o, 1), 0);
+	CU_ASSERT(tb_bpf_freeing_has(o.id, 12345));
+	CU_ASSERT(!tb_bpf_freeing_has(o.id, 54321));
+	other = o;
+	other.id = o.id + 1000000;
+	CU_ASSERT(!tb_bpf_freeing_has(other.id, 12345));
+	snprintf(path, sizeof(path), "%s/bpf-freeing", run_dir);
+	f = fopen(path, "a");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs("prog x y\n", f);
+	fclose(f);
+	CU_ASSERT(tb_bpf_freeing_has(o.id, 12345));
+	/* Settling prunes what is gone: the record goes. */
+	CU_ASSERT_EQUAL(tb_bpf_freeing_settle(100000000), 0);
+	CU_ASSERT_NOT_EQUAL(access(path, F_OK), 0);
+	tr_free(&r);
+	state_check();
+}
+
 static int suite_init(void)
 {
 	const char *tmp = tb_test_tmpdir();
@@ -716,6 +766,7 @@ static CU_TestInfo bpf_tests[] = {
 	{"bad scenario names the section", test_bad_scenario},
 	{"unknown program", test_unknown_program},
 	{"teardown idempotent", test_lifecycle},
+	{"teardown waits until the kernel freed its programs", test_teardown_waits},
 	CU_TEST_INFO_NULL,
 };
 

@@ -145,8 +145,8 @@ static void test_ready_timeout(void)
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ETIMEDOUT);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.t.error, "not ready after"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.t.error, "started")); /* its last output */
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_log_last_error(), "not ready after"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_log_last_error(), "started")); /* its last output */
 	pid = read_pid(pidfile);
 	CU_ASSERT(pid > 0);
 	if (pid > 0)
@@ -185,10 +185,10 @@ static void test_dies_before_ready(void)
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ECHILD);
 	/* What happened, in words, with its last output: not "No child processes". */
-	CU_ASSERT_PTR_NOT_NULL(strstr(r.t.error, "exited with status 4 before it was ready"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_log_last_error(), "exited with status 4 before it was ready"));
 	CU_ASSERT_PTR_NOT_NULL(
-		strstr(r.t.error, "loading | attach failed: Operation not permitted"));
-	CU_ASSERT_PTR_NULL(strstr(r.t.error, strerror(ECHILD)));
+		strstr(tb_log_last_error(), "loading | attach failed: Operation not permitted"));
+	CU_ASSERT_PTR_NULL(strstr(tb_log_last_error(), strerror(ECHILD)));
 	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	run_fini(&r);
 }

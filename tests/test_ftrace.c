@@ -151,14 +151,6 @@ out:
 	return ret;
 }
 
-#define NEED_TRACEFS()                                  \
-	do {                                            \
-		if (!tb_test_is_root())                 \
-			TB_SKIP("needs root");          \
-		if (!tb_test_tracing_captured())        \
-			TB_SKIP("tracefs unavailable"); \
-	} while (0)
-
 static void within_1pct(int64_t got, uint64_t want)
 {
 	double d = (double)got - (double)want;
@@ -179,7 +171,7 @@ static void test_getpid_exact(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    %llu getpid: events %lld, lost %lld ", (unsigned long long)n,
 	       (long long)st.events, (long long)st.lost);
@@ -200,7 +192,7 @@ static void test_many_events(void)
 	const uint64_t n = 10000;
 	json_int_t enabled;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	enabled = json_integer_value(json_object_get(st.extra, "events_enabled"));
 	printf("\n    %lld events enabled: %lld recorded ", (long long)enabled,
@@ -222,7 +214,7 @@ static void test_threads_followed(void)
 	const uint64_t n = 20000;
 	int ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	threaded = true;
 	ret = run_traced("ftrace-events", kv, n, &st, err, sizeof(err));
 	threaded = false;
@@ -244,7 +236,7 @@ static void test_glob_and_filter(void)
 	char err[256];
 	const uint64_t n = 50000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	within_1pct(st.events, n);
 	json_decref(st.extra);
@@ -256,7 +248,10 @@ static void test_stream(void)
 	static const struct kv kv[] = {{"events", "syscalls:sys_enter_getpid"},
 				       {"consumer", "stream"},
 				       {"buffer-size", "4M"},
+				       {"keep-raw", "true"},
 				       {NULL, NULL}};
+	static const struct kv deleted[] = {
+		{"events", "syscalls:sys_enter_getpid"}, {"consumer", "stream"}, {NULL, NULL}};
 	struct tb_tracer_stats st;
 	const char *file;
 	json_int_t bytes, read;
@@ -265,7 +260,7 @@ static void test_stream(void)
 	FILE *f;
 	long size = 0;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
 	file = json_string_value(json_object_get(st.extra, "stream_file"));
@@ -281,11 +276,23 @@ static void test_stream(void)
 	CU_ASSERT(bytes > 0);
 	CU_ASSERT(size >= bytes);
 	CU_ASSERT(read > 0);
+	CU_ASSERT_EQUAL(st.disk_bytes, bytes);
 	printf("\n    stream: events %lld (read %lld), lost %lld, %lld bytes, cpu %.3fs ",
 	       (long long)st.events, (long long)read, (long long)st.lost, (long long)bytes,
 	       st.cpu_s);
 	within_1pct(st.events + st.lost, n);
 	CU_ASSERT(st.cpu_s >= 0);
+	unlink(file);
+	json_decref(st.extra);
+	/* Without keep-raw the stream is written, counted and deleted (issue 15). */
+	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", deleted, n, &st, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(st.extra);
+	file = json_string_value(json_object_get(st.extra, "stream_file"));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	CU_ASSERT(access(file, F_OK) != 0);
+	CU_ASSERT(st.disk_bytes > 0);
+	CU_ASSERT_EQUAL(st.disk_bytes,
+			json_integer_value(json_object_get(st.extra, "stream_bytes")));
 	json_decref(st.extra);
 	tb_test_assert_tracing_unchanged("ftrace");
 }
@@ -300,7 +307,7 @@ static void test_tiny_buffer_loses(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K buffer: events %lld, lost %lld ", (long long)st.events,
 	       (long long)st.lost);
@@ -322,7 +329,7 @@ static void test_flight_recorder(void)
 	char err[256];
 	const uint64_t n = 100000;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(run_traced("ftrace-events", kv, n, &st, err, sizeof(err)), 0);
 	printf("\n    4K flight recorder: events %lld, lost %lld, overwritten %lld ",
 	       (long long)st.events, (long long)st.lost,
@@ -341,7 +348,7 @@ static void test_unknown_event(void)
 	struct tb_tracer_stats st;
 	char err[256];
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_NOT_EQUAL(run_traced("ftrace-events", kv, 10, &st, err, sizeof(err)), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "nosuch:event_x"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "events"));
@@ -360,7 +367,7 @@ static void test_bad_filter(void)
 	size_t len;
 	int saved, fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* The error goes to the log (stderr): capture it to check what it names. */
 	snprintf(path, sizeof(path), "%s/stderr", tb_test_tmpdir());
 	fflush(stderr);
@@ -387,7 +394,7 @@ static void test_events_expand(void)
 	char err[128];
 	size_t i;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_EQUAL_FATAL(tb_split_list("sched:sched_switch, sched:sched_switc*", &specs), 0);
 	CU_ASSERT_EQUAL(tb_tracefs_events_expand(&specs, &out, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(out.n, 1); /* duplicates merged */
@@ -471,7 +478,7 @@ static void test_foreign(void)
 	char name[64], id[32];
 	int fd;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	/* Our own instance is not foreign; another one is. */
 	CU_ASSERT_EQUAL_FATAL(tb_tracefs_instance_new("foreign-test", &inst), 0);
 	CU_ASSERT_FALSE(foreign_has("foreign-test"));
@@ -538,7 +545,7 @@ static void test_function_tracer(void)
 	char why[256] = "", err[256];
 	int sup, ret;
 
-	NEED_TRACEFS();
+	TB_NEED_TRACING();
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	sup = ops->supported(why, sizeof(why));
 	ret = run_traced("ftrace-function", kv, 20000, &st, err, sizeof(err));
@@ -552,7 +559,9 @@ static void test_function_tracer(void)
 		CU_ASSERT_PTR_NOT_NULL(strstr(why, "current_tracer") ? why
 								     : strstr(why, "tracefs"));
 		if (sup == -EPERM)
-			CU_ASSERT_STRING_EQUAL(why, "writing 'function' to current_tracer: Operation not permitted");
+			CU_ASSERT_STRING_EQUAL(
+				why,
+				"writing 'function' to current_tracer: Operation not permitted");
 		/* setup refuses with the probed reason, and leaves nothing armed. */
 		CU_ASSERT_EQUAL(ret, sup);
 		CU_ASSERT(tb_test_armed_record_empty());

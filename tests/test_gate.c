@@ -12,6 +12,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "outputs/compare-formats.h"
+#include "outputs/gate-formats.h"
 #include "stats/compare.h"
 #include "cli/gate-run.h"
 #include "stats/gate.h"
@@ -250,14 +251,33 @@ static void test_gate_outputs(void)
 	doc = json_load_file(bj, 0, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	CU_ASSERT(json_is_array(doc));
-	CU_ASSERT_EQUAL(json_array_size(doc), 3); /* 2 ns/op + 1 overhead */
-	json_t *e = json_array_get(doc, 2);
-	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "unit")), "%");
-	CU_ASSERT(json_is_number(json_object_get(e, "value")));
-	CU_ASSERT(json_number_value(json_object_get(e, "value")) > 10);
-	CU_ASSERT(json_is_string(json_object_get(e, "range")));
-	CU_ASSERT(json_is_string(json_object_get(e, "extra")));
-	CU_ASSERT(json_is_string(json_object_get(e, "name")));
+	/* 2 cells' ns/op, then the traced cell's added ns/op, ns/event (when detectable), %. */
+	{
+		size_t k, nsop = 0, added = 0, pct = 0;
+		json_t *e;
+
+		json_array_foreach(doc, k, e)
+		{
+			const char *unit = json_string_value(json_object_get(e, "unit"));
+			const char *name = json_string_value(json_object_get(e, "name"));
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(unit);
+			CU_ASSERT_PTR_NOT_NULL_FATAL(name);
+			CU_ASSERT(json_is_number(json_object_get(e, "value")));
+			CU_ASSERT(json_is_string(json_object_get(e, "extra")));
+			nsop += !strcmp(unit, "ns/op") && !strstr(name, "added");
+			added += !strcmp(unit, "ns/op") && strstr(name, " added ns/op") != NULL;
+			if (!strcmp(unit, "%")) {
+				pct++;
+				CU_ASSERT(json_number_value(json_object_get(e, "value")) > 10);
+				CU_ASSERT_PTR_NOT_NULL(strstr(
+					json_string_value(json_object_get(e, "extra")), "CI ["));
+			}
+		}
+		CU_ASSERT_EQUAL(nsop, 2);
+		CU_ASSERT_EQUAL(added, 1);
+		CU_ASSERT_EQUAL(pct, 1);
+	}
 	json_decref(doc);
 
 	/* an unwritable output is bad input (exit 2) */
@@ -400,11 +420,166 @@ static void test_gate_simulation(void)
 	gsl_rng_free(rng);
 }
 
+/* The overhead entry of the traced cell 1 of fail.json with its CI set to [lo, hi]. */
+static json_t *overhead_entry(struct tb_gate *g, struct tb_result *r, double lo, double hi)
+{
+	json_t *doc, *e, *found = NULL;
+	size_t k;
+
+	r->cells[1].overhead.ci_lo = lo;
+	r->cells[1].overhead.ci_hi = hi;
+	doc = tb_gate_benchmark_json(g);
+	json_array_foreach(doc, k, e) if (!strcmp(json_string_value(json_object_get(e, "unit")),
+						  "%")) found = json_incref(e);
+	json_decref(doc);
+	return found;
+}
+
+/*
+ * github-action-benchmark's range is one half-width: given only for a symmetric CI; an
+ * asymmetric one (as [+363.06, +479.27] around +400) has both bounds in extra (issue 15).
+ */
+static void test_benchmark_range(void)
+{
+	struct tb_result *r = fixture("fail.json");
+	struct tb_gate_opts o;
+	struct tb_gate g;
+	json_t *e;
+	double p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tb_gate_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, r, NULL, &o), 0);
+	p = r->cells[1].overhead.pct;
+	e = overhead_entry(&g, r, p - 36.94, p + 79.27);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_PTR_NULL(json_object_get(e, "range"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_object_get(e, "extra")), "CI ["));
+	json_decref(e);
+	e = overhead_entry(&g, r, p - 10, p + 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(e, "range")), "± 10");
+	json_decref(e);
+	tb_gate_release(&g);
+	tb_result_free(r);
+}
+
+static bool file_has(const char *path, const char *needle)
+{
+	char *text = slurp(path);
+	bool found = text && strstr(text, needle);
+
+	free(text);
+	return found;
+}
+
+/*
+ * A cell whose MDE exceeds the limit gated passes with a warning in every output, and fails
+ * with --require-power (issue 15: perf-99hz, MDE 17.6% against a 5% limit).
+ */
+static void test_gate_power(void)
+{
+	struct tb_result *r = fixture("pass.json");
+	const char *dir = tb_test_tmpdir();
+	char junit[256], md[256], bj[256];
+	struct tb_gate_opts o;
+	struct tb_gate g;
+	double mde;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tb_gate_opts_init(&o);
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, r, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.nunderpowered, 0);
+	mde = r->cells[1].overhead.mde_pct;
+	CU_ASSERT(isfinite(mde) && mde > 0);
+	tb_gate_release(&g);
+	/* A limit below the cell's MDE: underpowered. */
+	o.max_overhead = mde / 100 / 2;
+	snprintf(junit, sizeof(junit), "%s/junit.xml", dir);
+	snprintf(md, sizeof(md), "%s/summary.md", dir);
+	snprintf(bj, sizeof(bj), "%s/bench.json", dir);
+	o.junit = junit;
+	o.markdown = md;
+	o.benchmark_json = bj;
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, r, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.nunderpowered, 1);
+	CU_ASSERT(tb_gate_passed(&g));
+	CU_ASSERT(g.cells[1].warn && g.cells[1].underpowered);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.cells[1].msg, "underpowered: MDE"));
+	tb_gate_release(&g);
+	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT(file_has(junit, "<property name=\"underpowered\" value=\"1\"/>"));
+	CU_ASSERT(file_has(junit, "warning: 1 cell is underpowered"));
+	CU_ASSERT(file_has(md, "**Warning:** 1 cell is underpowered"));
+	CU_ASSERT(file_has(bj, "underpowered: MDE"));
+	/* --require-power: the same cell fails, typed so in JUnit. */
+	o.require_power = true;
+	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT(file_has(junit, "<failure type=\"underpowered\""));
+	tb_result_free(r);
+}
+
+static void test_compare_notes(void)
+{
+	struct tb_result *a = fixture("a.json"), *b = fixture("a.json");
+	struct tb_comparison *c = NULL;
+	const struct tb_cmp_row *w;
+	char note[768], *text = NULL;
+	size_t len = 0;
+	json_t *doc;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_FATAL(a->ncells >= 2 && !a->cells[1].baseline);
+	a->cells[1].error = strdup("tracer start failed");
+	b->max_cv = a->max_cv * 2;
+	for (size_t i = 0; i < b->cells[1].nsamples; i++) {
+		b->cells[1].samples[i].elapsed_ns *= 5;
+		b->cells[1].samples[i].ops *= 5;
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "old.json", "new.json", 0, &c), 0);
+	w = tb_compare_find(c, &b->cells[1]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT(w->caveats & TB_CMP_A_UNTRUSTED);
+	CU_ASSERT(w->caveats & TB_CMP_DURATION);
+	CU_ASSERT(w->caveats & TB_CMP_SETTINGS);
+	tb_cmp_row_note(c, w, note, sizeof(note));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "old.json untrustworthy: tracer start failed"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "samples of"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(note, "settings differ: max-cv"));
+	/* The baseline row has the other settings too, but not the untrustworthy side. */
+	w = tb_compare_find(c, &b->cells[0]);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+	CU_ASSERT_EQUAL(w->caveats, TB_CMP_SETTINGS);
+	f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	tb_compare_print(f, c);
+	tb_compare_markdown(f, c);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  ! note: old.json untrustworthy"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "⚠️ old.json untrustworthy"));
+	free(text);
+	doc = tb_compare_to_json(c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(json_string_value(json_object_get(
+			       json_array_get(json_object_get(doc, "cells"), 1), "note")),
+		       "untrustworthy"));
+	json_decref(doc);
+	tb_compare_free(c);
+	tb_result_free(a);
+	tb_result_free(b);
+}
+
 static CU_TestInfo gate_tests[] = {
 	{"compare: matching, changes, environment diff", test_compare_build},
 	{"gate: pass, fail, untrustworthy, regression", test_gate_fixtures},
 	{"gate: thresholds from the result's [gate]", test_gate_thresholds_from_result},
 	{"gate: JUnit, Markdown, benchmark JSON", test_gate_outputs},
+	{"gate: benchmark JSON range only for a symmetric CI", test_benchmark_range},
+	{"gate: underpowered cells warn, --require-power fails them", test_gate_power},
+	{"compare: notes beside untrustworthy or differently set rows", test_compare_notes},
 	{"compare/gate commands: bad input exits 2", test_commands_bad_input},
 	{"gate simulation: false positives and power", test_gate_simulation},
 	CU_TEST_INFO_NULL,

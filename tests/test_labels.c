@@ -73,7 +73,7 @@ static void test_result(void)
 	CU_ASSERT_EQUAL(tb_result_from_json(doc, "t", &back), -EINVAL);
 	tb_log_set_level(TB_LOG_INFO);
 	CU_ASSERT_PTR_NOT_NULL(strstr(tb_result_last_error(), "labels"));
-	json_object_set(doc, "labels", json_string("x"));
+	json_object_set_new(doc, "labels", json_string("x"));
 	tb_log_set_level(TB_LOG_SILENT);
 	CU_ASSERT_EQUAL(tb_result_from_json(doc, "t", &back), -EINVAL);
 	tb_log_set_level(TB_LOG_INFO);

@@ -35,8 +35,12 @@ static void test_durations(void)
 
 	CU_ASSERT_EQUAL(tb_parse_duration("2s", &v), 0);
 	CU_ASSERT_EQUAL(v, 2000000000ull);
-	CU_ASSERT_EQUAL(tb_parse_duration("2", &v), 0);
-	CU_ASSERT_EQUAL(v, 2000000000ull);
+	/* A number without a unit is refused (500 ms or 500 s?), but 0 is 0 in every unit. */
+	CU_ASSERT_EQUAL(tb_parse_duration("2", &v), -EDOM);
+	CU_ASSERT_EQUAL(tb_parse_duration("500", &v), -EDOM);
+	CU_ASSERT_EQUAL(tb_parse_duration("0", &v), 0);
+	CU_ASSERT_EQUAL(v, 0);
+	CU_ASSERT_EQUAL(tb_parse_duration("0.0", &v), 0);
 	CU_ASSERT_EQUAL(tb_parse_duration("10ms", &v), 0);
 	CU_ASSERT_EQUAL(v, 10000000ull);
 	CU_ASSERT_EQUAL(tb_parse_duration("5us", &v), 0);

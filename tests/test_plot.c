@@ -193,12 +193,25 @@ static void test_data_files(void)
 	for (n = 0, i = 0; i < fix->ncells; i++)
 		n += fix->cells[i].has_overhead && isfinite(fix->cells[i].overhead.ns_per_event);
 	CU_ASSERT_EQUAL(d.nrows, n);
-	for (i = 0; i < d.nrows; i++) {
-		bool bpf = strstr(str(&d, i, 2), "bpf") != NULL;
-
-		CU_ASSERT_EQUAL(isfinite(num(&d, i, 7)), bpf);
+	for (n = 0, i = 0; i < d.nrows; i++) {
+		n += strstr(str(&d, i, 2), "bpf") != NULL;
 		if (i)
 			CU_ASSERT(num(&d, i, 4) <= num(&d, i - 1, 4));
+	}
+	{
+		struct dat b;
+
+		/* The BPF run times have their own rows: those of the bpf tracers, finite. */
+		CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "ns-per-event-bpf", &b), 0);
+		CU_ASSERT_EQUAL(b.nrows, n);
+		for (i = 0; i < b.nrows; i++) {
+			size_t row = (size_t)num(&b, i, 0);
+
+			CU_ASSERT(isfinite(num(&b, i, 1)) && num(&b, i, 1) > 0);
+			CU_ASSERT_FATAL(row < d.nrows);
+			CU_ASSERT_PTR_NOT_NULL(strstr(str(&d, row, 2), "bpf"));
+		}
+		dat_free(&b);
 	}
 	dat_free(&d);
 
@@ -349,9 +362,10 @@ static void test_gnuplot_draws_all(void)
 	if (!have_gnuplot())
 		TB_SKIP("gnuplot not installed");
 	ret = tb_plot_result(fix, dir, TB_PLOT_STRICT);
-	CU_ASSERT_EQUAL(ret, 6);
-	CU_ASSERT_EQUAL(count_plots(dir, "png"), 6);
-	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
+	CU_ASSERT_EQUAL(ret, 7);
+	CU_ASSERT_EQUAL(count_plots(dir, "png"), 7);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 7);
+	CU_ASSERT(file_nonempty(dir, "probe-types", "png"));
 	CU_ASSERT(file_nonempty(dir, "overhead", "png"));
 	CU_ASSERT(file_nonempty(dir, "overhead", "svg"));
 	CU_ASSERT(file_nonempty(dir, "ns-per-op", "png"));
@@ -359,6 +373,56 @@ static void test_gnuplot_draws_all(void)
 	CU_ASSERT(file_nonempty(dir, "latency", "png"));
 	CU_ASSERT(file_nonempty(dir, "timeline", "png"));
 	CU_ASSERT(file_nonempty(dir, "rate", "png"));
+}
+
+/*
+ * probe-types: one row per (tracer, workload type), cheapest first, the rate model's cost per
+ * event where one was fitted; the published figures of a probe type beside its row.
+ */
+static void test_probe_types(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	const char *dir = tb_test_tmpdir();
+	struct dat d, pub;
+	size_t i, k, nprobe = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	/* The BPF cells become program = probe, attach = tp_btf, body = empty. */
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline || strcmp(c->tracer_type, "bpf"))
+			continue;
+		json_decref(c->tracer_config);
+		c->tracer_config = json_pack("{s:s, s:s, s:s}", "program", "probe", "attach",
+					     "tp_btf", "body", "empty");
+		nprobe++;
+	}
+	CU_ASSERT_FATAL(nprobe > 0);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "probe-types", &d), 0);
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "probe-types-published", &pub), 0);
+	CU_ASSERT(d.nrows >= 2);
+	for (i = 1; i < d.nrows; i++)
+		CU_ASSERT(num(&d, i, 2) >= num(&d, i - 1, 2));
+	/* ebpf_exporter's 15 ns for an empty tp_btf program, beside each such row */
+	for (k = 0, i = 0; i < d.nrows; i++) {
+		/* theirs was on getpid's path: only such rows get it */
+		if (!strstr(str(&d, i, 1), "bpf tp_btf empty") || !strstr(str(&d, i, 1), "on getpid"))
+			continue;
+		CU_ASSERT(k < pub.nrows);
+		if (k < pub.nrows) {
+			CU_ASSERT_DOUBLE_EQUAL(num(&pub, k, 0), (double)i, 1e-9);
+			CU_ASSERT_DOUBLE_EQUAL(num(&pub, k, 1), 15, 1e-9);
+			CU_ASSERT_PTR_NOT_NULL(strstr(str(&pub, k, 2), "ebpf_exporter"));
+		}
+		k++;
+	}
+	CU_ASSERT(k > 0);
+	CU_ASSERT_EQUAL(pub.nrows, k);
+	dat_free(&d);
+	dat_free(&pub);
+	tb_result_free(r);
 }
 
 /* Without latency cells or a rate sweep those plots are skipped, and old files removed. */
@@ -370,12 +434,12 @@ static void test_skips_empty(void)
 	if (!have_gnuplot())
 		TB_SKIP("gnuplot not installed");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(tb_plot_result(fix, outdir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
-	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 6);
+	CU_ASSERT_EQUAL(tb_plot_result(fix, outdir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 7);
+	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 7);
 	CU_ASSERT(file_nonempty(outdir, "latency", "svg"));
 	ret = tb_plot_result(r, outdir, TB_PLOT_NO_PNG | TB_PLOT_STRICT);
-	CU_ASSERT_EQUAL(ret, 4);
-	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 4);
+	CU_ASSERT_EQUAL(ret, 5);
+	CU_ASSERT_EQUAL(count_plots(outdir, "svg"), 5);
 	CU_ASSERT(!file_nonempty(outdir, "latency", "svg"));
 	CU_ASSERT(!file_nonempty(outdir, "rate", "svg"));
 	CU_ASSERT(file_nonempty(outdir, "overhead", "svg"));
@@ -393,8 +457,8 @@ static void test_hostile_names(void)
 	if (!have_gnuplot())
 		TB_SKIP("gnuplot not installed");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
-	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 7);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 7);
 	snprintf(p, sizeof(p), "%s/plots/overhead.svg", dir);
 	CU_ASSERT_EQUAL_FATAL(tb_read_file(p, &svg, NULL), 0);
 	/* The tracer name tp-getpid_"'&amp;<b> shows as text ('"' becomes '\''). */
@@ -517,8 +581,8 @@ static void test_vars_file(void)
 	if (!have_gnuplot())
 		TB_SKIP("gnuplot not installed");
 	setenv("TB_GNUPLOT_ARG_MAX", "200", 1);
-	CU_ASSERT_EQUAL(tb_plot_result(fix, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 6);
-	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 6);
+	CU_ASSERT_EQUAL(tb_plot_result(fix, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT), 7);
+	CU_ASSERT_EQUAL(count_plots(dir, "svg"), 7);
 	unsetenv("TB_GNUPLOT_ARG_MAX");
 	/* The file lived in the session's private directory, which is gone with it. */
 	snprintf(path, sizeof(path), "%s/plots/data/timeline-vars.gp", dir);
@@ -527,9 +591,54 @@ static void test_vars_file(void)
 	CU_ASSERT_EQUAL(count_entries(dir, "plots", ".tracebench-"), 0);
 }
 
+/*
+ * README's "A scenario": one baseline and one traced cell without a BPF figure. gnuplot 5.4.4
+ * segfaulted on ns-per-event when every row of a `with labels` clause had a NaN x: no data file
+ * may hold a NaN coordinate, and every plot draws without a word (issue 15).
+ */
+static void test_one_traced_no_bpf(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	const char *dir = tb_test_tmpdir();
+	static const char *const names[] = {"overhead", "ns-per-op", "ns-per-event", "timeline"};
+	struct dat d;
+	size_t i, k;
+	int c;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(r->ncells, 2);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
+	for (k = 0; k < TB_ARRAY_SIZE(names); k++) {
+		CU_ASSERT_EQUAL_FATAL(dat_read(dir, names[k], &d), 0);
+		for (i = 0; i < d.nrows; i++)
+			for (c = 0; c < d.ncol[i]; c++)
+				if (!strcmp(d.col[i][c], "NaN"))
+					printf("\n    %s.dat row %zu column %d is NaN", names[k], i,
+					       c);
+		for (i = 0; i < d.nrows; i++)
+			for (c = 0; c < d.ncol[i]; c++)
+				CU_ASSERT(strcmp(d.col[i][c], "NaN") != 0);
+		dat_free(&d);
+	}
+	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "ns-per-event", &d), 0);
+	CU_ASSERT_EQUAL(d.nrows, 1);
+	dat_free(&d);
+	if (!have_gnuplot()) {
+		tb_result_free(r);
+		TB_SKIP("gnuplot not installed");
+	}
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_STRICT), 4);
+	for (k = 0; k < TB_ARRAY_SIZE(names); k++) {
+		CU_ASSERT(file_nonempty(dir, names[k], "png"));
+		CU_ASSERT(file_nonempty(dir, names[k], "svg"));
+	}
+	tb_result_free(r);
+}
+
 static CU_TestInfo plot_tests[] = {
 	{"data files hold the expected rows", test_data_files},
 	{"rate sweep fit", test_rate_fit},
+	{"probe types ranked, published beside", test_probe_types},
 	{"gnuplot draws every plot silently", test_gnuplot_draws_all},
 	{"plots without data are skipped", test_skips_empty},
 	{"hostile names", test_hostile_names},
@@ -537,6 +646,7 @@ static CU_TestInfo plot_tests[] = {
 	{"compare plot", test_compare},
 	{"many cells, long names", test_many_cells},
 	{"variables through a file", test_vars_file},
+	{"one traced cell without BPF (README's scenario)", test_one_traced_no_bpf},
 	CU_TEST_INFO_NULL,
 };
 

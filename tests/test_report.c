@@ -299,11 +299,12 @@ static void test_given_plotdir(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	if (tb_plot_find_gnuplot(plotdir, sizeof(plotdir)))
 		TB_SKIP("gnuplot not installed");
-	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 5);
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 6);
 	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
 	html = render(r, plotdir);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-timeline\">"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-probe-types\">"));
 	CU_ASSERT_PTR_NULL(strstr(html, "<figure id=\"plot-latency\">"));
 	CU_ASSERT_PTR_NULL(check_balanced(html));
 	free(html);
@@ -406,6 +407,58 @@ static void test_empty_result(void)
 	tb_result_free(r);
 }
 
+/*
+ * The environment table: collapsed by default (about a hundred rows), and reals with sensible
+ * precision (jansson's default printed 0.94 as 0.93999999999999995; issue 15).
+ */
+static void test_environment_table(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_object_set_new(r->system, "load",
+			    json_pack("{s:f, s:f}", "loadavg_1", 0.94, "x", 1e-7));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>load.loadavg_1</th><td>0.94</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>1e-7</td>"));
+	CU_ASSERT_PTR_NULL(strstr(html, "0.9399999"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(html, "<details class=\"env\"><summary>Every recorded field"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<details open"));
+	free(html);
+	tb_result_free(r);
+}
+
+/*
+ * A gnuplot that crashes (as 5.4.4 did on a NaN label): the report says "plot failed: why" in
+ * each plot's place, and no empty figure (issue 15).
+ */
+static void test_plot_failed(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	const char *dir = tb_test_tmpdir();
+	static const char script[] = "#!/bin/sh\necho 'line 27: boom' >&2\nkill -SEGV $$\n";
+	char fake[PATH_MAX], *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(fake, sizeof(fake), "%s/gnuplot-segv", dir);
+	CU_ASSERT_EQUAL_FATAL(tb_write_atomic(fake, script, strlen(script), 0755), 0);
+	setenv("TB_GNUPLOT", fake, 1);
+	html = render(r, NULL);
+	unsetenv("TB_GNUPLOT");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(html, "<figure id=\"plot-ns-per-event\">\n<p class=\"note "
+			     "plot-failed\">plot failed: gnuplot (svg) killed by signal 11"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "line 27: boom"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -415,6 +468,8 @@ static CU_TestInfo report_tests[] = {
 	{"compare report", test_compare_report},
 	{"empty result", test_empty_result},
 	{"comparison report (compare.h)", test_comparison_report},
+	{"a plot that fails says why", test_plot_failed},
+	{"environment table: collapsed, short reals", test_environment_table},
 	CU_TEST_INFO_NULL,
 };
 

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "plan/plan.h"
 #include "scenario/scenario.h"
 #include "tb_test.h"
 
@@ -79,6 +80,9 @@ static void test_bad(void)
 		{"redefine-none.ini", 6, "built in"},
 		{"bad-section-name.ini", 1, "one name"},
 		{"long-line.ini", 6, "line longer than"},
+		{"exclude-nothing.ini", 8, "matches no traced cell"},
+		{"exclude-shape.ini", 8, "is not WORKLOAD/TRACER"},
+		{"duration-no-unit.ini", 2, "duration '500' has no unit"},
 	};
 	char path[512], expect[600], *out = NULL;
 	size_t i, len;
@@ -128,8 +132,9 @@ static void test_missing_file(void)
 /* Every shipped scenario parses. */
 static void test_shipped(void)
 {
-	static const char *const files[] = {"quick", "syscalls",	  "sched",
-					    "io",    "production-agents", "rate-sweep"};
+	static const char *const files[] = {"quick",	  "syscalls",	       "sched",
+					    "io",	  "production-agents", "rate-sweep",
+					    "probe-types"};
 	char path[512];
 	size_t i;
 
@@ -145,9 +150,46 @@ static void test_shipped(void)
 	}
 }
 
+/*
+ * [matrix] exclude leaves out exactly the traced cells its WORKLOAD/TRACER globs match, never a
+ * baseline; [global] skip-unsupported is read.
+ */
+static void test_exclude(void)
+{
+	static const char text[] = "[global]\nskip-unsupported = true\n"
+				   "[workload k-a]\ntype = getpid\n[workload u-a]\ntype = null\n"
+				   "[tracer k-t]\ntype = delay\n[tracer u-t]\ntype = delay\n"
+				   "[matrix]\nworkloads = k-a, u-a\ntracers = k-t, u-t\n"
+				   "exclude = k-*/[!k]*, u-a/k-t\n";
+	static const char *const want[] = {"k-a/none", "k-a/k-t", "u-a/none", "u-a/u-t"};
+	struct tb_plan_cell *cells = NULL;
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = tb_result_new();
+	char path[512];
+	size_t n = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/exclude.ini", tb_test_tmpdir());
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
+	CU_ASSERT_TRUE(s->skip_unsupported);
+	CU_ASSERT_EQUAL(s->mx_exclude.n, 2);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_expand(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL(n, TB_ARRAY_SIZE(want));
+	for (i = 0; i < n && i < TB_ARRAY_SIZE(want); i++)
+		CU_ASSERT_STRING_EQUAL(r->cells[cells[i].cell].id, want[i]);
+	free(cells);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
 static CU_TestInfo tests[] = {
 	{"valid file", test_good},
 	{"errors with line numbers", test_bad},
+	{"matrix exclude and skip-unsupported", test_exclude},
 	{"missing file", test_missing_file},
 	{"shipped scenarios parse", test_shipped},
 	CU_TEST_INFO_NULL,

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* What the suites that trace share: a scratch state directory and the tracing-state check. */
+#include <bpf/bpf.h>
 #include <jansson.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -66,4 +68,24 @@ bool tb_test_armed_record_empty(void)
 
 	snprintf(path, sizeof(path), "%s/armed-%d.json", state_dir, (int)getpid());
 	return access(path, F_OK) != 0;
+}
+
+size_t tb_test_bpf_progs(uint32_t *ids, size_t max)
+{
+	struct bpf_prog_info info;
+	__u32 id = 0, len;
+	size_t n = 0;
+	int fd;
+
+	while (!bpf_prog_get_next_id(id, &id) && n < max) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && !strncmp(info.name, "tb_", 3))
+			ids[n++] = id;
+		close(fd);
+	}
+	return n;
 }

@@ -190,7 +190,8 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'd':
 			if (tb_parse_duration(optarg, &duration) || !duration) {
-				fprintf(stderr, "bad duration '%s'\n", optarg);
+				fprintf(stderr, "bad duration '%s' (%s)\n", optarg,
+					TB_DURATION_UNITS);
 				return 2;
 			}
 			break;

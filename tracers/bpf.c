@@ -26,29 +26,60 @@
 #include <jansson.h>
 
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "core/tb.h"
 
 #include "bpf/syscall-count.h"
 #include "bpf/read-latency.h"
 #include "bpf/runq-latency.h"
 #include "bpf/ringbuf-events.h"
+#include "bpf/probe.h"
 
 #include "bpf/syscall-count.skel.h"
 #include "bpf/read-latency.skel.h"
 #include "bpf/runq-latency.skel.h"
 #include "bpf/ringbuf-events.skel.h"
+#include "bpf/probe.skel.h"
 #include "tracers/tracer.h"
+#include "workloads/usercall.h"
 
-enum { PROG_SYSCALL_COUNT, PROG_READ_LATENCY, PROG_RUNQ_LATENCY, PROG_RINGBUF_EVENTS, PROG_OBJECT };
+enum {
+	PROG_SYSCALL_COUNT,
+	PROG_READ_LATENCY,
+	PROG_RUNQ_LATENCY,
+	PROG_RINGBUF_EVENTS,
+	PROG_PROBE,
+	PROG_OBJECT,
+};
 enum { PIDF_WORKLOAD, PIDF_NONE };
-enum { ATTACH_AUTO, ATTACH_TP_BTF, ATTACH_RAW_TP };
+/* auto, tp_btf and raw_tp for every bundled program; the rest with program = probe only. */
+enum {
+	ATTACH_AUTO,
+	ATTACH_TP_BTF,
+	ATTACH_RAW_TP,
+	ATTACH_TRACEPOINT,
+	ATTACH_FENTRY,
+	ATTACH_FEXIT,
+	ATTACH_KPROBE,
+	ATTACH_KRETPROBE,
+	ATTACH_KPROBE_MULTI,
+	ATTACH_UPROBE,
+	ATTACH_URETPROBE,
+	ATTACH_USDT,
+	ATTACH_N,
+};
+enum { BODY_EMPTY, BODY_COUNT };
 enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
 
 static const char *const program_choices[] = {
-	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "object", NULL,
+	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "probe", "object", NULL,
 };
 static const char *const pidf_choices[] = {"workload", "none", NULL};
-static const char *const attach_choices[] = {"auto", "tp_btf", "raw_tp", NULL};
+static const char *const attach_choices[] = {
+	"auto",	     "tp_btf",	     "raw_tp", "tracepoint", "fentry", "fexit", "kprobe",
+	"kretprobe", "kprobe_multi", "uprobe", "uretprobe",  "usdt",   NULL,
+};
+static const char *const body_choices[] = {"empty", "count", NULL};
 static const char *const wakeup_choices[] = {"adaptive", "none", "each", NULL};
 
 struct bpf_cfg {
@@ -59,6 +90,9 @@ struct bpf_cfg {
 	uint64_t ringbuf_size;
 	bool stats;
 	int attach;
+	int body;
+	char *target;
+	char *binary;
 	int64_t top;
 	char *rodata_pid;
 	int wakeup;
@@ -79,8 +113,21 @@ static const struct tb_option bpf_opts[] = {
 	{"stats", TB_OPT_BOOL, offsetof(struct bpf_cfg, stats), "true",
 	 "bpf_enable_stats for per-program run_cnt / run_time_ns (adds ~20 ns per run)"},
 	{"attach", TB_OPT_CHOICE, offsetof(struct bpf_cfg, attach), "auto",
-	 "bundled raw tracepoints: tp_btf where available (auto), or force tp_btf / raw_tp",
+	 "bundled raw tracepoints: tp_btf where available (auto), or force tp_btf / raw_tp; "
+	 "program = probe also: tracepoint, fentry, fexit, kprobe, kretprobe, kprobe_multi, "
+	 "uprobe, uretprobe, usdt",
 	 .choices = attach_choices},
+	{"body", TB_OPT_CHOICE, offsetof(struct bpf_cfg, body), "count",
+	 "program = probe: empty (pid check and a per-CPU hit count: the dispatch cost) or count "
+	 "(reads the argument or return value into a hash map keyed by tgid)",
+	 .choices = body_choices},
+	{"target", TB_OPT_STRING, offsetof(struct bpf_cfg, target), "",
+	 "program = probe: what to hook (empty: getpid's path for kernel types, i.e. "
+	 "syscalls:sys_enter_getpid, sys_enter or the getpid syscall function; the usercall "
+	 "workload's " TB_USERCALL_SYMBOL " or " TB_USERCALL_USDT_PROVIDER ":" TB_USERCALL_USDT_NAME
+	 " for user types)"},
+	{"binary", TB_OPT_STRING, offsetof(struct bpf_cfg, binary), "",
+	 "program = probe, user types: the ELF file to probe (empty: the workload's executable)"},
 	{"top", TB_OPT_INT, offsetof(struct bpf_cfg, top), "10",
 	 "syscall-count: number of (process, syscall) counts reported in extra", 0, 10000},
 	{"rodata-pid", TB_OPT_STRING, offsetof(struct bpf_cfg, rodata_pid), "targ_tgid",
@@ -121,6 +168,11 @@ struct bpf_priv {
 	size_t nps, nlinks;
 	int stats_fd;
 	bool use_btf;
+	/* program = probe: the attach type in use, its target and (user types) the ELF file */
+	int attach;
+	char target[256];
+	char binary[4096];
+	pid_t pid;     /* user types: the process probed, -1 every process */
 	bool windowed; /* a start..stop window happened: collect has figures */
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
@@ -135,9 +187,12 @@ struct bpf_priv {
 
 /* ---- libbpf's messages through our log -------------------------------------------------- */
 
+/* While a probe type is tried (probe_try), libbpf's complaints are the expected answer. */
+static bool probing;
+
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	tb_vlog(level == LIBBPF_WARN ? TB_LOG_WARN : TB_LOG_DEBUG, fmt, ap);
+	tb_vlog(level == LIBBPF_WARN && !probing ? TB_LOG_WARN : TB_LOG_DEBUG, fmt, ap);
 	return 0;
 }
 
@@ -178,6 +233,7 @@ TB_SKEL_OPS(syscall_count)
 TB_SKEL_OPS(read_latency)
 TB_SKEL_OPS(runq_latency)
 TB_SKEL_OPS(ringbuf_events)
+TB_SKEL_OPS(probe)
 
 static int map_fd(struct bpf_priv *p, const char *name)
 {
@@ -327,6 +383,38 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 	return 0;
 }
 
+static int probe_collect(struct bpf_priv *p, const struct bpf_cfg *cfg, struct tb_tracer_stats *st,
+			 json_t *extra)
+{
+	int64_t sum = 0, n = 0;
+	__u32 key, next, *prev = NULL;
+	struct probe_count v;
+	int fd;
+
+	json_object_set_new(extra, "attach", json_string(attach_choices[p->attach]));
+	json_object_set_new(extra, "body", json_string(body_choices[cfg->body]));
+	json_object_set_new(extra, "target", json_string(p->target));
+	if (p->binary[0])
+		json_object_set_new(extra, "binary", json_string(p->binary));
+	if (cfg->body == BODY_EMPTY) {
+		st->events = percpu_sum(map_fd(p, "hits"));
+		return st->events < 0 ? -EIO : 0;
+	}
+	fd = map_fd(p, "counts");
+	while (!bpf_map_get_next_key(fd, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &v))
+			continue;
+		n += (int64_t)v.n;
+		sum += (int64_t)v.sum;
+	}
+	st->events = n;
+	/* What the probe read, summed: the tests check it against the workload's arguments. */
+	json_object_set_new(extra, "arg_sum", json_integer((json_int_t)sum));
+	return 0;
+}
+
 static const struct bundled bundled[] = {
 	[PROG_SYSCALL_COUNT] = {syscall_count_open, syscall_count_load, syscall_count_destroy,
 				syscall_count_collect},
@@ -336,6 +424,7 @@ static const struct bundled bundled[] = {
 			       runq_latency_collect},
 	[PROG_RINGBUF_EVENTS] = {ringbuf_events_open, ringbuf_events_load, ringbuf_events_destroy,
 				 ringbuf_events_collect},
+	[PROG_PROBE] = {probe_open, probe_load, probe_destroy, probe_collect},
 };
 
 /* ---- probes ------------------------------------------------------------------------------ */
@@ -394,6 +483,289 @@ static int bpf_supported(char *why, size_t len)
 	return err;
 }
 
+/* ---- probe types (program = probe) ------------------------------------------------------ */
+
+#define TB_TRACEFS_KPROBE_EVENTS "/sys/kernel/tracing/kprobe_events"
+
+static __u32 prog_id(struct bpf_program *prog);
+
+/* Types whose target is a BTF id fixed before loading. */
+static bool btf_target(int attach)
+{
+	return attach == ATTACH_TP_BTF || attach == ATTACH_FENTRY || attach == ATTACH_FEXIT;
+}
+
+static bool user_type(int attach)
+{
+	return attach == ATTACH_UPROBE || attach == ATTACH_URETPROBE || attach == ATTACH_USDT;
+}
+
+/* Types whose target is "a:b": tracepoint category:name, USDT provider:name. */
+static bool pair_target(int attach)
+{
+	return attach == ATTACH_TRACEPOINT || attach == ATTACH_USDT;
+}
+
+/* The kernel function behind getpid(2) (__x64_sys_getpid on x86_64), from the kernel's BTF. */
+static const char *getpid_func(void)
+{
+	/* The arch wrappers first; kernels whose BTF lacks them have the shared body, an alias
+	 * of the same address (x86_64: __do_sys_getpid at __x64_sys_getpid). */
+	static const char *const names[] = {"__x64_sys_getpid",	  "__arm64_sys_getpid",
+					    "__s390x_sys_getpid", "__riscv_sys_getpid",
+					    "__do_sys_getpid",	  "sys_getpid"};
+	static const char *found;
+	static bool done;
+	struct btf *btf;
+	size_t i;
+
+	if (done)
+		return found;
+	done = true;
+	btf = btf__load_vmlinux_btf();
+	for (i = 0; btf && !found && i < TB_ARRAY_SIZE(names); i++)
+		if (btf__find_by_name_kind(btf, names[i], BTF_KIND_FUNC) > 0)
+			found = names[i];
+	btf__free(btf);
+	return found;
+}
+
+/*
+ * What a type hooks by default: getpid's path in the kernel (its syscall tracepoint, the raw
+ * sys_enter tracepoint, its syscall function), the usercall workload's function or USDT probe.
+ */
+static int default_target(int attach, char *buf, size_t len)
+{
+	const char *f;
+
+	switch (attach) {
+	case ATTACH_TRACEPOINT:
+		snprintf(buf, len, "syscalls:sys_enter_getpid");
+		return 0;
+	case ATTACH_AUTO:
+	case ATTACH_TP_BTF:
+	case ATTACH_RAW_TP:
+		snprintf(buf, len, "sys_enter");
+		return 0;
+	case ATTACH_UPROBE:
+	case ATTACH_URETPROBE:
+		snprintf(buf, len, "%s", TB_USERCALL_SYMBOL);
+		return 0;
+	case ATTACH_USDT:
+		snprintf(buf, len, "%s:%s", TB_USERCALL_USDT_PROVIDER, TB_USERCALL_USDT_NAME);
+		return 0;
+	}
+	f = getpid_func();
+	if (!f)
+		return -ENOENT;
+	snprintf(buf, len, "%s", f);
+	return 0;
+}
+
+/* attach = auto for program = probe: tp_btf where it loads, else raw_tp (as the others). */
+static int resolve_attach(const struct bpf_cfg *cfg)
+{
+	if (cfg->attach != ATTACH_AUTO)
+		return cfg->attach;
+	return tp_btf_usable(cfg->target && *cfg->target ? cfg->target : "sys_enter")
+		       ? ATTACH_TP_BTF
+		       : ATTACH_RAW_TP;
+}
+
+/*
+ * Only the program of (attach, body) loads; a BTF-typed one gets its target now. Returns 0 and
+ * the program, or -errno.
+ */
+static int probe_select(struct bpf_object *obj, int attach, int body, const char *target,
+			struct bpf_program **out)
+{
+	struct bpf_program *prog, *want;
+	char name[64];
+
+	snprintf(name, sizeof(name), "tb_%s_%s", body_choices[body], attach_choices[attach]);
+	want = bpf_object__find_program_by_name(obj, name);
+	if (!want)
+		return -ENOENT;
+	bpf_object__for_each_program(prog, obj) bpf_program__set_autoload(prog, prog == want);
+	*out = want;
+	return btf_target(attach) ? bpf_program__set_attach_target(want, 0, target) : 0;
+}
+
+/*
+ * Attach prog, of type attach, to target; user types in binary, for pid (-1: every process).
+ * Returns the link, or NULL with errno set.
+ */
+static struct bpf_link *attach_probe(struct bpf_program *prog, int attach, const char *target,
+				     pid_t pid, const char *binary)
+{
+	LIBBPF_OPTS(bpf_uprobe_opts, uo);
+	LIBBPF_OPTS(bpf_kprobe_multi_opts, ko);
+	char a[256], *b;
+
+	snprintf(a, sizeof(a), "%s", target);
+	b = strchr(a, ':');
+	if (b)
+		*b++ = '\0';
+	switch (attach) {
+	case ATTACH_TRACEPOINT:
+		return b ? bpf_program__attach_tracepoint(prog, a, b) : (errno = EINVAL, NULL);
+	case ATTACH_RAW_TP:
+		return bpf_program__attach_raw_tracepoint(prog, target);
+	case ATTACH_TP_BTF:
+	case ATTACH_FENTRY:
+	case ATTACH_FEXIT:
+		return bpf_program__attach_trace(prog);
+	case ATTACH_KPROBE:
+	case ATTACH_KRETPROBE:
+		return bpf_program__attach_kprobe(prog, attach == ATTACH_KRETPROBE, target);
+	case ATTACH_KPROBE_MULTI:
+		return bpf_program__attach_kprobe_multi_opts(prog, target, &ko);
+	case ATTACH_UPROBE:
+	case ATTACH_URETPROBE:
+		uo.func_name = target;
+		uo.retprobe = attach == ATTACH_URETPROBE;
+		return bpf_program__attach_uprobe_opts(prog, pid, binary, 0, &uo);
+	case ATTACH_USDT:
+		return b ? bpf_program__attach_usdt(prog, pid, binary, a, b, NULL)
+			 : (errno = EINVAL, NULL);
+	}
+	errno = EINVAL;
+	return NULL;
+}
+
+/* Why attaching failed, in the terms a user can act on. */
+static void attach_reason(int attach, const char *target, int err, char *why, size_t len)
+{
+	bool kprobe = attach == ATTACH_KPROBE || attach == ATTACH_KRETPROBE;
+
+	if (kprobe && access("/sys/bus/event_source/devices/kprobe", F_OK) &&
+	    access(TB_TRACEFS_KPROBE_EVENTS, F_OK))
+		snprintf(why, len,
+			 "the kernel has no kprobes (no kprobe PMU, no kprobe_events: "
+			 "CONFIG_KPROBES unset?): attaching to %s: %s",
+			 target, strerror(-err));
+	else if (attach == ATTACH_KPROBE_MULTI && err == -EOPNOTSUPP)
+		snprintf(why, len,
+			 "the kernel refuses kprobe_multi links (CONFIG_FPROBE unset?): %s",
+			 strerror(-err));
+	else
+		snprintf(why, len, "attaching a %s program to %s: %s", attach_choices[attach],
+			 target, strerror(-err));
+}
+
+/*
+ * Try an attach type as a tracer would: load its empty program and attach it to its default
+ * target (user types: this very process's usercall function, for this pid), then remove both.
+ * Returns 0, or -errno with the reason in why.
+ */
+static int probe_try(int attach, char *why, size_t len)
+{
+	struct probe_bpf *s = NULL;
+	struct bpf_program *prog;
+	struct bpf_link *l;
+	char target[64]; /* a default: short */
+	__u32 id = 0;
+	int r;
+
+	r = default_target(attach, target, sizeof(target));
+	if (r) {
+		snprintf(why, len, "no getpid syscall function in the kernel's BTF to attach to");
+		return r;
+	}
+	probing = true;
+	s = probe_bpf__open();
+	if (!s) {
+		r = errno ? -errno : -ENOMEM;
+		snprintf(why, len, "cannot open the bundled probe programs: %s", strerror(-r));
+		goto out;
+	}
+	s->rodata->targ_tgid = (__u32)getpid();
+	r = probe_select(s->obj, attach, BODY_EMPTY, target, &prog);
+	if (r) {
+		snprintf(why, len, "no BTF target '%s' for a %s program: %s", target,
+			 attach_choices[attach], strerror(-r));
+		goto out;
+	}
+	r = probe_bpf__load(s);
+	if (r) {
+		snprintf(
+			why, len, "the kernel refuses to load a %s program for %s: %s%s",
+			attach_choices[attach], target, strerror(-r),
+			r == -EPERM && (attach == ATTACH_FENTRY || attach == ATTACH_FEXIT)
+				? " (fentry and fexit need a BPF trampoline on ftrace: see `tracebench list ftrace-function`)"
+				: "");
+		goto out;
+	}
+	id = prog_id(prog);
+	l = attach_probe(prog, attach, target, getpid(), "/proc/self/exe");
+	if (!l) {
+		r = errno ? -errno : -EINVAL;
+		attach_reason(attach, target, r, why, len);
+		goto out;
+	}
+	bpf_link__destroy(l);
+out:
+	probe_bpf__destroy(s);
+	/* A probe's program still listed would look like foreign instrumentation to the run
+	 * that follows: wait for the kernel to free it. */
+	if (id) {
+		struct tb_bpf_obj o = {.id = id};
+
+		tb_bpf_wait_gone(&o, 1, TB_BPF_GONE_TIMEOUT_NS, NULL);
+	}
+	probing = false;
+	return r;
+}
+
+/* probe_try once per type and process. */
+static int probe_type(int attach, char *why, size_t len)
+{
+	static struct {
+		bool done;
+		int err;
+		char why[512];
+	} cache[ATTACH_N];
+
+	if (attach <= ATTACH_AUTO || attach >= ATTACH_N)
+		return -EINVAL;
+	if (!cache[attach].done) {
+		cache[attach].err = probe_try(attach, cache[attach].why, sizeof(cache[attach].why));
+		cache[attach].done = true;
+	}
+	if (cache[attach].err)
+		snprintf(why, len, "%s", cache[attach].why);
+	return cache[attach].err;
+}
+
+static int bpf_supported_cfg(const void *vcfg, char *why, size_t len)
+{
+	const struct bpf_cfg *cfg = vcfg;
+	int r = bpf_supported(why, len);
+
+	if (r || cfg->program != PROG_PROBE)
+		return r;
+	return probe_type(resolve_attach(cfg), why, len);
+}
+
+/* Every attach type of program = probe, tried here. */
+static size_t bpf_variants(struct tb_tracer_variant *v, size_t max)
+{
+	size_t n = 0;
+	int a;
+
+	for (a = ATTACH_TP_BTF; a < ATTACH_N; a++, n++) {
+		if (n >= max)
+			continue;
+		snprintf(v[n].name, sizeof(v[n].name), "program = probe, attach = %s",
+			 attach_choices[a]);
+		v[n].why[0] = '\0';
+		v[n].err = bpf_supported(v[n].why, sizeof(v[n].why));
+		if (!v[n].err)
+			v[n].err = probe_type(a, v[n].why, sizeof(v[n].why));
+	}
+	return n;
+}
+
 /* ---- configuration checks ---------------------------------------------------------------- */
 
 static bool is_pow2(uint64_t v)
@@ -417,12 +789,58 @@ static int check_program_names(struct bpf_object *obj, const struct bpf_cfg *cfg
 	return 0;
 }
 
+/* program = probe: a target of the shape its type needs, a binary only for user types. */
+static int probe_validate(const struct bpf_cfg *cfg, char *err, size_t len)
+{
+	const char *tg = cfg->target && *cfg->target ? cfg->target : NULL;
+	int a = cfg->attach;
+
+	if (tg && (strpbrk(tg, " \t\n/") || strlen(tg) >= 200)) {
+		snprintf(err, len, "target: '%s' is not a function, tracepoint or probe name", tg);
+		return -EINVAL;
+	}
+	if (tg && pair_target(a) &&
+	    (!strchr(tg, ':') || tg[0] == ':' || tg[strlen(tg) - 1] == ':')) {
+		snprintf(err, len, "target: '%s': attach = %s needs %s", tg, attach_choices[a],
+			 a == ATTACH_USDT ? "provider:name" : "category:name");
+		return -EINVAL;
+	}
+	if (tg && !pair_target(a) && strchr(tg, ':')) {
+		snprintf(err, len, "target: '%s': attach = %s takes a plain name", tg,
+			 attach_choices[a]);
+		return -EINVAL;
+	}
+	if (cfg->binary && *cfg->binary) {
+		if (!user_type(a)) {
+			snprintf(err, len, "binary: only with attach = uprobe, uretprobe or usdt");
+			return -EINVAL;
+		}
+		if (access(cfg->binary, R_OK)) {
+			snprintf(err, len, "binary: cannot read '%s': %s", cfg->binary,
+				 strerror(errno));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int bpf_validate(const void *vcfg, char *err, size_t len)
 {
 	const struct bpf_cfg *cfg = vcfg;
 	struct bpf_object *obj;
 	int r;
 
+	if (cfg->program == PROG_PROBE) {
+		if (probe_validate(cfg, err, len))
+			return -EINVAL;
+	} else if (cfg->attach > ATTACH_RAW_TP || (cfg->target && *cfg->target) ||
+		   (cfg->binary && *cfg->binary)) {
+		snprintf(err, len, "%s: only with program = probe",
+			 cfg->attach > ATTACH_RAW_TP   ? "attach"
+			 : cfg->target && *cfg->target ? "target"
+						       : "binary");
+		return -EINVAL;
+	}
 	if (cfg->program != PROG_OBJECT) {
 		if (cfg->object || cfg->programs.n) {
 			snprintf(err, len, "%s: only used with program = object",
@@ -703,20 +1121,45 @@ static void detach_all(struct bpf_priv *p)
 	p->nlinks = 0;
 }
 
-static void bpf_teardown(struct tb_tracer *t)
+/* Every fd of the tracer's programs, links and maps closed (tb_bpf_release_and_wait). */
+static void release_all(void *arg)
 {
-	struct bpf_priv *p = t->priv;
-	size_t i;
+	struct bpf_priv *p = arg;
 
-	if (!p)
-		return;
 	detach_all(p);
 	reader_stop(p);
 	ring_buffer__free(p->rb);
+	p->rb = NULL;
 	if (p->b && p->skel)
 		p->b->destroy(p->skel);
 	else if (!p->b)
 		bpf_object__close(p->obj);
+	p->skel = NULL;
+	p->obj = NULL;
+}
+
+/*
+ * The kernel frees closed programs asynchronously: teardown waits (bounded) until they and
+ * their links are gone, so that the next sample or run does not see them (host/bpf-freeing.h).
+ */
+static void bpf_teardown(struct tb_tracer *t)
+{
+	struct bpf_priv *p = t->priv;
+	struct tb_bpf_obj *objs;
+	size_t i, n = 0;
+
+	if (!p)
+		return;
+	objs = calloc(2 * p->nps + 1, sizeof(*objs));
+	for (i = 0; objs && i < p->nps; i++) {
+		if (p->ps[i].id && p->ps[i].prog &&
+		    !tb_bpf_obj_of_prog_fd(bpf_program__fd(p->ps[i].prog), &objs[n]))
+			n++;
+		if (p->ps[i].link_id)
+			objs[n++] = (struct tb_bpf_obj){.id = p->ps[i].link_id, .link = true};
+	}
+	tb_bpf_release_and_wait(t->name, objs, n, release_all, p);
+	free(objs);
 	for (i = 0; i < p->nps; i++)
 		if (p->ps[i].id)
 			armed_id(false, TB_ARMED_BPF_PROG, p->ps[i].id);
@@ -799,6 +1242,39 @@ static int open_object(struct tb_tracer *t, struct bpf_priv *p, const struct bpf
 	return 0;
 }
 
+/*
+ * program = probe: the attach type, its target and (user types) the file and pid, and only the
+ * program of (attach, body) to load. Returns 0 or -errno, said.
+ */
+static int probe_prepare(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+{
+	struct bpf_program *prog;
+	int r;
+
+	p->attach = resolve_attach(cfg);
+	if (cfg->target && *cfg->target)
+		snprintf(p->target, sizeof(p->target), "%s", cfg->target);
+	else if (default_target(p->attach, p->target, sizeof(p->target))) {
+		tb_err("%s: target: no getpid syscall function in the kernel's BTF; name one",
+		       t->name);
+		return -ENOENT;
+	}
+	p->pid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? t->target : -1;
+	if (user_type(p->attach)) {
+		if (cfg->binary && *cfg->binary)
+			snprintf(p->binary, sizeof(p->binary), "%s", cfg->binary);
+		else if (t->target > 0)
+			snprintf(p->binary, sizeof(p->binary), "/proc/%d/exe", (int)t->target);
+		else
+			snprintf(p->binary, sizeof(p->binary), "/proc/self/exe");
+	}
+	r = probe_select(p->obj, p->attach, cfg->body, p->target, &prog);
+	if (r)
+		tb_err("%s: %s program for target '%s': %s", t->name, attach_choices[p->attach],
+		       p->target, strerror(-r));
+	return r;
+}
+
 /* One of the bundled programs: open its skeleton, choose attach types, size its ring buffers. */
 static int open_bundled(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg,
 			__u32 tgid)
@@ -813,6 +1289,8 @@ static int open_bundled(struct tb_tracer *t, struct bpf_priv *p, const struct bp
 		       strerror(-r));
 		return r;
 	}
+	if (cfg->program == PROG_PROBE)
+		return probe_prepare(t, p, cfg);
 	choose_attach(t, p, cfg);
 	if (cfg->program == PROG_RINGBUF_EVENTS) {
 		struct ringbuf_events_bpf *rs = p->skel;
@@ -977,11 +1455,14 @@ static int bpf_start(struct tb_tracer *t)
 	for (i = 0; i < p->nps; i++) {
 		struct bpf_program *prog = p->ps[i].prog;
 
-		p->links[i] = bpf_program__attach(prog);
+		p->links[i] = p->b == &bundled[PROG_PROBE]
+				      ? attach_probe(prog, p->attach, p->target, p->pid, p->binary)
+				      : bpf_program__attach(prog);
 		if (!p->links[i]) {
 			r = -errno;
-			tb_err("%s: attaching %s (%s): %s", t->name, bpf_program__name(prog),
-			       bpf_program__section_name(prog), strerror(-r));
+			tb_err("%s: attaching %s (%s%s%s): %s", t->name, bpf_program__name(prog),
+			       bpf_program__section_name(prog), p->target[0] ? " to " : "",
+			       p->target, strerror(-r));
 			bpf_stop(t);
 			p->windowed = false;
 			return r;
@@ -1079,17 +1560,194 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
+/*
+ * Declared: loading and verifying (~20 ms) and the teardown's wait for the kernel to free the
+ * programs (80-300 ms here). Measured on the reference VM from `tracebench run
+ * scenarios/quick.ini`: tracer_setup_s + tracer_teardown_s - 2 x settle, median 0.30 s.
+ */
+static uint64_t bpf_est_cost_ns(const void *cfg)
+{
+	(void)cfg;
+	return 300000000ull;
+}
+
+/*
+ * The hook named by a program's section: "tracepoint/SYS/EV" (or "tp/") is SYS:EV, a raw
+ * tracepoint "tp_btf/EV" or "raw_tp/EV" is raw_syscalls:EV for sys_enter and sys_exit and
+ * sched:EV for the scheduler's; anything else keeps its section name (no workload counts it).
+ */
+static void section_hook(const char *sec, char *name, size_t len)
+{
+	const char *slash = strchr(sec, '/'), *ev = slash ? slash + 1 : sec;
+	size_t plen = slash ? (size_t)(slash - sec) : 0;
+
+	if (slash &&
+	    ((plen == 10 && !strncmp(sec, "tracepoint", 10)) ||
+	     (plen == 2 && !strncmp(sec, "tp", 2))) &&
+	    strchr(ev, '/')) {
+		snprintf(name, len, "%.*s:%s", (int)(strchr(ev, '/') - ev), ev,
+			 strchr(ev, '/') + 1);
+	} else if (slash && ((plen == 6 && !strncmp(sec, "tp_btf", 6)) ||
+			     (plen == 6 && !strncmp(sec, "raw_tp", 6)) ||
+			     (plen == 14 && !strncmp(sec, "raw_tracepoint", 14)))) {
+		snprintf(name, len, "%s:%s",
+			 !strcmp(ev, "sys_enter") || !strcmp(ev, "sys_exit") ? "raw_syscalls"
+			 : !strncmp(ev, "sched_", 6)			     ? "sched"
+									     : "raw",
+			 ev);
+	} else {
+		snprintf(name, len, "%s", sec);
+	}
+}
+
+/* A user's object: every autoloaded program's section is a hook, and its runs its events. */
+static int object_hooks(const struct bpf_cfg *cfg, struct tb_hooks *h)
+{
+	struct bpf_object *obj = bpf_object__open_file(cfg->object, NULL);
+	struct bpf_program *prog;
+	char name[TB_EV_NAME_MAX];
+	size_t i;
+	bool want;
+	int ret = 0;
+
+	if (!obj)
+		return -errno;
+	h->scope = TB_SCOPE_SYSTEM; /* run_cnt counts every process's runs */
+	for (prog = bpf_object__next_program(obj, NULL); prog && !ret;
+	     prog = bpf_object__next_program(obj, prog)) {
+		want = !cfg->programs.n;
+		for (i = 0; i < cfg->programs.n; i++)
+			want |= !strcmp(cfg->programs.v[i], bpf_program__name(prog));
+		if (!want)
+			continue;
+		section_hook(bpf_program__section_name(prog), name, sizeof(name));
+		ret = tb_hooks_add(h, name, -1, true);
+	}
+	bpf_object__close(obj);
+	return ret;
+}
+
+/* The syscall whose kernel function func is (__x64_sys_getpid, __do_sys_getpid: getpid). */
+static const char *syscall_of(const char *func)
+{
+	static const char *const pre[] = {"__x64_sys_",	  "__arm64_sys_", "__s390x_sys_",
+					  "__riscv_sys_", "__do_sys_",	  "__se_sys_",
+					  "sys_"};
+	size_t i, n;
+
+	for (i = 0; i < TB_ARRAY_SIZE(pre); i++) {
+		n = strlen(pre[i]);
+		if (!strncmp(func, pre[i], n) && func[n])
+			return func + n;
+	}
+	return NULL;
+}
+
+/*
+ * program = probe: the one event it runs on, by the proof's names (core/events.h): a
+ * tracepoint as category:name, a raw tracepoint by its category, a syscall's kernel function as
+ * that syscall's entry or exit, a user-space probe as uprobe:, uretprobe: or usdt:.
+ */
+static int probe_hooks(const struct bpf_cfg *cfg, struct tb_hooks *h)
+{
+	int a = cfg->attach == ATTACH_AUTO ? ATTACH_TP_BTF : cfg->attach;
+	bool ret_type = a == ATTACH_FEXIT || a == ATTACH_KRETPROBE || a == ATTACH_URETPROBE;
+	char tg[40], name[TB_EV_NAME_MAX]; /* names are cut to what the proof keeps */
+	const char *sc;
+
+	if (cfg->target && *cfg->target)
+		snprintf(tg, sizeof(tg), "%.39s", cfg->target);
+	else if (default_target(a, tg, sizeof(tg)))
+		snprintf(tg, sizeof(tg), "getpid");
+	switch (a) {
+	case ATTACH_TRACEPOINT:
+		snprintf(name, sizeof(name), "%s", tg);
+		break;
+	case ATTACH_TP_BTF:
+	case ATTACH_RAW_TP:
+		snprintf(name, sizeof(name), "%s:%s",
+			 !strcmp(tg, "sys_enter") || !strcmp(tg, "sys_exit") ? "raw_syscalls"
+			 : !strncmp(tg, "sched_", 6)			     ? "sched"
+									     : "raw_tp",
+			 tg);
+		break;
+	case ATTACH_UPROBE:
+	case ATTACH_URETPROBE:
+		snprintf(name, sizeof(name), "%s%s", ret_type ? "uretprobe:" : "uprobe:", tg);
+		break;
+	case ATTACH_USDT:
+		snprintf(name, sizeof(name), "usdt:%s", tg);
+		break;
+	default:
+		sc = syscall_of(tg);
+		if (sc)
+			snprintf(name, sizeof(name), "syscalls:sys_%s_%s",
+				 ret_type ? "exit" : "enter", sc);
+		else
+			snprintf(name, sizeof(name), "kernel:%s", tg);
+	}
+	/* On sched_switch the tgid check counts the switches away from the workload (the current
+	 * task is prev), and the program runs on every switch of the host. */
+	if (!strcmp(name, "sched:sched_switch") && cfg->pid_filter == PIDF_WORKLOAD) {
+		int ret = tb_hooks_add(h, name, -1, false);
+
+		return ret ? ret : tb_hooks_add(h, "task:switches", -1, true);
+	}
+	return tb_hooks_add(h, name, -1, true);
+}
+
+/*
+ * What each bundled program runs on and counts. syscall-count and ringbuf-events also report
+ * the workload's own share when they trace every process (collect: workload_events).
+ */
+static int bpf_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct bpf_cfg *cfg = vcfg;
+	int ret;
+
+	log_init();
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = cfg->pid_filter == PIDF_WORKLOAD ? TB_SCOPE_PROCESS : TB_SCOPE_SYSTEM;
+	switch (cfg->program) {
+	case PROG_PROBE:
+		return probe_hooks(cfg, h);
+	case PROG_SYSCALL_COUNT:
+	case PROG_RINGBUF_EVENTS:
+		h->attributes = true;
+		return tb_hooks_add(h, "raw_syscalls:sys_enter", -1, true);
+	case PROG_READ_LATENCY:
+		/* one histogram entry per read() that returned */
+		ret = tb_hooks_add(h, "syscalls:sys_enter_read", -1, false);
+		return ret ? ret : tb_hooks_add(h, "syscalls:sys_exit_read", -1, true);
+	case PROG_RUNQ_LATENCY:
+		/* runs on every wakeup and switch of the host; counts the workload's wakeups */
+		ret = tb_hooks_add(h, "sched:sched_wakeup", -1, false);
+		if (!ret)
+			ret = tb_hooks_add(h, "sched:sched_wakeup_new", -1, false);
+		if (!ret)
+			ret = tb_hooks_add(h, "sched:sched_switch", -1, false);
+		return ret ? ret : tb_hooks_add(h, "task:wakeups", -1, true);
+	default:
+		return object_hooks(cfg, h);
+	}
+}
+
 const struct tb_tracer_ops tb_tracer_bpf = {
 	.name = "bpf",
 	.help = "BPF programs (bundled CO-RE: syscall-count, read-latency, runq-latency, "
-		"ringbuf-events; or a user's .bpf.o) with in-kernel run_cnt/run_time_ns",
+		"ringbuf-events, probe: every attach type; or a user's .bpf.o) with in-kernel "
+		"run_cnt/run_time_ns",
 	.opts = bpf_opts,
 	.cfg_size = sizeof(struct bpf_cfg),
 	.supported = bpf_supported,
 	.validate = bpf_validate,
+	.supported_cfg = bpf_supported_cfg,
+	.variants = bpf_variants,
 	.setup = bpf_setup,
 	.start = bpf_start,
 	.stop = bpf_stop,
 	.collect = bpf_collect,
 	.teardown = bpf_teardown,
+	.est_cost_ns = bpf_est_cost_ns,
+	.hooks = bpf_hooks,
 };

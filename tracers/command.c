@@ -17,7 +17,11 @@
  * cgroup can be made it falls back, said once, to the process group and wait4's rusage (the
  * leader and its reaped descendants). A command that exits before stop makes collect() fail
  * with its status.
+ *
+ * What it hooks cannot be read from its command line: `hooks` (the events its probes attach
+ * to), `hook-kind` and `scope` say it, so that the proof of tracing can expect a count.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -28,9 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/bpf-freeing.h"
 #include "host/cgroup.h"
 #include "core/proc.h"
 #include "core/tb.h"
@@ -47,6 +53,10 @@ struct cfg {
 	int stop_signal;
 	uint64_t stop_timeout;
 	char *events_regex;
+	bool keep_raw;
+	struct tb_strlist hooks;
+	int kind;
+	int scope;
 };
 
 struct priv {
@@ -60,8 +70,14 @@ struct priv {
 	char log[4096];
 	off_t log_start; /* where this sample's output begins in the log */
 	double ready_s;
-	double startup_cpu_s; /* the leader's CPU time until ready (start-up, attaching) */
+	double startup_cpu_s;  /* the leader's CPU time until ready (start-up, attaching) */
+	int64_t wall_start_ns; /* CLOCK_REALTIME at spawn, for keep-raw's file times */
 };
+
+enum { KIND_AUTO, KIND_EVENTS, KIND_SAMPLING, KIND_UNKNOWN };
+static const char *const kind_choices[] = {"auto", "events", "sampling", "unknown", NULL};
+enum { SCOPE_SYSTEM, SCOPE_WORKLOAD };
+static const char *const scope_choices[] = {"system", "workload", NULL};
 
 static const char *const sig_choices[] = {"INT", "TERM", "HUP", "USR1", "USR2", "KILL", NULL};
 static const int sig_values[] = {SIGINT, SIGTERM, SIGHUP, SIGUSR1, SIGUSR2, SIGKILL};
@@ -84,6 +100,20 @@ static const struct tb_option cmd_opts[] = {
 	{"events-regex", TB_OPT_STRING, offsetof(struct cfg, events_regex), NULL,
 	 "extended regex whose first group, in its output after stop, is the event count "
 	 "(e.g. '@c: ([0-9]+)'; the last match counts)"},
+	{"keep-raw", TB_OPT_BOOL, offsetof(struct cfg, keep_raw), "false",
+	 "keep the files it writes in its directory (perf.data, perf.data.old, ...); else their "
+	 "size is counted and they are deleted after each sample"},
+	{"hooks", TB_OPT_LIST, offsetof(struct cfg, hooks), NULL,
+	 "the tracepoints its probes attach to (raw_syscalls:sys_enter, syscalls:sys_enter_read), "
+	 "for the proof of tracing"},
+	{"hook-kind", TB_OPT_CHOICE, offsetof(struct cfg, kind), "auto",
+	 "what its events-regex counts: events (one per hooked event), sampling (samples), "
+	 "unknown; auto: events when hooks is set",
+	 0, 0, kind_choices},
+	{"scope", TB_OPT_CHOICE, offsetof(struct cfg, scope), "system",
+	 "whose events it counts: system (a command cannot be given the workload's pid) or "
+	 "workload",
+	 0, 0, scope_choices},
 	TB_OPT_END,
 };
 
@@ -319,6 +349,7 @@ static int spawn(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
 	static bool warned;
+	struct timespec now;
 	char why[256];
 	int ret;
 
@@ -339,6 +370,9 @@ static int spawn(struct tb_tracer *t)
 		return ret;
 	}
 	p->spawned = true;
+	clock_gettime(CLOCK_REALTIME, &now);
+	/* File times come from the kernel's coarse clock, up to a tick (<= 10 ms) behind. */
+	p->wall_start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - 20000000;
 	ret = tb_armed_add_pgid(p->proc.pid);
 	if (ret)
 		give_up(t);
@@ -346,7 +380,7 @@ static int spawn(struct tb_tracer *t)
 }
 
 /* Until every readiness condition holds, the command dies, or the timeout. Returns 0 or -errno
- * (said in t->error). */
+ * (said, tb_tracer_fail). */
 static int wait_ready(struct tb_tracer *t, int base)
 {
 	const struct cfg *c = t->cfg;
@@ -430,15 +464,13 @@ static int cmd_start(struct tb_tracer *t)
 	return 0;
 }
 
-static int cmd_stop(struct tb_tracer *t)
+/* Stop signal, then escalation (tb_bpf_release_and_wait's release). */
+static void stop_group(void *arg)
 {
+	struct tb_tracer *t = arg;
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 
-	if (!p || !p->spawned || p->stopped)
-		return 0;
-	p->stopped = true;
-	tb_cgroup_sample(&p->cg);
 	if (tb_proc_poll(&p->proc)) {
 		p->died = true; /* reported by collect, which names the status */
 		reap_group(t);
@@ -447,6 +479,27 @@ static int cmd_stop(struct tb_tracer *t)
 			c->command.v[0], sig_choices[c->stop_signal]);
 	}
 	kill_leftovers(t);
+}
+
+/*
+ * The BPF programs and links the command holds (its fdinfo) are freed by the kernel after it
+ * exits, asynchronously: wait for them, bounded, so the next run does not count them as
+ * foreign instrumentation (host/bpf-freeing.h).
+ */
+static int cmd_stop(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+	struct tb_bpf_obj *objs = NULL;
+	size_t n = 0;
+
+	if (!p || !p->spawned || p->stopped)
+		return 0;
+	p->stopped = true;
+	tb_cgroup_sample(&p->cg);
+	if (tb_bpf_objs_of_pgrp(p->proc.pid, &objs, &n))
+		n = 0;
+	tb_bpf_release_and_wait(t->name, objs, n, stop_group, t);
+	free(objs);
 	tb_armed_remove_pgid(p->proc.pid);
 	return 0;
 }
@@ -500,6 +553,38 @@ static void usage(const struct priv *p, struct tb_tracer_stats *st, double *tota
 		st->mem_bytes = mem;
 }
 
+/*
+ * What the command wrote in its own directory (it runs there, TB_PROC_CHDIR) besides its log:
+ * the regular files' bytes, deleted unless keep-raw (perf record leaves a perf.data and a
+ * perf.data.old of hundreds of MB). With keep-raw only the files written since start count.
+ */
+static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool keep)
+{
+	const char *log = strrchr(p->log, '/');
+	struct dirent *e;
+	int64_t bytes = 0;
+	struct stat st;
+	DIR *d;
+
+	if (!t->outdir || !(d = opendir(t->outdir)))
+		return -1;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, log ? log + 1 : p->log) ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+			continue;
+		if (keep &&
+		    (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec <
+			    (uint64_t)p->wall_start_ns)
+			continue;
+		bytes += st.st_size;
+		if (!keep && unlinkat(dirfd(d), e->d_name, 0))
+			tb_warn("[tracer %s] cannot delete %s/%s: %s", t->name, t->outdir,
+				e->d_name, strerror(errno));
+	}
+	closedir(d);
+	return bytes;
+}
+
 static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
@@ -521,6 +606,7 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 		return -ECHILD;
 	}
 	usage(p, st, &total);
+	st->disk_bytes = own_files(t, p, c->keep_raw);
 	in_cgroup = p->cg.path[0] != '\0';
 	tb_cgroup_destroy(&p->cg); /* stopped and accounted: nothing is left in it */
 	if (p->have_events_re) {
@@ -560,6 +646,35 @@ static void cmd_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/*
+ * Declared: the command's start-up to readiness and its stop, 250 ms (bpftrace 0.17 with one
+ * tracepoint on the reference VM; perf record is faster), plus its own settle delay.
+ */
+static uint64_t cmd_est_cost_ns(const void *vcfg)
+{
+	const struct cfg *c = vcfg;
+
+	return 250000000ull + c->settle;
+}
+
+/* What the section says it hooks (hooks, hook-kind, scope). */
+static int cmd_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	size_t i;
+	int ret = 0;
+
+	h->kind = c->kind == KIND_EVENTS     ? TB_HOOK_EVENTS
+		  : c->kind == KIND_SAMPLING ? TB_HOOK_SAMPLING
+		  : c->kind == KIND_UNKNOWN  ? TB_HOOK_UNKNOWN
+		  : c->hooks.n		     ? TB_HOOK_EVENTS
+					     : TB_HOOK_UNKNOWN;
+	h->scope = c->scope == SCOPE_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+	for (i = 0; !ret && i < c->hooks.n; i++)
+		ret = tb_hooks_add(h, c->hooks.v[i], -1, h->kind == TB_HOOK_EVENTS);
+	return ret;
+}
+
 const struct tb_tracer_ops tb_tracer_command = {
 	.name = "command",
 	.help = "an external tracer command (bpftrace, perf record, an agent), ready by regex "
@@ -572,4 +687,6 @@ const struct tb_tracer_ops tb_tracer_command = {
 	.stop = cmd_stop,
 	.collect = cmd_collect,
 	.teardown = cmd_teardown,
+	.est_cost_ns = cmd_est_cost_ns,
+	.hooks = cmd_hooks,
 };

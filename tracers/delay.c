@@ -141,6 +141,13 @@ static void delay_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* It hooks nothing in the kernel: its cost is a spin the workload calls itself. */
+static int delay_hooks(const void *cfg, struct tb_hooks *h)
+{
+	h->kind = TB_HOOK_NONE;
+	return 0;
+}
+
 const struct tb_tracer_ops tb_tracer_delay = {
 	.name = "delay",
 	.help = "validation: add a calibrated spin of known cost to every workload operation",
@@ -152,4 +159,5 @@ const struct tb_tracer_ops tb_tracer_delay = {
 	.stop = delay_stop,
 	.collect = delay_collect,
 	.teardown = delay_teardown,
+	.hooks = delay_hooks,
 };

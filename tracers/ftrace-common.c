@@ -126,6 +126,7 @@ static int collect_figures(struct tracefs_instance *inst, struct tb_tracer_stats
 	st->events = bs.entries + bs.read;
 	st->lost = bs.overrun + bs.dropped + bs.commit_overrun;
 	st->cpu_s = cons->stream ? cons->cpu_s : 0;
+	st->disk_bytes = cons->stream ? (int64_t)cons->bytes : 0;
 	if (!cons->stream && cons->overwrite) {
 		st->events += bs.overrun;
 		st->lost -= bs.overrun;
@@ -147,6 +148,7 @@ static int collect_figures(struct tracefs_instance *inst, struct tb_tracer_stats
 			json_object_set_new(extra, "overwritten", json_integer(bs.overrun));
 		if (cons->stream) {
 			json_object_set_new(extra, "stream_file", json_string(cons->path));
+			json_object_set_new(extra, "stream_kept", json_boolean(cons->keep));
 			json_object_set_new(extra, "stream_bytes",
 					    json_integer((json_int_t)cons->bytes));
 		}
@@ -165,15 +167,33 @@ int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instan
 
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 {
+	int ret;
+
 	if (!c->reader)
 		return 0;
-	return tb_ftrace_stream_stop(&c->reader, &c->bytes, &c->cpu_s);
+	ret = tb_ftrace_stream_stop(&c->reader, &c->bytes, &c->cpu_s);
+	/* Raw streams grow to hundreds of MB a run: written (that is the tracer's cost), counted,
+	 * and kept only when asked. */
+	if (!c->keep && unlink(c->path) && errno != ENOENT)
+		tb_warn("cannot delete %s: %s", c->path, strerror(errno));
+	return ret;
 }
 
 /* ---- the ftrace tracers' shared setup, collect and teardown ----------------------------- */
 
 const char *const tb_ftrace_pid_choices[] = {"workload", "none", NULL};
 const char *const tb_ftrace_consumer_choices[] = {"discard", "stream", NULL};
+
+uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c)
+{
+	return c->consumer == TB_FTRACE_CONSUMER_STREAM ? TB_FTRACE_STREAM_COST_NS
+							: TB_FTRACE_COST_NS;
+}
+
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c)
+{
+	return c->pid_filter == TB_FTRACE_PID_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;
+}
 
 int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 		   enum tracefs_option_id fork_option, const char *pid_file)
@@ -187,6 +207,7 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
 	}
 	f->cons.stream = c->consumer == TB_FTRACE_CONSUMER_STREAM;
 	f->cons.overwrite = c->overwrite;
+	f->cons.keep = c->keep_raw;
 	ret = tb_tracefs_instance_new(t->name, &f->inst);
 	if (ret)
 		return ret;
@@ -220,6 +241,37 @@ int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const cha
 		json_object_set_new(extra, count_key, json_integer((json_int_t)count));
 	st->extra = extra;
 	return 0;
+}
+
+int tb_ftrace_on(struct tb_ftrace *f, const struct tb_tracer *t)
+{
+	int ret;
+
+	ret = tb_ftrace_consumer_start(&f->cons, f->inst, t);
+	if (ret)
+		return ret;
+	if (tracefs_trace_on(f->inst)) {
+		ret = errno ? -errno : -EIO;
+		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
+	}
+	return ret;
+}
+
+int tb_ftrace_off(struct tb_ftrace *f, const struct tb_tracer *t, const char *file,
+		  const char *value)
+{
+	int ret = 0, r;
+
+	if (!f->inst)
+		return 0;
+	if (tracefs_trace_off(f->inst))
+		ret = errno ? -errno : -EIO;
+	if (file && tracefs_instance_file_write(f->inst, file, value) < 0 && !ret)
+		ret = errno ? -errno : -EIO;
+	if (ret)
+		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
+	r = tb_ftrace_consumer_stop(&f->cons);
+	return ret ? ret : r;
 }
 
 void tb_ftrace_close(struct tb_ftrace *f)

@@ -46,6 +46,7 @@ int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_siz
 struct tb_ftrace_consumer {
 	bool stream;	 /* a reader thread drains the buffer into path */
 	bool overwrite;	 /* the buffer overwrites its oldest events when full */
+	bool keep;	 /* keep-raw: the stream file stays; else counted and deleted at stop */
 	char path[4096]; /* <outdir>/<tracer>.raw, while streaming */
 	struct tb_ftrace_stream *reader;
 	uint64_t bytes; /* what the reader wrote, after stop */
@@ -58,7 +59,8 @@ struct tb_ftrace_consumer {
  */
 int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
 			     const struct tb_tracer *t);
-/* Drain what is left and stop the reader; idempotent. Returns 0 or the reader's error. */
+/* Drain what is left and stop the reader, then delete the stream file unless keep (its size
+ * stays in bytes); idempotent. Returns 0 or the reader's error. */
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
 
 /*
@@ -99,8 +101,21 @@ struct tb_ftrace_cfg {
 	int pid_filter; /* TB_FTRACE_PID_*; its option's help names the tracer's pid file */
 	uint64_t buffer_size;
 	bool overwrite;
-	int consumer; /* TB_FTRACE_CONSUMER_* */
+	int consumer;  /* TB_FTRACE_CONSUMER_* */
+	bool keep_raw; /* consumer = stream: keep <outdir>/<name>.raw (else counted, deleted) */
 };
+
+/* The pid-filter entry of an option table of an ftrace tracer using set_event_pid. */
+#define TB_FTRACE_EVENT_PID_OPT(type, member)                                                            \
+	{                                                                                                \
+		"pid-filter", TB_OPT_CHOICE, offsetof(type, member.pid_filter), "workload",              \
+			"workload: only the workload's threads (set_event_pid + event-fork); none: all " \
+			"tasks",                                                                         \
+			0, 0, tb_ftrace_pid_choices                                                      \
+	}
+
+/* Whose events an ftrace tracer records: the workload's tree (pid filter + fork) or all. */
+int tb_ftrace_scope(const struct tb_ftrace_cfg *c);
 
 /* The buffer-size, overwrite and consumer entries of an option table, for type's member. */
 /* (clang-format cannot lay out several initializers in one macro) */
@@ -112,8 +127,21 @@ struct tb_ftrace_cfg {
 	 "overwrite the oldest events when full (else drop new ones)"},			\
 	{"consumer", TB_OPT_CHOICE, offsetof(type, member.consumer), "discard",		\
 	 "discard: buffer only; stream: a thread drains trace_pipe_raw into a file", 0, 0, \
-	 tb_ftrace_consumer_choices}
+	 tb_ftrace_consumer_choices},							\
+	{"keep-raw", TB_OPT_BOOL, offsetof(type, member.keep_raw), "false",		\
+	 "consumer = stream: keep the stream file (else its size is counted and it is "	\
+	 "deleted after each sample)"}
 /* clang-format on */
+
+/*
+ * Declared setup + teardown of one sample (est_cost_ns, tracer.h): an instance made and removed
+ * (TB_FTRACE_COST_NS), and with a stream consumer its drain at stop (TB_FTRACE_STREAM_COST_NS).
+ * Measured on the reference VM (2 vCPUs, kernel 6.18) from `tracebench run scenarios/quick.ini`:
+ * tracer_setup_s + tracer_teardown_s - 2 x settle, medians.
+ */
+#define TB_FTRACE_COST_NS	 100000000ull
+#define TB_FTRACE_STREAM_COST_NS 160000000ull
+uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 
 /* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
 struct tb_ftrace {
@@ -145,6 +173,20 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
  */
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
+
+/*
+ * Start tracing in f's instance: the consumer first (so that nothing is written before a
+ * reader exists), then tracing_on. Returns 0 or -errno, said in t's name.
+ */
+int tb_ftrace_on(struct tb_ftrace *f, const struct tb_tracer *t);
+
+/*
+ * Stop tracing in f's instance: tracing_off first so that the counts stop moving, then write
+ * value to the instance file that detaches the probes (file NULL: nothing to detach), then stop
+ * the consumer. Every step runs; returns the first error (0 or -errno), said in t's name.
+ */
+int tb_ftrace_off(struct tb_ftrace *f, const struct tb_tracer *t, const char *file,
+		  const char *value);
 
 /* Stop the consumer and remove the instance; idempotent (teardown runs on every path). */
 void tb_ftrace_close(struct tb_ftrace *f);

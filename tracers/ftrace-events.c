@@ -41,9 +41,7 @@ static const struct tb_option ev_opts[] = {
 	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
 	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
 	 "filter expression applied to every listed event (e.g. 'id == 39')"},
-	{"pid-filter", TB_OPT_CHOICE, offsetof(struct cfg, ft.pid_filter), "workload",
-	 "workload: only the workload's threads (set_event_pid + event-fork); none: all tasks", 0,
-	 0, tb_ftrace_pid_choices},
+	TB_FTRACE_EVENT_PID_OPT(struct cfg, ft),
 	TB_FTRACE_BUFFER_OPTS(struct cfg, ft),
 	TB_OPT_END,
 };
@@ -165,14 +163,9 @@ static int ev_start(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret;
 
-	ret = tb_ftrace_consumer_start(&p->ft.cons, p->ft.inst, t);
+	ret = tb_ftrace_on(&p->ft, t);
 	if (ret)
 		return ret;
-	if (tracefs_trace_on(p->ft.inst)) {
-		ret = errno ? -errno : -EIO;
-		tb_err("[tracer %s] cannot write tracing_on: %s", t->name, strerror(-ret));
-		return ret;
-	}
 	p->enabled = true;
 	return set_events(t, "1");
 }
@@ -180,22 +173,14 @@ static int ev_start(struct tb_tracer *t)
 static int ev_stop(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
-	int ret = 0, r;
+	bool enabled;
 
-	if (!p || !p->ft.inst)
+	if (!p)
 		return 0;
 	/* Freeze first so the counts stop moving, then detach the probes. */
-	if (tracefs_trace_off(p->ft.inst))
-		ret = errno ? -errno : -EIO;
-	if (p->enabled && tracefs_instance_file_write(p->ft.inst, "events/enable", "0") < 0 && !ret)
-		ret = errno ? -errno : -EIO;
+	enabled = p->enabled;
 	p->enabled = false;
-	if (ret)
-		tb_err("[tracer %s] cannot switch the instance off: %s", t->name, strerror(-ret));
-	r = tb_ftrace_consumer_stop(&p->ft.cons);
-	if (r && !ret)
-		ret = r;
-	return ret;
+	return tb_ftrace_off(&p->ft, t, enabled ? "events/enable" : NULL, "0");
 }
 
 static int ev_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
@@ -219,6 +204,83 @@ static void ev_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t ev_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
+/*
+ * The syscall numbers a raw_syscalls filter keeps, when it is "id == N" alternatives joined by
+ * "||" (what a user writes to trace one syscall system-wide); -EINVAL for anything else.
+ */
+static int filter_ids(const char *filter, long *ids, size_t max, size_t *n)
+{
+	char *copy = strdup(filter), *part, *save = NULL, *end;
+	int ret = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	*n = 0;
+	for (part = strtok_r(copy, "|", &save); part && !ret; part = strtok_r(NULL, "|", &save)) {
+		while (*part == ' ' || *part == '(')
+			part++;
+		if (strncmp(part, "id", 2) || *n >= max) {
+			ret = -EINVAL;
+			break;
+		}
+		part += 2;
+		while (*part == ' ')
+			part++;
+		if (strncmp(part, "==", 2)) {
+			ret = -EINVAL;
+			break;
+		}
+		ids[*n] = strtol(part + 2, &end, 10);
+		while (*end == ' ' || *end == ')')
+			end++;
+		if (end == part + 2 || *end)
+			ret = -EINVAL;
+		(*n)++;
+	}
+	free(copy);
+	return ret || !*n ? -EINVAL : 0;
+}
+
+/*
+ * Every enabled event runs the tracer; the pid filter decides whose. A raw_syscalls filter of
+ * "id == N" keeps syscall N; any other filter makes the expectation an upper bound.
+ */
+static int ev_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	struct tb_strlist ex = {0};
+	const struct tb_strlist *evs = &c->events;
+	long ids[16];
+	size_t i, j, nids = 0;
+	bool by_id = false;
+	char msg[256];
+	int ret = 0;
+
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = tb_ftrace_scope(&c->ft);
+	if (!tb_tracefs_events_expand(&c->events, &ex, msg, sizeof(msg)))
+		evs = &ex;
+	if (c->filter)
+		by_id = !filter_ids(c->filter, ids, TB_ARRAY_SIZE(ids), &nids);
+	for (i = 0; !ret && i < evs->n; i++) {
+		bool raw = !strncmp(evs->v[i], "raw_syscalls:", 13);
+
+		if (c->filter && !(raw && by_id))
+			h->filtered = true;
+		if (!(raw && by_id))
+			ret = tb_hooks_add(h, evs->v[i], -1, true);
+		for (j = 0; !ret && raw && by_id && j < nids; j++)
+			ret = tb_hooks_add(h, evs->v[i], (int)ids[j], true);
+	}
+	tb_strlist_free(&ex);
+	return ret;
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.name = "ftrace-events",
 	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
@@ -231,4 +293,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.stop = ev_stop,
 	.collect = ev_collect,
 	.teardown = ev_teardown,
+	.est_cost_ns = ev_est_cost_ns,
+	.hooks = ev_hooks,
 };

@@ -170,6 +170,31 @@ static void fn_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t fn_est_cost_ns(const void *cfg)
+{
+	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
+}
+
+/*
+ * Every call of a filtered kernel function runs the tracer: per event, but no workload table
+ * says how many calls an op makes, so the proof can only check that something was recorded.
+ */
+static int fn_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	char name[TB_EV_NAME_MAX];
+	size_t i;
+	int ret = 0;
+
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = tb_ftrace_scope(&c->ft);
+	for (i = 0; !ret && i < c->filter.n; i++) {
+		snprintf(name, sizeof(name), "function:%s", c->filter.v[i]);
+		ret = tb_hooks_add(h, name, -1, true);
+	}
+	return ret ? ret : (c->filter.n ? 0 : tb_hooks_add(h, "function:*", -1, true));
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.name = "ftrace-function",
 	.help = "ftrace function tracer with a filter list, in a private tracefs instance",
@@ -182,4 +207,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.stop = fn_stop,
 	.collect = fn_collect,
 	.teardown = fn_teardown,
+	.est_cost_ns = fn_est_cost_ns,
+	.hooks = fn_hooks,
 };

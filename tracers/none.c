@@ -32,6 +32,12 @@ static void none_teardown(struct tb_tracer *t)
 {
 }
 
+static int none_hooks(const void *cfg, struct tb_hooks *h)
+{
+	h->kind = TB_HOOK_NONE;
+	return 0;
+}
+
 static const struct tb_option none_opts[] = {
 	TB_OPT_END,
 };
@@ -47,4 +53,5 @@ const struct tb_tracer_ops tb_tracer_none = {
 	.stop = none_stop,
 	.collect = none_collect,
 	.teardown = none_teardown,
+	.hooks = none_hooks,
 };

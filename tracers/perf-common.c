@@ -159,6 +159,23 @@ int tb_perf_event_parse(const char *name, struct perf_event_attr *attr, char *er
 	return 0;
 }
 
+const char *tb_perf_event_task_name(const struct perf_event_attr *attr)
+{
+	if (attr->type != PERF_TYPE_SOFTWARE)
+		return NULL;
+	switch (attr->config) {
+	case PERF_COUNT_SW_CONTEXT_SWITCHES:
+		return "task:switches";
+	case PERF_COUNT_SW_CPU_MIGRATIONS:
+		return "task:migrations";
+	case PERF_COUNT_SW_PAGE_FAULTS:
+	case PERF_COUNT_SW_PAGE_FAULTS_MIN:
+		return "task:page-faults";
+	default:
+		return NULL;
+	}
+}
+
 bool tb_perf_event_is_time(const struct perf_event_attr *attr)
 {
 	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_TASK_CLOCK ||

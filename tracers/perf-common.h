@@ -39,6 +39,11 @@ void tb_perf_init(void);
  * from tracefs). Other attr fields are left alone. Returns 0, or -ENOENT with the reason in err.
  */
 int tb_perf_event_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len);
+/*
+ * The proof of tracing's name (core/events.h) of what a software event counts per task:
+ * "task:switches", "task:migrations", "task:page-faults"; NULL for the others.
+ */
+const char *tb_perf_event_task_name(const struct perf_event_attr *attr);
 /* True when the event counts nanoseconds (task-clock, cpu-clock) rather than occurrences. */
 bool tb_perf_event_is_time(const struct perf_event_attr *attr);
 /* Comma-separated list of the names the table knows, for help texts (static storage). */

@@ -21,12 +21,13 @@ const struct tb_tracer_ops *const tb_tracers[] = {
 
 void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	tb_err("[tracer %s] %s", t->name, t->error);
+	tb_err("[tracer %s] %s", t->name, msg);
 }
 
 const struct tb_tracer_ops *tb_tracer_find(const char *name)
@@ -45,10 +46,11 @@ static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
 
 	if (!ops)
 		return false;
-	*d = TB_PLUGIN_DESC(ops,
-			    ops->setup && ops->start && ops->stop && ops->collect && ops->teardown
-				    ? NULL
-				    : "setup, start, stop, collect and teardown are all needed");
+	*d = TB_PLUGIN_DESC(
+		ops, !(ops->setup && ops->start && ops->stop && ops->collect && ops->teardown)
+			     ? "setup, start, stop, collect and teardown are all needed"
+		     : !ops->hooks ? "no hooks (what it hooks and counts)"
+				   : NULL);
 	return true;
 }
 

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/events.h"
 #include "core/options.h"
 
 struct tb_tracer_ops;
@@ -26,6 +27,8 @@ struct tb_tracer_stats {
 	int64_t bpf_run_time_ns; /* BPF programs' run_time_ns during the window */
 	void *extra;		 /* optional json_t * object (jansson) of tracer-specific figures;
 				    ownership passes to the caller */
+	int64_t disk_bytes;	 /* bytes it wrote to files in the window (streams, a command's
+				    output files), kept or not (keep-raw) */
 };
 
 /* One tracer instance, as a tracer plugin sees it. The harness owns every field but priv. */
@@ -38,14 +41,30 @@ struct tb_tracer {
 	const char *outdir; /* existing directory for the tracer's own output files */
 	int consumer_cpu;   /* CPU for reader threads (not a workload CPU), or -1 */
 	uint64_t settle_ns; /* delay the harness waits after start and before stop */
-	char error[512];    /* why a callback failed, for the cell's error (tb_tracer_fail); the
-			       plugin's, "" when it only returned -errno */
+	/* What a sample will produce, for sizing buffers (0 / NULL when unknown): */
+	uint64_t sample_ops;		     /* ops per thread of the sample (calibrated) */
+	unsigned int threads;		     /* workload threads doing them */
+	const int *cpus;		     /* the CPUs the workload is pinned to */
+	size_t ncpus;			     /* 0: not pinned */
+	const struct tb_hook_expect *expect; /* per counted hook, what one op makes */
+	size_t nexpect;
+};
+
+/*
+ * One configuration of a tracer whose support here differs from its type's (a BPF attach type
+ * the kernel refuses), as `list` reports it.
+ */
+struct tb_tracer_variant {
+	char name[64]; /* "attach = kprobe" */
+	int err;       /* 0 when usable here, else -errno */
+	char why[512]; /* the reason when err */
 };
 
 /*
  * A callback failed: the reason, in words a user acts on ("the tracer command exited with
- * status 1 before it was ready: <its last output>"), into t->error for the result and logged
- * as "[tracer NAME] reason". The callback then returns its -errno as usual.
+ * status 1 before it was ready: <its last output>"), logged as "[tracer NAME] reason"; the
+ * runner makes the last logged error the cell's error (tb_log_last_error). The callback then
+ * returns its -errno as usual.
  */
 void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -63,6 +82,17 @@ struct tb_tracer_ops {
 	unsigned int flags;
 	int (*supported)(char *why, size_t len);
 	int (*validate)(const void *cfg, char *err, size_t len);
+	/*
+	 * Optional: is this (validated) configuration usable here, beyond supported()? E.g. an
+	 * attach type the kernel refuses, found by trying it. 0, or -errno with the reason in
+	 * why. The plan drops or refuses a section whose configuration is not usable.
+	 */
+	int (*supported_cfg)(const void *cfg, char *why, size_t len);
+	/*
+	 * Optional: the configurations whose support differs here, each probed (`list` prints
+	 * them under the tracer). Fills up to max entries; returns how many there are.
+	 */
+	size_t (*variants)(struct tb_tracer_variant *v, size_t max);
 	/* Untimed: create instance, load programs, open fds; nothing live yet. target is set. */
 	int (*setup)(struct tb_tracer *t);
 	/* Make it live (enable events, attach, start the command and wait for readiness). */
@@ -73,6 +103,22 @@ struct tb_tracer_ops {
 	int (*collect)(struct tb_tracer *t, struct tb_tracer_stats *st);
 	/* Remove everything setup made. Idempotent; also runs on error and signal paths. */
 	void (*teardown)(struct tb_tracer *t);
+	/*
+	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
+	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
+	 * plugin states where its figure comes from (measured on the reference VM with
+	 * `tracebench run scenarios/quick.ini`: the samples' tracer_setup_s + tracer_teardown_s
+	 * minus 2 x settle). NULL: negligible.
+	 */
+	uint64_t (*est_cost_ns)(const void *cfg);
+	/*
+	 * What it hooks and what its events figure counts (core/events.h), from the filled
+	 * config cfg: the kind (per event, sampling, counter), whose events (scope), the hooked
+	 * events (globs expanded). Runs in the runner before any setup. Fills h (initialised by
+	 * the caller; the caller frees it with tb_hooks_free) and returns 0, or -errno.
+	 * Mandatory: result/proof.h matches it with the workload's events per op.
+	 */
+	int (*hooks)(const void *cfg, struct tb_hooks *h);
 };
 
 /* The registry (tracers/registry.c, from tracers/registry.h): NULL-terminated, and lookup by
@@ -83,7 +129,7 @@ const struct tb_tracer_ops *tb_tracer_find(const char *name);
 /*
  * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
  * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
- * callbacks (setup to teardown) and a well-formed option table (tb_opts_check). Each defect is
+ * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check). Each defect is
  * logged, naming the table. Returns 0 or -EINVAL.
  */
 int tb_tracer_ops_check(const struct tb_tracer_ops *const *list);

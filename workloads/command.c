@@ -234,6 +234,16 @@ static void cmd_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * A user's program: what it does is unknown, but the harness runs it with fork and execve
+ * (core/proc.c), so one program execution per op is certain.
+ */
+static int cmd_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	ev->syscalls_known = ev->sched_known = 0;
+	return tb_op_events_add(ev, "sched:sched_process_exec", 1, TB_EV_SELF, 0);
+}
+
 const struct tb_workload_ops tb_workload_command = {
 	.name = "command",
 	.help = "a user's program run to completion per sample (argv, no shell; optional metric "
@@ -245,4 +255,5 @@ const struct tb_workload_ops tb_workload_command = {
 	.setup = cmd_setup,
 	.run_batch = cmd_run_batch,
 	.teardown = cmd_teardown,
+	.events = cmd_events,
 };

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the workload plugins. */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "workloads/common.h"
 
 #ifndef TB_LIBEXECDIR
@@ -58,31 +58,26 @@ static int try_helper(const char *dir, const char *name, char *path, size_t len)
 
 int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_t whylen)
 {
+	/* The source tree (./tracebench), build/run-tests, an installed tree (bin/). */
+	static const char *const rel[] = {"build/helpers", "helpers", TB_LIBEXECDIR_REL};
 	char exe[PATH_MAX], dir[PATH_MAX + 32];
-	const char *env = getenv("TB_HELPERS");
-	ssize_t n;
+	const char *env = getenv(TB_ENV_HELPERS);
+	size_t i;
 
 	if (env && *env && !try_helper(env, name, path, len))
 		return 0;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s/build/helpers", dirname(exe));
-		if (!try_helper(dir, name, path, len))
-			return 0;
-		/* the binary may itself live in build/ (run-tests) */
-		exe[n] = '\0';
-		snprintf(dir, sizeof(dir), "%s/helpers", dirname(exe));
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, sizeof(dir), "%s/%s", exe, rel[i]);
 		if (!try_helper(dir, name, path, len))
 			return 0;
 	}
 	if (!try_helper(TB_LIBEXECDIR, name, path, len))
 		return 0;
 	if (why)
-		snprintf(
-			why, whylen,
-			"helper %s not found in $TB_HELPERS, build/helpers next to the binary or %s (run make)",
-			name, TB_LIBEXECDIR);
+		snprintf(why, whylen,
+			 "helper %s not found in $TB_HELPERS, next to the binary (build/helpers, "
+			 "helpers, " TB_LIBEXECDIR_REL ") or in %s (run make)",
+			 name, TB_LIBEXECDIR);
 	return -ENOENT;
 }
 
@@ -176,6 +171,40 @@ void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
 		tb_sleep_ns(1000000);
 		waited += 1000000;
 	}
+}
+
+int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *ctx,
+			  bool partner_process, const char *send, int send_nr, const char *recv,
+			  int recv_nr, unsigned int flags)
+{
+	int partner = partner_process ? TB_EV_PARTNER : TB_EV_SELF;
+	double own = partner_process ? 1 : 2; /* sides in the workload's process */
+	const struct {
+		const char *name;
+		double n;
+	} sched[] = {
+		{"sched:sched_switch", 2}, {"sched:sched_wakeup", 2}, {"sched:sched_waking", 2},
+		{"task:switches", own},	   {"task:wakeups", own},     {"task:migrations", 0},
+	};
+	size_t i;
+	int ret;
+
+	ev->syscalls_known = TB_EV_KNOWN_ALL;
+	ret = tb_op_events_syscall(ev, send, send_nr, 1, 1, TB_EV_SELF, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, recv, recv_nr, 1, 1, TB_EV_SELF, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, recv, recv_nr, 1, 1, partner, flags);
+	if (!ret)
+		ret = tb_op_events_syscall(ev, send, send_nr, 1, 1, partner, flags);
+	/* On several CPUs a side may find the other running, or wake an idle CPU: unknown. */
+	if (!ctx->one_cpu)
+		return ret;
+	ev->sched_known = TB_EV_KNOWN_ALL;
+	for (i = 0; !ret && i < TB_ARRAY_SIZE(sched); i++)
+		ret = tb_op_events_add(ev, sched[i].name, sched[i].n, TB_EV_SELF,
+				       sched[i].n ? TB_EV_APPROX : 0);
+	return ret;
 }
 
 struct tb_wl_rr *tb_wl_rr_new(struct tb_workload *w, size_t size)

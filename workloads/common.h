@@ -44,7 +44,8 @@ int tb_wl_path(const struct tb_workload *w, const char *tag, char *path, size_t 
 int tb_wl_fill(int fd, uint64_t size);
 /*
  * Find the helper program `name` (built from workloads/helpers/NAME.c): in $TB_HELPERS, then
- * build/helpers/ or helpers/ next to /proc/self/exe, then TB_LIBEXECDIR. Returns 0 with the
+ * build/helpers/, helpers/ or ../libexec/tracebench next to /proc/self/exe (an installed
+ * tree, wherever its PREFIX), then TB_LIBEXECDIR. Returns 0 with the
  * path, or -ENOENT with where it looked in why (when why is not NULL).
  */
 int tb_wl_find_helper(const char *name, char *path, size_t len, char *why, size_t whylen);
@@ -76,6 +77,18 @@ int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void 
  * message); after grace_ns a process is killed, a thread cancelled. Idempotent.
  */
 void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns);
+
+/*
+ * What one round trip of a ping-pong (pipe, TCP, UDP) does, into ev: `send` then `recv` here,
+ * `recv` then `send` in the partner (a process outside the workload's pid filter when
+ * partner_process), each flags (TB_EV_APPROX when a transfer may take several calls). When
+ * every side shares one CPU, the scheduler events of the two hand-overs are known: two
+ * switches, two wakeups, and switches away from / wakeups of the workload's own tasks once
+ * per side it owns. Returns 0 or -ENOSPC.
+ */
+int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *ctx,
+			  bool partner_process, const char *send, int send_nr, const char *recv,
+			  int recv_nr, unsigned int flags);
 
 /*
  * A request/response workload (tcp-rr, udp-rr): our end and the partner's end of a loopback

@@ -28,10 +28,18 @@ static int cpu_run_batch(struct tb_workload *w, uint64_t n)
 	return 0;
 }
 
+/* Computation only: no syscall and no scheduler event per op (the control). */
+static int cpu_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	return 0;
+}
+
 const struct tb_workload_ops tb_workload_cpu = {
 	.name = "cpu",
 	.help = "pure computation per op, no syscalls (control: syscall tracers add nothing)",
 	.opts = cpu_opts,
 	.cfg_size = sizeof(struct cpu_cfg),
 	.run_batch = cpu_run_batch,
+	.events = cpu_events,
 };

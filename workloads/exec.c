@@ -118,6 +118,38 @@ static void exec_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * The parent's side is known: fork's clone (posix_spawn's clone3) and wait4, and with fork
+ * the child's return from clone, set_robust_list and execve. What the executed program does
+ * at start-up is its C library's business: the child's syscalls are a lower bound.
+ */
+static int exec_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	static const struct tb_op_spec by_fork[] = {
+		TB_OP_SC(clone, 1, TB_EV_SELF),
+		TB_OP_SC_EXITS(clone, 0, 1, TB_EV_CHILD),
+	};
+	static const struct tb_op_spec by_spawn[] = {
+		TB_OP_SC(clone3, 1, TB_EV_SELF),
+	};
+	static const struct tb_op_spec op[] = {
+		TB_OP_SC(wait4, 1, TB_EV_SELF),
+		TB_OP_SC(execve, 1, TB_EV_CHILD),
+		TB_OP_SC_EXITS(exit_group, 1, 0, TB_EV_CHILD),
+		TB_OP_EV("sched:sched_process_exec", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_process_fork", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_process_exit", 1, TB_EV_SELF, 0),
+	};
+	const struct exec_cfg *c = cfg;
+	int ret;
+
+	ev->syscalls_known = TB_EV_KNOWN(TB_EV_SELF);
+	ev->sched_known = 0;
+	ret = c->method == 1 ? tb_op_events_table(ev, by_spawn, TB_ARRAY_SIZE(by_spawn))
+			     : tb_op_events_table(ev, by_fork, TB_ARRAY_SIZE(by_fork));
+	return ret ? ret : tb_op_events_table(ev, op, TB_ARRAY_SIZE(op));
+}
+
 const struct tb_workload_ops tb_workload_exec = {
 	.name = "exec",
 	.help = "fork + execve of a tiny static helper + waitpid per op (exec path, mm setup)",
@@ -128,4 +160,5 @@ const struct tb_workload_ops tb_workload_exec = {
 	.setup = exec_setup,
 	.run_batch = exec_run_batch,
 	.teardown = exec_teardown,
+	.events = exec_events,
 };

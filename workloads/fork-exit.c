@@ -89,6 +89,34 @@ static void fork_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * The parent: clone (fork) and wait4. The child: the return from clone, glibc's
+ * set_robust_list and exit_group, which never returns. The scheduler: the child is created,
+ * runs and exits, and wakes its waiting parent.
+ */
+static int fork_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	static const struct tb_op_spec op[] = {
+		TB_OP_SC(clone, 1, TB_EV_SELF),
+		TB_OP_SC(wait4, 1, TB_EV_SELF),
+		TB_OP_SC_EXITS(clone, 0, 1, TB_EV_CHILD),
+		TB_OP_SC(set_robust_list, 1, TB_EV_CHILD),
+		TB_OP_SC_EXITS(exit_group, 1, 0, TB_EV_CHILD),
+		TB_OP_EV("sched:sched_process_fork", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_process_exit", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_process_wait", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_wakeup_new", 1, TB_EV_SELF, 0),
+		TB_OP_EV("sched:sched_switch", 2, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("sched:sched_wakeup", 1, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("sched:sched_waking", 1, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("task:switches", 2, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("task:wakeups", 2, TB_EV_SELF, TB_EV_APPROX),
+	};
+
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	return tb_op_events_table(ev, op, TB_ARRAY_SIZE(op));
+}
+
 const struct tb_workload_ops tb_workload_fork_exit = {
 	.name = "fork-exit",
 	.help = "fork(), child _exit(0), parent waitpid() per op (process creation and exit)",
@@ -97,4 +125,5 @@ const struct tb_workload_ops tb_workload_fork_exit = {
 	.setup = fork_setup,
 	.run_batch = fork_run_batch,
 	.teardown = fork_teardown,
+	.events = fork_events,
 };

@@ -91,10 +91,34 @@ static void futex_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * FUTEX_WAKE and FUTEX_WAIT on both threads, but a side that is preempted by the wakeup it
+ * caused finds its turn already come and skips its wait: 3 to 4 futex calls per op, each
+ * hand-over a wakeup and a switch (both threads are the workload's).
+ */
+static int futex_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	static const char *const sched[] = {"sched:sched_switch", "sched:sched_wakeup",
+					    "sched:sched_waking", "task:switches", "task:wakeups"};
+	size_t i;
+	int ret;
+
+	ev->syscalls_known = TB_EV_KNOWN_ALL;
+	ret = tb_op_events_syscall(ev, "syscall:futex", SYS_futex, 3.5, 3.5, TB_EV_SELF,
+				   TB_EV_APPROX);
+	if (ret || !ctx->one_cpu)
+		return ret;
+	ev->sched_known = TB_EV_KNOWN_ALL;
+	for (i = 0; !ret && i < TB_ARRAY_SIZE(sched); i++)
+		ret = tb_op_events_add(ev, sched[i], 2, TB_EV_SELF, TB_EV_APPROX);
+	return ret;
+}
+
 const struct tb_workload_ops tb_workload_futex = {
 	.name = "futex",
 	.help = "FUTEX_WAKE/FUTEX_WAIT round trip with a partner thread (futex and wakeup paths)",
 	.setup = futex_setup,
 	.run_batch = futex_run_batch,
 	.teardown = futex_teardown,
+	.events = futex_events,
 };

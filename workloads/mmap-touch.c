@@ -69,6 +69,26 @@ static void mmap_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* mmap, one minor fault per page touched, munmap. */
+static int mmap_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	const struct mmap_cfg *c = cfg;
+	double pages = (double)((c->size + (uint64_t)sysconf(_SC_PAGESIZE) - 1) /
+				(uint64_t)sysconf(_SC_PAGESIZE));
+	int ret;
+
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	ret = TB_OP_SYSCALL(ev, mmap, 1, TB_EV_SELF);
+	if (!ret)
+		ret = TB_OP_SYSCALL(ev, munmap, 1, TB_EV_SELF);
+	if (!ret)
+		ret = tb_op_events_add(ev, "task:page-faults", pages, TB_EV_SELF, TB_EV_APPROX);
+	if (!ret)
+		ret = tb_op_events_add(ev, "exceptions:page_fault_user", pages, TB_EV_SELF,
+				       TB_EV_APPROX);
+	return ret;
+}
+
 const struct tb_workload_ops tb_workload_mmap_touch = {
 	.name = "mmap-touch",
 	.help = "mmap anonymous memory, touch every page, munmap per op (page faults)",
@@ -77,4 +97,5 @@ const struct tb_workload_ops tb_workload_mmap_touch = {
 	.setup = mmap_setup,
 	.run_batch = mmap_run_batch,
 	.teardown = mmap_teardown,
+	.events = mmap_events,
 };

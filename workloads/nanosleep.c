@@ -111,6 +111,25 @@ static void ns_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * One clock_nanosleep per op: the thread switches out to sleep and back in when the timer
+ * wakes it (one wakeup, two switches involving it).
+ */
+static int ns_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	static const struct tb_op_spec op[] = {
+		TB_OP_SC(clock_nanosleep, 1, TB_EV_SELF),
+		TB_OP_EV("sched:sched_switch", 2, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("sched:sched_wakeup", 1, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("sched:sched_waking", 1, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("task:switches", 1, TB_EV_SELF, TB_EV_APPROX),
+		TB_OP_EV("task:wakeups", 1, TB_EV_SELF, TB_EV_APPROX),
+	};
+
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	return tb_op_events_table(ev, op, TB_ARRAY_SIZE(op));
+}
+
 const struct tb_workload_ops tb_workload_nanosleep = {
 	.name = "nanosleep",
 	.help = "clock_nanosleep of duration per op (timer path; metric: mean wakeup lateness, ns)",
@@ -119,4 +138,5 @@ const struct tb_workload_ops tb_workload_nanosleep = {
 	.setup = ns_setup,
 	.run_batch = ns_run_batch,
 	.teardown = ns_teardown,
+	.events = ns_events,
 };

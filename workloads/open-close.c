@@ -124,6 +124,16 @@ static void oc_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* open() is openat() in glibc; one close. The path is cached: no sleep. */
+static int oc_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	int ret;
+
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	ret = TB_OP_SYSCALL(ev, openat, 1, TB_EV_SELF);
+	return ret ? ret : TB_OP_SYSCALL(ev, close, 1, TB_EV_SELF);
+}
+
 const struct tb_workload_ops tb_workload_open_close = {
 	.name = "open-close",
 	.help = "open() + close() of an existing file per op (VFS path lookup, file lifetime)",
@@ -133,4 +143,5 @@ const struct tb_workload_ops tb_workload_open_close = {
 	.setup = oc_setup,
 	.run_batch = oc_run_batch,
 	.teardown = oc_teardown,
+	.events = oc_events,
 };

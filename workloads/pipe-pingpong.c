@@ -127,6 +127,15 @@ static void pipe_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* write + read here, read + write in the partner; at most PIPE_BUF bytes: whole transfers. */
+static int pipe_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	const struct pipe_cfg *c = cfg;
+
+	return tb_wl_pingpong_events(ev, ctx, c->mode == TB_WL_PARTNER_PROCESSES, "syscall:write",
+				     SYS_write, "syscall:read", SYS_read, 0);
+}
+
 const struct tb_workload_ops tb_workload_pipe_pingpong = {
 	.name = "pipe-pingpong",
 	.help = "round trip of a message over two pipes with a partner process or thread "
@@ -136,4 +145,5 @@ const struct tb_workload_ops tb_workload_pipe_pingpong = {
 	.setup = pipe_setup,
 	.run_batch = pipe_run_batch,
 	.teardown = pipe_teardown,
+	.events = pipe_events,
 };

@@ -151,6 +151,13 @@ static void read_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* One pread64 per op, from the page cache: no sleep, no scheduler event. */
+static int read_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
+	return TB_OP_SYSCALL(ev, pread64, 1, TB_EV_SELF);
+}
+
 const struct tb_workload_ops tb_workload_read = {
 	.name = "read",
 	.help = "pread() of size bytes per op from a page-cached file or a device (VFS read path)",
@@ -160,4 +167,5 @@ const struct tb_workload_ops tb_workload_read = {
 	.setup = read_setup,
 	.run_batch = read_run_batch,
 	.teardown = read_teardown,
+	.events = read_events,
 };

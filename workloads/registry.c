@@ -33,6 +33,7 @@ static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
 	if (!ops)
 		return false;
 	*d = TB_PLUGIN_DESC(ops, !ops->run_batch		? "no run_batch"
+				 : !ops->events			? "no events (what one op does)"
 				 : ops->setup && !ops->teardown ? "setup without teardown"
 								: NULL);
 	return true;

@@ -164,6 +164,16 @@ static void tcp_teardown(struct tb_workload *w)
 	tb_wl_rr_free(w);
 }
 
+/* send (sendto) and recv (recvfrom) each way; a large message may take several recv calls. */
+static int tcp_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	const struct tcp_cfg *c = cfg;
+
+	return tb_wl_pingpong_events(ev, ctx, c->mode == TB_WL_PARTNER_PROCESSES, "syscall:sendto",
+				     SYS_sendto, "syscall:recvfrom", SYS_recvfrom,
+				     c->size > 4096 ? TB_EV_APPROX : 0);
+}
+
 const struct tb_workload_ops tb_workload_tcp_rr = {
 	.name = "tcp-rr",
 	.help = "request/response transaction over a loopback TCP connection (network stack; "
@@ -174,4 +184,5 @@ const struct tb_workload_ops tb_workload_tcp_rr = {
 	.setup = tcp_setup,
 	.run_batch = tcp_run_batch,
 	.teardown = tcp_teardown,
+	.events = tcp_events,
 };

@@ -137,6 +137,15 @@ static void udp_teardown(struct tb_workload *w)
 	tb_wl_rr_free(w);
 }
 
+/* One datagram each way: send (sendto) and recv (recvfrom) on both sides. */
+static int udp_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	const struct udp_cfg *c = cfg;
+
+	return tb_wl_pingpong_events(ev, ctx, c->mode == TB_WL_PARTNER_PROCESSES, "syscall:sendto",
+				     SYS_sendto, "syscall:recvfrom", SYS_recvfrom, 0);
+}
+
 const struct tb_workload_ops tb_workload_udp_rr = {
 	.name = "udp-rr",
 	.help = "request/response datagrams over loopback UDP sockets (network stack; cf. "
@@ -147,4 +156,5 @@ const struct tb_workload_ops tb_workload_udp_rr = {
 	.setup = udp_setup,
 	.run_batch = udp_run_batch,
 	.teardown = udp_teardown,
+	.events = udp_events,
 };

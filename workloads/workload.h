@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/events.h"
 #include "core/options.h"
 
 struct tb_workload_ops;
@@ -54,6 +55,14 @@ struct tb_workload_ops {
 	int (*run_batch)(struct tb_workload *w, uint64_t n);
 	/* Undo setup. Called after a failed setup too; must cope with partial state. */
 	void (*teardown)(struct tb_workload *w);
+	/*
+	 * What one op does in kernel terms (core/events.h), for the proof of tracing: every
+	 * syscall of the op by name and number, and the scheduler events where they are known,
+	 * for the filled config cfg run as ctx says. Fills ev (initialised by the caller) and
+	 * returns 0, or -errno. Mandatory: tests/test_workloads.c checks every table against the
+	 * kernel's own counts.
+	 */
+	int (*events)(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev);
 };
 
 /* The registry (workloads/registry.c, from workloads/registry.h): NULL-terminated, and lookup by
@@ -64,7 +73,7 @@ const struct tb_workload_ops *tb_workload_find(const char *name);
 /*
  * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
  * NULL-terminated list (normally tb_workloads) needs a name no other table has, help,
- * run_batch, teardown when it has setup, and a well-formed option table (tb_opts_check). Each
+ * run_batch, events, teardown when it has setup, and a well-formed option table (tb_opts_check). Each
  * defect is logged, naming the table. Returns 0 or -EINVAL.
  */
 int tb_workload_ops_check(const struct tb_workload_ops *const *list);

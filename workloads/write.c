@@ -127,6 +127,25 @@ static void write_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/*
+ * One pwrite64 per op, and the fsync or fdatasync after it; a sync may sleep on the journal,
+ * so only a write without one has known scheduler events (none).
+ */
+static int write_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+{
+	const struct write_cfg *c = cfg;
+	int ret;
+
+	ev->syscalls_known = TB_EV_KNOWN_ALL;
+	ev->sched_known = c->sync == SYNC_NONE ? TB_EV_KNOWN_ALL : 0;
+	ret = TB_OP_SYSCALL(ev, pwrite64, 1, TB_EV_SELF);
+	if (!ret && c->sync == SYNC_FSYNC)
+		ret = TB_OP_SYSCALL(ev, fsync, 1, TB_EV_SELF);
+	if (!ret && c->sync == SYNC_FDATASYNC)
+		ret = TB_OP_SYSCALL(ev, fdatasync, 1, TB_EV_SELF);
+	return ret;
+}
+
 const struct tb_workload_ops tb_workload_write = {
 	.name = "write",
 	.help = "pwrite() of size bytes per op to a file in dir, optionally fsync'd (VFS write "
@@ -137,4 +156,5 @@ const struct tb_workload_ops tb_workload_write = {
 	.setup = write_setup,
 	.run_batch = write_run_batch,
 	.teardown = write_teardown,
+	.events = write_events,
 };

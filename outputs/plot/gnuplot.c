@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/env.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "outputs/plot.h"
@@ -28,7 +29,7 @@
 
 int tb_plot_find_gnuplot(char *path, size_t len)
 {
-	const char *env = getenv("TB_GNUPLOT");
+	const char *env = getenv(TB_ENV_GNUPLOT);
 
 	return tb_proc_which(env && *env ? env : "gnuplot", path, len) ? -ENOENT : 0;
 }
@@ -43,28 +44,20 @@ static bool has_scripts(const char *dir)
 
 int tb_plot_find_scripts(char *dir, size_t len)
 {
-	const char *env = getenv("TB_PLOTS_DIR");
-	char exe[PATH_MAX], *slash;
-	ssize_t n;
+	/* The source tree (./tracebench), build/run-tests's parent, an installed tree. */
+	static const char *const rel[] = {"plots", "../plots", TB_DATADIR_REL "/plots"};
+	const char *env = getenv(TB_ENV_PLOTS_DIR);
+	char exe[PATH_MAX];
+	size_t i;
 
 	if (env && *env) {
 		snprintf(dir, len, "%s", env);
 		return has_scripts(dir) ? 0 : -ENOENT;
 	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			snprintf(dir, len, "%s/plots", exe);
-			if (has_scripts(dir))
-				return 0;
-			/* build/run-tests: the source tree is the parent */
-			snprintf(dir, len, "%s/../plots", exe);
-			if (has_scripts(dir))
-				return 0;
-		}
+	for (i = 0; !tb_exe_dir(exe, sizeof(exe)) && i < TB_ARRAY_SIZE(rel); i++) {
+		snprintf(dir, len, "%s/%s", exe, rel[i]);
+		if (has_scripts(dir))
+			return 0;
 	}
 	snprintf(dir, len, "%s/plots", TB_DATADIR);
 	return has_scripts(dir) ? 0 : -ENOENT;
@@ -73,7 +66,7 @@ int tb_plot_find_scripts(char *dir, size_t len)
 /* Remove earlier images of the session's plots; a link or a directory there is refused. */
 static int clear_images(struct tb_gp *g, bool compare)
 {
-	static const char *const exts[] = {"png", "svg"};
+	static const char *const exts[] = {"png", "svg", TB_PLOT_FAILED_EXT + 1};
 	char name[NAME_MAX + 1];
 	size_t k;
 	int i, ret;
@@ -168,7 +161,7 @@ int tb_gp_need_gnuplot(struct tb_gp *g)
 		return 0;
 	if (tb_plot_find_gnuplot(g->gnuplot, sizeof(g->gnuplot))) {
 		tb_err("plot: gnuplot not found (%s): no plots drawn; install gnuplot (Debian: gnuplot-nox) to get them",
-		       getenv("TB_GNUPLOT") ? getenv("TB_GNUPLOT") : "not in PATH");
+		       getenv(TB_ENV_GNUPLOT) ? getenv(TB_ENV_GNUPLOT) : "not in PATH");
 		g->flags |= TB_PLOT_DATA_ONLY;
 		return -ENOENT;
 	}
@@ -430,7 +423,7 @@ static char *slurp_fd(int fd)
 static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *all,
 			 const char *script, struct tb_proc *p)
 {
-	const char *env = getenv("TB_GNUPLOT_ARG_MAX"); /* tests lower it */
+	const char *env = getenv(TB_ENV_GNUPLOT_ARG_MAX); /* tests lower it */
 	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
 	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
 	char file[TB_GP_NAME_MAX + 16];
@@ -459,6 +452,26 @@ static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *a
 	ret = tb_proc_spawn_opts(p, argv, &o);
 	tb_gp_vars_free(&l);
 	return ret;
+}
+
+/*
+ * A plot that failed leaves plots/<name>.failed, one line saying why, so that the report
+ * shows "plot failed: why" in the plot's place instead of an empty figure (TB_PLOT_FAILED_EXT).
+ */
+static void record_failure(struct tb_gp *g, const char *name, const char *fmt, const char *what,
+			   const char *msg)
+{
+	char file[TB_GP_NAME_MAX + 16], line[512];
+	size_t n;
+
+	n = (size_t)snprintf(line, sizeof(line), "gnuplot (%s) %s%s%.*s", fmt, what,
+			     msg && *msg ? ": " : "", (int)strcspn(msg ? msg : "", "\n"),
+			     msg ? msg : "");
+	if (n >= sizeof(line))
+		n = sizeof(line) - 1;
+	snprintf(file, sizeof(file), "%s%s", name, TB_PLOT_FAILED_EXT);
+	if (tb_dir_write(&g->plots, file, line, n, 0644))
+		tb_warn("plot: cannot record the failure in %s/%s", g->plotdir, file);
 }
 
 /*
@@ -519,9 +532,11 @@ static int run_format(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		tb_err("plot: gnuplot %s (%s) %s: %s", script, fmt,
 		       tb_proc_status_str(p.status, status, sizeof(status)),
 		       msg && *msg ? msg : "no output");
+		record_failure(g, name, fmt, status, msg);
 		ret = -EIO;
 	} else if (msg && *msg && (g->flags & TB_PLOT_STRICT)) {
 		tb_err("plot: gnuplot %s (%s) warned: %s", script, fmt, msg);
+		record_failure(g, name, fmt, "warned", msg);
 		ret = -EIO;
 	} else if (msg && *msg) {
 		tb_warn("plot: gnuplot %s (%s): %s", script, fmt, msg);
@@ -529,6 +544,7 @@ static int run_format(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 	if (!ret && !image_complete(g, file, fmt)) {
 		tb_err("plot: gnuplot wrote no complete %s/%s (a full disk?); nothing kept",
 		       g->plotdir, file);
+		record_failure(g, name, fmt, "wrote an incomplete image", "a full disk?");
 		ret = -EIO;
 	}
 	if (!ret)

@@ -177,6 +177,7 @@ static inline double tb_gp_fmin3(double a, double b, double c)
 int tb_plot_overhead(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_ns_per_op(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_ns_per_event(struct tb_gp *g, const struct tb_result *r);
+int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_latency(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_timeline(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_rate(struct tb_gp *g, const struct tb_result *r);

@@ -49,13 +49,20 @@ static void axis_of(const struct tb_result *r, const size_t *idx, size_t n, stru
 	ax->room.xmax = ax->logx ? hi * 1.5 : (hi > 0 ? hi * 1.05 : 1);
 }
 
-/* Row i: cell c, with room on the axis for its texts (against the longest label so far,
- * *maxlbl). Returns whether the row has a BPF run time. */
-static bool write_row(FILE *f, size_t i, const struct tb_cell *c, struct axis *ax, size_t *maxlbl)
+/*
+ * Row i: cell c into f, its BPF run time (when it has one) into fb, with room on the axis for
+ * their texts (against the longest label so far, *maxlbl). Returns whether the row has a BPF
+ * run time. No coordinate is NaN: gnuplot 5.4.4 segfaults on a `with labels` clause whose
+ * rows all have a NaN x, so BPF figures get their own file and a row without a CI gets a
+ * zero-width error bar at its value.
+ */
+static bool write_row(FILE *f, FILE *fb, size_t i, const struct tb_cell *c, struct axis *ax,
+		      size_t *maxlbl)
 {
 	const struct tb_overhead *o = &c->overhead;
 	char lbl[600], t1[96], t2[64], a[32];
 	bool bpf = isfinite(o->bpf_ns_per_run);
+	bool ci = isfinite(o->nse_ci_lo) && isfinite(o->nse_ci_hi);
 	double tx = tb_gp_fmax3(0, o->ns_per_event, o->nse_ci_hi);
 
 	tb_gp_row_label(c, lbl, sizeof(lbl));
@@ -69,9 +76,10 @@ static bool write_row(FILE *f, size_t i, const struct tb_cell *c, struct axis *a
 		snprintf(t1, sizeof(t1), "%s/event", tb_fmt_ns(a, sizeof(a), o->ns_per_event));
 	}
 	snprintf(t2, sizeof(t2), "%s/run (BPF)", tb_fmt_ns(a, sizeof(a), o->bpf_ns_per_run));
-	tb_gp_row(f, "zsssddddrdrd", i, c->workload, c->tracer, lbl, o->ns_per_event, o->nse_ci_lo,
-		  o->nse_ci_hi, o->bpf_ns_per_run, t1, tx, bpf ? t2 : "",
-		  bpf ? o->bpf_ns_per_run : NAN);
+	tb_gp_row(f, "zsssdddrd", i, c->workload, c->tracer, lbl, o->ns_per_event,
+		  ci ? o->nse_ci_lo : o->ns_per_event, ci ? o->nse_ci_hi : o->ns_per_event, t1, tx);
+	if (bpf)
+		tb_gp_row(fb, "zdrd", i, o->bpf_ns_per_run, t2, o->bpf_ns_per_run);
 	ax->room.plot_px = tb_gp_plot_width_px(1000, *maxlbl);
 	tb_gp_room_for(&ax->room, tx, strlen(t1));
 	if (bpf)
@@ -85,7 +93,7 @@ int tb_plot_ns_per_event(struct tb_gp *g, const struct tb_result *r)
 	struct tb_gp_vars v = {0};
 	int ret = 0, nbpf = 0;
 	struct axis ax;
-	FILE *f = NULL;
+	FILE *f = NULL, *fb = NULL;
 
 	if (!idx || tb_gp_vars_open(&v)) {
 		ret = -ENOMEM;
@@ -97,20 +105,24 @@ int tb_plot_ns_per_event(struct tb_gp *g, const struct tb_result *r)
 			idx[n++] = i;
 	tb_gp_sort_desc(idx, n, r, ns_per_event);
 	f = tb_gp_dat_open(g, "ns-per-event", "one row per traced cell with events, largest first",
-			   "row\tworkload\ttracer\tlabel\tns_per_event\tci_lo\tci_hi\t"
-			   "bpf_ns_per_run\ttext\ttext_x\tbpf_text\tbpf_text_x");
-	if (!f) {
+			   "row\tworkload\ttracer\tlabel\tns_per_event\tci_lo\tci_hi\ttext\t"
+			   "text_x");
+	fb = tb_gp_dat_open(g, "ns-per-event-bpf",
+			    "the rows of ns-per-event.dat whose tracer has BPF run time figures",
+			    "row\tbpf_ns_per_run\tbpf_text\tbpf_text_x");
+	if (!f || !fb) {
 		ret = -EIO;
 		goto out;
 	}
 	axis_of(r, idx, n, &ax);
 	for (i = 0; i < n; i++)
-		nbpf += write_row(f, i, &r->cells[idx[i]], &ax, &maxlbl);
-	ret = tb_gp_dat_close(g, f, "ns-per-event");
-	f = NULL;
+		nbpf += write_row(f, fb, i, &r->cells[idx[i]], &ax, &maxlbl);
+	ret = tb_gp_dat_close_both(g, f, "ns-per-event", fb, "ns-per-event-bpf");
+	f = fb = NULL;
 	if (ret || !n)
 		goto out;
 	tb_gp_var_dat(&v, g, "datafile", "ns-per-event");
+	tb_gp_var_dat(&v, g, "bpffile", "ns-per-event-bpf");
 	tb_gp_var_d(&v, "n", (double)n);
 	tb_gp_var_d(&v, "nbpf", nbpf);
 	tb_gp_var_d(&v, "x0", ax.x0);
@@ -122,6 +134,8 @@ int tb_plot_ns_per_event(struct tb_gp *g, const struct tb_result *r)
 out:
 	if (f)
 		fclose(f);
+	if (fb)
+		fclose(fb);
 	tb_gp_vars_free(&v);
 	free(idx);
 	return ret;

@@ -21,7 +21,7 @@ cd "$W" || fail "cd $W"
 run 0 "${AS[@]}" "$TB" compare a.json b.json
 grep -q 'kernel.release .*6.18.0 -> 6.19.0' "$TMP/out" || fail "no kernel diff: $(cat "$TMP/out")"
 grep -q '^getpid/none' "$TMP/out" || fail "no baseline row"
-grep -q 'environment: 3 differences' "$TMP/out" || fail "wrong difference count"
+grep -q 'environment: 3 environment fields differ' "$TMP/out" || fail "wrong difference count: $(grep environment "$TMP/out")"
 grep -q 'loadavg' "$TMP/out" && fail "transient load average listed as a difference"
 grep -q 'only in A: read/none, read/bpf' "$TMP/out" || fail "cells only in A not listed"
 grep -q 'only in B: pipe/none, pipe/tp' "$TMP/out" || fail "cells only in B not listed"
@@ -38,6 +38,8 @@ run 0 "${AS[@]}" "$TB" compare a.json b.json --html "$W/cmp.html"
 [ -s "$W/cmp.html" ] || fail "compare --html wrote nothing"
 grep -qiE '<script|<link|src="http|href="http' "$W/cmp.html" && fail "compare --html references something external"
 grep -q '</html>' "$W/cmp.html" || fail "compare --html is not a whole page"
+# The text and the page say the same about the environments (one summary, stats/compare.c).
+grep -q '3 environment fields differ' "$W/cmp.html" || fail "compare --html and the text disagree on the environment"
 run 2 "${AS[@]}" "$TB" compare a.json c-otherhw.json --require-same-host
 grep -q 'different hardware: cpu.model' "$TMP/err" || fail "hardware refusal without reason"
 run 0 "${AS[@]}" "$TB" compare a.json c-otherhw.json

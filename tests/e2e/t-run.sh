@@ -100,6 +100,12 @@ for _ in $(seq 1 300); do [ "$(rounds)" -ge 1 ] && break; sleep 0.1; done
 [ "$(rounds)" -ge 1 ] || { kill -9 $pid; fail "no result.json after the first round"; }
 expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/r3" -q
 grep -q "pid $pid" "$TMP/err" || fail "the lock holder is not named: $(cat "$TMP/err")"
+grep -q -- "--wait" "$TMP/err" || fail "the lock message does not say how to wait: $(cat "$TMP/err")"
+# make demo queues behind a run that holds the lock (issue 15): its run has --wait.
+if [ -f "$TB_ROOT/Makefile" ]; then
+	make -s -n -C "$TB_ROOT" demo 2>/dev/null | grep -q 'run scenarios/quick.ini --wait' ||
+		fail "make demo does not pass --wait"
+fi
 kill -INT $pid
 wait $pid
 rc=$?

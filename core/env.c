@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0
+/* What each environment variable tracebench reads does (env.h). */
+#include <stddef.h>
+
+#include "core/env.h"
+
+const struct tb_env_var tb_env_vars[] = {
+	{TB_ENV_STATE_DIR, "Where the run lock, the records of what live runs armed (for "
+			   "cleanup) and the record of BPF programs being freed are kept. "
+			   "Default: /run/tracebench."},
+	{TB_ENV_RUN_DIR_OLD, "The former name of " TB_ENV_STATE_DIR ", read when that is not set."},
+	{TB_ENV_GNUPLOT, "The gnuplot program to draw plots with. Default: gnuplot in PATH."},
+	{TB_ENV_PLOTS_DIR, "The directory of the gnuplot scripts (*.gp). Default: plots/ next to "
+			   "the binary, ../share/tracebench/plots relative to it (an installed "
+			   "tree), then the build's data directory."},
+	{TB_ENV_HELPERS, "The directory of the helper programs (tb-exit, the exec workload's "
+			 "target). Default: build/helpers or helpers/ next to the binary, "
+			 "../libexec/tracebench relative to it, then the build's libexec "
+			 "directory."},
+	{TB_ENV_GNUPLOT_ARG_MAX, "Longest gnuplot -e argument before the variables go through "
+				 "a file (bytes; default 65536). For tests."},
+	{NULL, NULL},
+};

@@ -1,0 +1,479 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * lttng-ust: an LTTng recording session (liblttng-ctl) with the usercall workload's UST event
+ * enabled, for the workload's process only. Lifecycle, per sample:
+ *   setup    find a session daemon, or start one (lttng-sessiond, our child in its own process
+ *            group, recorded in the armed record); wait for the workload process to register;
+ *            create the session (trace files in <outdir>/<name>.lttng), its channel (sub-buffer
+ *            size and count, discard or overwrite), the event, and a process tracker holding
+ *            the workload's pid
+ *   start    lttng_start_tracing
+ *   stop     lttng_stop_tracing (waits until the consumer daemon wrote everything)
+ *   collect  events: the trace read back with libbabeltrace2 (LTTng counts only what it lost);
+ *            lost: the channel's discarded events plus lost packets; the session daemon's and
+ *            consumer's CPU time when the daemon is ours
+ *   teardown destroy the session, remove the trace files (unless keep-trace), stop a daemon we
+ *            started
+ * Only the workload process links liblttng-ust (workloads/usercall.c, lttng = true); this
+ * tracer links liblttng-ctl, which starts no threads.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <ftw.h>
+#include <jansson.h>
+#include <limits.h>
+#include <lttng/lttng.h>
+#include <signal.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/proc.h"
+#include "core/tb.h"
+#include "host/armed.h"
+#include "tracers/ctf-count.h"
+#include "tracers/tracer.h"
+#include "workloads/usercall.h"
+
+#define SESSIOND	  "lttng-sessiond"
+#define SESSIOND_START_NS (10ull * 1000 * 1000 * 1000)
+
+struct cfg {
+	char *event;
+	uint64_t subbuf_size;
+	int64_t subbuf_count;
+	bool overwrite;
+	uint64_t register_timeout;
+	bool keep_trace;
+};
+
+struct priv {
+	char session[128];
+	char trace_dir[PATH_MAX];
+	struct tb_proc daemon; /* the session daemon we started (pid 0: found one running) */
+	bool session_made, registered, traced;
+	double cpu0, cpu1; /* the daemon group's CPU seconds at start and stop */
+	int64_t discarded, lost_packets;
+};
+
+static const struct tb_option lt_opts[] = {
+	{"event", TB_OPT_STRING, offsetof(struct cfg, event), TB_USERCALL_UST_EVENT,
+	 "UST event to enable (default: the usercall workload's, with lttng = true)"},
+	{"subbuf-size", TB_OPT_SIZE, offsetof(struct cfg, subbuf_size), "512K",
+	 "channel sub-buffer size (a power of two, at least a page)", 4096, 1ull << 32},
+	{"subbuf-count", TB_OPT_INT, offsetof(struct cfg, subbuf_count), "4",
+	 "channel sub-buffers per CPU (a power of two)", 2, 1024},
+	{"overwrite", TB_OPT_BOOL, offsetof(struct cfg, overwrite), "false",
+	 "overwrite the oldest sub-buffer when full (flight recorder) instead of discarding"},
+	{"register-timeout", TB_OPT_DURATION, offsetof(struct cfg, register_timeout), "5s",
+	 "wait this long for the workload process to register with the session daemon (0: no "
+	 "wait)",
+	 0, 60e9},
+	{"keep-trace", TB_OPT_BOOL, offsetof(struct cfg, keep_trace), "false",
+	 "keep each sample's trace files in the tracer's output directory"},
+	TB_OPT_END,
+};
+
+static int lt_supported(char *why, size_t len)
+{
+	char path[PATH_MAX];
+
+	if (lttng_session_daemon_alive() == 1)
+		return 0;
+	if (tb_proc_which(SESSIOND, path, sizeof(path))) {
+		snprintf(why, len,
+			 "no session daemon running and no %s to start (Debian: lttng-tools)",
+			 SESSIOND);
+		return -ENOENT;
+	}
+	if (geteuid()) {
+		snprintf(why, len, "no session daemon running, and starting one needs root here");
+		return -EPERM;
+	}
+	return 0;
+}
+
+static bool pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static int lt_validate(const void *vcfg, char *err, size_t len)
+{
+	const struct cfg *c = vcfg;
+	const char *colon = c->event ? strchr(c->event, ':') : NULL;
+
+	if (!colon || colon == c->event || !colon[1] || strlen(c->event) >= LTTNG_SYMBOL_NAME_LEN ||
+	    strpbrk(c->event, " \t\n")) {
+		snprintf(err, len, "event: '%s' is not provider:name", c->event ? c->event : "");
+		return -EINVAL;
+	}
+	if (!pow2(c->subbuf_size) || !pow2((uint64_t)c->subbuf_count)) {
+		snprintf(err, len, "%s: must be a power of two",
+			 pow2(c->subbuf_size) ? "subbuf-count" : "subbuf-size");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* ---- the session daemon ----------------------------------------------------------------- */
+
+/* CPU seconds (user + system) of every process in process group pgid. */
+static double group_cpu_s(pid_t pgid)
+{
+	long tick = sysconf(_SC_CLK_TCK);
+	unsigned long long ut, st;
+	char path[64], buf[1024], *p;
+	struct dirent *de;
+	double sum = 0;
+	int grp;
+	DIR *d;
+
+	if (pgid <= 0 || tick <= 0 || !(d = opendir("/proc")))
+		return -1;
+	while ((de = readdir(d))) {
+		snprintf(path, sizeof(path), "/proc/%.16s/stat", de->d_name);
+		if (de->d_name[0] < '1' || de->d_name[0] > '9' ||
+		    tb_read_line(path, buf, sizeof(buf)))
+			continue;
+		p = strrchr(buf, ')');
+		/* ") S ppid pgrp session tty tpgid flags minflt cminflt majflt cmajflt utime stime" */
+		if (p &&
+		    sscanf(p + 1, " %*c %*d %d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &grp,
+			   &ut, &st) == 3 &&
+		    grp == pgid)
+			sum += (double)(ut + st) / (double)tick;
+	}
+	closedir(d);
+	return sum;
+}
+
+static void daemon_stop(struct priv *p);
+
+/* A running session daemon, or one started as our child; 0 or -errno, said. */
+static int daemon_ensure(struct tb_tracer *t, struct priv *p)
+{
+	char *argv[] = {SESSIOND, "--no-kernel", NULL};
+	char log[PATH_MAX];
+	uint64_t t0;
+	int ret;
+
+	if (lttng_session_daemon_alive() == 1)
+		return 0;
+	snprintf(log, sizeof(log), "%s/%s.sessiond.log", t->outdir ? t->outdir : "/tmp", t->name);
+	ret = tb_proc_spawn(&p->daemon, argv, log, TB_PROC_NULLIN);
+	if (ret) {
+		tb_err("[tracer %s] cannot start %s: %s", t->name, SESSIOND, strerror(-ret));
+		return ret;
+	}
+	ret = tb_armed_add_pgid(p->daemon.pid);
+	if (ret) {
+		tb_err("[tracer %s] cannot record %s for crash safety: %s", t->name, SESSIOND,
+		       strerror(-ret));
+		return ret;
+	}
+	for (t0 = tb_now_ns(); tb_now_ns() - t0 < SESSIOND_START_NS; tb_sleep_ns(10000000)) {
+		if (lttng_session_daemon_alive() == 1)
+			return 0;
+		if (tb_proc_poll(&p->daemon) == 1)
+			break;
+	}
+	/* Ours exited: another process may have started one meanwhile, which then serves. */
+	if (lttng_session_daemon_alive() == 1) {
+		daemon_stop(p);
+		return 0;
+	}
+	tb_err("[tracer %s] %s did not come up (its log: %s)", t->name, SESSIOND, log);
+	return -ETIMEDOUT;
+}
+
+static void daemon_stop(struct priv *p)
+{
+	pid_t pgid = p->daemon.pid;
+
+	if (!pgid)
+		return;
+	tb_proc_stop(&p->daemon, SIGTERM, 2000000000ull);
+	tb_proc_release(&p->daemon);
+	tb_armed_remove_pgid(pgid);
+	memset(&p->daemon, 0, sizeof(p->daemon));
+}
+
+/* ---- the session ------------------------------------------------------------------------ */
+
+static int lt_error(const struct tb_tracer *t, const char *what, int code)
+{
+	tb_err("[tracer %s] %s: %s", t->name, what, lttng_strerror(code < 0 ? code : -code));
+	return -EIO;
+}
+
+/*
+ * Wait until the workload process has registered with the daemon and offers the event: it
+ * registers from its liblttng-ust constructor, or once a daemon it waited for appears.
+ */
+static bool wait_registered(const struct tb_tracer *t, const struct cfg *c)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_event *ev = NULL;
+	struct lttng_handle *h;
+	uint64_t t0 = tb_now_ns();
+	bool found = false;
+	int n, i;
+
+	h = lttng_create_handle(NULL, &dom);
+	while (h && !found) {
+		n = lttng_list_tracepoints(h, &ev);
+		for (i = 0; i < n && !found; i++)
+			found = ev[i].pid == t->target && !strcmp(ev[i].name, c->event);
+		free(ev);
+		ev = NULL;
+		if (found || tb_now_ns() - t0 >= c->register_timeout)
+			break;
+		tb_sleep_ns(5000000);
+	}
+	lttng_destroy_handle(h);
+	return found;
+}
+
+/* The channel (default name), the event, and the tracker holding the workload's pid. */
+static int session_configure(const struct tb_tracer *t, const struct cfg *c, struct priv *p,
+			     struct lttng_handle *h)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	struct lttng_channel *ch = lttng_channel_create(&dom);
+	struct lttng_event *ev = lttng_event_create();
+	int ret = -ENOMEM;
+
+	if (!ch || !ev)
+		goto out;
+	snprintf(ch->name, sizeof(ch->name), "tracebench");
+	ch->attr.subbuf_size = c->subbuf_size;
+	ch->attr.num_subbuf = (uint64_t)c->subbuf_count;
+	ch->attr.overwrite = c->overwrite;
+	ret = lttng_enable_channel(h, ch);
+	if (ret < 0) {
+		ret = lt_error(t, "enabling the channel", ret);
+		goto out;
+	}
+	ev->type = LTTNG_EVENT_TRACEPOINT;
+	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
+	snprintf(ev->name, sizeof(ev->name), "%s", c->event);
+	ret = lttng_enable_event_with_exclusions(h, ev, ch->name, NULL, 0, NULL);
+	if (ret < 0) {
+		ret = lt_error(t, "enabling the event", ret);
+		goto out;
+	}
+	ret = 0;
+	if (t->target <= 0)
+		goto out;
+	if (lttng_session_get_tracker_handle(p->session, LTTNG_DOMAIN_UST,
+					     LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID,
+					     &th) != LTTNG_OK ||
+	    lttng_process_attr_tracker_handle_set_tracking_policy(
+		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK ||
+	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, t->target) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
+		tb_err("[tracer %s] cannot track only pid %d", t->name, (int)t->target);
+		ret = -EIO;
+	}
+out:
+	lttng_process_attr_tracker_handle_destroy(th);
+	lttng_event_destroy(ev);
+	lttng_channel_destroy(ch);
+	return ret;
+}
+
+static void lt_teardown(struct tb_tracer *t);
+
+static int lt_setup(struct tb_tracer *t)
+{
+	const struct cfg *c = t->cfg;
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_handle *h = NULL;
+	char url[PATH_MAX + 16];
+	struct priv *p;
+	int ret;
+
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->priv = p;
+	ret = daemon_ensure(t, p);
+	if (ret)
+		goto err;
+	p->registered = t->target <= 0 || !c->register_timeout || wait_registered(t, c);
+	if (!p->registered)
+		tb_warn("[tracer %s] pid %d offers no %s after %.1f s: nothing will be recorded "
+			"(is it the usercall workload with lttng = true?)",
+			t->name, (int)t->target, c->event, (double)c->register_timeout / 1e9);
+	snprintf(p->session, sizeof(p->session), "tracebench-%d-%.80s", (int)getpid(), t->name);
+	snprintf(p->trace_dir, sizeof(p->trace_dir), "%s/%s.lttng", t->outdir ? t->outdir : "/tmp",
+		 p->session);
+	snprintf(url, sizeof(url), "file://%s", p->trace_dir);
+	ret = lttng_create_session(p->session, url);
+	if (ret < 0) {
+		ret = lt_error(t, "creating the session", ret);
+		goto err;
+	}
+	p->session_made = true;
+	h = lttng_create_handle(p->session, &dom);
+	ret = h ? session_configure(t, c, p, h) : -ENOMEM;
+	lttng_destroy_handle(h);
+	if (ret)
+		goto err;
+	return 0;
+err:
+	lt_teardown(t);
+	return ret;
+}
+
+static int lt_start(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+	int ret;
+
+	if (!p || !p->session_made)
+		return -EINVAL;
+	p->cpu0 = group_cpu_s(p->daemon.pid);
+	ret = lttng_start_tracing(p->session);
+	if (ret < 0)
+		return lt_error(t, "starting the session", ret);
+	p->traced = true;
+	return 0;
+}
+
+/* The channel's discarded events and lost packets, read once the session is stopped. */
+static int read_losses(struct tb_tracer *t, struct priv *p)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct lttng_handle *h = lttng_create_handle(p->session, &dom);
+	struct lttng_channel *chs = NULL;
+	uint64_t d, l;
+	int n, i, ret = 0;
+
+	p->discarded = p->lost_packets = 0;
+	n = h ? lttng_list_channels(h, &chs) : -LTTNG_ERR_NOMEM;
+	if (n < 0)
+		ret = lt_error(t, "listing the channels", n);
+	for (i = 0; i < n; i++) {
+		if (lttng_channel_get_discarded_event_count(&chs[i], &d) ||
+		    lttng_channel_get_lost_packet_count(&chs[i], &l)) {
+			ret = lt_error(t, "reading the channel's statistics", LTTNG_ERR_UNK);
+			break;
+		}
+		p->discarded += (int64_t)d;
+		p->lost_packets += (int64_t)l;
+	}
+	free(chs);
+	lttng_destroy_handle(h);
+	return ret;
+}
+
+static int lt_stop(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+	int ret;
+
+	if (!p || !p->traced)
+		return 0;
+	ret = lttng_stop_tracing(p->session);
+	p->traced = false;
+	p->cpu1 = group_cpu_s(p->daemon.pid);
+	if (ret < 0)
+		return lt_error(t, "stopping the session", ret);
+	return read_losses(t, p);
+}
+
+static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	return remove(path) ? -1 : 0;
+}
+
+static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	struct tb_ctf_counts n;
+	char err[PATH_MAX + 128];
+	json_t *extra;
+	int ret;
+
+	if (!p || !p->session_made)
+		return -EINVAL;
+	ret = tb_ctf_count(p->trace_dir, &n, err, sizeof(err));
+	if (ret == -ENOENT) {
+		n.events = 0; /* no application wrote to the session: there is no trace */
+		ret = 0;
+	} else if (ret) {
+		tb_err("[tracer %s] counting the recorded events: %s", t->name, err);
+		return ret;
+	}
+	st->events = n.events;
+	st->lost = p->discarded + p->lost_packets;
+	st->cpu_s = p->daemon.pid && p->cpu0 >= 0 && p->cpu1 >= p->cpu0 ? p->cpu1 - p->cpu0 : -1;
+	st->mem_bytes = (int64_t)(c->subbuf_size * (uint64_t)c->subbuf_count);
+	extra = json_object();
+	if (extra) {
+		json_object_set_new(extra, "event", json_string(c->event));
+		json_object_set_new(extra, "discarded_events", json_integer(p->discarded));
+		json_object_set_new(extra, "lost_packets", json_integer(p->lost_packets));
+		json_object_set_new(extra, "registered", json_boolean(p->registered));
+		json_object_set_new(extra, "own_sessiond", json_boolean(p->daemon.pid != 0));
+	}
+	st->extra = extra;
+	return 0;
+}
+
+static void lt_teardown(struct tb_tracer *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	int ret;
+
+	if (!p)
+		return;
+	if (p->traced)
+		lttng_stop_tracing_no_wait(p->session);
+	if (p->session_made) {
+		ret = lttng_destroy_session(p->session);
+		if (ret < 0)
+			lt_error(t, "destroying the session", ret);
+	}
+	if (p->trace_dir[0] && !c->keep_trace)
+		nftw(p->trace_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	daemon_stop(p);
+	free(p);
+	t->priv = NULL;
+}
+
+/* The UST event (lttng:PROVIDER:NAME), for the workload process (a vpid tracker). */
+static int lt_hooks(const void *vcfg, struct tb_hooks *h)
+{
+	const struct cfg *c = vcfg;
+	char name[TB_EV_NAME_MAX];
+
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = TB_SCOPE_PROCESS;
+	snprintf(name, sizeof(name), "%s%s", TB_EV_LTTNG, c->event ? c->event : "");
+	return tb_hooks_add(h, name, -1, true);
+}
+
+const struct tb_tracer_ops tb_tracer_lttng_ust = {
+	.name = "lttng-ust",
+	.help = "an LTTng-UST recording session (liblttng-ctl) on the usercall workload's "
+		"tracepoint, for the workload's pid only; events counted from the trace "
+		"(libbabeltrace2)",
+	.opts = lt_opts,
+	.cfg_size = sizeof(struct cfg),
+	.supported = lt_supported,
+	.validate = lt_validate,
+	.setup = lt_setup,
+	.start = lt_start,
+	.stop = lt_stop,
+	.collect = lt_collect,
+	.teardown = lt_teardown,
+	.hooks = lt_hooks,
+};
