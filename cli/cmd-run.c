@@ -396,8 +396,6 @@ static int lock_machine(struct run *x)
 	size_t i;
 	int ret;
 
-	if (x->o.wait_lock && tb_lock_holder() > 0 && tb_lock_holder() != getpid())
-		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(x->o.wait_lock, &holder);
 	if (ret == -EBUSY) {
 		tb_err("run: another tracebench run (pid %d) is measuring on this machine; add --wait to queue behind it (make demo waits), or stop it",

@@ -15,6 +15,8 @@ const struct tb_command tb_commands[] = {
 	{"gate", tb_cmd_gate, "CI verdict on a result; exit 0 pass, 1 fail", tb_usage_gate},
 	{"plot", tb_cmd_plot, "gnuplot PNG + SVG plots of a result", tb_usage_plot},
 	{"report", tb_cmd_report, "self-contained HTML report of a result", tb_usage_report},
+	{"anonymize", tb_cmd_anonymize, "a result without host, user, path or command line",
+	 tb_usage_anonymize},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind",
 	 tb_usage_cleanup},
 	{NULL, NULL, NULL, NULL},

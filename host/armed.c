@@ -313,6 +313,18 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 	fd = tb_open_output(path, O_RDWR | O_CREAT, 0644); /* says why it failed */
 	if (fd < 0)
 		return fd;
+	/*
+	 * Said whenever it waits: the holder's pid is in the file only once it wrote it (an
+	 * empty file between its flock and its write), so the line cannot depend on reading one.
+	 */
+	if (wait && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		pid_t pid = read_pid_fd(fd);
+
+		if (pid > 0)
+			tb_info("run: waiting for the run of pid %d to finish", (int)pid);
+		else
+			tb_info("run: waiting for another tracebench run to finish");
+	}
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
 		if (errno == EINTR && !tb_stop_requested())
 			continue;

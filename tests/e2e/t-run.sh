@@ -122,6 +122,18 @@ PY
 after=$(state)
 [ "$before" = "$after" ] || fail "tracing state left behind by an interrupted run: $(diff <(echo "$before") <(echo "$after"))"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+# 5b. --wait says that it waits whenever it does (issue 14, item 7), also while the holder has
+#     the lock but has not written its pid yet (an empty lock file): the line was missing then.
+ws=$TMP/wait-state
+mkdir -p "$ws"
+: >"$ws/lock"
+flock "$ws/lock" sleep 2 &
+fpid=$!
+sleep 0.3
+expect_exit 0 env TB_STATE_DIR="$ws" "$TB" run "$D/small.ini" -o "$TMP/rw" --no-plots --wait --rounds 1
+wait $fpid
+grep -q "waiting for another tracebench run to finish" "$TMP/err" ||
+	fail "--wait waited without saying so: $(cat "$TMP/err")"
 # 6. --anonymize: no host name, command line or scenario path in what is written.
 expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
 python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"
