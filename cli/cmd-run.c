@@ -383,7 +383,7 @@ static int load_plan(struct run *x)
 		return TB_EXIT_UNAVAILABLE;
 	}
 	/* Bad input before waiting for anything. */
-	if (x->o.outdir && (ret = tb_rundir_check(x->o.outdir)))
+	if ((ret = tb_rundir_check(x->o.outdir)))
 		return tb_dir_exit_code(ret);
 	return -1;
 }

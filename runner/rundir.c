@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -30,6 +31,50 @@ static int check_owner(const char *path, const struct stat *st)
 	return 0;
 }
 
+/*
+ * Whether path (or, while it is absent, the nearest directory above it that exists) can be
+ * written: a read-only file system is found here, before the run waits for the lock or
+ * measures anything, not at its first write. access(2) answers EROFS for root too. Returns 0
+ * or -errno (said).
+ */
+static int check_writable(const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	struct stat st;
+
+	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
+		return -ENAMETOOLONG;
+	while (lstat(dir, &st)) {
+		slash = strrchr(dir, '/');
+		if (!slash) {
+			snprintf(dir, sizeof(dir), ".");
+			break;
+		}
+		if (slash == dir) {
+			dir[1] = '\0';
+			break;
+		}
+		*slash = '\0';
+	}
+	if (lstat(dir, &st))
+		return 0; /* gone meanwhile: said when it is created */
+	if (S_ISREG(st.st_mode)) {
+		tb_err("%s: cannot be created: %s is a file, not a directory", path, dir);
+		return -ENOTDIR;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return 0; /* a link on the way: said (and refused) when it is created */
+	if (access(dir, W_OK | X_OK)) {
+		int ret = -errno;
+
+		tb_err("%s: the run directory cannot be written%s%s: %s", path,
+		       strcmp(dir, path) ? " in " : "", strcmp(dir, path) ? dir : "",
+		       strerror(errno));
+		return ret;
+	}
+	return 0;
+}
+
 int tb_rundir_check(const char *outdir)
 {
 	struct dirent *de;
@@ -38,8 +83,10 @@ int tb_rundir_check(const char *outdir)
 	DIR *d;
 	int fd, ret;
 
+	if (!outdir)
+		return check_writable("results");
 	if (lstat(outdir, &st))
-		return 0; /* absent: created (a parent that cannot be made is said then) */
+		return check_writable(outdir); /* absent: created (a bad parent is said then) */
 	if (S_ISLNK(st.st_mode)) {
 		tb_err("%s: %s", outdir, tb_dir_strerror(-ELOOP));
 		return -ELOOP;
@@ -50,6 +97,8 @@ int tb_rundir_check(const char *outdir)
 		return -EEXIST;
 	}
 	ret = check_owner(outdir, &st);
+	if (!ret)
+		ret = check_writable(outdir);
 	if (ret)
 		return ret;
 	fd = open(outdir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

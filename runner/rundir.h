@@ -17,7 +17,9 @@
  * 0 when outdir may become the run directory: absent, or an empty directory (not a symbolic
  * link) owned by this user or root and not writable by everyone; else -errno, said: -EEXIST (a
  * run directory is never overwritten), -ELOOP, -ENOTDIR, -EPERM (owned by another user or
- * world-writable). tb_dir_exit_code() maps it to the exit code.
+ * world-writable), -EROFS or -EACCES (it, or the directory it would be made in, cannot be
+ * written). outdir NULL checks results/ (or the current directory while it is absent).
+ * tb_dir_exit_code() maps it to the exit code.
  */
 int tb_rundir_check(const char *outdir);
 /*

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -228,11 +229,36 @@ void tb_gp_row(FILE *f, const char *cols, ...)
 	fputc('\n', f);
 }
 
+/*
+ * The plot directory cannot take more (a full disk, a quota, read-only): said once where it
+ * happened; every later plot and data file is skipped silently instead of failing the same way.
+ */
+static bool no_room(const struct tb_gp *g)
+{
+	return g->err == -ENOSPC || g->err == -EDQUOT || g->err == -EROFS;
+}
+
+/* After a failed image: a full file system is the reason (gnuplot does not say it). */
+static int full_disk(struct tb_gp *g)
+{
+	struct statvfs vfs;
+
+	if (fstatvfs(g->work.fd, &vfs) || vfs.f_bavail > 2)
+		return 0;
+	g->err = -ENOSPC;
+	tb_err("plot: %s: %s; the plots that would follow are not drawn", g->plotdir,
+	       strerror(ENOSPC));
+	return -ENOSPC;
+}
+
 FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const char *cols)
 {
 	char file[TB_GP_NAME_MAX + 16];
 	FILE *f;
 	int fd;
+
+	if (no_room(g))
+		return NULL;
 
 	if (g->ndats >= TB_GP_MAX_DATS || strlen(name) > TB_GP_NAME_MAX) {
 		tb_err("plot: bug: data file %s: too many or too long a name", name);
@@ -248,7 +274,7 @@ FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const 
 	fd = openat(g->work.fd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
-		g->err = g->err ?: -errno;
+		g->err = -errno;
 		tb_err("plot: cannot write %s/%s: %s", g->datadir, file, strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -269,8 +295,19 @@ int tb_gp_dat_close(struct tb_gp *g, FILE *f, const char *name)
 	if (fclose(f) && !ret)
 		ret = -errno;
 	if (ret) {
-		g->err = g->err ?: ret;
-		tb_err("plot: writing %s/%s.dat failed: %s", g->datadir, name, strerror(-ret));
+		char file[TB_GP_NAME_MAX + 16];
+		size_t i;
+
+		/* Not moved into place half-written: the file goes, and its name from the list. */
+		snprintf(file, sizeof(file), "%s.dat", name);
+		unlinkat(g->work.fd, file, 0);
+		for (i = 0; i < g->ndats; i++)
+			if (!strcmp(g->dats[i], name))
+				memmove(g->dats[i], g->dats[--g->ndats], sizeof(g->dats[0]));
+		if (!no_room(g))
+			tb_err("plot: writing %s/%s.dat failed: %s", g->datadir, name,
+			       strerror(-ret));
+		g->err = g->err && !no_room(g) ? g->err : ret;
 	}
 	return ret;
 }
@@ -469,6 +506,8 @@ static void record_failure(struct tb_gp *g, const char *name, const char *fmt, c
 			     msg ? msg : "");
 	if (n >= sizeof(line))
 		n = sizeof(line) - 1;
+	if (no_room(g))
+		return; /* it would not fit either */
 	snprintf(file, sizeof(file), "%s%s", name, TB_PLOT_FAILED_EXT);
 	if (tb_dir_write(&g->plots, file, line, n, 0644))
 		tb_warn("plot: cannot record the failure in %s/%s", g->plotdir, file);
@@ -532,8 +571,11 @@ static int run_format(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		tb_err("plot: gnuplot %s (%s) %s: %s", script, fmt,
 		       tb_proc_status_str(p.status, status, sizeof(status)),
 		       msg && *msg ? msg : "no output");
-		record_failure(g, name, fmt, status, msg);
-		ret = -EIO;
+		ret = full_disk(g);
+		if (!ret) {
+			record_failure(g, name, fmt, status, msg);
+			ret = -EIO;
+		}
 	} else if (msg && *msg && (g->flags & TB_PLOT_STRICT)) {
 		tb_err("plot: gnuplot %s (%s) warned: %s", script, fmt, msg);
 		record_failure(g, name, fmt, "warned", msg);
@@ -542,10 +584,14 @@ static int run_format(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 		tb_warn("plot: gnuplot %s (%s): %s", script, fmt, msg);
 	}
 	if (!ret && !image_complete(g, file, fmt)) {
-		tb_err("plot: gnuplot wrote no complete %s/%s (a full disk?); nothing kept",
-		       g->plotdir, file);
-		record_failure(g, name, fmt, "wrote an incomplete image", "a full disk?");
-		ret = -EIO;
+		ret = full_disk(g); /* before the partial image goes and frees its room */
+		unlinkat(g->work.fd, file, 0);
+		if (!ret) {
+			tb_err("plot: gnuplot wrote no complete %s/%s; nothing kept", g->plotdir,
+			       file);
+			record_failure(g, name, fmt, "wrote an incomplete image", NULL);
+			ret = -EIO;
+		}
 	}
 	if (!ret)
 		ret = tb_dir_rename(&g->work, file, &g->plots, file);
@@ -565,6 +611,8 @@ static int run_script(struct tb_gp *g, const char *name, struct tb_gp_vars *v, i
 
 	if (g->flags & TB_PLOT_DATA_ONLY)
 		return 0;
+	if (no_room(g))
+		return g->err;
 	if (fflush(v->f))
 		return -ENOMEM;
 	if (!(g->flags & TB_PLOT_NO_PNG))
