@@ -569,6 +569,10 @@ static int plots_and_report(struct run *x, const char **what)
 	ret = tb_plot_result(x->r, x->rundir.path, 0);
 	if (ret == -ENOENT) {
 		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
+	} else if (ret == -ENOSPC || ret == -EDQUOT || ret == -EROFS) {
+		/* Said once by the plots; the report would fail the same way and say it again. */
+		*what = "plots and the report";
+		return ret;
 	} else if (ret < 0) {
 		err = ret;
 		*what = "plots";
@@ -642,7 +646,7 @@ static int publish(struct run *x, int rc)
 		/* The last line, so that a script or a person sees what is missing. */
 		fflush(stdout);
 		tb_err("run: the result is complete, but the %s could not be written: %s ('tracebench %s %s/result.json' tries again)",
-		       what, tb_dir_strerror(err), !strcmp(what, "plots") ? "plot" : "report",
+		       what, tb_dir_strerror(err), strncmp(what, "plots", 5) ? "report" : "plot",
 		       x->rundir.path);
 		if (rc == TB_EXIT_OK)
 			rc = TB_EXIT_FAIL;

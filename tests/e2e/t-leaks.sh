@@ -62,6 +62,8 @@ for _ in $(seq 1 100); do [ -n "$(left)" ] && break; sleep 0.05; done
 sleep 0.1
 kill -9 $pid
 wait $pid 2>/dev/null
+# Its sample child dies of PDEATHSIG a moment later: cleanup leaves a live owner's record alone.
+for _ in $(seq 1 100); do pgrep -f "run $TMP/d.ini -o $TMP/r2" >/dev/null || break; sleep 0.05; done
 [ -n "$(ls -d /tmp/tracebench-$pid-* 2>/dev/null)" ] || echo "note: no scratch directory was left to clean"
 "$TB" cleanup >"$TMP/out" 2>"$TMP/err" || { cat "$TMP/out" "$TMP/err"; fail "cleanup failed"; }
 cat "$TMP/out"
