@@ -154,8 +154,9 @@ $(BUILD)/vmlinux.h: | need-deps
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
 
 # The host's multiarch include directory (asm/errno.h, which libbpf's usdt.bpf.h needs): the
-# BPF target has none of its own.
-BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CC) -dumpmachine)
+# BPF target has none of its own. -print-multiarch, not -dumpmachine: clang's machine is
+# x86_64-pc-linux-gnu (make fuzz builds with CC=clang), the directory x86_64-linux-gnu.
+BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CLANG) -print-multiarch)
 
 $(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/bpf/*.h)
 	@mkdir -p $(dir $@)

@@ -155,13 +155,27 @@ const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given)
 
 static volatile sig_atomic_t sigcount;
 
+/*
+ * The first signal stops after the current step (a run's current sample is abandoned); later
+ * ones make the teardown hurry (core/util.h) but never skip it: a run's completed rounds are on
+ * disk already (result.json is written after every round), so a 2nd or 3rd Ctrl-C loses
+ * nothing, and what is armed is still torn down. SIGKILL remains for a teardown that hangs;
+ * `tracebench cleanup` then undoes what it left.
+ */
 static void on_signal(int sig)
 {
+	static const char msg[] = "tracebench: still stopping the tracers; what completed is "
+				  "on disk (kill -9 and 'tracebench cleanup' if it hangs)\n";
+
 	(void)sig;
 	sigcount++;
-	tb_request_stop();
-	if (sigcount >= 3)
-		_exit(130); /* the user insists; the clean stop already had its chance */
+	if (sigcount == 1) {
+		tb_request_stop();
+		return;
+	}
+	tb_request_hurry();
+	if (sigcount == 3 && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		sigcount = 3; /* nothing to do about a closed stderr */
 }
 
 void tb_cli_stop_on_signals(void)

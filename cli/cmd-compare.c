@@ -10,6 +10,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/compare-formats.h"
 #include "outputs/report.h"
@@ -159,11 +160,8 @@ static int publish(const struct compare *cp)
 		int ret = tb_report_comparison_write((const struct tb_comparison *const *)cp->cmps,
 						     (size_t)cp->nres - 1, cp->html);
 
-		if (ret) {
-			tb_err("compare: %s: cannot write the HTML report: %s", cp->html,
-			       strerror(-ret));
-			return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
-		}
+		if (ret) /* said where it failed */
+			return tb_dir_exit_code(ret);
 		fprintf(stderr, "compare: HTML report in %s\n", cp->html);
 	}
 	if (cp->json) {

@@ -22,6 +22,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "cli/fleet-playbook.h"
+#include "core/outdir.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "history/store.h"

@@ -15,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "history/analysis.h"
 #include "history/detect.h"

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/plot.h"
 #include "result/result.h"
@@ -39,8 +40,8 @@ int tb_cmd_plot(int argc, char **argv)
 	tb_result_free(r);
 	if (ret == -ENOENT)
 		return TB_EXIT_UNAVAILABLE;
-	if (ret < 0)
-		return TB_EXIT_FAIL;
+	if (ret < 0) /* said; a link where a plot goes is bad input, a full disk not possible */
+		return tb_dir_exit_code(ret);
 	printf("%d plots in %s/plots:", ret, outdir);
 	for (i = 0; tb_plot_names[i]; i++) {
 		char p[PATH_MAX + 64];

@@ -6,6 +6,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/report.h"
 #include "result/result.h"
@@ -36,8 +37,8 @@ int tb_cmd_report(int argc, char **argv)
 	}
 	ret = tb_report_write(r, NULL, out);
 	tb_result_free(r);
-	if (ret)
-		return TB_EXIT_FAIL;
+	if (ret) /* said; a link where it goes is bad input, a full disk not possible */
+		return tb_dir_exit_code(ret);
 	printf("report: %s\n", out);
 	return TB_EXIT_OK;
 }

@@ -5,8 +5,11 @@
  * and the gate when asked).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -88,9 +91,10 @@ struct run {
 	struct tb_result *r;
 	struct tb_plan plan;
 	struct tb_runner rn;
-	char dir[4096];	  /* the run directory */
-	char scratch[64]; /* the workloads' scratch root */
+	struct tb_dir rundir; /* the run directory (core/outdir.h); its path names it */
+	char scratch[64];     /* the workloads' scratch root */
 	bool locked, progress, interrupted;
+	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
 };
 
 /* ---- parse ----------------------------------------------------------------------------- */
@@ -367,8 +371,8 @@ static int load_plan(struct run *x)
 		return TB_EXIT_UNAVAILABLE;
 	}
 	/* Bad input before waiting for anything. */
-	if (x->o.outdir && tb_rundir_check(x->o.outdir))
-		return TB_EXIT_USAGE;
+	if ((ret = tb_rundir_check(x->o.outdir)))
+		return tb_dir_exit_code(ret);
 	return -1;
 }
 
@@ -380,8 +384,6 @@ static int lock_machine(struct run *x)
 	size_t i;
 	int ret;
 
-	if (x->o.wait_lock && tb_lock_holder() > 0 && tb_lock_holder() != getpid())
-		tb_info("run: waiting for the run of pid %d to finish", (int)tb_lock_holder());
 	ret = tb_lock_acquire(x->o.wait_lock, &holder);
 	if (ret == -EBUSY) {
 		tb_err("run: another tracebench run (pid %d) is measuring on this machine; add --wait to queue behind it (make demo waits), or stop it",
@@ -403,6 +405,28 @@ static int lock_machine(struct run *x)
 	return -1;
 }
 
+static int save(struct run *x, bool final);
+
+/*
+ * Before the first sample: the run directory takes result.json and samples.csv (written now,
+ * with no rounds yet) and has room for what the plan will measure. Returns -1 to go on, else
+ * the exit code.
+ */
+static int check_writable(struct run *x)
+{
+	const struct tb_scenario *s = x->s;
+	size_t rounds = s->precision > 0 ? s->max_rounds : s->rounds, now = 0;
+	struct stat st;
+	int ret;
+
+	ret = save(x, false);
+	if (!ret && !fstatat(x->rundir.fd, "result.json", &st, AT_SYMLINK_NOFOLLOW))
+		now = (size_t)st.st_size;
+	if (!ret)
+		ret = tb_rundir_check_room(&x->rundir, (rounds + s->warmup) * x->plan.ncells, now);
+	return ret ? tb_dir_exit_code(ret) : -1;
+}
+
 /* Returns -1 to go on to measure, else the exit code. */
 static int prepare(struct run *x, int argc, char **argv)
 {
@@ -420,11 +444,15 @@ static int prepare(struct run *x, int argc, char **argv)
 		return TB_EXIT_FAIL;
 	}
 	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
-	if (init_result(x, argc, argv) ||
-	    tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, x->dir, sizeof(x->dir)) ||
-	    tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch)))
-		return x->o.outdir && errno == EEXIST ? TB_EXIT_USAGE : TB_EXIT_FAIL;
-	x->r->dir = strdup(x->dir); /* where the files it names (explain/) are */
+	if (init_result(x, argc, argv))
+		return TB_EXIT_FAIL;
+	ret = tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, &x->rundir);
+	if (ret)
+		return tb_dir_exit_code(ret);
+	ret = tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch));
+	if (ret)
+		return tb_dir_exit_code(ret);
+	x->r->dir = strdup(x->rundir.path); /* where the files it names (explain/) are */
 	if (!x->r->dir)
 		return TB_EXIT_FAIL;
 	tb_cli_stop_on_signals();
@@ -433,7 +461,7 @@ static int prepare(struct run *x, int argc, char **argv)
 	record_environment(x->r);
 	if (x->o.anonymize && tb_result_anonymize(x->r, 0))
 		return TB_EXIT_FAIL;
-	return -1;
+	return check_writable(x);
 }
 
 /* ---- measure ------------------------------------------------------------------------------ */
@@ -456,35 +484,35 @@ static void show_progress(void *ctx, const struct tb_runner_progress *p)
 		p->rounds, p->cell ? p->cell->id : "", ns, left);
 }
 
-/* result.json and samples.csv as they stand (partial until final). */
+/*
+ * result.json and samples.csv as they stand (partial until final), each replaced atomically.
+ * The first failure is said (once, by core/outdir) and kept in write_err: nothing is written
+ * after it, and the run stops; the file on disk is the last complete write.
+ */
 static int save(struct run *x, bool final)
 {
-	char path[4200], ts[32];
+	char ts[32];
 	int ret;
 
+	if (x->write_err)
+		return x->write_err;
 	tb_result_update_totals(x->r);
 	tb_stats_analyze(x->r);
 	tb_utc_iso(ts, sizeof(ts), time(NULL));
 	free(x->r->finished);
 	x->r->finished = strdup(ts);
 	x->r->partial = !final;
-	snprintf(path, sizeof(path), "%s/result.json", x->dir);
-	ret = tb_result_save(x->r, path);
-	if (ret) {
-		tb_err("%s: cannot write the result: %s", path, strerror(-ret));
-		return ret;
-	}
-	ret = tb_csv_write(x->r, x->dir);
-	if (ret)
-		tb_err("%s/samples.csv: cannot write: %s", x->dir, strerror(-ret));
+	ret = tb_result_save_at(x->r, &x->rundir, "result.json");
+	if (!ret)
+		ret = tb_csv_write(x->r, &x->rundir);
+	x->write_err = ret;
 	return ret;
 }
 
 static int save_round(void *ctx, struct tb_result *r)
 {
 	(void)r;
-	save(ctx, false);
-	return 0; /* a failed intermediate write is said; the final write decides */
+	return save(ctx, false); /* a failed write stops the run */
 }
 
 /* A cell's profiles into its files and its [explain] object, and the result saved. */
@@ -493,7 +521,7 @@ static int save_explained(void *ctx, struct tb_result *r, size_t cell,
 			  const struct tb_explain_settings *set)
 {
 	struct run *x = ctx;
-	int ret = tb_explain_publish(r, &r->cells[cell], x->dir, base, traced, set);
+	int ret = tb_explain_publish(r, &r->cells[cell], x->rundir.path, base, traced, set);
 
 	if (ret == -ENOMEM)
 		return ret;
@@ -510,7 +538,7 @@ static int measure(struct run *x)
 
 	x->rn.plan = &x->plan;
 	x->rn.r = x->r;
-	x->rn.dir = x->dir;
+	x->rn.dir = &x->rundir;
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
 	x->rn.on_round = save_round;
@@ -518,6 +546,12 @@ static int measure(struct run *x)
 	ret = tb_runner_run(&x->rn, x->s->seed);
 	if (x->progress)
 		fprintf(stderr, "\r\033[K");
+	if (x->write_err) {
+		/* Said once where it failed; what was written before stays on disk. */
+		tb_err("run: stopped after %u completed rounds: the run directory %s cannot be written",
+		       x->r->rounds, x->rundir.path);
+		return tb_dir_exit_code(x->write_err);
+	}
 	if (ret == -EINTR || tb_stop_requested()) {
 		x->interrupted = true;
 		free(x->r->stop_reason);
@@ -533,25 +567,36 @@ static int measure(struct run *x)
 
 /* ---- publish ------------------------------------------------------------------------------ */
 
-static void plots_and_report(struct run *x)
+/* Plots and the report. Returns 0, or the errno of what failed (said; the last line says it
+ * again). A missing gnuplot is a warning, not a failure. */
+static int plots_and_report(struct run *x, const char **what)
 {
-	char path[4200], plotdir[4200];
-	int ret;
+	char path[PATH_MAX + 64], plotdir[PATH_MAX + 64];
+	int ret, err = 0;
 
-	ret = tb_plot_result(x->r, x->dir, 0);
-	if (ret == -ENOENT)
+	ret = tb_plot_result(x->r, x->rundir.path, 0);
+	if (ret == -ENOENT) {
 		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
-	else if (ret < 0)
-		tb_warn("plots failed: %s (the report says which and why)", strerror(-ret));
-	else
-		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->dir, ret);
-	snprintf(path, sizeof(path), "%s/report.html", x->dir);
-	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->dir);
+	} else if (ret == -ENOSPC || ret == -EDQUOT || ret == -EROFS) {
+		/* Said once by the plots; the report would fail the same way and say it again. */
+		*what = "plots and the report";
+		return ret;
+	} else if (ret < 0) {
+		err = ret;
+		*what = "plots";
+	} else {
+		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->rundir.path, ret);
+	}
+	snprintf(path, sizeof(path), "%s/report.html", x->rundir.path);
+	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->rundir.path);
 	ret = tb_report_write(x->r, ret < 0 ? NULL : plotdir, path);
-	if (ret)
-		tb_warn("%s: cannot write the report: %s", path, strerror(-ret));
-	else
+	if (ret && !err) {
+		err = ret;
+		*what = "report";
+	} else if (!ret) {
 		printf("report:  %s\n", path);
+	}
+	return err;
 }
 
 /*
@@ -569,7 +614,7 @@ static int add_to_history(struct run *x, int rc)
 	char path[4200];
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/result.json", x->dir);
+	snprintf(path, sizeof(path), "%s/result.json", x->rundir.path);
 	ret = tb_result_load_doc(path, &saved, &doc) ? -EINVAL : 0;
 	if (!ret)
 		ret = tb_history_open(db, TB_HISTORY_WRITE, &h);
@@ -593,7 +638,7 @@ static int add_to_history(struct run *x, int rc)
  * the run directory holds now. */
 static void print_disk(const struct run *x)
 {
-	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->dir);
+	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->rundir.path);
 	char a[32], b[32];
 
 	if (wrote > 0)
@@ -606,10 +651,14 @@ static void print_disk(const struct run *x)
 
 static int publish(struct run *x, int rc)
 {
+	const char *what = NULL;
+	int err = 0;
 	size_t i;
 
+	if (x->write_err)
+		return rc;
 	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
-		return TB_EXIT_FAIL;
+		return tb_dir_exit_code(x->write_err);
 	if (x->o.json_out) {
 		json_t *doc = tb_result_to_json(x->r);
 
@@ -619,11 +668,11 @@ static int publish(struct run *x, int rc)
 		json_decref(doc);
 	} else {
 		tb_summary_print(stdout, x->r);
-		printf("\nresult:  %s/result.json\n", x->dir);
+		printf("\nresult:  %s/result.json\n", x->rundir.path);
 		print_disk(x);
 	}
 	if (!x->interrupted && tb_cli_signals() == 0 && !x->o.no_plots)
-		plots_and_report(x);
+		err = plots_and_report(x, &what);
 	for (i = 0; i < x->r->ncells; i++)
 		if (x->r->cells[i].error)
 			rc = TB_EXIT_FAIL;
@@ -633,10 +682,19 @@ static int publish(struct run *x, int rc)
 		struct tb_gate_opts go;
 
 		tb_gate_opts_init(&go);
-		go.name = x->dir;
+		go.name = x->rundir.path;
 		rc = x->o.history
 			     ? tb_gate_result_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
 			     : tb_gate_result(x->r, NULL, &go, stdout);
+	}
+	if (err) {
+		/* The last line, so that a script or a person sees what is missing. */
+		fflush(stdout);
+		tb_err("run: the result is complete, but the %s could not be written: %s ('tracebench %s %s/result.json' tries again)",
+		       what, tb_dir_strerror(err), strncmp(what, "plots", 5) ? "report" : "plot",
+		       x->rundir.path);
+		if (rc == TB_EXIT_OK)
+			rc = TB_EXIT_FAIL;
 	}
 	if (x->o.history && !x->interrupted && (rc == TB_EXIT_OK || rc == TB_EXIT_FAIL))
 		rc = add_to_history(x, rc);
@@ -645,7 +703,7 @@ static int publish(struct run *x, int rc)
 
 int tb_cmd_run(int argc, char **argv)
 {
-	struct run x = {0};
+	struct run x = {.rundir = TB_DIR_INIT};
 	int rc;
 
 	rc = parse_args(argc, argv, &x.o);
@@ -657,6 +715,7 @@ int tb_cmd_run(int argc, char **argv)
 	if (rc < 0)
 		rc = publish(&x, measure(&x));
 	tb_scratch_remove(x.scratch);
+	tb_dir_close(&x.rundir);
 	if (x.locked)
 		tb_lock_release();
 	tb_runner_free(&x.rn);

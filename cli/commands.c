@@ -19,6 +19,8 @@ const struct tb_command tb_commands[] = {
 	 tb_usage_history},
 	{"explain", tb_cmd_explain, "where a result's overheads land, from its stored profiles",
 	 tb_usage_explain},
+	{"anonymize", tb_cmd_anonymize, "a result without host, user, path or command line",
+	 tb_usage_anonymize},
 	{"cleanup", tb_cmd_cleanup, "remove any tracing state tracebench left behind",
 	 tb_usage_cleanup},
 	{"fleet", tb_cmd_fleet, "one scenario on many hosts (Ansible), one merged answer",

@@ -17,11 +17,12 @@ int tb_cmd_cleanup(int argc, char **argv);
 int tb_cmd_history(int argc, char **argv);
 int tb_cmd_fleet(int argc, char **argv);
 int tb_cmd_explain(int argc, char **argv);
+int tb_cmd_anonymize(int argc, char **argv);
 
 /* Each command's --help text (what `tracebench list --man` puts in the man page). */
 extern const char tb_usage_run[], tb_usage_list[], tb_usage_sysinfo[], tb_usage_compare[],
 	tb_usage_gate[], tb_usage_plot[], tb_usage_report[], tb_usage_history[], tb_usage_explain[],
-	tb_usage_cleanup[], tb_usage_fleet[];
+	tb_usage_cleanup[], tb_usage_fleet[], tb_usage_anonymize[];
 
 /* The command table: name, entry point, one line of help, --help text; ends with NULL name. */
 struct tb_command {

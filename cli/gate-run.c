@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "history/analysis.h"
 #include "history/store.h"
@@ -31,9 +32,11 @@ int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_g
 	}
 	if (out)
 		tb_gate_print(out, &g);
-	ret = TB_EXIT_USAGE;
-	if (tb_gate_write_files(&g, o))
+	ret = tb_gate_write_files(&g, o);
+	if (ret) { /* said where it failed */
+		ret = ret == -ENOMEM ? TB_EXIT_FAIL : tb_dir_exit_code(ret);
 		goto done;
+	}
 	ret = tb_gate_passed(&g) ? TB_EXIT_OK : TB_EXIT_FAIL;
 	/* An empty result is a run that measured nothing: never a pass. */
 	if (!r->ncells)

@@ -7,6 +7,7 @@
 
 #include "cli/commands.h"
 #include "core/tb.h"
+#include "stats/stats.h"
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
@@ -35,6 +36,7 @@ int main(int argc, char **argv)
 	int c;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	tb_stats_init(); /* GSL returns NAN instead of aborting on a value it cannot handle */
 	/* A malformed plugin table is a bug of this build: refuse it before any command. */
 	if (tb_workload_ops_check(tb_workloads) || tb_tracer_ops_check(tb_tracers))
 		return TB_EXIT_FAIL;

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "core/utf8.h"
 
 static enum tb_log_level log_level = TB_LOG_INFO;
 static _Thread_local unsigned long nerrors;
@@ -38,7 +39,7 @@ void tb_vlog(enum tb_log_level level, const char *fmt, va_list ap)
 		[TB_LOG_INFO] = "",
 		[TB_LOG_DEBUG] = "debug: ",
 	};
-	char buf[2048];
+	char raw[2048], buf[4096];
 	size_t n;
 
 	if (level == TB_LOG_ERROR) {
@@ -52,7 +53,9 @@ void tb_vlog(enum tb_log_level level, const char *fmt, va_list ap)
 	}
 	if (level > log_level || level < TB_LOG_ERROR) /* SILENT is a threshold, not a level */
 		return;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(raw, sizeof(raw), fmt, ap);
+	/* Messages quote files, outputs and results: no ESC sequence reaches the terminal. */
+	tb_escape_controls_buf(raw, true, buf, sizeof(buf));
 	n = 0;
 	while (buf[n])
 		n++;

@@ -144,7 +144,7 @@ int tb_parse_int(const char *s, int64_t *out)
 	if (!*s)
 		return -EINVAL;
 	errno = 0;
-	v = strtoll(s, &end, 0);
+	v = strtoll(s, &end, 10); /* decimal only: "0x10" is refused, "010" is ten, not octal */
 	if (errno == ERANGE)
 		return -ERANGE;
 	if (end == s || *skip_ws(end))

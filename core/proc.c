@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/proc.h"
 #include "core/tb.h"
 
@@ -48,17 +49,31 @@ int tb_proc_which(const char *argv0, char *path, size_t len)
 	return ret;
 }
 
+/* In the child: report errno through errfd and exit (the parent's tb_proc_spawn reads it). */
+static void __attribute__((noreturn)) child_fail(int errfd, int err)
+{
+	if (write(errfd, &err, sizeof(err)) < 0)
+		_exit(127);
+	_exit(127);
+}
+
 /*
- * In the forked child: own process group, die with the parent, default signals, stdin from
- * /dev/null, stdout and stderr to out, optionally out_path's directory, then exec. A failed
- * exec sends its errno through errfd (the parent's tb_proc_spawn reads it). Never returns.
+ * In the forked child: the cgroups first (so that everything it starts is found there), own
+ * process group, die with the parent, default signals, stdin from /dev/null, stdout and stderr
+ * to out, optionally another directory, then exec. A failure sends its errno through errfd.
+ * Never returns.
  */
 static void __attribute__((noreturn))
-child_exec(const char *exe, char *const argv[], int out, const char *out_path, unsigned flags,
-	   int devnull, int errfd)
+child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_opts *o, int devnull,
+	   int errfd)
 {
-	int child_errno;
+	unsigned int flags = o->flags;
+	const char *out_path = o->out_path;
+	size_t i;
 
+	for (i = 0; i < TB_ARRAY_SIZE(o->cgroup_fds); i++)
+		if (o->cgroup_fds[i] >= 0 && write(o->cgroup_fds[i], "0", 1) != 1)
+			child_fail(errfd, errno);
 	setpgid(0, 0);
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (getppid() == 1)
@@ -70,6 +85,8 @@ child_exec(const char *exe, char *const argv[], int out, const char *out_path, u
 	dup2(devnull, 0);
 	dup2(out, 1);
 	dup2(out, 2);
+	if (o->cwd_fd >= 0 && fchdir(o->cwd_fd))
+		child_fail(errfd, errno);
 	if ((flags & TB_PROC_CHDIR) && out_path) {
 		char dir[4096], *slash;
 
@@ -78,14 +95,11 @@ child_exec(const char *exe, char *const argv[], int out, const char *out_path, u
 		if (slash) {
 			*slash = '\0';
 			if (chdir(dir[0] ? dir : "/"))
-				_exit(126);
+				child_fail(errfd, errno);
 		}
 	}
 	execv(exe, argv);
-	child_errno = errno;
-	if (write(errfd, &child_errno, sizeof(child_errno)) < 0)
-		_exit(127);
-	_exit(127);
+	child_fail(errfd, errno);
 }
 
 /* Where the child's stdout and stderr go: a pipe (TB_PROC_CAPTURE) or out_path (appended). */
@@ -96,9 +110,9 @@ static int open_output(struct tb_proc *p, const char *out_path, unsigned flags, 
 		return pipe2(pipefd, O_CLOEXEC) ? -errno : 0;
 	if (!out_path)
 		return 0;
-	*outfd = open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	*outfd = tb_open_output(out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
 	if (*outfd < 0)
-		return -errno;
+		return *outfd;
 	p->out_path = strdup(out_path);
 	return 0;
 }
@@ -112,6 +126,17 @@ static void close_fd(int *fd)
 
 int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags)
 {
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
+
+	o.out_path = out_path;
+	o.flags = flags;
+	return tb_proc_spawn_opts(p, argv, &o);
+}
+
+int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_proc_opts *o)
+{
+	const char *out_path = o->out_path;
+	unsigned int flags = o->flags;
 	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
 	char exe[4096];
 	ssize_t n;
@@ -144,7 +169,7 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 			   (flags & TB_PROC_CAPTURE) ? pipefd[1]
 			   : outfd >= 0		     ? outfd
 						     : devnull,
-			   out_path, flags, devnull, errpipe[1]);
+			   o, devnull, errpipe[1]);
 	}
 	setpgid(pid, pid); /* also in the parent, so signals right after return reach the group */
 	close_fd(&errpipe[1]);
@@ -218,6 +243,8 @@ int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns)
 {
 	if (!p->pid || tb_proc_poll(p))
 		return 0;
+	if (tb_stop_hurried() && grace_ns > TB_HURRY_GRACE_NS)
+		grace_ns = TB_HURRY_GRACE_NS; /* the user insists: no 10 s waits per tracer */
 	kill(-p->pid, sig);
 	if (!tb_proc_wait(p, grace_ns))
 		goto reap_group;

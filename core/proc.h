@@ -27,20 +27,36 @@ enum {
 	TB_PROC_CHDIR = 1 << 2,	  /* run in out_path's directory, so relative output lands there */
 };
 
+/* How to start a child; zero-initialise and set what is needed (fds -1 when unused). */
+struct tb_proc_opts {
+	const char *out_path; /* stdout+stderr appended here (created 0644, no link followed) */
+	unsigned int flags;   /* TB_PROC_* */
+	int cwd_fd;	      /* >= 0: run in this directory (fchdir), e.g. a private one */
+	int cgroup_fds[2];    /* >= 0: cgroup.procs files the child joins before exec */
+};
+
+#define TB_PROC_OPTS_INIT                              \
+	{                                              \
+		.cwd_fd = -1, .cgroup_fds = { -1, -1 } \
+	}
+
 /*
  * Start argv[0] (PATH lookup) in a new process group, stdin from /dev/null, stdout and stderr
  * to out_path (created 0644, appended) or, with TB_PROC_CAPTURE, a pipe. The child gets
  * PR_SET_PDEATHSIG(SIGKILL) so a killed harness does not leave it running. Returns 0, or
- * -ENOENT when the program cannot be found/executed (checked before returning), -errno else.
+ * -ENOENT when the program cannot be found/executed (checked before returning), -errno else
+ * (a cgroup the child could not join is -errno of that write).
  */
 int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, unsigned flags);
+int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_proc_opts *o);
 /* Non-blocking check; returns 1 when the child has exited (and reaps it), 0 when running. */
 int tb_proc_poll(struct tb_proc *p);
 /* Wait up to timeout_ns (0: forever). Returns 0 when reaped, -ETIMEDOUT if still running. */
 int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns);
 /*
  * Stop the process group: sig first, then SIGTERM after grace_ns, then SIGKILL after another
- * grace_ns; always reaps. Returns 0, or -ETIMEDOUT when SIGKILL was needed.
+ * grace_ns (at most TB_HURRY_GRACE_NS each once tb_stop_hurried()); always reaps. Returns 0,
+ * or -ETIMEDOUT when SIGKILL was needed.
  */
 int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns);
 /* Close fds and free; kills and reaps the group first if still running. */

@@ -25,7 +25,18 @@ bool tb_stop_requested(void)
 
 void tb_request_stop(void)
 {
-	stop_flag = 1;
+	if (!stop_flag)
+		stop_flag = 1;
+}
+
+bool tb_stop_hurried(void)
+{
+	return stop_flag > 1;
+}
+
+void tb_request_hurry(void)
+{
+	stop_flag = 2;
 }
 
 uint64_t tb_now_ns(void)
@@ -77,24 +88,20 @@ int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out
 	return 0;
 }
 
-int tb_read_file(const char *path, char **out, size_t *len)
+int tb_read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0;
-	char *buf = NULL, *nb;
+	char *buf, *nb;
 	ssize_t r;
-	int fd, ret = 0;
+	int ret = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
+	*out = NULL;
 	buf = malloc(cap + 1);
-	if (!buf) {
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!buf)
+		return -ENOMEM;
 	for (;;) {
 		if (n == cap) {
-			if (cap >= (64u << 20)) {
+			if (cap >= max) {
 				ret = -EFBIG;
 				goto out;
 			}
@@ -117,6 +124,10 @@ int tb_read_file(const char *path, char **out, size_t *len)
 			break;
 		n += (size_t)r;
 	}
+	if (n > max) {
+		ret = -EFBIG;
+		goto out;
+	}
 	buf[n] = '\0';
 	*out = buf;
 	buf = NULL;
@@ -124,6 +135,44 @@ int tb_read_file(const char *path, char **out, size_t *len)
 		*len = n;
 out:
 	free(buf);
+	return ret;
+}
+
+int tb_read_file(const char *path, char **out, size_t *len)
+{
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = tb_read_fd(fd, 64u << 20, out, len);
+	close(fd);
+	return ret;
+}
+
+int tb_read_regular(const char *path, size_t max, char **out, size_t *len)
+{
+	struct stat st;
+	int fd, ret;
+
+	*out = NULL;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+	} else if (S_ISDIR(st.st_mode)) {
+		ret = -EISDIR;
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = -ENOTTY; /* said by callers as "not a regular file" */
+	} else if ((uint64_t)st.st_size > max) {
+		ret = -EFBIG;
+	} else {
+		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? -errno : 0;
+		if (!ret)
+			ret = tb_read_fd(fd, max, out, len);
+	}
 	close(fd);
 	return ret;
 }
@@ -183,7 +232,7 @@ int tb_mkdir_p(const char *path, mode_t mode)
 	return 0;
 }
 
-static int rm_rf_at(int parent, const char *name)
+int tb_rm_rf_at(int parent, const char *name)
 {
 	struct dirent *de;
 	DIR *d;
@@ -204,7 +253,7 @@ static int rm_rf_at(int parent, const char *name)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		ret = rm_rf_at(dirfd(d), de->d_name);
+		ret = tb_rm_rf_at(dirfd(d), de->d_name);
 		if (ret)
 			break;
 	}
@@ -216,58 +265,7 @@ static int rm_rf_at(int parent, const char *name)
 
 int tb_rm_rf(const char *path)
 {
-	return rm_rf_at(AT_FDCWD, path);
-}
-
-int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
-{
-	char tmp[4096], dir[4096];
-	const char *p = data;
-	size_t done = 0;
-	int fd, dfd, ret = 0;
-
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	while (done < len) {
-		ssize_t w = write(fd, p + done, len - done);
-
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			ret = -errno;
-			goto fail;
-		}
-		done += (size_t)w;
-	}
-	if (fchmod(fd, mode) || fsync(fd)) {
-		ret = -errno;
-		goto fail;
-	}
-	if (close(fd)) {
-		fd = -1;
-		ret = -errno;
-		goto fail;
-	}
-	fd = -1;
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto fail;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	dfd = open(dirname(dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return ret;
+	return tb_rm_rf_at(AT_FDCWD, path);
 }
 
 int tb_exe_dir(char *dir, size_t len)

@@ -16,7 +16,8 @@
 uint64_t tb_now_ns(void);
 /* Sleep ns nanoseconds (restarts after signals unless tb_stop_requested()). */
 void tb_sleep_ns(uint64_t ns);
-/* Read a whole small file into a new NUL-terminated buffer (trailing newline kept). */
+/* Read a whole small file (up to 64 MiB) into a new NUL-terminated buffer (trailing newline
+ * kept). For kernel files and our own; untrusted inputs go through tb_read_regular. */
 int tb_read_file(const char *path, char **out, size_t *len);
 /*
  * At most max bytes of path from offset from to its end: the first max (tail false) or the last
@@ -25,6 +26,14 @@ int tb_read_file(const char *path, char **out, size_t *len);
  * -errno.
  */
 int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out);
+/*
+ * Read an input file a user names (a scenario, a result): it must be a regular file of at most
+ * max bytes. A FIFO or a device is refused without blocking on it (-ENOTTY: "not a regular
+ * file"), a directory is -EISDIR, a larger file -EFBIG. *out is new and NUL-terminated.
+ */
+int tb_read_regular(const char *path, size_t max, char **out, size_t *len);
+/* Read fd to its end, at most max bytes (-EFBIG beyond), into a new NUL-terminated buffer. */
+int tb_read_fd(int fd, size_t max, char **out, size_t *len);
 /* Read the first line of a file, without newline, into buf. */
 int tb_read_line(const char *path, char *buf, size_t len);
 /* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */
@@ -33,8 +42,15 @@ int tb_write_file(const char *path, const char *s);
 int tb_mkdir_p(const char *path, mode_t mode);
 /* rm -rf of a directory tree we created (does not follow symlinks). */
 int tb_rm_rf(const char *path);
-/* Write data to path atomically: path.tmp, fsync, rename, fsync of the directory. */
-int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
+/* The same for name inside the directory dirfd (absent: 0). */
+int tb_rm_rf_at(int dirfd, const char *name);
+/* a + b for counts >= 0, saturating at INT64_MAX instead of wrapping. */
+static inline int64_t tb_add_sat(int64_t a, int64_t b)
+{
+	int64_t s;
+
+	return __builtin_add_overflow(a, b, &s) ? INT64_MAX : s;
+}
 /*
  * The directory of the running binary (/proc/self/exe) into dir. Data files are looked up
  * relative to it first, so an installed tree works wherever it was installed (make install
@@ -58,8 +74,17 @@ bool tb_streq(const char *a, const char *b);
 int tb_sha256_hex(const void *data, size_t len, char out[65]);
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
-/* Set by the signal handler of `run`; long loops poll it. */
+/* Set by the signal handler of `run`; long loops poll it. Async-signal-safe. */
 bool tb_stop_requested(void);
 void tb_request_stop(void);
+/*
+ * A second stop request: the user insists. Teardown still runs to its end (tracers stopped,
+ * the armed record emptied, the result written), but without waiting: no settle delays, and a
+ * tracer command gets its stop signal and SIGKILL with short grace periods
+ * (TB_HURRY_GRACE_NS). Async-signal-safe.
+ */
+bool tb_stop_hurried(void);
+void tb_request_hurry(void);
+#define TB_HURRY_GRACE_NS 200000000ull
 
 #endif /* TB_UTIL_H */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/array.h"
 #include "core/tb.h"
 #include "explain/flamegraph.h"

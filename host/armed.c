@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "core/env.h"
 #include "host/armed.h"
@@ -18,7 +19,8 @@
 static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_INSTANCE] = "instance", [TB_ARMED_PGID] = "pgid",
 	[TB_ARMED_BPF_PROG] = "bpf_prog", [TB_ARMED_BPF_LINK] = "bpf_link",
-	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_DYNEVENT] = "dynevent",
+	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_SCRATCH] = "scratch",
+	[TB_ARMED_CGROUP] = "cgroup",	  [TB_ARMED_DYNEVENT] = "dynevent",
 };
 
 struct item {
@@ -81,11 +83,26 @@ uint64_t tb_proc_start_time(pid_t pid)
 	return st;
 }
 
+/* pid is a zombie or dead ('Z', 'X' in /proc/PID/stat). */
+static bool zombie(pid_t pid)
+{
+	char path[64], buf[512], *p, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (tb_read_line(path, buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %c", &st) == 1 && (st == 'Z' || st == 'X');
+}
+
 bool tb_armed_owner_alive(pid_t pid, uint64_t start_time)
 {
 	if (pid <= 0)
 		return false;
 	if (kill(pid, 0) && errno != EPERM)
+		return false;
+	/* A zombie (a SIGKILLed run's sample child not reaped yet) arms nothing any more. */
+	if (zombie(pid))
 		return false;
 	return !start_time || tb_proc_start_time(pid) == start_time;
 }
@@ -132,9 +149,7 @@ static int record_write(void)
 		ret = -ENOMEM;
 		goto out;
 	}
-	ret = tb_write_atomic(path, text, strlen(text), 0644);
-	if (ret)
-		tb_err("armed record: cannot write %s: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, text, strlen(text), 0644); /* says why it failed */
 out:
 	free(text);
 	json_decref(root);
@@ -310,11 +325,20 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		return ret;
 	}
 	snprintf(path, sizeof(path), "%s/lock", tb_state_dir());
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		ret = -errno;
-		tb_err("lock: cannot open %s: %s", path, strerror(errno));
-		return ret;
+	fd = tb_open_output(path, O_RDWR | O_CREAT, 0644); /* says why it failed */
+	if (fd < 0)
+		return fd;
+	/*
+	 * Said whenever it waits: the holder's pid is in the file only once it wrote it (an
+	 * empty file between its flock and its write), so the line cannot depend on reading one.
+	 */
+	if (wait && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+		pid_t pid = read_pid_fd(fd);
+
+		if (pid > 0)
+			tb_info("run: waiting for the run of pid %d to finish", (int)pid);
+		else
+			tb_info("run: waiting for another tracebench run to finish");
 	}
 	while (flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) {
 		if (errno == EINTR && !tb_stop_requested())

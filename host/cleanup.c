@@ -9,10 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <tracefs/tracefs.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/cgroup.h"
 #include "host/bpf-freeing.h"
 #include "host/cleanup.h"
 #include "host/tracefs.h"
@@ -41,23 +45,37 @@ static void note(struct cleanup_ctx *c, bool action, bool failed, const char *fm
 		c->failures++;
 }
 
-static void clean_instance(struct cleanup_ctx *c, const char *name, const char *why)
+/*
+ * One action on what (a kind, then its name): fn(what) returns 0 or -errno. Said as "would
+ * <verb> <kind> <name> (why)" in a dry run, else "<done> ..." or "failed to <verb> ...: error".
+ */
+static void act(struct cleanup_ctx *c, int (*fn)(const char *), const char *verb, const char *done,
+		const char *kind, const char *what, const char *why)
 {
-	bool dry = c->flags & TB_CLEANUP_DRY_RUN;
 	int ret;
 
-	if (!tracefs_instance_exists(name))
-		return;
-	if (dry) {
-		note(c, true, false, "would destroy tracefs instance %s (%s)", name, why);
+	if (c->flags & TB_CLEANUP_DRY_RUN) {
+		note(c, true, false, "would %s %s %s (%s)", verb, kind, what, why);
 		return;
 	}
-	ret = tb_tracefs_instance_destroy_name(name);
+	ret = fn(what);
 	if (ret)
-		note(c, true, true, "failed to destroy tracefs instance %s (%s): %s", name, why,
+		note(c, true, true, "failed to %s %s %s (%s): %s", verb, kind, what, why,
 		     strerror(-ret));
 	else
-		note(c, true, false, "destroyed tracefs instance %s (%s)", name, why);
+		note(c, true, false, "%s %s %s (%s)", done, kind, what, why);
+}
+
+static void clean_instance(struct cleanup_ctx *c, const char *name, const char *why)
+{
+	if (tracefs_instance_exists(name))
+		act(c, tb_tracefs_instance_destroy_name, "destroy", "destroyed", "tracefs instance",
+		    name, why);
+}
+
+static int unlink_path(const char *path)
+{
+	return unlink(path) ? -errno : 0;
 }
 
 /* A uprobe event of ours (after the instances that enabled it: it is busy until then). */
@@ -137,6 +155,66 @@ static void clean_pgid(struct cleanup_ctx *c, const char *value, const char *why
 		     dry ? "would kill" : "killed", pgid, n, n > 1 ? "es" : "", why);
 }
 
+/*
+ * The kernel frees a closed BPF program asynchronously (it can stay listed for ~0.5 s after
+ * its last fd closed): a program of a just-killed owner is given up to 2 s to go before it is
+ * called held by someone else.
+ */
+static bool bpf_prog_lingers(__u32 id)
+{
+	uint64_t deadline = tb_now_ns() + 2000000000ull;
+	int fd;
+
+	for (;;) {
+		fd = bpf_prog_get_fd_by_id(id);
+		if (fd < 0)
+			return false;
+		close(fd);
+		if (tb_now_ns() >= deadline)
+			return true;
+		tb_sleep_ns(50000000);
+	}
+}
+
+/* A scratch directory /tmp/tracebench-<pid>-*: nothing else is ever removed. */
+static void clean_scratch(struct cleanup_ctx *c, const char *value, const char *why)
+{
+	struct stat st;
+	int pid;
+
+	if (strncmp(value, "/tmp/tracebench-", 16) || strchr(value + 5, '/') ||
+	    sscanf(value, "/tmp/tracebench-%d-", &pid) != 1) {
+		note(c, false, false, "ignored scratch directory entry '%s': not one of ours",
+		     value);
+		return;
+	}
+	if (lstat(value, &st) || !S_ISDIR(st.st_mode))
+		return;
+	act(c, tb_rm_rf, "remove", "removed", "scratch directory", value, why);
+}
+
+static void clean_cgroup(struct cleanup_ctx *c, const char *value, const char *why)
+{
+	int n;
+
+	if (c->flags & TB_CLEANUP_DRY_RUN) {
+		if (!access(value, F_OK))
+			note(c, true, false, "would kill what is in cgroup %s and remove it (%s)",
+			     value, why);
+		return;
+	}
+	n = tb_cgroup_remove_path(value);
+	if (n == -ENOENT)
+		return;
+	if (n == -EINVAL)
+		note(c, false, false, "ignored cgroup entry '%s': not one of ours", value);
+	else if (n < 0)
+		note(c, true, true, "failed to remove cgroup %s: %s", value, strerror(-n));
+	else
+		note(c, true, false, "removed cgroup %s (%d process%s killed) (%s)", value, n,
+		     n == 1 ? "" : "es", why);
+}
+
 static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char *value,
 		      const char *why)
 {
@@ -145,15 +223,8 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 	int fd;
 
 	if (kind == TB_ARMED_BPF_PIN) {
-		if (access(value, F_OK))
-			return;
-		if (dry)
-			note(c, true, false, "would unlink pinned BPF object %s (%s)", value, why);
-		else if (unlink(value))
-			note(c, true, true, "failed to unlink pinned BPF object %s: %s", value,
-			     strerror(errno));
-		else
-			note(c, true, false, "unlinked pinned BPF object %s (%s)", value, why);
+		if (!access(value, F_OK))
+			act(c, unlink_path, "unlink", "unlinked", "pinned BPF object", value, why);
 		return;
 	}
 	if (kind == TB_ARMED_BPF_PROG) {
@@ -166,13 +237,14 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 			if (!tb_bpf_obj_of_prog_fd(fd, &o))
 				tb_bpf_freeing_note(&o, 1);
 		}
-		if (fd >= 0) {
-			/* Only its holders can unload it; say so rather than pretend. */
-			note(c, false, false,
-			     "BPF program %lu is still loaded, held by another process or a pin (%s)",
-			     id, why);
+		if (fd >= 0)
 			close(fd);
-		}
+		/* Only its holders can unload it; say so rather than pretend, once the kernel
+		 * had the time to free it. */
+		if (fd >= 0 && bpf_prog_lingers((__u32)id))
+			note(c, false, false,
+			     "BPF program %lu is still loaded after 2 s, held by another process or a pin (%s)",
+			     id, why);
 		return;
 	}
 	fd = bpf_link_get_fd_by_id((__u32)id);
@@ -240,6 +312,12 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 		case TB_ARMED_PGID:
 			clean_pgid(c, v, why);
 			break;
+		case TB_ARMED_SCRATCH:
+			clean_scratch(c, v, why);
+			break;
+		case TB_ARMED_CGROUP:
+			clean_cgroup(c, v, why);
+			break;
 		case TB_ARMED_DYNEVENT:
 			if (*tracefs_ok)
 				clean_dynevent(c, v, why);
@@ -285,6 +363,39 @@ static void sweep(struct cleanup_ctx *c, char **names, pid_t (*owner_of)(const c
 	tracefs_list_free(names);
 }
 
+static void stale_cgroup(void *ctx, const char *path, int pid)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "owner pid %d dead", pid);
+	clean_cgroup(ctx, path, why);
+}
+
+/*
+ * What dead owners made but no record names (killed between making it and recording it, or
+ * records of a state directory that is gone): /tmp/tracebench-<pid>-* scratch and report
+ * directories of dead pids, and cgroups tracebench-<pid>-* of dead pids.
+ */
+static void clean_unrecorded(struct cleanup_ctx *c)
+{
+	struct dirent *de;
+	char path[PATH_MAX], why[96];
+	DIR *d = opendir("/tmp");
+	int pid;
+
+	while (d && (de = readdir(d))) {
+		if (de->d_type != DT_DIR || sscanf(de->d_name, "tracebench-%d-", &pid) != 1 ||
+		    pid <= 0 || pid == getpid() || tb_armed_owner_alive(pid, 0))
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", de->d_name);
+		snprintf(why, sizeof(why), "owner pid %d dead", pid);
+		clean_scratch(c, path, why);
+	}
+	if (d)
+		closedir(d);
+	tb_cgroup_foreach_stale(stale_cgroup, c);
+}
+
 int tb_cleanup_stale(unsigned int flags, json_t **report)
 {
 	struct cleanup_ctx c = {.flags = flags};
@@ -313,6 +424,7 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 	/* Dynamic events of dead owners that no record names, once their instances are gone. */
 	if (tracefs_ok)
 		sweep(&c, tb_tracefs_dynevents(), tb_tracefs_dynevent_owner, clean_dynevent);
+	clean_unrecorded(&c);
 	if (report)
 		*report = c.report;
 	else

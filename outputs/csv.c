@@ -8,9 +8,9 @@
 #include "core/tb.h"
 #include "outputs/csv.h"
 
-int tb_csv_write(const struct tb_result *r, const char *dir)
+int tb_csv_write(const struct tb_result *r, const struct tb_dir *dir)
 {
-	char path[4200], *buf = NULL;
+	char *buf = NULL;
 	size_t len = 0, i, j;
 	FILE *f;
 	int ret;
@@ -19,7 +19,8 @@ int tb_csv_write(const struct tb_result *r, const char *dir)
 	if (!f)
 		return -ENOMEM;
 	fprintf(f, "order,round,warmup,cell,workload,tracer,ns_per_op,ops,elapsed_ns,events,lost,"
-		   "voluntary_ctxsw,involuntary_ctxsw,minor_faults,tracer_cpu_s,failed\n");
+		   "voluntary_ctxsw,involuntary_ctxsw,minor_faults,tracer_cpu_s,failed,abandoned,"
+		   "partial_round\n");
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
 
@@ -29,20 +30,20 @@ int tb_csv_write(const struct tb_result *r, const char *dir)
 			/* Section names are restricted to [A-Za-z0-9._+-]: no CSV quoting needed.
 			 */
 			fprintf(f,
-				"%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%d\n",
+				"%u,%d,%d,%s,%s,%s,%.3f,%llu,%.0f,%lld,%lld,%lld,%lld,%lld,%.6f,%d,%d,%d\n",
 				s->order, s->round, s->warmup, c->id, c->workload, c->tracer,
 				s->ns_per_op, (unsigned long long)s->ops, s->elapsed_ns,
 				(long long)s->events, (long long)s->lost, (long long)s->nvcsw,
 				(long long)s->nivcsw, (long long)s->minflt,
-				isfinite(s->tracer_cpu_s) ? s->tracer_cpu_s : -1.0, s->failed);
+				isfinite(s->tracer_cpu_s) ? s->tracer_cpu_s : -1.0, s->failed,
+				s->abandoned, s->partial_round);
 		}
 	}
 	if (fclose(f)) {
 		free(buf);
 		return -ENOMEM;
 	}
-	snprintf(path, sizeof(path), "%s/samples.csv", dir);
-	ret = tb_write_atomic(path, buf, len, 0644);
+	ret = tb_dir_write(dir, "samples.csv", buf, len, 0644);
 	free(buf);
 	return ret;
 }

@@ -3,9 +3,10 @@
 #ifndef TB_CSV_H
 #define TB_CSV_H
 
+#include "core/outdir.h"
 #include "result/result.h"
 
-/* Write dir/samples.csv atomically. Returns 0 or -errno (nothing printed). */
-int tb_csv_write(const struct tb_result *r, const char *dir);
+/* Write samples.csv into dir atomically (core/outdir.h). Returns 0 or -errno (said). */
+int tb_csv_write(const struct tb_result *r, const struct tb_dir *dir);
 
 #endif /* TB_CSV_H */

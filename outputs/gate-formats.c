@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/gate-formats.h"
 #include "outputs/markup.h"
@@ -354,9 +355,7 @@ static int write_out(const char *path, const struct tb_gate *g,
 		tb_err("gate: %s: out of memory", path);
 		return -ENOMEM;
 	}
-	ret = tb_write_atomic(path, buf, len, 0644);
-	if (ret)
-		tb_err("gate: cannot write %s: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, buf, len, 0644); /* says why it failed */
 	free(buf);
 	return ret;
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "history/analysis.h"
 #include "outputs/history-formats.h"
@@ -134,7 +135,7 @@ static char *latest_row(const struct tb_hanalysis *a)
 static void details(struct tb_hreport *rep, const struct tb_hanalysis *a)
 {
 	FILE *f = rep->details;
-	char line[1024], path[PATH_MAX];
+	char line[1024], path[PATH_MAX], name[64];
 
 	fprintf(f, "<h3 id=\"s-%s\">", a->s->id);
 	tb_html_esc(f, a->s->name);
@@ -142,18 +143,22 @@ static void details(struct tb_hreport *rep, const struct tb_hanalysis *a)
 	tb_html_esc(f, a->s->hw_desc);
 	fprintf(f, ", %zu runs, series %s</small></h3>\n", a->data.n, a->s->id);
 	if (rep->nplots < rep->max_plots && rep->plot_err != -ENOENT) {
-		int ret;
+		struct tb_dir d;
+		int ret, r;
 
-		if (!rep->tmp[0]) {
-			snprintf(rep->tmp, sizeof(rep->tmp), "/tmp/tracebench-hreport-XXXXXX");
-			if (!mkdtemp(rep->tmp))
-				rep->tmp[0] = '\0';
-		}
+		if (!rep->tmp[0] && tb_html_tmpdir(rep->tmp, sizeof(rep->tmp)))
+			rep->tmp[0] = '\0';
 		ret = rep->tmp[0] ? tb_plot_trend(a, rep->tmp, TB_PLOT_NO_PNG) : -EIO;
-		snprintf(path, sizeof(path), "%s/plots/trend-%s.svg", rep->tmp, a->s->id);
+		snprintf(path, sizeof(path), "%s/plots", rep->tmp);
+		snprintf(name, sizeof(name), "trend-%s.svg", a->s->id);
 		if (ret > 0) {
 			fputs("<figure>\n", f);
-			if (tb_html_inline_svg(f, path, (int)rep->nplots))
+			r = tb_dir_open(&d, path, TB_DIR_PATH | TB_DIR_QUIET, 0);
+			if (!r) {
+				r = tb_html_inline_svg(f, &d, name, (int)rep->nplots);
+				tb_dir_close(&d);
+			}
+			if (r)
 				fputs("<p class=\"note\">This plot could not be included.</p>\n",
 				      f);
 			fputs("<figcaption>Each run's value with its CI, the median of each segment "

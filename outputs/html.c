@@ -4,6 +4,7 @@
  * cells of their tables, a result's environment and warnings, the inlined plots.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/html.h"
 #include "outputs/markup.h"
@@ -75,9 +77,7 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
 		free(*buf);
 		return -ENOMEM;
 	}
-	ret = tb_write_atomic(path, *buf, *len, 0644);
-	if (ret)
-		tb_err("report: cannot write %s: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, *buf, *len, 0644); /* says why it failed */
 	free(*buf);
 	return ret;
 }
@@ -89,15 +89,17 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
  * parser puts <svg> in its namespace), and prefix every id and reference with "p<k>-" so that
  * several plots on one page do not share ids. Refuses anything that could run or fetch.
  */
-int tb_html_inline_svg(FILE *f, const char *path, int k)
+int tb_html_inline_svg(FILE *f, const struct tb_dir *d, const char *name, int k)
 {
 	static const char *const bad[] = {"<script",	 "<foreignobject", "<iframe", "<image",
 					  "href=\"http", "href='http",	   "@import"};
-	char *svg = NULL, *p, *end;
+	char *svg = NULL, *p, *end, path[PATH_MAX + NAME_MAX + 2];
 	size_t i;
 	int ret;
 
-	ret = tb_read_file(path, &svg, NULL);
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	/* A regular file only, never through a link: a plots/ directory may come from elsewhere. */
+	ret = tb_dir_read(d, name, 64u << 20, &svg, NULL);
 	if (ret)
 		return ret;
 	for (i = 0; i < TB_ARRAY_SIZE(bad); i++)
@@ -181,22 +183,24 @@ static const struct {
 };
 
 /*
- * Why plot i of plotdir failed into why (its .failed record, or an empty SVG), or false when
- * it did not fail.
+ * Why plot i of the plot directory d failed into why (its .failed record, or an empty SVG), or
+ * false when it did not fail. Read through d: a link there is not followed.
  */
-static bool plot_failed(const char *plotdir, int i, char *why, size_t len)
+static bool plot_failed(const struct tb_dir *d, int i, char *why, size_t len)
 {
-	char path[PATH_MAX + 64], *text = NULL;
+	char name[NAME_MAX + 1], *text = NULL;
 	struct stat st;
+	size_t n;
 
-	snprintf(path, sizeof(path), "%s/%s%s", plotdir, tb_plot_names[i], TB_PLOT_FAILED_EXT);
-	if (!tb_read_file(path, &text, NULL)) {
+	snprintf(name, sizeof(name), "%s%s", tb_plot_names[i], TB_PLOT_FAILED_EXT);
+	if (!tb_dir_read(d, name, 4096, &text, &n)) {
 		snprintf(why, len, "%.*s", (int)strcspn(text, "\n"), text);
 		free(text);
 		return true;
 	}
-	snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
-	if (!stat(path, &st) && st.st_size == 0) {
+	snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
+	if (!fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) &&
+	    st.st_size == 0) {
 		snprintf(why, len, "%s.svg is empty", tb_plot_names[i]);
 		return true;
 	}
@@ -205,25 +209,29 @@ static bool plot_failed(const char *plotdir, int i, char *why, size_t len)
 
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 {
+	struct tb_dir d;
+	struct stat st;
 	int i, n = 0;
 	size_t k;
 
+	if (tb_dir_open(&d, plotdir, TB_DIR_PATH | TB_DIR_QUIET, 0))
+		return 0;
 	for (i = 0; tb_plot_names[i]; i++) {
-		char path[PATH_MAX + 64], why[512];
+		char name[NAME_MAX + 1], why[512];
 		bool failed;
 
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
-		snprintf(path, sizeof(path), "%s/%s.svg", plotdir, tb_plot_names[i]);
-		failed = plot_failed(plotdir, i, why, sizeof(why));
-		if (!failed && access(path, R_OK))
+		snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
+		failed = plot_failed(&d, i, why, sizeof(why));
+		if (!failed && fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
 		if (failed) {
 			fputs("<p class=\"note plot-failed\">plot failed: ", f);
 			tb_fput_markup(f, why, strlen(why));
 			fputs("</p>\n", f);
-		} else if (tb_html_inline_svg(f, path, i)) {
+		} else if (tb_html_inline_svg(f, &d, name, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -232,17 +240,24 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 		fputs("</figure>\n", f);
 		n++;
 	}
+	tb_dir_close(&d);
 	return n;
+}
+
+int tb_html_tmpdir(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/tracebench-%d-report-XXXXXX", (int)getpid());
+	return mkdtemp(dir) ? 0 : -errno;
 }
 
 void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
 		   bool compare)
 {
-	char tmp[] = "/tmp/tracebench-report-XXXXXX", dir[PATH_MAX];
+	char tmp[64], dir[PATH_MAX];
 	int ret = 0, drawn;
 
 	if (!plotdir) {
-		if (!mkdtemp(tmp)) {
+		if (tb_html_tmpdir(tmp, sizeof(tmp))) {
 			fprintf(f, "<p class=\"note\">Plots are not included: cannot create a "
 				   "temporary directory.</p>\n");
 			return;

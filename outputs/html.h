@@ -21,12 +21,17 @@ void tb_html_head(FILE *f, const char *title);
  * atomically to path and free *buf. Returns 0 or -errno (printed). */
 int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path);
 
+struct tb_dir;
 /*
- * Copy the gnuplot SVG at path into the page as inline <svg> (the prolog and xmlns dropped,
- * every id prefixed "p<k>-" so that plots on one page do not clash). Refuses a file with
- * anything that could run or fetch. Returns 0 or -errno (-EPERM for such a file).
+ * Copy the gnuplot SVG name in d into the page as inline <svg> (the prolog and xmlns dropped,
+ * every id prefixed "p<k>-" so that plots on one page do not clash); a regular file only,
+ * never through a link. Refuses a file with anything that could run or fetch. Returns 0 or
+ * -errno (-EPERM for such a file).
  */
-int tb_html_inline_svg(FILE *f, const char *path, int k);
+int tb_html_inline_svg(FILE *f, const struct tb_dir *d, const char *name, int k);
+/* A fresh private directory /tmp/tracebench-<pid>-report-XXXXXX into dir (the name cleanup
+ * recognises when this process dies). Returns 0 or -errno. */
+int tb_html_tmpdir(char *dir, size_t len);
 /* Inline every plot of plotdir that exists (the compare plot or all the others), in
  * tb_plot_names order, with its caption. Returns how many. */
 int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);

@@ -280,7 +280,7 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 {
 	const struct tb_result **rs = NULL;
 	const char **labels = NULL;
-	char *buf = NULL, tmp[] = "/tmp/tracebench-report-XXXXXX", dir[PATH_MAX];
+	char *buf = NULL, tmp[64], dir[PATH_MAX];
 	size_t len = 0, i;
 	int ret;
 	FILE *f;
@@ -312,7 +312,7 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 	for (i = 0; i < n; i++)
 		tb_html_comparison_section(f, cs[i], i);
 	fputs("<h2 id=\"plots\">Plot</h2>\n", f);
-	if (!mkdtemp(tmp)) {
+	if (tb_html_tmpdir(tmp, sizeof(tmp))) {
 		fputs("<p class=\"note\">The plot is not included: no temporary directory.</p>\n",
 		      f);
 	} else {

@@ -225,8 +225,10 @@ void tb_plan_free(struct tb_plan *p)
 {
 	size_t i;
 
-	for (i = 0; p->cells && i < p->ncells; i++)
+	for (i = 0; p->cells && i < p->ncells; i++) {
 		free(p->cells[i].hist);
+		free(p->cells[i].hist_done);
+	}
 	free(p->cells);
 	free(p->wls);
 	memset(p, 0, sizeof(*p));

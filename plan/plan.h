@@ -23,13 +23,15 @@ struct tb_tracer;
 
 /* One planned cell: which scenario sections it pairs, and its place in the result. */
 struct tb_plan_cell {
-	size_t wl, tr;		/* scenario indices */
-	size_t cell;		/* index into r->cells */
-	bool explain;		/* a traced cell the explain phase profiles (runner/explain.c) */
-	bool dead;		/* setup failed for good: skipped in later rounds */
-	unsigned int failures;	/* samples of this cell that did not complete */
-	struct tb_hist *hist;	/* latency mode: merged over measured samples (runner's) */
-	struct tb_tracer *held; /* the tracer kept set up across its samples (runner's) */
+	size_t wl, tr;		   /* scenario indices */
+	size_t cell;		   /* index into r->cells */
+	bool explain;		   /* a traced cell the explain phase profiles (runner/explain.c) */
+	bool dead;		   /* setup failed for good: skipped in later rounds */
+	unsigned int failures;	   /* samples of this cell that did not complete */
+	struct tb_hist *hist;	   /* latency mode: merged over measured samples (runner's) */
+	struct tb_hist *hist_done; /* hist as of the last completed round: what the result gets,
+				      so that a stopped round's samples are not in it */
+	struct tb_tracer *held;	   /* the tracer kept set up across its samples (runner's) */
 };
 
 /* Per workload section: what every sample of it runs with. */

@@ -6,6 +6,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,6 +285,41 @@ static void rewrite(struct anon *a, json_t *j)
 	}
 }
 
+/*
+ * Absolute paths a tracer reported (its log, its output file): where the run was written on
+ * this machine. A path inside the run directory keeps its part from tracers/ on (what the
+ * result's readers look for), another keeps only its file name, as "<path>/NAME".
+ */
+static void relative_paths(struct anon *a, json_t *j)
+{
+	const char *key, *s, *t;
+	char buf[PATH_MAX + 16];
+	json_t *v;
+	size_t i;
+
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v) relative_paths(a, v);
+		return;
+	}
+	json_object_foreach(j, key, v)
+	{
+		if (!json_is_string(v)) {
+			relative_paths(a, v);
+			continue;
+		}
+		s = json_string_value(v);
+		if (s[0] != '/')
+			continue;
+		t = strstr(s, "/tracers/");
+		if (t)
+			snprintf(buf, sizeof(buf), "%s", t + 1);
+		else
+			snprintf(buf, sizeof(buf), "<path>/%s", strrchr(s, '/') + 1);
+		if (json_string_set(v, buf))
+			a->err = -ENOMEM;
+	}
+}
+
 /* Work on a private copy: the loaded document may share these objects. */
 static void own_copy(struct anon *a, json_t **j)
 {
@@ -365,6 +401,7 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 		strip(&a, c->workload_config, M_CONFIG);
 		strip(&a, c->tracer_config, M_CONFIG);
 		strip(&a, c->tracer_extra, M_CONFIG);
+		relative_paths(&a, c->tracer_extra);
 		redact_argv_opts(&a, c->workload_config, w ? w->opts : NULL);
 		redact_argv_opts(&a, c->tracer_config, t ? t->opts : NULL);
 		collect_users(&a, c->error);

@@ -27,6 +27,8 @@ enum {
  *    or tracer config (and every TB_OPT_ARGV option of a registered plugin) -> "<redacted>";
  *  - kernel command-line parameters that identify a machine (root=, resume=, ip=, nfsroot=,
  *    hostname=, cryptdevice=, any with "uuid" or "label=" in it) -> "key=<redacted>";
+ *  - absolute paths in tracer_extra (a tracer's log): "tracers/..." when inside the run
+ *    directory, else "<path>/NAME";
  *  - in every remaining string: /home/NAME and /root home paths become "~" (or
  *    /x/home/<user> when not at the start of a path), and each removed host or user name
  *    becomes "<host>" / "<user>" where it appears as a whole word.

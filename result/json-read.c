@@ -5,6 +5,13 @@
  * Required keys: schema, cells; per cell id, workload, tracer, baseline, samples; per sample
  * ns_per_op. Every other key is optional, but when present it must have the right type and a
  * sane value. Unknown keys are ignored so that newer writers stay readable.
+ *
+ * What a value may be is decided here, once, so that nothing downstream (GSL, the plots, the
+ * report) meets a number it cannot handle: every number is finite and at most
+ * TB_RESULT_MAX_VALUE in magnitude, ns/op of a completed sample at least TB_RESULT_MIN_NS,
+ * counts are integers (-1 or null for unknown), probabilities within [0, 1]. Strings keep no
+ * control character: each is escaped as text ("\x1b"), so that no ESC sequence from a result
+ * reaches a terminal, a page or a data file; an object key with one is refused.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -18,6 +25,7 @@
 #include "core/tb.h"
 #include "result/bpf-progs.h"
 #include "result/explain.h"
+#include "core/utf8.h"
 #include "result/labels.h"
 #include "result/proof.h"
 #include "result/result.h"
@@ -42,14 +50,16 @@ struct ld {
 static int __attribute__((format(printf, 3, 4)))
 bad(const struct ld *l, const char *key, const char *fmt, ...)
 {
-	char msg[320];
+	char msg[320], raw[512];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(last_error, sizeof(last_error), "%s: %s%s%s%s%s", l->what, l->path,
-		 (*l->path && key) ? "." : "", key ? key : "", (*l->path || key) ? ": " : "", msg);
+	snprintf(raw, sizeof(raw), "%s: %s%s%s%s%s", l->what, l->path, (*l->path && key) ? "." : "",
+		 key ? key : "", (*l->path || key) ? ": " : "", msg);
+	/* The message may quote the file's own strings. */
+	tb_escape_controls_buf(raw, false, last_error, sizeof(last_error));
 	tb_err("%s", last_error);
 	return -EINVAL;
 }
@@ -67,6 +77,12 @@ static json_t *field(const struct ld *l, json_t *o, const char *key, int req, in
 	return v;
 }
 
+/* Only the scenario's text and the warnings hold lines; other strings are one line. */
+static bool multiline_key(const char *key)
+{
+	return !strcmp(key, "text");
+}
+
 static int get_str(const struct ld *l, json_t *o, const char *key, int req, char **out)
 {
 	int ret;
@@ -79,12 +95,49 @@ static int get_str(const struct ld *l, json_t *o, const char *key, int req, char
 	if (req && !json_string_length(v))
 		return bad(l, key, "must not be empty");
 	free(*out);
-	*out = strdup(json_string_value(v));
+	*out = tb_escape_controls(json_string_value(v), multiline_key(key));
 	return *out ? 0 : -ENOMEM;
 }
 
-/* A number, or null for unknown (NAN); min is the lowest acceptable value (-INFINITY: any). */
-static int get_num(const struct ld *l, json_t *o, const char *key, int req, double min, double *out)
+/* Escape the controls of every string in the tree j (in place); a key with one is refused. */
+static int clean_tree(const struct ld *l, const char *where, json_t *j, bool multiline)
+{
+	const char *k;
+	json_t *v;
+	size_t i;
+	int ret;
+
+	if (json_is_string(j)) {
+		char *s;
+
+		if (tb_control_at(json_string_value(j), multiline) < 0)
+			return 0;
+		s = tb_escape_controls(json_string_value(j), multiline);
+		ret = !s || json_string_set(j, s) ? -ENOMEM : 0;
+		free(s);
+		return ret;
+	}
+	if (json_is_array(j)) {
+		json_array_foreach(j, i, v)
+		{
+			if ((ret = clean_tree(l, where, v, multiline)))
+				return ret;
+		}
+	} else if (json_is_object(j)) {
+		json_object_foreach(j, k, v)
+		{
+			if (tb_control_at(k, false) >= 0)
+				return bad(l, where, "a key with a control character");
+			if ((ret = clean_tree(l, where, v, multiline)))
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/* A number in [min, max], or null for unknown (NAN). */
+static int get_range(const struct ld *l, json_t *o, const char *key, int req, double min,
+		     double max, double *out)
 {
 	int ret;
 	json_t *v = field(l, o, key, req, &ret);
@@ -103,8 +156,23 @@ static int get_num(const struct ld *l, json_t *o, const char *key, int req, doub
 		return bad(l, key, "expected a finite number");
 	if (d < min)
 		return bad(l, key, "must be >= %g, found %g", min, d);
+	if (d > max)
+		return bad(l, key, "must be <= %g, found %g", max, d);
 	*out = d;
 	return 0;
+}
+
+/* A number of at most TB_RESULT_MAX_VALUE in magnitude; min is the lowest acceptable value
+ * (-INFINITY: down to -TB_RESULT_MAX_VALUE). */
+static int get_num(const struct ld *l, json_t *o, const char *key, int req, double min, double *out)
+{
+	return get_range(l, o, key, req, fmax(min, -TB_RESULT_MAX_VALUE), TB_RESULT_MAX_VALUE, out);
+}
+
+/* A probability, or null. */
+static int get_prob(const struct ld *l, json_t *o, const char *key, double *out)
+{
+	return get_range(l, o, key, OPT, 0, 1, out);
 }
 
 /* A string into a fixed buffer of the model; too long for it is an error, not a truncation. */
@@ -119,7 +187,8 @@ static int get_text(const struct ld *l, json_t *o, const char *key, char *buf, s
 		return bad(l, key, "expected a string");
 	if (json_string_length(v) >= size)
 		return bad(l, key, "longer than %zu bytes", size - 1);
-	snprintf(buf, size, "%s", json_string_value(v));
+	/* Its controls written out as text, as every string the reader keeps. */
+	tb_escape_controls_buf(json_string_value(v), false, buf, size);
 	return 0;
 }
 
@@ -225,6 +294,8 @@ static int get_obj(const struct ld *l, json_t *o, const char *key, int req, json
 		return ret;
 	if (!json_is_object(v))
 		return bad(l, key, "expected an object");
+	if ((ret = clean_tree(l, key, v, false)))
+		return ret;
 	json_decref(*out);
 	*out = json_incref(v);
 	return 0;
@@ -266,6 +337,8 @@ static int get_strarray(const struct ld *l, json_t *o, const char *key, json_t *
 			return bad(l, k, "expected a string");
 		}
 	}
+	if ((ret = clean_tree(l, key, a, true)))
+		return ret;
 	json_decref(*out);
 	*out = json_incref(a);
 	return 0;
@@ -312,6 +385,8 @@ static int get_pair(const struct ld *l, json_t *o, const char *key, double *lo, 
 		return bad(l, key, "expected [lo, hi] of numbers or nulls");
 	*lo = json_is_null(x) ? NAN : json_number_value(x);
 	*hi = json_is_null(y) ? NAN : json_number_value(y);
+	if (fabs(*lo) > TB_RESULT_MAX_VALUE || fabs(*hi) > TB_RESULT_MAX_VALUE)
+		return bad(l, key, "a bound beyond %g", TB_RESULT_MAX_VALUE);
 	if (isfinite(*lo) && isfinite(*hi) && *lo > *hi)
 		return bad(l, key, "lo %g is above hi %g", *lo, *hi);
 	return 0;
@@ -354,7 +429,9 @@ static int load_sample(struct ld *l, json_t *o, struct tb_cell *c, bool *outlier
 		return -ENOMEM;
 	order = s->order;
 	if ((ret = want_object(l, o)) || (ret = get_bool(l, o, "failed", OPT, &s->failed)) ||
-	    (ret = get_bool(l, o, "warmup", OPT, &s->warmup)))
+	    (ret = get_bool(l, o, "warmup", OPT, &s->warmup)) ||
+	    (ret = get_bool(l, o, "abandoned", OPT, &s->abandoned)) ||
+	    (ret = get_bool(l, o, "partial_round", OPT, &s->partial_round)))
 		return ret;
 	if (json_object_get(o, "round")) {
 		json_t *v = json_object_get(o, "round");
@@ -372,8 +449,12 @@ static int load_sample(struct ld *l, json_t *o, struct tb_cell *c, bool *outlier
 	s->order = (unsigned int)order;
 	if ((ret = get_num(l, o, "ns_per_op", REQ, 0, &s->ns_per_op)))
 		return ret;
-	if (isnan(s->ns_per_op) && !s->failed)
+	if (isnan(s->ns_per_op) && !s->failed && !s->abandoned)
 		return bad(l, "ns_per_op", "null is only allowed for a failed sample");
+	/* A completed sample took time: 0 (or a denormal) would make every ratio infinite. */
+	if (!s->failed && !s->abandoned && s->ns_per_op < TB_RESULT_MIN_NS)
+		return bad(l, "ns_per_op", "must be >= %g for a completed sample, found %g",
+			   TB_RESULT_MIN_NS, s->ns_per_op);
 	if ((ret = get_uint(l, o, "ops", OPT, UINT64_MAX, &ops)))
 		return ret;
 	s->ops = ops;
@@ -387,7 +468,8 @@ static int load_sample(struct ld *l, json_t *o, struct tb_cell *c, bool *outlier
 	    (ret = get_count(l, o, "minor_faults", OPT, &s->minflt)) ||
 	    (ret = get_num(l, o, "tracer_setup_s", OPT, 0, &s->setup_s)) ||
 	    (ret = get_num(l, o, "tracer_teardown_s", OPT, 0, &s->teardown_s)) ||
-	    (ret = get_num(l, o, "metric", OPT, -INFINITY, &s->metric)) ||
+	    (ret = get_range(l, o, "metric", OPT, -TB_RESULT_MAX_METRIC, TB_RESULT_MAX_METRIC,
+			     &s->metric)) ||
 	    (ret = get_count(l, o, "bpf_run_cnt", OPT, &s->bpf_run_cnt)) ||
 	    (ret = get_count(l, o, "bpf_run_time_ns", OPT, &s->bpf_run_time_ns)) ||
 	    (ret = get_count(l, o, "tracer_disk_bytes", OPT, &s->disk_bytes)) ||
@@ -454,6 +536,8 @@ static int load_latency(struct ld *l, json_t *o, struct tb_latency *lat)
 			return bad(l, k, "expected [upper_ns, count]");
 		if (json_number_value(u) < 0 || json_integer_value(n) < 0)
 			return bad(l, k, "negative bound or count");
+		if (json_number_value(u) > TB_RESULT_MAX_VALUE)
+			return bad(l, k, "a bound beyond %g ns", TB_RESULT_MAX_VALUE);
 		if (i && json_number_value(u) <= lat->bucket_ns[i - 1])
 			return bad(l, k, "buckets must be sorted by upper_ns");
 		lat->bucket_ns[i] = json_number_value(u);
@@ -624,17 +708,13 @@ static int load_overhead(struct ld *l, json_t *o, struct tb_overhead *v)
 	    (ret = get_num(l, o, "ns_per_event", OPT, -INFINITY, &v->ns_per_event)) ||
 	    (ret = get_pair(l, o, "ns_per_event_ci", &v->nse_ci_lo, &v->nse_ci_hi)) ||
 	    (ret = get_num(l, o, "bpf_ns_per_run", OPT, 0, &v->bpf_ns_per_run)) ||
-	    (ret = get_num(l, o, "p_mannwhitney", OPT, 0, &v->p_mannwhitney)) ||
-	    (ret = get_num(l, o, "p_welch", OPT, 0, &v->p_welch)) ||
+	    (ret = get_prob(l, o, "p_mannwhitney", &v->p_mannwhitney)) ||
+	    (ret = get_prob(l, o, "p_welch", &v->p_welch)) ||
 	    (ret = get_num(l, o, "hodges_lehmann_ns", OPT, -INFINITY, &v->hl_shift_ns)) ||
 	    (ret = get_num(l, o, "mde_pct", OPT, 0, &v->mde_pct)) ||
 	    (ret = get_str(l, o, "verdict", OPT, &verdict)) ||
 	    (ret = get_str(l, o, "reason", OPT, &reason)))
 		goto out;
-	if (v->p_mannwhitney > 1 || v->p_welch > 1) {
-		ret = bad(l, v->p_welch > 1 ? "p_welch" : "p_mannwhitney", "a p-value above 1");
-		goto out;
-	}
 	if (verdict && tb_verdict_parse(verdict, &v->verdict)) {
 		ret = bad(l, "verdict", "unknown verdict \"%.40s\"", verdict);
 		goto out;
@@ -786,13 +866,13 @@ static int load_settings(struct ld *l, json_t *o, struct tb_result *r)
 	    (ret = get_uint32(l, o, "rounds", &r->rounds)) ||
 	    (ret = get_uint32(l, o, "warmup", &r->warmup)) ||
 	    (ret = get_uint(l, o, "duration_ns", OPT, UINT64_MAX, &dur)) ||
-	    (ret = get_num(l, o, "noise_threshold", OPT, 0, &r->noise_threshold)) ||
+	    (ret = get_range(l, o, "noise_threshold", OPT, 0, 10, &r->noise_threshold)) ||
 	    (ret = get_unit(l, o, "alpha", &r->alpha)) ||
 	    (ret = get_unit(l, o, "power", &r->power)) ||
 	    (ret = get_unit(l, o, "confidence", &r->confidence)) ||
 	    (ret = get_uint32(l, o, "bootstrap_resamples", &resamples)) ||
-	    (ret = get_num(l, o, "precision", OPT, 0, &r->precision)) ||
-	    (ret = get_num(l, o, "max_cv", OPT, 0, &r->max_cv)) ||
+	    (ret = get_range(l, o, "precision", OPT, 0, 1, &r->precision)) ||
+	    (ret = get_range(l, o, "max_cv", OPT, 0, 10, &r->max_cv)) ||
 	    (ret = get_bool(l, o, "aa", OPT, &r->aa)))
 		return ret;
 	if (isnan(r->noise_threshold))
@@ -817,7 +897,7 @@ static int load_aa(struct ld *l, json_t *o, struct tb_aa_summary *a)
 	if ((ret = want_object(l, o)) ||
 	    (ret = get_uint(l, o, "cells", OPT, TB_RESULT_MAX_CELLS, &n)) ||
 	    (ret = get_uint(l, o, "false_positives", OPT, TB_RESULT_MAX_CELLS, &fp)) ||
-	    (ret = get_num(l, o, "false_positive_rate", OPT, 0, &a->fp_rate)) ||
+	    (ret = get_prob(l, o, "false_positive_rate", &a->fp_rate)) ||
 	    (ret = get_num(l, o, "noise_floor_pct", OPT, 0, &a->noise_floor_pct)) ||
 	    (ret = get_num(l, o, "max_abs_pct", OPT, 0, &a->max_abs_pct)))
 		return ret;
@@ -843,7 +923,7 @@ static int load_rate_model(struct ld *l, json_t *o, struct tb_rate_model *m)
 	    (ret = get_num(l, o, "r2", OPT, -INFINITY, &m->r2)) ||
 	    (ret = get_num(l, o, "pct_fixed", OPT, -INFINITY, &m->pct_fixed)) ||
 	    (ret = get_num(l, o, "pct_per_mevents_s", OPT, -INFINITY, &m->pct_per_mevent_s)) ||
-	    (ret = get_num(l, o, "p_quadratic", OPT, 0, &m->p_quadratic)) ||
+	    (ret = get_prob(l, o, "p_quadratic", &m->p_quadratic)) ||
 	    (ret = get_bool(l, o, "nonlinear", OPT, &m->nonlinear)) ||
 	    (ret = get_bool(l, o, "accepted", OPT, &m->accepted)) ||
 	    (ret = get_text(l, o, "why_not", m->why_not, sizeof(m->why_not))))

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "result/bpf-progs.h"
 #include "result/explain.h"
@@ -95,6 +96,10 @@ static json_t *sample_to_json(struct jb *b, const struct tb_cell *c, size_t i)
 	set(b, o, "tracer_teardown_s", tb_json_num(s->teardown_s));
 	set(b, o, "metric", tb_json_num(s->metric));
 	set(b, o, "failed", json_boolean(s->failed));
+	if (s->abandoned)
+		set(b, o, "abandoned", json_true());
+	if (s->partial_round)
+		set(b, o, "partial_round", json_true());
 	set(b, o, "bpf_run_cnt", jcount(s->bpf_run_cnt));
 	set(b, o, "bpf_run_time_ns", jcount(s->bpf_run_time_ns));
 	set(b, o, "tracer_disk_bytes", jcount(s->disk_bytes));
@@ -376,25 +381,43 @@ json_t *tb_result_to_json(const struct tb_result *r)
 	return doc;
 }
 
-int tb_result_save(const struct tb_result *r, const char *path)
+/* The document as text (the caller frees it), or NULL (said, naming what). */
+static char *result_text(const struct tb_result *r, const char *what)
 {
 	json_t *doc = tb_result_to_json(r);
-	char *text = NULL;
-	int ret;
+	char *text;
 
 	if (!doc) {
-		tb_err("%s: out of memory building the result JSON", path);
-		return -ENOMEM;
+		tb_err("%s: out of memory building the result JSON", what);
+		return NULL;
 	}
 	text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(17));
 	json_decref(doc);
-	if (!text) {
-		tb_err("%s: out of memory serialising the result", path);
+	if (!text)
+		tb_err("%s: out of memory serialising the result", what);
+	return text;
+}
+
+int tb_result_save(const struct tb_result *r, const char *path)
+{
+	char *text = result_text(r, path);
+	int ret;
+
+	if (!text)
 		return -ENOMEM;
-	}
-	ret = tb_write_atomic(path, text, strlen(text), 0644);
-	if (ret)
-		tb_err("%s: cannot write the result: %s", path, strerror(-ret));
+	ret = tb_write_atomic(path, text, strlen(text), 0644); /* says why it failed */
+	free(text);
+	return ret;
+}
+
+int tb_result_save_at(const struct tb_result *r, const struct tb_dir *d, const char *name)
+{
+	char *text = result_text(r, name);
+	int ret;
+
+	if (!text)
+		return -ENOMEM;
+	ret = tb_dir_write(d, name, text, strlen(text), 0644); /* says why it failed */
 	free(text);
 	return ret;
 }

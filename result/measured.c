@@ -10,7 +10,8 @@
 
 bool tb_sample_measured(const struct tb_sample *s)
 {
-	return !s->warmup && !s->failed && isfinite(s->ns_per_op);
+	return !s->warmup && !s->failed && !s->abandoned && !s->partial_round &&
+	       isfinite(s->ns_per_op);
 }
 
 size_t tb_cell_nmeasured(const struct tb_cell *c)
@@ -37,7 +38,7 @@ static int64_t sum_count(const struct tb_cell *c, int which)
 						    : s->events;
 
 		if (tb_sample_measured(s) && v >= 0)
-			sum = (sum < 0 ? 0 : sum) + v;
+			sum = tb_add_sat(sum < 0 ? 0 : sum, v); /* a crafted count must not wrap */
 	}
 	return sum;
 }

@@ -12,7 +12,8 @@
 
 #include "result/result.h"
 
-/* A sample counts in statistics: a measured round (not a warmup), completed, finite ns/op. */
+/* A sample counts in statistics: a completed measured round (not a warmup, not the round a
+ * stop interrupted), the sample completed (not failed, not abandoned), finite ns/op. */
 bool tb_sample_measured(const struct tb_sample *s);
 /* Measured samples of c. */
 size_t tb_cell_nmeasured(const struct tb_cell *c);

@@ -20,6 +20,17 @@
 #define TB_RESULT_SCHEMA "tracebench-result/1"
 
 struct tb_explain;
+/*
+ * What a number in a result may be (json-read.c refuses the rest, naming the key): finite and
+ * at most TB_RESULT_MAX_VALUE in magnitude. 1e15 ns is 11.6 days, longer than any sample the
+ * harness can take (a command workload times out after a day at most), and squares of such
+ * values stay far from overflow in the statistics. A completed sample's ns/op is at least
+ * TB_RESULT_MIN_NS (no operation takes a thousandth of a nanosecond). A command workload's own
+ * metric (bytes, requests) is only required to be finite.
+ */
+#define TB_RESULT_MAX_VALUE  1e15
+#define TB_RESULT_MIN_NS     1e-3
+#define TB_RESULT_MAX_METRIC 1e300
 
 /* Hard limits on what a result file may hold, so a crafted file cannot exhaust memory. */
 #define TB_RESULT_MAX_CELLS   4096
@@ -53,6 +64,11 @@ struct tb_sample {
 	double teardown_s;	 /* [tracer_teardown_s] */
 	double metric;		 /* [metric] command workloads: value taken from output, NAN */
 	bool failed;		 /* [failed] the sample did not complete (reason in log) */
+	bool abandoned;		 /* [abandoned] cut short by a stop request (Ctrl-C): neither
+				    measured nor a failure of the cell */
+	bool partial_round;	 /* [partial_round] of the round the stop interrupted: kept in the
+				    file, never in the statistics (settings.rounds counts the
+				    completed rounds only) */
 	int64_t bpf_run_cnt;	 /* [bpf_run_cnt] */
 	int64_t bpf_run_time_ns; /* [bpf_run_time_ns] */
 	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
@@ -311,9 +327,12 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c);
 /* The baseline cell of c's workload, or NULL. */
 struct tb_cell *tb_result_baseline(const struct tb_result *r, const struct tb_cell *c);
 
-/* Build the JSON document (new reference) / write it atomically to path (mode 0644). */
+/* Build the JSON document (new reference) / write it atomically to path, or as name in the
+ * directory d (mode 0644, core/outdir.h). The save functions say why they failed. */
 json_t *tb_result_to_json(const struct tb_result *r);
 int tb_result_save(const struct tb_result *r, const char *path);
+struct tb_dir;
+int tb_result_save_at(const struct tb_result *r, const struct tb_dir *d, const char *name);
 /*
  * Load and validate path. Returns 0 and *out (caller frees), -ENOENT/-EIO when unreadable,
  * -EINVAL when malformed; the error names the file and the key ("r.json: cells[2].samples[0]

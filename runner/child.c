@@ -310,7 +310,7 @@ static int arm(struct sample *sp)
 	t0 = tb_now_ns();
 	t->target = sp->c.pid;
 	nerr = tb_log_error_count();
-	if (tb_mkdir_p(job->tracer_outdir, 0755) == 0 && t->ops->setup) {
+	if (t->ops->setup) {
 		ret = setup_or_rearm(sp);
 		step = sp->rearmed ? "rearm" : "setup";
 		if (!ret)
@@ -403,13 +403,20 @@ static int disarm(struct sample *sp, int ret)
 	sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
 	if (t->ops->collect) {
+		unsigned long nerr = tb_log_error_count();
 		int cret = t->ops->collect(t, &sp->st);
 
 		if (cret && !ret) {
 			ret = cret;
-			set_cell_error(sp->cell,
-				       "[tracer %s]: the tracer failed during the sample: %s",
-				       job->t->name, strerror(-cret));
+			/* The tracer said what happened ("exited with status 3 during the
+			 * measurement: <its last output>"): that is the cell's error. */
+			if (tb_log_error_count() != nerr)
+				set_cell_error(sp->cell, "%s", tb_log_last_error());
+			else
+				set_cell_error(
+					sp->cell,
+					"[tracer %s]: the tracer failed during the sample: %s",
+					job->t->name, strerror(-cret));
 		}
 	}
 	if (!ret && job->held && t->ops->rearm && !tb_stop_requested()) {
@@ -514,6 +521,11 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 			ret = disarm(&sp, ret);
 		if (!ret)
 			record(&sp, hist);
+	}
+	if (ret == -EINTR) {
+		/* Cut short by a stop request: not a failure of the cell, not measured. */
+		sp.smp->failed = false;
+		sp.smp->abandoned = true;
 	}
 	json_decref(sp.st.extra); /* NULL once the cell took it */
 	if (sp.tr_started && sp.t.ops->stop)

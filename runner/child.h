@@ -60,8 +60,8 @@ int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint
 		       uint64_t *ops);
 
 /*
- * Run one sample of job into cell: a new sample is appended (failed until it completes), the
- * tracer's figures recorded, the latency histogram of a measured sample merged into *hist
+ * Run one sample of job into cell: a new sample is appended (failed until it completes, or
+ * abandoned when a stop request cut it short), the tracer's figures recorded, the latency histogram of a measured sample merged into *hist
  * (allocated on first use; the caller frees it). A failure is recorded in cell->error (the
  * first one only) and, when the cell cannot work again (setup or start failed), *dead is set.
  * Returns 0 (also when the sample failed), -EINTR when a stop was requested, or -ENOMEM.

@@ -61,6 +61,24 @@ static int calibrate(struct tb_runner *rn, size_t wi)
 	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
 }
 
+/*
+ * <run dir>/tracers/<name>/ for a tracer's own files, made without following links (core/
+ * outdir.h); its path into path. Returns 0 or -errno (said).
+ */
+static int tracer_dir(struct tb_runner *rn, const char *name, char *path, size_t len)
+{
+	struct tb_dir tr = TB_DIR_INIT, sub = TB_DIR_INIT;
+	int ret;
+
+	ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &tr);
+	if (!ret)
+		ret = tb_dir_sub(&tr, name, TB_DIR_CREATE, 0755, &sub);
+	snprintf(path, len, "%s", sub.path);
+	tb_dir_close(&sub);
+	tb_dir_close(&tr);
+	return ret;
+}
+
 int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
 		     const struct tb_scn_tracer *tracer, struct tb_cell *into)
 {
@@ -75,10 +93,12 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		.warmup = warmup,
 		.order = rn->order++,
 	};
-	char outdir[4200];
+	char outdir[PATH_MAX];
 	int ret;
 
-	snprintf(outdir, sizeof(outdir), "%s/tracers/%s", rn->dir, job.t->name);
+	ret = tracer_dir(rn, job.t->name, outdir, sizeof(outdir));
+	if (ret)
+		return ret;
 	job.tracer_outdir = outdir;
 	fill_req(p, cr->wl, &job.req);
 	job.expect = cell->expected.items;
@@ -249,6 +269,37 @@ static int calibrate_all(struct tb_runner *rn)
 	return 0;
 }
 
+/* The samples of the measured round a stop interrupted: kept, never analysed (measured.h). */
+static void mark_partial_round(struct tb_result *r, unsigned int round)
+{
+	size_t i, j;
+
+	for (i = 0; i < r->ncells; i++)
+		for (j = 0; j < r->cells[i].nsamples; j++) {
+			struct tb_sample *s = &r->cells[i].samples[j];
+
+			if (!s->warmup && s->round == (int)round)
+				s->partial_round = true;
+		}
+}
+
+/* The latency histograms as of a completed round (hist_done), for the result. */
+static int commit_histograms(struct tb_plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->ncells; i++) {
+		struct tb_plan_cell *cr = &p->cells[i];
+
+		if (!cr->hist)
+			continue;
+		if (!cr->hist_done && !(cr->hist_done = malloc(sizeof(*cr->hist_done))))
+			return -ENOMEM;
+		*cr->hist_done = *cr->hist;
+	}
+	return 0;
+}
+
 /* Measured rounds until the stop rule says why to stop. */
 static int measured_rounds(struct tb_runner *rn)
 {
@@ -269,10 +320,15 @@ static int measured_rounds(struct tb_runner *rn)
 		if (done >= target) /* adaptive stopping asked for another round */
 			rn->planned += rn->plan->ncells;
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
+		if (ret == -EINTR)
+			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
 		if (ret)
 			return ret;
 		done++;
 		rn->r->rounds = done;
+		ret = commit_histograms(rn->plan);
+		if (ret)
+			return ret;
 		tb_result_update_totals(rn->r);
 		tb_stats_analyze(rn->r);
 		if (rn->on_round) {
@@ -371,12 +427,9 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	}
 	if (!ret)
 		ret = tb_runner_explain(rn);
-	for (i = 0; i < p->ncells; i++) {
-		struct tb_cell *c = &rn->r->cells[p->cells[i].cell];
-
-		if (p->cells[i].hist)
-			fill_latency(c, p->cells[i].hist);
-	}
+	for (i = 0; i < p->ncells; i++)
+		if (p->cells[i].hist_done)
+			fill_latency(&rn->r->cells[p->cells[i].cell], p->cells[i].hist_done);
 	return ret;
 }
 

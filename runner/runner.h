@@ -16,6 +16,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "explain/explain.h"
+#include "core/outdir.h"
 #include "plan/plan.h"
 #include "result/result.h"
 
@@ -29,10 +30,10 @@ struct tb_runner_progress {
 
 struct tb_runner {
 	/* set by the caller */
-	struct tb_plan *plan; /* the plan (and its scenario) to execute */
-	struct tb_result *r;  /* the result the plan's cells live in */
-	const char *dir;      /* the run directory: tracers write under dir/tracers/ */
-	void *ctx;	      /* passed to the callbacks */
+	struct tb_plan *plan;	  /* the plan (and its scenario) to execute */
+	struct tb_result *r;	  /* the result the plan's cells live in */
+	const struct tb_dir *dir; /* the run directory: tracers write under dir/tracers/<name>/ */
+	void *ctx;		  /* passed to the callbacks */
 	void (*on_progress)(void *ctx, const struct tb_runner_progress *p); /* may be NULL */
 	/* After each measured round, with r's totals and statistics up to date. A non-zero
 	 * return stops the run with that error. May be NULL. */
@@ -54,8 +55,9 @@ struct tb_runner {
 /*
  * Execute rn->plan: calibrate, warmups, measured rounds with the scenario's stop rule (stop
  * reason and rounds in rn->r), the explain phase when cells ask for it, then the latency
- * histograms into the cells. Returns 0, -EINTR when a stop was requested (the completed rounds
- * are in rn->r), or -errno.
+ * histograms into the cells. Returns 0, -EINTR when a stop was requested (rn->r->rounds counts
+ * the completed rounds; the samples of the round in progress are kept marked partial_round, the
+ * one cut short is abandoned), or -errno.
  */
 int tb_runner_run(struct tb_runner *rn, uint64_t seed);
 

@@ -13,12 +13,14 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "core/utf8.h"
 #include "scenario/scenario.h"
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
 
 #define MAX_SECTIONS 512
 #define MAX_TEXT     (1u << 20)
+#define MAX_SHOWN    10 /* errors printed; the rest are counted */
 
 struct parse {
 	struct tb_scenario *s;
@@ -26,6 +28,8 @@ struct parse {
 	const char *text, *pos;
 	int line;	   /* line number of the line inih is handling */
 	bool continuation; /* that line continues the previous value */
+	char raw[512];	   /* that line as written ("" for a long one), for inline comments */
+	const char *cut;   /* the inline comment inih cut from the value being handled, or NULL */
 	int errors;
 	/* current section */
 	char cur[256];
@@ -53,11 +57,13 @@ static void perr(struct parse *p, int line, const char *fmt, ...)
 	char msg[1024];
 	va_list ap;
 
+	/* 2,000 bad sections would print 2,000 lines: the first few, then a count. */
+	if (p->errors++ >= MAX_SHOWN)
+		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tb_err("%s:%d: %s", p->what, line, msg);
-	p->errors++;
 }
 
 /* Trimmed section header of a line "[name]", or NULL. */
@@ -142,10 +148,12 @@ static char *reader(char *str, int num, void *stream)
 		p->nlong++;
 		p->pos += n;
 		p->continuation = false;
+		p->raw[0] = '\0';
 		return str;
 	}
 	memcpy(str, p->pos, n);
 	str[n] = '\0';
+	snprintf(p->raw, sizeof(p->raw), "%s", str);
 	p->pos += n;
 	p->continuation = p->last_key && n > 0 && (str[0] == ' ' || str[0] == '\t') &&
 			  str[strspn(str, " \t\r\n")] != '\0' && str[strspn(str, " \t")] != ';' &&
@@ -406,9 +414,18 @@ static bool is_dup_key(struct parse *p, const char *name)
 static void set_plugin_key(struct parse *p, const struct tb_option *opts, void *cfg,
 			   const char *kind, const char *name, const char *value)
 {
+	const struct tb_option *o = tb_opts_find(opts, name);
 	char err[512];
 	int ret;
 
+	/* INI cuts " ; ..." as a comment: "command = /bin/echo a ; rm -rf /" would run
+	 * /bin/echo a. A command so cut is refused rather than run as something else. */
+	if (o && o->type == TB_OPT_ARGV && p->cut) {
+		perr(p, p->line,
+		     "[%s]: %s: '%.60s' would be cut as an inline comment (INI: ' ;' starts one); write ';' without the space before it, or quote it",
+		     p->cur, name, p->cut);
+		return;
+	}
 	ret = tb_opts_set(opts, cfg, name, value, err, sizeof(err));
 	if (ret == -ENOENT)
 		perr(p, p->line, "[%s]: unknown key '%s' for %s", p->cur, name, kind);
@@ -643,11 +660,30 @@ static void gate_key(struct parse *p, const char *name, const char *value)
 	s->ngate++;
 }
 
+/*
+ * The inline comment inih cut from value on the current line (the text from its ';'), or NULL
+ * when it cut none: the line as written holds more after the value than blanks.
+ */
+static const char *inline_cut(const struct parse *p, const char *value)
+{
+	const char *v = p->raw + strcspn(p->raw, "=:"), *c;
+	size_t n = strlen(value);
+
+	if (!p->raw[0] || p->continuation || !*v)
+		return NULL;
+	v += 1 + strspn(v + 1, " \t");
+	if (strncmp(v, value, n))
+		return NULL;
+	c = v + n + strspn(v + n, " \t");
+	return *c == ';' ? c : NULL;
+}
+
 static int handler(void *user, const char *section, const char *name, const char *value)
 {
 	struct parse *p = user;
 
 	(void)section;
+	p->cut = inline_cut(p, value);
 	if (value[0] == '\001') {
 		unsigned long k = strtoul(value + 1, NULL, 10);
 
@@ -950,6 +986,7 @@ void tb_scenario_free(struct tb_scenario *s)
 static int check_text(const char *text, const char *what)
 {
 	size_t i, k;
+	long bad;
 
 	if (strlen(text) > MAX_TEXT) {
 		tb_err("%s: larger than %u bytes: not a scenario file", what, MAX_TEXT);
@@ -964,6 +1001,17 @@ static int check_text(const char *text, const char *what)
 		for (k = 0; k < i; k++)
 			line += text[k] == '\n';
 		tb_err("%s:%d: binary data (byte 0x%02x): not a scenario file", what, line, c);
+		return -EINVAL;
+	}
+	/* A command or a description that is not UTF-8 could not be stored in result.json. */
+	bad = tb_utf8_invalid_at(text);
+	if (bad >= 0) {
+		int line = 1;
+
+		for (k = 0; k < (size_t)bad; k++)
+			line += text[k] == '\n';
+		tb_err("%s:%d: invalid UTF-8 (byte 0x%02x): scenario files are UTF-8 text", what,
+		       line, (unsigned char)text[bad]);
 		return -EINVAL;
 	}
 	return 0;
@@ -1058,6 +1106,8 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	size_t i;
 
 	*out = NULL;
+	if (!strncmp(text, "\xef\xbb\xbf", 3))
+		text += 3; /* a UTF-8 byte order mark, as some editors write */
 	if (check_text(text, what))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
@@ -1084,6 +1134,9 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 		resolve_matrix(&p);
 	if (!p.errors)
 		finish(&p);
+	if (p.errors > MAX_SHOWN)
+		tb_err("%s: %d more errors not shown (%d in all)", what, p.errors - MAX_SHOWN,
+		       p.errors);
 	ret = p.errors ? -EINVAL : apply_global(s, text, what);
 out:
 	clear_seen(&p);
@@ -1109,11 +1162,15 @@ int tb_scenario_load(const char *path, struct tb_scenario **out)
 	int ret;
 
 	*out = NULL;
-	ret = tb_read_file(path, &text, &len);
+	/* Not waiting on a FIFO for a writer, nor reading a device: a regular file or nothing. */
+	ret = tb_read_regular(path, MAX_TEXT + 1, &text, &len);
 	if (ret) {
 		tb_err("%s: cannot read scenario: %s", path,
-		       ret == -EISDIR ? "is a directory" : strerror(-ret));
-		return ret;
+		       ret == -EISDIR	? "is a directory"
+		       : ret == -ENOTTY ? "not a regular file"
+		       : ret == -EFBIG	? "larger than 1 MiB: not a scenario file"
+					: strerror(-ret));
+		return ret == -ENOTTY || ret == -EFBIG ? -EINVAL : ret;
 	}
 	nul = memchr(text, '\0', len);
 	if (nul) {

@@ -147,6 +147,17 @@ static gsl_rng *rng_new(uint64_t seed)
 /* ---- tests ------------------------------------------------------------------------------------
  */
 
+void tb_stats_init(void)
+{
+	gsl_set_error_handler_off();
+}
+
+/* A p-value from GSL: NAN (cannot be computed) unless it is a probability. */
+static double probability(double p)
+{
+	return p >= 0 && p <= 1 ? p : NAN;
+}
+
 double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
 {
 	double mx, my, vx, vy, se2, t, df;
@@ -163,7 +174,9 @@ double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
 	t = (mx - my) / sqrt(se2);
 	/* Welch-Satterthwaite degrees of freedom. */
 	df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
-	return fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df));
+	if (!isfinite(t) || !(df > 0) || !isfinite(df))
+		return NAN;
+	return probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));
 }
 
 /* P(U <= u) under H0 for sample sizes m, n without ties: counts of arrangements by U. */
@@ -556,8 +569,8 @@ static double bpf_ns_per_run(const struct tb_cell *c)
 		const struct tb_sample *s = &c->samples[i];
 
 		if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
-			cnt += s->bpf_run_cnt;
-			ns += s->bpf_run_time_ns;
+			cnt = tb_add_sat(cnt, s->bpf_run_cnt);
+			ns = tb_add_sat(ns, s->bpf_run_time_ns);
 		}
 	}
 	return cnt > 0 ? (double)ns / (double)cnt : NAN;
@@ -711,7 +724,9 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 			      : "the sweep's events/op do not vary: vary the traced events per op (getpid's calls, e.g. 1 to 16)");
 		return -EINVAL;
 	}
-	gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+	if (gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) ||
+	    !isfinite(c0) || !isfinite(c1))
+		return -EINVAL;
 	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(n - 2));
 	m->fixed_ns = c0;
 	m->fixed_ci_lo = c0 - t * sqrt(cov00);
@@ -753,8 +768,8 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 			if (!(se > 0))
 				m->p_quadratic = 1;
 			else
-				m->p_quadratic = fmin(
-					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3)));
+				m->p_quadratic = probability(fmin(
+					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
 			m->nonlinear = m->p_quadratic < alpha;
 		}
 	}
@@ -831,9 +846,10 @@ static int rate_models(struct tb_result *r)
 		if (gsl_stats_variance(xs, 1, n) > 0) {
 			double c0, c1, c00, c01, c11, ss;
 
-			gsl_fit_linear(xs, 1, ys, 1, n, &c0, &c1, &c00, &c01, &c11, &ss);
-			m->pct_fixed = c0;
-			m->pct_per_mevent_s = c1;
+			if (!gsl_fit_linear(xs, 1, ys, 1, n, &c0, &c1, &c00, &c01, &c11, &ss)) {
+				m->pct_fixed = c0;
+				m->pct_per_mevent_s = c1;
+			}
 		}
 	}
 out:

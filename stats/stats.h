@@ -23,6 +23,14 @@
 #define TB_RATE_MIN_R2 0.9
 
 /*
+ * Turn GSL's default error handler (print and abort) off, once at start-up of every program
+ * that computes statistics (main, the test runner, the fuzzers, the benchmarks): a value GSL
+ * cannot handle must become NAN and an "untrustworthy" verdict, never a SIGABRT. Every GSL
+ * status is checked where one is returned; special functions return NAN with the handler off.
+ */
+void tb_stats_init(void);
+
+/*
  * Compute every cell's summary and every traced cell's overhead and verdict from its samples
  * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
  */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/tb.h"
+#include "stats/stats.h"
 #include "tb_test.h"
 
 #define MAX_SUITES 128
@@ -124,6 +125,7 @@ int main(int argc, char **argv)
 	CU_pSuite s;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	tb_stats_init(); /* as main() does: GSL errors are statuses, never an abort */
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	for (i = 0; i < nsuites; i++) {

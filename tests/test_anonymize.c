@@ -55,6 +55,8 @@ static void test_nothing_identifying_left(void)
 		"secret-extra",	    /* a cmdline key in tracer_extra */
 		"sys_enter_read",   /* the tracer's command */
 		"agents.ini",	    /* the scenario path */
+		"/srv/bench",	    /* where the run was written: tracer_extra.log */
+		"run-0042",	    /* an absolute path outside the run directory */
 		"\"hostname\"",
 		"\"nodename\"",
 		"\"machine_id\"",
@@ -78,6 +80,8 @@ static void test_nothing_identifying_left(void)
 		"governor is powersave on <host>",
 		"loaded by ~/agent/run.sh",
 		TB_ANON_SCENARIO_NOTE,
+		"\"tracers/bt/bt.log\"", /* the log, relative to the run directory */
+		"\"<path>/perf.data\"",
 	};
 	struct tb_result *r = NULL;
 	char *text = anonymized(0, &r);

@@ -14,6 +14,7 @@
 
 #include "host/armed.h"
 #include "host/cleanup.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "host/tracing-state.h"

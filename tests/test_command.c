@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "host/cgroup.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/tracing-state.h"
@@ -144,6 +145,8 @@ static void test_ready_timeout(void)
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ETIMEDOUT);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_log_last_error(), "not ready after"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_log_last_error(), "started")); /* its last output */
 	pid = read_pid(pidfile);
 	CU_ASSERT(pid > 0);
 	if (pid > 0)
@@ -172,14 +175,78 @@ static void test_dies_during_measurement(void)
 
 static void test_dies_before_ready(void)
 {
-	const char *kv[] = {"command", "sh -c 'exit 4'", "ready", "never", NULL};
+	const char *kv[] = {"command",
+			    "sh -c 'echo loading; echo \"attach failed: Operation not permitted\"; "
+			    "exit 4'",
+			    "ready", "never", NULL};
 	struct run r;
 
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL(r.ops->start(&r.t), -ECHILD);
+	/* What happened, in words, with its last output: not "No child processes". */
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(tb_log_last_error(), "exited with status 4 before it was ready"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(tb_log_last_error(), "loading | attach failed: Operation not permitted"));
+	CU_ASSERT_PTR_NULL(strstr(tb_log_last_error(), strerror(ECHILD)));
 	CU_ASSERT_TRUE(tb_test_armed_record_empty());
 	run_fini(&r);
+}
+
+/* State of pid from /proc ('Z' a zombie), 0 when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (tb_read_line(path, buf, sizeof(buf)))
+		return 0;
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %c", &st) == 1 ? st : 0;
+}
+
+/* A tracer command that daemonises (setsid and a fork) leaves nothing behind. */
+static void test_daemon_leaves_nothing(void)
+{
+	char cmd[600], pidfile[300], why[256], cgdir[PATH_MAX] = "";
+	const char *kv[] = {"command", cmd, "ready", "^ready$", NULL};
+	struct tb_tracer_stats st = {.extra = NULL};
+	struct run r;
+	pid_t daemon;
+	int i;
+
+	if (tb_cgroup_supported(why, sizeof(why))) {
+		printf("\n    no cgroup here: %s ", why);
+		TB_SKIP("cgroups cannot be made here");
+	}
+	snprintf(pidfile, sizeof(pidfile), "%s/daemon.pid", tb_test_tmpdir());
+	snprintf(
+		cmd, sizeof(cmd),
+		"sh -c 'setsid sh -c \"echo \\$\\$ > %s; exec sleep 300\" </dev/null >/dev/null 2>&1 & "
+		"echo ready; exec sleep 300'",
+		pidfile);
+	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
+	daemon = read_pid(pidfile);
+	CU_ASSERT_FATAL(daemon > 0);
+	CU_ASSERT_EQUAL(getpgid(daemon), daemon); /* it left the command's process group */
+	CU_ASSERT(proc_state(daemon) != 0 && proc_state(daemon) != 'Z');
+	CU_ASSERT_EQUAL(r.ops->stop(&r.t), 0);
+	CU_ASSERT_EQUAL(r.ops->collect(&r.t, &st), 0);
+	CU_ASSERT(json_is_true(json_object_get(st.extra, "cgroup")));
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(st.extra, "leftover_processes")), 1);
+	CU_ASSERT(st.cpu_s >= 0);
+	json_decref(st.extra);
+	run_fini(&r);
+	for (i = 0; i < 100 && proc_state(daemon) && proc_state(daemon) != 'Z'; i++)
+		usleep(10000);
+	CU_ASSERT(proc_state(daemon) == 0 || proc_state(daemon) == 'Z');
+	if (proc_state(daemon) && proc_state(daemon) != 'Z')
+		kill(daemon, SIGKILL); /* the test failed: do not leave it running */
+	CU_ASSERT_TRUE(tb_test_armed_record_empty());
+	(void)cgdir;
 }
 
 /* A well-behaved fake tracer: ready line, stops on SIGINT printing its count. */
@@ -551,6 +618,7 @@ static CU_TestInfo command_tests[] = {
 	{"readiness timeout kills the group", test_ready_timeout},
 	{"dies during the measurement", test_dies_during_measurement},
 	{"dies before ready", test_dies_before_ready},
+	{"a daemonising command leaves nothing", test_daemon_leaves_nothing},
 	{"ready, stop, events from output", test_normal_and_events},
 	{"stop escalates", test_stop_escalates},
 	{"bpftrace", test_bpftrace},

@@ -70,8 +70,12 @@ static void test_percent_bool_int(void)
 	CU_ASSERT_EQUAL(tb_parse_bool("off", &b), 0);
 	CU_ASSERT_FALSE(b);
 	CU_ASSERT_NOT_EQUAL(tb_parse_bool("maybe", &b), 0);
-	CU_ASSERT_EQUAL(tb_parse_int("0x10", &i), 0);
-	CU_ASSERT_EQUAL(i, 16);
+	/* Decimal only: "0x10" is refused, "010" is ten (not octal eight). */
+	CU_ASSERT_EQUAL(tb_parse_int("0x10", &i), -EINVAL);
+	CU_ASSERT_EQUAL(tb_parse_int("010", &i), 0);
+	CU_ASSERT_EQUAL(i, 10);
+	CU_ASSERT_EQUAL(tb_parse_int("-12", &i), 0);
+	CU_ASSERT_EQUAL(i, -12);
 	CU_ASSERT_NOT_EQUAL(tb_parse_int("12abc", &i), 0);
 	CU_ASSERT_EQUAL(tb_parse_int("99999999999999999999", &i), -ERANGE);
 }

@@ -10,6 +10,7 @@
 #include "stats/compare.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "fixture_result.h"
 #include "tb_test.h"

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "result/measured.h"
 #include "result/result.h"
 #include "core/tb.h"
 #include "tb_test.h"
@@ -525,7 +526,48 @@ static void test_fixtures(void)
 	load_fixture("does-not-exist.json", -ENOENT, "does-not-exist.json: cannot read");
 }
 
+/* A stopped run's samples: abandoned and partial_round survive the file and never count. */
+static void test_interrupted_samples(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	struct tb_cell *c = tb_result_add_cell(r);
+	struct tb_sample *s;
+	json_t *doc;
+	int i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	c->id = strdup("w/none");
+	c->workload = strdup("w");
+	c->tracer = strdup("none");
+	c->baseline = true;
+	c->threads = 1;
+	for (i = 0; i < 4; i++) {
+		s = tb_cell_add_sample(c);
+		s->round = i < 3 ? i : 3;
+		s->ns_per_op = 100 + i;
+		s->ops = 10;
+		s->failed = false;
+	}
+	s->partial_round = true; /* round 3 was in progress */
+	s = tb_cell_add_sample(c);
+	s->round = 3;
+	s->abandoned = true; /* the sample the stop cut short */
+	r->rounds = 3;
+	CU_ASSERT_EQUAL(tb_cell_nmeasured(c), 3);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "i.json", &back), 0);
+	CU_ASSERT_EQUAL(back->cells[0].nsamples, 5);
+	CU_ASSERT(back->cells[0].samples[3].partial_round && !back->cells[0].samples[3].failed);
+	CU_ASSERT(back->cells[0].samples[4].abandoned && !back->cells[0].samples[4].failed);
+	CU_ASSERT_EQUAL(tb_cell_nmeasured(&back->cells[0]), 3);
+	CU_ASSERT(!back->cells[0].samples[2].partial_round && !back->cells[0].samples[2].abandoned);
+	json_decref(doc);
+	tb_result_free(back);
+	tb_result_free(r);
+}
+
 static CU_TestInfo result_tests[] = {
+	{"samples of a stopped run", test_interrupted_samples},
 	{"round trip of every field", test_roundtrip},
 	{"defaults, growth, baseline lookup", test_defaults},
 	{"validation names file and key", test_validation},

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "plan/plan.h"
@@ -187,12 +188,158 @@ static void test_exclude(void)
 	tb_scenario_free(s);
 }
 
+/* Parse text (named "edge.ini") with stderr captured into *msgs (the caller frees). */
+static int parse_captured(const char *text, struct tb_scenario **s, char **msgs)
+{
+	FILE *mem = tmpfile();
+	int saved, ret;
+	size_t len;
+
+	*msgs = NULL;
+	if (!mem)
+		return -errno;
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(mem), 2);
+	ret = tb_scenario_parse(text, "edge.ini", s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	len = (size_t)ftell(mem);
+	rewind(mem);
+	*msgs = calloc(1, len + 1);
+	if (*msgs && fread(*msgs, 1, len, mem) != len)
+		(*msgs)[0] = '\0';
+	fclose(mem);
+	return ret;
+}
+
+#define EDGE_HEAD "[global]\nrepetitions = 2\n"
+#define EDGE_TAIL "[workload a]\ntype = getpid\n[matrix]\nworkloads = a\ntracers = none\n"
+
+/*
+ * Input edge cases (issue 14, item 6): what must be refused with file:line, and what must be
+ * read as written.
+ */
+static void test_edge_inputs(void)
+{
+	static const struct {
+		const char *text;
+		int line; /* 0: accepted */
+		const char *needle;
+	} cases[] = {
+		/* An inline comment would cut the command to /bin/echo a. */
+		{EDGE_HEAD
+		 "[workload c]\ntype = command\ncommand = /bin/echo a ; rm -rf /\n" EDGE_TAIL,
+		 5, "inline comment"},
+		{EDGE_HEAD "[tracer t]\ntype = command\ncommand = sleep 9 ; true\n" EDGE_TAIL, 5,
+		 "inline comment"},
+		/* Not a command: an inline comment is a comment. */
+		{EDGE_HEAD "warmup = 1 ; one round\n" EDGE_TAIL, 0, NULL},
+		/* A semicolon inside a word does not start a comment. */
+		{EDGE_HEAD "[workload c]\ntype = command\ncommand = /bin/echo a;b\n" EDGE_TAIL, 0,
+		 NULL},
+		/* Invalid UTF-8 in a command or a description. */
+		{EDGE_HEAD "[workload c]\ntype = command\ncommand = /bin/echo \xff\xfe\n" EDGE_TAIL,
+		 5, "invalid UTF-8"},
+		{"[global]\ndescription = caf\xc3 x\n" EDGE_TAIL, 2, "invalid UTF-8"},
+		/* Valid UTF-8 is kept. */
+		{"[global]\ndescription = caf\xc3\xa9\n" EDGE_TAIL, 0, NULL},
+		/* A UTF-8 byte order mark. */
+		{"\xef\xbb\xbf" EDGE_HEAD EDGE_TAIL, 0, NULL},
+		/* Decimal only: no hex, and a leading zero is not octal. */
+		{"[global]\nrepetitions = 0x10\n" EDGE_TAIL, 2, "repetitions"},
+		{"[global]\nrepetitions = 1e1\n" EDGE_TAIL, 2, "repetitions"},
+	};
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL, want[64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		ret = parse_captured(cases[i].text, &s, &msgs);
+		snprintf(want, sizeof(want), "edge.ini:%d: ", cases[i].line);
+		if (cases[i].line ? ret != -EINVAL || !strstr(msgs, want) ||
+					    !strstr(msgs, cases[i].needle)
+				  : ret != 0)
+			printf("\n    case %zu: ret %d, wanted line %d '%s', got: %s", i, ret,
+			       cases[i].line, cases[i].needle ? cases[i].needle : "", msgs);
+		if (cases[i].line) {
+			CU_ASSERT_EQUAL(ret, -EINVAL);
+			CU_ASSERT_PTR_NOT_NULL(strstr(msgs, want));
+			CU_ASSERT_PTR_NOT_NULL(strstr(msgs, cases[i].needle));
+		} else {
+			CU_ASSERT_EQUAL(ret, 0);
+		}
+		tb_scenario_free(s);
+		s = NULL;
+		free(msgs);
+	}
+	/* The accepted cases read what was written. */
+	CU_ASSERT_EQUAL_FATAL(parse_captured("\xef\xbb\xbf" EDGE_HEAD EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_EQUAL(s->rounds, 2);
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(
+		parse_captured("[global]\ndescription = caf\xc3\xa9\n" EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_STRING_EQUAL(s->description, "caf\xc3\xa9");
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(parse_captured("[global]\ncpus = 010, 1\n" EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_EQUAL_FATAL(s->cpus.n, 2);
+	CU_ASSERT_STRING_EQUAL(s->cpus.v[0], "010");
+	tb_scenario_free(s);
+	free(msgs);
+}
+
+/* 2,000 bad sections: a few errors, then how many more there were. */
+static void test_many_errors(void)
+{
+	struct tb_scenario *s = NULL;
+	char *text, *msgs = NULL, *p;
+	size_t i, cap = 2000 * 32 + 256, lines = 0;
+	int len = 0;
+
+	text = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	for (i = 0; i < 2000; i++)
+		len += snprintf(text + len, cap - (size_t)len, "[bogus%zu]\nkey = v\n", i);
+	CU_ASSERT_EQUAL(parse_captured(text, &s, &msgs), -EINVAL);
+	for (p = msgs; p && *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT(lines >= 2 && lines <= 25);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "edge.ini:1: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "more errors"));
+	if (lines > 25)
+		printf("\n    %zu lines of errors", lines);
+	free(msgs);
+	free(text);
+}
+
+/* A FIFO as the scenario is refused at once, not waited on for a writer. */
+static void test_fifo(void)
+{
+	struct tb_scenario *s = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/fifo.ini", tb_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	alarm(10); /* a blocking open is a failure, not a hang */
+	CU_ASSERT_EQUAL(tb_scenario_load(path, &s), -EINVAL);
+	alarm(0);
+	CU_ASSERT_PTR_NULL(s);
+	unlink(path);
+}
+
 static CU_TestInfo tests[] = {
 	{"valid file", test_good},
 	{"errors with line numbers", test_bad},
 	{"matrix exclude and skip-unsupported", test_exclude},
 	{"missing file", test_missing_file},
 	{"shipped scenarios parse", test_shipped},
+	{"input edge cases", test_edge_inputs},
+	{"many errors: a few, then a count", test_many_errors},
+	{"a FIFO is refused", test_fifo},
 	CU_TEST_INFO_NULL,
 };
 

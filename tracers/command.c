@@ -9,9 +9,14 @@
  * bpftrace prints "Attaching N probes..." BEFORE it attaches (a getpid test lost 10% of the
  * events that way): give it a settle delay, or make the script say when it is attached with
  * `BEGIN { printf("ready\n"); }` (BEGIN runs after every probe is attached) and `-B line`. Stop:
- * stop-signal to the group, then SIGTERM, then SIGKILL, stop-timeout apart. Its CPU time (and its
- * reaped descendants') and peak RSS come from wait4's rusage. A command that exits before stop
- * makes collect() fail with its status.
+ * stop-signal to the group, then SIGTERM, then SIGKILL, stop-timeout apart.
+ *
+ * Each start runs the command in a cgroup of its own (host/cgroup.h), so that what it starts
+ * outside its process group (a daemon: setsid and fork) is found, counted and killed after
+ * stop; its CPU time is the cgroup's (cpu.stat) and its memory the cgroup's peak. Where no
+ * cgroup can be made it falls back, said once, to the process group and wait4's rusage (the
+ * leader and its reaped descendants). A command that exits before stop makes collect() fail
+ * with its status.
  *
  * What it hooks cannot be read from its command line: `hooks` (the events its probes attach
  * to), `hook-kind` and `scope` say it, so that the proof of tracing can expect a count.
@@ -27,6 +32,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <math.h>
 #include <regex.h>
 #include <signal.h>
 #include <stddef.h>
@@ -39,8 +45,10 @@
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
 #include "core/placeholders.h"
+#include "host/cgroup.h"
 #include "core/proc.h"
 #include "core/tb.h"
+#include "core/utf8.h"
 #include "host/tracing-state.h"
 #include "tracers/command-sample.h"
 #include "tracers/command-tools.h"
@@ -67,7 +75,10 @@ struct cfg {
 
 struct priv {
 	struct tb_proc proc;
+	struct tb_cgroup cg; /* path "" without cgroups here */
 	bool spawned, stopped, died;
+	int leftover;	 /* processes left in the cgroup after the leader exited (killed) */
+	double cg_start; /* the cgroup's CPU seconds when it was ready (start-up) */
 	regex_t ready_re, events_re;
 	bool have_ready_re, have_events_re;
 	char log[4096];
@@ -255,6 +266,7 @@ static int cmd_setup(struct tb_tracer *t)
 	if (!p)
 		return -ENOMEM;
 	p->proc.out_fd = -1;
+	p->cg = (struct tb_cgroup)TB_CGROUP_INIT;
 	t->priv = p;
 	if (c->ready) {
 		compile(&p->ready_re, "ready", c->ready, false, err, sizeof(err));
@@ -277,23 +289,83 @@ static char *read_output(struct priv *p)
 	return out;
 }
 
-/* The leader exited on its own: whatever it left in its group goes too. */
-static void reap_group(struct priv *p)
+/*
+ * Kill what the command left in its cgroup (a daemon); how many there were. Members of its
+ * process group, signalled already, get 200 ms to exit first: they are not leftovers.
+ */
+static int kill_leftovers(struct tb_tracer *t)
 {
+	struct priv *p = t->priv;
+	int n = tb_cgroup_wait_empty(&p->cg, 200000000) ? tb_cgroup_kill(&p->cg) : 0;
+
+	if (n > 0) {
+		p->leftover += n;
+		tb_warn("[tracer %s] '%s' left %d process%s running when it stopped (a daemon?): killed",
+			t->name, ((const struct cfg *)t->cfg)->command.v[0], n, n > 1 ? "es" : "");
+	} else if (n < 0) {
+		tb_warn("[tracer %s] cgroup %s: cannot kill what is left in it: %s", t->name,
+			p->cg.path, strerror(-n));
+	}
+	return n;
+}
+
+/* The leader exited on its own: whatever it left in its group and cgroup goes too. */
+static void reap_group(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+
 	if (p->proc.pid)
 		kill(-p->proc.pid, SIGKILL);
+	kill_leftovers(t);
 	tb_armed_remove_pgid(p->proc.pid);
 	p->stopped = true;
 }
 
-/* Kill the group and say why; the caller returns the error. */
+/* Kill the group and the cgroup; the caller says why and returns the error. */
 static void give_up(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 
 	tb_proc_stop(&p->proc, SIGKILL, 100000000);
+	tb_cgroup_kill(&p->cg);
 	tb_armed_remove_pgid(p->proc.pid);
 	p->stopped = true;
+}
+
+/* This sample's last output, its last two lines on one line and escaped, for messages. */
+static void last_output(struct priv *p, char *buf, size_t len)
+{
+	char *out = read_output(p), *end, *from;
+	int lines = 0;
+
+	if (!out) {
+		snprintf(buf, len, "(no output)");
+		return;
+	}
+	end = out + strlen(out);
+	while (end > out && strchr(" \t\r\n", end[-1]))
+		*--end = '\0';
+	for (from = end; from > out && lines < 2; from--)
+		if (from[-1] == '\n' && ++lines == 2)
+			break;
+	if (end - from > 300)
+		from = end - 300;
+	{
+		char joined[700];
+		size_t k = 0;
+
+		for (char *q = from; *q && k + 4 < sizeof(joined); q++) {
+			if (*q == '\n') {
+				memcpy(joined + k, " | ", 3);
+				k += 3;
+			} else {
+				joined[k++] = *q == '\r' ? ' ' : *q;
+			}
+		}
+		joined[k] = '\0';
+		tb_escape_controls_buf(k ? joined : "(no output)", false, buf, len);
+	}
+	free(out);
 }
 
 /* utime + stime (+ reaped children's) of pid from /proc, in seconds; 0 when unreadable. */
@@ -332,14 +404,93 @@ static bool is_ready(struct priv *p, const struct cfg *c, int base)
 	return ready;
 }
 
+/* Start the command, in a cgroup of its own where one can be made. Returns 0 or -errno. */
+static int spawn(struct tb_tracer *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
+	static bool warned;
+	struct timespec now;
+	char why[256];
+	int ret;
+
+	if (tb_cgroup_supported(why, sizeof(why))) {
+		if (!warned)
+			tb_warn("no cgroup for tracer commands (%s): what they start outside their process group is not tracked",
+				why);
+		warned = true;
+	} else if (!tb_cgroup_create(&p->cg, t->name)) {
+		tb_cgroup_spawn_opts(&p->cg, &o);
+	}
+	o.out_path = p->log;
+	o.flags = TB_PROC_NULLIN | TB_PROC_CHDIR;
+	ret = tb_proc_spawn_opts(&p->proc, p->smp.argv.v, &o);
+	if (ret) {
+		tb_tracer_fail(t, "cannot start the tracer command '%s': %s", c->command.v[0],
+			       strerror(-ret));
+		return ret;
+	}
+	p->spawned = true;
+	clock_gettime(CLOCK_REALTIME, &now);
+	/* File times come from the kernel's coarse clock, up to a tick (<= 10 ms) behind. */
+	p->wall_start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - 20000000;
+	ret = tb_armed_add_pgid(p->proc.pid);
+	if (ret)
+		give_up(t);
+	return ret;
+}
+
+/* Until every readiness condition holds, the command dies, or the timeout. Returns 0 or -errno
+ * (said, tb_tracer_fail). */
+static int wait_ready(struct tb_tracer *t, int base)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+	uint64_t deadline = p->proc.start_ns + c->ready_timeout;
+	char buf[128], out[512];
+
+	for (;;) {
+		tb_cgroup_sample(&p->cg);
+		if (tb_proc_poll(&p->proc)) {
+			p->died = true;
+			last_output(p, out, sizeof(out));
+			tb_tracer_fail(
+				t,
+				"the tracer command '%s' %s before it was ready: %s (output in %s)",
+				c->command.v[0],
+				tb_proc_status_str(p->proc.status, buf, sizeof(buf)), out, p->log);
+			reap_group(t);
+			return -ECHILD;
+		}
+		if (is_ready(p, c, base))
+			return 0;
+		if (tb_now_ns() >= deadline || tb_stop_requested()) {
+			give_up(t);
+			last_output(p, out, sizeof(out));
+			tb_tracer_fail(
+				t,
+				"the tracer command '%s' was %s after %.1f s (%s%s%s); killed it; its last output: %s",
+				c->command.v[0],
+				tb_stop_requested() ? "stopped, not yet ready," : "not ready",
+				(double)(tb_now_ns() - p->proc.start_ns) / 1e9,
+				p->have_ready_re ? "no output matching ready = " : "",
+				p->have_ready_re ? c->ready : "",
+				p->have_ready_re ? "" : "BPF programs did not appear", out);
+			return tb_stop_requested() ? -EINTR : -ETIMEDOUT;
+		}
+		tb_sleep_ns(10000000);
+	}
+}
+
 static int cmd_start(struct tb_tracer *t)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	uint64_t t0, deadline;
+	int64_t mem;
 	int base = 0, ret;
 	struct stat st;
-	char buf[128];
+	char buf[128], out[512];
 
 	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
 	ret = tb_cmd_sample_begin(&p->smp, t, &c->command, c->bpf_account, c->bpf_stats);
@@ -349,64 +500,31 @@ static int cmd_start(struct tb_tracer *t)
 	if (c->ready_bpf_progs > 0) {
 		base = tb_bpf_prog_count();
 		if (base < 0) {
-			tb_err("[tracer %s] ready-bpf-progs: cannot count BPF programs: %s",
-			       t->name, strerror(-base));
+			tb_tracer_fail(t, "ready-bpf-progs: cannot count BPF programs: %s",
+				       strerror(-base));
 			return base;
 		}
 	}
-	ret = tb_proc_spawn(&p->proc, p->smp.argv.v, p->log, TB_PROC_NULLIN | TB_PROC_CHDIR);
+	ret = spawn(t);
+	if (!ret)
+		ret = wait_ready(t, base);
 	if (ret) {
-		tb_err("[tracer %s] cannot start '%s': %s", t->name, c->command.v[0],
-		       strerror(-ret));
+		tb_cgroup_destroy(&p->cg); /* the command is gone: nothing left to account */
 		return ret;
 	}
-	p->spawned = true;
-	t0 = tb_now_ns();
-	{
-		struct timespec now;
-
-		clock_gettime(CLOCK_REALTIME, &now);
-		/* File times come from the kernel's coarse clock, up to a tick (<= 10 ms) behind. */
-		p->wall_start_ns = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec - 20000000;
-	}
-	ret = tb_armed_add_pgid(p->proc.pid);
-	if (ret) {
-		give_up(t);
-		return ret;
-	}
-	deadline = t0 + c->ready_timeout;
-	for (;;) {
-		if (tb_proc_poll(&p->proc)) {
-			p->died = true;
-			tb_err("[tracer %s] '%s' %s before it was ready (output in %s)", t->name,
-			       c->command.v[0],
-			       tb_proc_status_str(p->proc.status, buf, sizeof(buf)), p->log);
-			reap_group(p);
-			return -ECHILD;
-		}
-		if (is_ready(p, c, base))
-			break;
-		if (tb_now_ns() >= deadline || tb_stop_requested()) {
-			give_up(t);
-			tb_err("[tracer %s] '%s' not ready after %.1f s (%s%s%s); killed it (output in %s)",
-			       t->name, c->command.v[0], (double)c->ready_timeout / 1e9,
-			       p->have_ready_re ? "no output matching ready = " : "",
-			       p->have_ready_re ? c->ready : "",
-			       p->have_ready_re ? "" : "BPF programs did not appear", p->log);
-			return -ETIMEDOUT;
-		}
-		tb_sleep_ns(10000000);
-	}
-	p->ready_s = (double)(tb_now_ns() - t0) / 1e9;
+	p->ready_s = (double)(tb_now_ns() - p->proc.start_ns) / 1e9;
 	p->startup_cpu_s = leader_cpu_s(p->proc.pid);
+	tb_cgroup_usage(&p->cg, &p->cg_start, &mem);
 	if (c->settle)
 		tb_sleep_ns(c->settle);
 	if (tb_proc_poll(&p->proc)) {
 		p->died = true;
-		tb_err("[tracer %s] '%s' %s while settling (output in %s)", t->name,
-		       c->command.v[0], tb_proc_status_str(p->proc.status, buf, sizeof(buf)),
-		       p->log);
-		reap_group(p);
+		last_output(p, out, sizeof(out));
+		tb_tracer_fail(
+			t, "the tracer command '%s' %s while settling after it was ready: %s",
+			c->command.v[0], tb_proc_status_str(p->proc.status, buf, sizeof(buf)), out);
+		reap_group(t);
+		tb_cgroup_destroy(&p->cg);
 		return -ECHILD;
 	}
 	ret = tb_cmd_sample_started(&p->smp, t, p->proc.pid);
@@ -424,11 +542,12 @@ static void stop_group(void *arg)
 
 	if (tb_proc_poll(&p->proc)) {
 		p->died = true; /* reported by collect, which names the status */
-		reap_group(p);
+		reap_group(t);
 	} else if (tb_proc_stop(&p->proc, sig_values[c->stop_signal], c->stop_timeout)) {
 		tb_warn("[tracer %s] '%s' ignored SIG%s and SIGTERM: killed it", t->name,
 			c->command.v[0], sig_choices[c->stop_signal]);
 	}
+	kill_leftovers(t);
 }
 
 /*
@@ -447,6 +566,7 @@ static int cmd_stop(struct tb_tracer *t)
 	p->stopped = true;
 	/* The window ends before the stop signal: its teardown is not part of what it cost. */
 	tb_cmd_sample_stopping(&p->smp, t, p->proc.pid);
+	tb_cgroup_sample(&p->cg);
 	if (tb_bpf_objs_of_pgrp(p->proc.pid, &objs, &n))
 		n = 0;
 	tb_bpf_release_and_wait(t->name, objs, n, stop_group, t);
@@ -473,6 +593,38 @@ static int64_t events_from_output(struct priv *p, const char *out, bool sum)
 		s += m[0].rm_eo;
 	}
 	return events;
+}
+
+/*
+ * The log as the result names it: relative to the run directory (tracers/<name>/<name>.log,
+ * the runner's layout), so that a result does not carry where it was written on this machine.
+ */
+static const char *log_in_result(const struct priv *p)
+{
+	const char *t = strstr(p->log, "/tracers/");
+
+	return t ? t + 1 : p->log;
+}
+
+/* CPU seconds and memory of the command while measuring: its cgroup's, else wait4's. */
+static void usage(const struct priv *p, struct tb_tracer_stats *st, double *total)
+{
+	struct tb_cgroup *cg = (struct tb_cgroup *)&p->cg;
+	double cpu;
+	int64_t mem;
+
+	*total = (double)p->proc.ru.ru_utime.tv_sec + (double)p->proc.ru.ru_utime.tv_usec / 1e6 +
+		 (double)p->proc.ru.ru_stime.tv_sec + (double)p->proc.ru.ru_stime.tv_usec / 1e6;
+	/* What it cost while measuring: its start-up (loading, attaching) is reported apart. */
+	st->cpu_s = *total > p->startup_cpu_s ? *total - p->startup_cpu_s : 0;
+	st->mem_bytes = (int64_t)p->proc.ru.ru_maxrss * 1024;
+	tb_cgroup_usage(cg, &cpu, &mem);
+	if (isfinite(cpu)) { /* every process it started, reaped or not */
+		*total = cpu;
+		st->cpu_s = cpu > p->cg_start ? cpu - p->cg_start : 0;
+	}
+	if (mem >= 0)
+		st->mem_bytes = mem;
 }
 
 /*
@@ -550,8 +702,9 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	char status[128], *out;
+	char status[128], tail[512], *out;
 	int64_t events = -1;
+	bool in_cgroup;
 	json_t *extra;
 	double total;
 	int ret;
@@ -560,16 +713,17 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 		return -EINVAL;
 	tb_proc_status_str(p->proc.status, status, sizeof(status));
 	if (p->died) {
-		tb_err("[tracer %s] '%s' %s during the measurement (output in %s)", t->name,
-		       c->command.v[0], status, p->log);
+		last_output(p, tail, sizeof(tail));
+		tb_tracer_fail(
+			t, "the tracer command '%s' %s during the measurement: %s (output in %s)",
+			c->command.v[0], status, tail, p->log);
+		tb_cgroup_destroy(&p->cg);
 		return -ECHILD;
 	}
-	total = (double)p->proc.ru.ru_utime.tv_sec + (double)p->proc.ru.ru_utime.tv_usec / 1e6 +
-		(double)p->proc.ru.ru_stime.tv_sec + (double)p->proc.ru.ru_stime.tv_usec / 1e6;
-	/* What it cost while measuring: its start-up (loading, attaching) is reported apart. */
-	st->cpu_s = total > p->startup_cpu_s ? total - p->startup_cpu_s : 0;
-	st->mem_bytes = (int64_t)p->proc.ru.ru_maxrss * 1024;
+	usage(p, st, &total);
 	st->disk_bytes = own_files(t, p, c->keep_raw);
+	in_cgroup = p->cg.path[0] != '\0';
+	tb_cgroup_destroy(&p->cg); /* stopped and accounted: nothing is left in it */
 	if (p->have_events_re) {
 		out = read_output(p);
 		events = events_from_output(p, out, c->events_sum);
@@ -578,10 +732,11 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 			tb_warn("[tracer %s] events-regex '%s' matched nothing in its output (%s)",
 				t->name, c->events_regex, p->log);
 	}
-	extra = json_pack("{s:s, s:s, s:f, s:f, s:f, s:f}", "exit", status, "log", p->log,
-			  "ready_s", p->ready_s, "run_s",
+	extra = json_pack("{s:s, s:s, s:f, s:f, s:f, s:f, s:b, s:i}", "exit", status, "log",
+			  log_in_result(p), "ready_s", p->ready_s, "run_s",
 			  (double)(p->proc.end_ns - p->proc.start_ns) / 1e9, "cpu_s_total", total,
-			  "cpu_s_startup", p->startup_cpu_s);
+			  "cpu_s_startup", p->startup_cpu_s, "cgroup", in_cgroup,
+			  "leftover_processes", p->leftover);
 	ret = extra ? tb_cmd_sample_figures(&p->smp, p->log, p->log_start, p->have_events_re,
 					    events, st, extra)
 		    : -ENOMEM;
@@ -618,6 +773,7 @@ static void cmd_teardown(struct tb_tracer *t)
 	}
 	if (p->smp_begun)
 		tb_cmd_sample_end(&p->smp);
+	tb_cgroup_destroy(&p->cg); /* and whatever is still in it */
 	if (p->have_ready_re)
 		regfree(&p->ready_re);
 	if (p->have_events_re)

@@ -16,6 +16,7 @@
 #include <tracefs/tracefs.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "tracers/ftrace-common.h"
@@ -678,10 +679,10 @@ int tb_ftrace_stream_start(struct tracefs_instance *inst, const char *path, int 
 		       tracefs_instance_get_name(inst));
 		goto err;
 	}
-	s->out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	/* Never through a link (core/outdir.h); says why it failed. */
+	s->out = tb_open_output(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (s->out < 0) {
-		ret = -errno;
-		tb_err("stream: cannot create %s: %s", path, strerror(errno));
+		ret = s->out;
 		goto err;
 	}
 	ret = -pthread_create(&s->thread, NULL, stream_thread, s);

@@ -9,6 +9,7 @@
  * samples whose pid is the workload's (the cost driver of system-wide sampling).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -26,6 +27,7 @@
 #include <perf/mmap.h>
 #include <perf/threadmap.h>
 
+#include "core/outdir.h"
 #include "tracers/perf-common.h"
 #include "core/tb.h"
 #include "tracers/tracer.h"
@@ -264,12 +266,16 @@ static int ps_open_output(struct tb_tracer *t, struct ps_priv *p)
 		p->out_path = NULL;
 		return -ENOMEM;
 	}
-	p->out = fopen(p->out_path, "we");
+	/* Never through a link (core/outdir.h); says why it failed. */
+	ret = tb_open_output(p->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	p->out = ret >= 0 ? fdopen(ret, "w") : NULL;
 	if (!p->out) {
-		int err = errno;
-
-		tb_err("perf-sample '%s': creating %s: %s", t->name, p->out_path, strerror(err));
-		return -err;
+		if (ret >= 0) {
+			close(ret);
+			ret = -ENOMEM;
+		}
+		tb_err("perf-sample '%s': creating %s: %s", t->name, p->out_path, strerror(-ret));
+		return ret;
 	}
 	return 0;
 }

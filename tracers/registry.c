@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The tracer registry, expanded from the one-line-per-tracer list in tracers/registry.h. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core/registry.h"
+#include "core/tb.h"
 #include "tracers/tracer.h"
 
 #define TB_TRACER(x) extern const struct tb_tracer_ops tb_tracer_##x;
@@ -15,6 +18,17 @@ const struct tb_tracer_ops *const tb_tracers[] = {
 #undef TB_TRACER
 	NULL,
 };
+
+void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tb_err("[tracer %s] %s", t->name, msg);
+}
 
 const struct tb_tracer_ops *tb_tracer_find(const char *name)
 {

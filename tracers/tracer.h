@@ -67,6 +67,15 @@ struct tb_tracer_variant {
 	char why[512]; /* the reason when err */
 };
 
+/*
+ * A callback failed: the reason, in words a user acts on ("the tracer command exited with
+ * status 1 before it was ready: <its last output>"), logged as "[tracer NAME] reason"; the
+ * runner makes the last logged error the cell's error (tb_log_last_error). The callback then
+ * returns its -errno as usual.
+ */
+void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
 	TB_TR_NOEVENTS = 1 << 1, /* events are not counted by design (cannot prove tracing) */

@@ -25,8 +25,10 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 	size_t i;
 
 	ret = tb_gp_init(&g, outdir, flags, r, false);
-	if (ret)
+	if (ret) {
+		tb_gp_finish(&g);
 		return ret;
+	}
 	/* Without gnuplot the data files are still written, then -ENOENT. */
 	missing = tb_gp_need_gnuplot(&g);
 	for (i = 0; i < TB_ARRAY_SIZE(result_plots); i++) {
@@ -36,6 +38,11 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 		else if (ret < 0 && !first_err)
 			first_err = ret;
 	}
+	ret = tb_gp_finish(&g);
+	if (ret && !first_err)
+		first_err = ret;
+	if (g.err) /* why a plot failed, rather than its -EIO */
+		first_err = g.err;
 	if (missing)
 		return missing;
 	if (first_err)
@@ -46,17 +53,24 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
 		    const char *outdir, unsigned flags)
 {
-	int ret, missing;
+	int ret, missing, fin;
 	struct tb_gp g;
 
 	if (!n)
 		return 0;
 	ret = tb_gp_init(&g, outdir, flags, rs[0], true);
-	if (ret)
+	if (ret) {
+		tb_gp_finish(&g);
 		return ret;
+	}
 	/* Without gnuplot the data files are still written, then -ENOENT. */
 	missing = tb_gp_need_gnuplot(&g);
 	ret = tb_plot_draw_compare(&g, rs, labels, n);
+	fin = tb_gp_finish(&g);
+	if (ret >= 0 && fin)
+		ret = fin;
+	if (ret < 0 && g.err)
+		ret = g.err;
 	if (ret < 0)
 		return ret;
 	if (missing)

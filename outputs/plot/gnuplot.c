@@ -6,12 +6,14 @@
  * the session, the data files and the gnuplot runs every plot uses (gnuplot.h).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,12 +64,35 @@ int tb_plot_find_scripts(char *dir, size_t len)
 	return has_scripts(dir) ? 0 : -ENOENT;
 }
 
+int tb_gp_remove_images(struct tb_gp *g, const char *name)
+{
+	static const char *const exts[] = {"png", "svg", TB_PLOT_FAILED_EXT + 1};
+	char file[NAME_MAX + 1];
+	size_t k;
+	int ret;
+
+	for (k = 0; k < TB_ARRAY_SIZE(exts); k++) {
+		snprintf(file, sizeof(file), "%s.%s", name, exts[k]);
+		ret = tb_dir_check_name(&g->plots, file);
+		if (ret)
+			return ret;
+		if (unlinkat(g->plots.fd, file, 0) && errno != ENOENT) {
+			ret = -errno;
+			tb_err("plot: %s/%s: cannot remove the earlier image: %s", g->plotdir, file,
+			       strerror(errno));
+			return ret;
+		}
+	}
+	return 0;
+}
+
 int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
 	       const char *scenario)
 {
 	int ret;
 
 	memset(g, 0, sizeof(*g));
+	g->out.fd = g->plots.fd = g->data.fd = g->work.fd = -1;
 	g->flags = flags;
 	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), host ? host : "", TB_GP_NAME_MAX);
 	g->scenario = tb_shorten(g->scenbuf, sizeof(g->scenbuf),
@@ -79,11 +104,16 @@ int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *
 		tb_err("plot: output directory name too long: %s", outdir);
 		return -ENAMETOOLONG;
 	}
-	ret = tb_mkdir_p(g->datadir, 0755);
-	if (ret) {
-		tb_err("plot: cannot create %s: %s", g->datadir, strerror(-ret));
+	/* outdir is the user's (as typed); plots/ and plots/data/ beneath it are ours. */
+	ret = tb_dir_open(&g->out, outdir, TB_DIR_PATH | TB_DIR_CREATE | TB_DIR_PARENTS, 0755);
+	if (!ret)
+		ret = tb_dir_sub(&g->out, "plots", TB_DIR_CREATE, 0755, &g->plots);
+	if (!ret)
+		ret = tb_dir_sub(&g->plots, "data", TB_DIR_CREATE, 0755, &g->data);
+	if (!ret)
+		ret = tb_dir_mktemp(&g->plots, ".tracebench-", &g->work);
+	if (ret)
 		return ret;
-	}
 	if (flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_scripts(g->scripts, sizeof(g->scripts))) {
@@ -94,27 +124,38 @@ int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *
 	return 0;
 }
 
-void tb_gp_remove_images(struct tb_gp *g, const char *name)
-{
-	char path[PATH_MAX + 64];
-
-	snprintf(path, sizeof(path), "%s/%s.png", g->plotdir, name);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s.svg", g->plotdir, name);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/%s%s", g->plotdir, name, TB_PLOT_FAILED_EXT);
-	unlink(path);
-}
-
 int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
 	       bool compare)
 {
-	int ret = tb_gp_open(g, outdir, flags, tb_result_host(r), r->scenario_name);
+	int ret = tb_gp_open(g, outdir, flags, tb_result_host(r), r->scenario_name), r2 = 0;
 
 	/* Earlier images go first (also when the scripts are missing): none is left stale. */
-	for (int i = 0; (!ret || ret == -ENOENT) && tb_plot_names[i]; i++)
+	for (int i = 0; (!ret || ret == -ENOENT) && !r2 && tb_plot_names[i]; i++)
 		if (compare == !strcmp(tb_plot_names[i], "compare"))
-			tb_gp_remove_images(g, tb_plot_names[i]);
+			r2 = tb_gp_remove_images(g, tb_plot_names[i]);
+	return r2 ? r2 : ret;
+}
+
+int tb_gp_finish(struct tb_gp *g)
+{
+	char name[TB_GP_NAME_MAX + 16];
+	int ret = 0, r;
+	size_t i;
+
+	for (i = 0; i < g->ndats && g->work.fd >= 0; i++) {
+		snprintf(name, sizeof(name), "%s.dat", g->dats[i]);
+		r = tb_dir_rename(&g->work, name, &g->data, name);
+		if (r && !ret)
+			ret = r;
+	}
+	g->ndats = 0;
+	if (g->work.fd >= 0) {
+		tb_dir_close(&g->work);
+		tb_dir_remove(&g->plots, tb_dir_name(&g->work));
+	}
+	tb_dir_close(&g->data);
+	tb_dir_close(&g->plots);
+	tb_dir_close(&g->out);
 	return ret;
 }
 
@@ -191,35 +232,94 @@ void tb_gp_row(FILE *f, const char *cols, ...)
 	fputc('\n', f);
 }
 
+/*
+ * The plot directory cannot take more (a full disk, a quota, read-only): said once where it
+ * happened; every later plot and data file is skipped silently instead of failing the same way.
+ */
+static bool no_room(const struct tb_gp *g)
+{
+	return g->err == -ENOSPC || g->err == -EDQUOT || g->err == -EROFS;
+}
+
+/* After a failed image: a full file system is the reason (gnuplot does not say it). */
+static int full_disk(struct tb_gp *g)
+{
+	struct statvfs vfs;
+
+	if (fstatvfs(g->work.fd, &vfs) || vfs.f_bavail > 2)
+		return 0;
+	g->err = -ENOSPC;
+	tb_err("plot: %s: %s; the plots that would follow are not drawn", g->plotdir,
+	       strerror(ENOSPC));
+	return -ENOSPC;
+}
+
 FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const char *cols)
 {
-	char path[PATH_MAX + 64];
+	char file[TB_GP_NAME_MAX + 16];
 	FILE *f;
+	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s.dat", g->datadir, name);
-	f = fopen(path, "w");
-	if (!f) {
-		tb_err("plot: cannot write %s: %s", path, strerror(errno));
+	if (no_room(g))
+		return NULL;
+
+	if (g->ndats >= TB_GP_MAX_DATS || strlen(name) > TB_GP_NAME_MAX) {
+		tb_err("plot: bug: data file %s: too many or too long a name", name);
 		return NULL;
 	}
+	snprintf(file, sizeof(file), "%s.dat", name);
+	/* Refused now rather than after drawing: a link or a directory where it goes. */
+	fd = tb_dir_check_name(&g->data, file);
+	if (fd) {
+		g->err = g->err ?: fd;
+		return NULL;
+	}
+	fd = openat(g->work.fd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		g->err = -errno;
+		tb_err("plot: cannot write %s/%s: %s", g->datadir, file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	snprintf(g->dats[g->ndats++], sizeof(g->dats[0]), "%s", name);
 	fprintf(f, "# tracebench %s: %s\n# %s\n", name, what, cols);
 	return f;
 }
 
 int tb_gp_dat_close(struct tb_gp *g, FILE *f, const char *name)
 {
-	if (ferror(f) | fclose(f)) {
-		tb_err("plot: writing %s/%s.dat failed: %s", g->datadir, name, strerror(EIO));
-		return -EIO;
+	int ret = 0;
+
+	/* fflush and fsync say why a write failed (ENOSPC); ferror alone would not. */
+	if (fflush(f) || ferror(f) || fsync(fileno(f)))
+		ret = errno ? -errno : -EIO;
+	if (fclose(f) && !ret)
+		ret = -errno;
+	if (ret) {
+		char file[TB_GP_NAME_MAX + 16];
+		size_t i;
+
+		/* Not moved into place half-written: the file goes, and its name from the list. */
+		snprintf(file, sizeof(file), "%s.dat", name);
+		unlinkat(g->work.fd, file, 0);
+		for (i = 0; i < g->ndats; i++)
+			if (!strcmp(g->dats[i], name))
+				memmove(g->dats[i], g->dats[--g->ndats], sizeof(g->dats[0]));
+		if (!no_room(g))
+			tb_err("plot: writing %s/%s.dat failed: %s", g->datadir, name,
+			       strerror(-ret));
+		g->err = g->err && !no_room(g) ? g->err : ret;
 	}
-	return 0;
+	return ret;
 }
 
 int tb_gp_dat_close_both(struct tb_gp *g, FILE *f1, const char *name1, FILE *f2, const char *name2)
 {
-	int ret = tb_gp_dat_close(g, f1, name1);
+	int ret = tb_gp_dat_close(g, f1, name1), ret2 = tb_gp_dat_close(g, f2, name2);
 
-	return (tb_gp_dat_close(g, f2, name2) | ret) ? -EIO : 0;
+	return ret ? ret : ret2;
 }
 
 /* ---- gnuplot variables and runs -------------------------------------------------------------- */
@@ -286,9 +386,10 @@ void tb_gp_var_di(struct tb_gp_vars *v, const char *fmt, int i, double val)
 
 void tb_gp_var_dat(struct tb_gp_vars *v, struct tb_gp *g, const char *name, const char *dat)
 {
-	char p[PATH_MAX + 64];
+	char p[TB_GP_NAME_MAX + 16];
 
-	snprintf(p, sizeof(p), "%s/%s.dat", g->datadir, dat);
+	(void)g;
+	snprintf(p, sizeof(p), "%s.dat", dat);
 	tb_gp_var_s(v, name, p);
 }
 
@@ -364,45 +465,43 @@ static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *a
 {
 	const char *env = getenv(TB_ENV_GNUPLOT_ARG_MAX); /* tests lower it */
 	size_t max = env && atol(env) > 0 ? (size_t)atol(env) : 64 * 1024;
-	char path[PATH_MAX + 64];
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
+	char file[TB_GP_NAME_MAX + 16];
+	char *argv[] = {g->gnuplot, "-e", all->buf, (char *)script, NULL};
+	struct tb_gp_vars l;
 	int ret;
 
-	if (all->len < max) {
-		char *argv[] = {g->gnuplot, "-e", all->buf, (char *)script, NULL};
-
-		return tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
-	}
-	snprintf(path, sizeof(path), "%s/%s-vars.gp", g->datadir, name);
-	ret = tb_write_atomic(path, all->buf, all->len, 0644);
+	/* gnuplot writes by name: it runs in our private directory, which only it sees. */
+	o.flags = TB_PROC_CAPTURE;
+	o.cwd_fd = g->work.fd;
+	if (all->len < max)
+		return tb_proc_spawn_opts(p, argv, &o);
+	snprintf(file, sizeof(file), "%s-vars.gp", name);
+	ret = tb_dir_write(&g->work, file, all->buf, all->len, 0600);
 	if (ret)
 		return ret;
-	{
-		struct tb_gp_vars l;
-		char *argv[] = {g->gnuplot, "-e", NULL, (char *)script, NULL};
-
-		if (tb_gp_vars_open(&l))
-			return -ENOMEM;
-		fputs("load ", l.f);
-		gp_quote(l.f, path);
-		if (fflush(l.f)) {
-			tb_gp_vars_free(&l);
-			return -ENOMEM;
-		}
-		argv[2] = l.buf;
-		ret = tb_proc_spawn(p, argv, NULL, TB_PROC_CAPTURE);
+	if (tb_gp_vars_open(&l))
+		return -ENOMEM;
+	fputs("load ", l.f);
+	gp_quote(l.f, file);
+	if (fflush(l.f)) {
 		tb_gp_vars_free(&l);
-		return ret;
+		return -ENOMEM;
 	}
+	argv[2] = l.buf;
+	ret = tb_proc_spawn_opts(p, argv, &o);
+	tb_gp_vars_free(&l);
+	return ret;
 }
 
 /*
- * A plot that failed leaves <plotdir>/<name>.failed, one line saying why, so that the report
+ * A plot that failed leaves plots/<name>.failed, one line saying why, so that the report
  * shows "plot failed: why" in the plot's place instead of an empty figure (TB_PLOT_FAILED_EXT).
  */
 static void record_failure(struct tb_gp *g, const char *name, const char *fmt, const char *what,
 			   const char *msg)
 {
-	char path[PATH_MAX + 64], line[512];
+	char file[TB_GP_NAME_MAX + 16], line[512];
 	size_t n;
 
 	n = (size_t)snprintf(line, sizeof(line), "gnuplot (%s) %s%s%.*s", fmt, what,
@@ -410,72 +509,123 @@ static void record_failure(struct tb_gp *g, const char *name, const char *fmt, c
 			     msg ? msg : "");
 	if (n >= sizeof(line))
 		n = sizeof(line) - 1;
-	snprintf(path, sizeof(path), "%s/%s%s", g->plotdir, name, TB_PLOT_FAILED_EXT);
-	if (tb_write_atomic(path, line, n, 0644))
-		tb_warn("plot: cannot record the failure in %s", path);
+	if (no_room(g))
+		return; /* it would not fit either */
+	snprintf(file, sizeof(file), "%s%s", name, TB_PLOT_FAILED_EXT);
+	if (tb_dir_write(&g->plots, file, line, n, 0644))
+		tb_warn("plot: cannot record the failure in %s/%s", g->plotdir, file);
 }
 
-/* Run plots/<script>.gp for each wanted format into <plotdir>/<name>.<fmt>. Returns 0, -EIO. */
+/*
+ * gnuplot may exit 0 after a short write (a full disk): an image counts when it is complete,
+ * a PNG ending with its IEND chunk, an SVG with its closing tag.
+ */
+static bool image_complete(struct tb_gp *g, const char *file, const char *fmt)
+{
+	static const unsigned char iend[] = {0,	  0,   0,    0,	   'I',	 'E',
+					     'N', 'D', 0xae, 0x42, 0x60, 0x82};
+	char *buf = NULL, *end;
+	size_t len = 0;
+	bool ok;
+
+	if (tb_dir_read(&g->work, file, 64u << 20, &buf, &len))
+		return false;
+	if (!strcmp(fmt, "png")) {
+		ok = len > sizeof(iend) && !memcmp(buf + len - sizeof(iend), iend, sizeof(iend));
+	} else {
+		while (len && strchr(" \t\r\n", buf[len - 1]))
+			buf[--len] = '\0';
+		end = len >= 6 ? buf + len - 6 : NULL;
+		ok = end && !strcmp(end, "</svg>");
+	}
+	free(buf);
+	return ok;
+}
+
+/*
+ * Draw one format of plots/<script>.gp as the image <name>.<fmt> and move it into place.
+ * Returns 0 or -errno.
+ */
+static int run_format(struct tb_gp *g, const char *script_name, const char *name,
+		      struct tb_gp_vars *v, int w, int h, const char *fmt)
+{
+	char script[PATH_MAX + 64], file[TB_GP_NAME_MAX + 16], status[128], *msg;
+	struct tb_gp_vars all;
+	struct tb_proc p;
+	int ret = 0;
+
+	snprintf(script, sizeof(script), "%s/%s.gp", g->scripts, script_name);
+	snprintf(file, sizeof(file), "%s.%s", name, fmt);
+	if (tb_gp_vars_open(&all))
+		return -ENOMEM;
+	tb_gp_var_s(&all, "plotsdir", g->scripts);
+	tb_gp_var_s(&all, "fmt", fmt);
+	tb_gp_var_s(&all, "outfile", file);
+	tb_gp_var_d(&all, "w", w);
+	tb_gp_var_d(&all, "h", h);
+	tb_gp_var_s(&all, "host", g->host);
+	fwrite(v->buf, 1, v->len, all.f);
+	ret = fflush(all.f) ? -ENOMEM : spawn_gnuplot(g, name, &all, script, &p);
+	tb_gp_vars_free(&all);
+	if (ret) {
+		tb_err("plot: cannot run %s: %s", g->gnuplot, strerror(-ret));
+		return ret;
+	}
+	msg = slurp_fd(p.out_fd);
+	tb_proc_wait(&p, 0);
+	if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
+		tb_err("plot: gnuplot %s (%s) %s: %s", script, fmt,
+		       tb_proc_status_str(p.status, status, sizeof(status)),
+		       msg && *msg ? msg : "no output");
+		ret = full_disk(g);
+		if (!ret) {
+			record_failure(g, name, fmt, status, msg);
+			ret = -EIO;
+		}
+	} else if (msg && *msg && (g->flags & TB_PLOT_STRICT)) {
+		tb_err("plot: gnuplot %s (%s) warned: %s", script, fmt, msg);
+		record_failure(g, name, fmt, "warned", msg);
+		ret = -EIO;
+	} else if (msg && *msg) {
+		tb_warn("plot: gnuplot %s (%s): %s", script, fmt, msg);
+	}
+	if (!ret && !image_complete(g, file, fmt)) {
+		ret = full_disk(g); /* before the partial image goes and frees its room */
+		unlinkat(g->work.fd, file, 0);
+		if (!ret) {
+			tb_err("plot: gnuplot wrote no complete %s/%s; nothing kept", g->plotdir,
+			       file);
+			record_failure(g, name, fmt, "wrote an incomplete image", NULL);
+			ret = -EIO;
+		}
+	}
+	if (!ret)
+		ret = tb_dir_rename(&g->work, file, &g->plots, file);
+	else
+		unlinkat(g->work.fd, file, 0);
+	if (ret && ret != -EIO)
+		g->err = g->err ?: ret;
+	free(msg);
+	tb_proc_release(&p);
+	return ret;
+}
+
+/* Run plots/<script>.gp for each wanted format into <name>.<fmt>. Returns 0 or -errno. */
 static int run_script(struct tb_gp *g, const char *script_name, const char *name,
 		      struct tb_gp_vars *v, int w, int h)
 {
-	static const char *const fmts[] = {"png", "svg"};
-	char script[PATH_MAX + 64], out[PATH_MAX + 64], status[128];
-	struct tb_proc p;
-	int ret = 0, i, err;
+	int ret = 0;
 
 	if (g->flags & TB_PLOT_DATA_ONLY)
 		return 0;
+	if (no_room(g))
+		return g->err;
 	if (fflush(v->f))
 		return -ENOMEM;
-	snprintf(script, sizeof(script), "%s/%s.gp", g->scripts, script_name);
-	for (i = 0; i < 2 && !ret; i++) {
-		struct tb_gp_vars all;
-		char *msg = NULL;
-
-		if ((i == 0 && (g->flags & TB_PLOT_NO_PNG)) ||
-		    (i == 1 && (g->flags & TB_PLOT_NO_SVG)))
-			continue;
-		if (tb_gp_vars_open(&all))
-			return -ENOMEM;
-		snprintf(out, sizeof(out), "%s/%s.%s", g->plotdir, name, fmts[i]);
-		tb_gp_var_s(&all, "plotsdir", g->scripts);
-		tb_gp_var_s(&all, "fmt", fmts[i]);
-		tb_gp_var_s(&all, "outfile", out);
-		tb_gp_var_d(&all, "w", w);
-		tb_gp_var_d(&all, "h", h);
-		tb_gp_var_s(&all, "host", g->host);
-		fwrite(v->buf, 1, v->len, all.f);
-		if (fflush(all.f)) {
-			tb_gp_vars_free(&all);
-			return -ENOMEM;
-		}
-		err = spawn_gnuplot(g, name, &all, script, &p);
-		tb_gp_vars_free(&all);
-		if (err) {
-			tb_err("plot: cannot run %s: %s", g->gnuplot, strerror(-err));
-			return err;
-		}
-		msg = slurp_fd(p.out_fd);
-		tb_proc_wait(&p, 0);
-		if (!WIFEXITED(p.status) || WEXITSTATUS(p.status)) {
-			tb_proc_status_str(p.status, status, sizeof(status));
-			tb_err("plot: gnuplot %s (%s) %s: %s", script, fmts[i], status,
-			       msg && *msg ? msg : "no output");
-			record_failure(g, name, fmts[i], status, msg);
-			ret = -EIO;
-		} else if (msg && *msg) {
-			if (g->flags & TB_PLOT_STRICT) {
-				tb_err("plot: gnuplot %s (%s) warned: %s", script, fmts[i], msg);
-				record_failure(g, name, fmts[i], "warned", msg);
-				ret = -EIO;
-			} else {
-				tb_warn("plot: gnuplot %s (%s): %s", script, fmts[i], msg);
-			}
-		}
-		free(msg);
-		tb_proc_release(&p);
-	}
+	if (!(g->flags & TB_PLOT_NO_PNG))
+		ret = run_format(g, script_name, name, v, w, h, "png");
+	if (!ret && !(g->flags & TB_PLOT_NO_SVG))
+		ret = run_format(g, script_name, name, v, w, h, "svg");
 	return ret;
 }
 

@@ -18,14 +18,25 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "core/outdir.h"
 #include "result/result.h"
 
 #define TB_GP_NAME_MAX 40 /* longer names are cut in plots (the report has them whole) */
+#define TB_GP_MAX_DATS 16 /* data files of one session */
 
-/* One plotting session: where data and images go, and what draws them. */
+/*
+ * One plotting session: where data and images go, and what draws them. gnuplot writes by
+ * name, so it runs inside a fresh private directory of ours (work, in plots/) and reads and
+ * writes there only; a finished image that is not empty, and at the end every data file, is
+ * moved into plots/ and plots/data/ (core/outdir.h: no link is followed or replaced).
+ */
 struct tb_gp {
-	char plotdir[PATH_MAX];
+	struct tb_dir out, plots, data, work;
+	char plotdir[PATH_MAX]; /* the paths of plots and data, for messages */
 	char datadir[PATH_MAX];
+	char dats[TB_GP_MAX_DATS][TB_GP_NAME_MAX + 8]; /* data files written into work */
+	size_t ndats;
+	int err; /* the first failed write's -errno (plots return -EIO; the session says why) */
 	char scripts[PATH_MAX];
 	char gnuplot[PATH_MAX];
 	unsigned int flags; /* TB_PLOT_* (plot.h); DATA_ONLY is added when gnuplot is missing */
@@ -42,29 +53,35 @@ struct tb_gp_vars {
 };
 
 /*
- * Start a session into outdir/plots (created), titles naming host and scenario (either may be
- * NULL). Returns 0, -ENOENT when the scripts cannot be found (unless TB_PLOT_DATA_ONLY), or
- * -errno; each printed.
+ * Start a session into outdir/plots (created; a link where one of its directories goes is
+ * refused), titles naming host and scenario (either may be NULL). Returns 0, -ENOENT when the
+ * scripts cannot be found (unless TB_PLOT_DATA_ONLY), or -errno; each printed. End it with
+ * tb_gp_finish, whatever happened.
  */
 int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
 	       const char *scenario);
-/* Remove g's images of the plot called name (name.png, name.svg), if any. */
-void tb_gp_remove_images(struct tb_gp *g, const char *name);
+/* Remove g's images of the plot called name (name.png, name.svg, the failure note), if any; a
+ * link or a directory there is refused (-ELOOP, -EISDIR). Returns 0 or -errno. */
+int tb_gp_remove_images(struct tb_gp *g, const char *name);
 /*
  * Start a session of r's plots into outdir/plots (tb_gp_open), removing earlier images of the
- * plots it draws: compare.* for a compare session, all others else. Returns what tb_gp_open
- * does.
+ * plots it draws: compare.* for a compare session, all others else. A link or a directory where
+ * one of its files goes is refused before anything is written (-ELOOP, -EISDIR). Returns what
+ * tb_gp_open does, or that error. End it with tb_gp_finish, whatever happened.
  */
 int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
 	       bool compare);
+/* Move the data files into plots/data/, remove the private directory, close. Returns 0 or
+ * -errno (printed). */
+int tb_gp_finish(struct tb_gp *g);
 /* Find gnuplot for g. Returns 0, or -ENOENT (printed) and g only writes data from then on. */
 int tb_gp_need_gnuplot(struct tb_gp *g);
 
-/* Create <datadir>/<name>.dat with its header: what it holds and its columns. NULL when it
- * cannot be created (printed). */
+/* Create <name>.dat (in the private directory; tb_gp_finish moves it to plots/data) with its
+ * header: what it holds and its columns. NULL when it cannot be created (printed). */
 FILE *tb_gp_dat_open(struct tb_gp *g, const char *name, const char *what, const char *cols);
-/* Close a data file / two of them (both, whatever the first gives). Returns 0 or -EIO
- * (printed). */
+/* Close a data file / two of them (both, whatever the first gives). Returns 0 or -errno of
+ * the write (printed: ENOSPC is said as such). */
 int tb_gp_dat_close(struct tb_gp *g, FILE *f, const char *name);
 int tb_gp_dat_close_both(struct tb_gp *g, FILE *f1, const char *name1, FILE *f2, const char *name2);
 /*
@@ -83,7 +100,7 @@ void tb_gp_var_s(struct tb_gp_vars *v, const char *name, const char *val);
 void tb_gp_var_d(struct tb_gp_vars *v, const char *name, double val);
 void tb_gp_var_si(struct tb_gp_vars *v, const char *fmt, int i, const char *val);
 void tb_gp_var_di(struct tb_gp_vars *v, const char *fmt, int i, double val);
-/* name='<datadir>/<dat>.dat'. */
+/* name='<dat>.dat' (gnuplot runs in the private directory that holds it). */
 void tb_gp_var_dat(struct tb_gp_vars *v, struct tb_gp *g, const char *name, const char *dat);
 /* title='what - scenario on host' / t<i>='workload wl (type), host h'. */
 void tb_gp_main_title(struct tb_gp_vars *v, struct tb_gp *g, const char *what);

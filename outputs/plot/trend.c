@@ -81,8 +81,9 @@ int tb_plot_draw_trend(struct tb_gp *g, const struct tb_hanalysis *a)
 	if (!a->data.n)
 		return 0;
 	snprintf(name, sizeof(name), "trend-%s", s->id);
-	tb_gp_remove_images(g, name);
-	ret = write_data(g, name, a, &ymin, &ymax);
+	ret = tb_gp_remove_images(g, name);
+	if (!ret)
+		ret = write_data(g, name, a, &ymin, &ymax);
 	if (ret)
 		return ret;
 	if (tb_gp_vars_open(&v))
@@ -115,15 +116,20 @@ int tb_plot_draw_trend(struct tb_gp *g, const struct tb_hanalysis *a)
 int tb_plot_trend(const struct tb_hanalysis *a, const char *outdir, unsigned flags)
 {
 	struct tb_gp g;
-	int ret, missing;
+	int ret, missing, fin;
 
 	ret = tb_gp_open(&g, outdir, flags, NULL, a->s->scenario);
-	if (ret)
+	if (ret) {
+		tb_gp_finish(&g);
 		return ret;
+	}
 	missing = tb_gp_need_gnuplot(&g);
 	ret = tb_plot_draw_trend(&g, a);
+	fin = tb_gp_finish(&g);
 	if (ret < 0)
 		return ret;
+	if (fin)
+		return fin;
 	if (missing)
 		return missing;
 	return ret && !(flags & TB_PLOT_DATA_ONLY) ? 1 : 0;

@@ -135,4 +135,29 @@ cat "$TMP/out"
 ls "$T/instances" | grep -q "^tracebench-$run-" && fail "instance of the killed run left behind"
 top_state >"$TMP/after"
 diff "$TMP/before" "$TMP/after" || fail "top-level tracing state changed after the killed run"
+
+# A run killed while its BPF programs are loaded, and cleanup 0.2 s later: the kernel frees
+# closed programs asynchronously (up to ~0.5 s), which cleanup must wait for rather than call
+# them "held by another process or a pin".
+if "$TB" list bpf | grep -q UNSUPPORTED; then
+	echo "bpf unsupported here: the BPF case is not exercised"
+	exit 0
+fi
+sed -e 's/^type = ftrace-events/type = bpf/' -e 's/^events = .*/program = syscall-count/' \
+	"$TMP/kill.ini" >"$TMP/kill-bpf.ini"
+"$TB" run "$TMP/kill-bpf.ini" -o "$TMP/killed-bpf" --wait >"$TMP/run.out" 2>&1 &
+run=$!
+armed=
+for _ in $(seq 200); do
+	grep -q '"bpf_prog"' "$TB_STATE_DIR/armed-$run.json" 2>/dev/null && { armed=1; break; }
+	kill -0 "$run" 2>/dev/null || break
+	sleep 0.05
+done
+[ -n "$armed" ] || { kill -9 "$run"; cat "$TMP/run.out"; fail "the BPF run never armed a program"; }
+kill -9 "$run"
+wait "$run" 2>/dev/null
+sleep 0.2
+expect_exit 0 "$TB" cleanup
+cat "$TMP/out"
+grep -q "held by another process" "$TMP/out" && fail "cleanup blamed a holder while the kernel freed the program"
 exit 0

@@ -71,8 +71,8 @@ after=$(state)
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
 grep -q "never overwritten" "$TMP/err" || fail "no reason for refusing an existing directory"
 
-# An unwritable run directory: a clear error, nothing measured.
-expect_exit 1 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q
+# An unwritable run directory: a clear error, nothing measured (bad input: exit 2).
+expect_exit 2 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q
 grep -q "cannot create the run directory" "$TMP/err" || fail "no reason for an unwritable directory"
 
 # 3. Dry run: the plan and an estimate, nothing written.
@@ -93,8 +93,11 @@ fi
 #    meanwhile is refused by the lock (exit 3, naming the holder).
 "$TB" run "$D/long.ini" -o "$TMP/r2" -q --no-plots --wait >"$TMP/long.out" 2>"$TMP/long.err" &
 pid=$!
-for _ in $(seq 1 300); do [ -s "$TMP/r2/result.json" ] && break; sleep 0.1; done
-[ -s "$TMP/r2/result.json" ] || { kill -9 $pid; fail "no result.json after the first round"; }
+# result.json exists from the start (written before the first sample); wait for a round in it.
+rounds() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["settings"]["rounds"])' \
+	"$TMP/r2/result.json" 2>/dev/null || echo 0; }
+for _ in $(seq 1 300); do [ "$(rounds)" -ge 1 ] && break; sleep 0.1; done
+[ "$(rounds)" -ge 1 ] || { kill -9 $pid; fail "no result.json after the first round"; }
 expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/r3" -q
 grep -q "pid $pid" "$TMP/err" || fail "the lock holder is not named: $(cat "$TMP/err")"
 grep -q -- "--wait" "$TMP/err" || fail "the lock message does not say how to wait: $(cat "$TMP/err")"
@@ -112,12 +115,25 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["partial"] is True, r["partial"]
 assert r["stop_reason"] == "interrupted", r["stop_reason"]
-n = sum(1 for c in r["cells"] for s in c["samples"] if not s.get("failed"))
+n = sum(1 for c in r["cells"] for s in c["samples"]
+        if not s.get("failed") and not s.get("partial_round") and not s.get("warmup"))
 assert n >= 2, n
 PY
 after=$(state)
 [ "$before" = "$after" ] || fail "tracing state left behind by an interrupted run: $(diff <(echo "$before") <(echo "$after"))"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
+# 5b. --wait says that it waits whenever it does (issue 14, item 7), also while the holder has
+#     the lock but has not written its pid yet (an empty lock file): the line was missing then.
+ws=$TMP/wait-state
+mkdir -p "$ws"
+: >"$ws/lock"
+flock "$ws/lock" sleep 2 &
+fpid=$!
+sleep 0.3
+expect_exit 0 env TB_STATE_DIR="$ws" "$TB" run "$D/small.ini" -o "$TMP/rw" --no-plots --wait --rounds 1
+wait $fpid
+grep -q "waiting for another tracebench run to finish" "$TMP/err" ||
+	fail "--wait waited without saying so: $(cat "$TMP/err")"
 # 6. --anonymize: no host name, command line or scenario path in what is written.
 expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
 python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"

@@ -1,14 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the scenario parser: any bytes must give 0 or -EINVAL, never a crash,
- * a leak or an unbounded loop. Built by tools/fuzz.sh (make fuzzers CC=clang ...).
+ * a leak or an unbounded loop; a scenario that parses then goes through what `run --dry-run`
+ * does with it before measuring anything (the plan: cells, CPUs, the estimate and its
+ * printout). Built by tools/fuzz.sh (make fuzzers CC=clang ...).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "scenario/scenario.h"
 #include "core/tb.h"
+#include "plan/plan.h"
+#include "result/result.h"
+#include "scenario/scenario.h"
+
+static FILE *devnull;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -19,7 +26,22 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	/* Every rejected input would print its error: thousands of lines a second. */
 	tb_log_set_level(TB_LOG_SILENT);
-	return 0;
+	devnull = fopen("/dev/null", "w");
+	return devnull ? 0 : -1;
+}
+
+/* The plan of a parsed scenario and its --dry-run printout. */
+static void plan(struct tb_scenario *s)
+{
+	struct tb_result *r = tb_result_new();
+	struct tb_plan p;
+
+	if (!r)
+		return;
+	if (!tb_plan_build(s, r, &p))
+		tb_plan_print(devnull, &p, r);
+	tb_plan_free(&p);
+	tb_result_free(r);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -41,6 +63,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < s->nmx_tracers; i++)
 			if (s->mx_tracers[i] >= s->ntracers)
 				abort();
+		plan(s);
 		tb_scenario_free(s);
 	} else if (s) {
 		abort(); /* an error must leave *out NULL */
