@@ -107,9 +107,11 @@ grep -q 'kernel.release 6.* -> 6.19.0-test changed at the same run' "$TMP/out" |
 expect_exit 0 "$TB" history report --db "$TMP/s.db" -o "$TMP/s.html"
 grep -q '<svg' "$TMP/s.html" || command -v gnuplot >/dev/null || fail "report without trend plot"
 grep -q 'kernel.release' "$TMP/s.html" || fail "report does not name the kernel change"
-# gate --history: a run like the last segment passes, a 30% costlier one fails
+# gate --history: a run like the last segment passes, a twice as costly one fails (twice, not
+# +30%: the pooled per-sample test sees the real run's sample noise, which a loaded machine
+# makes wide enough to hide +30% in a --quick run's few samples)
 python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/new" --runs 14 --seed 3 --noise 0.01 \
-	--step 6:getpid/tp-getpid:1.3 --step 13:getpid/tp-getpid:1.3 --reanalyse ||
+	--step 6:getpid/tp-getpid:1.3 --step 13:getpid/tp-getpid:2.0 --reanalyse ||
 	fail "history-synth.py failed"
 expect_exit 0 "$TB" gate "$TMP/new/run-0012/result.json" --history "$TMP/s.db" \
 	--max-overhead none --allow-untrustworthy
