@@ -329,13 +329,16 @@ static void on_sample(struct tb_profile *p, const union perf_event *ev)
 static void on_fork(struct tb_profile *p, const struct perf_record_fork *f)
 {
 	const struct proc *parent;
+	char comm[sizeof(parent->comm)];
 
 	if (f->pid == f->ppid || proc_find(p, (pid_t)f->pid))
 		return; /* a new thread, or known already */
 	parent = proc_find(p, (pid_t)f->ppid);
 	if (!parent && !p->per_task)
 		return; /* CPU-wide: a process outside the tree */
-	if (!proc_new(p, (pid_t)f->pid, (pid_t)f->ppid, parent ? parent->comm : "?"))
+	/* A copy: proc_new may move the array parent points into. */
+	snprintf(comm, sizeof(comm), "%s", parent ? parent->comm : "?");
+	if (!proc_new(p, (pid_t)f->pid, (pid_t)f->ppid, comm))
 		p->oom = true;
 }
 

@@ -495,7 +495,8 @@ static int all_ids(uint32_t **ids, size_t *n)
 		}
 		v[(*n)++] = id;
 	}
-	qsort(v, *n, sizeof(*v), cmp_u32);
+	if (*n) /* v is NULL when there is no program at all */
+		qsort(v, *n, sizeof(*v), cmp_u32);
 	*ids = v;
 	return 0;
 }

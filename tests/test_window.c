@@ -297,6 +297,15 @@ static void test_registry_tables(void)
 			printf("\n    SKIPPED %s: not supported here: %s", wl->name, why);
 			continue;
 		}
+#ifdef __SANITIZE_ADDRESS__
+		/* ASan's fork interceptor adds syscalls and context switches to every fork: the
+		 * table describes the workload, not the sanitizer's runtime. */
+		if (!strcmp(wl->name, "fork-exit")) {
+			printf("\n    SKIPPED %s: under ASan, fork does the sanitizer's work too",
+			       wl->name);
+			continue;
+		}
+#endif
 		cfg = config(wl->opts, wl->cfg_size, wl->name, NULL, NULL);
 		tb_op_events_init(&ev);
 		CU_ASSERT_EQUAL(wl->events(cfg, &ctx, &ev), 0);
