@@ -100,49 +100,16 @@ static const char *refusal(const struct tb_fleet *f, const struct tb_fleet_host 
 	return buf;
 }
 
-/* system.<a>.<b> of r as a string or a number's text, or NULL. */
-static const char *sys_text(const struct tb_result *r, const char *a, const char *b, char *buf,
-			    size_t len)
-{
-	json_t *o = r->system ? json_object_get(r->system, a) : NULL;
-	json_t *v = json_is_object(o) ? json_object_get(o, b) : NULL;
-
-	if (json_is_string(v) && *json_string_value(v))
-		return json_string_value(v);
-	if (json_is_integer(v)) {
-		snprintf(buf, len, "%lld", (long long)json_integer_value(v));
-		return buf;
-	}
-	return NULL;
-}
-
-/* "CPU model, N CPUs, virtualization" of r, for people (the key is what decides). */
-static char *class_name(const struct tb_result *r)
-{
-	char nbuf[32], *name;
-	const char *model = sys_text(r, "cpu", "model", NULL, 0);
-	const char *n = sys_text(r, "topology", "pus", nbuf, sizeof(nbuf));
-	const char *virt = sys_text(r, "virtualization", "type", NULL, 0);
-
-	if (!n)
-		n = sys_text(r, "cpu", "online_count", nbuf, sizeof(nbuf));
-	if (virt && !strcmp(virt, "none"))
-		virt = "bare metal";
-	if (asprintf(&name, "%s%s%s%s%s%s", model ? model : "unknown CPU", n ? ", " : "",
-		     n ? n : "", n ? " CPUs" : "", virt ? ", " : "", virt ? virt : "") < 0)
-		return NULL;
-	return name;
-}
-
 /* The class of merged host h (f->hosts[i]), added when new. Returns 0 or -ENOMEM. */
 static int classify(struct tb_fleet *f, size_t i)
 {
 	struct tb_fleet_host *h = &f->hosts[i];
 	struct tb_fleet_class *grown, *c;
-	char hash[17], *key;
+	char hash[17], desc[256], *key;
 	size_t k;
 
-	if (tb_system_hardware_class(h->r->system, hash, NULL, 0) || !(key = strdup(hash)))
+	if (tb_system_hardware_class(h->r->system, hash, desc, sizeof(desc)) ||
+	    !(key = strdup(hash)))
 		return -ENOMEM;
 	for (k = 0; k < f->nclasses; k++)
 		if (!strcmp(f->classes[k].key, key))
@@ -156,7 +123,7 @@ static int classify(struct tb_fleet *f, size_t i)
 		f->classes = grown;
 		c = &f->classes[f->nclasses++];
 		c->key = key;
-		c->name = class_name(h->r);
+		c->name = strdup(desc);
 		c->letter = k < 26 ? (char)('A' + k) : '?';
 		c->nhosts = 0;
 		c->ref = i;

@@ -39,7 +39,7 @@ struct tb_fleet_host {
 /* A hardware class: the merged hosts whose hardware leaves are equal. */
 struct tb_fleet_class {
 	char *key;     /* tb_system_hardware_class's hash */
-	char *name;    /* "Intel(R) Xeon(R) Processor, 2 CPUs, kvm" */
+	char *name;    /* "Intel(R) Xeon(R) Processor, 2 PUs, kvm" (tb_system_hardware_class) */
 	char letter;   /* 'A', 'B', ... in order of first appearance; '?' past 'Z' */
 	size_t nhosts; /* merged hosts of this class */
 	size_t ref;    /* index of its first host (the reference of its comparisons) */
