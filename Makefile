@@ -103,8 +103,8 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision validate validate-history fuzz \
-	fuzzers valgrind format format-check
+	bench-workloads bench-estimate bench-history bench-precision validate validate-history \
+	validate-coverage fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -260,6 +260,11 @@ validate: deps
 validate-history: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-history.sh
+
+# Coverage of the 95% intervals on real runs of the precision protocol (METHODOLOGY.md, section 9).
+validate-coverage: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/validate-coverage.py
 
 # Adding 1,000 result files to a history and detecting over all its series: figures printed.
 bench-history: deps

@@ -269,9 +269,23 @@ size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained)
 	return n;
 }
 
+/* A cell's declared tracer cost: per sample, or once and then a rearm when the tracer is kept. */
+static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer *t, double samples)
+{
+	double once, again;
+
+	if (!t->ops->est_cost_ns || samples < 1)
+		return 0;
+	once = to_s(t->ops->est_cost_ns(t->cfg));
+	if (!p->s->reuse_tracers || !t->ops->rearm)
+		return samples * once;
+	again = t->ops->est_rearm_ns ? to_s(t->ops->est_rearm_ns(t->cfg)) : once;
+	return once + (samples - 1) * again;
+}
+
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
-	double rounds = (double)(p->s->warmup + p->s->rounds);
+	double rounds = (double)(p->s->warmup + tb_scenario_first_rounds(p->s));
 	size_t i;
 
 	memset(e, 0, sizeof(*e));
@@ -282,8 +296,7 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		e->batch_s += rounds * to_s(w->duration_ns);
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
 		e->process_s += rounds * TB_PLAN_PROCESS_S;
-		if (t->ops->est_cost_ns)
-			e->tracer_s += rounds * to_s(t->ops->est_cost_ns(t->cfg));
+		e->tracer_s += tracer_cost_s(p, t, rounds);
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
 			e->explain_s += (double)p->s->explain_samples *
@@ -308,7 +321,7 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 {
 	struct tb_scenario *s = p->s;
 	struct tb_plan_estimate e;
-	char explain[64] = "";
+	char explain[64] = "", adaptive[48] = "";
 	double est;
 	size_t i;
 
@@ -316,9 +329,11 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	est = e.total_s;
 	if (e.explain_s > 0)
 		snprintf(explain, sizeof(explain), "; the explain phase %.1f s", e.explain_s);
+	if (s->precision > 0)
+		snprintf(adaptive, sizeof(adaptive), " (adaptive: then up to %u)", s->max_rounds);
 	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
-		s->name, s->path, p->ncells, s->warmup, s->rounds,
-		s->precision > 0 ? " (adaptive)" : "", to_s(s->duration_ns));
+		s->name, s->path, p->ncells, s->warmup, tb_scenario_first_rounds(s), adaptive,
+		to_s(s->duration_ns));
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 

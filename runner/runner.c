@@ -304,7 +304,7 @@ static int commit_histograms(struct tb_plan *p)
 static int measured_rounds(struct tb_runner *rn)
 {
 	struct tb_scenario *s = rn->plan->s;
-	unsigned int done = 0, target = s->precision > 0 ? s->min_rounds : s->rounds;
+	unsigned int done = 0, target = tb_scenario_first_rounds(s);
 	struct tb_stop_rule rule = {
 		.rounds = s->rounds,
 		.min_rounds = s->min_rounds,
@@ -403,7 +403,7 @@ static int hold_tracers(struct tb_runner *rn)
 int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 {
 	struct tb_plan *p = rn->plan;
-	unsigned int w, target = p->s->precision > 0 ? p->s->min_rounds : p->s->rounds;
+	unsigned int w, target = tb_scenario_first_rounds(p->s);
 	size_t i;
 	int ret;
 

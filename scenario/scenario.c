@@ -756,6 +756,11 @@ int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
 	return -1;
 }
 
+unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
+{
+	return s->precision > 0 ? s->min_rounds : s->rounds;
+}
+
 bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)
 {
 	char pair[512];

@@ -103,6 +103,11 @@ int tb_scenario_tracer(const struct tb_scenario *s, const char *name);
 /* True when [matrix] exclude leaves out the cell of workload wi under tracer ti (never a
  * baseline). */
 bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti);
+/*
+ * The measured rounds a run makes before its stop rule may end it: repetitions, or with a
+ * precision target min-rounds (the rule then decides, up to max-rounds and max-time).
+ */
+unsigned int tb_scenario_first_rounds(const struct tb_scenario *s);
 
 /* The keys the harness owns (for `list --man`): [global], and in [workload] and [tracer]
  * sections those besides the plugin's own. */

@@ -208,6 +208,7 @@ static void test_adaptive_stopping(void)
  * The estimate counts the tracers' setup and teardown (it ignored them and came out 1.2-4.8x
  * low, issue 15): with small.ini (getpid, nullw x none, tp-getpid, bpf-count; 1 warmup + 5
  * rounds) the parts are what the scenario and the tracers' declared costs say, and they add up.
+ * A tracer kept across its cell's samples (issue 20) is charged one setup and then rearms.
  */
 static void test_estimate(void)
 {
@@ -215,7 +216,7 @@ static void test_estimate(void)
 	struct tb_result *r = tb_result_new();
 	struct tb_plan_estimate e;
 	struct tb_plan p;
-	double tracer = 0;
+	double tracer = 0, fresh = 0;
 	char path[512];
 	size_t i;
 
@@ -229,17 +230,33 @@ static void test_estimate(void)
 	CU_ASSERT_DOUBLE_EQUAL(e.settle_s, 36 * 2 * 0.002, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(e.process_s, 36 * TB_PLAN_PROCESS_S, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(e.calib_s, 2 * TB_PLAN_CALIB_S, 1e-9);
+	/*
+	 * reuse-tracers (the default): a tracer with a rearm is set up once and rearmed for the
+	 * other 5 samples; one without pays its whole cost every sample.
+	 */
 	for (i = 0; i < p.ncells; i++) {
-		const struct tb_scn_tracer *t = &s->tracers[p.cells[i].tr];
+		const struct tb_tracer_ops *ops = s->tracers[p.cells[i].tr].ops;
+		const void *cfg = s->tracers[p.cells[i].tr].cfg;
 
-		if (t->ops->est_cost_ns)
-			tracer += 6 * (double)t->ops->est_cost_ns(t->cfg) / 1e9;
+		if (!ops->est_cost_ns)
+			continue;
+		tracer += (double)ops->est_cost_ns(cfg) / 1e9;
+		tracer += 5 * (double)(ops->rearm && ops->est_rearm_ns ? ops->est_rearm_ns(cfg)
+								       : ops->est_cost_ns(cfg)) /
+			  1e9;
+		fresh += 6 * (double)ops->est_cost_ns(cfg) / 1e9;
 	}
 	/* Both traced tracers declare a cost; the baseline none does not. */
 	CU_ASSERT(tb_tracer_find("bpf")->est_cost_ns &&
-		  tb_tracer_find("ftrace-events")->est_cost_ns);
-	CU_ASSERT(tracer > 0);
+		  tb_tracer_find("ftrace-events")->est_cost_ns &&
+		  tb_tracer_find("ftrace-events")->est_rearm_ns);
+	CU_ASSERT(tracer > 0 && tracer < fresh);
 	CU_ASSERT_DOUBLE_EQUAL(e.tracer_s, tracer, 1e-9);
+	s->reuse_tracers = false;
+	tb_plan_estimate(&p, &e);
+	CU_ASSERT_DOUBLE_EQUAL(e.tracer_s, fresh, 1e-9);
+	s->reuse_tracers = true;
+	tb_plan_estimate(&p, &e);
 	CU_ASSERT_DOUBLE_EQUAL(e.total_s,
 			       e.batch_s + e.settle_s + e.process_s + e.tracer_s + e.calib_s, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tb_plan_estimate_s(&p), e.total_s, 1e-9);

@@ -370,6 +370,13 @@ uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c)
 							: TB_FTRACE_COST_NS;
 }
 
+uint64_t tb_ftrace_est_rearm_ns(const struct tb_ftrace_cfg *c)
+{
+	return TB_FTRACE_REARM_COST_NS + (c->consumer == TB_FTRACE_CONSUMER_STREAM
+						  ? TB_FTRACE_STREAM_COST_NS - TB_FTRACE_COST_NS
+						  : 0);
+}
+
 int tb_ftrace_scope(const struct tb_ftrace_cfg *c)
 {
 	return c->pid_filter == TB_FTRACE_PID_WORKLOAD ? TB_SCOPE_TREE : TB_SCOPE_SYSTEM;

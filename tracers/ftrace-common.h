@@ -164,6 +164,16 @@ uint64_t tb_ftrace_auto_size(const struct tb_tracer *t, const struct tb_ftrace_c
 #define TB_FTRACE_STREAM_COST_NS 160000000ull
 uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 
+/*
+ * Declared cost of one sample of a reused instance (est_rearm_ns, tracer.h): the rearm and the
+ * park, whose buffer reset and pid-list clearing each wait for an RCU grace period
+ * (TB_FTRACE_REARM_COST_NS), plus the stream consumer's drain as above. Measured on the
+ * reference VM with `make bench-precision` (scenarios/precision.ini, settle 0): median
+ * tracer_setup_s + tracer_teardown_s of the traced samples, 5.4 + 59.1 ms.
+ */
+#define TB_FTRACE_REARM_COST_NS 65000000ull
+uint64_t tb_ftrace_est_rearm_ns(const struct tb_ftrace_cfg *c);
+
 /* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
 struct tb_ftrace {
 	struct tracefs_instance *inst;

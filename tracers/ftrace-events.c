@@ -220,6 +220,11 @@ static uint64_t ev_est_cost_ns(const void *cfg)
 	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
 }
 
+static uint64_t ev_est_rearm_ns(const void *cfg)
+{
+	return tb_ftrace_est_rearm_ns(&((const struct cfg *)cfg)->ft);
+}
+
 /*
  * The syscall numbers a raw_syscalls filter keeps, when it is "id == N" alternatives joined by
  * "||" (what a user writes to trace one syscall system-wide); -EINVAL for anything else.
@@ -306,5 +311,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.teardown = ev_teardown,
 	.rearm = ev_rearm,
 	.est_cost_ns = ev_est_cost_ns,
+	.est_rearm_ns = ev_est_rearm_ns,
 	.hooks = ev_hooks,
 };

@@ -50,7 +50,9 @@ static bool describe(const void *ctx, size_t i, struct tb_plugin_desc *d)
 		ops, !(ops->setup && ops->start && ops->stop && ops->collect && ops->teardown)
 			     ? "setup, start, stop, collect and teardown are all needed"
 		     : !ops->hooks ? "no hooks (what it hooks and counts)"
-				   : NULL);
+		     : ops->est_rearm_ns && !ops->rearm
+			     ? "est_rearm_ns is the cost of a rearm, but there is no rearm"
+			     : NULL);
 	return true;
 }
 

@@ -137,6 +137,13 @@ struct tb_tracer_ops {
 	 */
 	uint64_t (*est_cost_ns)(const void *cfg);
 	/*
+	 * Optional, with rearm: the declared time of one sample of a tracer kept set up
+	 * ([global] reuse-tracers): rearm, start, stop, collect and park, in ns, measured as
+	 * est_cost_ns is. The estimate charges est_cost_ns once per cell and this for every other
+	 * sample. NULL: est_cost_ns for every sample.
+	 */
+	uint64_t (*est_rearm_ns)(const void *cfg);
+	/*
 	 * What it hooks and what its events figure counts (core/events.h), from the filled
 	 * config cfg: the kind (per event, sampling, counter), whose events (scope), the hooked
 	 * events (globs expanded). Runs in the runner before any setup. Fills h (initialised by
