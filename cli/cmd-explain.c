@@ -6,14 +6,13 @@
  * measures nothing; the result file is not changed.
  */
 #include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "explain/explain.h"
 #include "outputs/summary.h"
@@ -76,82 +75,79 @@ static int parse(int argc, char **argv, struct opts *o)
 	return -1;
 }
 
-/* A directory we may write into: a real directory, not a link to one (created when missing). */
-static int own_dir(const char *path)
+/*
+ * Where the graphs go, opened once, at the first cell that has them: -o DIR (the user's path,
+ * links in it followed, created when absent), else the result's directory (the user's) and its
+ * explain/ (tracebench's: a link there is refused). Returns 0 or -errno (said).
+ */
+static int open_base(const struct opts *o, const struct tb_result *r, struct tb_dir *base)
 {
-	struct stat st;
+	struct tb_dir top = TB_DIR_INIT;
 	int ret;
 
-	if (lstat(path, &st) == 0) {
-		if (S_ISDIR(st.st_mode))
-			return 0;
-		tb_err("%s: %s", path,
-		       S_ISLNK(st.st_mode) ? "is a symbolic link: not writing through it"
-					   : "exists and is not a directory");
-		return -EEXIST;
-	}
-	ret = tb_mkdir_p(path, 0755);
-	if (ret)
-		tb_err("%s: cannot create: %s", path, strerror(-ret));
+	if (o->outdir)
+		return tb_dir_open(base, o->outdir, TB_DIR_PATH | TB_DIR_CREATE | TB_DIR_PARENTS,
+				   0755);
+	ret = tb_dir_open(&top, r->dir, TB_DIR_PATH, 0);
+	if (!ret)
+		ret = tb_dir_sub(&top, "explain", TB_DIR_CREATE, 0755, base);
+	tb_dir_close(&top);
 	return ret;
 }
 
-/* Where the cell's graphs go: DIR/<cell> with -o, else the cell's own directory. */
-static int graph_dir(const struct opts *o, const struct tb_result *r, const struct tb_cell *c,
-		     char *buf, size_t len)
+/* One cell: re-read, recompute, re-render into base/<cell>, print. Returns the exit code. */
+static int one_cell(const struct opts *o, struct tb_result *r, struct tb_cell *c,
+		    struct tb_dir *base, json_t *out)
 {
-	const char *name = c->explain->dir + strlen("explain/");
-	int ret;
-
-	if (o->outdir) {
-		ret = own_dir(o->outdir);
-		snprintf(buf, len, "%s/%s", o->outdir, name);
-	} else {
-		snprintf(buf, len, "%s/explain", r->dir);
-		ret = own_dir(buf);
-		snprintf(buf, len, "%s/%s", r->dir, c->explain->dir);
-	}
-	return ret ? ret : own_dir(buf);
-}
-
-/* One cell: re-read, recompute, re-render, print. Returns 0 or -errno (said). */
-static int one_cell(const struct opts *o, struct tb_result *r, struct tb_cell *c, json_t *out)
-{
+	struct tb_dir dir = TB_DIR_INIT;
 	struct tb_fold b, t;
-	char dir[PATH_MAX];
-	int ret;
+	int ret, rc = TB_EXIT_OK;
 
 	tb_fold_init(&b);
 	tb_fold_init(&t);
 	ret = tb_explain_load(r, c, &b, &t);
 	if (!ret)
 		ret = tb_explain_recompute(c, &b, &t);
+	if (ret) {
+		rc = ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE; /* said: the stored files */
+		goto out;
+	}
+	if (base->fd < 0)
+		ret = open_base(o, r, base);
+	if (!ret) /* explain.dir is explain/<name> (tb_explain_dir_ok) */
+		ret = tb_dir_sub(base, c->explain->dir + strlen("explain/"), TB_DIR_CREATE, 0755,
+				 &dir);
 	if (!ret)
-		ret = graph_dir(o, r, c, dir, sizeof(dir));
-	if (!ret)
-		ret = tb_explain_render(c, &b, &t, dir);
+		ret = tb_explain_render(c, &b, &t, &dir);
+	if (ret) {
+		rc = tb_dir_exit_code(ret); /* said: the directory or the file, and why */
+		goto out;
+	}
+	if (out) {
+		if (json_object_set_new(out, c->id, tb_explain_to_json(c->explain)))
+			rc = TB_EXIT_FAIL;
+		goto out;
+	}
+	tb_summary_explained(stdout, c, (size_t)o->top, true);
+	printf("    flame graphs: %s/%s, %s/%s\n", dir.path, TB_EXPLAIN_DIFF_SVG, dir.path,
+	       TB_EXPLAIN_TRACED_SVG);
+out:
+	tb_dir_close(&dir);
 	tb_fold_free(&b);
 	tb_fold_free(&t);
-	if (ret)
-		return ret;
-	if (out)
-		return json_object_set_new(out, c->id, tb_explain_to_json(c->explain)) ? -ENOMEM
-										       : 0;
-	tb_summary_explained(stdout, c, (size_t)o->top, true);
-	printf("    flame graphs: %s/%s, %s/%s\n", dir, TB_EXPLAIN_DIFF_SVG, dir,
-	       TB_EXPLAIN_TRACED_SVG);
-	return 0;
+	return rc;
 }
 
 static int explain_all(const struct opts *o, struct tb_result *r)
 {
 	json_t *out = o->json ? json_object() : NULL;
+	struct tb_dir base = TB_DIR_INIT;
 	size_t done = 0;
-	int ret = 0;
+	int rc = TB_EXIT_OK;
 
 	if (o->json && !out)
 		return TB_EXIT_FAIL;
-	for (size_t i = 0; !ret && i < r->ncells; i++) {
+	for (size_t i = 0; rc == TB_EXIT_OK && i < r->ncells; i++) {
 		struct tb_cell *c = &r->cells[i];
 
 		if (!c->explain || (o->cell && strcmp(o->cell, c->id)))
@@ -162,13 +158,14 @@ static int explain_all(const struct opts *o, struct tb_result *r)
 				tb_summary_explained(stdout, c, 0, false);
 			continue;
 		}
-		ret = one_cell(o, r, c, out);
+		rc = one_cell(o, r, c, &base, out);
 	}
-	if (!ret && out)
+	tb_dir_close(&base);
+	if (rc == TB_EXIT_OK && out)
 		json_dumpf(out, stdout, JSON_INDENT(2) | JSON_SORT_KEYS), printf("\n");
 	json_decref(out);
-	if (ret)
-		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	if (rc != TB_EXIT_OK)
+		return rc;
 	if (!done) {
 		tb_err("explain: %s: %s", o->file,
 		       o->cell ? "no explained cell of that id"

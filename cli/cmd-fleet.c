@@ -68,6 +68,9 @@ struct fleet_opts {
 struct fleet {
 	struct fleet_opts o;
 	struct tb_scenario *s;
+	/* The fleet directory, opened (or created) once: every file this command writes there
+	 * goes through it (core/outdir.h). dir is its absolute path, for Ansible. */
+	struct tb_dir d;
 	char id[64], dir[PATH_MAX], playbook[PATH_MAX + 64], vars[PATH_MAX + 16],
 		log[PATH_MAX + 16];
 	struct tb_fleet f;
@@ -344,79 +347,93 @@ static int locate(struct fleet *x, json_t *vars)
 		       : 0;
 }
 
-static bool dir_empty(const char *path)
+/* Whether the directory open as d holds nothing. */
+static bool dir_empty(const struct tb_dir *d)
 {
-	DIR *d = opendir(path);
+	int fd = dup(d->fd);
+	DIR *dh = fd >= 0 ? fdopendir(fd) : NULL;
 	struct dirent *de;
-	bool empty = d != NULL;
+	bool empty = dh != NULL;
 
-	while (d && (de = readdir(d)))
+	while (dh && (de = readdir(dh)))
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
 			empty = false;
-	if (d)
-		closedir(d);
+	if (dh)
+		closedir(dh);
+	else if (fd >= 0)
+		close(fd);
 	return empty;
 }
 
-/* A directory that is ours to fill: absent (created), or an empty directory that is not a
- * link. Returns 0, -EEXIST (said), or -errno (said). */
-static int own_dir(const char *path)
+/* -o: a directory that is ours to fill: absent (created, with its parents), or an empty
+ * directory that is not a link; opened into x->d. Returns 0, -EEXIST, or -errno (said). */
+static int own_dir(struct fleet *x, const char *path)
 {
-	struct stat st;
-	int ret;
+	int ret = tb_dir_open(&x->d, path, TB_DIR_CREATE | TB_DIR_PARENTS | TB_DIR_QUIET, 0755);
 
-	if (lstat(path, &st)) {
-		ret = tb_mkdir_p(path, 0755);
-		if (ret)
-			tb_err("fleet: %s: cannot create the fleet directory: %s", path,
-			       strerror(-ret));
-		return ret;
-	}
-	if (S_ISDIR(st.st_mode) && dir_empty(path))
+	if (!ret && dir_empty(&x->d))
 		return 0;
-	tb_err("fleet: %s: exists and is not an empty directory (a fleet directory is never overwritten)",
-	       path);
-	return -EEXIST;
+	if (!ret || ret == -ENOTDIR) {
+		tb_err("fleet: %s: exists and is not an empty directory (a fleet directory is never overwritten)",
+		       path);
+		ret = -EEXIST;
+	} else {
+		tb_err("fleet: %s: cannot create the fleet directory: %s", path,
+		       tb_dir_strerror(ret));
+	}
+	tb_dir_close(&x->d);
+	return ret;
 }
 
-/* The fleet's id from the time, and its directory (-o, or results/<id>[-N]). */
+/* Without -o: results/<id>[-N], created new, results/ itself not a link (as a run's). */
+static int new_dir(struct fleet *x)
+{
+	struct tb_dir res = TB_DIR_INIT;
+	size_t base = strlen(x->id);
+	int ret = tb_dir_open(&res, "results", TB_DIR_CREATE, 0755); /* says why */
+
+	if (ret)
+		return ret;
+	ret = -EEXIST;
+	for (int i = 1; i < 100 && ret == -EEXIST; i++) {
+		if (i > 1)
+			snprintf(x->id + base, sizeof(x->id) - base, "-%d", i);
+		ret = tb_dir_sub(&res, x->id, TB_DIR_NEW | TB_DIR_QUIET, 0755, &x->d);
+	}
+	if (ret)
+		tb_err("fleet: results/%s: cannot create the fleet directory: %s", x->id,
+		       tb_dir_strerror(ret));
+	tb_dir_close(&res);
+	return ret;
+}
+
+/* The fleet's id from the time, and its directory (-o, or results/<id>[-N]) opened into x->d;
+ * x->dir is where that directory is (the one opened, even if its path changed since). */
 static int make_dir(struct fleet *x)
 {
-	char rel[PATH_MAX];
+	char self[64];
 	struct tm tm;
 	time_t now = time(NULL);
-	int ret = -EEXIST;
+	int ret;
 
 	gmtime_r(&now, &tm);
 	strftime(x->id, sizeof(x->id), "fleet-%Y%m%dT%H%M%SZ", &tm);
-	if (x->o.outdir) {
-		snprintf(rel, sizeof(rel), "%s", x->o.outdir);
-		ret = own_dir(rel);
-	} else if (!(ret = tb_mkdir_p("results", 0755))) {
-		size_t base = strlen(x->id);
-
-		for (int i = 1; i < 100; i++) {
-			if (i > 1)
-				snprintf(x->id + base, sizeof(x->id) - base, "-%d", i);
-			snprintf(rel, sizeof(rel), "results/%s", x->id);
-			if (!mkdir(rel, 0755) || errno != EEXIST) {
-				ret = errno == EEXIST ? 0 : -errno;
-				break;
-			}
-		}
+	ret = x->o.outdir ? own_dir(x, x->o.outdir) : new_dir(x);
+	if (ret)
+		return ret;
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", x->d.fd);
+	if (!realpath(self, x->dir)) {
+		ret = -errno;
+		tb_err("fleet: %s: %s", x->d.path, strerror(errno));
 	}
-	if (ret || !realpath(rel, x->dir)) {
-		if (!ret)
-			tb_err("fleet: %s: %s", rel, strerror(errno));
-		return ret ? ret : -errno;
-	}
-	return 0;
+	return ret;
 }
 
-/* The variables file of the role (roles/tracebench/defaults/main.yml). */
-static int write_vars(struct fleet *x)
+/* The variables file of the role (roles/tracebench/defaults/main.yml), as text into *text
+ * (the caller frees it). Returns 0, -EINVAL (said) or -errno. */
+static int vars_text(struct fleet *x, char **text)
 {
-	char scen[PATH_MAX], *text = NULL;
+	char scen[PATH_MAX];
 	json_t *v = NULL;
 	const char *bad;
 	int ret = -ENOMEM;
@@ -445,13 +462,9 @@ static int write_vars(struct fleet *x)
 		ret = -EINVAL;
 		goto out;
 	}
-	text = json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS);
-	snprintf(x->vars, sizeof(x->vars), "%s/vars.json", x->dir);
-	ret = text ? tb_write_atomic(x->vars, text, strlen(text), 0644) : -ENOMEM;
-	if (ret && ret != -ENOMEM)
-		tb_err("fleet: %s: cannot write: %s", x->vars, strerror(-ret));
+	*text = json_dumps(v, JSON_INDENT(2) | JSON_SORT_KEYS);
+	ret = *text ? 0 : -ENOMEM;
 out:
-	free(text);
 	json_decref(v);
 	return ret;
 }
@@ -459,7 +472,7 @@ out:
 /* Returns -1 to go on, else the exit code. */
 static int prepare(struct fleet *x)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], *text = NULL;
 	int ret;
 
 	ret = tb_scenario_load(x->o.scenario, &x->s);
@@ -482,10 +495,16 @@ static int prepare(struct fleet *x)
 		return TB_EXIT_UNAVAILABLE;
 	}
 	ret = make_dir(x);
-	if (!ret)
-		ret = write_vars(x);
+	if (ret)
+		return tb_dir_exit_code(ret);
+	ret = vars_text(x, &text);
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	ret = tb_dir_write(&x->d, "vars.json", text, strlen(text), 0644); /* says why */
+	free(text);
+	if (ret)
+		return tb_dir_exit_code(ret);
+	snprintf(x->vars, sizeof(x->vars), "%s/vars.json", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/ansible.log", x->dir);
 	x->f.id = x->id;
 	x->f.scenario_text = x->s->text;
@@ -506,7 +525,6 @@ static int play(struct fleet *x)
 		.log = x->log,
 		.quiet = x->o.quiet,
 	};
-	char stage[PATH_MAX + 8];
 	int ret;
 
 	tb_cli_stop_on_signals();
@@ -530,10 +548,7 @@ static int play(struct fleet *x)
 		tb_fleet_free(&scratch);
 	}
 	/* the role's staging (tb_stage_dir: the tars copied to the hosts) is not part of the result */
-	snprintf(stage, sizeof(stage), "%s/.stage", x->dir);
-	ret = tb_rm_rf(stage);
-	if (ret)
-		tb_warn("fleet: %s: cannot remove: %s", stage, strerror(-ret));
+	tb_dir_remove(&x->d, ".stage"); /* says why it failed; the fleet's result is not lost */
 	return -1;
 }
 
@@ -580,23 +595,23 @@ static int load(struct fleet *x)
 
 /* ---- publish ----------------------------------------------------------------------------- */
 
-/* What print(f, x) writes, written atomically to the fleet directory's name. */
+/* What print(f, x) writes, written as name in the fleet directory (atomically, through its
+ * handle: never through a link). Returns 0 or -errno (said, naming the file). */
 static int write_text(struct fleet *x, const char *name, void (*print)(FILE *, struct fleet *))
 {
-	char path[PATH_MAX + 32], *buf = NULL;
+	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int ret;
+	int ret = -ENOMEM;
 
-	if (!f)
-		return -ENOMEM;
-	print(f, x);
-	ret = fclose(f) ? -errno : 0;
-	snprintf(path, sizeof(path), "%s/%s", x->dir, name);
-	if (!ret)
-		ret = tb_write_atomic(path, buf, len, 0644);
+	if (f) {
+		print(f, x);
+		ret = fclose(f) ? -ENOMEM : 0;
+	}
 	if (ret)
-		tb_err("fleet: %s: cannot write: %s", path, strerror(-ret));
+		tb_err("fleet: %s/%s: cannot write: %s", x->d.path, name, strerror(-ret));
+	else
+		ret = tb_dir_write(&x->d, name, buf, len, 0644); /* says why it failed */
 	free(buf);
 	return ret;
 }
@@ -665,20 +680,31 @@ out:
 	return ret;
 }
 
-/* Returns the exit code. */
+/* The fleet's tables into its directory: each is tried. Returns 0 or the first -errno (said). */
+static int write_tables(struct fleet *x)
+{
+	int err = write_text(x, "fleet.txt", print_tables);
+	int ret = write_text(x, "fleet.json", print_json);
+
+	if (!err)
+		err = ret;
+	if (x->f.nmerged && (ret = write_text(x, "compare.txt", print_compare)) && !err)
+		err = ret;
+	return err;
+}
+
+/* Returns the exit code: tb_dir_exit_code's when a table could not be written (a link planted
+ * in the fleet directory: 2), else 1 when a host failed or the report could not be written. */
 static int publish(struct fleet *x)
 {
-	int ret = 0;
+	int err, ret;
 
 	if (x->o.json)
 		print_json(stdout, x);
 	else
 		print_tables(stdout, x);
-	ret |= write_text(x, "fleet.txt", print_tables);
-	ret |= write_text(x, "fleet.json", print_json);
-	if (x->f.nmerged)
-		ret |= write_text(x, "compare.txt", print_compare);
-	ret |= plot_and_report(x);
+	err = write_tables(x);
+	ret = plot_and_report(x);
 	if (!x->o.json)
 		printf("\nfleet:   %s/\nreport:  %s/report.html\ntables:  %s/fleet.txt, fleet.json%s\n",
 		       x->dir, x->dir, x->dir, x->f.nmerged ? ", compare.txt" : "");
@@ -690,6 +716,8 @@ static int publish(struct fleet *x)
 		if (hrc)
 			ret = -1;
 	}
+	if (err)
+		return tb_dir_exit_code(err);
 	if (ret || x->out.interrupted || tb_fleet_nbad(&x->f))
 		return TB_EXIT_FAIL;
 	return TB_EXIT_OK;
@@ -697,7 +725,7 @@ static int publish(struct fleet *x)
 
 int tb_cmd_fleet(int argc, char **argv)
 {
-	struct fleet x = {0};
+	struct fleet x = {.d = TB_DIR_INIT};
 	int rc;
 
 	rc = parse_args(argc, argv, &x.o);
@@ -709,6 +737,7 @@ int tb_cmd_fleet(int argc, char **argv)
 		rc = load(&x);
 	if (rc < 0)
 		rc = publish(&x);
+	tb_dir_close(&x.d);
 	tb_fleet_free(&x.f);
 	tb_scenario_free(x.s);
 	json_decref(x.o.labels);

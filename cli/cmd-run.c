@@ -521,7 +521,7 @@ static int save_explained(void *ctx, struct tb_result *r, size_t cell,
 			  const struct tb_explain_settings *set)
 {
 	struct run *x = ctx;
-	int ret = tb_explain_publish(r, &r->cells[cell], x->rundir.path, base, traced, set);
+	int ret = tb_explain_publish(r, &r->cells[cell], &x->rundir, base, traced, set);
 
 	if (ret == -ENOMEM)
 		return ret;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "explain/attribute.h"
 #include "explain/explain.h"
@@ -54,7 +55,7 @@ static void cell_dir(const struct tb_result *r, const struct tb_cell *c, char *b
 		else if (!strchr("._+-", name[i]) && !(name[i] >= '0' && name[i] <= '9') &&
 			 !((name[i] | 0x20) >= 'a' && (name[i] | 0x20) <= 'z'))
 			name[i] = '_';
-	if (!strcmp(name, ".") || !strcmp(name, ".."))
+	if (!name[0] || !strcmp(name, ".") || !strcmp(name, ".."))
 		snprintf(name, sizeof(name), "cell");
 	for (unsigned int n = 1;; n++) {
 		bool taken = false;
@@ -223,26 +224,15 @@ static int compute(struct tb_explain *e, const struct tb_cell *c, const struct t
 	return e->statement ? 0 : -ENOMEM;
 }
 
-static void file_path(char *buf, size_t len, const char *dir, const char *file)
+static int write_files(const struct tb_dir *d, const struct tb_fold *b, const struct tb_fold *t)
 {
-	snprintf(buf, len, "%s/%s", dir, file);
-}
+	int ret = tb_fold_write(b, d, TB_EXPLAIN_BASE);
 
-static int write_files(const char *dir, const struct tb_fold *b, const struct tb_fold *t)
-{
-	char path[4300];
-	int ret;
-
-	file_path(path, sizeof(path), dir, TB_EXPLAIN_BASE);
-	ret = tb_fold_write(b, path);
-	if (ret)
-		return ret;
-	file_path(path, sizeof(path), dir, TB_EXPLAIN_TRACED);
-	ret = tb_fold_write(t, path);
-	if (ret)
-		return ret;
-	file_path(path, sizeof(path), dir, TB_EXPLAIN_DIFF);
-	return tb_fold_write_diff(b, t, path);
+	if (!ret)
+		ret = tb_fold_write(t, d, TB_EXPLAIN_TRACED);
+	if (!ret)
+		ret = tb_fold_write_diff(b, t, d, TB_EXPLAIN_DIFF);
+	return ret;
 }
 
 /* The explanation without profiles: why. */
@@ -279,13 +269,29 @@ static int normalise(struct tb_explain *e, const struct tb_explain_run *b,
 	return 0;
 }
 
-int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const char *rundir,
+/*
+ * rundir's explain/<name> (rel, as cell_dir gives it) into out, both created when absent:
+ * through the run directory's handle and never through a link planted in it.
+ */
+static int open_cell_dir(const struct tb_dir *rundir, const char *rel, struct tb_dir *out)
+{
+	struct tb_dir explain = TB_DIR_INIT;
+	int ret = tb_dir_sub(rundir, "explain", TB_DIR_CREATE, 0755, &explain); /* says why */
+
+	if (!ret)
+		ret = tb_dir_sub(&explain, rel + strlen("explain/"), TB_DIR_CREATE, 0755, out);
+	tb_dir_close(&explain);
+	return ret;
+}
+
+int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_dir *rundir,
 		       const struct tb_explain_run *base, const struct tb_explain_run *traced,
 		       const struct tb_explain_settings *set)
 {
 	struct tb_explain *e = tb_explain_new();
+	struct tb_dir dir = TB_DIR_INIT;
 	struct tb_fold nb, nt;
-	char rel[160], dir[4200];
+	char rel[160];
 	int ret;
 
 	if (!e)
@@ -305,20 +311,20 @@ int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const char *rundi
 	tb_fold_init(&nb);
 	tb_fold_init(&nt);
 	cell_dir(r, c, rel, sizeof(rel));
-	snprintf(dir, sizeof(dir), "%s/%s", rundir, rel);
 	ret = normalise(e, base, traced, &nb, &nt);
-	if (!ret && (ret = tb_mkdir_p(dir, 0755)))
-		tb_err("%s: cannot create the explain directory: %s", dir, strerror(-ret));
+	if (!ret)
+		ret = open_cell_dir(rundir, rel, &dir);
 	if (!ret && !(e->dir = strdup(rel)))
 		ret = -ENOMEM;
 	if (!ret)
-		ret = write_files(dir, &nb, &nt);
+		ret = write_files(&dir, &nb, &nt);
 	if (!ret)
 		ret = compute(e, c, &nb, &nt);
 	tb_explain_free(c->explain);
 	c->explain = e;
 	if (!ret)
-		ret = tb_explain_render(c, &nb, &nt, dir);
+		ret = tb_explain_render(c, &nb, &nt, &dir);
+	tb_dir_close(&dir);
 	tb_fold_free(&nb);
 	tb_fold_free(&nt);
 	return ret;
@@ -382,20 +388,18 @@ static void graph_opts(const struct tb_cell *c, bool diff, char *title, size_t t
 }
 
 int tb_explain_render(const struct tb_cell *c, const struct tb_fold *base,
-		      const struct tb_fold *traced, const char *dir)
+		      const struct tb_fold *traced, const struct tb_dir *dir)
 {
-	char path[4300], title[300], sub[900];
+	char title[300], sub[900];
 	struct tb_fg_opts o;
 	int ret;
 
 	graph_opts(c, true, title, sizeof(title), sub, sizeof(sub), &o);
-	file_path(path, sizeof(path), dir, TB_EXPLAIN_DIFF_SVG);
-	ret = tb_fg_write(path, traced, base, &o);
+	ret = tb_fg_write(dir, TB_EXPLAIN_DIFF_SVG, traced, base, &o);
 	if (ret)
 		return ret;
 	graph_opts(c, false, title, sizeof(title), sub, sizeof(sub), &o);
-	file_path(path, sizeof(path), dir, TB_EXPLAIN_TRACED_SVG);
-	return tb_fg_write(path, traced, NULL, &o);
+	return tb_fg_write(dir, TB_EXPLAIN_TRACED_SVG, traced, NULL, &o);
 }
 
 int tb_explain_svg_inline(FILE *f, const struct tb_result *r, const struct tb_cell *c, bool diff)

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/outdir.h"
 #include "explain/fold.h"
 #include "explain/profile.h"
 #include "result/explain.h"
@@ -56,12 +57,13 @@ void tb_explain_run_free(struct tb_explain_run *x);
 
 /*
  * Cell c's explanation from base (its baseline's runs) and traced: the files into
- * rundir/explain/<name>/ (name from c's id, unique in r) and c->explain (replaced). c's
+ * explain/<name>/ of the run directory rundir (name from c's id, unique in r; both created
+ * through the handle, a link there refused: core/outdir.h) and c->explain (replaced). c's
  * measured overhead (c->overhead) is what the share is checked against. A side without a
  * profile gives an explanation that says why (c->explain->error) and no files. Returns 0 or
  * -errno (said).
  */
-int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const char *rundir,
+int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_dir *rundir,
 		       const struct tb_explain_run *base, const struct tb_explain_run *traced,
 		       const struct tb_explain_settings *set);
 
@@ -78,9 +80,9 @@ int tb_explain_load(const struct tb_result *r, const struct tb_cell *c, struct t
  */
 int tb_explain_recompute(struct tb_cell *c, const struct tb_fold *base,
 			 const struct tb_fold *traced);
-/* Write the two SVGs of c from the folds into dir. Returns 0 or -errno (said). */
+/* Write the two SVGs of c from the folds into dir (core/outdir.h). Returns 0 or -errno (said). */
 int tb_explain_render(const struct tb_cell *c, const struct tb_fold *base,
-		      const struct tb_fold *traced, const char *dir);
+		      const struct tb_fold *traced, const struct tb_dir *dir);
 /*
  * The inline SVG (no XML prolog) of c's differential (diff) or traced flame graph, rendered
  * from its stored folded files, to f. Returns 0, or -errno when they cannot be read (said).

@@ -366,25 +366,25 @@ int tb_fg_svg(FILE *f, const struct tb_fold *traced, const struct tb_fold *base,
 	return ferror(f) ? -EIO : 0;
 }
 
-int tb_fg_write(const char *path, const struct tb_fold *traced, const struct tb_fold *base,
-		const struct tb_fg_opts *o)
+int tb_fg_write(const struct tb_dir *d, const char *name, const struct tb_fold *traced,
+		const struct tb_fold *base, const struct tb_fg_opts *o)
 {
 	struct tb_fg_opts so = *o;
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	int ret;
+	int ret = -ENOMEM;
 
-	if (!f)
-		return -ENOMEM;
-	so.standalone = true;
-	ret = tb_fg_svg(f, traced, base, &so);
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	if (!ret)
-		ret = tb_write_atomic(path, buf, len, 0644);
+	if (f) {
+		so.standalone = true;
+		ret = tb_fg_svg(f, traced, base, &so);
+		if (fclose(f) && !ret)
+			ret = -ENOMEM;
+	}
 	if (ret)
-		tb_err("%s: cannot write the flame graph: %s", path, strerror(-ret));
+		tb_err("%s/%s: cannot render the flame graph: %s", d->path, name, strerror(-ret));
+	else
+		ret = tb_dir_write(d, name, buf, len, 0644); /* says why it failed */
 	free(buf);
 	return ret;
 }

@@ -25,6 +25,8 @@
 
 #include "explain/fold.h"
 
+struct tb_dir;
+
 #define TB_FG_WIDTH	   1200.0 /* image width, px */
 #define TB_FG_FRAME_HEIGHT 16.0
 #define TB_FG_XPAD	   10.0
@@ -75,8 +77,11 @@ struct tb_fg_opts {
  */
 int tb_fg_svg(FILE *f, const struct tb_fold *traced, const struct tb_fold *base,
 	      const struct tb_fg_opts *o);
-/* tb_fg_svg into path (atomically, standalone). Returns 0 or -errno (said, naming path). */
-int tb_fg_write(const char *path, const struct tb_fold *traced, const struct tb_fold *base,
-		const struct tb_fg_opts *o);
+/*
+ * tb_fg_svg (standalone) written as name in d (core/outdir.h: atomically, never through a
+ * link). Returns 0 or -errno (said, naming the file).
+ */
+int tb_fg_write(const struct tb_dir *d, const char *name, const struct tb_fold *traced,
+		const struct tb_fold *base, const struct tb_fg_opts *o);
 
 #endif /* TB_EXPLAIN_FLAMEGRAPH_H */

@@ -255,32 +255,33 @@ int tb_fold_format_diff(const struct tb_fold *base, const struct tb_fold *traced
 	return format_any(base, traced, out, len);
 }
 
-static int write_text(const char *path, int ret, char *text, size_t len)
+static int write_text(const struct tb_dir *d, const char *name, int ret, char *text, size_t len)
 {
-	if (!ret)
-		ret = tb_write_atomic(path, text, len, 0644);
 	if (ret)
-		tb_err("%s: cannot write the folded stacks: %s", path, strerror(-ret));
+		tb_err("%s/%s: cannot format the folded stacks: %s", d->path, name, strerror(-ret));
+	else
+		ret = tb_dir_write(d, name, text, len, 0644); /* says why it failed */
 	free(text);
 	return ret;
 }
 
-int tb_fold_write(const struct tb_fold *f, const char *path)
+int tb_fold_write(const struct tb_fold *f, const struct tb_dir *d, const char *name)
 {
 	char *text;
 	size_t len;
 	int ret = tb_fold_format(f, &text, &len);
 
-	return write_text(path, ret, text, len);
+	return write_text(d, name, ret, text, len);
 }
 
-int tb_fold_write_diff(const struct tb_fold *base, const struct tb_fold *traced, const char *path)
+int tb_fold_write_diff(const struct tb_fold *base, const struct tb_fold *traced,
+		       const struct tb_dir *d, const char *name)
 {
 	char *text;
 	size_t len;
 	int ret = tb_fold_format_diff(base, traced, &text, &len);
 
-	return write_text(path, ret, text, len);
+	return write_text(d, name, ret, text, len);
 }
 
 /* ---- reading ---------------------------------------------------------------------------- */

@@ -35,6 +35,8 @@
 #define TB_FOLD_KERNEL	   "_[k]"  /* suffix of a kernel frame */
 #define TB_FOLD_TRUNCATED  "[truncated]" /* the frame under a stack cut at its root */
 
+struct tb_dir;
+
 struct tb_fold_stack {
 	char *stack; /* frames joined by ';', NUL-terminated */
 	double count;
@@ -84,9 +86,13 @@ void tb_fold_frame_clean(char *s);
 int tb_fold_format(const struct tb_fold *f, char **out, size_t *len);
 int tb_fold_format_diff(const struct tb_fold *base, const struct tb_fold *traced, char **out,
 			size_t *len);
-/* The same written atomically to path (mode 0644). Returns 0 or -errno (said, naming path). */
-int tb_fold_write(const struct tb_fold *f, const char *path);
-int tb_fold_write_diff(const struct tb_fold *base, const struct tb_fold *traced, const char *path);
+/*
+ * The same written as name in d (core/outdir.h: atomically, mode 0644, never through a link).
+ * Returns 0 or -errno (said, naming the file).
+ */
+int tb_fold_write(const struct tb_fold *f, const struct tb_dir *d, const char *name);
+int tb_fold_write_diff(const struct tb_fold *base, const struct tb_fold *traced,
+		       const struct tb_dir *d, const char *name);
 
 /*
  * Parse folded text (len bytes; what names it in messages) into a (and, with two columns of

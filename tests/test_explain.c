@@ -5,12 +5,16 @@
  * cost by function and the explained share (explain/attribute), a cell's files and object and
  * their reading back (explain/explain, result/explain).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "explain/attribute.h"
 #include "explain/explain.h"
@@ -169,6 +173,7 @@ static void test_fold_parse(void)
 static void test_fold_files(void)
 {
 	const char *dir = tb_test_tmpdir();
+	struct tb_dir d;
 	struct tb_fold f, g;
 	char path[256];
 
@@ -177,8 +182,10 @@ static void test_fold_files(void)
 	tb_fold_init(&g);
 	add(&f, "tracebench;main;spin", 40);
 	add(&f, "tracebench;main;syscall;entry_SYSCALL_64_[k]", 60);
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, dir, TB_DIR_PATH, 0), 0);
+	CU_ASSERT_EQUAL(tb_fold_write(&f, &d, "x.folded"), 0);
+	tb_dir_close(&d);
 	snprintf(path, sizeof(path), "%s/x.folded", dir);
-	CU_ASSERT_EQUAL(tb_fold_write(&f, path), 0);
 	CU_ASSERT_EQUAL(tb_fold_read(path, &g), 0);
 	CU_ASSERT_EQUAL(g.n, 2);
 	CU_ASSERT_EQUAL(g.total, 100);
@@ -464,6 +471,20 @@ static struct tb_result *one_cell_result(const char *dir)
 	return r;
 }
 
+/* tb_explain_publish into the run directory dir, through a handle of it as a run opens it. */
+static int publish(struct tb_result *r, struct tb_cell *c, const char *dir,
+		   const struct tb_explain_run *b, const struct tb_explain_run *t,
+		   const struct tb_explain_settings *set)
+{
+	struct tb_dir d;
+	int ret;
+
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, dir, TB_DIR_PATH, 0), 0);
+	ret = tb_explain_publish(r, c, &d, b, t, set);
+	tb_dir_close(&d);
+	return ret;
+}
+
 /* 4000 Hz (250 us) over 1e7 ops per side: one raw sample is 25 ns/op x 1e-3 ... */
 static void runs(struct tb_explain_run *b, struct tb_explain_run *t)
 {
@@ -499,7 +520,7 @@ static void test_publish(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
 	r = one_cell_result(dir);
 	runs(&b, &t);
-	CU_ASSERT_EQUAL_FATAL(tb_explain_publish(r, &r->cells[1], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL_FATAL(publish(r, &r->cells[1], dir, &b, &t, &set), 0);
 	e = r->cells[1].explain;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e);
 	CU_ASSERT_PTR_NULL(e->error);
@@ -548,7 +569,7 @@ static void test_publish(void)
 	/* a second cell with the same name gets its own directory */
 	free(r->cells[0].id);
 	r->cells[0].id = strdup("getpid/tp getpid");
-	CU_ASSERT_EQUAL(tb_explain_publish(r, &r->cells[0], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL(publish(r, &r->cells[0], dir, &b, &t, &set), 0);
 	CU_ASSERT_STRING_EQUAL(r->cells[0].explain->dir, "explain/getpid.tp_getpid-2");
 	tb_explain_run_free(&b);
 	tb_explain_run_free(&t);
@@ -572,7 +593,7 @@ static void test_publish_limits(void)
 	t.st.max_stack = 127;
 	t.st.user_only = true;
 	snprintf(t.st.user_only_why, sizeof(t.st.user_only_why), "kernel refused");
-	CU_ASSERT_EQUAL_FATAL(tb_explain_publish(r, &r->cells[1], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL_FATAL(publish(r, &r->cells[1], dir, &b, &t, &set), 0);
 	e = r->cells[1].explain;
 	CU_ASSERT_FALSE(e->attributable);
 	CU_ASSERT_FALSE(e->explained);
@@ -587,7 +608,7 @@ static void test_publish_limits(void)
 		       "1.00% of the traced samples hit kernel.perf_event_max_stack"));
 	/* a side without a profile: why, and no files */
 	snprintf(t.error, sizeof(t.error), "the explain profiler could not open: refused");
-	CU_ASSERT_EQUAL(tb_explain_publish(r, &r->cells[1], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL(publish(r, &r->cells[1], dir, &b, &t, &set), 0);
 	e = r->cells[1].explain;
 	CU_ASSERT_PTR_NOT_NULL_FATAL(e->error);
 	CU_ASSERT_PTR_NOT_NULL(strstr(e->error, "could not open"));
@@ -595,6 +616,95 @@ static void test_publish_limits(void)
 	tb_explain_run_free(&b);
 	tb_explain_run_free(&t);
 	tb_result_free(r);
+}
+
+/* What the victim directory holds: only "file", still "precious". */
+static bool victim_untouched(const char *victim)
+{
+	char path[PATH_MAX], *text = NULL;
+	DIR *d = opendir(victim);
+	struct dirent *de;
+	int n = 0;
+	bool ok;
+
+	while (d && (de = readdir(d)))
+		n += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+	if (d)
+		closedir(d);
+	snprintf(path, sizeof(path), "%s/file", victim);
+	ok = n == 1 && !tb_read_file(path, &text, NULL) && !strcmp(text, "precious");
+	free(text);
+	return ok;
+}
+
+/* A run directory and a victim directory beside it, for the link cases. */
+struct links {
+	struct tb_result *r;
+	struct tb_explain_run b, t;
+	struct tb_explain_settings set;
+	char dir[256], victim[256], file[300];
+};
+
+/*
+ * A link to target planted as rel in the run directory: publish refuses it (-ELOOP), leaves it
+ * as it is and writes nothing where it points; then the link is removed (and a directory made
+ * in its place when dir_after, for the next case).
+ */
+static void refused_at(struct links *x, const char *rel, const char *target, bool dir_after)
+{
+	char p[600];
+	struct stat st;
+
+	snprintf(p, sizeof(p), "%s/%s", x->dir, rel);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+	CU_ASSERT_EQUAL(publish(x->r, &x->r->cells[1], x->dir, &x->b, &x->t, &x->set), -ELOOP);
+	CU_ASSERT(victim_untouched(x->victim));
+	CU_ASSERT(!lstat(p, &st) && S_ISLNK(st.st_mode));
+	CU_ASSERT_EQUAL(unlink(p), 0);
+	if (dir_after)
+		CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+}
+
+/*
+ * The explain files go through the run directory's handle: a link planted as explain/, as the
+ * cell's directory or as one of its files is refused and left as it is, and the run directory
+ * swapped for a link after it was opened still gets the files, not the link's target.
+ */
+static void test_publish_links(void)
+{
+	enum tb_log_level old = tb_log_get_level();
+	struct links x = {.set = {.period_ns = 250000, .tolerance = 0.25}};
+	char moved[300], p[600];
+	struct tb_dir d;
+	struct stat st;
+
+	snprintf(x.dir, sizeof(x.dir), "%s", tb_test_tmpdir());
+	snprintf(x.victim, sizeof(x.victim), "%s", tb_test_tmpdir());
+	snprintf(x.file, sizeof(x.file), "%s/file", x.victim);
+	CU_ASSERT_EQUAL_FATAL(tb_write_atomic(x.file, "precious", 8, 0644), 0);
+	x.r = one_cell_result(x.dir);
+	runs(&x.b, &x.t);
+	tb_log_set_level(TB_LOG_SILENT);
+	refused_at(&x, "explain", x.victim, true);
+	refused_at(&x, "explain/getpid.tp_getpid", x.victim, true);
+	refused_at(&x, "explain/getpid.tp_getpid/traced.folded", x.file, false);
+	snprintf(p, sizeof(p), "%s/new-file", x.victim); /* dangling: not created either */
+	refused_at(&x, "explain/getpid.tp_getpid/diff.svg", p, false);
+	refused_at(&x, "explain/getpid.tp_getpid/traced.svg", x.file, false); /* after diff.svg */
+	/* the run directory renamed away and a link to the victim put in its place, once opened */
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, x.dir, TB_DIR_PATH, 0), 0);
+	snprintf(moved, sizeof(moved), "%s.moved", x.dir);
+	CU_ASSERT_EQUAL_FATAL(rename(x.dir, moved), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(x.victim, x.dir), 0);
+	CU_ASSERT_EQUAL(tb_explain_publish(x.r, &x.r->cells[1], &d, &x.b, &x.t, &x.set), 0);
+	tb_dir_close(&d);
+	CU_ASSERT(victim_untouched(x.victim));
+	snprintf(p, sizeof(p), "%s/explain/getpid.tp_getpid/traced.svg", moved);
+	CU_ASSERT(!lstat(p, &st) && S_ISREG(st.st_mode));
+	tb_log_set_level(old);
+	tb_explain_run_free(&x.b);
+	tb_explain_run_free(&x.t);
+	tb_result_free(x.r);
 }
 
 /* The object through result.json and back; bad objects are refused naming the key. */
@@ -610,7 +720,7 @@ static void test_result_json(void)
 
 	r = one_cell_result(dir);
 	runs(&b, &t);
-	CU_ASSERT_EQUAL_FATAL(tb_explain_publish(r, &r->cells[1], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL_FATAL(publish(r, &r->cells[1], dir, &b, &t, &set), 0);
 	snprintf(path, sizeof(path), "%s/result.json", dir);
 	CU_ASSERT_EQUAL_FATAL(tb_result_save(r, path), 0);
 	CU_ASSERT_EQUAL_FATAL(tb_result_load(path, &back), 0);
@@ -693,7 +803,7 @@ static void test_load_tampered(void)
 
 	r = one_cell_result(dir);
 	runs(&b, &t);
-	CU_ASSERT_EQUAL_FATAL(tb_explain_publish(r, &r->cells[1], dir, &b, &t, &set), 0);
+	CU_ASSERT_EQUAL_FATAL(publish(r, &r->cells[1], dir, &b, &t, &set), 0);
 	snprintf(path, sizeof(path), "%s/explain/getpid.tp_getpid/traced.folded", dir);
 	f = fopen(path, "a");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
@@ -789,6 +899,7 @@ static CU_TestInfo explain_tests[] = {
 	{"attribution: explained share", test_share},
 	{"cell: files, object, reading back", test_publish},
 	{"cell: limits and failures said", test_publish_limits},
+	{"cell: no file written through a link", test_publish_links},
 	{"cell: result.json round trip and validation", test_result_json},
 	{"cell: tampered folded file refused", test_load_tampered},
 	CU_TEST_INFO_NULL,

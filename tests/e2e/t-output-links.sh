@@ -1,9 +1,11 @@
 #!/bin/bash
 # A result directory cannot make tracebench write outside itself (issue 14, item 1): links
-# planted where plot, report, gate, compare and run write are refused with exit 2 and a message
-# naming the path, and the files they point at stay as they were. Every output is tried with a
-# link to a victim file, a dangling link (which must not be created as a file), and for plots a
-# symlinked plots/ and plots/data/ directory.
+# planted where plot, report, gate, compare, run, explain and fleet write are refused with exit 2
+# and a message naming the path, and the files they point at stay as they were. Every output is
+# tried with a link to a victim file, a dangling link (which must not be created as a file), and
+# for plots a symlinked plots/ and plots/data/ directory, for explain a symlinked explain/ and
+# cell directory; a fleet directory swapped for a link while the playbook runs still gets the
+# fleet's tables, and its link's target none.
 . "$(dirname "$0")/lib.sh"
 FIX=${TB_ROOT:?}/tests/data/results
 nfail=0
@@ -26,6 +28,13 @@ refused() {
 	grep -q "symbolic link" "$TMP/err" || problem "$what: no 'symbolic link' in: $(head -c 400 "$TMP/err")"
 	victim_ok "$what"
 }
+plant() { # MODE PATH: a link at PATH to the victim file (link) or to a name beside it (dangling)
+	if [ "$1" = link ]; then
+		ln -s "$V/file" "$2"
+	else
+		ln -s "$V/new-file" "$2"
+	fi
+}
 fresh() { # a result directory D holding only result.json
 	rm -rf "$TMP/d"
 	mkdir -p "$TMP/d"
@@ -36,11 +45,7 @@ fresh() { # a result directory D holding only result.json
 for mode in link dangling; do
 	fresh
 	mkdir -p "$TMP/d/plots/data"
-	if [ $mode = link ]; then
-		ln -s "$V/file" "$TMP/d/plots/data/overhead.dat"
-	else
-		ln -s "$V/new-file" "$TMP/d/plots/data/overhead.dat"
-	fi
+	plant $mode "$TMP/d/plots/data/overhead.dat"
 	refused "plot, $mode plots/data/overhead.dat" "$TB" plot "$TMP/d/result.json"
 	[ -L "$TMP/d/plots/data/overhead.dat" ] || problem "plot replaced the planted link"
 done
@@ -93,6 +98,110 @@ if [ "$(id -u)" -eq 0 ]; then
 	refused "run -o symlink" "$TB" run "$TMP/s.ini" -o "$TMP/runlink" -q --no-plots
 	[ -z "$(ls -A "$TMP/empty")" ] || problem "run -o wrote through the link"
 fi
+
+# ---- explain: the result's explain/, a cell's directory, a graph, and inside -o DIR
+EXP=$TB_ROOT/tests/data/explain/run
+efresh() { # a result directory E with the explain fixture's result and folded files
+	rm -rf "$TMP/e" "$TMP/e-elsewhere"
+	cp -r "$EXP" "$TMP/e"
+}
+snap() { find "$1" -printf '%P %y %s\n' | sort; } # what a directory holds, to compare
+efresh # explain/ moved away and a link left in its place: the folds read, nothing written there
+mv "$TMP/e/explain" "$TMP/e-elsewhere"
+ln -s "$TMP/e-elsewhere" "$TMP/e/explain"
+before=$(snap "$TMP/e-elsewhere")
+refused "explain, symlinked explain/" "$TB" explain "$TMP/e/result.json"
+[ "$(snap "$TMP/e-elsewhere")" = "$before" ] || problem "explain wrote through a symlinked explain/"
+efresh
+mv "$TMP/e/explain/getpid.tp" "$TMP/e-elsewhere"
+ln -s "$TMP/e-elsewhere" "$TMP/e/explain/getpid.tp"
+before=$(snap "$TMP/e-elsewhere")
+refused "explain, symlinked explain/<cell>" "$TB" explain "$TMP/e/result.json"
+[ "$(snap "$TMP/e-elsewhere")" = "$before" ] || problem "explain wrote through a symlinked cell directory"
+for f in diff.svg traced.svg; do
+	for mode in link dangling; do
+		efresh
+		plant $mode "$TMP/e/explain/getpid.tp/$f"
+		refused "explain, $mode explain/getpid.tp/$f" "$TB" explain "$TMP/e/result.json"
+		[ -L "$TMP/e/explain/getpid.tp/$f" ] || problem "explain replaced the planted $f link"
+	done
+done
+efresh # -o DIR is the user's: a cell's directory in it that is a link is refused
+mkdir -p "$TMP/eo"
+ln -s "$V" "$TMP/eo/getpid.tp"
+refused "explain -o DIR, symlinked DIR/<cell>" "$TB" explain "$TMP/e/result.json" -o "$TMP/eo"
+rm -rf "$TMP/eo" "$TMP/eo-real"
+mkdir -p "$TMP/eo-real" # -o LINK: the user's own path, followed
+ln -s "$TMP/eo-real" "$TMP/eo"
+"$TB" explain "$TMP/e/result.json" -o "$TMP/eo" >"$TMP/out" 2>"$TMP/err" ||
+	problem "explain -o a link to a directory: exit $?: $(head -c 400 "$TMP/err")"
+[ -s "$TMP/eo-real/getpid.tp/diff.svg" ] && [ ! -L "$TMP/eo-real/getpid.tp/diff.svg" ] ||
+	problem "explain -o a link to a directory: no diff.svg in the directory it names"
+
+# ---- fleet: its tables and its directory swapped for a link while the playbook runs. A stand-in
+# ansible-playbook (first in PATH) reports one host and plants what FAKE_PLANT says in the fleet
+# directory it finds in the variables file; tracebench must write nothing through it.
+mkdir -p "$TMP/bin"
+cat >"$TMP/bin/ansible-playbook" <<'EOF_FAKE'
+#!/bin/bash
+vars=
+while [ $# -gt 0 ]; do
+	case $1 in
+	-e) case $2 in @*) vars=${2#@} ;; esac; shift 2 ;;
+	*) shift ;;
+	esac
+done
+dir=$(sed -n 's/^ *"tb_fleet_dir": "\(.*\)",*$/\1/p' "$vars")
+[ -d "$dir" ] || { echo "ERROR! no fleet directory in $vars" >&2; exit 2; }
+case $FAKE_PLANT in
+tables)
+	ln -s "$FAKE_VICTIM/file" "$dir/fleet.txt"
+	ln -s "$FAKE_VICTIM/new-file" "$dir/fleet.json" ;;
+swap)
+	mv "$dir" "$dir.moved" && ln -s "$FAKE_VICTIM" "$dir" ;;
+esac
+echo '{"_event": "v2_playbook_on_stats", "stats": {"h1": {"unreachable": 0, "failures": 0}}}'
+EOF_FAKE
+chmod +x "$TMP/bin/ansible-playbook"
+: >"$TMP/inventory"
+: >"$TMP/playbook.yml"
+fleet() { # DIR [more options]: the fleet of the stand-in's one host into DIR
+	local dir=$1
+	shift
+	env PATH="$TMP/bin:$PATH" FAKE_PLANT="${FAKE_PLANT:-none}" FAKE_VICTIM="${FAKE_VICTIM:-$V}" \
+		"$TB" fleet \
+		"$TB_ROOT/tests/data/fleet/tiny.ini" -i "$TMP/inventory" --playbook "$TMP/playbook.yml" \
+		-o "$dir" -q "$@"
+}
+rm -rf "$TMP/f0" # the stand-in itself: with nothing planted the tables are written, exit 1
+FAKE_PLANT=none fleet "$TMP/f0" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] || problem "fleet with the stand-in playbook: exit $rc, expected 1: $(head -c 400 "$TMP/err")"
+[ -s "$TMP/f0/fleet.txt" ] && [ -s "$TMP/f0/fleet.json" ] && [ -s "$TMP/f0/vars.json" ] ||
+	problem "fleet with the stand-in playbook: fleet.txt, fleet.json or vars.json missing"
+rm -rf "$TMP/f1"
+FAKE_PLANT=tables refused "fleet, linked fleet.txt and dangling fleet.json" fleet "$TMP/f1"
+[ -L "$TMP/f1/fleet.txt" ] && [ -L "$TMP/f1/fleet.json" ] || problem "fleet replaced a planted link"
+grep -q "f1/fleet.json: is a symbolic link" "$TMP/err" || problem "fleet: the dangling fleet.json not named"
+mkdir -p "$TMP/f2" # vars.json planted before: the directory is not empty, nothing written
+ln -s "$V/file" "$TMP/f2/vars.json"
+FAKE_PLANT=none fleet "$TMP/f2" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 2 ] || problem "fleet -o DIR holding a vars.json link: exit $rc, expected 2"
+victim_ok "fleet -o DIR holding a vars.json link"
+mkdir -p "$TMP/f3-real"
+ln -s "$TMP/f3-real" "$TMP/f3"
+refused "fleet -o symlink" fleet "$TMP/f3"
+[ -z "$(ls -A "$TMP/f3-real")" ] || problem "fleet -o wrote through the link"
+rm -rf "$TMP/f4" "$TMP/f4.moved" "$TMP/v4"
+mkdir -p "$TMP/v4"
+FAKE_PLANT=swap FAKE_VICTIM=$TMP/v4 fleet "$TMP/f4" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 1 ] || problem "fleet, directory swapped: exit $rc, expected 1: $(head -c 400 "$TMP/err")"
+for f in fleet.txt fleet.json; do # (report.html is still written by path: outputs/html.c)
+	[ ! -e "$TMP/v4/$f" ] || problem "fleet wrote $f through the swapped fleet directory"
+	[ -s "$TMP/f4.moved/$f" ] || problem "fleet, directory swapped: $f not in the directory it made"
+done
 
 [ $nfail -eq 0 ] || fail "$nfail problems"
 exit 0
