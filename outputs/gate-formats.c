@@ -14,6 +14,7 @@
 #include "core/tb.h"
 #include "outputs/gate-formats.h"
 #include "outputs/markup.h"
+#include "result/proof.h"
 #include "result/result.h"
 #include "stats/gate.h"
 
@@ -280,8 +281,8 @@ static int bench_traced(json_t *arr, const struct tb_gate *g, const struct tb_ga
 		if (bench_add(arr, gc->c->id, "added ns/op", "ns/op", o->ns_per_op, rg, extra))
 			return -ENOMEM;
 	}
-	/* Per event only where the effect is told from zero: a ratio of noise is no figure. */
-	if (isfinite(o->ns_per_event) && o->verdict == TB_VERDICT_OVERHEAD) {
+	/* Per event only where result/proof.h quotes it: a ratio of noise is no figure. */
+	if (isfinite(o->ns_per_event) && tb_proof_cost_shown(gc->c, NULL)) {
 		rg = bench_range(o->ns_per_event, o->nse_ci_lo, o->nse_ci_hi, range, sizeof(range),
 				 ci, sizeof(ci), "%.1f");
 		snprintf(extra, sizeof(extra), "cost per traced event; %s; %.3g events/op%s", ci,

@@ -19,6 +19,7 @@
 #include "outputs/markup.h"
 #include "outputs/plot.h"
 #include "outputs/text.h"
+#include "result/proof.h"
 #include "result/result.h"
 #include "result/measured.h"
 
@@ -169,8 +170,10 @@ static const struct {
 		     "the verdict; dashed lines mark the noise threshold."},
 	{"ns-per-op", "Time per operation of every measured sample, per workload: box = "
 		      "quartiles, thick bar = median, whiskers = 1.5 IQR, dots = the samples."},
-	{"ns-per-event", "Cost per traced event (added ns/op divided by events per op), and the "
-			 "kernel's own BPF run time per program run where the tracer is BPF."},
+	{"ns-per-event",
+	 "Cost per traced event (added ns/op divided by events per op) of the cells "
+	 "with a detectable overhead, and the kernel's own BPF run time per program "
+	 "run where the tracer is BPF."},
 	{"probe-types", "Every tracer ranked by what one event costs (the rate model's cost per "
 			"event where a sweep fitted one), with its confidence interval, beside the "
 			"published figures for the same probe type."},
@@ -570,23 +573,26 @@ void tb_html_verdict_td(FILE *f, const struct tb_cell *c)
 void tb_html_cost_td(FILE *f, const struct tb_cell *c)
 {
 	const struct tb_overhead *o = &c->overhead;
-	char buf[48];
+	char buf[48], per[48];
+	const char *title;
 
 	if (c->baseline || !c->has_overhead) {
 		fputs("<td class=\"n\">&ndash;</td>", f);
 		return;
 	}
 	/* what the figure is, or why there is none, on hover */
+	if (tb_proof_cost_shown(c, &title)) {
+		snprintf(per, sizeof(per), "ns per %s", o->driver);
+		title = o->driver[0] ? per : o->nse_reason;
+	}
 	fputs("<td class=\"n\"", f);
-	if (o->driver[0] || o->nse_reason[0]) {
+	if (*title) {
 		fputs(" title=\"", f);
-		tb_html_esc(f, o->driver[0] ? "ns per " : o->nse_reason);
-		if (o->driver[0])
-			tb_html_esc(f, o->driver);
+		tb_html_esc(f, title);
 		fputs("\"", f);
 	}
 	fputs(">", f);
-	tb_fmt_cost(buf, sizeof(buf), o);
+	tb_fmt_cost(buf, sizeof(buf), c);
 	tb_html_esc(f, strcmp(buf, "-") ? buf : "\u2013");
 	fputs("</td>", f);
 }

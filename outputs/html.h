@@ -75,7 +75,8 @@ void tb_html_overhead_td(FILE *f, const struct tb_cell *c);
 void tb_html_verdict_td(FILE *f, const struct tb_cell *c);
 /*
  * A traced cell's cost column (outputs/text.h tb_fmt_cost: ns/event, or per context switch or
- * sample), with why there is no ns/event in its title; a dash for a baseline.
+ * sample; a dash where result/proof.h quotes no cost), with what the figure is or why there is
+ * none in its title; a dash for a baseline.
  */
 void tb_html_cost_td(FILE *f, const struct tb_cell *c);
 /* A cell's median ns/op; a dash when c is NULL or has no measured sample. */

@@ -160,24 +160,22 @@ static void print_explained(FILE *f, const struct tb_result *r)
 
 /*
  * The tracers ranked by what one event costs (the rate model's figure where a sweep fitted
- * one), so that probe types compare at a glance; when there are two or more to rank.
+ * one), so that probe types compare at a glance; when there are two or more to rank. Those
+ * without a cost per event to quote are left out, with how many and why.
  */
 static void print_ranking(FILE *f, const struct tb_result *r)
 {
 	struct tb_event_cost *e = calloc(r->ncells + 1, sizeof(*e));
-	size_t n = e ? tb_result_event_costs(r, e, r->ncells) : 0, i;
-	char ns[64], from[64];
+	size_t nleft = 0, n = e ? tb_result_event_costs(r, e, r->ncells, &nleft) : 0, i;
+	char ns[64], from[64], left[512];
 
-	if (n >= 2) {
-		fprintf(f, "\nns/event, cheapest first (rate model where a sweep fitted one):\n");
-		fprintf(f, "  %-18s %-12s %-32s %26s  %s\n", "tracer", "workload", "probe",
-			"ns/event [95% CI]", "from");
-	}
-	for (i = 0; n >= 2 && i < n; i++) {
-		if (isfinite(e[i].ns))
-			snprintf(ns, sizeof(ns), "%.1f [%.1f, %.1f]", e[i].ns, e[i].lo, e[i].hi);
-		else
-			snprintf(ns, sizeof(ns), "-");
+	if (n < 2)
+		goto out;
+	fprintf(f, "\nns/event, cheapest first (rate model where a sweep fitted one):\n");
+	fprintf(f, "  %-18s %-12s %-32s %26s  %s\n", "tracer", "workload", "probe",
+		"ns/event [95% CI]", "from");
+	for (i = 0; i < n; i++) {
+		snprintf(ns, sizeof(ns), "%.1f [%.1f, %.1f]", e[i].ns, e[i].lo, e[i].hi);
 		if (e[i].npoints)
 			snprintf(from, sizeof(from), "rate model, %zu points", e[i].npoints);
 		else
@@ -185,6 +183,9 @@ static void print_ranking(FILE *f, const struct tb_result *r)
 		fprintf(f, "  %-18.18s %-12.12s %-32.32s %26s  %s\n", e[i].cell->tracer,
 			e[i].cell->workload_type, e[i].probe, ns, from);
 	}
+	if (nleft)
+		fprintf(f, "  %s\n", tb_fmt_left_out(left, sizeof(left), e + n, nleft));
+out:
 	free(e);
 }
 
@@ -206,17 +207,12 @@ void tb_summary_print(FILE *f, const struct tb_result *r)
 		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
 		tb_fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
 		snprintf(ovh, sizeof(ovh), "-");
-		snprintf(nse, sizeof(nse), "-");
-		if (c->has_overhead && isfinite(c->overhead.pct)) {
+		if (c->has_overhead && isfinite(c->overhead.pct))
 			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
 				 c->overhead.ci_lo, c->overhead.ci_hi);
-			/* ns/event of an effect the data cannot tell from zero is noise / events;
-			 * result/proof.h decides where it is a cost per event at all. */
-			if (c->overhead.verdict == TB_VERDICT_OVERHEAD) {
-				tb_fmt_cost(nse, sizeof(nse), &c->overhead);
-				legend |= strchr(nse, '/') != NULL;
-			}
-		}
+		/* result/proof.h decides whether the cell's cost figures are quoted at all */
+		tb_fmt_cost(nse, sizeof(nse), c);
+		legend |= strchr(nse, '/') != NULL;
 		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
 		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s%s\n", c->workload,

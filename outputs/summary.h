@@ -11,9 +11,10 @@
 
 /*
  * The table: workload, tracer, baseline and traced ns/op, overhead with CI, ns/event with CI
- * (when the overhead's CI excludes 0), events, lost, verdict (and the reason of untrustworthy
- * or failed cells); then the A/A calibration and the rate models when the result has them, the
- * tracers ranked by ns/event when there are two or more, and one line per section left out as
+ * (where result/proof.h quotes it: a detectable overhead), events, lost, verdict (and the
+ * reason of untrustworthy or failed cells); then the A/A calibration and the rate models when
+ * the result has them, the tracers ranked by ns/event when there are two or more (with how many
+ * were left out of the ranking and why), and one line per section left out as
  * unsupported here; for explained cells the explained share, the three functions with the most
  * added self time and the profile's limits.
  */

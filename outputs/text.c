@@ -4,7 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/tb.h"
 #include "outputs/text.h"
+#include "result/measured.h"
+#include "result/proof.h"
 #include "result/result.h"
 
 const char *tb_fmt_num(char *buf, size_t len, double v, const char *fmt)
@@ -25,11 +28,14 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v)
 	return buf;
 }
 
-const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o)
+const char *tb_fmt_cost(char *buf, size_t len, const struct tb_cell *c)
 {
+	const struct tb_overhead *o = &c->overhead;
 	double v = o->ns_per_driver;
 
-	if (isfinite(o->ns_per_event) && isfinite(o->nse_ci_lo) && isfinite(o->nse_ci_hi))
+	if (!tb_proof_cost_shown(c, NULL))
+		snprintf(buf, len, "-");
+	else if (isfinite(o->ns_per_event) && isfinite(o->nse_ci_lo) && isfinite(o->nse_ci_hi))
 		snprintf(buf, len, "%.1f [%.1f, %.1f]", o->ns_per_event, o->nse_ci_lo,
 			 o->nse_ci_hi);
 	else if (isfinite(o->ns_per_event))
@@ -39,6 +45,25 @@ const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o)
 			 fabs(v) >= 1e5 ? v / 1000 : v, strcmp(o->driver, "sample") ? "cs" : "smp");
 	else
 		snprintf(buf, len, "-");
+	return buf;
+}
+
+const char *tb_fmt_left_out(char *buf, size_t len, const struct tb_event_cost *e, size_t n)
+{
+	size_t used, i, k, same;
+
+	used = (size_t)snprintf(buf, len, "%zu left out, without a cost per event to rank:", n);
+	for (i = 0; i < n && used < len; i++) {
+		/* each reason once, with how many share it */
+		for (k = 0; k < i && !tb_streq(e[k].why, e[i].why); k++)
+			;
+		if (k < i)
+			continue;
+		for (same = 0, k = i; k < n; k++)
+			same += tb_streq(e[k].why, e[i].why);
+		used += (size_t)snprintf(buf + used, len - used, "%s %s (%zu)", i ? ";" : "",
+					 e[i].why ? e[i].why : "no figure", same);
+	}
 	return buf;
 }
 

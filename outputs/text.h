@@ -17,17 +17,26 @@ const char *tb_fmt_count(char *buf, size_t len, int64_t v);
 /* A duration of ns nanoseconds with a unit: "5.20 ns", "580 ns", "2.1 us", "3.4 ms", "1.2 s";
  * "?" when not finite. */
 const char *tb_fmt_ns(char *buf, size_t len, double ns);
-struct tb_overhead;
+struct tb_cell;
 /*
- * What a traced cell's cost column shows: its ns/event with its CI ("514.2 [509.1, 520.0]";
- * "514.2" without one), or where its cost is not per event the cost per context switch
- * ("834/cs") or per sample ("18k/smp") when the statistics found one (result/proof.h), else
- * "-". TB_COST_LEGEND explains the suffixes.
+ * What a traced cell's cost column shows: "-" where its cost figures are not to be quoted
+ * (tb_proof_cost_shown: no detectable overhead, untrustworthy, baseline); else its ns/event
+ * with its CI ("514.2 [509.1, 520.0]"; "514.2" without one), or where its cost is not per
+ * event the cost per context switch ("834/cs") or per sample ("18k/smp") when the statistics
+ * found one (result/proof.h), else "-". TB_COST_LEGEND explains the suffixes.
  */
-const char *tb_fmt_cost(char *buf, size_t len, const struct tb_overhead *o);
+const char *tb_fmt_cost(char *buf, size_t len, const struct tb_cell *c);
 #define TB_COST_LEGEND                                                                          \
 	"/cs: ns per context switch of the workload (a per-task perf event's cost follows its " \
 	"switches); /smp: ns per sample of the workload"
+
+struct tb_event_cost;
+/*
+ * The line under an ns/event ranking for the n entries left out of it (result/measured.h
+ * tb_result_event_costs): how many, and each reason once with how many share it: "2 left out,
+ * without a cost per event to rank: sampling: the cost is per sample, not per event (2)".
+ */
+const char *tb_fmt_left_out(char *buf, size_t len, const struct tb_event_cost *e, size_t n);
 
 /* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
  * "-" when negative (unknown). */

@@ -3,20 +3,38 @@
 # the top, with its CI; beside each the published figures for the same probe type (diamonds,
 # with their source; METHODOLOGY.md section 7).
 # Variables: datafile, pubfile (row, ns, text, y), n (rows), npub (published figures), x0 (where bars start),
-# xmin, xmax, logx, plus those of common.gp.
+# xmin, xmax, logx, leftout (the line saying what the ranking left out and why, or ''), plus
+# those of common.gp.
 load plotsdir.'/common.gp'
 set title title font ',14'
-set xlabel 'cost per event (ns)'
+xl = 'cost per event (ns)'
 set yrange [n - 0.5:-0.5]
 if (logx) {
 	set logscale x 10
-	set xlabel 'cost per event (ns, log scale)'
+	xl = 'cost per event (ns, log scale)'
 	set format x '%.0s%c'
 }
+# What the ranking left out, under the axis: its head, then one line per reason; the bottom
+# margin grows by a line for each.
+lines = 0
+if (strlen(leftout) > 0) {
+	k = strstrt(leftout, ': ')
+	xl = xl."\n".leftout[1:k]
+	s = leftout[k + 2:]
+	lines = 2
+	while (strstrt(s, '; ') > 0) {
+		k = strstrt(s, '; ')
+		xl = xl."\n".s[1:k - 1]
+		s = s[k + 2:]
+		lines = lines + 1
+	}
+	xl = xl."\n".s
+}
+set xlabel xl
+set bmargin 7 + lines
 set xrange [xmin:xmax]
 set ytics scale 0
 set grid xtics noytics
-set bmargin 7
 set key at screen 0.5, screen 0.01 center bottom horizontal maxrows 2 width 1
 # Without published figures for any row, their file is empty: plotting it would warn.
 if (npub > 0) {

@@ -7,6 +7,7 @@
 
 #include "core/tb.h"
 #include "result/measured.h"
+#include "result/proof.h"
 
 bool tb_sample_measured(const struct tb_sample *s)
 {
@@ -261,6 +262,9 @@ static int cost_cmp(const void *a, const void *b)
 {
 	const struct tb_event_cost *x = a, *y = b;
 
+	/* those left out in the cells' order: qsort is not stable */
+	if (isnan(x->ns) && isnan(y->ns))
+		return (x->cell > y->cell) - (x->cell < y->cell);
 	if (isnan(x->ns) || isnan(y->ns))
 		return isnan(x->ns) - isnan(y->ns);
 	return x->ns < y->ns ? -1 : x->ns > y->ns;
@@ -278,11 +282,13 @@ static struct tb_event_cost *cost_find(struct tb_event_cost *out, size_t n, cons
 	return NULL;
 }
 
-size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max)
+size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max,
+			     size_t *nleft)
 {
 	const struct tb_rate_model *m;
 	struct tb_event_cost *e;
-	size_t i, n = 0;
+	size_t i, n = 0, ranked = 0;
+	const char *why;
 
 	for (i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
@@ -298,6 +304,7 @@ size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *ou
 			tb_cell_probe_label(c, e->probe, sizeof(e->probe));
 			e->ns = e->lo = e->hi = NAN;
 			e->npoints = 0;
+			e->why = NULL;
 			m = tb_result_rate_model(r, c);
 			if (m && m->accepted && isfinite(m->cost_ns)) {
 				e->ns = m->cost_ns;
@@ -306,14 +313,22 @@ size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *ou
 				e->npoints = m->npoints;
 			}
 		}
-		if (!e->npoints && isnan(e->ns) && isfinite(c->overhead.ns_per_event)) {
+		if (e->npoints || isfinite(e->ns))
+			continue;
+		if (tb_proof_ns_per_event_shown(c, &why)) {
 			e->ns = c->overhead.ns_per_event;
 			e->lo = c->overhead.nse_ci_lo;
 			e->hi = c->overhead.nse_ci_hi;
+			e->why = NULL;
+		} else if (!e->why) {
+			e->why = why;
 		}
 	}
 	qsort(out, n, sizeof(*out), cost_cmp);
-	return n;
+	while (ranked < n && isfinite(out[ranked].ns))
+		ranked++;
+	*nleft = n - ranked;
+	return ranked;
 }
 
 const char *tb_result_host(const struct tb_result *r)

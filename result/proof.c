@@ -462,6 +462,38 @@ bool tb_proof_ns_per_event_ok(const struct tb_cell *c, const struct tb_proof *p,
 	return false;
 }
 
+bool tb_proof_cost_shown(const struct tb_cell *c, const char **why)
+{
+	const char *w = NULL;
+
+	if (c->baseline)
+		w = "the baseline has no tracer cost";
+	else if (!c->has_overhead || !c->overhead.verdict)
+		w = "not analysed";
+	else if (c->overhead.verdict == TB_VERDICT_NO_OVERHEAD)
+		w = "no detectable overhead: a cost per event would be noise over a count";
+	else if (c->overhead.verdict != TB_VERDICT_OVERHEAD)
+		w = "untrustworthy: no cost to quote";
+	if (why)
+		*why = w;
+	return !w;
+}
+
+bool tb_proof_ns_per_event_shown(const struct tb_cell *c, const char **why)
+{
+	const struct tb_overhead *o = &c->overhead;
+	const char *w = NULL;
+
+	/* not a cost per event whatever the verdict: that reason says more than the verdict's */
+	if (!c->baseline && c->has_overhead && o->nse_reason[0])
+		w = o->nse_reason;
+	else if (tb_proof_cost_shown(c, &w) && !isfinite(o->ns_per_event))
+		w = "no events to divide the cost by";
+	if (why)
+		*why = w;
+	return !w;
+}
+
 bool tb_proof_driver(const struct tb_cell *c, const struct tb_proof *p, const char **unit,
 		     double *per_op, char *why, size_t len)
 {

@@ -53,6 +53,23 @@ bool tb_proof_ns_per_event_ok(const struct tb_cell *c, const struct tb_proof *p,
 			      size_t len);
 
 /*
+ * Whether the outputs quote c's cost figures (its ns/event, or its cost per context switch or
+ * sample): only a traced cell whose verdict is "overhead". A cost per event of an effect the
+ * data cannot tell from zero (or cannot trust) is noise divided by a count, no figure anyone
+ * should quote. Returns true, or false with why (static text; why may be NULL). The terminal
+ * summary, the HTML report, the gate's figures, the ns/event ranking and the ns-per-event plot
+ * all ask this instead of deciding themselves.
+ */
+bool tb_proof_cost_shown(const struct tb_cell *c, const char **why);
+/*
+ * Whether the outputs quote c's ns/event: a cost per event of the workload (the statistics
+ * left ns_per_event finite, tb_proof_ns_per_event_ok) whose cost figures are shown
+ * (tb_proof_cost_shown). Returns true, or false with why: the statistics' reason first (the
+ * cost is not per event, whatever the verdict), else tb_proof_cost_shown's (why may be NULL).
+ */
+bool tb_proof_ns_per_event_shown(const struct tb_cell *c, const char **why);
+
+/*
  * What drives the cost of a tracer that is not per event: "context switch" (a per-task perf
  * event is switched with the workload's tasks) or "sample", with how many per op and thread.
  * Returns true and the unit (static) and *per_op, or false with the reason in why.

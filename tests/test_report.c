@@ -3,6 +3,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -10,6 +12,8 @@
 #include "stats/compare.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
+#include "outputs/summary.h"
+#include "result/measured.h"
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "fixture_result.h"
@@ -475,6 +479,149 @@ static void test_plot_failed(void)
 	tb_result_free(r);
 }
 
+/* The fixture as the statistics leave a sampler: no ns/event, and why (result/proof.h). */
+static void samplers_not_per_event(struct tb_result *r)
+{
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct tb_overhead *o = &r->cells[i].overhead;
+
+		if (strcmp(r->cells[i].tracer_type, "perf-sample"))
+			continue;
+		o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
+		snprintf(o->nse_reason, sizeof(o->nse_reason),
+			 "sampling: the cost is per sample, not per event");
+	}
+}
+
+/* The terminal summary of r, as run prints it. */
+static char *summary_text(const struct tb_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	tb_summary_print(f, r);
+	fclose(f);
+	return buf;
+}
+
+/* A copy of the part of text that starts with start and ends before end (or with text). */
+static char *line_of(const char *text, const char *start, const char *end)
+{
+	const char *p = strstr(text, start), *q = p ? strstr(p, end) : NULL;
+
+	if (!p)
+		return strdup("(none)");
+	return strndup(p, q ? (size_t)(q - p) : strlen(p));
+}
+
+/*
+ * The cost column says the same in the HTML and in the terminal: a no-detectable-overhead (or
+ * untrustworthy) cell's ns/event and its CI are in neither, the figure of a cell with an
+ * overhead in both.
+ */
+static void test_cost_column(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *html, *term, *row, *line, ci[96], key[256];
+	size_t i, shown = 0, hidden = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	html = render(r, NULL);
+	term = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_overhead *o = &c->overhead;
+		bool quoted = o->verdict == TB_VERDICT_OVERHEAD;
+
+		if (c->baseline || !c->has_overhead || !isfinite(o->ns_per_event))
+			continue;
+		snprintf(ci, sizeof(ci), "%.1f [%.1f, %.1f]", o->ns_per_event, o->nse_ci_lo,
+			 o->nse_ci_hi);
+		/* the verdict table's row (the first with both names) */
+		snprintf(key, sizeof(key), "<td>%s</td><td>%s</td>", c->workload, c->tracer);
+		row = line_of(html, key, "</tr>");
+		snprintf(key, sizeof(key), "%-16.16s %-18.18s ", c->workload, c->tracer);
+		line = line_of(term, key, "\n");
+		if (quoted != !!strstr(row, ci) || quoted != !!strstr(line, ci))
+			fprintf(stderr, "\n    %s: %s\n    %s\n", c->id, row, line);
+		CU_ASSERT_EQUAL(!!strstr(row, ci), quoted);
+		CU_ASSERT_EQUAL(!!strstr(line, ci), quoted);
+		if (o->verdict == TB_VERDICT_NO_OVERHEAD)
+			CU_ASSERT_PTR_NOT_NULL(strstr(row, "title=\"no detectable overhead: "));
+		shown += quoted;
+		hidden += !quoted;
+		free(row);
+		free(line);
+	}
+	/* tp-getpid, bpf-raw-syscalls (three), tp-timer (two); perf-99hz (two), tp-timer */
+	CU_ASSERT_EQUAL(shown, 6);
+	CU_ASSERT_EQUAL(hidden, 3);
+	free(html);
+	free(term);
+	tb_result_free(r);
+}
+
+/*
+ * The ns/event ranking has only costs per event to quote: the samplers and the untrustworthy
+ * cell are left out of it, with a line saying how many and why, in the terminal and under the
+ * probe-types plot of the HTML.
+ */
+static void test_ranking_left_out(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	struct tb_event_cost e[32];
+	char *term, *rank, *html, path[PATH_MAX];
+	const char *left = "3 left out, without a cost per event to rank: sampling: the cost is "
+			   "per sample, not per event (2); untrustworthy: no cost to quote (1)";
+	size_t n, nleft, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	samplers_not_per_event(r);
+	CU_ASSERT_FATAL(r->ncells <= TB_ARRAY_SIZE(e));
+	n = tb_result_event_costs(r, e, TB_ARRAY_SIZE(e), &nleft);
+	/* tp-getpid and bpf-raw-syscalls on getpid, bpf-raw-syscalls on pipe-pingpong, the
+	 * tp-timer rate model */
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(nleft, 3);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(isfinite(e[i].ns) && !e[i].why);
+		CU_ASSERT(strcmp(e[i].cell->tracer, "perf-99hz"));
+	}
+	for (i = n; i < n + nleft; i++)
+		CU_ASSERT(isnan(e[i].ns) && e[i].why);
+	term = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	rank = line_of(term, "ns/event, cheapest first", "\n\n");
+	CU_ASSERT_PTR_NULL(strstr(rank, "perf-99hz"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rank, "rate model, 3 points"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rank, left));
+	if (!strstr(rank, left))
+		fprintf(stderr, "\n%s\n", rank);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	if (tb_plot_find_gnuplot(path, sizeof(path)) == 0) {
+		char *fig = line_of(html, "<figure id=\"plot-probe-types\">", "</figure>");
+
+		/* under the axis, its head and one line per reason */
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(fig, "3 left out, without a cost per event to rank:"));
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(fig, "sampling: the cost is per sample, not per event (2)"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(fig, "untrustworthy: no cost to quote (1)"));
+		CU_ASSERT_PTR_NULL(strstr(fig, "perf-99hz"));
+		free(fig);
+	}
+	free(html);
+	free(rank);
+	free(term);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -486,6 +633,8 @@ static CU_TestInfo report_tests[] = {
 	{"comparison report (compare.h)", test_comparison_report},
 	{"a plot that fails says why", test_plot_failed},
 	{"environment table: collapsed, short reals", test_environment_table},
+	{"cost column: ns/event only with an overhead", test_cost_column},
+	{"ns/event ranking: what is left out and why", test_ranking_left_out},
 	CU_TEST_INFO_NULL,
 };
 

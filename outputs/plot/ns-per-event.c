@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The ns-per-event plot: the cost per traced event of each traced cell, and BPF's own run time. */
+/*
+ * The ns-per-event plot: the cost per traced event of each traced cell whose ns/event the
+ * tables quote (a detectable overhead), and BPF's own run time.
+ */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -7,6 +10,7 @@
 
 #include "outputs/plot/gnuplot.h"
 #include "outputs/text.h"
+#include "result/proof.h"
 #include "result/result.h"
 
 /* The x axis of the chart and the room its texts need. */
@@ -99,9 +103,9 @@ int tb_plot_ns_per_event(struct tb_gp *g, const struct tb_result *r)
 		ret = -ENOMEM;
 		goto out;
 	}
+	/* the cells whose ns/event the tables quote (result/proof.h), no others */
 	for (i = 0; i < r->ncells; i++)
-		if (!r->cells[i].baseline && r->cells[i].has_overhead &&
-		    isfinite(r->cells[i].overhead.ns_per_event))
+		if (tb_proof_ns_per_event_shown(&r->cells[i], NULL))
 			idx[n++] = i;
 	tb_gp_sort_desc(idx, n, r, ns_per_event);
 	f = tb_gp_dat_open(g, "ns-per-event", "one row per traced cell with events, largest first",

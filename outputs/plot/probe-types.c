@@ -3,7 +3,7 @@
  * The probe-types plot: every tracer ranked by what one event costs the workload (the rate
  * model's cost per event where a sweep fitted one, else the cell's ns/event; tb_result_event_
  * costs), with its CI, and beside each the published figures for the same probe type. Drawn
- * when at least two tracers can be ranked.
+ * when at least two tracers can be ranked; how many were left out, and why, under the axis.
  */
 #include <errno.h>
 #include <math.h>
@@ -88,15 +88,12 @@ static int write_row(FILE *f, FILE *pub, size_t i, const struct tb_event_cost *e
 		 e->cell->workload_type);
 	if (strlen(lbl) > *maxlbl)
 		*maxlbl = strlen(lbl);
-	if (isfinite(e->ns))
-		snprintf(t, sizeof(t), "%s [%s, %s]%s", tb_fmt_ns(a, sizeof(a), e->ns),
-			 tb_fmt_ns(b, sizeof(b), e->lo), tb_fmt_ns(c, sizeof(c), e->hi),
-			 e->npoints ? " (rate model)" : "");
-	else
-		snprintf(t, sizeof(t), "no figure");
+	snprintf(t, sizeof(t), "%s [%s, %s]%s", tb_fmt_ns(a, sizeof(a), e->ns),
+		 tb_fmt_ns(b, sizeof(b), e->lo), tb_fmt_ns(c, sizeof(c), e->hi),
+		 e->npoints ? " (rate model)" : "");
 	if (!(tx > x0))
 		tx = x0 > 0 ? x0 * 1.05 : 0;
-	tb_gp_row(f, "zsddddrd", i, lbl, e->ns, e->lo, e->hi, isfinite(e->ns) ? e->ns : NAN, t, tx);
+	tb_gp_row(f, "zsddddrd", i, lbl, e->ns, e->lo, e->hi, e->ns, t, tx);
 	room->plot_px = tb_gp_plot_width_px(1100, *maxlbl);
 	tb_gp_room_for(room, tx, strlen(t));
 	for (k = 0; k < TB_ARRAY_SIZE(published); k++) {
@@ -118,17 +115,16 @@ int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r)
 	struct tb_gp_vars v = {0};
 	struct tb_gp_room room = {0};
 	FILE *f = NULL, *pub = NULL;
-	size_t n, i, maxlbl = 0;
+	size_t n, i, maxlbl = 0, nleft = 0;
 	int ret = 0, npub = 0;
+	char left[512] = "";
 	double x0;
 
 	if (!e || tb_gp_vars_open(&v)) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	n = tb_result_event_costs(r, e, r->ncells);
-	while (n && !isfinite(e[n - 1].ns))
-		n--; /* unknown last: nothing to rank */
+	n = tb_result_event_costs(r, e, r->ncells, &nleft);
 	if (n < 2)
 		goto out;
 	f = tb_gp_dat_open(g, "probe-types", "tracers ranked by ns/event, cheapest first",
@@ -155,6 +151,10 @@ int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r)
 	tb_gp_var_d(&v, "xmin", room.xmin);
 	tb_gp_var_d(&v, "xmax", room.xmax * (room.logx ? 1.3 : 1.03));
 	tb_gp_var_d(&v, "logx", room.logx);
+	/* what the ranking leaves out, said under its axis */
+	if (nleft)
+		tb_fmt_left_out(left, sizeof(left), e + n, nleft);
+	tb_gp_var_s(&v, "leftout", left);
 	tb_gp_main_title(&v, g, "Probe types ranked by cost per event");
 	ret = tb_gp_run(g, "probe-types", &v, 1100, 200 + 50 * (int)n);
 out:

@@ -1,20 +1,13 @@
 #!/bin/bash
 # report.html and compare.html in a real browser (Debian's chromium, headless): a screenshot of
 # the expected size, every plot's SVG present and drawn, no table overflowing a 1400 px window,
-# the environment table collapsed (issue 15). Skipped only where chromium is not installed.
+# the environment table collapsed (issue 15), the cost column's ns/event only with an overhead.
+# Skipped only where chromium is not installed.
 . "$(dirname "$0")/lib.sh"
-CHROMIUM=$(command -v chromium || command -v chromium-browser) ||
-	skip "chromium not installed (Debian: chromium; make deps installs it)"
+have_chromium || skip "chromium not installed (Debian: chromium; make deps installs it)"
 command -v gnuplot >/dev/null || skip "gnuplot not installed: the reports would have no plots"
 R=$TB_ROOT/tests/data/results
-W=1400 H=900
-browse() { # browse PROFILE ARGS...: chromium headless, as the machine's doc prescribes
-	local prof=$TMP/profile-$1; shift
-	rm -rf "$prof"
-	timeout 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$prof" --window-size=$W,$H "$@" 2>>"$TMP/chromium.err"
-}
+W=$BROWSER_W H=$BROWSER_H
 check() { # check NAME PAGE MIN-FIGURES
 	local name=$1 page=$2 minfig=$3
 	[ -s "$page" ] || fail "$name: no page at $page"
@@ -29,16 +22,10 @@ pw, ph = struct.unpack(">II", d[16:24])
 assert (pw, ph) == (w, h), (pw, ph)
 assert os.path.getsize(p) > 20000, "a nearly blank page: %d bytes" % os.path.getsize(p)
 PY
-	{ sed 's#</body>##; s#</html>##' "$page"; printf '<script>\n'; cat "$TB_ROOT/tests/e2e/browser-check.js"
-	  printf '</script>\n</body></html>\n'; } >"$TMP/$name-check.html"
-	browse "$name-dom" --dump-dom "file://$TMP/$name-check.html" >"$TMP/$name.dom" ||
-		{ tail -n 5 "$TMP/chromium.err"; fail "$name: chromium --dump-dom failed"; }
-	python3 - "$TMP/$name.dom" "$name" "$minfig" <<'PY' || fail "$name: the page fails in the browser"
-import html, json, re, sys
-dom, name, minfig = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
-m = re.findall(r'<pre id="tbcheck">(\{.*?)</pre>', dom, re.S)
-assert m, "the check script did not run"
-r = json.loads(html.unescape(m[-1]))
+	browser_check "$name" "$page"
+	python3 - "$TMP/$name.json" "$name" "$minfig" <<'PY' || fail "$name: the page fails in the browser"
+import json, sys
+r, name, minfig = json.load(open(sys.argv[1])), sys.argv[2], int(sys.argv[3])
 bad = []
 if len(r["figures"]) < minfig:
     bad.append("%d figures, expected at least %d" % (len(r["figures"]), minfig))
@@ -63,6 +50,28 @@ mkdir -p "$TMP/res"
 cp "$R/plot-fixture.json" "$TMP/res/result.json"
 "$TB" report "$TMP/res/result.json" -o "$TMP/report.html" >/dev/null 2>"$TMP/err" || { cat "$TMP/err"; fail "report failed"; }
 check report "$TMP/report.html" 4
+# The cost column as the browser shows it: ns/event with its CI only where the verdict is
+# "overhead"; a dash, and why on hover, where the overhead is not detectable or not trusted.
+python3 - "$TMP/report.json" <<'PY' || fail "report: the cost column quotes what it should not"
+import json, sys
+rows = [v for v in json.load(open(sys.argv[1]))["verdicts"] if len(v["cells"]) == 9]
+seen = {}
+for v in rows:
+    cost, verdict = v["cells"][5], v["cells"][8]
+    kind = verdict.split()[0] if verdict else ""
+    if kind not in ("overhead", "no-detectable-overhead", "untrustworthy"):
+        continue
+    seen[kind] = seen.get(kind, 0) + 1
+    if kind == "overhead":
+        assert "[" in cost and "," in cost, (v["cells"][:2], cost)
+    else:
+        assert cost == "\u2013", (v["cells"][:2], cost)
+        why = kind.replace("-", " ") + ": "
+        assert (v["cost_title"] or "").startswith(why), (v["cells"][:2], v["cost_title"])
+# plot-fixture.json: 5 with an overhead, 3 without a detectable one, 2 untrustworthy
+assert seen == {"overhead": 5, "no-detectable-overhead": 3, "untrustworthy": 2}, seen
+print("report: cost column of %d traced rows as the terminal says" % sum(seen.values()))
+PY
 # A long value without spaces (a kernel command line, a path) in an environment difference.
 python3 - "$R/b.json" "$TMP/b-long.json" <<'PY'
 import json, sys

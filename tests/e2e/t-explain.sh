@@ -1,9 +1,9 @@
 #!/bin/bash
 # Where the overhead lands: `tracebench explain` re-renders a result's stored profiles without
 # root (known answers from a fixture), refuses bad folded files, bad directories and links;
-# the report carries the table and the flame graph, which a headless chromium lays out (a
-# scripted DOM check of the SVG); and as root a real `run --explain` puts a tracepoint's, a BPF
-# program's and a known spin's costs where they belong.
+# the report carries the table and the flame graph, which a headless chromium lays out
+# (tests/e2e/browser-check.js's DOM check of the SVG); and as root a real `run --explain` puts
+# a tracepoint's, a BPF program's and a known spin's costs where they belong.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 FIX=$TB_ROOT/tests/data/explain/run
@@ -96,38 +96,13 @@ for k in 'id="explain"' 'id="explain-table-1"' '<svg class="flamegraph diff"' \
 done
 if grep -q "http:" "$TMP/report.html"; then fail "the inline SVG references a namespace URL"; fi
 
-# 4. The browser: chromium parses the inline SVG as SVG and lays out every frame.
-if command -v chromium >/dev/null; then
-	cat >"$TMP/harness.html" <<'HTML'
-<!DOCTYPE html><html><body><iframe id="f" src="report.html" width="1300" height="3000"></iframe>
-<pre id="out">pending</pre><script>
-document.getElementById('f').onload = function () {
-  var res = [];
-  this.contentDocument.querySelectorAll('svg.flamegraph').forEach(function (s) {
-    var frames = [];
-    s.querySelectorAll('g.frame').forEach(function (g) {
-      var r = g.querySelector('rect'), b = r.getBoundingClientRect();
-      frames.push({title: g.querySelector('title').textContent, w: b.width, h: b.height,
-                   fill: r.getAttribute('fill')});
-    });
-    var b = s.getBoundingClientRect();
-    res.push({cls: s.getAttribute('class'), ns: s.namespaceURI, w: b.width, h: b.height,
-              frames: frames});
-  });
-  document.getElementById('out').textContent = JSON.stringify(res);
-};
-</script></body></html>
-HTML
-	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
-		--disable-background-networking --disable-component-update --disable-sync \
-		--user-data-dir="$TMP/chromium" --allow-file-access-from-files \
-		--virtual-time-budget=10000 --dump-dom "file://$TMP/harness.html" \
-		>"$TMP/dom.html" 2>/dev/null || fail "chromium failed"
-	python3 - "$TMP/dom.html" <<'PY' || fail "the browser did not lay the flame graph out"
-import html, json, re, sys
-m = re.search(r'<pre id="out">(.*?)</pre>', open(sys.argv[1]).read(), re.S)
-assert m, "no output from the harness"
-svgs = json.loads(html.unescape(m.group(1)))
+# 4. The browser: chromium parses the inline SVG as SVG and lays out every frame
+# (tests/e2e/browser-check.js, as t-browser uses it).
+if have_chromium; then
+	browser_check explain "$TMP/report.html"
+	python3 - "$TMP/explain.json" <<'PY' || fail "the browser did not lay the flame graph out"
+import json, sys
+svgs = json.load(open(sys.argv[1]))["flamegraphs"]
 assert len(svgs) == 2, svgs
 d = svgs[0]
 assert d["cls"] == "flamegraph diff" and d["ns"] == "http://www.w3.org/2000/svg", d
