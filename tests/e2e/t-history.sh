@@ -11,9 +11,13 @@ SYNTH=$TB_ROOT/tools/history-synth.py
 DB=$TMP/h.db
 PGDIR=
 PGBIN=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
+# Stops the test's server and removes its directory: nothing of it stays in /tmp.
 pg_stop() {
-	[ -n "$PGDIR" ] && runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate \
-		stop >/dev/null 2>&1
+	if [ -n "$PGDIR" ]; then
+		runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -m immediate \
+			stop >/dev/null 2>&1
+		rm -rf "$PGDIR"
+	fi
 	PGDIR=
 }
 trap 'pg_stop; rm -rf "$TMP"' EXIT
