@@ -73,6 +73,7 @@ struct fleet {
 	struct tb_dir d;
 	char id[64], dir[PATH_MAX], playbook[PATH_MAX + 64], vars[PATH_MAX + 16],
 		log[PATH_MAX + 16];
+	int logfd; /* ansible.log, created through d before the playbook starts; -1 without */
 	struct tb_fleet f;
 	struct tb_fleet_outcome out;
 };
@@ -506,6 +507,9 @@ static int prepare(struct fleet *x)
 		return tb_dir_exit_code(ret);
 	snprintf(x->vars, sizeof(x->vars), "%s/vars.json", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/ansible.log", x->dir);
+	/* New in the new fleet directory, through its handle: never a link planted there. Both
+	 * plays append to it. A log that cannot be made loses no result (said). */
+	x->logfd = tb_dir_open_output(&x->d, "ansible.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
 	x->f.id = x->id;
 	x->f.scenario_text = x->s->text;
 	return -1;
@@ -522,7 +526,7 @@ static int play(struct fleet *x)
 		.inventory = x->o.inventory,
 		.limit = x->o.limit,
 		.vars = x->vars,
-		.log = x->log,
+		.logfd = x->logfd,
 		.quiet = x->o.quiet,
 	};
 	int ret;
@@ -729,7 +733,7 @@ static int publish(struct fleet *x)
 
 int tb_cmd_fleet(int argc, char **argv)
 {
-	struct fleet x = {.d = TB_DIR_INIT};
+	struct fleet x = {.d = TB_DIR_INIT, .logfd = -1};
 	int rc;
 
 	rc = parse_args(argc, argv, &x.o);
@@ -741,6 +745,8 @@ int tb_cmd_fleet(int argc, char **argv)
 		rc = load(&x);
 	if (rc < 0)
 		rc = publish(&x);
+	if (x.logfd >= 0)
+		close(x.logfd);
 	tb_dir_close(&x.d);
 	tb_fleet_free(&x.f);
 	tb_scenario_free(x.s);
