@@ -73,6 +73,7 @@ struct fleet {
 	struct tb_dir d;
 	char id[64], dir[PATH_MAX], playbook[PATH_MAX + 64], vars[PATH_MAX + 16],
 		log[PATH_MAX + 16];
+	int logfd; /* ansible.log, created through d before the playbook starts; -1 without */
 	struct tb_fleet f;
 	struct tb_fleet_outcome out;
 };
@@ -506,6 +507,9 @@ static int prepare(struct fleet *x)
 		return tb_dir_exit_code(ret);
 	snprintf(x->vars, sizeof(x->vars), "%s/vars.json", x->dir);
 	snprintf(x->log, sizeof(x->log), "%s/ansible.log", x->dir);
+	/* New in the new fleet directory, through its handle: never a link planted there. Both
+	 * plays append to it. A log that cannot be made loses no result (said). */
+	x->logfd = tb_dir_open_output(&x->d, "ansible.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
 	x->f.id = x->id;
 	x->f.scenario_text = x->s->text;
 	return -1;
@@ -522,7 +526,7 @@ static int play(struct fleet *x)
 		.inventory = x->o.inventory,
 		.limit = x->o.limit,
 		.vars = x->vars,
-		.log = x->log,
+		.logfd = x->logfd,
 		.quiet = x->o.quiet,
 	};
 	int ret;
@@ -649,12 +653,12 @@ static void print_compare(FILE *f, struct fleet *x)
 }
 
 /* The compare plot of the merged hosts (labelled with their inventory names) into DIR/plots,
- * then the report. Returns 0 or -errno (said). */
+ * then the report, both through the fleet directory's handle. Returns 0 or -errno (said). */
 static int plot_and_report(struct fleet *x)
 {
 	const struct tb_result **rs = calloc(x->f.nhosts + 1, sizeof(*rs));
 	const char **labels = calloc(x->f.nhosts + 1, sizeof(*labels));
-	char path[PATH_MAX + 32], plotdir[PATH_MAX + 32];
+	struct tb_dir plots = TB_DIR_INIT;
 	size_t n = 0;
 	int ret = -ENOMEM;
 
@@ -665,16 +669,18 @@ static int plot_and_report(struct fleet *x)
 			rs[n] = x->f.hosts[i].r;
 			labels[n++] = x->f.hosts[i].name;
 		}
-	ret = n ? tb_plot_compare(rs, labels, n, x->dir, 0) : 0;
+	ret = n ? tb_plot_compare_at(rs, labels, n, &x->d, 0) : 0;
 	if (ret < 0)
 		tb_warn("fleet: no compare plot: %s",
 			ret == -ENOENT ? "gnuplot not found" : strerror(-ret));
-	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->dir);
-	snprintf(path, sizeof(path), "%s/report.html", x->dir);
-	ret = tb_report_fleet_write(&x->f, ret > 0 ? plotdir : NULL, path);
-	if (ret)
-		tb_err("fleet: %s: cannot write the report: %s", path, strerror(-ret));
+	if (ret > 0)
+		tb_dir_sub(&x->d, "plots", TB_DIR_QUIET, 0, &plots);
+	ret = tb_report_fleet_write(&x->f, plots.fd >= 0 ? &plots : NULL, &x->d, "report.html");
+	tb_dir_close(&plots);
 out:
+	if (ret == -ENOMEM) /* a write that failed was said by core/outdir */
+		tb_err("fleet: %s/report.html: cannot write the report: %s", x->d.path,
+		       strerror(-ret));
 	free(rs);
 	free(labels);
 	return ret;
@@ -693,10 +699,11 @@ static int write_tables(struct fleet *x)
 	return err;
 }
 
-/* Returns the exit code: tb_dir_exit_code's when a table could not be written (a link planted
- * in the fleet directory: 2), else 1 when a host failed or the report could not be written. */
+/* Returns the exit code: tb_dir_exit_code's when a table or the report could not be written (a
+ * link planted in the fleet directory: 2), else 1 when a host failed or the history add did. */
 static int publish(struct fleet *x)
 {
+	bool hist_failed = false;
 	int err, ret;
 
 	if (x->o.json)
@@ -705,6 +712,8 @@ static int publish(struct fleet *x)
 		print_tables(stdout, x);
 	err = write_tables(x);
 	ret = plot_and_report(x);
+	if (!err)
+		err = ret;
 	if (!x->o.json)
 		printf("\nfleet:   %s/\nreport:  %s/report.html\ntables:  %s/fleet.txt, fleet.json%s\n",
 		       x->dir, x->dir, x->dir, x->f.nmerged ? ", compare.txt" : "");
@@ -713,19 +722,18 @@ static int publish(struct fleet *x)
 
 		if (history_add(x->o.history, &x->f, x->o.json, &hrc) && hrc != TB_EXIT_FAIL)
 			return hrc; /* the history itself is wrong or unreachable: 2 or 3 */
-		if (hrc)
-			ret = -1;
+		hist_failed = hrc != 0;
 	}
 	if (err)
 		return tb_dir_exit_code(err);
-	if (ret || x->out.interrupted || tb_fleet_nbad(&x->f))
+	if (hist_failed || x->out.interrupted || tb_fleet_nbad(&x->f))
 		return TB_EXIT_FAIL;
 	return TB_EXIT_OK;
 }
 
 int tb_cmd_fleet(int argc, char **argv)
 {
-	struct fleet x = {.d = TB_DIR_INIT};
+	struct fleet x = {.d = TB_DIR_INIT, .logfd = -1};
 	int rc;
 
 	rc = parse_args(argc, argv, &x.o);
@@ -737,6 +745,8 @@ int tb_cmd_fleet(int argc, char **argv)
 		rc = load(&x);
 	if (rc < 0)
 		rc = publish(&x);
+	if (x.logfd >= 0)
+		close(x.logfd);
 	tb_dir_close(&x.d);
 	tb_fleet_free(&x.f);
 	tb_scenario_free(x.s);

@@ -26,10 +26,11 @@
 #include "result/labels.h"
 #include "result/result.h"
 
-#define DEFAULT_REPORT	  "results/history.html"
-#define DEFAULT_PLOTDIR	  "results/history-plots"
-#define DEFAULT_MAX_PLOTS 40
-#define MAX_WALK	  100000 /* result files taken from the directories of one add */
+#define DEFAULT_REPORT_NAME "history.html"
+#define DEFAULT_REPORT	    "results/" DEFAULT_REPORT_NAME
+#define DEFAULT_PLOTDIR	    "results/history-plots"
+#define DEFAULT_MAX_PLOTS   40
+#define MAX_WALK	    100000 /* result files taken from the directories of one add */
 
 const char tb_usage_history[] =
 	"usage: tracebench history <command> [options]\n"
@@ -482,30 +483,36 @@ static int report_one(struct hopts *o, struct tb_history *h, const struct tb_han
 	return tb_hreport_add(*rep, a);
 }
 
+/* The page: -o FILE is the user's path; else results/history.html, written through the handle
+ * of results/ (created when absent, not followed when it is a link, as a run's). */
 static int cmd_report(struct hopts *o)
 {
-	const char *path = o->out ? o->out : DEFAULT_REPORT;
+	struct tb_dir res = TB_DIR_INIT;
 	struct tb_hreport *rep = NULL;
 	int rc, ret;
 
-	if (!o->out && (ret = tb_mkdir_p("results", 0755))) {
-		tb_err("history report: cannot create results/: %s", strerror(-ret));
-		return TB_EXIT_FAIL;
-	}
+	if (!o->out && (ret = tb_dir_open(&res, "results", TB_DIR_CREATE, 0755))) /* says why */
+		return tb_dir_exit_code(ret);
 	rc = each_series(o, true, report_one, &rep);
 	if (rc != TB_EXIT_OK) {
 		tb_hreport_free(rep);
-		return rc;
+		goto out;
 	}
 	if (!rep) {
 		tb_err("history report: the history has no series yet");
-		return TB_EXIT_USAGE;
+		rc = TB_EXIT_USAGE;
+		goto out;
 	}
-	ret = tb_hreport_finish(rep, path);
-	if (ret)
-		return TB_EXIT_FAIL;
-	printf("report:  %s\n", path);
-	return TB_EXIT_OK;
+	ret = o->out ? tb_hreport_finish(rep, NULL, o->out)
+		     : tb_hreport_finish(rep, &res, DEFAULT_REPORT_NAME);
+	if (ret) {
+		rc = TB_EXIT_FAIL;
+		goto out;
+	}
+	printf("report:  %s\n", o->out ? o->out : DEFAULT_REPORT);
+out:
+	tb_dir_close(&res);
+	return rc;
 }
 
 struct plotted {

@@ -35,7 +35,7 @@ int tb_cmd_report(int argc, char **argv)
 			snprintf(path, sizeof(path), "report.html");
 		out = path;
 	}
-	ret = tb_report_write(r, NULL, out);
+	ret = tb_report_write(r, NULL, NULL, out); /* out is the user's path */
 	tb_result_free(r);
 	if (ret) /* said; a link where it goes is bad input, a full disk not possible */
 		return tb_dir_exit_code(ret);

@@ -567,14 +567,15 @@ static int measure(struct run *x)
 
 /* ---- publish ------------------------------------------------------------------------------ */
 
-/* Plots and the report. Returns 0, or the errno of what failed (said; the last line says it
- * again). A missing gnuplot is a warning, not a failure. */
+/* Plots and the report, through the run directory's handle (never by its path, which may be a
+ * link by now). Returns 0, or the errno of what failed (said; the last line says it again). A
+ * missing gnuplot is a warning, not a failure. */
 static int plots_and_report(struct run *x, const char **what)
 {
-	char path[PATH_MAX + 64], plotdir[PATH_MAX + 64];
+	struct tb_dir plots = TB_DIR_INIT;
 	int ret, err = 0;
 
-	ret = tb_plot_result(x->r, x->rundir.path, 0);
+	ret = tb_plot_result_at(x->r, &x->rundir, 0);
 	if (ret == -ENOENT) {
 		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
 	} else if (ret == -ENOSPC || ret == -EDQUOT || ret == -EROFS) {
@@ -587,14 +588,16 @@ static int plots_and_report(struct run *x, const char **what)
 	} else {
 		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->rundir.path, ret);
 	}
-	snprintf(path, sizeof(path), "%s/report.html", x->rundir.path);
-	snprintf(plotdir, sizeof(plotdir), "%s/plots", x->rundir.path);
-	ret = tb_report_write(x->r, ret < 0 ? NULL : plotdir, path);
+	/* The plots just drawn, inlined from where they were drawn (else drawn again). */
+	if (ret >= 0)
+		tb_dir_sub(&x->rundir, "plots", TB_DIR_QUIET, 0, &plots);
+	ret = tb_report_write(x->r, plots.fd >= 0 ? &plots : NULL, &x->rundir, "report.html");
+	tb_dir_close(&plots);
 	if (ret && !err) {
 		err = ret;
 		*what = "report";
 	} else if (!ret) {
-		printf("report:  %s\n", path);
+		printf("report:  %s/report.html\n", x->rundir.path);
 	}
 	return err;
 }

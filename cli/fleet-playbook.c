@@ -227,13 +227,13 @@ static void build_argv(const struct tb_fleet_playbook *pb, char *vars_arg, char 
 }
 
 /* Read the pipe until it closes, passing a stop request on. Returns 0 or -errno. */
-static int follow(struct tb_proc *p, int logfd, struct tb_fleet *f,
-		  const struct tb_fleet_playbook *pb, struct tb_fleet_outcome *out)
+static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_fleet_playbook *pb,
+		  struct tb_fleet_outcome *out)
 {
 	struct lines l = {0};
 	uint64_t deadline = 0;
 	char buf[65536];
-	int ret = 0;
+	int ret = 0, logfd = pb->logfd;
 
 	for (;;) {
 		struct pollfd pfd = {.fd = p->out_fd, .events = POLLIN};
@@ -273,7 +273,7 @@ int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f
 {
 	char *vars_arg = NULL, *action_arg = NULL, *av[16];
 	struct tb_proc p = {0};
-	int logfd = -1, ret = -ENOMEM;
+	int ret = -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	out->status = -1;
@@ -287,17 +287,12 @@ int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f
 	setenv("ANSIBLE_NOCOLOR", "1", 1);
 	setenv("ANSIBLE_RETRY_FILES_ENABLED", "false", 1);
 	setenv("ANSIBLE_PYTHON_INTERPRETER", "auto_silent", 0);
-	if (pb->log) {
-		logfd = open(pb->log, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
-		if (logfd < 0)
-			tb_warn("fleet: %s: cannot write the log: %s", pb->log, strerror(errno));
-	}
 	ret = tb_proc_spawn(&p, av, NULL, TB_PROC_CAPTURE | TB_PROC_NULLIN);
 	if (ret) {
 		tb_err("fleet: cannot start ansible-playbook: %s", strerror(-ret));
 		goto out;
 	}
-	ret = follow(&p, logfd, f, pb, out);
+	ret = follow(&p, f, pb, out);
 	if (ret && ret != -ENOMEM)
 		tb_err("fleet: reading ansible-playbook's output: %s", strerror(-ret));
 	tb_proc_wait(&p, 0);
@@ -305,8 +300,6 @@ int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f
 		out->status = WEXITSTATUS(p.status);
 out:
 	tb_proc_release(&p);
-	if (logfd >= 0)
-		close(logfd);
 	free(vars_arg);
 	free(action_arg);
 	return ret;

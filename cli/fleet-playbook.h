@@ -19,9 +19,9 @@ struct tb_fleet_playbook {
 	const char *limit;     /* --limit, NULL for every host */
 	const char *vars;      /* the extra-variables file (-e @FILE) */
 	const char *action;    /* NULL: the role's default (run); "abort", "cleanup" */
-	const char *log;       /* everything ansible-playbook printed is appended here */
-	bool quiet;	       /* no progress on stderr */
-	bool no_stop;	       /* ignore stop requests (the abort that follows one) */
+	int logfd;    /* everything ansible-playbook printed is appended here; -1: nowhere */
+	bool quiet;   /* no progress on stderr */
+	bool no_stop; /* ignore stop requests (the abort that follows one) */
 };
 
 struct tb_fleet_outcome {

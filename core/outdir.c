@@ -339,16 +339,19 @@ int tb_dir_read(const struct tb_dir *d, const char *name, size_t max, char **out
 	return ret;
 }
 
-int tb_open_output(const char *path, int oflags, mode_t mode)
+/* The open of name at at (a directory fd, or AT_FDCWD with a path) to write it in place, as
+ * tb_open_output says; messages name dir/name (dir NULL: name alone). */
+static int open_output_at(int at, const char *dir, const char *name, int oflags, mode_t mode)
 {
 	struct stat st;
 	int fd, ret;
 
 	/* O_NONBLOCK: a FIFO planted here must not block the open (it is refused below). */
-	fd = open(path, oflags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
+	fd = openat(at, name, oflags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
 	if (fd < 0) {
 		ret = -errno;
-		say(0, path, NULL, ret == -ELOOP ? "" : "cannot open: ", ret);
+		say(0, dir ? dir : name, dir ? name : NULL,
+		    ret == -ELOOP ? "" : "cannot open: ", ret);
 		return ret;
 	}
 	if (fstat(fd, &st))
@@ -363,10 +366,24 @@ int tb_open_output(const char *path, int oflags, mode_t mode)
 		ret = 0;
 	if (ret) {
 		close(fd);
-		say(0, path, NULL, NULL, ret);
+		say(0, dir ? dir : name, dir ? name : NULL, NULL, ret);
 		return ret;
 	}
 	return fd;
+}
+
+int tb_open_output(const char *path, int oflags, mode_t mode)
+{
+	return open_output_at(AT_FDCWD, NULL, path, oflags, mode);
+}
+
+int tb_dir_open_output(const struct tb_dir *d, const char *name, int oflags, mode_t mode)
+{
+	if (!component(name)) {
+		say(0, d->path, name, "not a plain name: ", -EINVAL);
+		return -EINVAL;
+	}
+	return open_output_at(d->fd, d->path, name, oflags, mode);
 }
 
 int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode)

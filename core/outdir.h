@@ -92,7 +92,12 @@ int tb_dir_read(const struct tb_dir *d, const char *name, size_t max, char **out
  * in directories tracebench made itself (tracers/<name>/ of a run). Returns an fd or -errno.
  */
 int tb_open_output(const char *path, int oflags, mode_t mode);
-/* path written atomically: its directory opened as the user's path, the file by tb_dir_write. */
+/* The same for name in d: the open is relative to the handle, so it lands in the directory d
+ * opened even if d's path has become a link since. Returns an fd or -errno. */
+int tb_dir_open_output(const struct tb_dir *d, const char *name, int oflags, mode_t mode);
+/* path written atomically: its directory opened as the user's path, the file by tb_dir_write
+ * (for a path the user gave, -o FILE; a directory tracebench made is written through its
+ * handle). */
 int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
 /*

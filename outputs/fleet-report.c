@@ -111,7 +111,8 @@ static void merged_table(FILE *f, const struct tb_fleet *fl)
 	      f);
 }
 
-int tb_report_fleet_write(const struct tb_fleet *fl, const char *plotdir, const char *path)
+int tb_report_fleet_write(const struct tb_fleet *fl, const struct tb_dir *plots,
+			  const struct tb_dir *d, const char *name)
 {
 	const struct tb_result **rs = calloc(fl->nhosts + 1, sizeof(*rs));
 	char *buf = NULL;
@@ -140,12 +141,12 @@ int tb_report_fleet_write(const struct tb_fleet *fl, const char *plotdir, const 
 		for (size_t k = 0; k < fl->ncmps; k++)
 			tb_html_comparison_section(f, fl->cmps[k], k);
 		fputs("<h2 id=\"plots\">Plot</h2>\n", f);
-		tb_html_plots(f, rs, n, plotdir, true);
+		tb_html_plots(f, rs, n, plots, true);
 		fputs("<h2 id=\"environment\">Environment</h2>\n", f);
 		for (size_t i = 0, s = 0; i < fl->nhosts; i++)
 			if (fl->hosts[i].merged)
 				tb_html_result_appendix(f, fl->hosts[i].r, fl->hosts[i].name, s++);
 	}
 	free(rs);
-	return tb_html_finish(f, &buf, &len, path);
+	return tb_html_finish(f, &buf, &len, d, name);
 }

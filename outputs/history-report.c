@@ -256,7 +256,7 @@ static void plots_note(FILE *f, const struct tb_hreport *rep)
 			rep->skipped_plots, rep->max_plots);
 }
 
-int tb_hreport_finish(struct tb_hreport *rep, const char *path)
+int tb_hreport_finish(struct tb_hreport *rep, const struct tb_dir *d, const char *name)
 {
 	char *page = NULL, settings[512] = "";
 	size_t len = 0;
@@ -306,7 +306,7 @@ int tb_hreport_finish(struct tb_hreport *rep, const char *path)
 	      f);
 	fwrite(rep->all_buf, 1, rep->all_len, f);
 	fputs("</table>\n", f);
-	ret = tb_html_finish(f, &page, &len, path);
+	ret = tb_html_finish(f, &page, &len, d, name);
 out:
 	tb_hreport_free(rep);
 	return ret;

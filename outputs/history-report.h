@@ -25,8 +25,10 @@ int tb_hreport_begin(struct tb_hreport **out, const char *db, const struct tb_hi
 /* Add an analysed series (its points kept: tb_history_analyze with keep_points). Returns 0 or
  * -ENOMEM. */
 int tb_hreport_add(struct tb_hreport *rep, const struct tb_hanalysis *a);
-/* Write the page to path atomically and free rep (in every case). Returns 0 or -errno. */
-int tb_hreport_finish(struct tb_hreport *rep, const char *path);
+struct tb_dir;
+/* Write the page atomically as name in d (d NULL: name is the path the user gave; outputs/html.h
+ * tb_html_finish) and free rep (in every case). Returns 0 or -errno. */
+int tb_hreport_finish(struct tb_hreport *rep, const struct tb_dir *d, const char *name);
 /* Free rep without writing. */
 void tb_hreport_free(struct tb_hreport *rep);
 

@@ -66,7 +66,7 @@ void tb_html_head(FILE *f, const char *title)
 	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n", css);
 }
 
-int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
+int tb_html_finish(FILE *f, char **buf, size_t *len, const struct tb_dir *d, const char *name)
 {
 	int ret;
 
@@ -78,7 +78,8 @@ int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path)
 		free(*buf);
 		return -ENOMEM;
 	}
-	ret = tb_write_atomic(path, *buf, *len, 0644); /* says why it failed */
+	/* Each says why it failed. */
+	ret = d ? tb_dir_write(d, name, *buf, *len, 0644) : tb_write_atomic(name, *buf, *len, 0644);
 	free(*buf);
 	return ret;
 }
@@ -210,15 +211,12 @@ static bool plot_failed(const struct tb_dir *d, int i, char *why, size_t len)
 	return false;
 }
 
-int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
+int tb_html_plots_section(FILE *f, const struct tb_dir *d, bool compare)
 {
-	struct tb_dir d;
 	struct stat st;
 	int i, n = 0;
 	size_t k;
 
-	if (tb_dir_open(&d, plotdir, TB_DIR_PATH | TB_DIR_QUIET, 0))
-		return 0;
 	for (i = 0; tb_plot_names[i]; i++) {
 		char name[NAME_MAX + 1], why[512];
 		bool failed;
@@ -226,15 +224,15 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 		if (compare != !strcmp(tb_plot_names[i], "compare"))
 			continue;
 		snprintf(name, sizeof(name), "%s.svg", tb_plot_names[i]);
-		failed = plot_failed(&d, i, why, sizeof(why));
-		if (!failed && fstatat(d.fd, name, &st, AT_SYMLINK_NOFOLLOW))
+		failed = plot_failed(d, i, why, sizeof(why));
+		if (!failed && fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
 		fprintf(f, "<figure id=\"plot-%s\">\n", tb_plot_names[i]);
 		if (failed) {
 			fputs("<p class=\"note plot-failed\">plot failed: ", f);
 			tb_fput_markup(f, why, strlen(why));
 			fputs("</p>\n", f);
-		} else if (tb_html_inline_svg(f, &d, name, i)) {
+		} else if (tb_html_inline_svg(f, d, name, i)) {
 			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
 		}
 		for (k = 0; k < TB_ARRAY_SIZE(captions); k++)
@@ -243,7 +241,6 @@ int tb_html_plots_section(FILE *f, const char *plotdir, bool compare)
 		fputs("</figure>\n", f);
 		n++;
 	}
-	tb_dir_close(&d);
 	return n;
 }
 
@@ -253,13 +250,14 @@ int tb_html_tmpdir(char *dir, size_t len)
 	return mkdtemp(dir) ? 0 : -errno;
 }
 
-void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
+void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const struct tb_dir *plots,
 		   bool compare)
 {
-	char tmp[64], dir[PATH_MAX];
-	int ret = 0, drawn;
+	struct tb_dir drew = TB_DIR_INIT;
+	char tmp[64] = "", dir[PATH_MAX];
+	int ret = 0, drawn = 0;
 
-	if (!plotdir) {
+	if (!plots) {
 		if (tb_html_tmpdir(tmp, sizeof(tmp))) {
 			fprintf(f, "<p class=\"note\">Plots are not included: cannot create a "
 				   "temporary directory.</p>\n");
@@ -268,7 +266,9 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 		ret = compare ? tb_plot_compare(rs, NULL, n, tmp, TB_PLOT_NO_PNG)
 			      : tb_plot_result(rs[0], tmp, TB_PLOT_NO_PNG);
 		snprintf(dir, sizeof(dir), "%s/plots", tmp);
-		plotdir = dir;
+		/* Our private directory: a failed open is as if nothing was drawn. */
+		tb_dir_open(&drew, dir, TB_DIR_PATH | TB_DIR_QUIET, 0);
+		plots = &drew;
 	}
 	if (ret == -ENOENT) {
 		fputs("<p class=\"note\">Plots are not included: gnuplot was not found on the "
@@ -276,7 +276,8 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 		      "and run <code>tracebench report</code> again).</p>\n",
 		      f);
 	} else {
-		drawn = tb_html_plots_section(f, plotdir, compare);
+		if (plots->fd >= 0)
+			drawn = tb_html_plots_section(f, plots, compare);
 		if (ret < 0)
 			fputs("<p class=\"note\">Some plots failed: each says why in its place "
 			      "(gnuplot's messages were logged).</p>\n",
@@ -285,7 +286,8 @@ void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const c
 			fputs("<p class=\"note\">No plots: the result has no data to plot.</p>\n",
 			      f);
 	}
-	if (plotdir == dir)
+	tb_dir_close(&drew);
+	if (*tmp)
 		tb_rm_rf(tmp);
 }
 

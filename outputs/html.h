@@ -17,11 +17,15 @@
 void tb_html_esc(FILE *f, const char *s);
 /* The start of a page titled title, up to <body>, with the reports' inline style sheet. */
 void tb_html_head(FILE *f, const char *title);
-/* End the page in the memstream f (whose buffer is *buf, *len), close f, write the page
- * atomically to path and free *buf. Returns 0 or -errno (printed). */
-int tb_html_finish(FILE *f, char **buf, size_t *len, const char *path);
-
 struct tb_dir;
+/*
+ * End the page in the memstream f (whose buffer is *buf, *len), close f, write the page
+ * atomically as name in d (core/outdir.h: never through a link, and into the directory d
+ * opened even if its path is a link by now) and free *buf. With d NULL, name is a path the user
+ * gave (-o FILE), whose directory is opened as the user's path (tb_write_atomic); a directory
+ * tracebench made is always passed as its handle. Returns 0 or -errno (printed).
+ */
+int tb_html_finish(FILE *f, char **buf, size_t *len, const struct tb_dir *d, const char *name);
 /*
  * Copy the gnuplot SVG name in d into the page as inline <svg> (the prolog and xmlns dropped,
  * every id prefixed "p<k>-" so that plots on one page do not clash); a regular file only,
@@ -32,15 +36,16 @@ int tb_html_inline_svg(FILE *f, const struct tb_dir *d, const char *name, int k)
 /* A fresh private directory /tmp/tracebench-<pid>-report-XXXXXX into dir (the name cleanup
  * recognises when this process dies). Returns 0 or -errno. */
 int tb_html_tmpdir(char *dir, size_t len);
-/* Inline every plot of plotdir that exists (the compare plot or all the others), in
- * tb_plot_names order, with its caption. Returns how many. */
-int tb_html_plots_section(FILE *f, const char *plotdir, bool compare);
+/* Inline every plot of the plots directory d that exists (the compare plot or all the others),
+ * in tb_plot_names order, with its caption; read through d. Returns how many. */
+int tb_html_plots_section(FILE *f, const struct tb_dir *d, bool compare);
 /*
  * The plots of rs[0] (or with compare, the compare plot of the n results) inlined: drawn into a
- * temporary directory when plotdir is NULL (and removed afterwards), else taken from plotdir.
- * Says in the page why plots are missing (no gnuplot, gnuplot failed, nothing to plot).
+ * temporary directory when plots is NULL (and removed afterwards), else taken from the plots
+ * directory plots (a handle: what was drawn there, not what its path names now). Says in the
+ * page why plots are missing (no gnuplot, gnuplot failed, nothing to plot).
  */
-void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const char *plotdir,
+void tb_html_plots(FILE *f, const struct tb_result *const *rs, size_t n, const struct tb_dir *plots,
 		   bool compare);
 
 /* The environment fingerprint r records, or NULL. */

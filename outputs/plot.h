@@ -16,6 +16,8 @@
 
 #include "result/result.h"
 
+struct tb_dir;
+
 enum {
 	TB_PLOT_NO_PNG = 1 << 0,    /* SVG only (what the report inlines) */
 	TB_PLOT_NO_SVG = 1 << 1,    /* PNG only */
@@ -38,6 +40,13 @@ extern const char *const tb_plot_names[];
  * TB_PLOT_STRICT, warned), or another -errno. Paths written are under outdir only.
  */
 int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags);
+/*
+ * The same into plots/ of the open directory out (core/outdir.h), for a directory tracebench
+ * made (a run's): made and written through the handle, so the plots land in the directory out
+ * opened even if its path is a link by now. tb_plot_result opens outdir as the user's path
+ * (links in it followed, created when absent) and does this.
+ */
+int tb_plot_result_at(const struct tb_result *r, const struct tb_dir *out, unsigned flags);
 
 /*
  * The compare plot: overhead per cell side by side for each of the n results (labels[i]
@@ -47,6 +56,9 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
  */
 int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
 		    const char *outdir, unsigned flags);
+/* The same into plots/ of out, through the handle (as tb_plot_result_at): a fleet's. */
+int tb_plot_compare_at(const struct tb_result *const *rs, const char *const *labels, size_t n,
+		       const struct tb_dir *out, unsigned flags);
 
 struct tb_hanalysis;
 /*

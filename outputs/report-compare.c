@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/html.h"
 #include "outputs/plot.h"
@@ -172,7 +173,7 @@ int tb_report_compare_write(const struct tb_result *const *rs, size_t n, const c
 		tb_html_result_appendix(f, rs[s], lbl, s);
 	}
 	free(ids);
-	return tb_html_finish(f, &buf, &len, path);
+	return tb_html_finish(f, &buf, &len, NULL, path);
 }
 
 static void change_td(FILE *f, double v, double lo, double hi, const char *unit, bool sig)
@@ -280,6 +281,7 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 {
 	const struct tb_result **rs = NULL;
 	const char **labels = NULL;
+	struct tb_dir drew = TB_DIR_INIT;
 	char *buf = NULL, tmp[64], dir[PATH_MAX];
 	size_t len = 0, i;
 	int ret;
@@ -318,12 +320,16 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 	} else {
 		ret = tb_plot_compare(rs, labels, n + 1, tmp, TB_PLOT_NO_PNG);
 		snprintf(dir, sizeof(dir), "%s/plots", tmp);
+		if (ret !=
+		    -ENOENT) /* our private directory: not there is as if nothing was drawn */
+			tb_dir_open(&drew, dir, TB_DIR_PATH | TB_DIR_QUIET, 0);
 		if (ret == -ENOENT)
 			fputs("<p class=\"note\">The plot is not included: gnuplot was not found "
 			      "(install gnuplot, e.g. Debian's gnuplot-nox).</p>\n",
 			      f);
-		else if (!tb_html_plots_section(f, dir, true))
+		else if (drew.fd < 0 || !tb_html_plots_section(f, &drew, true))
 			fputs("<p class=\"note\">No plot: no cell has an overhead.</p>\n", f);
+		tb_dir_close(&drew);
 		tb_rm_rf(tmp);
 	}
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
@@ -331,5 +337,5 @@ int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, 
 		tb_html_result_appendix(f, rs[i], labels[i], i);
 	free(rs);
 	free(labels);
-	return tb_html_finish(f, &buf, &len, path);
+	return tb_html_finish(f, &buf, &len, NULL, path);
 }

@@ -242,10 +242,11 @@ static void labels(FILE *f, const struct tb_result *r)
 	fputs("</p>\n", f);
 }
 
-int tb_report_write(const struct tb_result *r, const char *plotdir, const char *path)
+int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const struct tb_dir *d,
+		    const char *name)
 {
 	const char *host = tb_result_host(r);
-	const char *name = r->scenario_name ? r->scenario_name : "scenario";
+	const char *scen = r->scenario_name ? r->scenario_name : "scenario";
 	char title[512], *buf = NULL;
 	size_t len = 0;
 	FILE *f;
@@ -253,7 +254,7 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return -ENOMEM;
-	snprintf(title, sizeof(title), "tracebench: %s on %s", name, host);
+	snprintf(title, sizeof(title), "tracebench: %s on %s", scen, host);
 	tb_html_head(f, title);
 	fputs("<h1>", f);
 	tb_html_esc(f, title);
@@ -277,7 +278,7 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 	tb_html_command_tracers(f, r);
 	tb_report_explain_section(f, r);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);
-	tb_html_plots(f, &r, 1, plotdir, false);
+	tb_html_plots(f, &r, 1, plots, false);
 	fputs("<h2 id=\"environment\">Environment</h2>\n", f);
 	tb_html_environment(f, r, "environment-summary");
 	fputs("<h2 id=\"scenario\">Scenario</h2>\n<p>", f);
@@ -292,5 +293,5 @@ int tb_report_write(const struct tb_result *r, const char *plotdir, const char *
 	      f);
 	tb_html_esc(f, r->command_line ? r->command_line : "(not recorded)");
 	fputs("</pre>\n", f);
-	return tb_html_finish(f, &buf, &len, path);
+	return tb_html_finish(f, &buf, &len, d, name);
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "outputs/report.h"
 #include "outputs/summary.h"
@@ -183,6 +184,7 @@ static void test_hostile(void)
 static void test_outputs(void)
 {
 	struct tb_result *r = two_cells();
+	struct tb_dir plots = TB_DIR_INIT;
 	char path[4096], *text = NULL, *page = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&text, &len);
@@ -200,7 +202,10 @@ static void test_outputs(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "55%"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "(all)"));
 	snprintf(path, sizeof(path), "%s/bpf.html", tb_test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(tb_report_write(r, tb_test_tmpdir(), path), 0);
+	/* The tmpdir as the plots directory: no plots, none drawn. */
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&plots, tb_test_tmpdir(), TB_DIR_PATH, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_report_write(r, &plots, NULL, path), 0);
+	tb_dir_close(&plots);
 	CU_ASSERT_EQUAL(tb_read_file(path, &page, NULL), 0);
 	CU_ASSERT_PTR_NOT_NULL(page && strstr(page, "id=\"command-tracers\""));
 	CU_ASSERT_PTR_NOT_NULL(page && strstr(page, "id=\"bpf-programs-1\""));

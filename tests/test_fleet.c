@@ -167,7 +167,7 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "cells")), 6);
 	json_decref(j);
 	snprintf(path, sizeof(path), "%s/fleet.html", tb_test_tmpdir());
-	CU_ASSERT_EQUAL_FATAL(tb_report_fleet_write(&f, NULL, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_report_fleet_write(&f, NULL, NULL, path), 0);
 	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, &len), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"fleet-table\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"comparison-1\""));

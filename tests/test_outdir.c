@@ -158,6 +158,57 @@ static void test_open_output(void)
 	tb_log_set_level(TB_LOG_INFO);
 }
 
+/*
+ * Through a handle: a directory swapped for a link after it was opened still gets the report,
+ * the plots' data and a log opened in place (tb_dir_open_output), and the link's target none;
+ * a link planted where the log goes is refused, and O_EXCL refuses a file that is there.
+ */
+static void test_handle_outlives_a_swap(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	const char *dir = setup();
+	char p[2 * PATH_MAX], moved[PATH_MAX], target[PATH_MAX];
+	struct tb_dir d = TB_DIR_INIT;
+	struct stat st;
+	int fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	tb_log_set_level(TB_LOG_SILENT);
+	snprintf(p, sizeof(p), "%s/run", dir);
+	snprintf(moved, sizeof(moved), "%s/run.moved", dir);
+	snprintf(target, sizeof(target), "%s/elsewhere", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(target, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, p, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rename(p, moved), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+	CU_ASSERT_EQUAL(tb_report_write(r, NULL, &d, "report.html"), 0);
+	CU_ASSERT_EQUAL(tb_plot_result_at(r, &d, TB_PLOT_DATA_ONLY), 0);
+	fd = tb_dir_open_output(&d, "ansible.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
+	CU_ASSERT(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	CU_ASSERT_EQUAL(tb_dir_open_output(&d, "ansible.log", O_WRONLY | O_CREAT | O_EXCL, 0644),
+			-EEXIST);
+	snprintf(p, sizeof(p), "%s/%s", moved, "report.html");
+	CU_ASSERT(!lstat(p, &st) && S_ISREG(st.st_mode) && st.st_size > 0);
+	snprintf(p, sizeof(p), "%s/%s", moved, "plots/data/timeline.dat");
+	CU_ASSERT_EQUAL(access(p, R_OK), 0);
+	snprintf(p, sizeof(p), "%s/%s", moved, "ansible.log");
+	CU_ASSERT(!lstat(p, &st) && S_ISREG(st.st_mode));
+	snprintf(p, sizeof(p), "%s/%s", target, "report.html");
+	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/%s", target, "plots");
+	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/%s", moved, "link.log");
+	CU_ASSERT_EQUAL(symlink(victim, p), 0);
+	CU_ASSERT_EQUAL(tb_dir_open_output(&d, "link.log", O_WRONLY | O_CREAT, 0644), -ELOOP);
+	CU_ASSERT(victim_unchanged());
+	tb_dir_close(&d);
+	tb_log_set_level(TB_LOG_INFO);
+	tb_result_free(r);
+}
+
 static void test_exit_codes(void)
 {
 	CU_ASSERT_EQUAL(tb_dir_exit_code(-ELOOP), TB_EXIT_USAGE);
@@ -194,7 +245,7 @@ static void test_writers_refuse_links(void)
 	tb_dir_close(&d);
 	path_in(p, dir, "report.html");
 	CU_ASSERT_EQUAL(symlink(victim, p), 0);
-	CU_ASSERT_EQUAL(tb_report_write(r, NULL, p), -ELOOP);
+	CU_ASSERT_EQUAL(tb_report_write(r, NULL, NULL, p), -ELOOP);
 	CU_ASSERT(victim_unchanged());
 	path_in(p, dir, "result.json");
 	CU_ASSERT_EQUAL(symlink(victim, p), 0);
@@ -210,6 +261,7 @@ static CU_TestInfo outdir_tests[] = {
 	{"outputs written in place", test_open_output},
 	{"exit codes of failed writes", test_exit_codes},
 	{"plot, report and result refuse links", test_writers_refuse_links},
+	{"a handle outlives its directory swapped for a link", test_handle_outlives_a_swap},
 	CU_TEST_INFO_NULL,
 };
 

@@ -121,12 +121,16 @@ static const char *check_balanced(const char *html)
 static char *render(struct tb_result *r, const char *plotdir)
 {
 	const char *dir = tb_test_tmpdir();
+	struct tb_dir plots = TB_DIR_INIT;
 	char path[PATH_MAX], *html = NULL;
+	int ret;
 
-	if (!dir)
+	if (!dir || (plotdir && tb_dir_open(&plots, plotdir, TB_DIR_PATH, 0)))
 		return NULL;
 	snprintf(path, sizeof(path), "%s/report.html", dir);
-	if (tb_report_write(r, plotdir, path))
+	ret = tb_report_write(r, plotdir ? &plots : NULL, NULL, path);
+	tb_dir_close(&plots);
+	if (ret)
 		return NULL;
 	if (tb_read_file(path, &html, NULL))
 		return NULL;

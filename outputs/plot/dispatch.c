@@ -18,13 +18,13 @@ static int (*const result_plots[])(struct tb_gp *, const struct tb_result *) = {
 	tb_plot_latency,  tb_plot_timeline,  tb_plot_rate,
 };
 
-int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags)
+int tb_plot_result_at(const struct tb_result *r, const struct tb_dir *out, unsigned flags)
 {
 	int ret, drawn = 0, missing, first_err = 0;
 	struct tb_gp g;
 	size_t i;
 
-	ret = tb_gp_init(&g, outdir, flags, r, false);
+	ret = tb_gp_init(&g, out, flags, r, false);
 	if (ret) {
 		tb_gp_finish(&g);
 		return ret;
@@ -50,15 +50,26 @@ int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags
 	return (flags & TB_PLOT_DATA_ONLY) ? 0 : drawn;
 }
 
-int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
-		    const char *outdir, unsigned flags)
+int tb_plot_result(const struct tb_result *r, const char *outdir, unsigned flags)
+{
+	struct tb_dir d;
+	int ret = tb_gp_outdir(&d, outdir);
+
+	if (!ret)
+		ret = tb_plot_result_at(r, &d, flags);
+	tb_dir_close(&d);
+	return ret;
+}
+
+int tb_plot_compare_at(const struct tb_result *const *rs, const char *const *labels, size_t n,
+		       const struct tb_dir *out, unsigned flags)
 {
 	int ret, missing, fin;
 	struct tb_gp g;
 
 	if (!n)
 		return 0;
-	ret = tb_gp_init(&g, outdir, flags, rs[0], true);
+	ret = tb_gp_init(&g, out, flags, rs[0], true);
 	if (ret) {
 		tb_gp_finish(&g);
 		return ret;
@@ -76,4 +87,19 @@ int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels
 	if (missing)
 		return missing;
 	return ret && !(flags & TB_PLOT_DATA_ONLY) ? 1 : 0;
+}
+
+int tb_plot_compare(const struct tb_result *const *rs, const char *const *labels, size_t n,
+		    const char *outdir, unsigned flags)
+{
+	struct tb_dir d;
+	int ret;
+
+	if (!n)
+		return 0;
+	ret = tb_gp_outdir(&d, outdir);
+	if (!ret)
+		ret = tb_plot_compare_at(rs, labels, n, &d, flags);
+	tb_dir_close(&d);
+	return ret;
 }

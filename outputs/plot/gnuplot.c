@@ -86,28 +86,31 @@ int tb_gp_remove_images(struct tb_gp *g, const char *name)
 	return 0;
 }
 
-int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
+int tb_gp_outdir(struct tb_dir *d, const char *outdir)
+{
+	return tb_dir_open(d, outdir, TB_DIR_PATH | TB_DIR_CREATE | TB_DIR_PARENTS, 0755);
+}
+
+int tb_gp_open(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const char *host,
 	       const char *scenario)
 {
 	int ret;
 
 	memset(g, 0, sizeof(*g));
-	g->out.fd = g->plots.fd = g->data.fd = g->work.fd = -1;
+	g->plots.fd = g->data.fd = g->work.fd = -1;
 	g->flags = flags;
 	g->host = tb_shorten(g->hostbuf, sizeof(g->hostbuf), host ? host : "", TB_GP_NAME_MAX);
 	g->scenario = tb_shorten(g->scenbuf, sizeof(g->scenbuf),
 				 scenario && *scenario ? scenario : "scenario", TB_GP_NAME_MAX);
-	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", outdir) >=
+	if ((size_t)snprintf(g->plotdir, sizeof(g->plotdir), "%s/plots", out->path) >=
 		    sizeof(g->plotdir) ||
-	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", outdir) >=
+	    (size_t)snprintf(g->datadir, sizeof(g->datadir), "%s/plots/data", out->path) >=
 		    sizeof(g->datadir)) {
-		tb_err("plot: output directory name too long: %s", outdir);
+		tb_err("plot: output directory name too long: %s", out->path);
 		return -ENAMETOOLONG;
 	}
-	/* outdir is the user's (as typed); plots/ and plots/data/ beneath it are ours. */
-	ret = tb_dir_open(&g->out, outdir, TB_DIR_PATH | TB_DIR_CREATE | TB_DIR_PARENTS, 0755);
-	if (!ret)
-		ret = tb_dir_sub(&g->out, "plots", TB_DIR_CREATE, 0755, &g->plots);
+	/* plots/ and plots/data/ beneath out are ours: made and opened through its handle. */
+	ret = tb_dir_sub(out, "plots", TB_DIR_CREATE, 0755, &g->plots);
 	if (!ret)
 		ret = tb_dir_sub(&g->plots, "data", TB_DIR_CREATE, 0755, &g->data);
 	if (!ret)
@@ -124,10 +127,10 @@ int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *
 	return 0;
 }
 
-int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
+int tb_gp_init(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const struct tb_result *r,
 	       bool compare)
 {
-	int ret = tb_gp_open(g, outdir, flags, tb_result_host(r), r->scenario_name), r2 = 0;
+	int ret = tb_gp_open(g, out, flags, tb_result_host(r), r->scenario_name), r2 = 0;
 
 	/* Earlier images go first (also when the scripts are missing): none is left stale. */
 	for (int i = 0; (!ret || ret == -ENOENT) && !r2 && tb_plot_names[i]; i++)
@@ -155,7 +158,6 @@ int tb_gp_finish(struct tb_gp *g)
 	}
 	tb_dir_close(&g->data);
 	tb_dir_close(&g->plots);
-	tb_dir_close(&g->out);
 	return ret;
 }
 

@@ -31,7 +31,7 @@
  * moved into plots/ and plots/data/ (core/outdir.h: no link is followed or replaced).
  */
 struct tb_gp {
-	struct tb_dir out, plots, data, work;
+	struct tb_dir plots, data, work;
 	char plotdir[PATH_MAX]; /* the paths of plots and data, for messages */
 	char datadir[PATH_MAX];
 	char dats[TB_GP_MAX_DATS][TB_GP_NAME_MAX + 8]; /* data files written into work */
@@ -52,24 +52,28 @@ struct tb_gp_vars {
 	FILE *f;
 };
 
+/* Open the output directory outdir the user named (as typed: links in it followed; created
+ * with its parents when absent) into d, for tb_gp_open. Returns 0 or -errno (said). */
+int tb_gp_outdir(struct tb_dir *d, const char *outdir);
 /*
- * Start a session into outdir/plots (created; a link where one of its directories goes is
- * refused), titles naming host and scenario (either may be NULL). Returns 0, -ENOENT when the
- * scripts cannot be found (unless TB_PLOT_DATA_ONLY), or -errno; each printed. End it with
- * tb_gp_finish, whatever happened.
+ * Start a session into plots/ of the directory out (created through the handle; a link where
+ * one of its directories goes is refused), titles naming host and scenario (either may be
+ * NULL). out may be closed once this returns. Returns 0, -ENOENT when the scripts cannot be
+ * found (unless TB_PLOT_DATA_ONLY), or -errno; each printed. End it with tb_gp_finish, whatever
+ * happened.
  */
-int tb_gp_open(struct tb_gp *g, const char *outdir, unsigned flags, const char *host,
+int tb_gp_open(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const char *host,
 	       const char *scenario);
 /* Remove g's images of the plot called name (name.png, name.svg, the failure note), if any; a
  * link or a directory there is refused (-ELOOP, -EISDIR). Returns 0 or -errno. */
 int tb_gp_remove_images(struct tb_gp *g, const char *name);
 /*
- * Start a session of r's plots into outdir/plots (tb_gp_open), removing earlier images of the
+ * Start a session of r's plots into plots/ of out (tb_gp_open), removing earlier images of the
  * plots it draws: compare.* for a compare session, all others else. A link or a directory where
  * one of its files goes is refused before anything is written (-ELOOP, -EISDIR). Returns what
  * tb_gp_open does, or that error. End it with tb_gp_finish, whatever happened.
  */
-int tb_gp_init(struct tb_gp *g, const char *outdir, unsigned flags, const struct tb_result *r,
+int tb_gp_init(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const struct tb_result *r,
 	       bool compare);
 /* Move the data files into plots/data/, remove the private directory, close. Returns 0 or
  * -errno (printed). */

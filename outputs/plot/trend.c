@@ -115,10 +115,15 @@ int tb_plot_draw_trend(struct tb_gp *g, const struct tb_hanalysis *a)
 
 int tb_plot_trend(const struct tb_hanalysis *a, const char *outdir, unsigned flags)
 {
+	struct tb_dir out;
 	struct tb_gp g;
 	int ret, missing, fin;
 
-	ret = tb_gp_open(&g, outdir, flags, NULL, a->s->scenario);
+	ret = tb_gp_outdir(&out, outdir);
+	if (ret)
+		return ret;
+	ret = tb_gp_open(&g, &out, flags, NULL, a->s->scenario);
+	tb_dir_close(&out); /* the session holds plots/ */
 	if (ret) {
 		tb_gp_finish(&g);
 		return ret;

@@ -4,8 +4,9 @@
 # and a message naming the path, and the files they point at stay as they were. Every output is
 # tried with a link to a victim file, a dangling link (which must not be created as a file), and
 # for plots a symlinked plots/ and plots/data/ directory, for explain a symlinked explain/ and
-# cell directory; a fleet directory swapped for a link while the playbook runs still gets the
-# fleet's tables, and its link's target none.
+# cell directory; a run directory and a fleet directory swapped for a link while they are being
+# filled still get every file tracebench writes (the tables, report.html, the plots, ansible.log),
+# and the link's target none.
 . "$(dirname "$0")/lib.sh"
 FIX=${TB_ROOT:?}/tests/data/results
 nfail=0
@@ -99,6 +100,47 @@ if [ "$(id -u)" -eq 0 ]; then
 	[ -z "$(ls -A "$TMP/empty")" ] || problem "run -o wrote through the link"
 fi
 
+# ---- run: its report.html and plots, with a link planted in the run directory or the run
+# directory swapped for a link while it measures. A command tracer (scenarios are code) does it
+# at its first sample; tracebench writes what it publishes through the run directory's handle.
+drew_plot() { # CONTEXT DIR PLOT: with gnuplot, DIR/plots/PLOT.svg drawn and inlined in DIR/report.html
+	command -v gnuplot >/dev/null || return 0
+	[ -s "$2/plots/$3.svg" ] || problem "$1: no plots/$3.svg in the directory it made"
+	grep -q "id=\"plot-$3\"" "$2/report.html" 2>/dev/null ||
+		problem "$1: the report does not inline the $3 plot it drew"
+}
+runplant() { # NAME SHELL-COMMAND: the scenario $TMP/NAME.ini whose tracer runs the command
+	printf '[global]\nrepetitions = 1\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[tracer plant]\ntype = command\ncommand = sh -c %s\nsettle = 50ms\n[matrix]\nworkloads = g\ntracers = none, plant\n' \
+		"'$2; exec sleep 30'" >"$TMP/$1.ini"
+}
+if [ "$(id -u)" -eq 0 ]; then
+	for mode in link dangling; do
+		rm -rf "$TMP/r1"
+		to=$V/file
+		[ $mode = link ] || to=$V/new-file # as plant() does
+		runplant r1 "[ -L $TMP/r1/report.html ] || ln -s $to $TMP/r1/report.html"
+		"$TB" run "$TMP/r1.ini" -o "$TMP/r1" -q >"$TMP/out" 2>"$TMP/err"
+		rc=$?
+		[ $rc -ne 0 ] || problem "run, $mode report.html planted: exit 0"
+		grep -q "r1/report.html: is a symbolic link" "$TMP/err" ||
+			problem "run, $mode report.html planted: not refused naming it: $(head -c 400 "$TMP/err")"
+		[ -L "$TMP/r1/report.html" ] || problem "run replaced the planted $mode report.html link"
+		[ -s "$TMP/r1/result.json" ] || problem "run, $mode report.html planted: no result.json"
+		victim_ok "run, $mode report.html planted"
+	done
+	rm -rf "$TMP/r2" "$TMP/r2.moved" "$TMP/v2"
+	mkdir -p "$TMP/v2"
+	runplant r2 "[ -L $TMP/r2 ] || { mv $TMP/r2 $TMP/r2.moved && ln -s $TMP/v2 $TMP/r2; }"
+	"$TB" run "$TMP/r2.ini" -o "$TMP/r2" -q >"$TMP/out" 2>"$TMP/err" ||
+		problem "run, directory swapped: exit $?: $(head -c 400 "$TMP/err")"
+	for f in report.html plots; do
+		[ ! -e "$TMP/v2/$f" ] || problem "run wrote $f through the swapped run directory"
+	done
+	[ -L "$TMP/r2" ] && [ -s "$TMP/r2.moved/result.json" ] && [ -s "$TMP/r2.moved/report.html" ] ||
+		problem "run, directory swapped: result.json or report.html not in the directory it made"
+	drew_plot "run, directory swapped" "$TMP/r2.moved" overhead
+fi
+
 # ---- explain: the result's explain/, a cell's directory, a graph, and inside -o DIR
 EXP=$TB_ROOT/tests/data/explain/run
 efresh() { # a result directory E with the explain fixture's result and folded files
@@ -138,9 +180,10 @@ ln -s "$TMP/eo-real" "$TMP/eo"
 [ -s "$TMP/eo-real/getpid.tp/diff.svg" ] && [ ! -L "$TMP/eo-real/getpid.tp/diff.svg" ] ||
 	problem "explain -o a link to a directory: no diff.svg in the directory it names"
 
-# ---- fleet: its tables and its directory swapped for a link while the playbook runs. A stand-in
-# ansible-playbook (first in PATH) reports one host and plants what FAKE_PLANT says in the fleet
-# directory it finds in the variables file; tracebench must write nothing through it.
+# ---- fleet: its tables, report and plot, and its directory swapped for a link while the playbook
+# runs. A stand-in ansible-playbook (first in PATH) reports one host, fetches a run of it when
+# FAKE_RESULT names one, and plants what FAKE_PLANT says in the fleet directory it finds in the
+# variables file; tracebench must write nothing through it.
 mkdir -p "$TMP/bin"
 cat >"$TMP/bin/ansible-playbook" <<'EOF_FAKE'
 #!/bin/bash
@@ -153,12 +196,29 @@ while [ $# -gt 0 ]; do
 done
 dir=$(sed -n 's/^ *"tb_fleet_dir": "\(.*\)",*$/\1/p' "$vars")
 [ -d "$dir" ] || { echo "ERROR! no fleet directory in $vars" >&2; exit 2; }
+fetch() { # DIR: h1's record and a run of the fleet's scenario (FAKE_RESULT relabelled) in DIR/h1
+	[ -n "$FAKE_RESULT" ] || return 0
+	python3 - "$vars" "$FAKE_RESULT" "$1/h1" <<'PY'
+import json, os, sys
+v, r = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+r["labels"] = {"host": "h1", "fleet": v["tb_fleet_id"]}
+r["scenario"]["text"] = open(v["tb_scenario"]).read()
+os.makedirs(sys.argv[3], exist_ok=True)
+json.dump(r, open(os.path.join(sys.argv[3], "result.json"), "w"))
+json.dump({"schema": "tracebench-fleet-host/1", "host": "h1", "status": "ok", "stage": "",
+           "reason": ""}, open(os.path.join(sys.argv[3], "fleet-host.json"), "w"))
+PY
+}
+fetch "$dir"
 case $FAKE_PLANT in
 tables)
 	ln -s "$FAKE_VICTIM/file" "$dir/fleet.txt"
 	ln -s "$FAKE_VICTIM/new-file" "$dir/fleet.json" ;;
-swap)
-	mv "$dir" "$dir.moved" && ln -s "$FAKE_VICTIM" "$dir" ;;
+report)
+	ln -s "$FAKE_VICTIM/file" "$dir/report.html"
+	ln -s "$FAKE_VICTIM" "$dir/plots" ;;
+swap) # the fetched runs are read by the directory's path (Ansible's files): the link's has one
+	fetch "$FAKE_VICTIM" && mv "$dir" "$dir.moved" && ln -s "$FAKE_VICTIM" "$dir" ;;
 esac
 echo '{"_event": "v2_playbook_on_stats", "stats": {"h1": {"unreachable": 0, "failures": 0}}}'
 EOF_FAKE
@@ -169,6 +229,7 @@ fleet() { # DIR [more options]: the fleet of the stand-in's one host into DIR
 	local dir=$1
 	shift
 	env PATH="$TMP/bin:$PATH" FAKE_PLANT="${FAKE_PLANT:-none}" FAKE_VICTIM="${FAKE_VICTIM:-$V}" \
+		FAKE_RESULT="${FAKE_RESULT:-}" \
 		"$TB" fleet \
 		"$TB_ROOT/tests/data/fleet/tiny.ini" -i "$TMP/inventory" --playbook "$TMP/playbook.yml" \
 		-o "$dir" -q "$@"
@@ -193,15 +254,28 @@ mkdir -p "$TMP/f3-real"
 ln -s "$TMP/f3-real" "$TMP/f3"
 refused "fleet -o symlink" fleet "$TMP/f3"
 [ -z "$(ls -A "$TMP/f3-real")" ] || problem "fleet -o wrote through the link"
+rm -rf "$TMP/f5" # a linked report.html and a symlinked plots/ planted while it runs: refused
+FAKE_PLANT=report FAKE_RESULT=$FIX/a.json refused "fleet, linked report.html and plots/" fleet "$TMP/f5"
+[ -L "$TMP/f5/report.html" ] && [ -L "$TMP/f5/plots" ] || problem "fleet replaced a planted link"
+grep -q "f5/report.html: is a symbolic link" "$TMP/err" || problem "fleet: the report.html link not named"
+grep -q '"merged": true' "$TMP/f5/fleet.json" 2>/dev/null ||
+	problem "fleet, linked report.html: the tables were not written, or the run not merged"
 rm -rf "$TMP/f4" "$TMP/f4.moved" "$TMP/v4"
 mkdir -p "$TMP/v4"
-FAKE_PLANT=swap FAKE_VICTIM=$TMP/v4 fleet "$TMP/f4" >"$TMP/out" 2>"$TMP/err"
+FAKE_PLANT=swap FAKE_VICTIM=$TMP/v4 FAKE_RESULT=$FIX/a.json fleet "$TMP/f4" >"$TMP/out" 2>"$TMP/err"
 rc=$?
-[ $rc -eq 1 ] || problem "fleet, directory swapped: exit $rc, expected 1: $(head -c 400 "$TMP/err")"
-for f in fleet.txt fleet.json; do # (report.html is still written by path: outputs/html.c)
+[ $rc -eq 0 ] || problem "fleet, directory swapped: exit $rc, expected 0: $(head -c 400 "$TMP/err")"
+grep -q '"merged": true' "$TMP/f4.moved/fleet.json" 2>/dev/null ||
+	problem "fleet, directory swapped: the fetched run was not merged"
+for f in fleet.txt fleet.json compare.txt report.html ansible.log plots; do
 	[ ! -e "$TMP/v4/$f" ] || problem "fleet wrote $f through the swapped fleet directory"
+done
+for f in fleet.txt fleet.json compare.txt report.html; do
 	[ -s "$TMP/f4.moved/$f" ] || problem "fleet, directory swapped: $f not in the directory it made"
 done
+[ -f "$TMP/f4.moved/ansible.log" ] && grep -q v2_playbook_on_stats "$TMP/f4.moved/ansible.log" ||
+	problem "fleet, directory swapped: ansible.log not in the directory it made"
+drew_plot "fleet, directory swapped" "$TMP/f4.moved" compare
 
 [ $nfail -eq 0 ] || fail "$nfail problems"
 exit 0

@@ -87,7 +87,7 @@ static int tb_drive_result(struct tb_result *r, struct tb_result *b, const char 
 	}
 	tb_drive_gate(null, r, b);
 	snprintf(path, sizeof(path), "%s/report.html", dir);
-	tb_report_write(r, NULL, path);
+	tb_report_write(r, NULL, NULL, path);
 	tb_plot_result(r, dir, TB_PLOT_DATA_ONLY);
 	{
 		const struct tb_result *const rs[] = {r, b};
