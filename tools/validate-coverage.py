@@ -8,10 +8,11 @@ settle 0, reused tracers, 30 rounds) and counts, for three questions of known tr
 the interval of each run contains it:
 
   A/A          none-again against none: truth exactly 0%
-  tp-getpid    a pid-filtered syscall tracepoint: truth the pooled ratio of medians of the
-               *other* runs (leave-one-out, so a run is not judged against itself)
+  tp-getpid    a pid-filtered syscall tracepoint: truth the *other* runs' estimates combined
+               by inverse-variance weights (leave-one-out, so a run is not judged against
+               itself)
   delay-20ns   the delay tracer's calibrated spin, in ns/op (tracebench's ns_per_op_ci): truth
-               the other runs' differences of medians fitted on their spin iterations
+               the other runs' estimates fitted (weighted) on their spin iterations
                (calibrated per run), at this run's count; beside it, how often the interval holds the
                spin's cost timed on its own during the run ("vs spin")
 
@@ -24,10 +25,12 @@ their mean. For each: coverage with its 95% Wilson interval, the mean half-width
 For tracebench's own intervals it also prints the spread of z = (estimate - truth) / (half-width
 / 1.96): about 1 when the interval is as wide as the scatter it must cover.
 
-Check: tracebench's own intervals must not be shown to under-cover within a run (A/A) nor on the
-precision question across runs (tp-getpid): the Wilson interval's upper end must reach 95%.
-delay-20ns is reported, not checked: its runs scatter by more than one run can see (METHODOLOGY.md
-section 9, "Coverage"). Exit 0 if the checks pass, 1 if not, 2 on bad setup.
+For the two questions whose truth comes from the other runs it prints Cochran's Q of the runs
+around their weighted fit: about its degrees of freedom when runs scatter as their own intervals
+say; larger when there is a run-to-run component one run cannot see (its size printed).
+
+Check: tracebench's own intervals must not be shown to under-cover: the Wilson interval's upper
+end must reach 95% on every question. Exit 0 if so, 1 if not, 2 on bad setup.
 
 Usage: validate-coverage.py            run and analyse
        validate-coverage.py --analyze DIR   analyse an earlier run directory again
@@ -186,14 +189,25 @@ class Tally:
                 "mean_error": statistics.mean(self.err), "unit": unit}
 
 
-def pooled_truth(runs, skip, tracer):
-    """Leave-one-out: the ratio of medians of every other run's samples pooled."""
-    b, t = [], []
-    for i, (_, cells) in enumerate(runs):
-        if i != skip:
-            b += measured(cells["none"]).values()
-            t += measured(cells[tracer]).values()
-    return ratio_of_medians(b, t, False)
+def own_figure(cells, tracer, ns):
+    """A run's own estimate and its standard error (its 95% half-width / 1.96), or None."""
+    o = cells[tracer].get("overhead") or {}
+    est = o.get("ns_per_op" if ns else "pct")
+    ci = o.get("ns_per_op_ci" if ns else "ci") or [None, None]
+    if not isinstance(est, (int, float)) or None in ci or ci[1] <= ci[0]:
+        return None
+    return est, (ci[1] - ci[0]) / 2 / Z95
+
+
+def wls(pts):
+    """Weighted least squares of (x, y, se) points: (intercept, slope), slope 0 when x is fixed."""
+    w = [1 / se ** 2 for _, _, se in pts]
+    sw = sum(w)
+    mx = sum(wi * x for wi, (x, _, _) in zip(w, pts)) / sw
+    my = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sw
+    sxx = sum(wi * (x - mx) ** 2 for wi, (x, _, _) in zip(w, pts))
+    b = sum(wi * (x - mx) * (y - my) for wi, (x, y, _) in zip(w, pts)) / sxx if sxx else 0.0
+    return my - b * mx, b
 
 
 def iters(cells):
@@ -201,24 +215,56 @@ def iters(cells):
     return n if isinstance(n, int) and n > 0 else None
 
 
-def delay_truth(runs, skip):
+def points(runs, tracer, ns, skip=None):
+    """(x, estimate, se) of every run but skip; x is the delay's iteration count, else 0."""
+    pts = []
+    for i, (_, cells) in enumerate(runs):
+        f = own_figure(cells, tracer, ns)
+        x = iters(cells) if ns else 0
+        if i != skip and f and x is not None:
+            pts.append((x, f[0], f[1]))
+    return pts
+
+
+def loo_truth(runs, skip, tracer, ns):
     """
-    The delay tracer calibrates its spin's iteration count per run (78-83 for 20 ns here), so
-    runs differ in their true cost, which is affine in the count (on the reference machine the
-    call and its branch cost about 12 ns, each iteration 0.21 ns): leave-one-out, the other runs' differences of medians
-    fitted by least squares on their counts, at this run's count.
+    Leave-one-out: the other runs' estimates combined by inverse-variance weights (a precise
+    yardstick: an unweighted one is as uncertain as the narrowest intervals it must judge).
+    The delay tracer calibrates its spin's iteration count per run (78-83 for 20 ns here), and
+    the cost is affine in it (on the reference machine about 12 ns for the call plus 0.21 ns
+    per iteration), so for it the combination is a weighted fit on the count, at this run's.
     """
-    n = iters(runs[skip][1])
-    pts = [(iters(cells), ratio_of_medians(*pairs(cells["none"], cells["delay-20ns"]), True))
-           for i, (_, cells) in enumerate(runs) if i != skip and iters(cells)]
-    if not n or len(pts) < 2:
+    pts = points(runs, tracer, ns, skip)
+    x = iters(runs[skip][1]) if ns else 0
+    if len(pts) < 2 or x is None:
         return None
-    mx = statistics.mean(x for x, _ in pts)
-    my = statistics.mean(y for _, y in pts)
-    sxx = sum((x - mx) ** 2 for x, _ in pts)
-    if not sxx:  # every other run had the same count: its mean, if it is this run's
-        return my if pts[0][0] == n else None
-    return my + sum((x - mx) * (y - my) for x, y in pts) / sxx * (n - mx)
+    if ns and len({p[0] for p in pts}) < 2 and pts[0][0] != x:
+        return None
+    a, b = wls(pts)
+    return a + b * x
+
+
+def heterogeneity(runs, tracer, ns):
+    """
+    Cochran's Q of every run's estimate around the weighted fit, with its degrees of freedom:
+    about df when the runs scatter as their own intervals say, larger with a run-to-run
+    component; and that component's size (DerSimonian-Laird).
+    """
+    pts = points(runs, tracer, ns)
+    if len(pts) < 3:
+        return None
+    a, b = wls(pts)
+    w = [1 / se ** 2 for _, _, se in pts]
+    q = sum(wi * (y - a - b * x) ** 2 for wi, (x, y, _) in zip(w, pts))
+    df = len(pts) - (2 if ns and len({p[0] for p in pts}) > 1 else 1)
+    tau2 = max(0.0, (q - df) / (sum(w) - sum(wi * wi for wi in w) / sum(w)))
+    return q, df, chi2_sf(q, df), math.sqrt(tau2)
+
+
+def chi2_sf(q, k):
+    """Upper tail of chi-square with k degrees of freedom (Wilson-Hilferty, ample here)."""
+    z = ((q / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
+    return 0.5 * math.erfc(z / math.sqrt(2))
 
 
 def analyze(out, resamples):
@@ -250,8 +296,7 @@ def analyze(out, resamples):
         base = cells["none"]
         for q, tr, ns in questions:
             c = cells[tr]
-            truth = 0.0 if q == "A/A" else delay_truth(runs, i) if ns else \
-                pooled_truth(runs, i, tr)
+            truth = 0.0 if q == "A/A" else loo_truth(runs, i, tr, ns)
             if truth is None:
                 continue
             o = c.get("overhead") or {}
@@ -276,7 +321,7 @@ def analyze(out, resamples):
           f" ({out})\n")
     print(f"{'question':11} {'estimator':28} {'covered':>9} {'coverage [Wilson 95%]':>24} "
           f"{'mean half-width':>16} {'mean error':>11}")
-    for q, _, ns in questions:
+    for q, tr, ns in questions:
         unit = "ns" if ns else "pt"
         rows = [own[q].row("tracebench (result.json)", unit)]
         rows += [tallies[q][name].row(name, unit) for name in tallies[q]]
@@ -292,7 +337,12 @@ def analyze(out, resamples):
                   f"{k['mean_half_width']:13.3f} {unit} {k['mean_error']:+9.3f} {unit}")
         head = rows[0]
         head["z_sd"] = own[q].z_sd()
-        checked = q != "delay-20ns"
+        het = heterogeneity(runs, tr, ns) if q != "A/A" else None
+        if het:
+            head["cochran_q"] = {"q": het[0], "df": het[1], "p": het[2], "tau": het[3]}
+            print(f"  {q}: runs around their weighted fit: Cochran's Q {het[0]:.1f} on {het[1]} "
+                  f"df (p {het[2]:.2g}); run-to-run component {het[3]:.3f} {unit}")
+        checked = True
         under = not head["trials"] or head["wilson95"][1] < 0.95
         print(f"  {q}: sd of z {head['z_sd']:.2f}; "
               f"{'checked' if checked else 'reported, not checked'}: "
@@ -301,7 +351,7 @@ def analyze(out, resamples):
             ok = False
     with open(os.path.join(out, "coverage.json"), "w") as f:
         json.dump(report, f, indent=1)
-    print(f"\ncheck (tracebench's Wilson upper end >= 95% on A/A and tp-getpid): "
+    print(f"\ncheck (tracebench's Wilson upper end >= 95% on every question): "
           f"{'passed' if ok else 'FAILED'}; figures in {os.path.join(out, 'coverage.json')}")
     return 0 if ok else 1
 
