@@ -88,8 +88,9 @@ int tb_dir_read(const struct tb_dir *d, const char *name, size_t max, char **out
 /*
  * Open the file at path to write it in place (a log, a stream), with oflags (O_WRONLY,
  * O_CREAT, O_APPEND, O_TRUNC, ...; O_NOFOLLOW and O_CLOEXEC are added): the last component is
- * never followed, and an existing file must be a regular file with a single link. For files
- * in directories tracebench made itself (tracers/<name>/ of a run). Returns an fd or -errno.
+ * never followed, and an existing file must be a regular file with a single link. For a path
+ * in a directory tracebench made itself and holds no handle of (a scratch directory); in one
+ * it opened (tracers/<name>/ of a run) use tb_dir_open_output. Returns an fd or -errno.
  */
 int tb_open_output(const char *path, int oflags, mode_t mode);
 /* The same for name in d: the open is relative to the handle, so it lands in the directory d

@@ -87,7 +87,10 @@ child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_op
 	dup2(out, 2);
 	if (o->cwd_fd >= 0 && fchdir(o->cwd_fd))
 		child_fail(errfd, errno);
-	if ((flags & TB_PROC_CHDIR) && out_path) {
+	/* The directory the log was opened in, even if its path has become a link since. */
+	if ((flags & TB_PROC_CHDIR) && o->out_dir && fchdir(o->out_dir->fd))
+		child_fail(errfd, errno);
+	if ((flags & TB_PROC_CHDIR) && out_path && !o->out_dir) {
 		char dir[4096], *slash;
 
 		snprintf(dir, sizeof(dir), "%s", out_path);
@@ -102,18 +105,26 @@ child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_op
 	child_fail(errfd, errno);
 }
 
-/* Where the child's stdout and stderr go: a pipe (TB_PROC_CAPTURE) or out_path (appended). */
-static int open_output(struct tb_proc *p, const char *out_path, unsigned flags, int pipefd[2],
-		       int *outfd)
+/*
+ * Where the child's stdout and stderr go: a pipe (TB_PROC_CAPTURE) or out_path (appended), a
+ * name in o->out_dir when set (opened through its handle) or a path.
+ */
+static int open_output(struct tb_proc *p, const struct tb_proc_opts *o, int pipefd[2], int *outfd)
 {
-	if (flags & TB_PROC_CAPTURE)
+	const int oflags = O_WRONLY | O_CREAT | O_APPEND;
+
+	if (o->flags & TB_PROC_CAPTURE)
 		return pipe2(pipefd, O_CLOEXEC) ? -errno : 0;
-	if (!out_path)
+	if (!o->out_path)
 		return 0;
-	*outfd = tb_open_output(out_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	*outfd = o->out_dir ? tb_dir_open_output(o->out_dir, o->out_path, oflags, 0644)
+			    : tb_open_output(o->out_path, oflags, 0644);
 	if (*outfd < 0)
 		return *outfd;
-	p->out_path = strdup(out_path);
+	if (o->out_dir && asprintf(&p->out_path, "%s/%s", o->out_dir->path, o->out_path) < 0)
+		p->out_path = NULL;
+	else if (!o->out_dir)
+		p->out_path = strdup(o->out_path);
 	return 0;
 }
 
@@ -135,7 +146,6 @@ int tb_proc_spawn(struct tb_proc *p, char *const argv[], const char *out_path, u
 
 int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_proc_opts *o)
 {
-	const char *out_path = o->out_path;
 	unsigned int flags = o->flags;
 	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
 	char exe[4096];
@@ -149,7 +159,7 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 	ret = tb_proc_which(argv[0], exe, sizeof(exe));
 	if (ret)
 		return ret;
-	ret = open_output(p, out_path, flags, pipefd, &outfd);
+	ret = open_output(p, o, pipefd, &outfd);
 	if (ret)
 		goto out;
 	/* The child reports a failed exec through this pipe; a successful exec closes it. */

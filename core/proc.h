@@ -11,6 +11,8 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "core/outdir.h"
+
 struct tb_proc {
 	pid_t pid;	/* also the process group id; 0 when not running */
 	int out_fd;	/* read end of the child's stdout+stderr when captured, else -1 */
@@ -30,9 +32,12 @@ enum {
 /* How to start a child; zero-initialise and set what is needed (fds -1 when unused). */
 struct tb_proc_opts {
 	const char *out_path; /* stdout+stderr appended here (created 0644, no link followed) */
-	unsigned int flags;   /* TB_PROC_* */
-	int cwd_fd;	      /* >= 0: run in this directory (fchdir), e.g. a private one */
-	int cgroup_fds[2];    /* >= 0: cgroup.procs files the child joins before exec */
+	/* Set: out_path is a name in this directory, opened through its handle, and
+	 * TB_PROC_CHDIR runs the child in it (fchdir), even if its path became a link since. */
+	const struct tb_dir *out_dir;
+	unsigned int flags; /* TB_PROC_* */
+	int cwd_fd;	    /* >= 0: run in this directory (fchdir), e.g. a private one */
+	int cgroup_fds[2];  /* >= 0: cgroup.procs files the child joins before exec */
 };
 
 #define TB_PROC_OPTS_INIT                              \

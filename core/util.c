@@ -55,7 +55,9 @@ void tb_sleep_ns(uint64_t ns)
 		;
 }
 
-int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out)
+/* tb_read_part of name at dirfd (AT_FDCWD: a path), with nofollow flags added to the open. */
+static int read_part_at(int dirfd, const char *name, int nofollow, off_t from, size_t max,
+			bool tail, char **out)
 {
 	struct stat st;
 	off_t size;
@@ -63,7 +65,7 @@ int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out
 	int fd, ret;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK | nofollow);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size <= from) {
@@ -86,6 +88,16 @@ int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out
 	}
 	(*out)[n] = '\0';
 	return 0;
+}
+
+int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out)
+{
+	return read_part_at(AT_FDCWD, path, 0, from, max, tail, out);
+}
+
+int tb_read_part_at(int dirfd, const char *name, off_t from, size_t max, bool tail, char **out)
+{
+	return read_part_at(dirfd, name, O_NOFOLLOW, from, max, tail, out);
 }
 
 int tb_read_fd(int fd, size_t max, char **out, size_t *len)

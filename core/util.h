@@ -26,6 +26,8 @@ int tb_read_file(const char *path, char **out, size_t *len);
  * -errno.
  */
 int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out);
+/* The same for name in the directory dirfd, never following a link at name (-ELOOP). */
+int tb_read_part_at(int dirfd, const char *name, off_t from, size_t max, bool tail, char **out);
 /*
  * Read an input file a user names (a scenario, a result): it must be a regular file of at most
  * max bytes. A FIFO or a device is refused without blocking on it (-ENOTTY: "not a regular

@@ -503,7 +503,8 @@ int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struc
 	sp.t.name = job->t->name;
 	sp.t.instance = job->held ? cell->id : NULL;
 	sp.t.cfg = job->t->cfg;
-	sp.t.outdir = job->tracer_outdir;
+	sp.t.dir = job->tracer_dir;
+	sp.t.outdir = job->tracer_dir ? job->tracer_dir->path : NULL;
 	sp.t.consumer_cpu = job->consumer_cpu;
 	sp.t.settle_ns = job->t->settle_ns;
 	sp.t.sample_ops = job->req.ops;

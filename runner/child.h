@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/outdir.h"
 #include "result/result.h"
 #include "runner/sample.h"
 #include "scenario/scenario.h"
@@ -32,7 +33,7 @@ struct tb_sample_job {
 	const struct tb_scn_workload *w; /* the workload section */
 	const struct tb_scn_tracer *t;	 /* the tracer section ("none" for the baseline) */
 	struct tb_sample_req req;	 /* what the workload process runs */
-	const char *tracer_outdir;	 /* <run dir>/tracers/<tracer section> */
+	const struct tb_dir *tracer_dir; /* <run dir>/tracers/<tracer section>, open */
 	int consumer_cpu;		 /* for the tracer's reader threads, -1: any */
 	uint64_t timeout_ns;		 /* for the child's setup and for its batch */
 	int round;			 /* measured round, -1 for a warmup */

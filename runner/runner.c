@@ -61,22 +61,48 @@ static int calibrate(struct tb_runner *rn, size_t wi)
 	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
 }
 
+struct tb_runner_dirs {
+	struct tb_dir tracers; /* <run dir>/tracers/ */
+	size_t n;	       /* the scenario's tracer sections */
+	struct tb_dir sub[];   /* sub[i]: tracers/<section i>/, fd -1 until its first sample */
+};
+
 /*
- * <run dir>/tracers/<name>/ for a tracer's own files, made without following links (core/
- * outdir.h); its path into path. Returns 0 or -errno (said).
+ * <run dir>/tracers/<name>/ for the files of tracer section tr (name: its name), made without
+ * following links (core/outdir.h) and opened once, so that every sample's tracer, held ones
+ * included, writes into the directory made here even if the run directory's path is swapped
+ * for a link later. Into *out; 0 or -errno (said).
  */
-static int tracer_dir(struct tb_runner *rn, const char *name, char *path, size_t len)
+static int tracer_dir(struct tb_runner *rn, size_t tr, const char *name, const struct tb_dir **out)
 {
-	struct tb_dir tr = TB_DIR_INIT, sub = TB_DIR_INIT;
+	struct tb_runner_dirs *d = rn->dirs;
+	size_t i, n = rn->plan->s->ntracers;
 	int ret;
 
-	ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &tr);
-	if (!ret)
-		ret = tb_dir_sub(&tr, name, TB_DIR_CREATE, 0755, &sub);
-	snprintf(path, len, "%s", sub.path);
-	tb_dir_close(&sub);
-	tb_dir_close(&tr);
-	return ret;
+	if (!d) {
+		d = calloc(1, sizeof(*d) + n * sizeof(d->sub[0]));
+		if (!d)
+			return -ENOMEM;
+		d->tracers.fd = -1;
+		d->n = n;
+		for (i = 0; i < n; i++)
+			d->sub[i].fd = -1;
+		rn->dirs = d;
+	}
+	if (tr >= d->n)
+		return -EINVAL;
+	if (d->tracers.fd < 0) {
+		ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &d->tracers);
+		if (ret)
+			return ret;
+	}
+	if (d->sub[tr].fd < 0) {
+		ret = tb_dir_sub(&d->tracers, name, TB_DIR_CREATE, 0755, &d->sub[tr]);
+		if (ret)
+			return ret;
+	}
+	*out = &d->sub[tr];
+	return 0;
 }
 
 int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
@@ -93,13 +119,12 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		.warmup = warmup,
 		.order = rn->order++,
 	};
-	char outdir[PATH_MAX];
 	int ret;
 
-	ret = tracer_dir(rn, job.t->name, outdir, sizeof(outdir));
+	/* The explain phase's tracer is a copy of section cr->tr (runner/explain.c): its name. */
+	ret = tracer_dir(rn, cr->tr, job.t->name, &job.tracer_dir);
 	if (ret)
 		return ret;
-	job.tracer_outdir = outdir;
 	fill_req(p, cr->wl, &job.req);
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
@@ -435,7 +460,16 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 
 void tb_runner_free(struct tb_runner *rn)
 {
+	size_t i;
+
 	if (rn->rng)
 		gsl_rng_free(rn->rng);
 	rn->rng = NULL;
+	if (rn->dirs) {
+		for (i = 0; i < rn->dirs->n; i++)
+			tb_dir_close(&rn->dirs->sub[i]);
+		tb_dir_close(&rn->dirs->tracers);
+		free(rn->dirs);
+		rn->dirs = NULL;
+	}
 }

@@ -20,6 +20,8 @@
 #include "plan/plan.h"
 #include "result/result.h"
 
+struct tb_runner_dirs; /* runner.c: the tracers' directories, opened once */
+
 /* Where the run is, for a progress display. */
 struct tb_runner_progress {
 	const char *phase;	    /* "warmup", "round" or "explain" */
@@ -49,7 +51,8 @@ struct tb_runner {
 	unsigned int order;   /* the next sample's position in the run */
 	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
 	unsigned int samples_done;
-	size_t planned; /* samples expected: warmups and the rounds targeted so far */
+	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
+	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
 };
 
 /*

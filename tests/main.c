@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "stats/stats.h"
 #include "tb_test.h"
@@ -24,6 +25,10 @@ static struct {
 static unsigned int nsuites, nskipped;
 static char tmproot[] = "/tmp/tb-test-XXXXXX";
 static int tmpcount, tmpmade;
+static struct tmpdir_open {
+	struct tb_dir d;
+	struct tmpdir_open *next;
+} *tmpdirs; /* tb_test_tmpdir_open's, closed at exit */
 
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
 		      CU_TestInfo *tests)
@@ -58,6 +63,20 @@ const char *tb_test_tmpdir(void)
 	if (tb_mkdir_p(path, 0755))
 		return NULL;
 	return path;
+}
+
+const struct tb_dir *tb_test_tmpdir_open(void)
+{
+	const char *path = tb_test_tmpdir();
+	struct tmpdir_open *o = path ? calloc(1, sizeof(*o)) : NULL;
+
+	if (!o || tb_dir_open(&o->d, path, 0, 0)) {
+		free(o);
+		return NULL;
+	}
+	o->next = tmpdirs;
+	tmpdirs = o;
+	return &o->d;
 }
 
 pid_t tb_test_spawn_getpid_loop(uint64_t n, int *go_fd)
@@ -145,6 +164,13 @@ int main(int argc, char **argv)
 	       CU_get_number_of_tests_run(), CU_get_number_of_failures(),
 	       CU_get_number_of_suites_failed(), nskipped);
 	CU_cleanup_registry();
+	while (tmpdirs) {
+		struct tmpdir_open *o = tmpdirs;
+
+		tmpdirs = o->next;
+		tb_dir_close(&o->d);
+		free(o);
+	}
 	if (tmpmade)
 		tb_rm_rf(tmproot);
 	return failures ? 1 : 0;

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct tb_dir;
+
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
 		      CU_TestInfo *tests);
 void tb_test_skip(const char *file, int line, const char *reason);
@@ -37,6 +39,8 @@ void tb_test_skip(const char *file, int line, const char *reason);
 const char *tb_test_data_dir(void);
 /* A fresh temporary directory for this test (removed at exit); NULL on failure. */
 const char *tb_test_tmpdir(void);
+/* The same, opened (core/outdir.h): a tracer's t->dir (t->outdir is its path). NULL on failure. */
+const struct tb_dir *tb_test_tmpdir_open(void);
 /*
  * Fork a child that waits for a byte on *go_fd (the write end, the caller's to close), then
  * does n getpid syscalls and exits 0 (2 when the pipe closed first). Returns its pid or -1.

@@ -17,6 +17,7 @@
 
 #include "host/armed.h"
 #include "host/cgroup.h"
+#include "core/outdir.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/tracing-state.h"
@@ -45,7 +46,8 @@ static int run_init(struct run *r, const char *const *kv)
 				  .name = "cmd",
 				  .cfg = r->cfg,
 				  .consumer_cpu = -1,
-				  .outdir = tb_test_tmpdir()};
+				  .dir = tb_test_tmpdir_open()};
+	r->t.outdir = r->t.dir ? r->t.dir->path : NULL;
 	return r->ops->validate(r->cfg, r->err, sizeof(r->err));
 }
 

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "host/armed.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
 #include "host/tracing-state.h"
@@ -117,7 +118,8 @@ static int run_traced(const char *type, const struct kv *kv, uint64_t n, struct 
 		CU_ASSERT_EQUAL_FATAL(tb_opts_set(ops->opts, cfg, kv->key, kv->val, err, errlen),
 				      0);
 	t.cfg = cfg;
-	t.outdir = tb_test_tmpdir();
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
 	ret = ops->validate ? ops->validate(cfg, err, errlen) : 0;
 	if (ret)
 		goto out;
@@ -366,7 +368,8 @@ static void test_rearm(void)
 		CU_ASSERT_EQUAL_FATAL(tb_opts_set(ops->opts, cfg, p->key, p->val, err, sizeof(err)),
 				      0);
 	t.cfg = cfg;
-	t.outdir = tb_test_tmpdir();
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
 	rearm_window(&t, 100000, false, &st);
 	CU_ASSERT(st.lost > 0);
 	if (st.extra)

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/outdir.h"
+#include "core/proc.h"
 #include "core/tb.h"
 #include "outputs/plot.h"
 #include "outputs/report.h"
@@ -209,6 +210,56 @@ static void test_handle_outlives_a_swap(void)
 	tb_result_free(r);
 }
 
+/*
+ * A child's log and working directory through a handle (a command tracer's, core/proc.h): the
+ * directory swapped for a link after it was opened still gets the log and what the child
+ * writes by a relative name; the link's target neither. Reading a log back never follows a
+ * link (tb_read_part_at).
+ */
+static void test_child_outlives_a_swap(void)
+{
+	char *argv[] = {"sh", "-c", "echo child-output; echo data >own.file", NULL};
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
+	const char *dir = setup();
+	char p[2 * PATH_MAX], moved[PATH_MAX], target[PATH_MAX], *out = NULL;
+	struct tb_dir d = TB_DIR_INIT;
+	struct tb_proc proc;
+
+	tb_log_set_level(TB_LOG_SILENT);
+	snprintf(p, sizeof(p), "%s/tr", dir);
+	snprintf(moved, sizeof(moved), "%s/tr.moved", dir);
+	snprintf(target, sizeof(target), "%s/elsewhere", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(target, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, p, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rename(p, moved), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+	o.out_dir = &d;
+	o.out_path = "cmd.log";
+	o.flags = TB_PROC_NULLIN | TB_PROC_CHDIR;
+	CU_ASSERT_EQUAL_FATAL(tb_proc_spawn_opts(&proc, argv, &o), 0);
+	CU_ASSERT_EQUAL(tb_proc_wait(&proc, 10000000000ull), 0);
+	tb_proc_release(&proc);
+	CU_ASSERT_EQUAL(tb_read_part_at(d.fd, "cmd.log", 0, 4096, false, &out), 0);
+	CU_ASSERT(out && !strcmp(out, "child-output\n"));
+	free(out);
+	snprintf(p, sizeof(p), "%s/own.file", moved);
+	CU_ASSERT_EQUAL(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/cmd.log", target);
+	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/own.file", target);
+	CU_ASSERT_NOT_EQUAL(access(p, F_OK), 0);
+	snprintf(p, sizeof(p), "%s/link.log", moved);
+	CU_ASSERT_EQUAL(symlink(victim, p), 0);
+	o.out_path = "link.log";
+	CU_ASSERT_EQUAL(tb_proc_spawn_opts(&proc, argv, &o), -ELOOP);
+	CU_ASSERT_EQUAL(tb_read_part_at(d.fd, "link.log", 0, 4096, false, &out), -ELOOP);
+	CU_ASSERT_PTR_NULL(out);
+	CU_ASSERT(victim_unchanged());
+	tb_dir_close(&d);
+	tb_log_set_level(TB_LOG_INFO);
+}
+
 static void test_exit_codes(void)
 {
 	CU_ASSERT_EQUAL(tb_dir_exit_code(-ELOOP), TB_EXIT_USAGE);
@@ -262,6 +313,7 @@ static CU_TestInfo outdir_tests[] = {
 	{"exit codes of failed writes", test_exit_codes},
 	{"plot, report and result refuse links", test_writers_refuse_links},
 	{"a handle outlives its directory swapped for a link", test_handle_outlives_a_swap},
+	{"a child's log and directory outlive a swap", test_child_outlives_a_swap},
 	CU_TEST_INFO_NULL,
 };
 

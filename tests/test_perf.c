@@ -20,6 +20,7 @@
 #include <linux/perf_event.h>
 
 #include "tracers/perf-common.h"
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
@@ -43,9 +44,19 @@ static int count_dir(const char *path)
 
 static int fds_before, tasks_before;
 static int test_consumer_cpu = -1; /* given to the next tracer instance */
+/* Every test's tracer's directory: opened once, before the first count of fds. */
+static const struct tb_dir *perf_dir(void)
+{
+	static const struct tb_dir *d;
+
+	if (!d)
+		d = tb_test_tmpdir_open();
+	return d;
+}
 
 static void leak_check_begin(void)
 {
+	perf_dir();
 	fds_before = count_dir("/proc/self/fd");
 	tasks_before = count_dir("/proc/self/task");
 }
@@ -144,7 +155,8 @@ static void child_finish(struct child *c)
 }
 
 /* A tracer instance configured from key/value pairs; returns validate's result. */
-static int tr_new(struct tb_tracer *t, const char *type, const char *const *kv, char *err, size_t len)
+static int tr_new(struct tb_tracer *t, const char *type, const char *const *kv, char *err,
+		  size_t len)
 {
 	const struct tb_tracer_ops *ops = tb_tracer_find(type);
 	int ret;
@@ -155,7 +167,8 @@ static int tr_new(struct tb_tracer *t, const char *type, const char *const *kv, 
 	t->ops = ops;
 	t->name = "test";
 	t->consumer_cpu = test_consumer_cpu;
-	t->outdir = tb_test_tmpdir();
+	t->dir = perf_dir();
+	t->outdir = t->dir ? t->dir->path : NULL;
 	t->cfg = calloc(1, ops->cfg_size);
 	if (!t->cfg)
 		return -ENOMEM;

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "result/proof.h"
 #include "tb_test.h"
@@ -145,7 +146,8 @@ static void traced(const char *type, const char *const *kv, bool getpid_wl, bool
 	r->st = (struct tb_tracer_stats){-1, -1, -1, -1, -1, -1, NULL};
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	t.cfg = make_cfg(ops->opts, ops->cfg_size, kv);
-	t.outdir = tb_test_tmpdir();
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
 	CU_ASSERT_EQUAL(ops->validate ? ops->validate(t.cfg, why, sizeof(why)) : 0, 0);
 	if ((ops->supported && ops->supported(why, sizeof(why))) ||
 	    (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why)))) {

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "explain/fold.h"
 #include "explain/profile.h"
@@ -175,8 +176,9 @@ static int load_bpf(struct tb_tracer *t, void **cfg)
 				.name = "explain-test",
 				.cfg = *cfg,
 				.target = getpid(),
-				.outdir = tb_test_tmpdir(),
+				.dir = tb_test_tmpdir_open(),
 				.consumer_cpu = -1};
+	t->outdir = t->dir ? t->dir->path : NULL;
 	return ops->setup(t);
 }
 

@@ -14,6 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "tb_test.h"
 #include "tracers/tracer.h"
@@ -203,7 +204,8 @@ static int run_one(const struct tb_tracer_ops *ops)
 	CU_ASSERT_FATAL(child > 0);
 	t.target = child;
 	t.cfg = make_cfg(ops, child);
-	t.outdir = tb_test_tmpdir();
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
 	if (ops->validate && ops->validate(t.cfg, why, sizeof(why))) {
 		/* Only a missing external program may keep a tracer out of this test. */
 		printf("\n    %s: %s: %s", ops->name,

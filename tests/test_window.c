@@ -142,7 +142,7 @@ static int run(struct live *l, const char *wl, const char *k, const char *v, con
 	l->c->threads = threads;
 	job.w = &l->w;
 	job.t = &l->t;
-	job.tracer_outdir = tb_test_tmpdir();
+	job.tracer_dir = tb_test_tmpdir_open();
 	job.req = (struct tb_sample_req){.wl = l->w.ops,
 					 .name = wl,
 					 .cfg = l->w.cfg,

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /* One sample of a command tracer: placeholders, BPF account, figures (command-sample.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/placeholders.h"
 #include "core/tb.h"
 #include "tracers/command-sample.h"
@@ -127,17 +130,24 @@ static json_t *argv_json(const struct tb_strlist *l)
 	return a;
 }
 
-/* The tool's lines in the window's output: log from offset from, streamed (it can be large). */
-static void scan_log(const struct tb_cmd_sample *s, const char *log, off_t from,
-		     struct tb_tool_figures *f)
+/*
+ * The tool's lines in the window's output: log in dir from offset from, streamed (it can be
+ * large).
+ */
+static void scan_log(const struct tb_cmd_sample *s, const struct tb_dir *dir, const char *log,
+		     off_t from, struct tb_tool_figures *f)
 {
 	struct tb_tool_scan sc;
 	size_t cap = 0;
 	char *line = NULL;
-	FILE *in;
+	FILE *in = NULL;
+	int fd = -1;
 
 	tb_tool_scan_init(&sc, s->tool.tool);
-	in = s->tool.tool != TB_TOOL_OTHER && log ? fopen(log, "re") : NULL;
+	if (s->tool.tool != TB_TOOL_OTHER && dir && log)
+		fd = openat(dir->fd, log, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd >= 0 && !(in = fdopen(fd, "r")))
+		close(fd);
 	if (in && !fseeko(in, from, SEEK_SET))
 		while (getline(&line, &cap, in) > 0)
 			tb_tool_scan_line(&sc, line);
@@ -147,15 +157,16 @@ static void scan_log(const struct tb_cmd_sample *s, const char *log, off_t from,
 	tb_tool_scan_end(&sc, f);
 }
 
-int tb_cmd_sample_figures(struct tb_cmd_sample *s, const char *log, off_t from, bool regex,
-			  int64_t events, struct tb_tracer_stats *st, json_t *extra)
+int tb_cmd_sample_figures(struct tb_cmd_sample *s, const struct tb_dir *dir, const char *log,
+			  off_t from, bool regex, int64_t events, struct tb_tracer_stats *st,
+			  json_t *extra)
 {
 	const char *source = "events-regex";
 	struct tb_tool_figures f;
 	int64_t runs = -1, ns = -1;
 	int ret;
 
-	scan_log(s, log, from, &f);
+	scan_log(s, dir, log, from, &f);
 	if (s->tool.tool != TB_TOOL_OTHER)
 		tool_json(s, &f, extra);
 	if (s->accounting) {

@@ -42,10 +42,12 @@ int tb_cmd_sample_stopping(struct tb_cmd_sample *s, const struct tb_tracer *t, p
  * took from its output (-1: no match); else the tool's own count, else its programs' runs.
  * Losses from the lines the tool prints (tracers/command-tools.h); the BPF account
  * (bpf_programs, bpf_maps, ...) and where the events came from (events_from) into extra.
- * The window's output is log from offset from (read line by line). Returns 0 or -ENOMEM.
+ * The window's output is the file log in dir from offset from (read line by line, through the
+ * handle, no link followed). Returns 0 or -ENOMEM.
  */
-int tb_cmd_sample_figures(struct tb_cmd_sample *s, const char *log, off_t from, bool regex,
-			  int64_t events, struct tb_tracer_stats *st, struct json_t *extra);
+int tb_cmd_sample_figures(struct tb_cmd_sample *s, const struct tb_dir *dir, const char *log,
+			  off_t from, bool regex, int64_t events, struct tb_tracer_stats *st,
+			  struct json_t *extra);
 /* Free everything; idempotent. */
 void tb_cmd_sample_end(struct tb_cmd_sample *s);
 /* The {cpus} text of t: its pinned CPUs, else the target's affinity, as "0-2,5". */

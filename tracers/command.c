@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Any external tracer as a command: bpftrace scripts, perf record, an agent binary. Started
- * with execvp and an argv (never a shell) in its own process group for every sample; output
- * appended to <outdir>/<name>.log.
+ * with execvp and an argv (never a shell) in its own process group for every sample, in the
+ * tracer's directory (t->dir); output appended to <name>.log there. tracebench opens, reads,
+ * cuts, sizes and deletes the files there through the directory's handle only.
  *
  * Readiness (any combination; all configured conditions must hold): a regex on its output,
  * the number of loaded BPF programs rising by ready-bpf-progs; then a settle delay. Note that
@@ -44,6 +45,7 @@
 
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
+#include "core/outdir.h"
 #include "core/placeholders.h"
 #include "host/cgroup.h"
 #include "core/proc.h"
@@ -81,8 +83,10 @@ struct priv {
 	double cg_start; /* the cgroup's CPU seconds when it was ready (start-up) */
 	regex_t ready_re, events_re;
 	bool have_ready_re, have_events_re;
-	char log[4096];
-	off_t log_start; /* where this sample's output begins in the log */
+	const struct tb_dir *dir;	   /* t->dir: where it runs and its log is */
+	char logname[NAME_MAX + 1];	   /* <name>.log in dir */
+	char log[PATH_MAX + NAME_MAX + 2]; /* dir's path and logname, for messages and the result */
+	off_t log_start;		   /* where this sample's output begins in the log */
 	double ready_s;
 	double startup_cpu_s;	  /* the leader's CPU time until ready (start-up, attaching) */
 	int64_t wall_start_ns;	  /* CLOCK_REALTIME at spawn, for keep-raw's file times */
@@ -262,6 +266,10 @@ static int cmd_setup(struct tb_tracer *t)
 		tb_err("[tracer %s] command is unsupported here: %s", t->name, err);
 		return ret;
 	}
+	if (!t->dir) {
+		tb_err("[tracer %s] no directory for its log and files", t->name);
+		return -EINVAL;
+	}
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -276,7 +284,9 @@ static int cmd_setup(struct tb_tracer *t)
 		compile(&p->events_re, "events-regex", c->events_regex, true, err, sizeof(err));
 		p->have_events_re = true;
 	}
-	snprintf(p->log, sizeof(p->log), "%s/%s.log", t->outdir ? t->outdir : ".", t->name);
+	p->dir = t->dir;
+	snprintf(p->logname, sizeof(p->logname), "%.*s.log", NAME_MAX - 4, t->name);
+	snprintf(p->log, sizeof(p->log), "%s/%s", t->dir->path, p->logname);
 	return 0;
 }
 
@@ -285,7 +295,7 @@ static char *read_output(struct priv *p)
 {
 	char *out = NULL;
 
-	tb_read_part(p->log, p->log_start, 1 << 20, true, &out);
+	tb_read_part_at(p->dir->fd, p->logname, p->log_start, 1 << 20, true, &out);
 	return out;
 }
 
@@ -423,7 +433,8 @@ static int spawn(struct tb_tracer *t)
 	} else if (!tb_cgroup_create(&p->cg, t->name)) {
 		tb_cgroup_spawn_opts(&p->cg, &o);
 	}
-	o.out_path = p->log;
+	o.out_dir = p->dir;
+	o.out_path = p->logname;
 	o.flags = TB_PROC_NULLIN | TB_PROC_CHDIR;
 	ret = tb_proc_spawn_opts(&p->proc, p->smp.argv.v, &o);
 	if (ret) {
@@ -492,7 +503,7 @@ static int cmd_start(struct tb_tracer *t)
 	struct stat st;
 	char buf[128], out[512];
 
-	p->log_start = stat(p->log, &st) ? 0 : st.st_size;
+	p->log_start = fstatat(p->dir->fd, p->logname, &st, AT_SYMLINK_NOFOLLOW) ? 0 : st.st_size;
 	ret = tb_cmd_sample_begin(&p->smp, t, &c->command, c->bpf_account, c->bpf_stats);
 	p->smp_begun = true;
 	if (ret)
@@ -634,16 +645,23 @@ static void usage(const struct priv *p, struct tb_tracer_stats *st, double *tota
  */
 static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool keep)
 {
-	const char *log = strrchr(p->log, '/');
 	struct dirent *e;
 	int64_t bytes = 0;
 	struct stat st;
 	DIR *d;
+	int fd;
 
-	if (!t->outdir || !(d = opendir(t->outdir)))
+	/* The directory it runs in, through the handle: not what its path names now. */
+	fd = openat(p->dir->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -1;
+	}
 	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, log ? log + 1 : p->log) ||
+		if (!strcmp(e->d_name, p->logname) ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
 			continue;
 		if (keep &&
@@ -652,7 +670,7 @@ static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool k
 			continue;
 		bytes += st.st_size;
 		if (!keep && unlinkat(dirfd(d), e->d_name, 0))
-			tb_warn("[tracer %s] cannot delete %s/%s: %s", t->name, t->outdir,
+			tb_warn("[tracer %s] cannot delete %s/%s: %s", t->name, p->dir->path,
 				e->d_name, strerror(errno));
 	}
 	closedir(d);
@@ -671,7 +689,7 @@ static void trim_log(const struct tb_tracer *t, const struct priv *p, uint64_t m
 	ssize_t n;
 	int fd;
 
-	fd = open(p->log, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	fd = tb_dir_open_output(p->dir, p->logname, O_RDWR, 0); /* says why it cannot */
 	if (fd < 0)
 		return;
 	if (fstat(fd, &st) || (size = st.st_size - p->log_start) <= (off_t)max) {
@@ -737,8 +755,8 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 			  (double)(p->proc.end_ns - p->proc.start_ns) / 1e9, "cpu_s_total", total,
 			  "cpu_s_startup", p->startup_cpu_s, "cgroup", in_cgroup,
 			  "leftover_processes", p->leftover);
-	ret = extra ? tb_cmd_sample_figures(&p->smp, p->log, p->log_start, p->have_events_re,
-					    events, st, extra)
+	ret = extra ? tb_cmd_sample_figures(&p->smp, p->dir, p->logname, p->log_start,
+					    p->have_events_re, events, st, extra)
 		    : -ENOMEM;
 	if (ret) {
 		json_decref(extra);

@@ -178,9 +178,15 @@ int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instan
 {
 	if (!c->stream)
 		return 0;
+	if (!t->dir) {
+		tb_err("[tracer %s] consumer = stream: no directory for its stream file", t->name);
+		return -EINVAL;
+	}
 	c->t0_ns = tb_now_ns();
-	snprintf(c->path, sizeof(c->path), "%s/%s.raw", t->outdir ? t->outdir : ".", t->name);
-	return tb_ftrace_stream_start(inst, c->path, t->consumer_cpu, &c->reader);
+	c->dir = t->dir;
+	snprintf(c->name, sizeof(c->name), "%.*s.raw", NAME_MAX - 4, t->name);
+	snprintf(c->path, sizeof(c->path), "%s/%s", t->dir->path, c->name);
+	return tb_ftrace_stream_start(inst, c->dir, c->name, t->consumer_cpu, &c->reader);
 }
 
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
@@ -193,8 +199,8 @@ int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c)
 	ret = tb_ftrace_stream_stop(&c->reader, &c->bytes, &c->cpu_s);
 	/* Raw streams grow to hundreds of MB a run: written (that is the tracer's cost), counted,
 	 * and kept only when asked. */
-	if (!c->keep && unlink(c->path) && errno != ENOENT)
-		tb_warn("cannot delete %s: %s", c->path, strerror(errno));
+	if (!c->keep && c->dir)
+		tb_dir_remove(c->dir, c->name); /* says why it failed, naming the file */
 	return ret;
 }
 
@@ -650,8 +656,8 @@ static void stream_free(struct tb_ftrace_stream *s)
 	free(s);
 }
 
-int tb_ftrace_stream_start(struct tracefs_instance *inst, const char *path, int cpu,
-			   struct tb_ftrace_stream **out)
+int tb_ftrace_stream_start(struct tracefs_instance *inst, const struct tb_dir *dir,
+			   const char *name, int cpu, struct tb_ftrace_stream **out)
 {
 	long c, ncpus = sysconf(_SC_NPROCESSORS_CONF);
 	struct tb_ftrace_stream *s;
@@ -686,8 +692,8 @@ int tb_ftrace_stream_start(struct tracefs_instance *inst, const char *path, int 
 		       tracefs_instance_get_name(inst));
 		goto err;
 	}
-	/* Never through a link (core/outdir.h); says why it failed. */
-	s->out = tb_open_output(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* Through the tracer's directory, never a link (core/outdir.h); says why it failed. */
+	s->out = tb_dir_open_output(dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (s->out < 0) {
 		ret = s->out;
 		goto err;

@@ -11,9 +11,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 
 #include <tracefs.h>
 
+#include "core/outdir.h"
 #include "core/tb.h"
 #include "tracers/tracer.h"
 
@@ -44,10 +46,13 @@ int tb_ftrace_instance_config(struct tracefs_instance *inst, uint64_t buffer_siz
  * owned by the functions below.
  */
 struct tb_ftrace_consumer {
-	bool stream;	 /* a reader thread drains the buffer into path */
-	bool overwrite;	 /* the buffer overwrites its oldest events when full */
-	bool keep;	 /* keep-raw: the stream file stays; else counted and deleted at stop */
-	char path[4096]; /* <outdir>/<tracer>.raw, while streaming */
+	bool stream;	/* a reader thread drains the buffer into path */
+	bool overwrite; /* the buffer overwrites its oldest events when full */
+	bool keep;	/* keep-raw: the stream file stays; else counted and deleted at stop */
+	/* <outdir>/<tracer>.raw while streaming, for messages and the result */
+	char path[PATH_MAX + NAME_MAX + 2];
+	const struct tb_dir *dir; /* the tracer's directory the stream file is in (t->dir) */
+	char name[NAME_MAX + 1];  /* the stream file's name in dir */
 	struct tb_ftrace_stream *reader;
 	uint64_t bytes; /* what the reader wrote, after stop */
 	double cpu_s;	/* the reader thread's CPU time, after stop */
@@ -56,24 +61,26 @@ struct tb_ftrace_consumer {
 };
 
 /*
- * Start the reader of a stream consumer (nothing for discard), writing <t->outdir>/<t->name>.raw
- * and pinned to t->consumer_cpu. Returns 0 or -errno, said.
+ * Start the reader of a stream consumer (nothing for discard), writing <t->name>.raw in t->dir
+ * (through the handle) and pinned to t->consumer_cpu. Returns 0 or -errno, said.
  */
 int tb_ftrace_consumer_start(struct tb_ftrace_consumer *c, struct tracefs_instance *inst,
 			     const struct tb_tracer *t);
 /* Drain what is left and stop the reader, then delete the stream file unless keep (its size
- * stays in bytes); idempotent. Returns 0 or the reader's error. */
+ * stays in bytes; deleted through the directory's handle); idempotent. Returns 0 or the
+ * reader's error. */
 int tb_ftrace_consumer_stop(struct tb_ftrace_consumer *c);
 
 /*
  * A consumer thread draining every CPU's trace_pipe_raw of an instance into one file (pages of
  * the binary ring-buffer format, each preceded by an 8-byte header: u32 cpu, u32 length).
- * start: open the per-CPU files, create the file, start the thread (pinned to cpu when >= 0).
+ * start: open the per-CPU files, create name in dir (through the handle, never a link), start
+ * the thread (pinned to cpu when >= 0).
  * stop: tell it to drain what is left and finish, join it. Figures are valid after stop.
  */
 struct tb_ftrace_stream;
-int tb_ftrace_stream_start(struct tracefs_instance *inst, const char *path, int cpu,
-			   struct tb_ftrace_stream **out);
+int tb_ftrace_stream_start(struct tracefs_instance *inst, const struct tb_dir *dir,
+			   const char *name, int cpu, struct tb_ftrace_stream **out);
 /* Stops and frees; bytes written and the thread's CPU seconds. Idempotent on NULL. */
 int tb_ftrace_stream_stop(struct tb_ftrace_stream **s, uint64_t *bytes, double *cpu_s);
 

@@ -19,7 +19,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <lttng/lttng.h>
@@ -29,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/outdir.h"
 #include "core/proc.h"
 #include "core/tb.h"
 #include "host/armed.h"
@@ -155,14 +155,22 @@ static void daemon_stop(struct priv *p);
 static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 {
 	char *argv[] = {SESSIOND, "--no-kernel", NULL};
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
 	char log[PATH_MAX];
 	uint64_t t0;
 	int ret;
 
 	if (lttng_session_daemon_alive() == 1)
 		return 0;
-	snprintf(log, sizeof(log), "%s/%s.sessiond.log", t->outdir ? t->outdir : "/tmp", t->name);
-	ret = tb_proc_spawn(&p->daemon, argv, log, TB_PROC_NULLIN);
+	/* Its log through the tracer's directory's handle (no link followed); else in /tmp. */
+	if (t->dir)
+		snprintf(log, sizeof(log), "%.*s.sessiond.log", NAME_MAX - 14, t->name);
+	else
+		snprintf(log, sizeof(log), "/tmp/%s.sessiond.log", t->name);
+	o.out_path = log;
+	o.out_dir = t->dir;
+	o.flags = TB_PROC_NULLIN;
+	ret = tb_proc_spawn_opts(&p->daemon, argv, &o);
 	if (ret) {
 		tb_err("[tracer %s] cannot start %s: %s", t->name, SESSIOND, strerror(-ret));
 		return ret;
@@ -387,11 +395,6 @@ static int lt_stop(struct tb_tracer *t)
 	return read_losses(t, p);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int type, struct FTW *f)
-{
-	return remove(path) ? -1 : 0;
-}
-
 static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
@@ -442,8 +445,12 @@ static void lt_teardown(struct tb_tracer *t)
 		if (ret < 0)
 			lt_error(t, "destroying the session", ret);
 	}
-	if (p->trace_dir[0] && !c->keep_trace)
-		nftw(p->trace_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	/* The session daemon wrote it by its path; it is removed through the tracer's directory's
+	 * handle (no link followed), so a run directory swapped for a link loses nothing else. */
+	if (p->trace_dir[0] && !c->keep_trace && t->dir)
+		tb_dir_remove(t->dir, strrchr(p->trace_dir, '/') + 1);
+	else if (p->trace_dir[0] && !c->keep_trace)
+		tb_rm_rf(p->trace_dir);
 	daemon_stop(p);
 	free(p);
 	t->priv = NULL;

@@ -253,21 +253,26 @@ static int ps_open_output(struct tb_tracer *t, struct ps_priv *p)
 	char *name, *s;
 	int ret;
 
-	/* The section name becomes a file name: keep it inside outdir. */
-	name = strdup(t->name);
-	if (!name)
+	if (!t->dir) {
+		tb_err("perf-sample '%s': output: no directory for its records file", t->name);
+		return -EINVAL;
+	}
+	/* The section name becomes a file name: keep it inside the tracer's directory. */
+	ret = asprintf(&name, "%s.perf-records", t->name);
+	if (ret < 0)
 		return -ENOMEM;
 	for (s = name; *s; s++)
 		if (*s == '/')
 			*s = '_';
-	ret = asprintf(&p->out_path, "%s/%s.perf-records", t->outdir ? t->outdir : ".", name);
-	free(name);
+	ret = asprintf(&p->out_path, "%s/%s", t->dir->path, name);
 	if (ret < 0) {
+		free(name);
 		p->out_path = NULL;
 		return -ENOMEM;
 	}
-	/* Never through a link (core/outdir.h); says why it failed. */
-	ret = tb_open_output(p->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	/* Through the tracer's directory, never a link (core/outdir.h); says why it failed. */
+	ret = tb_dir_open_output(t->dir, name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	free(name);
 	p->out = ret >= 0 ? fdopen(ret, "w") : NULL;
 	if (!p->out) {
 		if (ret >= 0) {

@@ -15,6 +15,7 @@
 #include "core/events.h"
 #include "core/options.h"
 
+struct tb_dir;
 struct tb_tracer_ops;
 
 /* What a tracer reports for one start..stop window. -1 (or < 0 for doubles) means unknown. */
@@ -43,8 +44,12 @@ struct tb_tracer {
 	const char *instance;
 	void *cfg;
 	void *priv;
-	pid_t target;	    /* the workload process to filter on (pid-filter = workload), or 0 */
-	const char *outdir; /* existing directory for the tracer's own output files */
+	pid_t target; /* the workload process to filter on (pid-filter = workload), or 0 */
+	/* Its directory for its own files (tracers/<name>/ of the run), opened once through the
+	 * run directory's handle: tracebench's opens, deletes and sizes go through it, so nothing
+	 * lands in a link's target even if the run directory became one. NULL: no files. */
+	const struct tb_dir *dir;
+	const char *outdir; /* dir's path, for an external command's argv ({outdir}) and messages */
 	int consumer_cpu;   /* CPU for reader threads (not a workload CPU), or -1 */
 	uint64_t settle_ns; /* delay the harness waits after start and before stop */
 	/* What a sample will produce, for sizing buffers (0 / NULL when unknown): */

@@ -5,8 +5,8 @@
 # tried with a link to a victim file, a dangling link (which must not be created as a file), and
 # for plots a symlinked plots/ and plots/data/ directory, for explain a symlinked explain/ and
 # cell directory; a run directory and a fleet directory swapped for a link while they are being
-# filled still get every file tracebench writes (the tables, report.html, the plots, ansible.log),
-# and the link's target none.
+# filled still get every file tracebench writes (the tables, report.html, the plots, ansible.log,
+# the tracers' logs and streams), and the link's target none.
 . "$(dirname "$0")/lib.sh"
 FIX=${TB_ROOT:?}/tests/data/results
 nfail=0
@@ -109,10 +109,19 @@ drew_plot() { # CONTEXT DIR PLOT: with gnuplot, DIR/plots/PLOT.svg drawn and inl
 	grep -q "id=\"plot-$3\"" "$2/report.html" 2>/dev/null ||
 		problem "$1: the report does not inline the $3 plot it drew"
 }
-runplant() { # NAME SHELL-COMMAND: the scenario $TMP/NAME.ini whose tracer runs the command
-	printf '[global]\nrepetitions = 1\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[tracer plant]\ntype = command\ncommand = sh -c %s\nsettle = 50ms\n[matrix]\nworkloads = g\ntracers = none, plant\n' \
-		"'$2; exec sleep 30'" >"$TMP/$1.ini"
+# NAME SHELL-COMMAND [REPS [SECTIONS TRACERS]]: the scenario $TMP/NAME.ini whose tracer plant runs
+# the command at each of its samples (after printing "plant-sample"), with REPS rounds and more
+# tracer sections (SECTIONS, their names in TRACERS).
+runplant() {
+	printf '[global]\nrepetitions = %s\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[tracer plant]\ntype = command\ncommand = sh -c %s\nsettle = 50ms\n%b[matrix]\nworkloads = g\ntracers = none, plant%s\n' \
+		"${3:-1}" "'echo plant-sample; $2; exec sleep 30'" "${4:-}" "${5:-}" >"$TMP/$1.ini"
 }
+# A stream consumer (ftrace-events; its st.raw kept) and a second command tracer (its lg.log).
+STREAM='[tracer st]\ntype = ftrace-events\nevents = raw_syscalls:sys_enter\npid-filter = workload\nconsumer = stream\nkeep-raw = true\n'
+LOGGER='[tracer lg]\ntype = command\ncommand = sleep 30\nsettle = 50ms\n'
+tracefs=false
+[ -e /sys/kernel/tracing/events/raw_syscalls ] || [ -e /sys/kernel/debug/tracing/events/raw_syscalls ] &&
+	tracefs=true
 if [ "$(id -u)" -eq 0 ]; then
 	for mode in link dangling; do
 		rm -rf "$TMP/r1"
@@ -128,16 +137,57 @@ if [ "$(id -u)" -eq 0 ]; then
 		[ -s "$TMP/r1/result.json" ] || problem "run, $mode report.html planted: no result.json"
 		victim_ok "run, $mode report.html planted"
 	done
+	# A tracer's stream and a command tracer's log, planted as links by plant's first sample: in
+	# the second round each is refused naming it, the link left and never written through.
+	for mode in link dangling; do
+		rm -rf "$TMP/r3"
+		to=$V/file
+		[ $mode = link ] || to=$V/new-file
+		sec=$LOGGER tr=", lg" files=lg/lg.log
+		! $tracefs || sec=$sec$STREAM tr="$tr, st" files="$files st/st.raw"
+		cmd="mkdir -p $TMP/r3/tracers/lg $TMP/r3/tracers/st"
+		for f in $files; do
+			cmd="$cmd; [ -L $TMP/r3/tracers/$f ] || ln -sf $to $TMP/r3/tracers/$f"
+		done
+		runplant r3 "$cmd" 2 "$sec" "$tr"
+		"$TB" run "$TMP/r3.ini" -o "$TMP/r3" -q >"$TMP/out" 2>"$TMP/err"
+		for f in $files; do
+			grep -q "r3/tracers/$f: is a symbolic link" "$TMP/err" ||
+				problem "run, $mode tracers/$f planted: not refused naming it: $(head -c 600 "$TMP/err")"
+			[ -L "$TMP/r3/tracers/$f" ] || problem "run replaced the planted $mode tracers/$f link"
+		done
+		[ -s "$TMP/r3/result.json" ] || problem "run, $mode tracer files planted: no result.json"
+		victim_ok "run, $mode tracer files planted"
+	done
+	# The run directory swapped for a link by plant's first sample; the link's target holds a
+	# tracers/ of its own (a stream file to truncate, a log directory to fill). The second round's
+	# samples still write the tracers' files in the directory tracebench made.
 	rm -rf "$TMP/r2" "$TMP/r2.moved" "$TMP/v2"
-	mkdir -p "$TMP/v2"
-	runplant r2 "[ -L $TMP/r2 ] || { mv $TMP/r2 $TMP/r2.moved && ln -s $TMP/v2 $TMP/r2; }"
+	mkdir -p "$TMP/v2/tracers/plant" "$TMP/v2/tracers/st"
+	printf 'precious\n' >"$TMP/v2/tracers/st/st.raw"
+	sec= tr=
+	! $tracefs || sec=$STREAM tr=", st"
+	runplant r2 "[ -L $TMP/r2 ] || { mv $TMP/r2 $TMP/r2.moved && ln -s $TMP/v2 $TMP/r2; }" 2 "$sec" "$tr"
 	"$TB" run "$TMP/r2.ini" -o "$TMP/r2" -q >"$TMP/out" 2>"$TMP/err" ||
 		problem "run, directory swapped: exit $?: $(head -c 400 "$TMP/err")"
-	for f in report.html plots; do
+	for f in report.html plots result.json; do
 		[ ! -e "$TMP/v2/$f" ] || problem "run wrote $f through the swapped run directory"
 	done
+	[ -z "$(ls -A "$TMP/v2/tracers/plant")" ] ||
+		problem "run wrote tracers/plant/$(ls -A "$TMP/v2/tracers/plant") through the swapped run directory"
+	printf 'precious\n' | cmp -s - "$TMP/v2/tracers/st/st.raw" ||
+		problem "run wrote tracers/st/st.raw through the swapped run directory"
+	[ "$(ls -A "$TMP/v2/tracers" | tr '\n' ' ')" = "plant st " ] ||
+		problem "run, directory swapped: tracers/ of the link's target changed: $(ls -A "$TMP/v2/tracers")"
 	[ -L "$TMP/r2" ] && [ -s "$TMP/r2.moved/result.json" ] && [ -s "$TMP/r2.moved/report.html" ] ||
 		problem "run, directory swapped: result.json or report.html not in the directory it made"
+	n=$(grep -c plant-sample "$TMP/r2.moved/tracers/plant/plant.log" 2>/dev/null)
+	[ "${n:-0}" -eq 2 ] ||
+		problem "run, directory swapped: tracers/plant/plant.log in the directory it made has ${n:-0} samples' output, not 2"
+	if $tracefs; then
+		[ -s "$TMP/r2.moved/tracers/st/st.raw" ] ||
+			problem "run, directory swapped: no stream tracers/st/st.raw in the directory it made"
+	fi
 	drew_plot "run, directory swapped" "$TMP/r2.moved" overhead
 fi
 
