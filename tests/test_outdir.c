@@ -160,6 +160,25 @@ static void test_open_output(void)
 }
 
 /*
+ * <dir>/<name> made and opened as d, then moved to <name>.moved (its path in moved) and its
+ * name made a link to <dir>/elsewhere (in target): what a hostile swap after the open does.
+ */
+static void open_then_swap(const char *dir, const char *name, struct tb_dir *d, char *moved,
+			   char *target, size_t len)
+{
+	char p[2 * PATH_MAX];
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	snprintf(moved, len, "%s/%s.moved", dir, name);
+	snprintf(target, len, "%s/elsewhere", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(mkdir(target, 0755), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_dir_open(d, p, 0, 0), 0);
+	CU_ASSERT_EQUAL_FATAL(rename(p, moved), 0);
+	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+}
+
+/*
  * Through a handle: a directory swapped for a link after it was opened still gets the report,
  * the plots' data and a log opened in place (tb_dir_open_output), and the link's target none;
  * a link planted where the log goes is refused, and O_EXCL refuses a file that is there.
@@ -175,14 +194,7 @@ static void test_handle_outlives_a_swap(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	tb_log_set_level(TB_LOG_SILENT);
-	snprintf(p, sizeof(p), "%s/run", dir);
-	snprintf(moved, sizeof(moved), "%s/run.moved", dir);
-	snprintf(target, sizeof(target), "%s/elsewhere", dir);
-	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
-	CU_ASSERT_EQUAL_FATAL(mkdir(target, 0755), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, p, 0, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(rename(p, moved), 0);
-	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+	open_then_swap(dir, "run", &d, moved, target, sizeof(moved));
 	CU_ASSERT_EQUAL(tb_report_write(r, NULL, &d, "report.html"), 0);
 	CU_ASSERT_EQUAL(tb_plot_result_at(r, &d, TB_PLOT_DATA_ONLY), 0);
 	fd = tb_dir_open_output(&d, "ansible.log", O_WRONLY | O_CREAT | O_EXCL, 0644);
@@ -226,14 +238,7 @@ static void test_child_outlives_a_swap(void)
 	struct tb_proc proc;
 
 	tb_log_set_level(TB_LOG_SILENT);
-	snprintf(p, sizeof(p), "%s/tr", dir);
-	snprintf(moved, sizeof(moved), "%s/tr.moved", dir);
-	snprintf(target, sizeof(target), "%s/elsewhere", dir);
-	CU_ASSERT_EQUAL_FATAL(mkdir(p, 0755), 0);
-	CU_ASSERT_EQUAL_FATAL(mkdir(target, 0755), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_dir_open(&d, p, 0, 0), 0);
-	CU_ASSERT_EQUAL_FATAL(rename(p, moved), 0);
-	CU_ASSERT_EQUAL_FATAL(symlink(target, p), 0);
+	open_then_swap(dir, "tr", &d, moved, target, sizeof(moved));
 	o.out_dir = &d;
 	o.out_path = "cmd.log";
 	o.flags = TB_PROC_NULLIN | TB_PROC_CHDIR;
