@@ -32,8 +32,14 @@ say; larger when there is a run-to-run component one run cannot see (its size pr
 Check: tracebench's own intervals must not be shown to under-cover: the Wilson interval's upper
 end must reach 95% on every question. Exit 0 if so, 1 if not, 2 on bad setup.
 
+It also prints, per question, the spread of z between each run's two halves (drift within a
+run), the lag-1 autocorrelation of the runs' errors in run order (drift across runs) and, for
+the delay, the weighted fit of its cost on the spin count.
+
 Usage: validate-coverage.py            run and analyse
        validate-coverage.py --analyze DIR   analyse an earlier run directory again
+       validate-coverage.py --describe RESULT.json...   the noise structure of two-cell runs
+                                            (CVs, lag-1 autocorrelation of the pairs)
 Environment: TB_BIN, COVERAGE_RUNS (25), COVERAGE_OUT (results/coverage-<UTC>),
 COVERAGE_RESAMPLES (2000), COVERAGE_SCENARIO.
 """
@@ -105,14 +111,20 @@ def wilson(k, n):
 def measured(cell):
     """tb_sample_measured: not a warmup, not failed, a finite ns/op; keyed by round."""
     return {s["round"]: s["ns_per_op"] for s in cell.get("samples", [])
-            if not s.get("warmup") and not s.get("failed") and
-            isinstance(s.get("ns_per_op"), (int, float)) and math.isfinite(s["ns_per_op"])}
+            if isinstance(s, dict) and isinstance(s.get("round"), int) and s["round"] >= 0 and
+            not s.get("warmup") and not s.get("failed") and
+            isinstance(s.get("ns_per_op"), (int, float)) and math.isfinite(s["ns_per_op"]) and
+            s["ns_per_op"] > 0}
 
 
 def load_run(path):
     with open(path) as f:
         r = json.load(f)
-    cells = {c["tracer"]: c for c in r.get("cells", [])}
+    if not isinstance(r, dict) or not isinstance(r.get("cells"), list) or \
+            not all(isinstance(c, dict) and isinstance(c.get("samples", []), list)
+                    for c in r["cells"]):
+        raise ValueError(f"{path}: not a tracebench result (cells: a list of objects)")
+    cells = {c.get("tracer"): c for c in r["cells"]}
     for need in ("none", "none-again", "tp-getpid", "delay-20ns"):
         if need not in cells:
             raise ValueError(f"{path}: no cell for tracer {need}")
@@ -231,8 +243,8 @@ def loo_truth(runs, skip, tracer, ns):
     Leave-one-out: the other runs' estimates combined by inverse-variance weights (a precise
     yardstick: an unweighted one is as uncertain as the narrowest intervals it must judge).
     The delay tracer calibrates its spin's iteration count per run (78-83 for 20 ns here), and
-    the cost is affine in it (on the reference machine about 12 ns for the call plus 0.21 ns
-    per iteration), so for it the combination is a weighted fit on the count, at this run's.
+    the cost is affine in it (the call plus its iterations; the analysis prints the fit), so for
+    it the combination is a weighted fit on the count, at this run's.
     """
     pts = points(runs, tracer, ns, skip)
     x = iters(runs[skip][1]) if ns else 0
@@ -259,6 +271,38 @@ def heterogeneity(runs, tracer, ns):
     df = len(pts) - (2 if ns and len({p[0] for p in pts}) > 1 else 1)
     tau2 = max(0.0, (q - df) / (sum(w) - sum(wi * wi for wi in w) / sum(w)))
     return q, df, chi2_sf(q, df), math.sqrt(tau2)
+
+
+def halves_z(runs, tracer, ns, rng, resamples):
+    """
+    Drift within a run: each run's first and second half of its rounds estimated apart, their
+    difference over its bootstrap standard error; the spread of these z is about 1 without
+    drift, more with it.
+    """
+    z = []
+    for _, cells in runs:
+        b, t = pairs(cells["none"], cells[tracer])
+        h = len(b) // 2
+        if h < 5:
+            continue
+        est, se = [], []
+        for lo, hi in ((0, h), (h, len(b))):
+            bb, tt = b[lo:hi], t[lo:hi]
+            ci = boot_ci(ratio_of_medians, bb, tt, ns, rng, resamples)
+            est.append(ratio_of_medians(bb, tt, ns))
+            se.append((ci[1] - ci[0]) / 2 / Z95)
+        if se[0] > 0 or se[1] > 0:
+            z.append((est[0] - est[1]) / math.hypot(se[0], se[1]))
+    return statistics.stdev(z) if len(z) > 1 else float("nan")
+
+
+def lag1(v):
+    """Lag-1 autocorrelation of a series (runs in order, or paired rounds)."""
+    if len(v) < 3:
+        return float("nan")
+    m = statistics.mean(v)
+    d = sum((x - m) ** 2 for x in v)
+    return sum((v[i] - m) * (v[i + 1] - m) for i in range(len(v) - 1)) / d if d else float("nan")
 
 
 def chi2_sf(q, k):
@@ -337,11 +381,20 @@ def analyze(out, resamples):
                   f"{k['mean_half_width']:13.3f} {unit} {k['mean_error']:+9.3f} {unit}")
         head = rows[0]
         head["z_sd"] = own[q].z_sd()
+        head["halves_z_sd"] = halves_z(runs, tr, ns, rng, resamples)
+        head["runs_lag1"] = lag1(own[q].err)
+        print(f"  {q}: drift within runs: sd of the halves' z {head['halves_z_sd']:.2f}; across "
+              f"runs: lag-1 autocorrelation of the errors {head['runs_lag1']:+.2f}")
         het = heterogeneity(runs, tr, ns) if q != "A/A" else None
         if het:
             head["cochran_q"] = {"q": het[0], "df": het[1], "p": het[2], "tau": het[3]}
             print(f"  {q}: runs around their weighted fit: Cochran's Q {het[0]:.1f} on {het[1]} "
                   f"df (p {het[2]:.2g}); run-to-run component {het[3]:.3f} {unit}")
+            if ns:
+                a, b = wls(points(runs, tr, ns))
+                head["fit"] = {"ns": a, "ns_per_iteration": b}
+                print(f"  {q}: the delay's cost, weighted fit: {a:.2f} ns + {b:.3f} ns per "
+                      "spin iteration")
         checked = True
         under = not head["trials"] or head["wilson95"][1] < 0.95
         print(f"  {q}: sd of z {head['z_sd']:.2f}; "
@@ -377,10 +430,50 @@ def run_all(out, n):
     return 0
 
 
+def mad_cv(v):
+    m = statistics.median(v)
+    return 1.4826 * statistics.median(abs(x - m) for x in v) / m
+
+
+def describe(paths):
+    """
+    The noise structure of runs of a two-cell scenario (baseline and one traced cell, e.g.
+    scenarios/precision.ini at several durations): rounds, time measuring, each cell's CV and
+    MAD-based CV, the lag-1 autocorrelation of the paired log ratios (what the paired bootstrap
+    takes as independent) and the overhead with its half-width.
+    """
+    print(f"{'result':40} {'rounds':>6} {'measuring':>9} {'base CV (MAD)':>15} "
+          f"{'traced CV (MAD)':>16} {'lag-1 pairs':>11}  overhead [95% CI], half-width")
+    for path in paths:
+        try:
+            with open(path) as f:
+                r = json.load(f)
+            cells = r["cells"] if isinstance(r, dict) else None
+            base = next(c for c in cells if c.get("baseline"))
+            tr = next(c for c in cells if not c.get("baseline"))
+            b, t = pairs(base, tr)
+            o = tr["overhead"]
+            lo, hi = o["ci"]
+            meas = sum(s.get("elapsed_ns") or 0 for c in cells for s in c["samples"]) / 1e9
+            cv = [(statistics.stdev(v) / statistics.mean(v), mad_cv(v)) for v in (b, t)]
+            lr = lag1([math.log(y / x) for x, y in zip(b, t)])
+            print(f"{path[-40:]:40} {len(b):6} {meas:8.1f}s {100 * cv[0][0]:6.1f}% "
+                  f"({100 * cv[0][1]:.1f}%) {100 * cv[1][0]:7.1f}% ({100 * cv[1][1]:.1f}%) "
+                  f"{lr:+11.2f}  {o['pct']:+.2f}% [{lo:+.2f}, {hi:+.2f}], {(hi - lo) / 2:.2f} pt")
+        except (OSError, ValueError, KeyError, TypeError, StopIteration,
+                statistics.StatisticsError) as e:
+            print(f"validate-coverage: {path}: not a finished two-cell result: {e!r}",
+                  file=sys.stderr)
+            return 2
+    return 0
+
+
 def main():
     resamples = env_int("COVERAGE_RESAMPLES", 2000, 100)
     if len(sys.argv) == 3 and sys.argv[1] == "--analyze":
         return analyze(sys.argv[2], resamples)
+    if len(sys.argv) >= 3 and sys.argv[1] == "--describe":
+        return describe(sys.argv[2:])
     if len(sys.argv) != 1:
         print(__doc__, file=sys.stderr)
         return 2
