@@ -60,7 +60,7 @@ CFLAGS	 ?= -O2 -g
 # workload's code (tracebench's own) with kernel and user chains (explain/profile.h).
 BASE_CFLAGS = -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers \
 	   -Wshadow -Wformat=2 -Wno-format-nonliteral -D_GNU_SOURCE -MMD -MP \
-	   -I$(CURDIR) -I$(CURDIR)/$(BUILD) -I$(LIBPERF_PREFIX)/include \
+	   -I$(CURDIR)/harness -I$(CURDIR) -I$(CURDIR)/$(BUILD) -I$(LIBPERF_PREFIX)/include \
 	   -DTB_LIBEXECDIR='"$(LIBEXECDIR)"' -DTB_DATADIR='"$(DATADIR)"' \
 	   $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null) $(SANFLAGS)
 LIBPERF_LIBS = $(LIBPERF_PREFIX)/lib/libperf.a $(LIBPERF_PREFIX)/lib/libapi.a
@@ -74,25 +74,28 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
 	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
 # (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
-$(BUILD)/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
+$(BUILD)/harness/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
-ROOMS	 = core cli scenario plan runner result stats history outputs outputs/plot host workloads \
-	   tracers explain
+ROOMS	 = $(addprefix harness/,core cli parse plan runner model stats history render render/html \
+	   render/gnuplot host tracers explain) workloads
 SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
-LIBOBJS	 = $(filter-out $(BUILD)/cli/main.o,$(OBJS))
-BPF_SRCS = $(wildcard tracers/bpf/*.bpf.c)
-BPF_OBJS = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
-SKELS	 = $(BPF_SRCS:tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
+LIBOBJS	 = $(filter-out $(BUILD)/harness/cli/main.o,$(OBJS))
+BPF_SRCS = $(wildcard harness/tracers/bpf/*.bpf.c)
+BPF_OBJS = $(BPF_SRCS:harness/tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
+SKELS	 = $(BPF_SRCS:harness/tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 HELPER_SRCS = $(wildcard workloads/helpers/*.c)
 HELPERS	 = $(HELPER_SRCS:workloads/helpers/%.c=$(BUILD)/helpers/%)
 # The usercall workload's LTTng-UST provider: the only thing that links liblttng-ust (its
 # constructor starts threads in whatever process loads it; the workload dlopen()s it).
 UST_PROVIDER = $(BUILD)/helpers/libtb-usercall-ust.so
-TEST_SRCS = $(wildcard tests/*.c)
+TEST_SRCS = $(wildcard tests/lib/*.c tests/unit/*.c)
 TEST_OBJS = $(TEST_SRCS:%.c=$(BUILD)/%.o)
+# Unit suites include their helpers by name ("tb_test.h", "fixture.h") and the fuzz drivers'
+# shared header as "fuzz/drive.h".
+$(TEST_OBJS): BASE_CFLAGS += -I$(CURDIR)/tests/lib -I$(CURDIR)/tests
 ARCH	 = $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 ifeq ($(SAN),1)
@@ -158,10 +161,10 @@ $(BUILD)/vmlinux.h: | need-deps
 # x86_64-pc-linux-gnu (make fuzz builds with CC=clang), the directory x86_64-linux-gnu.
 BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CLANG) -print-multiarch)
 
-$(BUILD)/bpf/%.bpf.o: tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard tracers/bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: harness/tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard harness/tracers/bpf/*.h)
 	@mkdir -p $(dir $@)
 	$(msg) BPF $<
-	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Itracers/bpf \
+	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Iharness/tracers/bpf \
 		$(BPF_SYS_INCLUDES) -Wall -Werror -c $< -o $@
 
 # Keep objects and skeletons: `object = build/bpf/<x>.bpf.o` reuses them, and make would delete
@@ -198,7 +201,7 @@ $(TEST_BIN): $(LIBOBJS) $(TEST_OBJS)
 	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS) $(shell pkg-config --libs cunit)
 
 $(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
-$(BUILD)/tests/test_bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
+$(BUILD)/tests/unit/tracers-bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
 test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
@@ -301,10 +304,10 @@ ubsan:
 	$(Q)cp tracebench-san tracebench-ubsan
 
 format:
-	$(Q)clang-format -i $(SRCS) $(HDRS) $(wildcard tests/*.h)
+	$(Q)clang-format -i $(SRCS) $(HDRS) $(wildcard tests/lib/*.h)
 
 format-check:
-	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/*.h)
+	$(Q)clang-format --dry-run --Werror $(SRCS) $(HDRS) $(wildcard tests/lib/*.h)
 
 # ---- the man page ----------------------------------------------------------------------------
 # doc/tracebench.1 is committed; `make man` remakes it from doc/tracebench.1.in and the code's

@@ -69,7 +69,7 @@ static void mmap_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
-/* mmap, one minor fault per page touched, munmap. tests/test_window.c saw ~0.6 scheduler
+/* mmap, one minor fault per page touched, munmap. tests/unit/runner-window.c saw ~0.6 scheduler
  * events per op where none were expected. */
 static int mmap_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
 {

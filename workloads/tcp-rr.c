@@ -33,7 +33,7 @@ static const struct tb_option tcp_opts[] = {
 /*
  * Whole transfers with recv() and send(), not core/io.h's read()/write() loops: the syscalls
  * are part of what this workload is (netperf's; a scenario may trace syscalls:sys_enter_sendto
- * and tests/test_workloads.c counts sendto/recvfrom per op), and MSG_NOSIGNAL turns a vanished
+ * and tests/unit/workloads-registry.c counts sendto/recvfrom per op), and MSG_NOSIGNAL turns a vanished
  * peer into -EPIPE even where SIGPIPE is not ignored (the runner ignores it; run-tests and
  * bench-workloads do not).
  */

@@ -59,7 +59,7 @@ struct tb_workload_ops {
 	 * What one op does in kernel terms (core/events.h), for the proof of tracing: every
 	 * syscall of the op by name and number, and the scheduler events where they are known,
 	 * for the filled config cfg run as ctx says. Fills ev (initialised by the caller) and
-	 * returns 0, or -errno. Mandatory: tests/test_workloads.c checks every table against the
+	 * returns 0, or -errno. Mandatory: tests/unit/workloads-registry.c checks every table against the
 	 * kernel's own counts.
 	 */
 	int (*events)(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev);

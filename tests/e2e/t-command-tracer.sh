@@ -1,7 +1,7 @@
 #!/bin/bash
 # External tracers through `tracebench run`: a bpftrace script and `perf record`, around the
 # getpid workload. Each must record events, leave no process, armed item or instance behind.
-# (The command tracer itself is also tested without the runner in tests/test_command.c.)
+# (The command tracer itself is also tested without the runner in tests/unit/tracers-command.c.)
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v bpftrace >/dev/null || skip "bpftrace not installed"

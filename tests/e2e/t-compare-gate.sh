@@ -38,7 +38,7 @@ run 0 "${AS[@]}" "$TB" compare a.json b.json --html "$W/cmp.html"
 [ -s "$W/cmp.html" ] || fail "compare --html wrote nothing"
 grep -qiE '<script|<link|src="http|href="http' "$W/cmp.html" && fail "compare --html references something external"
 grep -q '</html>' "$W/cmp.html" || fail "compare --html is not a whole page"
-# The text and the page say the same about the environments (one summary, stats/compare.c).
+# The text and the page say the same about the environments (one summary, harness/stats/compare.c).
 grep -q '3 environment fields differ' "$W/cmp.html" || fail "compare --html and the text disagree on the environment"
 run 2 "${AS[@]}" "$TB" compare a.json c-otherhw.json --require-same-host
 grep -q 'different hardware: cpu.model' "$TMP/err" || fail "hardware refusal without reason"

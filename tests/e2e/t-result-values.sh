@@ -3,7 +3,7 @@
 # ns_per_op of 1e100 or 1e308 is refused by gate, compare, plot and report with exit 2 naming
 # the key (it used to abort gate and compare in GSL, exit 134); values at the reader's bound go
 # through gnuplot; ESC sequences in a result never reach the terminal, the report or the plot
-# data raw. tests/test_values.c covers every numeric key in-process.
+# data raw. tests/unit/model-json-values.c covers every numeric key in-process.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 FIX=${TB_ROOT:?}/tests/data/results

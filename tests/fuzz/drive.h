@@ -2,7 +2,7 @@
 /*
  * Everything compare, gate, plot and report do with a result that loaded, in one function, for
  * the result fuzzer (fuzz_result.c) and the table-driven test of crafted numbers
- * (tests/test_values.c): the statistics, a comparison of the result with a second copy of
+ * (tests/unit/model-json-values.c): the statistics, a comparison of the result with a second copy of
  * itself, the gate (with the copy as its baseline) and its three file formats, the terminal
  * table, the HTML reports, and the plot data files (TB_PLOT_DATA_ONLY) into dir. Outputs go to
  * /dev/null or into dir; only a crash, a sanitizer report or a leak can fail.
@@ -19,13 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "outputs/compare-formats.h"
-#include "outputs/gate-formats.h"
-#include "outputs/plot.h"
-#include "outputs/report.h"
-#include "outputs/summary.h"
-#include "result/anonymize.h"
-#include "result/result.h"
+#include "render/compare-formats.h"
+#include "render/gate-formats.h"
+#include "render/gnuplot/plot.h"
+#include "render/html/report.h"
+#include "render/summary.h"
+#include "model/anonymize.h"
+#include "model/result.h"
 #include "stats/compare.h"
 #include "stats/gate.h"
 #include "stats/stats.h"

@@ -14,8 +14,8 @@
 
 #include "core/tb.h"
 #include "drive.h"
-#include "result/anonymize.h"
-#include "result/result.h"
+#include "model/anonymize.h"
+#include "model/result.h"
 #include "stats/stats.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

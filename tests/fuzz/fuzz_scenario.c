@@ -12,8 +12,8 @@
 
 #include "core/tb.h"
 #include "plan/plan.h"
-#include "result/result.h"
-#include "scenario/scenario.h"
+#include "model/result.h"
+#include "parse/scenario.h"
 
 static FILE *devnull;
 

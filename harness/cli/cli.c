@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "core/tb.h"
+#include "model/result.h"
+
+/*
+ * The command's options with -v/--verbose and -q/--quiet added (those it declares itself
+ * stay its own). Kept between calls: a command calls tb_cli_getopt in a loop with the same
+ * tables, and only one command runs per process.
+ */
+static int with_common(const char *optstring, const struct option *longopts, const char **optsout,
+		       const struct option **longout)
+{
+	static const struct option common[] = {
+		{"verbose", no_argument, NULL, 'v'},
+		{"quiet", no_argument, NULL, 'q'},
+	};
+	static struct option merged[64];
+	static char opts[128];
+	static const struct option *cached;
+	static const char *cached_os;
+	size_t n = 0, i, k;
+
+	*optsout = opts;
+	*longout = merged;
+	if (cached == longopts && cached_os == optstring && longopts)
+		return 0;
+	if (strlen(optstring) + 3 > sizeof(opts))
+		return -E2BIG;
+	snprintf(opts, sizeof(opts), "%s%s%s", optstring, strchr(optstring, 'v') ? "" : "v",
+		 strchr(optstring, 'q') ? "" : "q");
+	for (; longopts && longopts[n].name; n++)
+		if (n + TB_ARRAY_SIZE(common) + 1 >= TB_ARRAY_SIZE(merged))
+			return -E2BIG;
+	memcpy(merged, longopts, n * sizeof(*merged));
+	for (k = 0; k < TB_ARRAY_SIZE(common); k++) {
+		for (i = 0; i < n && strcmp(merged[i].name, common[k].name); i++)
+			;
+		if (i == n)
+			merged[n++] = common[k];
+	}
+	merged[n] = (struct option){0};
+	cached = longopts;
+	cached_os = optstring;
+	return 0;
+}
+
+int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
+		  const char *usage)
+{
+	const struct option *lo;
+	const char *os;
+	int c;
+
+	if (with_common(optstring, longopts, &os, &lo)) {
+		tb_err("%s: option table too large (a bug of this build)", argv[0]);
+		return '?';
+	}
+	opterr = 0;
+	for (;;) {
+		c = getopt_long(argc, argv, os, lo, NULL);
+		if (c != 'v' && c != 'q')
+			break;
+		/* As perf: -v and -q work after every command; a command's own -q also sees it. */
+		tb_log_set_level(c == 'v' ? TB_LOG_DEBUG : TB_LOG_WARN);
+		if (strchr(optstring, c))
+			return c;
+	}
+	if (c == '?' || c == ':') {
+		if (optopt && c == ':')
+			tb_err("%s: option -%c needs a value", argv[0], optopt);
+		else if (optopt)
+			tb_err("%s: unknown option -%c", argv[0], optopt);
+		else if (c == ':')
+			tb_err("%s: option %s needs a value", argv[0], argv[optind - 1]);
+		else
+			tb_err("%s: unknown option %s", argv[0], argv[optind - 1]);
+		fprintf(stderr, "%s", usage);
+		return '?';
+	}
+	return c;
+}
+
+int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why)
+{
+	tb_err("%s: bad value '%s' for %s%s%s", cmd, val, opt, why ? ": " : "", why ? why : "");
+	return TB_EXIT_USAGE;
+}
+
+int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
+		      struct tb_result **r)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	*out = NULL;
+	*r = NULL;
+	while ((c = tb_cli_getopt(argc, argv, "o:h", longopts, usage)) != -1) {
+		switch (c) {
+		case 'o':
+			*out = optarg;
+			break;
+		case 'h':
+			fputs(usage, stdout);
+			return TB_EXIT_OK;
+		default:
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (optind + 1 != argc) {
+		tb_err("%s: expected one result file", argv[0]);
+		fputs(usage, stderr);
+		return TB_EXIT_USAGE;
+	}
+	*file = argv[optind];
+	return tb_result_load(*file, r) ? TB_EXIT_USAGE : -1;
+}
+
+const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given)
+{
+	static const char *const ext[] = {".db", ".sqlite", ".sqlite3"};
+	const char *a;
+	size_t n;
+
+	if (optarg_given)
+		return optarg_given;
+	if (optind >= argc || !(a = argv[optind]) || a[0] == '-')
+		return NULL;
+	n = strlen(a);
+	if (!strncmp(a, "postgresql://", 13) || !strncmp(a, "postgres://", 11)) {
+		optind++;
+		return a;
+	}
+	for (size_t i = 0; i < TB_ARRAY_SIZE(ext); i++) {
+		size_t e = strlen(ext[i]);
+
+		if (n > e && !strcmp(a + n - e, ext[i])) {
+			optind++;
+			return a;
+		}
+	}
+	return NULL;
+}
+
+static volatile sig_atomic_t sigcount;
+
+/*
+ * The first signal stops after the current step (a run's current sample is abandoned); later
+ * ones make the teardown hurry (core/util.h) but never skip it: a run's completed rounds are on
+ * disk already (result.json is written after every round), so a 2nd or 3rd Ctrl-C loses
+ * nothing, and what is armed is still torn down. SIGKILL remains for a teardown that hangs;
+ * `tracebench cleanup` then undoes what it left.
+ */
+static void on_signal(int sig)
+{
+	static const char msg[] = "tracebench: still stopping the tracers; what completed is "
+				  "on disk (kill -9 and 'tracebench cleanup' if it hangs)\n";
+
+	(void)sig;
+	sigcount++;
+	if (sigcount == 1) {
+		tb_request_stop();
+		return;
+	}
+	tb_request_hurry();
+	if (sigcount == 3 && write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0)
+		sigcount = 3; /* nothing to do about a closed stderr */
+}
+
+void tb_cli_stop_on_signals(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int tb_cli_signals(void)
+{
+	return sigcount;
+}

@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracebench gate RESULT.json [--baseline OLD.json] ...`: a CI verdict with exit codes
+ * 0 pass, 1 fail, 2 bad input (stats/gate.h has the rules).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/tb.h"
+#include "model/result.h"
+#include "cli/gate-run.h"
+#include "stats/gate.h"
+
+#define GATE_USAGE                                                                                  \
+	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"            \
+	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"     \
+	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
+	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
+	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n"    \
+	"                   warning in every output)\n"                                             \
+	"  --history[=DB]   gate each cell against the last stable segment of its series in the\n"  \
+	"                   history (default $TRACEBENCH_DB, else results/history.db; also\n"       \
+	"                   --history FILE.db or URL): fail when the run's change from it is\n"     \
+	"                   significantly above max-regression\n"                                   \
+	"  --comparable     with --history: join runs whose scenario text differs\n"                \
+	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
+	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
+	"5% --max-regression 3% --alpha 0.01. A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
+
+const char tb_usage_gate[] = GATE_USAGE;
+
+static int opt_pct(const char *opt, const char *val, double *out)
+{
+	if (!strcmp(val, "none") || !strcmp(val, "off")) {
+		*out = INFINITY;
+		return 0;
+	}
+	if (tb_parse_percent(val, out) || *out < 0)
+		return tb_cli_bad_value("gate", opt, val, "expected a percentage like 5% or none");
+	return 0;
+}
+
+int tb_cmd_gate(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"baseline", required_argument, NULL, 'b'},
+		{"max-overhead", required_argument, NULL, 'o'},
+		{"max-regression", required_argument, NULL, 'r'},
+		{"alpha", required_argument, NULL, 'a'},
+		{"allow-untrustworthy", no_argument, NULL, 'u'},
+		{"require-power", no_argument, NULL, 'P'},
+		{"junit", required_argument, NULL, 'j'},
+		{"markdown", required_argument, NULL, 'm'},
+		{"benchmark-json", required_argument, NULL, 'B'},
+		{"history", optional_argument, NULL, 'H'},
+		{"comparable", no_argument, NULL, 'c'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct tb_result *r = NULL, *old = NULL;
+	const char *hist_db = NULL;
+	bool history = false, comparable = false;
+	struct tb_gate_opts o;
+	json_t *doc = NULL;
+	int c, ret = TB_EXIT_USAGE;
+
+	tb_gate_opts_init(&o);
+	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
+		switch (c) {
+		case 'b':
+			o.baseline_name = optarg;
+			break;
+		case 'o':
+			if (opt_pct("--max-overhead", optarg, &o.max_overhead))
+				return TB_EXIT_USAGE;
+			break;
+		case 'r':
+			if (opt_pct("--max-regression", optarg, &o.max_regression))
+				return TB_EXIT_USAGE;
+			break;
+		case 'a':
+			if (tb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 0.5))
+				return tb_cli_bad_value("gate", "--alpha", optarg,
+							"a probability in (0, 0.5)");
+			break;
+		case 'u':
+			o.allow_untrustworthy = 1;
+			break;
+		case 'P':
+			o.require_power = true;
+			break;
+		case 'j':
+			o.junit = optarg;
+			break;
+		case 'm':
+			o.markdown = optarg;
+			break;
+		case 'B':
+			o.benchmark_json = optarg;
+			break;
+		case 'H':
+			history = true;
+			hist_db = tb_cli_optional_db(argc, argv, optarg);
+			break;
+		case 'c':
+			comparable = true;
+			break;
+		case 'h':
+			printf("%s", GATE_USAGE);
+			return TB_EXIT_OK;
+		default:
+			return TB_EXIT_USAGE;
+		}
+	}
+	if (argc - optind != 1) {
+		tb_err("gate: needs exactly one result file");
+		fprintf(stderr, "%s", GATE_USAGE);
+		return TB_EXIT_USAGE;
+	}
+	o.name = argv[optind];
+	if (history && o.baseline_name) {
+		tb_err("gate: --history and --baseline are two references: give one");
+		goto out;
+	}
+	if (tb_result_load_doc(o.name, &r, &doc))
+		goto out;
+	if (o.baseline_name && tb_result_load(o.baseline_name, &old))
+		goto out;
+	ret = history ? tb_gate_result_history(r, doc, hist_db, comparable, &o, stdout)
+		      : tb_gate_result(r, old, &o, stdout);
+	if (fflush(stdout) && ret == TB_EXIT_OK)
+		ret = TB_EXIT_FAIL;
+out:
+	json_decref(doc);
+	tb_result_free(r);
+	tb_result_free(old);
+	return ret;
+}

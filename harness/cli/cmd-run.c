@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * `tracebench run`: parse the command line -> prepare (scenario, plan, lock, run directory) ->
+ * measure (runner/runner.h) -> publish (result.json, samples.csv, the summary, plots, report,
+ * and the gate when asked).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/commands.h"
+#include "core/inject.h"
+#include "core/tb.h"
+#include "explain/explain.h"
+#include "host/armed.h"
+#include "host/bpf-freeing.h"
+#include "host/sysinfo.h"
+#include "host/cleanup.h"
+#include "host/tracing-state.h"
+#include "history/store.h"
+#include "render/csv.h"
+#include "render/gnuplot/plot.h"
+#include "render/html/report.h"
+#include "render/summary.h"
+#include "render/text.h"
+#include "plan/plan.h"
+#include "model/anonymize.h"
+#include "model/labels.h"
+#include "model/measured.h"
+#include "model/result.h"
+#include "runner/rundir.h"
+#include "runner/runner.h"
+#include "parse/scenario.h"
+#include "cli/gate-run.h"
+#include "stats/gate.h"
+#include "stats/stats.h"
+
+const char tb_usage_run[] =
+	"usage: tracebench run SCENARIO.ini [options]\n"
+	"  -o, --output DIR        write the run here (must not exist or be empty)\n"
+	"                          default: results/<UTC time>-<host>-<scenario>/\n"
+	"      --quick             5 rounds of 200 ms samples (a fast look, still with CIs)\n"
+	"      --rounds N          override [global] repetitions\n"
+	"      --warmup N          override [global] warmup (rounds run but not analysed)\n"
+	"      --duration D        override [global] duration (e.g. 500ms)\n"
+	"      --precision P       adaptive stopping at CI half-width P (e.g. 1%)\n"
+	"      --max-time D        stop adding rounds after D\n"
+	"      --seed N            shuffle and bootstrap seed\n"
+	"      --aa                A/A calibration: the baseline against itself\n"
+	"      --dry-run           print the plan and the estimated time, run nothing\n"
+	"      --json              print result.json to stdout instead of the table\n"
+	"      --no-plots          skip plots and the HTML report\n"
+	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
+	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
+	"      --wait              wait for another run to finish (else exit 3 at once)\n"
+	"      --anonymize         no host, user, path or command line in what is written\n"
+	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
+	"      --history[=DB]      add the run to the history (default $TRACEBENCH_DB, else\n"
+	"                          results/history.db; also --history FILE.db or URL); with\n"
+	"                          --gate, gate against the history first\n"
+	"      --explain           afterwards, profile every traced cell and its baseline: where\n"
+	"                          the overhead lands (folded stacks, flame graphs, a table)\n"
+	"  -h, --help\n" TB_CLI_COMMON_USAGE
+	"                          (run -q: no plan or progress line either)\n";
+
+/* The command line. */
+struct run_opts {
+	const char *scenario, *outdir;
+	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
+	bool history;	     /* --history */
+	const char *hist_db; /* its database, NULL for the default */
+	bool explain;
+	int64_t rounds, warmup, seed; /* -1: not given */
+	uint64_t dur, maxt;	      /* 0: not given */
+	double prec;		      /* -1: not given */
+	json_t *labels;		      /* --label KEY=VALUE, checked */
+};
+
+/* One invocation. */
+struct run {
+	struct run_opts o;
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan plan;
+	struct tb_runner rn;
+	struct tb_dir rundir; /* the run directory (core/outdir.h); its path names it */
+	char scratch[64];     /* the workloads' scratch root */
+	bool locked, progress, interrupted;
+	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
+};
+
+/* ---- parse ----------------------------------------------------------------------------- */
+
+/* One option into o; returns -1 to go on, else the exit code. */
+static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
+{
+	int ret;
+
+	switch (c) {
+	case 'o':
+		o->outdir = optarg;
+		break;
+	case 'Q':
+		o->quick = true;
+		break;
+	case 'r':
+		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
+			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
+		break;
+	case 'w':
+		if (tb_parse_int(optarg, &o->warmup) || o->warmup < 0 || o->warmup > 1000)
+			return tb_cli_bad_value("run", "--warmup", optarg, "0 to 1000");
+		break;
+	case 'd':
+		ret = tb_parse_duration(optarg, &o->dur);
+		if (ret || o->dur < 1000000)
+			return tb_cli_bad_value("run", "--duration", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "at least 1ms");
+		break;
+	case 'p':
+		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
+			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
+		break;
+	case 'm':
+		ret = tb_parse_duration(optarg, &o->maxt);
+		if (ret || !o->maxt)
+			return tb_cli_bad_value("run", "--max-time", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "e.g. 10m");
+		break;
+	case 's':
+		if (tb_parse_int(optarg, &o->seed) || o->seed < 0)
+			return tb_cli_bad_value("run", "--seed", optarg, "a number >= 0");
+		break;
+	case 'A':
+		o->aa = true;
+		break;
+	case 'n':
+		o->dry_run = true;
+		break;
+	case 'j':
+		o->json_out = true;
+		break;
+	case 'P':
+		o->no_plots = true;
+		break;
+	case 'g':
+		o->gate = true;
+		break;
+	case 'S':
+		o->skip = true;
+		break;
+	case 'W':
+		o->wait_lock = true;
+		break;
+	case 'Z':
+		o->anonymize = true;
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'H':
+		o->history = true;
+		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
+		break;
+	case 'X':
+		o->explain = true;
+		break;
+	case 'L': {
+		char err[256];
+
+		if (!o->labels)
+			o->labels = json_object();
+		ret = o->labels ? tb_labels_add(o->labels, optarg, err, sizeof(err)) : -ENOMEM;
+		if (ret == -ENOMEM)
+			return TB_EXIT_FAIL;
+		if (ret)
+			return tb_cli_bad_value("run", "--label", optarg, err);
+		break;
+	}
+	case 'h':
+		printf("%s", tb_usage_run);
+		return TB_EXIT_OK;
+	default:
+		return TB_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, struct run_opts *o)
+{
+	static const struct option longopts[] = {
+		{"output", required_argument, NULL, 'o'},
+		{"quick", no_argument, NULL, 'Q'},
+		{"rounds", required_argument, NULL, 'r'},
+		{"warmup", required_argument, NULL, 'w'},
+		{"duration", required_argument, NULL, 'd'},
+		{"precision", required_argument, NULL, 'p'},
+		{"max-time", required_argument, NULL, 'm'},
+		{"seed", required_argument, NULL, 's'},
+		{"aa", no_argument, NULL, 'A'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"json", no_argument, NULL, 'j'},
+		{"no-plots", no_argument, NULL, 'P'},
+		{"gate", no_argument, NULL, 'g'},
+		{"skip-unsupported", no_argument, NULL, 'S'},
+		{"wait", no_argument, NULL, 'W'},
+		{"anonymize", no_argument, NULL, 'Z'},
+		{"label", required_argument, NULL, 'L'},
+		{"history", optional_argument, NULL, 'H'},
+		{"explain", no_argument, NULL, 'X'},
+		{"quiet", no_argument, NULL, 'q'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c, rc;
+
+	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
+	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
+		rc = parse_opt(c, o, argc, argv);
+		if (rc >= 0)
+			return rc;
+	}
+	if (optind != argc - 1) {
+		tb_err("run: %s",
+		       optind >= argc ? "no scenario file given" : "one scenario file only");
+		fprintf(stderr, "%s", tb_usage_run);
+		return TB_EXIT_USAGE;
+	}
+	o->scenario = argv[optind];
+	return -1;
+}
+
+/* The command line's settings over the scenario's. */
+static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
+{
+	size_t i;
+
+	if (o->quick) {
+		s->rounds = 5;
+		s->min_rounds = 5;
+		s->warmup = s->warmup > 1 ? 1 : s->warmup;
+		if (s->duration_ns > 200000000)
+			s->duration_ns = 200000000;
+		for (i = 0; i < s->nworkloads; i++)
+			if (s->workloads[i].duration_ns > 200000000)
+				s->workloads[i].duration_ns = 200000000;
+	}
+	if (o->rounds > 0)
+		s->rounds = (unsigned int)o->rounds;
+	if (o->warmup >= 0)
+		s->warmup = (unsigned int)o->warmup;
+	if (o->dur) {
+		s->duration_ns = o->dur;
+		for (i = 0; i < s->nworkloads; i++)
+			s->workloads[i].duration_ns = o->dur;
+	}
+	if (o->prec >= 0)
+		s->precision = o->prec;
+	if (o->seed >= 0) {
+		s->seed = (uint64_t)o->seed;
+		s->seed_set = true;
+	}
+	if (o->maxt)
+		s->max_time_ns = o->maxt;
+	if (o->aa)
+		s->aa = true;
+	if (o->explain) { /* every traced cell, whatever the sections say */
+		s->explain = true;
+		for (i = 1; i < s->ntracers; i++)
+			s->tracers[i].explain = 1;
+	}
+	if (!s->seed_set)
+		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+}
+
+/* ---- prepare ------------------------------------------------------------------------------ */
+
+static char *command_line(int argc, char **argv)
+{
+	struct tb_strlist l = {.v = argv, .n = (size_t)argc};
+
+	return tb_strlist_join(&l, " ");
+}
+
+/* The result's header from the scenario: what was asked for, and how to reproduce it. */
+static int init_result(struct run *x, int argc, char **argv)
+{
+	struct tb_scenario *s = x->s;
+	struct tb_result *r = x->r;
+	char ts[32];
+	size_t i;
+
+	tb_utc_iso(ts, sizeof(ts), time(NULL));
+	r->scenario_name = strdup(s->name);
+	r->scenario_path = strdup(s->path);
+	r->scenario_text = strdup(s->text);
+	r->command_line = command_line(argc, argv);
+	r->started = strdup(ts);
+	r->seed = s->seed;
+	r->warmup = s->warmup;
+	r->duration_ns = s->duration_ns;
+	r->noise_threshold = s->noise_threshold;
+	r->max_cv = s->max_cv;
+	r->alpha = s->alpha;
+	r->power = s->power;
+	r->confidence = s->confidence;
+	r->resamples = s->resamples;
+	r->precision = s->precision;
+	r->aa = s->aa;
+	if (s->ngate) {
+		r->gate = json_object();
+		for (i = 0; r->gate && i < s->ngate; i++)
+			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
+	}
+	if (x->o.labels && json_object_update(r->labels, x->o.labels))
+		return -ENOMEM;
+	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
+	    !r->command_line || !r->started || !r->warnings)
+		return -ENOMEM;
+	return 0;
+}
+
+static void record_environment(struct tb_result *r)
+{
+	size_t i;
+
+	r->system = tb_sysinfo_collect("/", 0);
+	if (!r->system)
+		tb_warn("cannot capture the system fingerprint");
+	json_decref(r->foreign);
+	r->foreign = tb_foreign_instrumentation();
+	for (i = 0; r->foreign && i < json_array_size(r->foreign); i++)
+		tb_warn("foreign instrumentation is active and biases the baseline: %s",
+			json_string_value(json_array_get(r->foreign, i)));
+}
+
+/* The scenario and its plan, checked before anything waits or measures. */
+static int load_plan(struct run *x)
+{
+	int ret;
+
+	ret = tb_scenario_load(x->o.scenario, &x->s);
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	apply_overrides(x->s, &x->o);
+	x->r = tb_result_new();
+	if (!x->r)
+		return TB_EXIT_FAIL;
+	x->r->rounds = 0;
+	if (tb_plan_check_supported(x->s, x->o.skip, x->r->unsupported)) {
+		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");
+		return TB_EXIT_UNAVAILABLE;
+	}
+	if (tb_plan_build(x->s, x->r, &x->plan))
+		return TB_EXIT_USAGE;
+	if (x->o.dry_run) {
+		tb_plan_print(stdout, &x->plan, x->r);
+		return TB_EXIT_OK;
+	}
+	if (geteuid() != 0 && tb_plan_needs_root(&x->plan, x->r)) {
+		tb_err("run: tracers need root (CAP_SYS_ADMIN, CAP_BPF, CAP_PERFMON)");
+		return TB_EXIT_UNAVAILABLE;
+	}
+	/* Bad input before waiting for anything. */
+	if ((ret = tb_rundir_check(x->o.outdir)))
+		return tb_dir_exit_code(ret);
+	return -1;
+}
+
+/* The run lock, then undo what a killed run left, before measuring anything. */
+static int lock_machine(struct run *x)
+{
+	json_t *report = NULL;
+	pid_t holder = 0;
+	size_t i;
+	int ret;
+
+	ret = tb_lock_acquire(x->o.wait_lock, &holder);
+	if (ret == -EBUSY) {
+		tb_err("run: another tracebench run (pid %d) is measuring on this machine; add --wait to queue behind it (make demo waits), or stop it",
+		       (int)holder);
+		return TB_EXIT_UNAVAILABLE;
+	} else if (ret) {
+		tb_err("run: cannot take the run lock: %s", strerror(-ret));
+		return TB_EXIT_UNAVAILABLE;
+	}
+	x->locked = true;
+	if (tb_cleanup_stale(0, &report) > 0) {
+		for (i = 0; i < json_array_size(report); i++)
+			tb_warn("cleaned up after a dead run: %s",
+				json_string_value(json_array_get(report, i)));
+	}
+	json_decref(report);
+	/* What the run before this one closed may still be freed by the kernel: let it go. */
+	tb_bpf_freeing_settle(TB_BPF_GONE_TIMEOUT_NS);
+	return -1;
+}
+
+static int save(struct run *x, bool final);
+
+/*
+ * Before the first sample: the run directory takes result.json and samples.csv (written now,
+ * with no rounds yet) and has room for what the plan will measure. Returns -1 to go on, else
+ * the exit code.
+ */
+static int check_writable(struct run *x)
+{
+	const struct tb_scenario *s = x->s;
+	size_t rounds = s->precision > 0 ? s->max_rounds : s->rounds, now = 0;
+	struct stat st;
+	int ret;
+
+	ret = save(x, false);
+	if (!ret && !fstatat(x->rundir.fd, "result.json", &st, AT_SYMLINK_NOFOLLOW))
+		now = (size_t)st.st_size;
+	if (!ret)
+		ret = tb_rundir_check_room(&x->rundir, (rounds + s->warmup) * x->plan.ncells, now);
+	return ret ? tb_dir_exit_code(ret) : -1;
+}
+
+/* Returns -1 to go on to measure, else the exit code. */
+static int prepare(struct run *x, int argc, char **argv)
+{
+	int ret;
+
+	ret = load_plan(x);
+	if (ret >= 0)
+		return ret;
+	ret = lock_machine(x);
+	if (ret >= 0)
+		return ret;
+	ret = tb_inject_init();
+	if (ret) {
+		tb_err("run: cannot map the shared control page: %s", strerror(-ret));
+		return TB_EXIT_FAIL;
+	}
+	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
+	if (init_result(x, argc, argv))
+		return TB_EXIT_FAIL;
+	ret = tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, &x->rundir);
+	if (ret)
+		return tb_dir_exit_code(ret);
+	ret = tb_scratch_create(&x->plan, x->scratch, sizeof(x->scratch));
+	if (ret)
+		return tb_dir_exit_code(ret);
+	x->r->dir = strdup(x->rundir.path); /* where the files it names (explain/) are */
+	if (!x->r->dir)
+		return TB_EXIT_FAIL;
+	tb_cli_stop_on_signals();
+	if (!x->o.quiet)
+		tb_plan_print(stderr, &x->plan, x->r);
+	record_environment(x->r);
+	if (x->o.anonymize && tb_result_anonymize(x->r, 0))
+		return TB_EXIT_FAIL;
+	return check_writable(x);
+}
+
+/* ---- measure ------------------------------------------------------------------------------ */
+
+static void show_progress(void *ctx, const struct tb_runner_progress *p)
+{
+	const struct run *x = ctx;
+	const struct tb_sample *last =
+		p->cell && p->cell->nsamples ? &p->cell->samples[p->cell->nsamples - 1] : NULL;
+	char ns[32] = "-", left[32] = "--";
+
+	if (!x->progress)
+		return;
+	if (last && !last->failed && isfinite(last->ns_per_op))
+		snprintf(ns, sizeof(ns), "%.1f", last->ns_per_op);
+	if (isfinite(p->eta_s))
+		snprintf(left, sizeof(left), "%um%02us", (unsigned int)(p->eta_s / 60),
+			 (unsigned int)fmod(p->eta_s, 60));
+	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9s ns/op  ETA %s", p->phase, p->round,
+		p->rounds, p->cell ? p->cell->id : "", ns, left);
+}
+
+/*
+ * result.json and samples.csv as they stand (partial until final), each replaced atomically.
+ * The first failure is said (once, by core/outdir) and kept in write_err: nothing is written
+ * after it, and the run stops; the file on disk is the last complete write.
+ */
+static int save(struct run *x, bool final)
+{
+	char ts[32];
+	int ret;
+
+	if (x->write_err)
+		return x->write_err;
+	tb_result_update_totals(x->r);
+	tb_stats_analyze(x->r);
+	tb_utc_iso(ts, sizeof(ts), time(NULL));
+	free(x->r->finished);
+	x->r->finished = strdup(ts);
+	x->r->partial = !final;
+	ret = tb_result_save_at(x->r, &x->rundir, "result.json");
+	if (!ret)
+		ret = tb_csv_write(x->r, &x->rundir);
+	x->write_err = ret;
+	return ret;
+}
+
+static int save_round(void *ctx, struct tb_result *r)
+{
+	(void)r;
+	return save(ctx, false); /* a failed write stops the run */
+}
+
+/* A cell's profiles into its files and its [explain] object, and the result saved. */
+static int save_explained(void *ctx, struct tb_result *r, size_t cell,
+			  const struct tb_explain_run *base, const struct tb_explain_run *traced,
+			  const struct tb_explain_settings *set)
+{
+	struct run *x = ctx;
+	int ret = tb_explain_publish(r, &r->cells[cell], &x->rundir, base, traced, set);
+
+	if (ret == -ENOMEM)
+		return ret;
+	if (ret)
+		tb_warn("%s: the explanation is incomplete (see above)", r->cells[cell].id);
+	save(x, false);
+	return 0;
+}
+
+/* Returns the exit code so far (TB_EXIT_OK unless the run failed). */
+static int measure(struct run *x)
+{
+	int ret;
+
+	x->rn.plan = &x->plan;
+	x->rn.r = x->r;
+	x->rn.dir = &x->rundir;
+	x->rn.ctx = x;
+	x->rn.on_progress = show_progress;
+	x->rn.on_round = save_round;
+	x->rn.on_explained = save_explained;
+	ret = tb_runner_run(&x->rn, x->s->seed);
+	if (x->progress)
+		fprintf(stderr, "\r\033[K");
+	if (x->write_err) {
+		/* Said once where it failed; what was written before stays on disk. */
+		tb_err("run: stopped after %u completed rounds: the run directory %s cannot be written",
+		       x->r->rounds, x->rundir.path);
+		return tb_dir_exit_code(x->write_err);
+	}
+	if (ret == -EINTR || tb_stop_requested()) {
+		x->interrupted = true;
+		free(x->r->stop_reason);
+		x->r->stop_reason = strdup("interrupted");
+		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a partial result",
+			x->r->rounds);
+	} else if (ret) {
+		tb_err("run: %s", strerror(-ret));
+		return TB_EXIT_FAIL;
+	}
+	return TB_EXIT_OK;
+}
+
+/* ---- publish ------------------------------------------------------------------------------ */
+
+/* Plots and the report, through the run directory's handle (never by its path, which may be a
+ * link by now). Returns 0, or the errno of what failed (said; the last line says it again). A
+ * missing gnuplot is a warning, not a failure. */
+static int plots_and_report(struct run *x, const char **what)
+{
+	struct tb_dir plots = TB_DIR_INIT;
+	int ret, err = 0;
+
+	ret = tb_plot_result_at(x->r, &x->rundir, 0);
+	if (ret == -ENOENT) {
+		tb_warn("no plots: gnuplot or the plot scripts were not found (install gnuplot-nox)");
+	} else if (ret == -ENOSPC || ret == -EDQUOT || ret == -EROFS) {
+		/* Said once by the plots; the report would fail the same way and say it again. */
+		*what = "plots and the report";
+		return ret;
+	} else if (ret < 0) {
+		err = ret;
+		*what = "plots";
+	} else {
+		printf("plots:   %s/plots/ (%d plots, PNG and SVG)\n", x->rundir.path, ret);
+	}
+	/* The plots just drawn, inlined from where they were drawn (else drawn again). */
+	if (ret >= 0)
+		tb_dir_sub(&x->rundir, "plots", TB_DIR_QUIET, 0, &plots);
+	ret = tb_report_write(x->r, plots.fd >= 0 ? &plots : NULL, &x->rundir, "report.html");
+	tb_dir_close(&plots);
+	if (ret && !err) {
+		err = ret;
+		*what = "report";
+	} else if (!ret) {
+		printf("report:  %s/report.html\n", x->rundir.path);
+	}
+	return err;
+}
+
+/*
+ * --history: the run as written (its result.json read back, as `history add` would read it),
+ * in one transaction. A failed add is said and makes the exit code that of the history's
+ * error, unless the run had failed already.
+ */
+static int add_to_history(struct run *x, int rc)
+{
+	const char *db = tb_history_target(x->o.hist_db);
+	struct tb_history_added info;
+	struct tb_history *h = NULL;
+	struct tb_result *saved = NULL;
+	json_t *doc = NULL;
+	char path[4200];
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/result.json", x->rundir.path);
+	ret = tb_result_load_doc(path, &saved, &doc) ? -EINVAL : 0;
+	if (!ret)
+		ret = tb_history_open(db, TB_HISTORY_WRITE, &h);
+	if (!ret)
+		ret = tb_history_add_result(h, saved, doc, NULL, path, &info);
+	if (!ret && x->o.json_out)
+		tb_info("history: %s: run %lld (%zu points)", tb_history_name(h),
+			(long long)info.run_id, info.npoints);
+	else if (!ret)
+		printf("history: %s: run %lld (%zu points)\n", tb_history_name(h),
+		       (long long)info.run_id, info.npoints);
+	else
+		tb_err("run: the run was not added to the history %s", db);
+	tb_history_close(h);
+	json_decref(doc);
+	tb_result_free(saved);
+	return ret && rc == TB_EXIT_OK ? tb_history_exit_code(ret) : rc;
+}
+
+/* How much the run wrote: the tracers' files (raw streams, perf.data), kept or not, and what
+ * the run directory holds now. */
+static void print_disk(const struct run *x)
+{
+	int64_t wrote = tb_result_disk_bytes(x->r), holds = tb_dir_bytes(x->rundir.path);
+	char a[32], b[32];
+
+	if (wrote > 0)
+		printf("disk:    tracers wrote %s (raw streams and output files are deleted after "
+		       "each sample unless keep-raw = true); the run directory holds %s\n",
+		       tb_fmt_bytes(a, sizeof(a), wrote), tb_fmt_bytes(b, sizeof(b), holds));
+	else
+		printf("disk:    the run directory holds %s\n", tb_fmt_bytes(b, sizeof(b), holds));
+}
+
+static int publish(struct run *x, int rc)
+{
+	const char *what = NULL;
+	int err = 0;
+	size_t i;
+
+	if (x->write_err)
+		return rc;
+	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
+		return tb_dir_exit_code(x->write_err);
+	if (x->o.json_out) {
+		json_t *doc = tb_result_to_json(x->r);
+
+		if (doc)
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+		printf("\n");
+		json_decref(doc);
+	} else {
+		tb_summary_print(stdout, x->r);
+		printf("\nresult:  %s/result.json\n", x->rundir.path);
+		print_disk(x);
+	}
+	if (!x->interrupted && tb_cli_signals() == 0 && !x->o.no_plots)
+		err = plots_and_report(x, &what);
+	for (i = 0; i < x->r->ncells; i++)
+		if (x->r->cells[i].error)
+			rc = TB_EXIT_FAIL;
+	if (x->interrupted)
+		rc = TB_EXIT_FAIL;
+	if (x->o.gate && !x->interrupted && rc == TB_EXIT_OK) {
+		struct tb_gate_opts go;
+
+		tb_gate_opts_init(&go);
+		go.name = x->rundir.path;
+		rc = x->o.history
+			     ? tb_gate_result_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
+			     : tb_gate_result(x->r, NULL, &go, stdout);
+	}
+	if (err) {
+		/* The last line, so that a script or a person sees what is missing. */
+		fflush(stdout);
+		tb_err("run: the result is complete, but the %s could not be written: %s ('tracebench %s %s/result.json' tries again)",
+		       what, tb_dir_strerror(err), strncmp(what, "plots", 5) ? "report" : "plot",
+		       x->rundir.path);
+		if (rc == TB_EXIT_OK)
+			rc = TB_EXIT_FAIL;
+	}
+	if (x->o.history && !x->interrupted && (rc == TB_EXIT_OK || rc == TB_EXIT_FAIL))
+		rc = add_to_history(x, rc);
+	return rc;
+}
+
+int tb_cmd_run(int argc, char **argv)
+{
+	struct run x = {.rundir = TB_DIR_INIT};
+	int rc;
+
+	rc = parse_args(argc, argv, &x.o);
+	if (rc >= 0) {
+		json_decref(x.o.labels);
+		return rc;
+	}
+	rc = prepare(&x, argc, argv);
+	if (rc < 0)
+		rc = publish(&x, measure(&x));
+	tb_scratch_remove(x.scratch);
+	tb_dir_close(&x.rundir);
+	if (x.locked)
+		tb_lock_release();
+	tb_runner_free(&x.rn);
+	tb_plan_free(&x.plan);
+	tb_result_free(x.r);
+	tb_scenario_free(x.s);
+	json_decref(x.o.labels);
+	return rc;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A cell's BPF programs (struct tb_bpf_prog, result.h) to and from tracer_extra: the runner
+ * adds up its measured samples' programs, the reader validates a result file's, the writer
+ * puts them back with their derived figures (model/measured.h).
+ */
+#ifndef TB_BPF_PROGS_H
+#define TB_BPF_PROGS_H
+
+#include <stddef.h>
+
+#include "model/result.h"
+
+/*
+ * A measured sample's tracer_extra (bpf_programs, bpf_method) added to c: a program joins the
+ * cell's of the same name, type and attach point (the second of a sample's equal ones joins
+ * the second of the cell's), others are appended; the method becomes "mixed" when samples
+ * differ. extra without bpf_programs adds nothing. Returns 0, -EINVAL with the reason in err
+ * (a malformed entry), or -ENOMEM.
+ */
+int tb_cell_bpf_merge(struct tb_cell *c, const json_t *extra, char *err, size_t len);
+/*
+ * A result file's tracer_extra into c's programs and method (replacing them), every field
+ * checked: ids, names within their sizes, counts >= 0 or null, at most TB_CELL_BPF_PROGS_MAX.
+ * Returns 0, -EINVAL with "bpf_programs[i].key: why" in err, or -ENOMEM.
+ */
+int tb_cell_bpf_load(struct tb_cell *c, const json_t *extra, char *err, size_t len);
+/*
+ * c's tracer_extra as written: a copy of it with bpf_programs (the cell's, with ns_per_run,
+ * runs_per_op and overhead_share) and bpf_method set when the cell has them. A new reference
+ * (null for a cell without tracer_extra), or NULL on ENOMEM.
+ */
+json_t *tb_cell_extra_json(const struct tb_cell *c);
+
+#endif /* TB_BPF_PROGS_H */

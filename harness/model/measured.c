@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Derived facts of a cell (measured.h): one definition each. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "model/measured.h"
+#include "model/proof.h"
+
+bool tb_sample_measured(const struct tb_sample *s)
+{
+	return !s->warmup && !s->failed && !s->abandoned && !s->partial_round &&
+	       isfinite(s->ns_per_op);
+}
+
+size_t tb_cell_nmeasured(const struct tb_cell *c)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < c->nsamples; i++)
+		n += tb_sample_measured(&c->samples[i]);
+	return n;
+}
+
+enum { SUM_EVENTS, SUM_LOST, SUM_WORKLOAD };
+
+/* Sum of a per-sample count over measured samples; -1 when none knows it. */
+static int64_t sum_count(const struct tb_cell *c, int which)
+{
+	int64_t sum = -1;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+		int64_t v = which == SUM_LOST	    ? s->lost
+			    : which == SUM_WORKLOAD ? s->workload_events
+						    : s->events;
+
+		if (tb_sample_measured(s) && v >= 0)
+			sum = tb_add_sat(sum < 0 ? 0 : sum, v); /* a crafted count must not wrap */
+	}
+	return sum;
+}
+
+int64_t tb_cell_events_sum(const struct tb_cell *c)
+{
+	return sum_count(c, SUM_EVENTS);
+}
+
+int64_t tb_cell_lost_sum(const struct tb_cell *c)
+{
+	return sum_count(c, SUM_LOST);
+}
+
+int64_t tb_cell_events(const struct tb_cell *c)
+{
+	return c->events_recorded >= 0 ? c->events_recorded : sum_count(c, SUM_EVENTS);
+}
+
+int64_t tb_cell_lost(const struct tb_cell *c)
+{
+	return c->events_lost >= 0 ? c->events_lost : sum_count(c, SUM_LOST);
+}
+
+int64_t tb_cell_workload_events(const struct tb_cell *c)
+{
+	return sum_count(c, SUM_WORKLOAD);
+}
+
+double tb_cell_ctxsw_per_op(const struct tb_cell *c)
+{
+	double sw = 0, ops = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->nvcsw < 0 || s->nivcsw < 0)
+			continue;
+		sw += (double)(s->nvcsw + s->nivcsw);
+		ops += (double)s->ops * (double)(c->threads ? c->threads : 1);
+	}
+	return ops > 0 ? sw / ops : NAN;
+}
+
+/* Ops (per thread, times threads) of an average measured sample of c; NAN without one. */
+static double ops_per_sample(const struct tb_cell *c)
+{
+	double ops = 0;
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		if (!tb_sample_measured(&c->samples[i]))
+			continue;
+		ops += (double)c->samples[i].ops * (double)(c->threads ? c->threads : 1);
+		n++;
+	}
+	return n && ops > 0 ? ops / (double)n : NAN;
+}
+
+/*
+ * Runs and run time of p, or of all of c's programs, and the ops of the measured samples they
+ * span (NAN without measured samples). False when a figure is unknown or there is no program.
+ */
+static bool bpf_figures(const struct tb_cell *c, const struct tb_bpf_prog *p, double *runs,
+			double *ns, double *ops)
+{
+	size_t i, n = p ? 1 : c->nbpf_progs;
+	unsigned int samples = 0;
+
+	*runs = *ns = 0;
+	*ops = NAN;
+	for (i = 0; i < n; i++) {
+		const struct tb_bpf_prog *q = p ? p : &c->bpf_progs[i];
+
+		if (q->runs < 0 || q->run_time_ns < 0)
+			return false;
+		*runs += (double)q->runs;
+		*ns += (double)q->run_time_ns;
+		if (q->samples > samples)
+			samples = q->samples;
+	}
+	*ops = ops_per_sample(c) * samples;
+	return n > 0;
+}
+
+double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops;
+
+	return bpf_figures(c, p, &runs, &ns, &ops) && runs > 0 ? ns / runs : NAN;
+}
+
+double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops;
+
+	return bpf_figures(c, p, &runs, &ns, &ops) && ops > 0 ? runs / ops : NAN;
+}
+
+double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double runs, ns, ops, over = c->has_overhead ? c->overhead.ns_per_op : NAN;
+
+	if (!(over > 0) || !bpf_figures(c, p, &runs, &ns, &ops) || !(ops > 0))
+		return NAN;
+	return ns / ops / over;
+}
+
+double tb_cell_tracer_cpu_s(const struct tb_cell *c)
+{
+	double sum = NAN;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && isfinite(s->tracer_cpu_s))
+			sum = (isnan(sum) ? 0 : sum) + s->tracer_cpu_s;
+	}
+	return sum;
+}
+
+double tb_cell_event_rate(const struct tb_cell *c)
+{
+	int64_t ev = tb_cell_events(c);
+	double el = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++)
+		if (tb_sample_measured(&c->samples[i]) && c->samples[i].elapsed_ns > 0)
+			el += c->samples[i].elapsed_ns;
+	return ev > 0 && el > 0 ? (double)ev / (el / 1e9) : NAN;
+}
+
+double tb_cell_sweep_rate(const struct tb_cell *c)
+{
+	double rate = tb_cell_event_rate(c);
+
+	return isfinite(rate) ? rate : c->rate;
+}
+
+bool tb_cell_in_sweep(const struct tb_cell *c)
+{
+	return json_is_true(json_object_get(c->workload_config, "rate-sweep"));
+}
+
+const struct tb_rate_model *tb_result_rate_model(const struct tb_result *r, const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < r->nrate_models; i++)
+		if (tb_streq(r->rate_models[i].tracer, c->tracer) &&
+		    tb_streq(r->rate_models[i].workload_type, c->workload_type))
+			return &r->rate_models[i];
+	return NULL;
+}
+
+void tb_result_update_totals(struct tb_result *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+
+		c->events_recorded = tb_cell_events_sum(c);
+		c->events_lost = tb_cell_lost_sum(c);
+		c->tracer_cpu_s = tb_cell_tracer_cpu_s(c);
+		/* Rate sweeps: the event rate the traced workload achieved feeds the rate model. */
+		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
+			c->rate = tb_cell_event_rate(c);
+	}
+}
+
+int64_t tb_result_disk_bytes(const struct tb_result *r)
+{
+	int64_t sum = -1;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++)
+			if (r->cells[i].samples[k].disk_bytes >= 0)
+				sum = (sum < 0 ? 0 : sum) + r->cells[i].samples[k].disk_bytes;
+	return sum;
+}
+
+static const char *cfg_str(const struct tb_cell *c, json_t *o, const char *key)
+{
+	json_t *v = o ? json_object_get(o, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len)
+{
+	const char *type = c->tracer_type ? c->tracer_type : "?";
+	const char *prog = cfg_str(c, c->tracer_config, "program");
+	const char *attach = cfg_str(c, c->tracer_extra, "attach");
+	json_t *ev = json_object_get(c->tracer_config, "events");
+
+	if (!attach)
+		attach = cfg_str(c, c->tracer_config, "attach");
+	if (!strcmp(type, "bpf") && prog && !strcmp(prog, "probe"))
+		snprintf(buf, len, "bpf %s %s", attach ? attach : "?",
+			 cfg_str(c, c->tracer_config, "body") ?: "?");
+	else if (!strcmp(type, "bpf") && prog && attach)
+		snprintf(buf, len, "bpf %s (%s)", prog, attach);
+	else if (!strcmp(type, "bpf") && prog)
+		snprintf(buf, len, "bpf %s", prog);
+	else if (!strcmp(type, "ftrace-uprobe"))
+		snprintf(buf, len, "ftrace %s", cfg_str(c, c->tracer_config, "probe") ?: "uprobe");
+	else if (!strcmp(type, "ftrace-events") && json_is_array(ev) && json_array_size(ev))
+		snprintf(buf, len, "ftrace %s%s", json_string_value(json_array_get(ev, 0)) ?: "?",
+			 json_array_size(ev) > 1 ? " +" : "");
+	else
+		snprintf(buf, len, "%s", type);
+	return buf;
+}
+
+static int cost_cmp(const void *a, const void *b)
+{
+	const struct tb_event_cost *x = a, *y = b;
+
+	/* those left out in the cells' order: qsort is not stable */
+	if (isnan(x->ns) && isnan(y->ns))
+		return (x->cell > y->cell) - (x->cell < y->cell);
+	if (isnan(x->ns) || isnan(y->ns))
+		return isnan(x->ns) - isnan(y->ns);
+	return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* The entry of c's (tracer, workload type) among out[0..n), or NULL. */
+static struct tb_event_cost *cost_find(struct tb_event_cost *out, size_t n, const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (tb_streq(out[i].cell->tracer, c->tracer) &&
+		    tb_streq(out[i].cell->workload_type, c->workload_type))
+			return &out[i];
+	return NULL;
+}
+
+size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max,
+			     size_t *nleft)
+{
+	const struct tb_rate_model *m;
+	struct tb_event_cost *e;
+	size_t i, n = 0, ranked = 0;
+	const char *why;
+
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline || !c->has_overhead)
+			continue;
+		e = cost_find(out, n, c);
+		if (!e) {
+			if (n >= max)
+				continue;
+			e = &out[n++];
+			e->cell = c;
+			tb_cell_probe_label(c, e->probe, sizeof(e->probe));
+			e->ns = e->lo = e->hi = NAN;
+			e->npoints = 0;
+			e->why = NULL;
+			m = tb_result_rate_model(r, c);
+			if (m && m->accepted && isfinite(m->cost_ns)) {
+				e->ns = m->cost_ns;
+				e->lo = m->cost_ci_lo;
+				e->hi = m->cost_ci_hi;
+				e->npoints = m->npoints;
+			}
+		}
+		if (e->npoints || isfinite(e->ns))
+			continue;
+		if (tb_proof_ns_per_event_shown(c, &why)) {
+			e->ns = c->overhead.ns_per_event;
+			e->lo = c->overhead.nse_ci_lo;
+			e->hi = c->overhead.nse_ci_hi;
+			e->why = NULL;
+		} else if (!e->why) {
+			e->why = why;
+		}
+	}
+	qsort(out, n, sizeof(*out), cost_cmp);
+	while (ranked < n && isfinite(out[ranked].ns))
+		ranked++;
+	*nleft = n - ranked;
+	return ranked;
+}
+
+const char *tb_result_host(const struct tb_result *r)
+{
+	json_t *h = r && r->system ? json_object_get(r->system, "hostname") : NULL;
+
+	return json_is_string(h) && *json_string_value(h) ? json_string_value(h) : "unknown host";
+}
+
+const char *tb_result_kernel(const struct tb_result *r)
+{
+	static const char *const keys[][2] = {{"kernel", "release"},
+					      {"kernel_release", NULL},
+					      {"kernel", "version"},
+					      {"kernel", NULL}};
+	size_t i;
+
+	for (i = 0; r && r->system && i < TB_ARRAY_SIZE(keys); i++) {
+		json_t *o = json_object_get(r->system, keys[i][0]);
+
+		if (keys[i][1])
+			o = json_is_object(o) ? json_object_get(o, keys[i][1]) : NULL;
+		if (json_is_string(o) && *json_string_value(o))
+			return json_string_value(o);
+	}
+	return NULL;
+}

@@ -1,0 +1,240 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The result model (result.h): construction, growth and freeing; verdict names. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "model/explain.h"
+#include "model/result.h"
+
+static const char *const verdict_names[] = {
+	[TB_VERDICT_NONE] = "",
+	[TB_VERDICT_NO_OVERHEAD] = "no-detectable-overhead",
+	[TB_VERDICT_OVERHEAD] = "overhead",
+	[TB_VERDICT_UNTRUSTWORTHY] = "untrustworthy",
+};
+
+const char *tb_verdict_name(enum tb_verdict v)
+{
+	if ((unsigned int)v < TB_ARRAY_SIZE(verdict_names))
+		return verdict_names[v];
+	return "?";
+}
+
+int tb_verdict_parse(const char *s, enum tb_verdict *v)
+{
+	for (size_t i = 0; i < TB_ARRAY_SIZE(verdict_names); i++) {
+		if (!strcmp(s, verdict_names[i])) {
+			*v = (enum tb_verdict)i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- construction ---------------------------------------------------------------------------- */
+
+void tb_overhead_init(struct tb_overhead *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->pct = o->ci_lo = o->ci_hi = o->mean_pct = NAN;
+	o->ns_per_op = o->ns_ci_lo = o->ns_ci_hi = NAN;
+	o->events_per_op = o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
+	o->bpf_ns_per_run = o->p_mannwhitney = o->p_welch = o->hl_shift_ns = o->mde_pct = NAN;
+	o->driver_per_op = o->ns_per_driver = o->npd_lo = o->npd_hi = NAN;
+}
+
+void tb_proof_init(struct tb_proof *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->events_per_op = p->expected_per_op = p->lo = p->hi = NAN;
+}
+
+static void summary_init(struct tb_summary *s)
+{
+	s->n = 0;
+	s->median = s->mean = s->sd = s->cv = s->min = s->max = s->mad = NAN;
+	s->outliers = 0;
+}
+
+static void aa_init(struct tb_aa_summary *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->fp_rate = a->noise_floor_pct = a->max_abs_pct = NAN;
+}
+
+struct tb_result *tb_result_new(void)
+{
+	struct tb_result *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->schema = strdup(TB_RESULT_SCHEMA);
+	r->tool_version = strdup(TB_VERSION);
+	r->foreign = json_array();
+	r->warnings = json_array();
+	r->unsupported = json_array();
+	r->labels = json_object();
+	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->unsupported ||
+	    !r->labels) {
+		tb_result_free(r);
+		return NULL;
+	}
+	r->noise_threshold = 0.01;
+	r->alpha = 0.05;
+	r->power = 0.8;
+	r->confidence = 0.95;
+	r->resamples = 10000;
+	r->precision = 0;
+	r->max_cv = 0.10;
+	aa_init(&r->aa_summary);
+	return r;
+}
+
+static void cell_free(struct tb_cell *c)
+{
+	free(c->id);
+	free(c->workload);
+	free(c->workload_type);
+	json_decref(c->workload_config);
+	free(c->tracer);
+	free(c->tracer_type);
+	json_decref(c->tracer_config);
+	free(c->samples);
+	json_decref(c->tracer_extra);
+	free(c->bpf_progs);
+	free(c->error);
+	free(c->summary.outlier);
+	free(c->latency.bucket_ns);
+	free(c->latency.bucket_count);
+	tb_explain_free(c->explain);
+}
+
+void tb_result_rate_models_free(struct tb_result *r)
+{
+	for (size_t i = 0; i < r->nrate_models; i++) {
+		free(r->rate_models[i].workload_type);
+		free(r->rate_models[i].tracer);
+	}
+	free(r->rate_models);
+	r->rate_models = NULL;
+	r->nrate_models = 0;
+}
+
+void tb_result_free(struct tb_result *r)
+{
+	if (!r)
+		return;
+	free(r->schema);
+	free(r->tool_version);
+	free(r->scenario_name);
+	free(r->scenario_path);
+	free(r->scenario_text);
+	free(r->command_line);
+	free(r->started);
+	free(r->finished);
+	free(r->stop_reason);
+	json_decref(r->system);
+	json_decref(r->foreign);
+	json_decref(r->warnings);
+	json_decref(r->unsupported);
+	json_decref(r->labels);
+	json_decref(r->gate);
+	for (size_t i = 0; i < r->ncells; i++)
+		cell_free(&r->cells[i]);
+	free(r->cells);
+	tb_result_rate_models_free(r);
+	free(r->dir);
+	free(r);
+}
+
+/* Arrays grow to the next power of two, so the capacity follows from the count alone. */
+static int grow(void **arr, size_t n, size_t elem)
+{
+	void *p;
+
+	if (n & (n - 1))
+		return 0; /* not a power of two (and not 0): room is left */
+	p = realloc(*arr, (n ? 2 * n : 1) * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	return 0;
+}
+
+struct tb_cell *tb_result_add_cell(struct tb_result *r)
+{
+	struct tb_cell *c;
+
+	if (grow((void **)&r->cells, r->ncells, sizeof(*r->cells)))
+		return NULL;
+	c = &r->cells[r->ncells++];
+	memset(c, 0, sizeof(*c));
+	c->threads = 1;
+	c->rate = NAN;
+	c->events_recorded = -1;
+	c->events_lost = -1;
+	c->tracer_cpu_s = NAN;
+	c->tracer_mem_bytes = -1;
+	summary_init(&c->summary);
+	c->latency.clock_cost_ns = NAN;
+	c->latency.p50 = c->latency.p90 = c->latency.p99 = c->latency.p999 = NAN;
+	c->latency.max = NAN;
+	tb_overhead_init(&c->overhead);
+	tb_proof_init(&c->proof);
+	return c;
+}
+
+struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
+{
+	struct tb_sample *s;
+
+	if (grow((void **)&c->samples, c->nsamples, sizeof(*c->samples)))
+		return NULL;
+	s = &c->samples[c->nsamples];
+	memset(s, 0, sizeof(*s));
+	s->round = -1;
+	s->order = (unsigned int)c->nsamples;
+	s->ns_per_op = s->elapsed_ns = NAN;
+	s->events = s->lost = -1;
+	s->tracer_cpu_s = s->wl_cpu_s = NAN;
+	s->nvcsw = s->nivcsw = s->minflt = -1;
+	s->setup_s = s->teardown_s = NAN;
+	s->metric = NAN;
+	s->bpf_run_cnt = s->bpf_run_time_ns = s->disk_bytes = -1;
+	s->workload_events = -1;
+	c->nsamples++;
+	return s;
+}
+
+struct tb_cell *tb_result_baseline(const struct tb_result *r, const struct tb_cell *c)
+{
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct tb_cell *b = &r->cells[i];
+
+		if (b->baseline && b->workload && c->workload && !strcmp(b->workload, c->workload))
+			return b;
+	}
+	return NULL;
+}
+
+static void rate_model_init(struct tb_rate_model *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->fixed_ns = m->fixed_ci_lo = m->fixed_ci_hi = NAN;
+	m->cost_ns = m->cost_ci_lo = m->cost_ci_hi = NAN;
+	m->r2 = m->pct_fixed = m->pct_per_mevent_s = m->p_quadratic = NAN;
+}
+
+struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r)
+{
+	struct tb_rate_model *m;
+
+	if (grow((void **)&r->rate_models, r->nrate_models, sizeof(*r->rate_models)))
+		return NULL;
+	m = &r->rate_models[r->nrate_models++];
+	rate_model_init(m);
+	return m;
+}

@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The plan: what a scenario asks for, made concrete for this machine before anything is
+ * measured. The matrix becomes cells (workload x tracer), plugins unsupported here are dropped
+ * or refused, workload threads get their CPUs and consumers a CPU of their own, and the run's
+ * length is estimated. The runner (runner/runner.h) executes a plan.
+ */
+#ifndef TB_PLAN_H
+#define TB_PLAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "model/result.h"
+#include "parse/scenario.h"
+
+#define TB_PLAN_MAX_CPUS 256
+
+struct tb_hist;
+struct tb_tracer;
+
+/* One planned cell: which scenario sections it pairs, and its place in the result. */
+struct tb_plan_cell {
+	size_t wl, tr;		   /* scenario indices */
+	size_t cell;		   /* index into r->cells */
+	bool explain;		   /* a traced cell the explain phase profiles (runner/explain.c) */
+	bool dead;		   /* setup failed for good: skipped in later rounds */
+	unsigned int failures;	   /* samples of this cell that did not complete */
+	struct tb_hist *hist;	   /* latency mode: merged over measured samples (runner's) */
+	struct tb_hist *hist_done; /* hist as of the last completed round: what the result gets,
+				      so that a stopped round's samples are not in it */
+	struct tb_tracer *held;	   /* the tracer kept set up across its samples (runner's) */
+};
+
+/* Per workload section: what every sample of it runs with. */
+struct tb_plan_workload {
+	uint64_t ops;	  /* per thread and sample, calibrated once by the runner */
+	char tmpdir[256]; /* its scratch directory (the runner creates it) */
+	int cpus[TB_PLAN_MAX_CPUS];
+	size_t ncpus; /* 0: not pinned */
+};
+
+struct tb_plan {
+	struct tb_scenario *s;	    /* borrowed */
+	struct tb_plan_cell *cells; /* in r->cells order */
+	size_t ncells;
+	struct tb_plan_workload *wls; /* one per s->workloads[] */
+	int consumer_cpu;	      /* for tracer reader threads, -1: none free */
+};
+
+/*
+ * Drop (skip = true or [global] skip-unsupported, with a warning each) or refuse the sections
+ * whose plugin, or whose tracer configuration (tb_tracer_ops.supported_cfg: a BPF attach type
+ * the kernel refuses, a command's tool that cannot run here), is unsupported here; each is
+ * named with file:line and the reason, and appended as a string to unsupported (a JSON array;
+ * NULL: not kept). Returns 0, or -EOPNOTSUPP when something is unsupported and not skipped.
+ */
+int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupported);
+
+/*
+ * Expand the scenario's matrix into r's cells (workload-major, the baseline first, every pair
+ * once; in A/A mode the baseline and a second baseline "none-aa" per workload) and the plan
+ * *cells (caller frees). Sections marked unused (unsupported here) are left out, and so are
+ * the pairs [matrix] exclude names and the workloads a tracer's 'workloads' key does not name.
+ * Returns 0, -ENOMEM, or -EINVAL when nothing is left to run.
+ */
+int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_cell **cells,
+		   size_t *ncells);
+
+/*
+ * The whole plan: expand the matrix into r (as tb_plan_expand), choose the workloads' CPUs
+ * ([global] cpus: auto is the last CPU we may use, none is no pinning) and a consumer CPU not
+ * used by any workload. Returns 0, -ENOMEM, or -EINVAL (bad cpus, nothing to run; said).
+ * Free with tb_plan_free.
+ */
+int tb_plan_build(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p);
+void tb_plan_free(struct tb_plan *p);
+
+/* Does the plan need root: any traced cell whose tracer is not `none`. */
+bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
+
+/*
+ * The estimated wall time of the plan's minimum rounds, in its parts (seconds): every sample's
+ * batch at the calibrated duration, its two settle delays, its workload process (fork, setup,
+ * reap: TB_PLAN_PROCESS_S), its tracer's declared setup and teardown (est_cost_ns), and the
+ * calibration of each workload, and with explained cells the explain phase (explain_s: its
+ * samples of each explained cell and baseline, each also reading the kernel's symbols). The batch is taken as long traced as untraced: a tracer that
+ * slows the workload lengthens the run by its overhead.
+ */
+#define TB_PLAN_PROCESS_S 0.01 /* fork + workload setup + reap, beside the settle delays */
+#define TB_PLAN_CALIB_S	  0.3  /* one workload's calibration */
+struct tb_plan_estimate {
+	size_t nsamples; /* (warmup + rounds) x cells */
+	double batch_s, settle_s, process_s, tracer_s, calib_s, explain_s;
+	double total_s; /* the sum of the parts */
+};
+void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e);
+double tb_plan_estimate_s(const struct tb_plan *p);
+/* Cells the explain phase samples: the explained traced cells and their workloads' baselines. */
+size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
+
+/* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
+void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);
+
+#endif /* TB_PLAN_H */

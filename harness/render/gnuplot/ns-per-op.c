@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The ns-per-op plot: per workload a panel, per cell a box plot of its measured samples. */
+#include <errno.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "render/gnuplot/gnuplot.h"
+#include "render/text.h"
+#include "model/measured.h"
+#include "model/result.h"
+
+/* A box plot: quartiles, and whiskers at the last samples within 1.5 IQR of the box. */
+struct box {
+	size_t n; /* measured samples; 0: no box */
+	double min, q1, med, q3, max, wlo, whi;
+};
+
+/* The box of cell c; x is room for TB_RESULT_MAX_SAMPLES values. */
+static void box_of(const struct tb_cell *c, double *x, struct box *b)
+{
+	size_t k, n = 0;
+	double iqr;
+
+	for (k = 0; k < c->nsamples && n < TB_RESULT_MAX_SAMPLES; k++)
+		if (tb_sample_measured(&c->samples[k]))
+			x[n++] = c->samples[k].ns_per_op;
+	b->n = n;
+	if (!n)
+		return;
+	gsl_sort(x, 1, n);
+	b->q1 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.25);
+	b->med = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
+	b->q3 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75);
+	b->min = b->wlo = x[0];
+	b->max = b->whi = x[n - 1];
+	iqr = b->q3 - b->q1;
+	for (k = 0; k < n; k++)
+		if (x[k] >= b->q1 - 1.5 * iqr) {
+			b->wlo = x[k];
+			break;
+		}
+	for (k = n; k-- > 0;)
+		if (x[k] <= b->q3 + 1.5 * iqr) {
+			b->whi = x[k];
+			break;
+		}
+}
+
+/* Cell c at box position xpos: its box into fb, its samples into fs. */
+static void write_cell(FILE *fb, FILE *fs, const struct tb_cell *c, int xpos, const struct box *b)
+{
+	char lbl[300], mt[32];
+	size_t k, n = 0;
+
+	tb_gp_row(fb, "ssizdddddddr", c->workload, tb_gp_cell_label(c, lbl, sizeof(lbl)), xpos,
+		  b->n, b->min, b->q1, b->med, b->q3, b->max, b->wlo, b->whi,
+		  tb_fmt_ns(mt, sizeof(mt), b->med));
+	/* Deterministic jitter (golden-ratio sequence) within +-0.18 of the box. */
+	for (k = 0; k < c->nsamples; k++) {
+		const struct tb_sample *s = &c->samples[k];
+		double j = fmod((double)n * 0.6180339887, 1.0) - 0.5;
+
+		if (!tb_sample_measured(s))
+			continue;
+		tb_gp_row(fs, "ssifdz", c->workload, c->tracer, xpos, xpos + 0.36 * j, s->ns_per_op,
+			  k);
+		n++;
+	}
+}
+
+/* The scratch of one plot: the workloads of the result, room for a workload's cells (idx)
+ * and for a cell's samples (x, TB_RESULT_MAX_SAMPLES). */
+struct scratch {
+	const char **wls;
+	size_t nw, *idx;
+	double *x;
+};
+
+/*
+ * A panel per workload with measured cells (blocks of both files), its title into v. Returns
+ * the number of panels, the most boxes of one into *maxbox.
+ */
+static size_t write_panels(struct tb_gp *g, const struct tb_result *r, struct tb_gp_vars *v,
+			   FILE *fb, FILE *fs, const struct scratch *sc, int *maxbox)
+{
+	const char *const *wls = sc->wls;
+	size_t *idx = sc->idx, w, i, npanels = 0;
+
+	for (w = 0; w < sc->nw; w++) {
+		size_t nidx = tb_gp_cells_of(r, wls[w], idx);
+		int xpos = 0;
+
+		for (i = 0; i < nidx; i++) {
+			const struct tb_cell *c = &r->cells[idx[i]];
+			struct box b;
+
+			box_of(c, sc->x, &b);
+			if (!b.n)
+				continue;
+			if (!xpos && npanels)
+				fputs("\n\n", fb), fputs("\n\n", fs);
+			write_cell(fb, fs, c, xpos, &b);
+			xpos++;
+		}
+		if (xpos > *maxbox)
+			*maxbox = xpos;
+		if (xpos) {
+			tb_gp_panel_title(v, g, (int)npanels, r, wls[w]);
+			npanels++;
+		}
+	}
+	return npanels;
+}
+
+int tb_plot_ns_per_op(struct tb_gp *g, const struct tb_result *r)
+{
+	struct scratch sc = {0};
+	struct tb_gp_vars v = {0};
+	FILE *fb = NULL, *fs = NULL;
+	int ret = 0, maxbox = 0;
+	size_t npanels;
+
+	sc.idx = calloc(r->ncells + 1, sizeof(*sc.idx));
+	sc.x = calloc(TB_RESULT_MAX_SAMPLES, sizeof(*sc.x));
+	sc.nw = tb_gp_workloads(r, &sc.wls);
+	if (!sc.idx || !sc.x || !sc.wls || tb_gp_vars_open(&v)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	fb = tb_gp_dat_open(g, "ns-per-op",
+			    "per workload (block), per cell: box plot of measured ns/op",
+			    "workload\tlabel\tx\tn\tmin\tq1\tmedian\tq3\tmax\twhisker_lo\t"
+			    "whisker_hi\tmedian_text");
+	fs = tb_gp_dat_open(g, "ns-per-op-samples", "per workload (block): every measured sample",
+			    "workload\ttracer\tx\tx_jittered\tns_per_op\tsample");
+	if (!fb || !fs) {
+		ret = -EIO;
+		goto out;
+	}
+	npanels = write_panels(g, r, &v, fb, fs, &sc, &maxbox);
+	ret = tb_gp_dat_close_both(g, fb, "ns-per-op", fs, "ns-per-op-samples");
+	fb = fs = NULL;
+	if (ret || !npanels)
+		goto out;
+	tb_gp_var_dat(&v, g, "datafile", "ns-per-op");
+	tb_gp_var_dat(&v, g, "samplefile", "ns-per-op-samples");
+	tb_gp_var_d(&v, "nw", (double)npanels);
+	tb_gp_var_d(&v, "ncol", npanels > 2 ? 2 : 1);
+	tb_gp_var_d(&v, "rot", maxbox > (npanels > 2 ? 4 : 7)); /* slanted names when crowded */
+	tb_gp_main_title(&v, g, "Time per operation, baseline and each tracer");
+	ret = tb_gp_run(g, "ns-per-op", &v, npanels > 2 ? 1400 : 1000,
+			90 + 330 * (int)((npanels + (npanels > 2)) / (npanels > 2 ? 2 : 1)));
+out:
+	if (fb)
+		fclose(fb);
+	if (fs)
+		fclose(fs);
+	tb_gp_vars_free(&v);
+	free(sc.wls);
+	free(sc.idx);
+	free(sc.x);
+	return ret;
+}

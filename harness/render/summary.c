@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The terminal summary (summary.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render/summary.h"
+#include "render/text.h"
+#include "model/json-util.h"
+#include "model/explain.h"
+#include "model/measured.h"
+#include "model/result.h"
+
+/* One program's row (p NULL: all of them). */
+static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_bpf_prog *p)
+{
+	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
+	char name[40], rpo[32], npr[32], npo[32], share[32];
+
+	tb_fmt_num(rpo, sizeof(rpo), per, "%.3f");
+	tb_fmt_num(npr, sizeof(npr), ns, "%.1f");
+	tb_fmt_num(npo, sizeof(npo), per * ns, "%.1f");
+	tb_fmt_num(share, sizeof(share), 100 * tb_cell_bpf_share(c, p), "%.0f%%");
+	fprintf(f, "  %-22s %-14.14s %9s %9s %9s %7s  %s\n",
+		p ? tb_shorten(name, sizeof(name), p->name, 22) : "(all)", p ? p->type : "", rpo,
+		npr, npo, share, p ? p->attach : "");
+}
+
+/*
+ * Per command tracer: where its events and losses came from, and its BPF programs as the
+ * kernel counted them (runs per op, in-kernel ns per run and per op, the share of the measured
+ * overhead that accounts for), with its maps' memory, peak RSS and CPU.
+ */
+static void print_command_tracers(FILE *f, const struct tb_result *r)
+{
+	bool header = false;
+	char mem[32], rss[32], cpu[32];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const char *events = tb_json_text_at(c->tracer_extra, NULL, "events_from");
+		const char *lost = tb_json_text_at(c->tracer_extra, "tool", "lost_from");
+
+		if (c->baseline || !c->tracer_extra || (!c->bpf_method[0] && !events))
+			continue;
+		if (!header)
+			fprintf(f,
+				"\ncommand tracers: their own figures, and their BPF programs as the kernel counted them (run_cnt, run_time_ns) over the measured samples\n");
+		header = true;
+		tb_fmt_num(mem, sizeof(mem),
+			   tb_json_num_at(c->tracer_extra, "bpf_maps_memlock") / 1024.0,
+			   "%.0f KiB");
+		tb_fmt_num(rss, sizeof(rss), (double)c->tracer_mem_bytes / (1024.0 * 1024.0),
+			   "%.1f MiB");
+		tb_fmt_num(cpu, sizeof(cpu), c->tracer_cpu_s, "%.3f s");
+		fprintf(f,
+			"%s / %s: events from %s%s%s; BPF programs found by %s: %zu, maps %s; peak RSS %s, CPU %s\n",
+			c->workload, c->tracer, events ? events : "?", lost ? ", losses from " : "",
+			lost ? lost : "", c->bpf_method[0] ? c->bpf_method : "(off)", c->nbpf_progs,
+			c->bpf_method[0] ? mem : "-", c->tracer_mem_bytes >= 0 ? rss : "-", cpu);
+		if (tb_json_text_at(c->tracer_extra, "tool", "not_attached"))
+			fprintf(f, "  not attached (the tool says): %s\n",
+				tb_json_text_at(c->tracer_extra, "tool", "not_attached"));
+		if (!c->nbpf_progs)
+			continue;
+		fprintf(f, "  %-22s %-14s %9s %9s %9s %7s  %s\n", "program", "type", "runs/op",
+			"ns/run", "ns/op", "share", "attach");
+		for (size_t k = 0; k < c->nbpf_progs; k++)
+			bpf_row(f, c, &c->bpf_progs[k]);
+		if (c->nbpf_progs > 1)
+			bpf_row(f, c, NULL);
+	}
+}
+
+static void print_models(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	if (r->aa && r->aa_summary.present)
+		fprintf(f,
+			"\nA/A calibration: %zu of %zu baseline-vs-baseline cells called "
+			"\"overhead\" (false-positive rate %.0f%%); noise floor +-%.2f%% (largest "
+			"CI half-width), largest |difference| %.2f%%\n",
+			r->aa_summary.false_positives, r->aa_summary.ncells,
+			100 * r->aa_summary.fp_rate, r->aa_summary.noise_floor_pct,
+			r->aa_summary.max_abs_pct);
+	for (i = 0; i < r->nrate_models; i++) {
+		const struct tb_rate_model *m = &r->rate_models[i];
+
+		if (!m->accepted) {
+			fprintf(f, "\nrate model %s on %s (%zu points): none: %s\n", m->tracer,
+				m->workload_type, m->npoints, m->why_not);
+			continue;
+		}
+		fprintf(f,
+			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f\n",
+			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
+			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2);
+		/* Said with its p: at R^2 0.999 a borderline quadratic term is a nuance, not a
+		 * broken model. */
+		if (m->nonlinear)
+			fprintf(f,
+				"  not quite linear: a quadratic term is significant (p %.2g): the cost "
+				"per event changes with the rate (a buffer or consumer saturating?)\n",
+				m->p_quadratic);
+	}
+}
+
+static void added(FILE *f, double base, double traced, double share)
+{
+	char pct[16] = "";
+
+	if (isfinite(share))
+		snprintf(pct, sizeof(pct), "(%4.0f%%)", 100 * share);
+	fprintf(f, "  %+8.1f %-7s", traced - base, pct);
+}
+
+void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always)
+{
+	const struct tb_explain *e = c->explain;
+	size_t k;
+
+	if (!e)
+		return;
+	if (e->error) {
+		fprintf(f, "%s: not explained: %s\n", c->id, e->error);
+	} else {
+		fprintf(f, "%s: %s\n", c->id, e->statement ? e->statement : "");
+		if ((e->attributable || always) && e->nfns && rows)
+			fprintf(f, "%-18s%-18s function (ns/op added, share of the overhead)\n",
+				"      self", "      inclusive");
+		for (k = 0; (e->attributable || always) && k < e->nfns && k < rows; k++) {
+			const struct tb_explain_fn *fn = &e->fns[k];
+
+			added(f, fn->self_base, fn->self_traced, fn->self_share);
+			added(f, fn->incl_base, fn->incl_traced, fn->incl_share);
+			fprintf(f, " %s [%s]\n", fn->name, fn->kernel ? "kernel" : "user");
+		}
+	}
+	for (k = 0; k < json_array_size(e->limits); k++)
+		fprintf(f, "    limit: %s\n", json_string_value(json_array_get(e->limits, k)));
+}
+
+/* The explain phase's answer per cell: the share check, the top 3 added functions, limits. */
+static void print_explained(FILE *f, const struct tb_result *r)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		if (!r->cells[i].explain)
+			continue;
+		if (!head)
+			fprintf(f, "\nwhere the overhead lands (profiles of the explain samples; "
+				   "flame graphs in explain/<cell>/diff.svg):\n");
+		head = true;
+		tb_summary_explained(f, &r->cells[i], 3, false);
+	}
+}
+
+/*
+ * The tracers ranked by what one event costs (the rate model's figure where a sweep fitted
+ * one), so that probe types compare at a glance; when there are two or more to rank. Those
+ * without a cost per event to quote are left out, with how many and why.
+ */
+static void print_ranking(FILE *f, const struct tb_result *r)
+{
+	struct tb_event_cost *e = calloc(r->ncells + 1, sizeof(*e));
+	size_t nleft = 0, n = e ? tb_result_event_costs(r, e, r->ncells, &nleft) : 0, i;
+	char ns[64], from[64], left[512];
+
+	if (n < 2)
+		goto out;
+	fprintf(f, "\nns/event, cheapest first (rate model where a sweep fitted one):\n");
+	fprintf(f, "  %-18s %-12s %-32s %26s  %s\n", "tracer", "workload", "probe",
+		"ns/event [95% CI]", "from");
+	for (i = 0; i < n; i++) {
+		snprintf(ns, sizeof(ns), "%.1f [%.1f, %.1f]", e[i].ns, e[i].lo, e[i].hi);
+		if (e[i].npoints)
+			snprintf(from, sizeof(from), "rate model, %zu points", e[i].npoints);
+		else
+			snprintf(from, sizeof(from), "%s", e[i].cell->id);
+		fprintf(f, "  %-18.18s %-12.12s %-32.32s %26s  %s\n", e[i].cell->tracer,
+			e[i].cell->workload_type, e[i].probe, ns, from);
+	}
+	if (nleft)
+		fprintf(f, "  %s\n", tb_fmt_left_out(left, sizeof(left), e + n, nleft));
+out:
+	free(e);
+}
+
+void tb_summary_print(FILE *f, const struct tb_result *r)
+{
+	size_t i;
+
+	bool legend = false;
+
+	fprintf(f, "\n%-16s %-18s %11s %11s %24s %22s %11s %8s  %s\n", "workload", "tracer",
+		"base ns/op", "ns/op", "overhead % [CI]", "ns/event [CI]", "events", "lost",
+		"verdict");
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_cell *b = tb_result_baseline(r, c);
+		char base[32], med[32], ovh[64], nse[64], ev[32], lost[32];
+		bool control = !c->baseline && c->proof.outcome == TB_PROOF_CONTROL;
+
+		tb_fmt_num(base, sizeof(base), b ? b->summary.median : NAN, "%.1f");
+		tb_fmt_num(med, sizeof(med), c->summary.n ? c->summary.median : NAN, "%.1f");
+		snprintf(ovh, sizeof(ovh), "-");
+		if (c->has_overhead && isfinite(c->overhead.pct))
+			snprintf(ovh, sizeof(ovh), "%+.1f [%+.1f, %+.1f]", c->overhead.pct,
+				 c->overhead.ci_lo, c->overhead.ci_hi);
+		/* model/proof.h decides whether the cell's cost figures are quoted at all */
+		tb_fmt_cost(nse, sizeof(nse), c);
+		legend |= strchr(nse, '/') != NULL;
+		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
+		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
+		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s%s\n", c->workload,
+			c->tracer, base, med, ovh, nse, ev, lost,
+			c->baseline	  ? "(baseline)"
+			: c->error	  ? "failed"
+			: c->has_overhead ? tb_verdict_name(c->overhead.verdict)
+					  : "-",
+			control ? " (control)" : "");
+		if (c->error)
+			fprintf(f, "%-16s   error: %s\n", "", c->error);
+		else if (c->has_overhead &&
+			 (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+			  (control && c->overhead.verdict == TB_VERDICT_OVERHEAD)))
+			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
+	}
+	if (legend)
+		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
+	print_command_tracers(f, r);
+	print_models(f, r);
+	print_ranking(f, r);
+	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)
+		fprintf(f, "%s%s\n", i ? "" : "\n",
+			json_string_value(json_array_get(r->unsupported, i)));
+	print_explained(f, r);
+}

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * One sample, in a fresh workload process: the fork protocol between the runner and the
+ * workload child, and the tracer's arm / measure / disarm around the child's timed batch.
+ *
+ *	parent                                  child (fork)
+ *	                                        tb_sample_prepare (setup, park)  -> "ready"
+ *	tracer setup                            parked in a pipe read
+ *	"arm"                                -> counters read, spins on a shared gate
+ *	tracer start, settle (untimed)
+ *	gate GO                              -> tb_sample_go_gated (the timed batch), DONE
+ *	settle, stop; gate STOPPED           -> counters read                    -> result
+ *	collect, teardown
+ *	record the sample into the cell; reap the child
+ *
+ * The tracer's pid filter therefore sees exactly the workload's process, the tracer's own
+ * setup and teardown never fall inside the timed window, and while the tracer is live the
+ * workload process makes no syscall of the harness's (runner/sample.h).
+ */
+#ifndef TB_CHILD_H
+#define TB_CHILD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/outdir.h"
+#include "model/result.h"
+#include "runner/sample.h"
+#include "parse/scenario.h"
+
+/* What one sample of a cell needs; the runner fills it. */
+struct tb_sample_job {
+	const struct tb_scn_workload *w; /* the workload section */
+	const struct tb_scn_tracer *t;	 /* the tracer section ("none" for the baseline) */
+	struct tb_sample_req req;	 /* what the workload process runs */
+	const struct tb_dir *tracer_dir; /* <run dir>/tracers/<tracer section>, open */
+	int consumer_cpu;		 /* for the tracer's reader threads, -1: any */
+	uint64_t timeout_ns;		 /* for the child's setup and for its batch */
+	int round;			 /* measured round, -1 for a warmup */
+	bool warmup;
+	unsigned int order;		     /* the sample's position in the whole run */
+	const struct tb_hook_expect *expect; /* the cell's expected events per op (proof.h) */
+	size_t nexpect;
+	/*
+	 * NULL: the tracer is set up and torn down around this sample. Else the runner's slot for
+	 * the cell's tracer kept set up across its samples (its ops have a rearm): when held->priv
+	 * is set the sample rearms that tracer for its own workload process instead of setting
+	 * one up; after a sample that completed it stays set up in *held (the sample's teardown_s
+	 * then holds stop and collect only), else it is torn down and held->priv is NULL. The
+	 * runner tears it down at the end with tb_child_release.
+	 */
+	struct tb_tracer *held;
+};
+
+/*
+ * Calibrate req's workload in a child process: *ops per thread for a sample of target_ns
+ * (tb_sample_calibrate). Returns 0, -EINTR when a stop was requested, or -errno (said, naming
+ * the workload section).
+ */
+int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t timeout_ns,
+		       uint64_t *ops);
+
+/*
+ * Run one sample of job into cell: a new sample is appended (failed until it completes, or
+ * abandoned when a stop request cut it short), the tracer's figures recorded, the latency histogram of a measured sample merged into *hist
+ * (allocated on first use; the caller frees it). A failure is recorded in cell->error (the
+ * first one only) and, when the cell cannot work again (setup or start failed), *dead is set.
+ * Returns 0 (also when the sample failed), -EINTR when a stop was requested, or -ENOMEM.
+ */
+int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struct tb_hist **hist,
+		    bool *dead);
+
+/*
+ * Tear down a tracer held across a cell's samples (tb_sample_job.held), if one is set up, and
+ * add the time it took to the teardown_s of the cell's last sample, so that the run's
+ * recorded setup and teardown times stay complete. Idempotent.
+ */
+void tb_child_release(struct tb_tracer *held, struct tb_cell *cell);
+
+#endif /* TB_CHILD_H */

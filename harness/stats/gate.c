@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The gate's thresholds and its verdict on each cell (gate.h states the rules). */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "model/result.h"
+#include "stats/compare.h"
+#include "stats/gate.h"
+#include "stats/stats.h"
+
+void tb_gate_opts_init(struct tb_gate_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->max_overhead = o->max_regression = o->alpha = NAN;
+	o->allow_untrustworthy = -1;
+}
+
+/* ---- thresholds ------------------------------------------------------------------------------ */
+
+/* "5%", "0.05", 0.05 or "none" from the result's gate object; absent leaves *out alone. */
+static int gate_pct(const char *what, json_t *g, const char *key, double *out)
+{
+	json_t *v = g ? json_object_get(g, key) : NULL;
+	double d;
+
+	if (!v)
+		return 0;
+	if (json_is_number(v)) {
+		d = json_number_value(v);
+	} else if (json_is_string(v) && (!strcmp(json_string_value(v), "none") ||
+					 !strcmp(json_string_value(v), "off"))) {
+		d = INFINITY;
+	} else if (!json_is_string(v) || tb_parse_percent(json_string_value(v), &d)) {
+		tb_err("%s: gate.%s: expected a percentage like \"5%%\" or \"none\"", what, key);
+		return -EINVAL;
+	}
+	if (!(d >= 0)) {
+		tb_err("%s: gate.%s: must not be negative", what, key);
+		return -EINVAL;
+	}
+	*out = d;
+	return 0;
+}
+
+/* true/false (or their text) from the result's gate object; absent leaves *out alone. */
+static int gate_bool(const char *what, json_t *g, const char *key, bool *out)
+{
+	json_t *v = g ? json_object_get(g, key) : NULL;
+
+	if (!v)
+		return 0;
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	if (json_is_string(v) && !tb_parse_bool(json_string_value(v), out))
+		return 0;
+	tb_err("%s: gate.%s: expected true or false", what, key);
+	return -EINVAL;
+}
+
+static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_opts *o)
+{
+	json_t *j = r->gate, *v;
+	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
+	double alpha = TB_GATE_DEFAULT_ALPHA;
+	bool allow = false, power = false;
+
+	if (gate_pct(g->name, j, "max-overhead", &mo) ||
+	    gate_pct(g->name, j, "max-regression", &mr))
+		return -EINVAL;
+	if (j && (v = json_object_get(j, "alpha"))) {
+		if (!(json_is_number(v) ? (alpha = json_number_value(v), true)
+					: json_is_string(v) &&
+						  !tb_parse_double(json_string_value(v), &alpha)) ||
+		    !(alpha > 0 && alpha < 0.5)) {
+			tb_err("%s: gate.alpha: expected a probability in (0, 0.5)", g->name);
+			return -EINVAL;
+		}
+	}
+	if (gate_bool(g->name, j, "allow-untrustworthy", &allow) ||
+	    gate_bool(g->name, j, "require-power", &power))
+		return -EINVAL;
+	g->max_overhead = isnan(o->max_overhead) ? mo : o->max_overhead;
+	g->max_regression = isnan(o->max_regression) ? mr : o->max_regression;
+	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
+	g->allow = o->allow_untrustworthy < 0 ? allow : o->allow_untrustworthy;
+	g->require_power = o->require_power || power;
+	return 0;
+}
+
+int tb_gate_alpha(const struct tb_result *r, const struct tb_gate_opts *o, double *alpha)
+{
+	struct tb_gate g = {.name = o->name ? o->name : "result"};
+
+	if (resolve(&g, r, o))
+		return -EINVAL;
+	*alpha = g.alpha;
+	return 0;
+}
+
+/* ---- evaluation ------------------------------------------------------------------------------ */
+
+static void add_msg(struct tb_gate_cell *gc, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void add_msg(struct tb_gate_cell *gc, const char *fmt, ...)
+{
+	size_t n = strlen(gc->msg);
+	va_list ap;
+
+	if (n && n + 2 < sizeof(gc->msg)) {
+		strcat(gc->msg, "; ");
+		n += 2;
+	}
+	va_start(ap, fmt);
+	vsnprintf(gc->msg + n, sizeof(gc->msg) - n, fmt, ap);
+	va_end(ap);
+}
+
+static void fail(struct tb_gate_cell *gc, const char *type)
+{
+	if (gc->st != TB_GATE_FAIL)
+		gc->type = type;
+	gc->st = TB_GATE_FAIL;
+}
+
+/*
+ * The check of a value against a limit lim (percent or percentage points; not finite: none):
+ * fail with type when the CI's lower bound lo is above it, warn when only the point estimate
+ * is. over and near are the messages, each with one %g for the limit.
+ */
+static void check_limit(struct tb_gate_cell *gc, double point, double lo, double lim,
+			const char *type, const char *over, const char *near)
+{
+	if (isfinite(lim) && lo > lim) {
+		fail(gc, type);
+		add_msg(gc, over, lim);
+	} else if (isfinite(lim) && point > lim) {
+		gc->warn = true;
+		add_msg(gc, near, lim);
+	}
+}
+
+/*
+ * Power: can this check see an effect of the limit's size? mde (same unit as lim) above a
+ * finite limit makes the cell underpowered, a warning or, with --require-power, a failure.
+ */
+static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double mde, double lim,
+			const char *what, const char *unit)
+{
+	if (!isfinite(mde) || !isfinite(lim) || mde <= lim)
+		return;
+	if (!gc->underpowered || mde - lim > gc->mde - gc->mde_limit) {
+		gc->mde = mde;
+		gc->mde_limit = lim;
+		gc->mde_unit = unit;
+	}
+	gc->underpowered = true;
+	add_msg(gc,
+		"underpowered: MDE %.1f%s exceeds %s %g%s, so an effect up to the limit could "
+		"pass unseen (more rounds or longer samples)%s",
+		mde, unit, what, lim, unit, g->require_power ? "; fails with --require-power" : "");
+	if (g->require_power)
+		fail(gc, "underpowered");
+	else
+		gc->warn = true;
+}
+
+/* The cell on its own: its baseline measured, its overhead against max-overhead. */
+static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
+{
+	const struct tb_cell *c = gc->c;
+	const struct tb_overhead *o = &c->overhead;
+	bool untrusted = false;
+
+	if (c->baseline && c->error) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: baseline cell failed: %s", c->error);
+	} else if (c->baseline && !c->summary.n) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: the baseline cell has no measured samples");
+	} else if (c->baseline) {
+		add_msg(gc, "baseline %.1f ns/op", c->summary.median);
+	} else if (o->verdict == TB_VERDICT_UNTRUSTWORTHY) {
+		untrusted = true;
+		add_msg(gc, "untrustworthy: %s", o->reason);
+	} else {
+		add_msg(gc, "overhead %+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%s)", o->pct,
+			o->ci_lo, o->ci_hi, 100 * (1 - g->alpha), tb_verdict_name(o->verdict));
+		check_limit(gc, o->pct, o->ci_lo, 100 * g->max_overhead, "overhead",
+			    "exceeds max-overhead %g%%: the CI's lower bound is above it",
+			    "above max-overhead %g%% but not significantly: measure more rounds");
+		/* A cell that failed already needs no word on what it could have missed. */
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%");
+	}
+	if (!untrusted)
+		return;
+	if (g->allow) {
+		gc->st = TB_GATE_SKIP;
+		add_msg(gc, "allowed by --allow-untrustworthy");
+	} else {
+		fail(gc, "untrustworthy");
+	}
+}
+
+/*
+ * The MDE of the regression check of row w, in its unit: for a baseline cell the ns/op change
+ * in % (a two-sample test of the two sample sets), for a traced cell the overhead change in
+ * percentage points (two independent estimates: the root of the sum of their squared MDEs).
+ */
+static double change_mde(const struct tb_gate *g, const struct tb_cmp_row *w)
+{
+	const struct tb_cell *a = w->a, *b = w->b;
+	double power = g->r->power > 0 && g->r->power < 1 ? g->r->power : 0.8;
+
+	if (a->baseline)
+		return a->summary.median > 0
+			       ? 100 *
+					 tb_stats_mde(a->summary.sd, a->summary.n, b->summary.sd,
+						      b->summary.n, g->alpha, power) /
+					 a->summary.median
+			       : NAN;
+	return hypot(a->overhead.mde_pct, b->overhead.mde_pct);
+}
+
+/* The cell against the baseline result (w: its row in the comparison, NULL when absent). */
+static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
+			     const struct tb_cmp_row *w)
+{
+	double lim = 100 * g->max_regression;
+	char note[768];
+
+	if (w && w->caveats)
+		add_msg(gc, "note: %s", tb_cmp_row_note(g->cmp, w, note, sizeof(note)));
+	if (!w) {
+		add_msg(gc, "not in %s: no regression check", g->old_name);
+	} else if (gc->c->baseline) {
+		add_msg(gc, "ns/op %+.2f%% [%+.2f%%, %+.2f%%] vs %s (p %.2g)", w->ns_pct,
+			w->ns_ci_lo, w->ns_ci_hi, g->old_name, w->p);
+		check_limit(gc, w->ns_pct, w->ns_ci_lo, lim, "regression",
+			    "baseline ns/op regressed by more than max-regression %g%%",
+			    "above max-regression %g%% but not significantly");
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%");
+	} else if (w->traced) {
+		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
+			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
+		check_limit(gc, w->ovh_change, w->ovh_ci_lo, lim, "regression",
+			    "overhead regressed by more than max-regression %g percentage points",
+			    "above max-regression %g pp but not significantly");
+		if (gc->st != TB_GATE_FAIL)
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp");
+	}
+}
+
+/* The cell against the last stable segment of its series in the history. */
+static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
+			  const struct tb_gate_ref *h)
+{
+	double lim = 100 * g->max_regression;
+	const char *u = h->relative ? "%" : "pp";
+	char ps[48] = "";
+
+	if (!h->c)
+		return;
+	if (!h->found) {
+		add_msg(gc, "new in %s: no regression check", g->history_name);
+		return;
+	}
+	if (h->npoints < TB_GATE_HISTORY_MIN_RUNS || !isfinite(h->ci_lo)) {
+		add_msg(gc,
+			"%zu run%s in the last stable segment of %s: no regression check (needs %d)",
+			h->npoints, h->npoints == 1 ? "" : "s", g->history_name,
+			TB_GATE_HISTORY_MIN_RUNS);
+		return;
+	}
+	if (isfinite(h->p_samples))
+		snprintf(ps, sizeof(ps), ", samples p %.2g", h->p_samples);
+	add_msg(gc,
+		"%s %+.2f%s [%+.2f, %+.2f] vs the last stable segment (%zu runs since %s, %zu change point%s before; p %.2g%s)",
+		h->relative ? "ns/op" : "overhead", h->change, u, h->ci_lo, h->ci_hi, h->npoints,
+		h->since, h->nchanges, h->nchanges == 1 ? "" : "s", h->p, ps);
+	if (isfinite(h->p_samples) && !(h->p_samples < g->alpha)) {
+		if (isfinite(lim) && h->ci_lo > lim)
+			add_msg(gc,
+				"the run's samples do not differ from the segment's at alpha %g",
+				g->alpha);
+		return;
+	}
+	check_limit(
+		gc, h->change, h->ci_lo, lim, "regression",
+		h->relative
+			? "regressed by more than max-regression %g%% against the history"
+			: "overhead regressed by more than max-regression %g percentage points against the history",
+		"above max-regression %g but not significantly against the history");
+	if (gc->st != TB_GATE_FAIL)
+		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp");
+}
+
+static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_ref *hist)
+{
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct tb_gate_cell *gc = &g->cells[i];
+
+		gc->c = &r->cells[i];
+		gc->st = TB_GATE_PASS;
+		gc->type = "";
+		judge_cell(g, gc);
+		if (g->has_old)
+			judge_regression(g, gc, g->cmp ? tb_compare_find(g->cmp, gc->c) : NULL);
+		if (hist)
+			judge_history(g, gc, &hist[i]);
+		g->nfail += gc->st == TB_GATE_FAIL;
+		g->nskip += gc->st == TB_GATE_SKIP;
+		g->nunderpowered += gc->underpowered;
+	}
+}
+
+/* Analyse r at alpha, keeping its own settings for tb_gate_release. */
+static void set_alpha(struct tb_result *r, double alpha, double *own_alpha, double *own_conf)
+{
+	*own_alpha = r->alpha;
+	*own_conf = r->confidence;
+	r->alpha = alpha;
+	r->confidence = 1 - alpha;
+}
+
+int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *old,
+		     const struct tb_gate_opts *o)
+{
+	memset(g, 0, sizeof(*g));
+	g->name = o->name ? o->name : "result";
+	g->old_name = o->baseline_name ? o->baseline_name : "the baseline result";
+	g->has_old = old != NULL;
+	g->history_name = o->history ? (o->history_name ? o->history_name : "the history") : NULL;
+	if (resolve(g, r, o))
+		return -EINVAL;
+	/* Analyse at the gate's confidence; tb_gate_release restores (and re-analyses). */
+	g->r = r;
+	set_alpha(r, g->alpha, &g->r_alpha, &g->r_conf);
+	if (old) {
+		g->old = old;
+		set_alpha(old, g->alpha, &g->old_alpha, &g->old_conf);
+		if (tb_compare_build(old, r, g->old_name, g->name, g->alpha, &g->cmp)) {
+			tb_err("gate: out of memory comparing with %s", g->old_name);
+			return -ENOMEM;
+		}
+	} else if (tb_stats_analyze(r)) {
+		tb_err("gate: out of memory analysing %s", g->name);
+		return -ENOMEM;
+	}
+	g->ncells = r->ncells;
+	g->cells = calloc(r->ncells ? r->ncells : 1, sizeof(*g->cells));
+	if (!g->cells) {
+		tb_err("gate: out of memory gating %s", g->name);
+		return -ENOMEM;
+	}
+	evaluate(g, r, o->history);
+	return 0;
+}
+
+/* Analyse r at its own settings again when the gate changed them. */
+static void restore(struct tb_result *r, double alpha, double conf)
+{
+	if (r && (r->alpha != alpha || r->confidence != conf)) {
+		r->alpha = alpha;
+		r->confidence = conf;
+		tb_stats_analyze(r);
+	}
+}
+
+void tb_gate_release(struct tb_gate *g)
+{
+	tb_compare_free(g->cmp);
+	free(g->cells);
+	restore(g->r, g->r_alpha, g->r_conf);
+	restore(g->old, g->old_alpha, g->old_conf);
+	memset(g, 0, sizeof(*g));
+}
+
+bool tb_gate_passed(const struct tb_gate *g)
+{
+	return !g->nfail && g->ncells;
+}

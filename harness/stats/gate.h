@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The CI gate: pass/fail per cell from a result (and optionally an older result).
+ * doc/statistics.md states the rules:
+ *
+ * A cell fails when (1) it is untrustworthy (unless allowed), (2) its overhead is significantly
+ * above max-overhead: the lower end of its (1 - alpha) CI is above the limit, (3) against
+ * --baseline, its baseline ns/op (baseline cells) or its overhead (traced cells) grew by
+ * significantly more than max-regression: the lower end of the change's CI is above it, or
+ * (4) against --history, the same against the last stable segment of its series: the lower end
+ * of the prediction interval of the change is above max-regression and the run's samples differ
+ * from the segment's pooled samples at p < alpha.
+ * "Significantly" keeps a noisy but acceptable tracer from failing builds at random; a point
+ * estimate above the limit without significance passes with a warning to measure longer.
+ * A cell whose minimal detectable effect (MDE) exceeds a limit it is gated against is
+ * underpowered: an effect up to the limit could pass unseen. It passes with a warning in every
+ * output, or fails with --require-power.
+ *
+ * gate.c evaluates (struct tb_gate); render/gate-formats.h writes the table, JUnit XML,
+ * Markdown and github-action-benchmark JSON of an evaluated gate.
+ */
+#ifndef TB_GATE_H
+#define TB_GATE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "model/result.h"
+
+struct tb_comparison;
+
+/* Fewer runs than this in the last stable segment: no regression check against the history. */
+#define TB_GATE_HISTORY_MIN_RUNS 3
+
+/*
+ * The gated run against the last stable segment of one of its history's series (gate
+ * --history; history/analysis.h fills these, one per cell, c NULL where none applies).
+ */
+struct tb_gate_ref {
+	const struct tb_cell *c;     /* the cell of the gated result */
+	bool found;		     /* the series has runs before this one */
+	bool relative;		     /* change in % of the segment's mean (ns/op), else points */
+	size_t npoints;		     /* runs in the last stable segment */
+	size_t nchanges;	     /* change points in the series before it */
+	char since[40];		     /* the time of the segment's first run */
+	double mean, value;	     /* the segment's mean, the run's value */
+	double change, ci_lo, ci_hi; /* % or percentage points; prediction interval at 1 - alpha */
+	double p, p_samples;	     /* prediction t-test; samples vs pooled samples (NAN: none) */
+	double mde;		     /* the smallest change it sees at the result's power */
+};
+
+#define TB_GATE_DEFAULT_MAX_OVERHEAD   0.05
+#define TB_GATE_DEFAULT_MAX_REGRESSION 0.03
+#define TB_GATE_DEFAULT_ALPHA	       0.01
+
+/*
+ * Thresholds: NAN (or -1 for allow_untrustworthy) means "not given": the result's `gate` object
+ * ([gate] of the scenario) applies, then the defaults above. INFINITY disables a limit.
+ */
+struct tb_gate_opts {
+	double max_overhead;	 /* fraction: 0.05 = 5% overhead against the baseline */
+	double max_regression;	 /* fraction (baseline ns/op) / percentage points (overhead) */
+	double alpha;		 /* CIs at 1 - alpha */
+	int allow_untrustworthy; /* -1 unset, 0, 1 */
+	bool require_power;	 /* an underpowered cell fails instead of warning */
+	const char *name;	 /* result file name for messages and reports ("result") */
+	const char *baseline_name;
+	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
+	const struct tb_gate_ref *history;	       /* one per cell of the result, or NULL */
+	const char *history_name;		       /* the history database, for messages */
+};
+
+void tb_gate_opts_init(struct tb_gate_opts *o);
+
+enum tb_gate_status {
+	TB_GATE_PASS,
+	TB_GATE_FAIL,
+	TB_GATE_SKIP, /* untrustworthy but allowed: reported as skipped in JUnit */
+};
+
+/* The gate's verdict on one cell. */
+struct tb_gate_cell {
+	const struct tb_cell *c; /* borrowed from the gated result */
+	enum tb_gate_status st;
+	const char *type;      /* failure type for JUnit: "overhead", "regression", "untrustworthy",
+			     "underpowered" */
+	char msg[1024];	       /* what was checked and found, "; " between the checks */
+	bool warn;	       /* passed, but the point estimate is over a limit, or underpowered */
+	bool underpowered;     /* its MDE exceeds a limit it was gated against */
+	double mde, mde_limit; /* the largest MDE over its limit, that limit, in mde_unit */
+	const char *mde_unit;  /* "%" or " pp" */
+};
+
+/* An evaluated gate: the thresholds that applied and a verdict per cell of the result. */
+struct tb_gate {
+	const char *name, *old_name; /* the result and the baseline result, for messages */
+	double max_overhead, max_regression, alpha; /* resolved; INFINITY: no limit */
+	bool allow;		    /* untrustworthy cells are skipped, not failed */
+	bool require_power;	    /* underpowered cells fail */
+	size_t nunderpowered;	    /* cells whose MDE exceeds a limit they were gated against */
+	bool has_old;		    /* regressions checked against a baseline result */
+	const char *history_name;   /* regressions checked against this history, or NULL */
+	struct tb_gate_cell *cells; /* one per cell of the result, in its order */
+	size_t ncells, nfail, nskip;
+	/* What tb_gate_release undoes: the results analysed at the gate's alpha, their own
+	 * settings, the comparison with the baseline result. */
+	struct tb_result *r, *old;
+	double r_alpha, r_conf, old_alpha, old_conf;
+	struct tb_comparison *cmp;
+};
+
+/*
+ * Evaluate r (and its regressions against old when not NULL) into g with the thresholds of o,
+ * then r's gate object, then the defaults. r and old are analysed at the gate's alpha and stay
+ * so until tb_gate_release, so that what is written about g shows the figures its verdicts
+ * used. Returns 0, -EINVAL (bad thresholds in r's gate object) or -ENOMEM, the reason printed
+ * through tb_err. Call tb_gate_release(g) afterwards in every case.
+ */
+int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *old,
+		     const struct tb_gate_opts *o);
+/* The alpha a gate of r with o uses (o, then r's gate object, then the default). Returns 0,
+ * or -EINVAL (printed) when r's gate object is bad. */
+int tb_gate_alpha(const struct tb_result *r, const struct tb_gate_opts *o, double *alpha);
+/* Free what g holds and analyse its results at their own settings again. */
+void tb_gate_release(struct tb_gate *g);
+/* The gate passed: no cell failed, and there are cells (a run that measured nothing fails). */
+bool tb_gate_passed(const struct tb_gate *g);
+
+#endif /* TB_GATE_H */

@@ -1,0 +1,880 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Statistics for tracebench results (GSL): per-cell summaries, overhead with bootstrap CIs,
+ * rank and t tests, Hodges-Lehmann, MDE, verdicts, A/A calibration, rate models.
+ * doc/statistics.md is the reference for every definition here.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "model/result.h"
+#include "model/measured.h"
+#include "model/proof.h"
+#include "stats/stats.h"
+#include "stats/verdict.h"
+#include "core/tb.h"
+
+/* Consistency constant: 1.4826 * MAD estimates sd for normal data. */
+#define MAD_SCALE 1.4826
+/* Exact Mann-Whitney distribution up to this many samples per side (and no ties). */
+#define MW_EXACT_MAX 30
+/* Hodges-Lehmann uses every pair up to this many; beyond, a fixed-seed random subset. */
+#define HL_MAX_PAIRS 4000000
+
+/* ---- small helpers ------------------------------------------------------------------------- */
+
+double tb_stats_median(const double *x, size_t n)
+{
+	double *tmp, m;
+
+	if (!n)
+		return NAN;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return NAN;
+	memcpy(tmp, x, n * sizeof(*tmp));
+	m = gsl_stats_median(tmp, 1, n);
+	free(tmp);
+	return m;
+}
+
+double tb_stats_median_ci(const double *x, size_t n, double confidence, double ci[2])
+{
+	double *v, cover = NAN;
+	size_t j;
+
+	ci[0] = ci[1] = NAN;
+	if (n < 2 || !(confidence > 0 && confidence < 1) || !(v = malloc(n * sizeof(*v))))
+		return NAN;
+	memcpy(v, x, n * sizeof(*v));
+	gsl_sort(v, 1, n);
+	/*
+	 * [x(j), x(n-j+1)] (1-based) covers the median with probability 1 - 2 P(B <= j - 1),
+	 * B ~ Binomial(n, 1/2): the largest j that still reaches the confidence, else the
+	 * whole range.
+	 */
+	for (j = n / 2; j >= 1; j--) {
+		cover = 1 - 2 * gsl_cdf_binomial_P((unsigned int)(j - 1), 0.5, (unsigned int)n);
+		if (cover >= confidence)
+			break;
+	}
+	if (j < 1) {
+		j = 1;
+		cover = 1 - 2 * gsl_cdf_binomial_P(0, 0.5, (unsigned int)n);
+	}
+	ci[0] = v[j - 1];
+	ci[1] = v[n - j];
+	free(v);
+	return cover;
+}
+
+double tb_stats_mad(const double *x, size_t n)
+{
+	double *tmp, med, m;
+
+	if (!n)
+		return NAN;
+	tmp = malloc(n * sizeof(*tmp));
+	if (!tmp)
+		return NAN;
+	med = tb_stats_median(x, n);
+	for (size_t i = 0; i < n; i++)
+		tmp[i] = fabs(x[i] - med);
+	m = gsl_stats_median(tmp, 1, n);
+	free(tmp);
+	return m;
+}
+
+void tb_stats_summarize(const double *x, size_t n, struct tb_summary *s, bool *outlier)
+{
+	s->n = n;
+	s->outliers = 0;
+	s->median = s->mean = s->sd = s->cv = s->min = s->max = s->mad = NAN;
+	if (outlier)
+		memset(outlier, 0, n * sizeof(*outlier));
+	if (!n)
+		return;
+	s->median = tb_stats_median(x, n);
+	s->mean = gsl_stats_mean(x, 1, n);
+	gsl_stats_minmax(&s->min, &s->max, x, 1, n);
+	s->mad = tb_stats_mad(x, n);
+	if (n >= 2) {
+		s->sd = gsl_stats_sd_m(x, 1, n, s->mean);
+		s->cv = s->mean > 0 ? s->sd / s->mean : NAN;
+	}
+	/* Flag, never drop: a MAD of zero (half the values equal) flags nothing. */
+	if (s->mad > 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (fabs(x[i] - s->median) > TB_OUTLIER_K * MAD_SCALE * s->mad) {
+				s->outliers++;
+				if (outlier)
+					outlier[i] = true;
+			}
+		}
+	}
+}
+
+uint64_t tb_stats_seed(uint64_t seed, uint64_t stream)
+{
+	/* splitmix64 finaliser: nearby (seed, stream) give unrelated generator states. */
+	uint64_t z = seed + (stream + 1) * 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static gsl_rng *rng_new(uint64_t seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+
+	if (rng)
+		gsl_rng_set(rng, (unsigned long)seed);
+	return rng;
+}
+
+/* ---- tests ------------------------------------------------------------------------------------
+ */
+
+void tb_stats_init(void)
+{
+	gsl_set_error_handler_off();
+}
+
+/* A p-value from GSL: NAN (cannot be computed) unless it is a probability. */
+static double probability(double p)
+{
+	return p >= 0 && p <= 1 ? p : NAN;
+}
+
+double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
+{
+	double mx, my, vx, vy, se2, t, df;
+
+	if (nx < 2 || ny < 2)
+		return NAN;
+	mx = gsl_stats_mean(x, 1, nx);
+	my = gsl_stats_mean(y, 1, ny);
+	vx = gsl_stats_variance_m(x, 1, nx, mx) / (double)nx;
+	vy = gsl_stats_variance_m(y, 1, ny, my) / (double)ny;
+	se2 = vx + vy;
+	if (se2 <= 0)
+		return mx == my ? 1.0 : 0.0;
+	t = (mx - my) / sqrt(se2);
+	/* Welch-Satterthwaite degrees of freedom. */
+	df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
+	if (!isfinite(t) || !(df > 0) || !isfinite(df))
+		return NAN;
+	return probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));
+}
+
+/* P(U <= u) under H0 for sample sizes m, n without ties: counts of arrangements by U. */
+static double mw_exact_cdf(size_t m, size_t n, double u)
+{
+	size_t w = m * n + 1;
+	double *prev = calloc((n + 1) * w, sizeof(double));
+	double *cur = calloc((n + 1) * w, sizeof(double));
+	double total = 0, below = 0, p = NAN;
+
+	if (!prev || !cur)
+		goto out;
+	/* c(i, j, u) = c(i - 1, j, u - j) + c(i, j - 1, u): the largest value is an x (it beats
+	 * all j y's) or a y. c(0, j, 0) = c(i, 0, 0) = 1. */
+	for (size_t j = 0; j <= n; j++)
+		prev[j * w] = 1;
+	for (size_t i = 1; i <= m; i++) {
+		memset(cur, 0, (n + 1) * w * sizeof(double));
+		cur[0] = 1;
+		for (size_t j = 1; j <= n; j++)
+			for (size_t k = 0; k <= i * j; k++)
+				cur[j * w + k] =
+					(k >= j ? prev[j * w + k - j] : 0) + cur[(j - 1) * w + k];
+		double *t = prev;
+
+		prev = cur;
+		cur = t;
+	}
+	for (size_t k = 0; k < w; k++) {
+		total += prev[n * w + k];
+		if ((double)k <= u + 1e-9)
+			below += prev[n * w + k];
+	}
+	p = below / total;
+out:
+	free(prev);
+	free(cur);
+	return p;
+}
+
+double tb_stats_mannwhitney(const double *x, size_t nx, const double *y, size_t ny, double *u)
+{
+	size_t n = nx + ny, *idx = NULL;
+	double *all = NULL, r1 = 0, ties = 0, u1, p = NAN;
+	bool tied = false;
+
+	if (u)
+		*u = NAN;
+	if (!nx || !ny)
+		return NAN;
+	all = malloc(n * sizeof(*all));
+	idx = malloc(n * sizeof(*idx));
+	if (!all || !idx)
+		goto out;
+	memcpy(all, x, nx * sizeof(*all));
+	memcpy(all + nx, y, ny * sizeof(*all));
+	gsl_sort_index(idx, all, 1, n);
+	/* Average ranks over runs of ties; sum(t^3 - t) for the variance correction. */
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+
+		while (j + 1 < n && all[idx[j + 1]] == all[idx[i]])
+			j++;
+		double rank = (double)(i + j + 2) / 2, t = (double)(j - i + 1);
+
+		if (t > 1) {
+			tied = true;
+			ties += t * t * t - t;
+		}
+		for (size_t k = i; k <= j; k++)
+			if (idx[k] < nx)
+				r1 += rank;
+		i = j + 1;
+	}
+	u1 = r1 - (double)nx * (double)(nx + 1) / 2;
+	if (u)
+		*u = u1;
+	if (!tied && nx <= MW_EXACT_MAX && ny <= MW_EXACT_MAX) {
+		double lo = mw_exact_cdf(nx, ny, u1);
+		double hi = mw_exact_cdf(nx, ny, (double)(nx * ny) - u1); /* P(U >= u1) */
+
+		p = fmin(1.0, 2 * fmin(lo, hi));
+	} else {
+		double mu = (double)nx * (double)ny / 2;
+		double var = (double)nx * (double)ny / 12 *
+			     ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+		double z;
+
+		if (var <= 0) {
+			p = 1.0; /* every value tied */
+			goto out;
+		}
+		z = (fabs(u1 - mu) - 0.5) / sqrt(var);
+		p = z <= 0 ? 1.0 : fmin(1.0, 2 * gsl_cdf_ugaussian_Q(z));
+	}
+out:
+	free(all);
+	free(idx);
+	return p;
+}
+
+double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
+{
+	size_t npairs, k = 0;
+	double *d, m;
+	gsl_rng *rng = NULL;
+
+	if (!nx || !ny)
+		return NAN;
+	npairs = nx * ny;
+	if (npairs > HL_MAX_PAIRS || npairs / nx != ny) {
+		npairs = HL_MAX_PAIRS;
+		rng = rng_new(0x484c); /* fixed: the estimate must not change between runs */
+		if (!rng)
+			return NAN;
+	}
+	d = malloc(npairs * sizeof(*d));
+	if (!d) {
+		gsl_rng_free(rng);
+		return NAN;
+	}
+	if (rng) {
+		for (k = 0; k < npairs; k++)
+			d[k] = y[gsl_rng_uniform_int(rng, ny)] - x[gsl_rng_uniform_int(rng, nx)];
+	} else {
+		for (size_t i = 0; i < nx; i++)
+			for (size_t j = 0; j < ny; j++)
+				d[k++] = y[j] - x[i];
+	}
+	m = gsl_stats_median(d, 1, npairs);
+	free(d);
+	gsl_rng_free(rng);
+	return m;
+}
+
+double tb_stats_mde(double sd1, size_t n1, double sd2, size_t n2, double alpha, double power)
+{
+	double df, sp;
+
+	if (n1 < 2 || n2 < 2 || !isfinite(sd1) || !isfinite(sd2) || !(alpha > 0 && alpha < 1) ||
+	    !(power > 0 && power < 1))
+		return NAN;
+	df = (double)(n1 + n2 - 2);
+	sp = sqrt(((double)(n1 - 1) * sd1 * sd1 + (double)(n2 - 1) * sd2 * sd2) / df);
+	return (gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) * sp *
+	       sqrt(1.0 / (double)n1 + 1.0 / (double)n2);
+}
+
+/* ---- bootstrap --------------------------------------------------------------------------------
+ */
+
+/* One resample of (x, y) into (bx, by); returns their medians. */
+static void draw(gsl_rng *rng, const double *x, size_t nx, const double *y, size_t ny, bool paired,
+		 double *bx, double *by, double *mx, double *my)
+{
+	if (paired) {
+		for (size_t i = 0; i < nx; i++) {
+			size_t k = gsl_rng_uniform_int(rng, nx);
+
+			bx[i] = x[k];
+			by[i] = y[k];
+		}
+	} else {
+		for (size_t i = 0; i < nx; i++)
+			bx[i] = x[gsl_rng_uniform_int(rng, nx)];
+		for (size_t i = 0; i < ny; i++)
+			by[i] = y[gsl_rng_uniform_int(rng, ny)];
+	}
+	*mx = gsl_stats_median(bx, 1, nx);
+	*my = gsl_stats_median(by, 1, ny);
+}
+
+static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
+{
+	gsl_sort(v, 1, n);
+	ci[0] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 - confidence) / 2);
+	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
+}
+
+int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
+		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
+		       double ns_ci[2])
+{
+	double *bx = NULL, *by = NULL, *pct = NULL, *ns = NULL;
+	gsl_rng *rng = NULL;
+	int ret = -ENOMEM;
+
+	pct_ci[0] = pct_ci[1] = ns_ci[0] = ns_ci[1] = NAN;
+	if (nx < 2 || ny < 2 || (paired && nx != ny) || !resamples)
+		return -EINVAL;
+	bx = malloc(nx * sizeof(*bx));
+	by = malloc(ny * sizeof(*by));
+	pct = malloc(resamples * sizeof(*pct));
+	ns = malloc(resamples * sizeof(*ns));
+	rng = rng_new(seed);
+	if (!bx || !by || !pct || !ns || !rng)
+		goto out;
+	for (unsigned int b = 0; b < resamples; b++) {
+		double mx, my;
+
+		draw(rng, x, nx, y, ny, paired, bx, by, &mx, &my);
+		pct[b] = 100 * (my / mx - 1);
+		ns[b] = my - mx;
+	}
+	percentile_ci(pct, resamples, confidence, pct_ci);
+	percentile_ci(ns, resamples, confidence, ns_ci);
+	ret = 0;
+out:
+	free(bx);
+	free(by);
+	free(pct);
+	free(ns);
+	gsl_rng_free(rng);
+	return ret;
+}
+
+int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_cellpair *b,
+				  unsigned int resamples, double confidence, uint64_t seed,
+				  double ci[2])
+{
+	size_t na = a->nb > a->nt ? a->nb : a->nt, nb = b->nb > b->nt ? b->nb : b->nt;
+	double *x = NULL, *y = NULL, *d = NULL;
+	gsl_rng *rng = NULL;
+	int ret = -ENOMEM;
+
+	ci[0] = ci[1] = NAN;
+	if (a->nb < 2 || a->nt < 2 || b->nb < 2 || b->nt < 2 || !resamples)
+		return -EINVAL;
+	x = malloc((na > nb ? na : nb) * sizeof(*x));
+	y = malloc((na > nb ? na : nb) * sizeof(*y));
+	d = malloc(resamples * sizeof(*d));
+	rng = rng_new(seed);
+	if (!x || !y || !d || !rng)
+		goto out;
+	for (unsigned int i = 0; i < resamples; i++) {
+		double ma, ta, mb, tb;
+
+		draw(rng, a->base, a->nb, a->traced, a->nt, a->paired, x, y, &ma, &ta);
+		draw(rng, b->base, b->nb, b->traced, b->nt, b->paired, x, y, &mb, &tb);
+		d[i] = 100 * (tb / mb - 1) - 100 * (ta / ma - 1);
+	}
+	percentile_ci(d, resamples, confidence, ci);
+	ret = 0;
+out:
+	free(x);
+	free(y);
+	free(d);
+	gsl_rng_free(rng);
+	return ret;
+}
+
+/* ---- cells ------------------------------------------------------------------------------------
+ */
+
+int tb_stats_measured(const struct tb_cell *c, double **out, size_t *n)
+{
+	double *v = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*v));
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->nsamples; i++)
+		if (tb_sample_measured(&c->samples[i]))
+			v[(*n)++] = c->samples[i].ns_per_op;
+	*out = v;
+	return 0;
+}
+
+void tb_stats_cellpair_free(struct tb_cellpair *p)
+{
+	free(p->base);
+	free(p->traced);
+	memset(p, 0, sizeof(*p));
+}
+
+int tb_stats_cellpair(const struct tb_cell *base, const struct tb_cell *traced,
+		      struct tb_cellpair *p)
+{
+	size_t matched = 0, nmin;
+	double *pb, *pt;
+
+	memset(p, 0, sizeof(*p));
+	if (tb_stats_measured(base, &p->base, &p->nb) ||
+	    tb_stats_measured(traced, &p->traced, &p->nt)) {
+		tb_stats_cellpair_free(p);
+		return -ENOMEM;
+	}
+	nmin = p->nb < p->nt ? p->nb : p->nt;
+	pb = malloc((nmin ? nmin : 1) * sizeof(*pb));
+	pt = malloc((nmin ? nmin : 1) * sizeof(*pt));
+	if (!pb || !pt) {
+		free(pb);
+		free(pt);
+		tb_stats_cellpair_free(p);
+		return -ENOMEM;
+	}
+	/* Join on the round number; each traced round takes the first baseline sample of it. */
+	for (size_t i = 0; i < traced->nsamples && matched < nmin; i++) {
+		const struct tb_sample *t = &traced->samples[i];
+
+		if (!tb_sample_measured(t) || t->round < 0)
+			continue;
+		for (size_t j = 0; j < base->nsamples; j++) {
+			const struct tb_sample *b = &base->samples[j];
+
+			if (tb_sample_measured(b) && b->round == t->round) {
+				pb[matched] = b->ns_per_op;
+				pt[matched] = t->ns_per_op;
+				matched++;
+				break;
+			}
+		}
+	}
+	/* Pair only when every round of the smaller side found its partner (one sample per
+	 * round); otherwise the pairing would silently drop data. */
+	if (matched >= 2 && matched == nmin) {
+		free(p->base);
+		free(p->traced);
+		p->base = pb;
+		p->traced = pt;
+		p->nb = p->nt = matched;
+		p->paired = true;
+	} else {
+		free(pb);
+		free(pt);
+	}
+	return 0;
+}
+
+/* Latency percentile from the histogram: the upper bound of the bucket reaching q. */
+static double bucket_quantile(const struct tb_latency *l, double q)
+{
+	uint64_t total = 0, cum = 0;
+
+	for (size_t i = 0; i < l->nbuckets; i++)
+		total += l->bucket_count[i];
+	if (!total)
+		return NAN;
+	for (size_t i = 0; i < l->nbuckets; i++) {
+		cum += l->bucket_count[i];
+		if ((double)cum >= q * (double)total)
+			return l->bucket_ns[i];
+	}
+	return l->bucket_ns[l->nbuckets - 1];
+}
+
+static int summarize_cell(struct tb_cell *c)
+{
+	double *v;
+	size_t n, k = 0;
+	bool *flags;
+
+	if (tb_stats_measured(c, &v, &n))
+		return -ENOMEM;
+	flags = calloc(n ? n : 1, sizeof(*flags));
+	free(c->summary.outlier);
+	c->summary.outlier = calloc(c->nsamples ? c->nsamples : 1, sizeof(bool));
+	c->summary.noutlier = c->summary.outlier ? c->nsamples : 0;
+	if (!flags || !c->summary.outlier) {
+		free(v);
+		free(flags);
+		return -ENOMEM;
+	}
+	tb_stats_summarize(v, n, &c->summary, flags);
+	for (size_t i = 0; i < c->nsamples; i++)
+		if (tb_sample_measured(&c->samples[i]))
+			c->summary.outlier[i] = flags[k++];
+	if (c->latency.present && c->latency.nbuckets) {
+		if (isnan(c->latency.p50))
+			c->latency.p50 = bucket_quantile(&c->latency, 0.5);
+		if (isnan(c->latency.p90))
+			c->latency.p90 = bucket_quantile(&c->latency, 0.9);
+		if (isnan(c->latency.p99))
+			c->latency.p99 = bucket_quantile(&c->latency, 0.99);
+		if (isnan(c->latency.p999))
+			c->latency.p999 = bucket_quantile(&c->latency, 0.999);
+	}
+	free(v);
+	free(flags);
+	return 0;
+}
+
+/* Σ run_time_ns / Σ run_cnt of the BPF programs over c's measured samples; NAN: none. */
+static double bpf_ns_per_run(const struct tb_cell *c)
+{
+	int64_t cnt = 0, ns = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
+			cnt = tb_add_sat(cnt, s->bpf_run_cnt);
+			ns = tb_add_sat(ns, s->bpf_run_time_ns);
+		}
+	}
+	return cnt > 0 ? (double)ns / (double)cnt : NAN;
+}
+
+/*
+ * The proof of tracing and what the cost figures mean (model/proof.h): events/op, ns/event
+ * only where it is a cost per event of the workload, else the reason; the cost per context
+ * switch or per sample where that drives a counter's or a sampler's cost.
+ */
+static void cost_figures(struct tb_cell *c, size_t nt)
+{
+	struct tb_overhead *o = &c->overhead;
+	int64_t events = tb_cell_events(c);
+	const char *unit;
+	double per;
+
+	tb_proof_judge(c, c->summary.median, tb_streq(c->tracer_type, "none"), &c->proof);
+	if (events >= 0 && c->ops_per_sample && nt)
+		o->events_per_op =
+			(double)events / ((double)c->ops_per_sample *
+					  (double)(c->threads ? c->threads : 1) * (double)nt);
+	if (tb_proof_ns_per_event_ok(c, &c->proof, o->nse_reason, sizeof(o->nse_reason))) {
+		per = c->proof.events_per_op;
+		o->ns_per_event = o->ns_per_op / per;
+		o->nse_ci_lo = o->ns_ci_lo / per;
+		o->nse_ci_hi = o->ns_ci_hi / per;
+	}
+	if (tb_proof_driver(c, &c->proof, &unit, &per, o->driver_reason,
+			    sizeof(o->driver_reason))) {
+		snprintf(o->driver, sizeof(o->driver), "%s", unit);
+		o->driver_per_op = per;
+		o->ns_per_driver = o->ns_per_op / per;
+		o->npd_lo = o->ns_ci_lo / per;
+		o->npd_hi = o->ns_ci_hi / per;
+	}
+	o->bpf_ns_per_run = bpf_ns_per_run(c);
+}
+
+static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *base)
+{
+	struct tb_cell *c = &r->cells[idx];
+	struct tb_overhead *o = &c->overhead;
+	const struct tb_summary *sb, *st;
+	struct tb_cellpair pair = {0};
+	double *vb = NULL, *vt = NULL, ci[2], nci[2];
+	size_t nb = 0, nt = 0;
+	int ret = 0;
+
+	tb_overhead_init(o);
+	c->has_overhead = true;
+	if (!base)
+		goto verdict;
+	sb = &base->summary;
+	st = &c->summary;
+	if (sb->n && st->n && sb->median > 0) {
+		o->pct = 100 * (st->median / sb->median - 1);
+		o->mean_pct = 100 * (st->mean / sb->mean - 1);
+		o->ns_per_op = st->median - sb->median;
+	}
+	if (tb_stats_measured(base, &vb, &nb) || tb_stats_measured(c, &vt, &nt)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (nb >= 2 && nt >= 2) {
+		o->p_mannwhitney = tb_stats_mannwhitney(vb, nb, vt, nt, NULL);
+		o->p_welch = tb_stats_welch_p(vb, nb, vt, nt);
+		o->hl_shift_ns = tb_stats_hodges_lehmann(vb, nb, vt, nt);
+		o->mde_pct =
+			100 * tb_stats_mde(sb->sd, nb, st->sd, nt, r->alpha, r->power) / sb->median;
+		if ((ret = tb_stats_cellpair(base, c, &pair)))
+			goto out;
+		ret = tb_stats_bootstrap(pair.base, pair.nb, pair.traced, pair.nt, pair.paired,
+					 r->resamples ? r->resamples : 10000, r->confidence,
+					 tb_stats_seed(r->seed, idx), ci, nci);
+		if (ret == -ENOMEM)
+			goto out;
+		ret = 0;
+		o->ci_lo = ci[0];
+		o->ci_hi = ci[1];
+		o->ns_ci_lo = nci[0];
+		o->ns_ci_hi = nci[1];
+	}
+verdict:
+	cost_figures(c, nt);
+	tb_verdict_judge(r, base, c);
+out:
+	tb_stats_cellpair_free(&pair);
+	free(vb);
+	free(vt);
+	return ret;
+}
+
+static void aa_calibrate(struct tb_result *r)
+{
+	struct tb_aa_summary *a = &r->aa_summary;
+
+	memset(a, 0, sizeof(*a));
+	a->fp_rate = a->noise_floor_pct = a->max_abs_pct = NAN;
+	if (!r->aa)
+		return;
+	a->present = true;
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_overhead *o = &c->overhead;
+		double half;
+
+		if (c->baseline || !c->has_overhead || !isfinite(o->ci_lo) || !isfinite(o->ci_hi))
+			continue;
+		half = (o->ci_hi - o->ci_lo) / 2;
+		a->ncells++;
+		if (o->verdict == TB_VERDICT_OVERHEAD)
+			a->false_positives++;
+		if (!(a->noise_floor_pct >= half))
+			a->noise_floor_pct = half;
+		if (!(a->max_abs_pct >= fabs(o->pct)))
+			a->max_abs_pct = fabs(o->pct);
+	}
+	if (a->ncells)
+		a->fp_rate = (double)a->false_positives / (double)a->ncells;
+}
+
+/* Whether a fitted line says something (tb_stats_rate_fit's comment). */
+static void rate_accept(struct tb_rate_model *m)
+{
+	m->why_not[0] = '\0';
+	if (!(m->cost_ci_lo > 0 || m->cost_ci_hi < 0))
+		snprintf(
+			m->why_not, sizeof(m->why_not),
+			"the cost per event's CI [%.3g, %.3g] includes 0: noise (more repetitions, or a wider range of events per op)",
+			m->cost_ci_lo, m->cost_ci_hi);
+	else if (!(m->r2 >= TB_RATE_MIN_R2))
+		snprintf(m->why_not, sizeof(m->why_not),
+			 "r2 %.3f < %.2f: the points do not follow a line (noise or saturation)",
+			 m->r2, TB_RATE_MIN_R2);
+	m->accepted = !m->why_not[0];
+}
+
+int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
+		      struct tb_rate_model *m)
+{
+	double c0, c1, cov00, cov01, cov11, sumsq, t, tss, ym;
+	gsl_error_handler_t *old;
+
+	m->npoints = n;
+	m->accepted = false;
+	if (n < 3 || !(gsl_stats_variance(x, 1, n) > 0)) {
+		snprintf(
+			m->why_not, sizeof(m->why_not),
+			n < 3 ? "fewer than 3 points"
+			      : "the sweep's events/op do not vary: vary the traced events per op (getpid's calls, e.g. 1 to 16)");
+		return -EINVAL;
+	}
+	if (gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq) ||
+	    !isfinite(c0) || !isfinite(c1))
+		return -EINVAL;
+	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(n - 2));
+	m->fixed_ns = c0;
+	m->fixed_ci_lo = c0 - t * sqrt(cov00);
+	m->fixed_ci_hi = c0 + t * sqrt(cov00);
+	m->cost_ns = c1;
+	m->cost_ci_lo = c1 - t * sqrt(cov11);
+	m->cost_ci_hi = c1 + t * sqrt(cov11);
+	ym = gsl_stats_mean(y, 1, n);
+	tss = 0;
+	for (size_t i = 0; i < n; i++)
+		tss += (y[i] - ym) * (y[i] - ym);
+	m->r2 = tss > 0 ? 1 - sumsq / tss : NAN;
+	m->p_quadratic = NAN;
+	m->nonlinear = false;
+	rate_accept(m);
+	if (n < 4)
+		return 0;
+	if (sumsq <= 1e-12 * tss) {
+		m->p_quadratic = 1; /* exactly linear: nothing left for a curve to explain */
+		return 0;
+	}
+	/* Non-linearity: is a quadratic term significant (t-test on its coefficient)? */
+	gsl_matrix *X = gsl_matrix_alloc(n, 3), *cov = gsl_matrix_alloc(3, 3);
+	gsl_vector *yv = gsl_vector_alloc(n), *coef = gsl_vector_alloc(3);
+	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, 3);
+	double chisq;
+
+	old = gsl_set_error_handler_off();
+	if (X && cov && yv && coef && w) {
+		for (size_t i = 0; i < n; i++) {
+			gsl_matrix_set(X, i, 0, 1);
+			gsl_matrix_set(X, i, 1, x[i]);
+			gsl_matrix_set(X, i, 2, x[i] * x[i]);
+			gsl_vector_set(yv, i, y[i]);
+		}
+		if (!gsl_multifit_linear(X, yv, coef, cov, &chisq, w)) {
+			double se = sqrt(gsl_matrix_get(cov, 2, 2)), c2 = gsl_vector_get(coef, 2);
+
+			if (!(se > 0))
+				m->p_quadratic = 1;
+			else
+				m->p_quadratic = probability(fmin(
+					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
+			m->nonlinear = m->p_quadratic < alpha;
+		}
+	}
+	gsl_set_error_handler(old);
+	gsl_matrix_free(X);
+	gsl_matrix_free(cov);
+	gsl_vector_free(yv);
+	gsl_vector_free(coef);
+	gsl_multifit_linear_free(w);
+	return 0;
+}
+
+/*
+ * A usable point of a rate sweep: finite rate, overhead and events per op, nothing lost (the
+ * cost would be too low), a proof of tracing that does not block.
+ */
+static bool rate_point(const struct tb_cell *c)
+{
+	return !c->baseline && isfinite(c->rate) && c->has_overhead &&
+	       isfinite(c->overhead.ns_per_op) && isfinite(c->overhead.events_per_op) &&
+	       !c->error && !c->proof.blocks && tb_cell_lost(c) <= 0;
+}
+
+/* The x of a rate point: the workload's events per op (the proof's), else all of them. */
+static double rate_x(const struct tb_cell *c)
+{
+	return isfinite(c->proof.events_per_op) ? c->proof.events_per_op
+						: c->overhead.events_per_op;
+}
+
+static int rate_models(struct tb_result *r)
+{
+	bool *done = calloc(r->ncells ? r->ncells : 1, sizeof(bool));
+	double *x = malloc((r->ncells ? r->ncells : 1) * sizeof(double) * 4);
+	int ret = 0;
+
+	tb_result_rate_models_free(r);
+	if (!done || !x) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	double *y = x + r->ncells, *xs = y + r->ncells, *ys = xs + r->ncells;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		struct tb_rate_model *m;
+		size_t n = 0;
+
+		if (done[i] || !rate_point(c))
+			continue;
+		for (size_t j = i; j < r->ncells; j++) {
+			const struct tb_cell *d = &r->cells[j];
+
+			if (done[j] || !rate_point(d) || !tb_streq(c->tracer, d->tracer) ||
+			    !tb_streq(c->workload_type, d->workload_type))
+				continue;
+			done[j] = true;
+			x[n] = rate_x(d);
+			y[n] = d->overhead.ns_per_op;
+			xs[n] = tb_cell_sweep_rate(d) / 1e6;
+			ys[n] = d->overhead.pct;
+			n++;
+		}
+		if (n < 3)
+			continue;
+		m = tb_result_add_rate_model(r);
+		if (!m) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		m->tracer = c->tracer ? strdup(c->tracer) : NULL;
+		m->workload_type = c->workload_type ? strdup(c->workload_type) : NULL;
+		tb_stats_rate_fit(x, y, n, r->alpha, m); /* m->why_not says when it cannot */
+		if (gsl_stats_variance(xs, 1, n) > 0) {
+			double c0, c1, c00, c01, c11, ss;
+
+			if (!gsl_fit_linear(xs, 1, ys, 1, n, &c0, &c1, &c00, &c01, &c11, &ss)) {
+				m->pct_fixed = c0;
+				m->pct_per_mevent_s = c1;
+			}
+		}
+	}
+out:
+	free(done);
+	free(x);
+	return ret;
+}
+
+int tb_stats_analyze(struct tb_result *r)
+{
+	int ret;
+
+	for (size_t i = 0; i < r->ncells; i++)
+		if ((ret = summarize_cell(&r->cells[i])))
+			return ret;
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline) {
+			c->has_overhead = false;
+			continue;
+		}
+		if ((ret = analyze_cell(r, i, tb_result_baseline(r, c))))
+			return ret;
+	}
+	aa_calibrate(r);
+	return rate_models(r);
+}

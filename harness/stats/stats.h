@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The statistics behind the verdicts (stats.c, GSL). doc/statistics.md defines each one.
+ * Arrays are never modified; functions return NAN when a value cannot be computed (too few
+ * samples, zero spread where it matters).
+ */
+#ifndef TB_STATS_H
+#define TB_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/result.h"
+
+/* Outlier rule: |x - median| > TB_OUTLIER_K * 1.4826 * MAD (Iglewicz & Hoaglin). */
+#define TB_OUTLIER_K 3.5
+/* CV above this makes a cell untrustworthy (pyperf warns at sd >= 10% of the mean). */
+#define TB_MAX_CV 0.10
+/* Fewer measured rounds than this make a verdict untrustworthy. */
+#define TB_MIN_ROUNDS 5
+/* A rate model is shown only with a slope whose CI excludes 0 and at least this r2. */
+#define TB_RATE_MIN_R2 0.9
+
+/*
+ * Turn GSL's default error handler (print and abort) off, once at start-up of every program
+ * that computes statistics (main, the test runner, the fuzzers, the benchmarks): a value GSL
+ * cannot handle must become NAN and an "untrustworthy" verdict, never a SIGABRT. Every GSL
+ * status is checked where one is returned; special functions return NAN with the handler off.
+ */
+void tb_stats_init(void);
+
+/*
+ * Compute every cell's summary and every traced cell's overhead and verdict from its samples
+ * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
+ */
+int tb_stats_analyze(struct tb_result *r);
+
+double tb_stats_median(const double *x, size_t n);
+/*
+ * Distribution-free CI of the median from order statistics (the binomial rule): the narrowest
+ * [x(j), x(n-j+1)] covering it with probability >= confidence, or [min, max] when n is too small
+ * for that (n < 6 at 95%). Returns the interval's actual coverage, NAN (and NAN bounds) when
+ * n < 2 or on ENOMEM.
+ */
+double tb_stats_median_ci(const double *x, size_t n, double confidence, double ci[2]);
+/* Median absolute deviation from the median, unscaled. */
+double tb_stats_mad(const double *x, size_t n);
+/*
+ * Fill s (n, median, mean, sd (n-1), cv, min, max, mad, outliers) from x. outlier, when not
+ * NULL, receives one flag per element. Returns 0 (n may be 0: everything NAN).
+ */
+void tb_stats_summarize(const double *x, size_t n, struct tb_summary *s, bool *outlier);
+
+/* Welch's unequal-variance t-test, two-sided p. */
+double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny);
+/*
+ * Mann-Whitney U test, two-sided p. *u (may be NULL) receives U of x (the number of pairs with
+ * x > y, ties counting 1/2). Exact distribution when there are no ties and nx, ny <= 30;
+ * otherwise the normal approximation with tie correction and continuity correction.
+ */
+double tb_stats_mannwhitney(const double *x, size_t nx, const double *y, size_t ny, double *u);
+/* Hodges-Lehmann shift: the median of all differences y[j] - x[i]. */
+double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny);
+/*
+ * Smallest true difference of means (in x's unit) a two-sided two-sample test at alpha detects
+ * with the given power: (t[1-alpha/2, df] + t[power, df]) * sp * sqrt(1/n1 + 1/n2), with sp the
+ * pooled sd and df = n1 + n2 - 2.
+ */
+double tb_stats_mde(double sd1, size_t n1, double sd2, size_t n2, double alpha, double power);
+
+/*
+ * Percentile bootstrap CI at confidence of pct = 100 * (median(y) / median(x) - 1) and of
+ * ns = median(y) - median(x). paired: nx == ny and x[i], y[i] come from the same round, and
+ * rounds are resampled as pairs; otherwise x and y are resampled independently.
+ * Returns 0, -EINVAL (fewer than 2 values), -ENOMEM.
+ */
+int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
+		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
+		       double ns_ci[2]);
+
+/* Measured samples of a traced cell and its baseline, aligned by round when possible. */
+struct tb_cellpair {
+	double *base, *traced; /* measured ns/op */
+	size_t nb, nt;
+	bool paired; /* base[i] and traced[i] share a round; nb == nt */
+};
+/* Returns 0 or -ENOMEM; free with tb_stats_cellpair_free. */
+int tb_stats_cellpair(const struct tb_cell *base, const struct tb_cell *traced,
+		      struct tb_cellpair *p);
+void tb_stats_cellpair_free(struct tb_cellpair *p);
+/* Measured ns/op values of a cell (new array, caller frees; *n may be 0). -ENOMEM. */
+int tb_stats_measured(const struct tb_cell *c, double **out, size_t *n);
+
+/*
+ * Bootstrap CI of the change of overhead between two results, in percentage points:
+ * pct(b) - pct(a), each pair resampled as tb_stats_bootstrap does. Returns 0, -EINVAL, -ENOMEM.
+ */
+int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_cellpair *b,
+				  unsigned int resamples, double confidence, uint64_t seed,
+				  double ci[2]);
+
+/*
+ * Least-squares fit y = fixed + cost * x (gsl_fit_linear) with CIs at 1 - alpha on both, r2, and
+ * a quadratic term's two-sided p (n >= 4) flagging non-linearity when p < alpha. Fills m's
+ * numbers and npoints (not its names), and accepted with why_not: a model is accepted only
+ * when its slope's CI excludes 0 and r2 >= TB_RATE_MIN_R2, so that noise never prints as a
+ * cost per event. Returns 0, -EINVAL when n < 3 or x has no spread (why_not says so).
+ */
+int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
+		      struct tb_rate_model *m);
+
+/* Combine seed with a stream number into a generator seed (cells get independent streams). */
+uint64_t tb_stats_seed(uint64_t seed, uint64_t stream);
+
+#endif /* TB_STATS_H */

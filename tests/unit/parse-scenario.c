@@ -1,0 +1,346 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Scenario parsing: a valid file, and every kind of error with its line number. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan/plan.h"
+#include "parse/scenario.h"
+#include "tb_test.h"
+
+static void test_good(void)
+{
+	struct tb_scenario *s = NULL;
+	char path[512];
+	int wi, ti;
+
+	snprintf(path, sizeof(path), "%s/scenarios/good.ini", tb_test_data_dir());
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
+	CU_ASSERT_STRING_EQUAL(s->name, "parser-good");
+	/* A line longer than libinih's 200 bytes keeps its whole value. */
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s->description);
+	CU_ASSERT_EQUAL(strlen(s->description), 12 * strlen("a long description; ") + 3);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->description, "; end"));
+	CU_ASSERT_EQUAL(s->rounds, 7);
+	CU_ASSERT_EQUAL(s->warmup, 2);
+	CU_ASSERT_EQUAL(s->duration_ns, 250000000ull);
+	CU_ASSERT_DOUBLE_EQUAL(s->precision, 0.02, 1e-12);
+	CU_ASSERT_TRUE(s->seed_set);
+	CU_ASSERT_EQUAL(s->seed, 42);
+	CU_ASSERT_EQUAL(s->nworkloads, 2);
+	CU_ASSERT_EQUAL(s->ntracers, 2);
+	wi = tb_scenario_workload(s, "gp");
+	CU_ASSERT_EQUAL(wi, 0);
+	CU_ASSERT_EQUAL(s->workloads[wi].threads, 2);
+	CU_ASSERT_EQUAL(s->workloads[wi].duration_ns, 250000000ull);
+	CU_ASSERT_STRING_EQUAL(s->workloads[wi].ops->name, "getpid");
+	wi = tb_scenario_workload(s, "nullw");
+	CU_ASSERT_EQUAL(s->workloads[wi].duration_ns, 100000000ull);
+	CU_ASSERT_EQUAL(s->workloads[wi].threads, 1);
+	ti = tb_scenario_tracer(s, "nothing-here");
+	CU_ASSERT_EQUAL(ti, 1);
+	CU_ASSERT_EQUAL(s->tracers[ti].settle_ns, 5000000ull);
+	CU_ASSERT_EQUAL(s->tracers[0].settle_ns, 20000000ull); /* the [global] default */
+	/* The matrix: both workloads, the baseline first and only once. */
+	CU_ASSERT_EQUAL(s->nmx_workloads, 2);
+	CU_ASSERT_EQUAL(s->nmx_tracers, 2);
+	CU_ASSERT_EQUAL(s->mx_tracers[0], 0);
+	CU_ASSERT_EQUAL(s->mx_tracers[1], 1);
+	CU_ASSERT_EQUAL(s->ngate, 2);
+	CU_ASSERT_STRING_EQUAL(s->gate_keys[0], "max-overhead");
+	CU_ASSERT_PTR_NOT_NULL(strstr(s->text, "parser-good"));
+	tb_scenario_free(s);
+}
+
+/* Every bad fixture fails with "file:LINE:" and a message naming the problem. */
+static void test_bad(void)
+{
+	static const struct {
+		const char *file;
+		int line;
+		const char *needle;
+	} cases[] = {
+		{"unknown-section.ini", 8, "unknown section [bogus]"},
+		{"unknown-key.ini", 3, "unknown key 'frobnicate'"},
+		{"bad-value.ini", 2, "repetitions"},
+		{"duplicate-name.ini", 3, "duplicate section [workload a]"},
+		{"undefined-workload.ini", 4, "workload 'b' is not defined"},
+		{"undefined-tracer.ini", 5, "tracer 'ghost' is not defined"},
+		{"unknown-type.ini", 2, "unknown workload type 'warp-drive'"},
+		{"type-not-first.ini", 2, "'type' must be the first key"},
+		{"no-matrix.ini", 2, "no [matrix]"},
+		{"huge-duration.ini", 2, "out of range"},
+		{"duplicate-key.ini", 3, "duplicate key 'repetitions'"},
+		{"binary-junk.ini", 5, "binary data"},
+		{"syntax.ini", 1, "syntax error"},
+		{"negative-threads.ini", 3, "threads"},
+		{"bad-gate.ini", 6, "max-overhead"},
+		{"redefine-none.ini", 6, "built in"},
+		{"bad-section-name.ini", 1, "one name"},
+		{"long-line.ini", 6, "line longer than"},
+		{"exclude-nothing.ini", 8, "matches no traced cell"},
+		{"exclude-shape.ini", 8, "is not WORKLOAD/TRACER"},
+		{"duration-no-unit.ini", 2, "duration '500' has no unit"},
+		{"tracer-workloads.ini", 7, "workloads: 'c' is not a workload of the [matrix]"},
+	};
+	char path[512], expect[600], *out = NULL;
+	size_t i, len;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		struct tb_scenario *s = NULL;
+		FILE *mem;
+		int saved, ret;
+
+		snprintf(path, sizeof(path), "%s/bad/%s", tb_test_data_dir(), cases[i].file);
+		/* Capture stderr to check the message. */
+		fflush(stderr);
+		saved = dup(2);
+		mem = tmpfile();
+		CU_ASSERT_PTR_NOT_NULL_FATAL(mem);
+		dup2(fileno(mem), 2);
+		ret = tb_scenario_load(path, &s);
+		fflush(stderr);
+		dup2(saved, 2);
+		close(saved);
+		len = (size_t)ftell(mem);
+		rewind(mem);
+		out = calloc(1, len + 1);
+		if (fread(out, 1, len, mem) != len)
+			out[0] = '\0';
+		fclose(mem);
+		snprintf(expect, sizeof(expect), "%s:%d: ", path, cases[i].line);
+		if (ret != -EINVAL || !strstr(out, expect) || !strstr(out, cases[i].needle))
+			printf("\n    %s: ret %d, wanted line %d and '%s', got: %s", cases[i].file,
+			       ret, cases[i].line, cases[i].needle, out);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+		CU_ASSERT_PTR_NULL(s);
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, expect));
+		CU_ASSERT_PTR_NOT_NULL(strstr(out, cases[i].needle));
+		free(out);
+	}
+}
+
+static void test_missing_file(void)
+{
+	struct tb_scenario *s = NULL;
+
+	CU_ASSERT_EQUAL(tb_scenario_load("/nonexistent/x.ini", &s), -ENOENT);
+	CU_ASSERT_PTR_NULL(s);
+}
+
+/* Every shipped scenario parses. */
+static void test_shipped(void)
+{
+	static const char *const files[] = {"quick",	  "syscalls",	       "sched",
+					    "io",	  "production-agents", "rate-sweep",
+					    "probe-types"};
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(files); i++) {
+		struct tb_scenario *s = NULL;
+
+		snprintf(path, sizeof(path), "%s/../../scenarios/%s.ini", tb_test_data_dir(),
+			 files[i]);
+		CU_ASSERT_EQUAL(tb_scenario_load(path, &s), 0);
+		if (s)
+			CU_ASSERT_TRUE(s->nmx_workloads > 0);
+		tb_scenario_free(s);
+	}
+}
+
+/*
+ * [matrix] exclude leaves out exactly the traced cells its WORKLOAD/TRACER globs match, never a
+ * baseline; [global] skip-unsupported is read.
+ */
+static void test_exclude(void)
+{
+	static const char text[] = "[global]\nskip-unsupported = true\n"
+				   "[workload k-a]\ntype = getpid\n[workload u-a]\ntype = null\n"
+				   "[tracer k-t]\ntype = delay\n[tracer u-t]\ntype = delay\n"
+				   "[matrix]\nworkloads = k-a, u-a\ntracers = k-t, u-t\n"
+				   "exclude = k-*/[!k]*, u-a/k-t\n";
+	static const char *const want[] = {"k-a/none", "k-a/k-t", "u-a/none", "u-a/u-t"};
+	struct tb_plan_cell *cells = NULL;
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = tb_result_new();
+	char path[512];
+	size_t n = 0, i;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/exclude.ini", tb_test_tmpdir());
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
+	CU_ASSERT_TRUE(s->skip_unsupported);
+	CU_ASSERT_EQUAL(s->mx_exclude.n, 2);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_expand(s, r, &cells, &n), 0);
+	CU_ASSERT_EQUAL(n, TB_ARRAY_SIZE(want));
+	for (i = 0; i < n && i < TB_ARRAY_SIZE(want); i++)
+		CU_ASSERT_STRING_EQUAL(r->cells[cells[i].cell].id, want[i]);
+	free(cells);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
+/* Parse text (named "edge.ini") with stderr captured into *msgs (the caller frees). */
+static int parse_captured(const char *text, struct tb_scenario **s, char **msgs)
+{
+	FILE *mem = tmpfile();
+	int saved, ret;
+	size_t len;
+
+	*msgs = NULL;
+	if (!mem)
+		return -errno;
+	fflush(stderr);
+	saved = dup(2);
+	dup2(fileno(mem), 2);
+	ret = tb_scenario_parse(text, "edge.ini", s);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	len = (size_t)ftell(mem);
+	rewind(mem);
+	*msgs = calloc(1, len + 1);
+	if (*msgs && fread(*msgs, 1, len, mem) != len)
+		(*msgs)[0] = '\0';
+	fclose(mem);
+	return ret;
+}
+
+#define EDGE_HEAD "[global]\nrepetitions = 2\n"
+#define EDGE_TAIL "[workload a]\ntype = getpid\n[matrix]\nworkloads = a\ntracers = none\n"
+
+/*
+ * Input edge cases (issue 14, item 6): what must be refused with file:line, and what must be
+ * read as written.
+ */
+static void test_edge_inputs(void)
+{
+	static const struct {
+		const char *text;
+		int line; /* 0: accepted */
+		const char *needle;
+	} cases[] = {
+		/* An inline comment would cut the command to /bin/echo a. */
+		{EDGE_HEAD
+		 "[workload c]\ntype = command\ncommand = /bin/echo a ; rm -rf /\n" EDGE_TAIL,
+		 5, "inline comment"},
+		{EDGE_HEAD "[tracer t]\ntype = command\ncommand = sleep 9 ; true\n" EDGE_TAIL, 5,
+		 "inline comment"},
+		/* Not a command: an inline comment is a comment. */
+		{EDGE_HEAD "warmup = 1 ; one round\n" EDGE_TAIL, 0, NULL},
+		/* A semicolon inside a word does not start a comment. */
+		{EDGE_HEAD "[workload c]\ntype = command\ncommand = /bin/echo a;b\n" EDGE_TAIL, 0,
+		 NULL},
+		/* Invalid UTF-8 in a command or a description. */
+		{EDGE_HEAD "[workload c]\ntype = command\ncommand = /bin/echo \xff\xfe\n" EDGE_TAIL,
+		 5, "invalid UTF-8"},
+		{"[global]\ndescription = caf\xc3 x\n" EDGE_TAIL, 2, "invalid UTF-8"},
+		/* Valid UTF-8 is kept. */
+		{"[global]\ndescription = caf\xc3\xa9\n" EDGE_TAIL, 0, NULL},
+		/* A UTF-8 byte order mark. */
+		{"\xef\xbb\xbf" EDGE_HEAD EDGE_TAIL, 0, NULL},
+		/* Decimal only: no hex, and a leading zero is not octal. */
+		{"[global]\nrepetitions = 0x10\n" EDGE_TAIL, 2, "repetitions"},
+		{"[global]\nrepetitions = 1e1\n" EDGE_TAIL, 2, "repetitions"},
+	};
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL, want[64];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		ret = parse_captured(cases[i].text, &s, &msgs);
+		snprintf(want, sizeof(want), "edge.ini:%d: ", cases[i].line);
+		if (cases[i].line ? ret != -EINVAL || !strstr(msgs, want) ||
+					    !strstr(msgs, cases[i].needle)
+				  : ret != 0)
+			printf("\n    case %zu: ret %d, wanted line %d '%s', got: %s", i, ret,
+			       cases[i].line, cases[i].needle ? cases[i].needle : "", msgs);
+		if (cases[i].line) {
+			CU_ASSERT_EQUAL(ret, -EINVAL);
+			CU_ASSERT_PTR_NOT_NULL(strstr(msgs, want));
+			CU_ASSERT_PTR_NOT_NULL(strstr(msgs, cases[i].needle));
+		} else {
+			CU_ASSERT_EQUAL(ret, 0);
+		}
+		tb_scenario_free(s);
+		s = NULL;
+		free(msgs);
+	}
+	/* The accepted cases read what was written. */
+	CU_ASSERT_EQUAL_FATAL(parse_captured("\xef\xbb\xbf" EDGE_HEAD EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_EQUAL(s->rounds, 2);
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(
+		parse_captured("[global]\ndescription = caf\xc3\xa9\n" EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_STRING_EQUAL(s->description, "caf\xc3\xa9");
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(parse_captured("[global]\ncpus = 010, 1\n" EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_EQUAL_FATAL(s->cpus.n, 2);
+	CU_ASSERT_STRING_EQUAL(s->cpus.v[0], "010");
+	tb_scenario_free(s);
+	free(msgs);
+}
+
+/* 2,000 bad sections: a few errors, then how many more there were. */
+static void test_many_errors(void)
+{
+	struct tb_scenario *s = NULL;
+	char *text, *msgs = NULL, *p;
+	size_t i, cap = 2000 * 32 + 256, lines = 0;
+	int len = 0;
+
+	text = malloc(cap);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	for (i = 0; i < 2000; i++)
+		len += snprintf(text + len, cap - (size_t)len, "[bogus%zu]\nkey = v\n", i);
+	CU_ASSERT_EQUAL(parse_captured(text, &s, &msgs), -EINVAL);
+	for (p = msgs; p && *p; p++)
+		lines += *p == '\n';
+	CU_ASSERT(lines >= 2 && lines <= 25);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "edge.ini:1: "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "more errors"));
+	if (lines > 25)
+		printf("\n    %zu lines of errors", lines);
+	free(msgs);
+	free(text);
+}
+
+/* A FIFO as the scenario is refused at once, not waited on for a writer. */
+static void test_fifo(void)
+{
+	struct tb_scenario *s = NULL;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/fifo.ini", tb_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(mkfifo(path, 0600), 0);
+	alarm(10); /* a blocking open is a failure, not a hang */
+	CU_ASSERT_EQUAL(tb_scenario_load(path, &s), -EINVAL);
+	alarm(0);
+	CU_ASSERT_PTR_NULL(s);
+	unlink(path);
+}
+
+static CU_TestInfo tests[] = {
+	{"valid file", test_good},
+	{"errors with line numbers", test_bad},
+	{"matrix exclude and skip-unsupported", test_exclude},
+	{"missing file", test_missing_file},
+	{"shipped scenarios parse", test_shipped},
+	{"input edge cases", test_edge_inputs},
+	{"many errors: a few, then a count", test_many_errors},
+	{"a FIFO is refused", test_fifo},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("parse-scenario", NULL, NULL, tests);

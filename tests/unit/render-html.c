@@ -1,0 +1,645 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The HTML report: well-formed, complete, self-contained, and every name escaped. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "stats/compare.h"
+#include "render/gnuplot/plot.h"
+#include "render/html/report.h"
+#include "render/summary.h"
+#include "model/measured.h"
+#include "core/outdir.h"
+#include "core/tb.h"
+#include "fixture.h"
+#include "tb_test.h"
+
+static const char *const void_tags[] = {"area",	 "base", "br",	 "col",	   "embed", "hr",  "img",
+					"input", "link", "meta", "source", "track", "wbr", NULL};
+
+static bool is_void(const char *name)
+{
+	int i;
+
+	for (i = 0; void_tags[i]; i++)
+		if (!strcasecmp(name, void_tags[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Check that tags balance: every start tag (not void, not self-closed) is closed in order.
+ * Returns NULL when well-formed, else a static message. Attribute values are skipped whole
+ * so that a '>' inside quotes does not end the tag.
+ */
+static const char *check_balanced(const char *html)
+{
+	static char msg[256];
+	char stack[512][32];
+	int depth = 0;
+	const char *p = html;
+
+	while ((p = strchr(p, '<')) != NULL) {
+		char name[32];
+		bool closing = false, selfclose = false;
+		size_t n = 0;
+
+		if (!strncmp(p, "<!--", 4)) {
+			p = strstr(p, "-->");
+			if (!p)
+				return "unterminated comment";
+			continue;
+		}
+		if (p[1] == '!' || p[1] == '?') {
+			p = strchr(p, '>');
+			if (!p)
+				return "unterminated declaration";
+			continue;
+		}
+		p++;
+		if (*p == '/') {
+			closing = true;
+			p++;
+		}
+		if (!isalpha((unsigned char)*p)) {
+			snprintf(msg, sizeof(msg), "stray '<' before '%.20s'", p);
+			return msg;
+		}
+		while ((isalnum((unsigned char)*p) || *p == '-' || *p == ':') &&
+		       n < sizeof(name) - 1)
+			name[n++] = (char)tolower((unsigned char)*p++);
+		name[n] = '\0';
+		/* attributes */
+		while (*p && *p != '>') {
+			if (*p == '"' || *p == '\'') {
+				const char *q = strchr(p + 1, *p);
+
+				if (!q)
+					return "unterminated attribute value";
+				p = q + 1;
+				continue;
+			}
+			if (*p == '/' && p[1] == '>')
+				selfclose = true;
+			if (*p == '<')
+				return "'<' inside a tag";
+			p++;
+		}
+		if (!*p)
+			return "unterminated tag";
+		p++;
+		if (closing) {
+			if (!depth || strcmp(stack[depth - 1], name)) {
+				snprintf(msg, sizeof(msg), "</%s> closes <%s>", name,
+					 depth ? stack[depth - 1] : "(nothing)");
+				return msg;
+			}
+			depth--;
+		} else if (!selfclose && !is_void(name)) {
+			if (depth == 512)
+				return "nesting too deep";
+			snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
+			if (!strcmp(name, "style")) {
+				p = strstr(p, "</style>");
+				if (!p)
+					return "unterminated style";
+			}
+		}
+	}
+	if (depth) {
+		snprintf(msg, sizeof(msg), "<%s> never closed", stack[depth - 1]);
+		return msg;
+	}
+	return NULL;
+}
+
+static char *render(struct tb_result *r, const char *plotdir)
+{
+	const char *dir = tb_test_tmpdir();
+	struct tb_dir plots = TB_DIR_INIT;
+	char path[PATH_MAX], *html = NULL;
+	int ret;
+
+	if (!dir || (plotdir && tb_dir_open(&plots, plotdir, TB_DIR_PATH, 0)))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/report.html", dir);
+	ret = tb_report_write(r, plotdir ? &plots : NULL, NULL, path);
+	tb_dir_close(&plots);
+	if (ret)
+		return NULL;
+	if (tb_read_file(path, &html, NULL))
+		return NULL;
+	return html;
+}
+
+static void test_checker(void)
+{
+	CU_ASSERT_PTR_NULL(check_balanced("<p a=\"x>y\"><b>t</b><br><svg><path d='1'/></svg></p>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p><b>t</p></b>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<div><p>t</p>"));
+	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p>a < b</p>"));
+}
+
+static void assert_self_contained(const char *html)
+{
+	CU_ASSERT_PTR_NULL(strcasestr(html, "http:"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "https:"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "src="));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "<link"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "<script"));
+	CU_ASSERT_PTR_NULL(strcasestr(html, "@import"));
+}
+
+static void test_fixture_report(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char needle[512], path[PATH_MAX];
+	const char *err, *keep = getenv("TB_PLOT_KEEP");
+	char *html;
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	/* What stats.c adds: an A/A summary and a rate model. */
+	r->aa_summary.present = true;
+	r->aa_summary.ncells = 12;
+	r->aa_summary.false_positives = 1;
+	r->aa_summary.fp_rate = 1.0 / 12;
+	r->aa_summary.noise_floor_pct = 0.84;
+	r->aa_summary.max_abs_pct = 0.61;
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("tp-timer");
+		m->workload_type = strdup("timer");
+		m->npoints = 3;
+		m->cost_ns = 408.2;
+		m->cost_ci_lo = 400.1;
+		m->cost_ci_hi = 415.9;
+		m->accepted = true;
+	}
+	/* a model from noise is listed with why, never with its numbers */
+	{
+		struct tb_rate_model *m = tb_result_add_rate_model(r);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+		m->tracer = strdup("bpf-noise");
+		m->workload_type = strdup("timer");
+		m->npoints = 5;
+		m->cost_ns = 12.3;
+		m->cost_ci_lo = -40.5;
+		m->cost_ci_hi = 65.1;
+		snprintf(m->why_not, sizeof(m->why_not), "the CI includes 0: noise");
+	}
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "1 false positive (rate 8.3%)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "408.2 [400.1, 415.9]"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "none: the CI includes 0: noise"));
+	CU_ASSERT_PTR_NULL(strstr(html, "12.3 [-40.5, 65.1]"));
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	/* Order: verdicts first, then plots, environment, scenario, warnings, reproduce. */
+	{
+		const char *ids[] = {"id=\"verdicts\"", "id=\"plots\"",	   "id=\"environment\"",
+				     "id=\"scenario\"", "id=\"warnings\"", "id=\"reproduce\""};
+		const char *prev = html, *q;
+
+		for (i = 0; i < TB_ARRAY_SIZE(ids); i++) {
+			q = strstr(html, ids[i]);
+			CU_ASSERT_PTR_NOT_NULL(q);
+			CU_ASSERT(q >= prev);
+			if (q)
+				prev = q;
+		}
+	}
+	/* Every cell has a row: workload and tracer cells side by side. */
+	for (i = 0; i < r->ncells; i++) {
+		snprintf(needle, sizeof(needle), "<td>%s</td><td>%s</td>", r->cells[i].workload,
+			 r->cells[i].tracer);
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+	}
+	/* The overhead of getpid under the tracepoint, with its CI, and its verdict. */
+	for (i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].id, "getpid/tp-getpid")) {
+			snprintf(needle, sizeof(needle), "%+.1f%% [%+.1f, %+.1f]",
+				 r->cells[i].overhead.pct, r->cells[i].overhead.ci_lo,
+				 r->cells[i].overhead.ci_hi);
+			CU_ASSERT_PTR_NOT_NULL(strstr(html, needle));
+		}
+	/* Environment: summary and every leaf. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>6.18.0-tb</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>cpu.model</th>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>versions.gnuplot</th><td>5.4.4</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "3f2a9c1d0b7e"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "bench-01"));
+	/* Warnings: foreign instrumentation, lost events, untrustworthy cell. */
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Foreign instrumentation"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "lost 12 events"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracer saw nothing"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracebench run scenarios/quick.ini -o results/quick"));
+	/* Plots inlined (when gnuplot is here), with ids made unique per plot. */
+	if (tb_plot_find_gnuplot(path, sizeof(path)) == 0) {
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-overhead\">"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-latency\">"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "id='p0-gpPat1'"));
+		CU_ASSERT_PTR_NULL(strstr(html, "id='gpPat1'"));
+		CU_ASSERT_PTR_NULL(strstr(html, "<?xml"));
+	}
+	if (keep && *keep) {
+		snprintf(path, sizeof(path), "%s/report.html", keep);
+		tb_write_atomic(path, html, strlen(html), 0644);
+	}
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_hostile_report(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_HOSTILE);
+	const char *err;
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    hostile report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NULL(strstr(html, "<script>alert(1)</script>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "&lt;script&gt;alert(1)&lt;/script&gt;"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<b>bold</b>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tp-getpid_&quot;&#39;&amp;amp;&lt;b&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "host&lt;script&gt;&quot;&#39;&amp;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "reason &lt;i&gt;&amp;&quot;&#39;&lt;/i&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "tracebench run &#39;a&quot;b&#39; &lt;x&gt; &amp; y"));
+	free(html);
+	/* Labels are the user's text: escaped too. */
+	json_object_set_new(r->labels, "commit", json_string("<b>9f3e</b>&"));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"labels\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "commit=&lt;b&gt;9f3e&lt;/b&gt;&amp;"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_no_gnuplot(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	setenv("TB_GNUPLOT", "/nonexistent/gnuplot", 1);
+	html = render(r, NULL);
+	unsetenv("TB_GNUPLOT");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "gnuplot was not found"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"verdict-table\""));
+	free(html);
+	tb_result_free(r);
+}
+
+/* The runner's path: plots drawn into the run directory, the report inlines them. */
+static void test_given_plotdir(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_NO_LATENCY);
+	const char *dir = tb_test_tmpdir();
+	char plotdir[PATH_MAX], *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	if (tb_plot_find_gnuplot(plotdir, sizeof(plotdir)))
+		TB_SKIP("gnuplot not installed");
+	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 6);
+	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
+	html = render(r, plotdir);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-timeline\">"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-probe-types\">"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<figure id=\"plot-latency\">"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
+	tb_result_free(r);
+}
+
+static void test_compare_report(void)
+{
+	struct tb_result *a = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_result *b =
+		tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_NO_LATENCY | TB_FIX_HOSTILE);
+	const struct tb_result *rs[2];
+	const char *dir = tb_test_tmpdir(), *keep = getenv("TB_PLOT_KEEP");
+	char path[PATH_MAX], *html = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	rs[0] = a;
+	rs[1] = b;
+	snprintf(path, sizeof(path), "%s/compare.html", keep && *keep ? keep : dir);
+	CU_ASSERT_EQUAL_FATAL(tb_report_compare_write(rs, 2, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "not in this set"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "environment-2"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "#1 bench-01 6.18.0-tb"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<script>"));
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
+	free(html);
+	tb_result_free(a);
+	tb_result_free(b);
+}
+
+/* compare --html: two comparisons against one A, changes with CIs, the plot of all three. */
+static void test_comparison_report(void)
+{
+	struct tb_result *a = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_result *b = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_NO_LATENCY);
+	struct tb_result *c = tb_fixture_result(TB_FIX_NO_RATE | TB_FIX_HOSTILE);
+	struct tb_comparison *cs[2] = {NULL, NULL};
+	const char *dir = tb_test_tmpdir(), *keep = getenv("TB_PLOT_KEEP"), *err;
+	char path[PATH_MAX], *html = NULL;
+	size_t i, k;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	/* B: every traced sample 10% slower; C: another kernel. */
+	for (i = 0; i < b->ncells; i++)
+		for (k = 0; !b->cells[i].baseline && k < b->cells[i].nsamples; k++)
+			b->cells[i].samples[k].ns_per_op *= 1.10;
+	json_object_set_new(json_object_get(c->system, "kernel"), "release",
+			    json_string("6.1.0-<b>"));
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "a.json", "b.json", 0, &cs[0]), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, c, "a.json", "c<x>.json", 0, &cs[1]), 0);
+	snprintf(path, sizeof(path), "%s/comparison.html", keep && *keep ? keep : dir);
+	CU_ASSERT_EQUAL_FATAL(
+		tb_report_comparison_write((const struct tb_comparison *const *)cs, 2, path), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
+	err = check_balanced(html);
+	if (err)
+		fprintf(stderr, "\n    comparison report not well-formed: %s\n", err);
+	CU_ASSERT_PTR_NULL(err);
+	assert_self_contained(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"comparison-2\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "c&lt;x&gt;.json"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "6.1.0-&lt;b&gt;"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "significant"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "only in A"));
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
+	free(html);
+	tb_compare_free(cs[0]);
+	tb_compare_free(cs[1]);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(c);
+}
+
+/* An empty result (a run stopped before its first round) still gives a valid page. */
+static void test_empty_result(void)
+{
+	struct tb_result *r = tb_result_new();
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->partial = true;
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "0 traced cells"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Partial run"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "The result records no environment."));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	free(html);
+	tb_result_free(r);
+}
+
+/*
+ * The environment table: collapsed by default (about a hundred rows), and reals with sensible
+ * precision (jansson's default printed 0.94 as 0.93999999999999995; issue 15).
+ */
+static void test_environment_table(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	char *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	json_object_set_new(r->system, "load",
+			    json_pack("{s:f, s:f}", "loadavg_1", 0.94, "x", 1e-7));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>load.loadavg_1</th><td>0.94</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>1e-7</td>"));
+	CU_ASSERT_PTR_NULL(strstr(html, "0.9399999"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(html, "<details class=\"env\"><summary>Every recorded field"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<details open"));
+	free(html);
+	tb_result_free(r);
+}
+
+/*
+ * A gnuplot that crashes (as 5.4.4 did on a NaN label): the report says "plot failed: why" in
+ * each plot's place, and no empty figure (issue 15).
+ */
+static void test_plot_failed(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_README);
+	const char *dir = tb_test_tmpdir();
+	static const char script[] = "#!/bin/sh\necho 'line 27: boom' >&2\nkill -SEGV $$\n";
+	char fake[PATH_MAX], *html;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(fake, sizeof(fake), "%s/gnuplot-segv", dir);
+	CU_ASSERT_EQUAL_FATAL(tb_write_atomic(fake, script, strlen(script), 0755), 0);
+	setenv("TB_GNUPLOT", fake, 1);
+	html = render(r, NULL);
+	unsetenv("TB_GNUPLOT");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(html, "<figure id=\"plot-ns-per-event\">\n<p class=\"note "
+			     "plot-failed\">plot failed: gnuplot (svg) killed by signal 11"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "line 27: boom"));
+	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	free(html);
+	tb_result_free(r);
+}
+
+/* The fixture as the statistics leave a sampler: no ns/event, and why (model/proof.h). */
+static void samplers_not_per_event(struct tb_result *r)
+{
+	for (size_t i = 0; i < r->ncells; i++) {
+		struct tb_overhead *o = &r->cells[i].overhead;
+
+		if (strcmp(r->cells[i].tracer_type, "perf-sample"))
+			continue;
+		o->ns_per_event = o->nse_ci_lo = o->nse_ci_hi = NAN;
+		snprintf(o->nse_reason, sizeof(o->nse_reason),
+			 "sampling: the cost is per sample, not per event");
+	}
+}
+
+/* The terminal summary of r, as run prints it. */
+static char *summary_text(const struct tb_result *r)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return NULL;
+	tb_summary_print(f, r);
+	fclose(f);
+	return buf;
+}
+
+/* A copy of the part of text that starts with start and ends before end (or with text). */
+static char *line_of(const char *text, const char *start, const char *end)
+{
+	const char *p = strstr(text, start), *q = p ? strstr(p, end) : NULL;
+
+	if (!p)
+		return strdup("(none)");
+	return strndup(p, q ? (size_t)(q - p) : strlen(p));
+}
+
+/*
+ * The cost column says the same in the HTML and in the terminal: a no-detectable-overhead (or
+ * untrustworthy) cell's ns/event and its CI are in neither, the figure of a cell with an
+ * overhead in both.
+ */
+static void test_cost_column(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *html, *term, *row, *line, ci[96], key[256];
+	size_t i, shown = 0, hidden = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	html = render(r, NULL);
+	term = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	for (i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_overhead *o = &c->overhead;
+		bool quoted = o->verdict == TB_VERDICT_OVERHEAD;
+
+		if (c->baseline || !c->has_overhead || !isfinite(o->ns_per_event))
+			continue;
+		snprintf(ci, sizeof(ci), "%.1f [%.1f, %.1f]", o->ns_per_event, o->nse_ci_lo,
+			 o->nse_ci_hi);
+		/* the verdict table's row (the first with both names) */
+		snprintf(key, sizeof(key), "<td>%s</td><td>%s</td>", c->workload, c->tracer);
+		row = line_of(html, key, "</tr>");
+		snprintf(key, sizeof(key), "%-16.16s %-18.18s ", c->workload, c->tracer);
+		line = line_of(term, key, "\n");
+		if (quoted != !!strstr(row, ci) || quoted != !!strstr(line, ci))
+			fprintf(stderr, "\n    %s: %s\n    %s\n", c->id, row, line);
+		CU_ASSERT_EQUAL(!!strstr(row, ci), quoted);
+		CU_ASSERT_EQUAL(!!strstr(line, ci), quoted);
+		if (o->verdict == TB_VERDICT_NO_OVERHEAD)
+			CU_ASSERT_PTR_NOT_NULL(strstr(row, "title=\"no detectable overhead: "));
+		shown += quoted;
+		hidden += !quoted;
+		free(row);
+		free(line);
+	}
+	/* tp-getpid, bpf-raw-syscalls (three), tp-timer (two); perf-99hz (two), tp-timer */
+	CU_ASSERT_EQUAL(shown, 6);
+	CU_ASSERT_EQUAL(hidden, 3);
+	free(html);
+	free(term);
+	tb_result_free(r);
+}
+
+/*
+ * The ns/event ranking has only costs per event to quote: the samplers and the untrustworthy
+ * cell are left out of it, with a line saying how many and why, in the terminal and under the
+ * probe-types plot of the HTML.
+ */
+static void test_ranking_left_out(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	struct tb_event_cost e[32];
+	char *term, *rank, *html, path[PATH_MAX];
+	const char *left = "3 left out, without a cost per event to rank: sampling: the cost is "
+			   "per sample, not per event (2); untrustworthy: no cost to quote (1)";
+	size_t n, nleft, i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	samplers_not_per_event(r);
+	CU_ASSERT_FATAL(r->ncells <= TB_ARRAY_SIZE(e));
+	n = tb_result_event_costs(r, e, TB_ARRAY_SIZE(e), &nleft);
+	/* tp-getpid and bpf-raw-syscalls on getpid, bpf-raw-syscalls on pipe-pingpong, the
+	 * tp-timer rate model */
+	CU_ASSERT_EQUAL(n, 4);
+	CU_ASSERT_EQUAL(nleft, 3);
+	for (i = 0; i < n; i++) {
+		CU_ASSERT(isfinite(e[i].ns) && !e[i].why);
+		CU_ASSERT(strcmp(e[i].cell->tracer, "perf-99hz"));
+	}
+	for (i = n; i < n + nleft; i++)
+		CU_ASSERT(isnan(e[i].ns) && e[i].why);
+	term = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	rank = line_of(term, "ns/event, cheapest first", "\n\n");
+	CU_ASSERT_PTR_NULL(strstr(rank, "perf-99hz"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rank, "rate model, 3 points"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(rank, left));
+	if (!strstr(rank, left))
+		fprintf(stderr, "\n%s\n", rank);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	if (tb_plot_find_gnuplot(path, sizeof(path)) == 0) {
+		char *fig = line_of(html, "<figure id=\"plot-probe-types\">", "</figure>");
+
+		/* under the axis, its head and one line per reason */
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(fig, "3 left out, without a cost per event to rank:"));
+		CU_ASSERT_PTR_NOT_NULL(
+			strstr(fig, "sampling: the cost is per sample, not per event (2)"));
+		CU_ASSERT_PTR_NOT_NULL(strstr(fig, "untrustworthy: no cost to quote (1)"));
+		CU_ASSERT_PTR_NULL(strstr(fig, "perf-99hz"));
+		free(fig);
+	}
+	free(html);
+	free(rank);
+	free(term);
+	tb_result_free(r);
+}
+
+static CU_TestInfo report_tests[] = {
+	{"tag checker", test_checker},
+	{"fixture report", test_fixture_report},
+	{"hostile names are escaped", test_hostile_report},
+	{"without gnuplot", test_no_gnuplot},
+	{"plots from the run directory", test_given_plotdir},
+	{"compare report", test_compare_report},
+	{"empty result", test_empty_result},
+	{"comparison report (compare.h)", test_comparison_report},
+	{"a plot that fails says why", test_plot_failed},
+	{"environment table: collapsed, short reals", test_environment_table},
+	{"cost column: ns/event only with an overhead", test_cost_column},
+	{"ns/event ranking: what is left out and why", test_ranking_left_out},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("render-html", NULL, NULL, report_tests);

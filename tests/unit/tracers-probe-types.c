@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Every probe type, live: a forked child runs N ops of a workload (usercall, or getpid for the
+ * kernel types) after a go byte, a tracer attached to that child must count exactly its calls
+ * (and read the right argument), refused types must say why, and nothing may be left attached
+ * or registered afterwards (tracing state, dynamic events, armed record, BPF programs, session
+ * daemons). Also: liblttng-ust is loaded only by a usercall process with lttng = true.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/outdir.h"
+#include "core/tb.h"
+#include "model/proof.h"
+#include "tb_test.h"
+#include "tracers/tracer.h"
+#include "workloads/usercall.h"
+#include "workloads/workload.h"
+
+#define OPS 20000ull
+
+/* usercall's calls per op in the next spawn (1 but in the test of calls). */
+static int calls_per_op = 1;
+
+struct child {
+	pid_t pid;
+	int go;
+};
+
+/* Options as "key=value" strings into a fresh config of ops; NULL (a failed assertion) if one
+ * does not apply. */
+static void *make_cfg(const struct tb_option *opts, size_t size, const char *const *kv)
+{
+	void *cfg = calloc(1, size ? size : 1);
+	char key[64], err[256];
+	const char *eq;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	CU_ASSERT_EQUAL_FATAL(tb_opts_defaults(opts, cfg), 0);
+	for (; kv && *kv; kv++) {
+		eq = strchr(*kv, '=');
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *kv), *kv);
+		if (tb_opts_set(opts, cfg, key, eq + 1, err, sizeof(err))) {
+			printf("\n    %s: %s", *kv, err);
+			CU_FAIL("a bad option");
+		}
+	}
+	return cfg;
+}
+
+/*
+ * A usercall (getpid = false) or getpid workload process: setup, then after the go byte n ops
+ * and teardown; it exits 0, or 3 when setup failed.
+ */
+static int spawn(bool getpid_wl, bool lttng, uint64_t n, struct child *c)
+{
+	const struct tb_workload_ops *ops = tb_workload_find(getpid_wl ? "getpid" : "usercall");
+	char calls[32];
+	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", calls, NULL};
+	struct tb_workload w = {.ops = ops, .name = "probe-test", .cpu = -1};
+	int fds[2];
+	char go;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	snprintf(calls, sizeof(calls), "calls=%d", calls_per_op);
+	w.cfg = make_cfg(ops->opts, ops->cfg_size, getpid_wl ? NULL : kv);
+	w.tmpdir = tb_test_tmpdir();
+	if (pipe(fds))
+		return -errno;
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(fds[1]);
+		if (ops->setup && ops->setup(&w))
+			_exit(3);
+		if (read(fds[0], &go, 1) != 1)
+			_exit(2);
+		ops->run_batch(&w, n);
+		if (ops->teardown)
+			ops->teardown(&w);
+		_exit(0);
+	}
+	close(fds[0]);
+	tb_opts_free(ops->opts, w.cfg);
+	free(w.cfg);
+	c->go = fds[1];
+	return c->pid > 0 ? 0 : -errno;
+}
+
+static int finish(struct child *c)
+{
+	int status = -1;
+
+	close(c->go);
+	if (c->pid > 0 && waitpid(c->pid, &status, 0) != c->pid)
+		status = -1;
+	return status;
+}
+
+/* Nothing of ours left: tracing state, armed record, and (freed asynchronously) programs. */
+static void assert_clean(const char *who, size_t progs_before)
+{
+	uint32_t ids[256];
+	size_t n = 0;
+	int i;
+
+	tb_test_assert_tracing_unchanged(who);
+	CU_ASSERT(tb_test_armed_record_empty());
+	for (i = 0; i < 150; i++) {
+		n = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+		if (n <= progs_before)
+			break;
+		tb_sleep_ns(20000000);
+	}
+	if (n > progs_before)
+		printf("\n    %s: %zu BPF programs of ours still loaded", who, n - progs_before);
+	CU_ASSERT(n <= progs_before);
+}
+
+struct run {
+	struct tb_tracer_stats st;
+	int status;
+	bool skipped;
+};
+
+/*
+ * One traced window of n ops of the workload under tracer type with options kv. A tracer or
+ * configuration unsupported here is skipped, with its reason printed.
+ */
+static void traced(const char *type, const char *const *kv, bool getpid_wl, bool lttng, uint64_t n,
+		   struct run *r)
+{
+	const struct tb_tracer_ops *ops = tb_tracer_find(type);
+	struct tb_tracer t = {.ops = ops, .name = "probe-test", .consumer_cpu = -1};
+	char why[512] = "";
+	struct child c;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->st = (struct tb_tracer_stats){-1, -1, -1, -1, -1, -1, NULL};
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	t.cfg = make_cfg(ops->opts, ops->cfg_size, kv);
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
+	CU_ASSERT_EQUAL(ops->validate ? ops->validate(t.cfg, why, sizeof(why)) : 0, 0);
+	if ((ops->supported && ops->supported(why, sizeof(why))) ||
+	    (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why)))) {
+		printf("\n    %s %s: unsupported here: %s", type, kv && kv[0] ? kv[0] : "", why);
+		CU_ASSERT(why[0] != '\0');
+		r->skipped = true;
+		goto out;
+	}
+	CU_ASSERT_EQUAL_FATAL(spawn(getpid_wl, lttng, n, &c), 0);
+	t.target = c.pid;
+	ret = ops->setup(&t);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (!ret) {
+		ret = ops->start(&t);
+		CU_ASSERT_EQUAL(ret, 0);
+	}
+	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
+	r->status = finish(&c);
+	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	if (!ret) {
+		CU_ASSERT_EQUAL(ops->stop(&t), 0);
+		CU_ASSERT_EQUAL(ops->collect(&t, &r->st), 0);
+	}
+	ops->teardown(&t);
+	ops->teardown(&t);
+out:
+	tb_opts_free(ops->opts, t.cfg);
+	free(t.cfg);
+}
+
+static int64_t extra_int(const struct run *r, const char *key)
+{
+	json_t *v = r->st.extra ? json_object_get(r->st.extra, key) : NULL;
+
+	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+/* sum over a < n of a, and of a + (a >> 3): the uprobe's first argument, the return value. */
+static int64_t sum_args(uint64_t n)
+{
+	return (int64_t)(n * (n - 1) / 2);
+}
+
+static int64_t sum_returns(uint64_t n)
+{
+	int64_t s = 0;
+	uint64_t a;
+
+	for (a = 0; a < n; a++)
+		s += (int64_t)(a + (a >> 3));
+	return s;
+}
+
+/* BPF uprobe, uretprobe and USDT, both bodies: exactly OPS hits, and the argument read. */
+static void test_bpf_user(void)
+{
+	static const char *const types[] = {"uprobe", "uretprobe", "usdt"};
+	static const char *const bodies[] = {"empty", "count"};
+	char a[64], b[64];
+	uint32_t ids[256];
+	size_t i, j, before;
+	struct run r;
+
+	TB_NEED_TRACING();
+	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+	for (i = 0; i < TB_ARRAY_SIZE(types); i++) {
+		for (j = 0; j < TB_ARRAY_SIZE(bodies); j++) {
+			const char *kv[] = {a, b, "program=probe", "stats=false", NULL};
+
+			snprintf(a, sizeof(a), "attach=%s", types[i]);
+			snprintf(b, sizeof(b), "body=%s", bodies[j]);
+			traced("bpf", kv, false, false, OPS, &r);
+			if (r.skipped)
+				continue;
+			printf("\n    bpf %s %s: %lld hits for %llu calls", types[i], bodies[j],
+			       (long long)r.st.events, OPS);
+			CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+			CU_ASSERT_EQUAL(r.st.lost, 0);
+			if (j == 1) {
+				CU_ASSERT_EQUAL(extra_int(&r, "arg_sum"),
+						i == 1 ? sum_returns(OPS) : sum_args(OPS));
+			}
+			json_decref(r.st.extra);
+			assert_clean(types[i], before);
+		}
+	}
+}
+
+/*
+ * Every kernel attach type on getpid: exact counts where the hook is getpid's own, OPS plus the
+ * child's few other syscalls on sys_enter; a refused type says why and is never attached.
+ */
+static void test_bpf_kernel(void)
+{
+	static const char *const types[] = {"tracepoint", "raw_tp", "tp_btf",	 "fentry",
+					    "fexit",	  "kprobe", "kretprobe", "kprobe_multi"};
+	struct tb_tracer_variant v[32];
+	const struct tb_tracer_ops *bpf = tb_tracer_find("bpf");
+	size_t i, k, nv, before, refused = 0;
+	uint32_t ids[256];
+	char a[64];
+	struct run r;
+
+	TB_NEED_TRACING();
+	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+	nv = bpf->variants(v, TB_ARRAY_SIZE(v));
+	CU_ASSERT(nv >= TB_ARRAY_SIZE(types) + 3);
+	for (i = 0; i < TB_ARRAY_SIZE(types); i++) {
+		const char *kv[] = {a, "program=probe", "stats=false", "body=count", NULL};
+		bool raw = !strcmp(types[i], "raw_tp") || !strcmp(types[i], "tp_btf");
+
+		snprintf(a, sizeof(a), "attach=%s", types[i]);
+		traced("bpf", kv, true, false, OPS, &r);
+		/* list says the same as the run */
+		for (k = 0; k < nv; k++) {
+			const char *eq = strrchr(v[k].name, '=');
+
+			if (eq && !strcmp(eq + 2, types[i]))
+				CU_ASSERT_EQUAL(v[k].err != 0, r.skipped);
+		}
+		if (r.skipped) {
+			refused++;
+			continue;
+		}
+		printf("\n    bpf %s: %lld hits for %llu getpid", types[i], (long long)r.st.events,
+		       OPS);
+		if (raw) {
+			CU_ASSERT(r.st.events >= (int64_t)OPS && r.st.events <= (int64_t)OPS + 8);
+		} else {
+			CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+		}
+		json_decref(r.st.extra);
+		assert_clean(types[i], before);
+	}
+	printf("\n    %zu of %zu kernel types refused here", refused, TB_ARRAY_SIZE(types));
+	assert_clean("refused types", before);
+}
+
+/* ftrace uprobe and uretprobe events: exact counts, the dynamic event gone afterwards. */
+static void test_ftrace_uprobe(void)
+{
+	static const char *const probes[] = {"probe=uprobe", "probe=uretprobe"};
+	size_t i;
+	struct run r;
+
+	TB_NEED_TRACING();
+	for (i = 0; i < TB_ARRAY_SIZE(probes); i++) {
+		const char *kv[] = {probes[i], "buffer-size=8M", "overwrite=false", NULL};
+
+		traced("ftrace-uprobe", kv, false, false, OPS, &r);
+		if (r.skipped)
+			continue;
+		printf("\n    ftrace %s: %lld events for %llu calls, %lld lost", probes[i] + 6,
+		       (long long)r.st.events, OPS, (long long)r.st.lost);
+		CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+		CU_ASSERT_EQUAL(r.st.lost, 0);
+		json_decref(r.st.extra);
+		assert_clean(probes[i], SIZE_MAX);
+	}
+}
+
+/* No lttng-sessiond of ours may outlive a sample. */
+static bool sessiond_running(void)
+{
+	FILE *f = popen("pgrep -x lttng-sessiond", "r");
+	char line[64];
+	bool any = f && fgets(line, sizeof(line), f);
+
+	if (f)
+		pclose(f);
+	return any;
+}
+
+/* LTTng-UST: the usercall workload with lttng = true, every call recorded, nothing lost. */
+static void test_lttng(void)
+{
+	const char *kv[] = {"register-timeout=10s", NULL};
+	bool daemon_before;
+	struct run r;
+
+	TB_NEED_TRACING();
+	daemon_before = sessiond_running();
+	traced("lttng-ust", kv, false, true, OPS, &r);
+	if (r.skipped)
+		return;
+	printf("\n    lttng-ust: %lld events for %llu calls, %lld lost", (long long)r.st.events,
+	       OPS, (long long)r.st.lost);
+	CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+	CU_ASSERT_EQUAL(r.st.lost, 0);
+	json_decref(r.st.extra);
+	assert_clean("lttng-ust", SIZE_MAX);
+	if (!daemon_before) {
+		CU_ASSERT(!sessiond_running());
+	}
+}
+
+/* liblttng-ust is in the maps of pid. */
+static bool maps_lttng(pid_t pid)
+{
+	char path[64], *text = NULL;
+	bool has;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	if (tb_read_file(path, &text, NULL))
+		return false;
+	has = strstr(text, "liblttng-ust.so") != NULL;
+	free(text);
+	return has;
+}
+
+/* Only a usercall process with lttng = true loads liblttng-ust; this binary does not. */
+static void test_lttng_isolated(void)
+{
+	struct child c;
+	int status;
+
+	CU_ASSERT(!maps_lttng(getpid()));
+	CU_ASSERT_EQUAL_FATAL(spawn(false, true, 10, &c), 0);
+	/* setup has run once the child blocks for its go byte */
+	for (int i = 0; i < 500 && !maps_lttng(c.pid); i++)
+		tb_sleep_ns(2000000);
+	CU_ASSERT(maps_lttng(c.pid));
+	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
+	status = finish(&c);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	CU_ASSERT_EQUAL_FATAL(spawn(false, false, 10, &c), 0);
+	tb_sleep_ns(20000000);
+	CU_ASSERT(!maps_lttng(c.pid));
+	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
+	finish(&c);
+	CU_ASSERT(!maps_lttng(getpid()));
+}
+
+/* The bpf tracer's probe options: shapes checked before anything loads. */
+static void test_bad_probe_configs(void)
+{
+	static const char *const bad[][3] = {
+		{"attach=kprobe", NULL, NULL}, /* only with program = probe */
+		{"program=probe", "attach=tracepoint", "target=sys_enter_getpid"},
+		{"program=probe", "attach=usdt", "target=usercall"},
+		{"program=probe", "attach=kprobe", "target=a:b"},
+		{"program=probe", "attach=tracepoint", "binary=/bin/true"},
+		{"program=probe", "attach=uprobe", "binary=/no/such/file"},
+		{"target=x", NULL, NULL},
+	};
+	const struct tb_tracer_ops *bpf = tb_tracer_find("bpf");
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
+		const char *kv[] = {bad[i][0], bad[i][1], bad[i][2], NULL};
+		void *cfg = make_cfg(bpf->opts, bpf->cfg_size, kv);
+
+		err[0] = '\0';
+		CU_ASSERT_EQUAL(bpf->validate(cfg, err, sizeof(err)), -EINVAL);
+		CU_ASSERT(err[0] != '\0');
+		printf("\n    %s %s: %s", bad[i][0], bad[i][1] ? bad[i][1] : "", err);
+		tb_opts_free(bpf->opts, cfg);
+		free(cfg);
+	}
+}
+
+/* calls per op multiply the hits: 3 calls per op, 3 x OPS uprobe hits, arguments 0 .. 3 OPS - 1. */
+static void test_calls_per_op(void)
+{
+	const char *kv[] = {"attach=uprobe", "program=probe", "stats=false", "body=count", NULL};
+	struct tb_op_events ev;
+	const struct tb_workload_ops *wl = tb_workload_find("usercall");
+	const char *wkv[] = {"calls=3", NULL};
+	void *cfg = make_cfg(wl->opts, wl->cfg_size, wkv);
+	struct tb_wl_context ctx = {.threads = 1};
+	struct run r;
+
+	/* the workload's own account of one op */
+	tb_op_events_init(&ev);
+	CU_ASSERT_EQUAL(wl->events(cfg, &ctx, &ev), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(
+		tb_op_events_find(&ev, "uprobe:" TB_USERCALL_SYMBOL, TB_EV_SELF));
+	CU_ASSERT_DOUBLE_EQUAL(
+		tb_op_events_find(&ev, "uprobe:" TB_USERCALL_SYMBOL, TB_EV_SELF)->per_op, 3, 1e-12);
+	CU_ASSERT_PTR_NULL(tb_op_events_find(&ev, "lttng:" TB_USERCALL_UST_EVENT, TB_EV_SELF));
+	tb_opts_free(wl->opts, cfg);
+	free(cfg);
+	TB_NEED_TRACING();
+	calls_per_op = 3;
+	traced("bpf", kv, false, false, OPS, &r);
+	calls_per_op = 1;
+	if (r.skipped)
+		return;
+	CU_ASSERT_EQUAL(r.st.events, (int64_t)(3 * OPS));
+	CU_ASSERT_EQUAL(extra_int(&r, "arg_sum"), sum_args(3 * OPS));
+	json_decref(r.st.extra);
+}
+
+/*
+ * The proof's expectation for each probe tracer on its workload (core/events.h names on both
+ * sides): one event per op for entry, return, USDT and LTTng-UST probes, and for the kernel
+ * types on getpid's syscall path; exact, not unknown.
+ */
+static void test_expected_per_op(void)
+{
+	static const struct {
+		const char *wl, *wkv, *tracer, *kv[4];
+	} cases[] = {
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=uprobe", NULL}},
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=uretprobe", NULL}},
+		{"usercall", "lttng=false", "bpf", {"program=probe", "attach=usdt", NULL}},
+		{"usercall", "lttng=false", "ftrace-uprobe", {"probe=uprobe", NULL}},
+		{"usercall", "lttng=false", "ftrace-uprobe", {"probe=uretprobe", NULL}},
+		{"usercall", "lttng=true", "lttng-ust", {NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=tracepoint", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=tp_btf", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=raw_tp", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=fentry", NULL}},
+		{"getpid", NULL, "bpf", {"program=probe", "attach=kretprobe", NULL}},
+		{"pipe-pingpong",
+		 NULL,
+		 "bpf",
+		 {"program=probe", "attach=tp_btf", "target=sched_switch", NULL}},
+	};
+	struct tb_wl_context ctx = {.threads = 1, .one_cpu = true};
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		const struct tb_workload_ops *wl = tb_workload_find(cases[i].wl);
+		const struct tb_tracer_ops *tr = tb_tracer_find(cases[i].tracer);
+		const char *wkv[] = {cases[i].wkv, NULL};
+		void *wcfg = make_cfg(wl->opts, wl->cfg_size, wkv);
+		void *tcfg = make_cfg(tr->opts, tr->cfg_size, cases[i].kv);
+		struct tb_op_events ev;
+		struct tb_expected x;
+		struct tb_hooks h;
+		bool approx = !strcmp(cases[i].wl, "pipe-pingpong");
+
+		tb_op_events_init(&ev);
+		tb_hooks_init(&h);
+		CU_ASSERT_EQUAL(wl->events(wcfg, &ctx, &ev), 0);
+		CU_ASSERT_EQUAL(tr->hooks(tcfg, &h), 0);
+		tb_proof_expect(&ev, &h, NULL, &x);
+		printf("\n    %s / %s %s: hooks %s, %.3g (+%.3g approx) per op%s", cases[i].wl,
+		       cases[i].tracer, cases[i].kv[1] ? cases[i].kv[1] : cases[i].kv[0] ?: "",
+		       x.hooks, x.exact_per_op, x.approx_per_op, x.unknown ? ", unknown" : "");
+		CU_ASSERT(!x.unknown);
+		CU_ASSERT_EQUAL(h.kind, TB_HOOK_EVENTS);
+		CU_ASSERT_DOUBLE_EQUAL(approx ? x.approx_per_op : x.exact_per_op, 1, 1e-12);
+		tb_hooks_free(&h);
+		tb_opts_free(wl->opts, wcfg);
+		tb_opts_free(tr->opts, tcfg);
+		free(wcfg);
+		free(tcfg);
+	}
+}
+
+static CU_TestInfo probe_tests[] = {
+	{"bpf uprobe, uretprobe, usdt count every call", test_bpf_user},
+	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
+	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
+	{"lttng-ust records every call", test_lttng},
+	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
+	{"bad probe configurations", test_bad_probe_configs},
+	{"calls per op multiply the hits", test_calls_per_op},
+	{"expected events per op for every probe type", test_expected_per_op},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("tracers-probe-types", tb_test_tracing_init, tb_test_tracing_clean, probe_tests);
