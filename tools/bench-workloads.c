@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "core/tb.h"
 #include "workloads/workload.h"
 
@@ -29,9 +29,9 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* One sample in a child process, as the runner does; the result comes back over a pipe. */
-static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res *res)
+static int sample_in_child(const struct tb_measure_req *req, struct tb_measure_res *res)
 {
-	struct tb_sample_run *run;
+	struct tb_measure_run *run;
 	int fd[2], st, ret;
 	pid_t pid;
 
@@ -43,15 +43,15 @@ static int sample_in_child(const struct tb_sample_req *req, struct tb_sample_res
 	if (pid == 0) {
 		close(fd[0]);
 		memset(res, 0, sizeof(*res));
-		res->error = tb_sample_prepare(req, &run);
+		res->error = tb_measure_prepare(req, &run);
 		if (!res->error) {
-			tb_sample_go(run, res);
-			tb_sample_finish(run);
+			tb_measure_go(run, res);
+			tb_measure_finish(run);
 		}
-		_exit(tb_sample_res_write(fd[1], res) ? 1 : 0);
+		_exit(tb_measure_res_write(fd[1], res) ? 1 : 0);
 	}
 	close(fd[1]);
-	ret = tb_sample_res_read(fd[0], res);
+	ret = tb_measure_res_read(fd[0], res);
 	close(fd[0]);
 	waitpid(pid, &st, 0);
 	return ret ? ret : res->error;
@@ -98,14 +98,14 @@ static bool runnable(const struct tb_workload_ops *wl, const void *cfg, bool qui
 }
 
 /* Calibrate, one warmup sample, then n measured samples' ns/op into v. Returns 0 or -errno. */
-static int measure(struct tb_sample_req *req, uint64_t duration, int n, double *v)
+static int measure(struct tb_measure_req *req, uint64_t duration, int n, double *v)
 {
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_res *res = malloc(sizeof(*res));
 	int i, ret;
 
 	if (!res)
 		return -ENOMEM;
-	ret = tb_sample_calibrate(req, duration, &req->ops);
+	ret = tb_measure_calibrate(req, duration, &req->ops);
 	for (i = -1; !ret && i < n; i++) {
 		ret = sample_in_child(req, res);
 		if (ret)
@@ -141,7 +141,7 @@ static void print_figures(const char *name, double *v, int n, uint64_t ops, bool
 static int bench(const struct tb_workload_ops *wl, const char *spec, uint64_t duration,
 		 int nsamples, int cpu, bool quiet)
 {
-	struct tb_sample_req req = {0};
+	struct tb_measure_req req = {0};
 	char tmpdir[] = "/tmp/tb-bench-XXXXXX";
 	double *v = calloc((size_t)nsamples, sizeof(double));
 	void *cfg = calloc(1, wl->cfg_size ? wl->cfg_size : 1);

@@ -238,7 +238,7 @@ static void cmd_teardown(struct tb_workload *w)
  * A user's program: what it does is unknown, but the harness runs it with fork and execve
  * (core/proc.c), so one program execution per op is certain.
  */
-static int cmd_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int cmd_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	ev->syscalls_known = ev->sched_known = 0;
 	return tb_op_events_add(ev, "sched:sched_process_exec", 1, TB_EV_SELF, 0);

@@ -173,7 +173,7 @@ void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
 	}
 }
 
-int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_wl_context *ctx,
+int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_op_context *ctx,
 			  bool partner_process, const char *send, int send_nr, const char *recv,
 			  int recv_nr, unsigned int flags)
 {

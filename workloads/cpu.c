@@ -29,7 +29,7 @@ static int cpu_run_batch(struct tb_workload *w, uint64_t n)
 }
 
 /* Computation only: no syscall and no scheduler event per op (the control). */
-static int cpu_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int cpu_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
 	return 0;

@@ -123,7 +123,7 @@ static void exec_teardown(struct tb_workload *w)
  * the child's return from clone, set_robust_list and execve. What the executed program does
  * at start-up is its C library's business: the child's syscalls are a lower bound.
  */
-static int exec_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int exec_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	static const struct tb_op_spec by_fork[] = {
 		TB_OP_SC(clone, 1, TB_EV_SELF),

@@ -94,7 +94,7 @@ static void fork_teardown(struct tb_workload *w)
  * set_robust_list and exit_group, which never returns. The scheduler: the child is created,
  * runs and exits, and wakes its waiting parent.
  */
-static int fork_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int fork_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	static const struct tb_op_spec op[] = {
 		TB_OP_SC(clone, 1, TB_EV_SELF),

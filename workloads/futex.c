@@ -96,7 +96,7 @@ static void futex_teardown(struct tb_workload *w)
  * caused finds its turn already come and skips its wait: 3 to 4 futex calls per op, each
  * hand-over a wakeup and a switch (both threads are the workload's).
  */
-static int futex_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int futex_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	static const char *const sched[] = {"sched:sched_switch", "sched:sched_wakeup",
 					    "sched:sched_waking", "task:switches", "task:wakeups"};

@@ -60,7 +60,7 @@ static int getpid_run_batch(struct tb_workload *w, uint64_t n)
 }
 
 /* calls getpid (or getppid) syscalls per op, nothing else. */
-static int getpid_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int getpid_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct getpid_cfg *c = cfg;
 

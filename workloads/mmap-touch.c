@@ -71,7 +71,7 @@ static void mmap_teardown(struct tb_workload *w)
 
 /* mmap, one minor fault per page touched, munmap. tests/unit/runner-window.c saw ~0.6 scheduler
  * events per op where none were expected. */
-static int mmap_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int mmap_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct mmap_cfg *c = cfg;
 	double pages = (double)((c->size + (uint64_t)sysconf(_SC_PAGESIZE) - 1) /

@@ -115,7 +115,7 @@ static void ns_teardown(struct tb_workload *w)
  * One clock_nanosleep per op: the thread switches out to sleep and back in when the timer
  * wakes it (one wakeup, two switches involving it).
  */
-static int ns_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int ns_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	static const struct tb_op_spec op[] = {
 		TB_OP_SC(clock_nanosleep, 1, TB_EV_SELF),

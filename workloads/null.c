@@ -14,7 +14,7 @@ static int null_run_batch(struct tb_workload *w, uint64_t n)
 }
 
 /* Nothing but the loop: no syscall and no scheduler event per op. */
-static int null_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int null_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
 	return 0;

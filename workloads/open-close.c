@@ -125,7 +125,7 @@ static void oc_teardown(struct tb_workload *w)
 }
 
 /* open() is openat() in glibc; one close. The path is cached: no sleep. */
-static int oc_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int oc_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	int ret;
 

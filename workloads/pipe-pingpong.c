@@ -128,7 +128,7 @@ static void pipe_teardown(struct tb_workload *w)
 }
 
 /* write + read here, read + write in the partner; at most PIPE_BUF bytes: whole transfers. */
-static int pipe_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int pipe_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct pipe_cfg *c = cfg;
 

@@ -152,7 +152,7 @@ static void read_teardown(struct tb_workload *w)
 }
 
 /* One pread64 per op, from the page cache: no sleep, no scheduler event. */
-static int read_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int read_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	ev->syscalls_known = ev->sched_known = TB_EV_KNOWN_ALL;
 	return TB_OP_SYSCALL(ev, pread64, 1, TB_EV_SELF);

@@ -165,7 +165,7 @@ static void tcp_teardown(struct tb_workload *w)
 }
 
 /* send (sendto) and recv (recvfrom) each way; a large message may take several recv calls. */
-static int tcp_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int tcp_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct tcp_cfg *c = cfg;
 

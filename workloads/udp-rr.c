@@ -138,7 +138,7 @@ static void udp_teardown(struct tb_workload *w)
 }
 
 /* One datagram each way: send (sendto) and recv (recvfrom) on both sides. */
-static int udp_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int udp_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct udp_cfg *c = cfg;
 

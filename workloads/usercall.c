@@ -164,7 +164,7 @@ static void usercall_teardown(struct tb_workload *w)
  * calls calls per op: for each, its entry and return, its USDT probe and (lttng = true) its
  * LTTng-UST tracepoint once; no syscall and no scheduler event (pure user space).
  */
-static int usercall_events(const void *vcfg, const struct tb_wl_context *ctx,
+static int usercall_events(const void *vcfg, const struct tb_op_context *ctx,
 			   struct tb_op_events *ev)
 {
 	const struct usercall_cfg *c = vcfg;

@@ -62,7 +62,7 @@ struct tb_workload_ops {
 	 * returns 0, or -errno. Mandatory: tests/unit/workloads-registry.c checks every table against the
 	 * kernel's own counts.
 	 */
-	int (*events)(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev);
+	int (*events)(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev);
 };
 
 /* The registry (workloads/registry.c, from workloads/registry.h): NULL-terminated, and lookup by

@@ -131,7 +131,7 @@ static void write_teardown(struct tb_workload *w)
  * One pwrite64 per op, and the fsync or fdatasync after it; a sync may sleep on the journal,
  * so only a write without one has known scheduler events (none).
  */
-static int write_events(const void *cfg, const struct tb_wl_context *ctx, struct tb_op_events *ev)
+static int write_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)
 {
 	const struct write_cfg *c = cfg;
 	int ret;

@@ -53,7 +53,7 @@ static int print_json(const struct tb_result *r)
 	return TB_EXIT_OK;
 }
 
-int tb_cmd_anonymize(int argc, char **argv)
+int tb_cli_anonymize(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"output", required_argument, NULL, 'o'},

@@ -21,7 +21,7 @@ const char tb_usage_cleanup[] =
 	"                 holds the lock, unless --force)\n"
 	"  -f, --force    with --all: go ahead even though a run holds the lock\n" TB_CLI_COMMON_USAGE;
 
-int tb_cmd_cleanup(int argc, char **argv)
+int tb_cli_cleanup(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"dry-run", no_argument, NULL, 'n'},

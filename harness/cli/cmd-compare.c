@@ -140,14 +140,14 @@ static int build(struct compare *cp)
 		if (cp->same_host && !cmp->same_hardware)
 			return refuse_hardware(cmp);
 		if (cp->json) {
-			if (json_array_append_new(cp->all, tb_compare_to_json(cmp)))
+			if (json_array_append_new(cp->all, tb_render_compare_json(cmp)))
 				return TB_EXIT_FAIL;
 		} else if (cp->markdown) {
-			tb_compare_markdown(stdout, cmp);
+			tb_render_compare_markdown(stdout, cmp);
 		} else {
 			if (i > 1)
 				putchar('\n');
-			tb_compare_print(stdout, cmp);
+			tb_render_compare_print(stdout, cmp);
 		}
 	}
 	return -1;
@@ -175,7 +175,7 @@ static int publish(const struct compare *cp)
 	return fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;
 }
 
-int tb_cmd_compare(int argc, char **argv)
+int tb_cli_compare(int argc, char **argv)
 {
 	struct compare cp = {0};
 	int ret;

@@ -114,7 +114,7 @@ static int one_cell(const struct opts *o, struct tb_result *r, struct tb_cell *c
 	}
 	if (base->fd < 0)
 		ret = open_base(o, r, base);
-	if (!ret) /* explain.dir is explain/<name> (tb_explain_dir_ok) */
+	if (!ret) /* explain.dir is explain/<name> (tb_cell_explain_dir_ok) */
 		ret = tb_dir_sub(base, c->explain->dir + strlen("explain/"), TB_DIR_CREATE, 0755,
 				 &dir);
 	if (!ret)
@@ -124,11 +124,11 @@ static int one_cell(const struct opts *o, struct tb_result *r, struct tb_cell *c
 		goto out;
 	}
 	if (out) {
-		if (json_object_set_new(out, c->id, tb_explain_to_json(c->explain)))
+		if (json_object_set_new(out, c->id, tb_cell_explain_to_json(c->explain)))
 			rc = TB_EXIT_FAIL;
 		goto out;
 	}
-	tb_summary_explained(stdout, c, (size_t)o->top, true);
+	tb_render_summary_explained(stdout, c, (size_t)o->top, true);
 	printf("    flame graphs: %s/%s, %s/%s\n", dir.path, TB_EXPLAIN_DIFF_SVG, dir.path,
 	       TB_EXPLAIN_TRACED_SVG);
 out:
@@ -155,7 +155,7 @@ static int explain_all(const struct opts *o, struct tb_result *r)
 		done++;
 		if (c->explain->error) { /* the run could not profile it: say so again */
 			if (!out)
-				tb_summary_explained(stdout, c, 0, false);
+				tb_render_summary_explained(stdout, c, 0, false);
 			continue;
 		}
 		rc = one_cell(o, r, c, &base, out);
@@ -175,7 +175,7 @@ static int explain_all(const struct opts *o, struct tb_result *r)
 	return TB_EXIT_OK;
 }
 
-int tb_cmd_explain(int argc, char **argv)
+int tb_cli_explain(int argc, char **argv)
 {
 	struct tb_result *r = NULL;
 	struct opts o;

@@ -75,7 +75,7 @@ struct fleet {
 		log[PATH_MAX + 16];
 	int logfd; /* ansible.log, created through d before the playbook starts; -1 without */
 	struct tb_fleet f;
-	struct tb_fleet_outcome out;
+	struct tb_cli_fleet_outcome out;
 };
 
 /* ---- parse ------------------------------------------------------------------------------- */
@@ -521,7 +521,7 @@ static int prepare(struct fleet *x)
  * Returns -1 to go on, else the exit code. */
 static int play(struct fleet *x)
 {
-	struct tb_fleet_playbook pb = {
+	struct tb_cli_playbook pb = {
 		.playbook = x->playbook,
 		.inventory = x->o.inventory,
 		.limit = x->o.limit,
@@ -536,17 +536,17 @@ static int play(struct fleet *x)
 		fprintf(stderr, "fleet %s: %s on %s%s%s (ansible-playbook %s; its log: %s)\n",
 			x->id, x->s->name, x->o.inventory, x->o.limit ? " --limit " : "",
 			x->o.limit ? x->o.limit : "", x->playbook, x->log);
-	ret = tb_fleet_playbook_run(&pb, &x->f, &x->out);
+	ret = tb_cli_playbook_run(&pb, &x->f, &x->out);
 	if (ret)
 		return ret == -ENOENT ? TB_EXIT_UNAVAILABLE : TB_EXIT_FAIL;
 	if (x->out.interrupted) {
 		struct tb_fleet scratch = {0};
-		struct tb_fleet_outcome o;
+		struct tb_cli_fleet_outcome o;
 
 		tb_warn("fleet: stopping the hosts' runs and cleaning up (tb_action=abort)");
 		pb.action = "abort";
 		pb.no_stop = true;
-		if (tb_fleet_playbook_run(&pb, &scratch, &o) || !o.recap || tb_fleet_nbad(&scratch))
+		if (tb_cli_playbook_run(&pb, &scratch, &o) || !o.recap || tb_fleet_nbad(&scratch))
 			tb_warn("fleet: the abort play did not finish on every host: run `ansible-playbook -i %s %s -e tb_action=cleanup`",
 				x->o.inventory, x->playbook);
 		tb_fleet_free(&scratch);
@@ -559,7 +559,7 @@ static int play(struct fleet *x)
 /* Every host's record and result; a result that does not load leaves the merge. */
 static int load(struct fleet *x)
 {
-	if (tb_fleet_read_records(&x->f, x->dir))
+	if (tb_cli_fleet_records(&x->f, x->dir))
 		return TB_EXIT_FAIL;
 	for (size_t i = 0; i < x->f.nhosts; i++) {
 		struct tb_fleet_host *h = &x->f.hosts[i];
@@ -622,13 +622,13 @@ static int write_text(struct fleet *x, const char *name, void (*print)(FILE *, s
 
 static void print_tables(FILE *f, struct fleet *x)
 {
-	tb_fleet_print(f, &x->f);
-	tb_fleet_print_hosts(f, &x->f);
+	tb_render_fleet_print(f, &x->f);
+	tb_render_fleet_hosts(f, &x->f);
 }
 
 static void print_json(FILE *f, struct fleet *x)
 {
-	json_t *doc = tb_fleet_to_json(&x->f);
+	json_t *doc = tb_render_fleet_json(&x->f);
 
 	if (doc)
 		json_dumpf(doc, f, JSON_INDENT(2) | JSON_REAL_PRECISION(10));
@@ -648,7 +648,7 @@ static void print_compare(FILE *f, struct fleet *x)
 						    : "");
 	for (size_t i = 0; i < x->f.ncmps; i++) {
 		fputc('\n', f);
-		tb_compare_print(f, x->f.cmps[i]);
+		tb_render_compare_print(f, x->f.cmps[i]);
 	}
 }
 
@@ -731,7 +731,7 @@ static int publish(struct fleet *x)
 	return TB_EXIT_OK;
 }
 
-int tb_cmd_fleet(int argc, char **argv)
+int tb_cli_fleet(int argc, char **argv)
 {
 	struct fleet x = {.d = TB_DIR_INIT, .logfd = -1};
 	int rc;

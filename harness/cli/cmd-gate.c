@@ -44,7 +44,7 @@ static int opt_pct(const char *opt, const char *val, double *out)
 	return 0;
 }
 
-int tb_cmd_gate(int argc, char **argv)
+int tb_cli_gate(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"baseline", required_argument, NULL, 'b'},
@@ -130,8 +130,8 @@ int tb_cmd_gate(int argc, char **argv)
 		goto out;
 	if (o.baseline_name && tb_result_load(o.baseline_name, &old))
 		goto out;
-	ret = history ? tb_gate_result_history(r, doc, hist_db, comparable, &o, stdout)
-		      : tb_gate_result(r, old, &o, stdout);
+	ret = history ? tb_cli_gate_history(r, doc, hist_db, comparable, &o, stdout)
+		      : tb_cli_gate_result(r, old, &o, stdout);
 	if (fflush(stdout) && ret == TB_EXIT_OK)
 		ret = TB_EXIT_FAIL;
 out:

@@ -284,8 +284,8 @@ static int print_run(void *ctx, const struct tb_history_run *run)
 	json_t *arr = ctx;
 
 	if (arr)
-		return json_array_append_new(arr, tb_hist_run_json(run)) ? -ENOMEM : 0;
-	tb_hist_run_print(stdout, run);
+		return json_array_append_new(arr, tb_render_history_run_json(run)) ? -ENOMEM : 0;
+	tb_render_history_run_print(stdout, run);
 	return 0;
 }
 
@@ -332,13 +332,13 @@ static int cmd_list(struct hopts *o)
 
 		for (size_t i = 0; doc && i < n; i++)
 			json_array_append_new(json_object_get(doc, "series"),
-					      tb_hist_series_json(&s[i]));
+					      tb_render_history_series_json(&s[i]));
 		if (doc)
 			print_json(doc);
 		ret = doc ? 0 : -ENOMEM;
 		json_decref(doc);
 	} else if (!ret) {
-		tb_hist_series_print(stdout, s, n);
+		tb_render_history_series_print(stdout, s, n);
 		printf("\n%s (%s, schema %d): %lld runs, %zu series shown, from %s to %s\n",
 		       tb_history_name(h), tb_history_backend(h), tb_history_schema_version(h),
 		       (long long)c.runs, n, c.first, c.last);
@@ -394,9 +394,10 @@ static int show_one(struct hopts *o, struct tb_history *h, const struct tb_hanal
 
 	(void)h;
 	if (o->json)
-		return json_array_append_new(g->series, tb_hist_analysis_json(a, true)) ? -ENOMEM
-											: 0;
-	tb_hist_show_print(stdout, a);
+		return json_array_append_new(g->series, tb_render_history_analysis_json(a, true))
+			       ? -ENOMEM
+			       : 0;
+	tb_render_history_show_print(stdout, a);
 	printf("\n");
 	return 0;
 }
@@ -410,16 +411,17 @@ static int detect_one(struct hopts *o, struct tb_history *h, const struct tb_han
 		snprintf(g->db, sizeof(g->db), "%s", tb_history_name(h));
 		if (!o->json) {
 			printf("%s: ", g->db);
-			tb_hist_detect_settings_print(stdout, &o->det, o->comparable);
+			tb_render_history_detect_settings_print(stdout, &o->det, o->comparable);
 		}
 	}
 	g->nseries++;
 	g->nchanged += a->nch > 0;
 	g->nchanges += a->nch;
 	if (o->json)
-		return json_array_append_new(g->series, tb_hist_analysis_json(a, false)) ? -ENOMEM
-											 : 0;
-	tb_hist_detect_print(stdout, a, o->all);
+		return json_array_append_new(g->series, tb_render_history_analysis_json(a, false))
+			       ? -ENOMEM
+			       : 0;
+	tb_render_history_detect_print(stdout, a, o->all);
 	return 0;
 }
 
@@ -446,9 +448,10 @@ static int cmd_detect(struct hopts *o)
 	int rc = g.series ? each_series(o, false, detect_one, &g) : TB_EXIT_FAIL;
 
 	if (rc == TB_EXIT_OK && o->json) {
-		json_t *doc = json_pack("{s:s, s:o, s:O}", "db", g.db, "settings",
-					tb_hist_detect_settings_json(&o->det, o->comparable),
-					"series", g.series);
+		json_t *doc =
+			json_pack("{s:s, s:o, s:O}", "db", g.db, "settings",
+				  tb_render_history_detect_settings_json(&o->det, o->comparable),
+				  "series", g.series);
 
 		if (doc)
 			print_json(doc);
@@ -745,7 +748,7 @@ static int parse_opt(int c, struct hopts *o, const struct sub *sub)
 	return -1;
 }
 
-int tb_cmd_history(int argc, char **argv)
+int tb_cli_history(int argc, char **argv)
 {
 	struct hopts o = {.max_plots = DEFAULT_MAX_PLOTS};
 	const struct sub *sub = NULL;

@@ -120,7 +120,7 @@ static int man_page(const char *tmpl)
 	return tb_man_fill(stdout, tmpl, cmds) ? TB_EXIT_USAGE : TB_EXIT_OK;
 }
 
-int tb_cmd_list(int argc, char **argv)
+int tb_cli_list(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},

@@ -17,7 +17,7 @@ const char tb_usage_plot[] = "usage: tracebench plot RESULT.json [-o DIR]\n"
 			     "  -o, --output DIR  write DIR/plots/*.png, *.svg (default: the "
 			     "result's directory)\n" TB_CLI_COMMON_USAGE;
 
-int tb_cmd_plot(int argc, char **argv)
+int tb_cli_plot(int argc, char **argv)
 {
 	const char *outdir, *file;
 	struct tb_result *r;

@@ -15,7 +15,7 @@ const char tb_usage_report[] = "usage: tracebench report RESULT.json [-o FILE.ht
 			       "  -o, --output FILE  where to write the report (default: "
 			       "report.html next to the result)\n" TB_CLI_COMMON_USAGE;
 
-int tb_cmd_report(int argc, char **argv)
+int tb_cli_report(int argc, char **argv)
 {
 	const char *out, *file;
 	struct tb_result *r;

@@ -670,7 +670,7 @@ static int publish(struct run *x, int rc)
 		printf("\n");
 		json_decref(doc);
 	} else {
-		tb_summary_print(stdout, x->r);
+		tb_render_summary_print(stdout, x->r);
 		printf("\nresult:  %s/result.json\n", x->rundir.path);
 		print_disk(x);
 	}
@@ -687,8 +687,8 @@ static int publish(struct run *x, int rc)
 		tb_gate_opts_init(&go);
 		go.name = x->rundir.path;
 		rc = x->o.history
-			     ? tb_gate_result_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
-			     : tb_gate_result(x->r, NULL, &go, stdout);
+			     ? tb_cli_gate_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
+			     : tb_cli_gate_result(x->r, NULL, &go, stdout);
 	}
 	if (err) {
 		/* The last line, so that a script or a person sees what is missing. */
@@ -704,7 +704,7 @@ static int publish(struct run *x, int rc)
 	return rc;
 }
 
-int tb_cmd_run(int argc, char **argv)
+int tb_cli_run(int argc, char **argv)
 {
 	struct run x = {.rundir = TB_DIR_INIT};
 	int rc;

@@ -14,7 +14,7 @@
 const char tb_usage_sysinfo[] = "usage: tracebench sysinfo [--json]\n"
 				"  --json  the fingerprint as JSON\n" TB_CLI_COMMON_USAGE;
 
-int tb_cmd_sysinfo(int argc, char **argv)
+int tb_cli_sysinfo(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{"json", no_argument, NULL, 'j'},
@@ -76,7 +76,7 @@ int tb_cmd_sysinfo(int argc, char **argv)
 		json_dumpf(info, stdout, JSON_INDENT(2) | JSON_SORT_KEYS | JSON_REAL_PRECISION(15));
 		fputc('\n', stdout);
 	} else {
-		tb_sysinfo_print(stdout, info);
+		tb_render_sysinfo_print(stdout, info);
 	}
 	json_decref(info);
 	return fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;

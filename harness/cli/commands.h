@@ -6,18 +6,18 @@
 #ifndef TB_COMMANDS_H
 #define TB_COMMANDS_H
 
-int tb_cmd_run(int argc, char **argv);
-int tb_cmd_list(int argc, char **argv);
-int tb_cmd_sysinfo(int argc, char **argv);
-int tb_cmd_compare(int argc, char **argv);
-int tb_cmd_gate(int argc, char **argv);
-int tb_cmd_plot(int argc, char **argv);
-int tb_cmd_report(int argc, char **argv);
-int tb_cmd_cleanup(int argc, char **argv);
-int tb_cmd_history(int argc, char **argv);
-int tb_cmd_fleet(int argc, char **argv);
-int tb_cmd_explain(int argc, char **argv);
-int tb_cmd_anonymize(int argc, char **argv);
+int tb_cli_run(int argc, char **argv);
+int tb_cli_list(int argc, char **argv);
+int tb_cli_sysinfo(int argc, char **argv);
+int tb_cli_compare(int argc, char **argv);
+int tb_cli_gate(int argc, char **argv);
+int tb_cli_plot(int argc, char **argv);
+int tb_cli_report(int argc, char **argv);
+int tb_cli_cleanup(int argc, char **argv);
+int tb_cli_history(int argc, char **argv);
+int tb_cli_fleet(int argc, char **argv);
+int tb_cli_explain(int argc, char **argv);
+int tb_cli_anonymize(int argc, char **argv);
 
 /* Each command's --help text (what `tracebench list --man` puts in the man page). */
 extern const char tb_usage_run[], tb_usage_list[], tb_usage_sysinfo[], tb_usage_compare[],

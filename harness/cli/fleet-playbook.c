@@ -119,8 +119,8 @@ static int on_stats(json_t *ev, struct tb_fleet *f)
 }
 
 /* One line ansible-playbook printed. */
-static int on_line(char *line, struct tb_fleet *f, const struct tb_fleet_playbook *pb,
-		   struct tb_fleet_outcome *out)
+static int on_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
+		   struct tb_cli_fleet_outcome *out)
 {
 	json_t *ev = line[0] == '{' ? json_loads(line, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	const char *event = jstr(ev, "_event");
@@ -164,7 +164,7 @@ struct lines {
 
 /* Append n bytes and hand every complete line to on_line. Returns 0 or -ENOMEM. */
 static int feed(struct lines *l, const char *data, size_t n, struct tb_fleet *f,
-		const struct tb_fleet_playbook *pb, struct tb_fleet_outcome *out)
+		const struct tb_cli_playbook *pb, struct tb_cli_fleet_outcome *out)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (data[i] == '\n') {
@@ -204,7 +204,7 @@ static int feed(struct lines *l, const char *data, size_t n, struct tb_fleet *f,
 }
 
 /* The argv of ansible-playbook into av (room for 12). */
-static void build_argv(const struct tb_fleet_playbook *pb, char *vars_arg, char *action_arg,
+static void build_argv(const struct tb_cli_playbook *pb, char *vars_arg, char *action_arg,
 		       char **av)
 {
 	size_t n = 0;
@@ -227,8 +227,8 @@ static void build_argv(const struct tb_fleet_playbook *pb, char *vars_arg, char 
 }
 
 /* Read the pipe until it closes, passing a stop request on. Returns 0 or -errno. */
-static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_fleet_playbook *pb,
-		  struct tb_fleet_outcome *out)
+static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_cli_playbook *pb,
+		  struct tb_cli_fleet_outcome *out)
 {
 	struct lines l = {0};
 	uint64_t deadline = 0;
@@ -268,8 +268,8 @@ static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_fleet_p
 	return ret;
 }
 
-int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f,
-			  struct tb_fleet_outcome *out)
+int tb_cli_playbook_run(const struct tb_cli_playbook *pb, struct tb_fleet *f,
+			struct tb_cli_fleet_outcome *out)
 {
 	char *vars_arg = NULL, *action_arg = NULL, *av[16];
 	struct tb_proc p = {0};
@@ -366,7 +366,7 @@ static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 	return 0;
 }
 
-int tb_fleet_read_records(struct tb_fleet *f, const char *dir)
+int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 {
 	for (size_t i = 0; i < f->nhosts; i++) {
 		struct tb_fleet_host *h = &f->hosts[i];

@@ -13,7 +13,7 @@
 
 struct tb_fleet;
 
-struct tb_fleet_playbook {
+struct tb_cli_playbook {
 	const char *playbook;  /* fleet/tracebench.yml */
 	const char *inventory; /* -i */
 	const char *limit;     /* --limit, NULL for every host */
@@ -24,7 +24,7 @@ struct tb_fleet_playbook {
 	bool no_stop; /* ignore stop requests (the abort that follows one) */
 };
 
-struct tb_fleet_outcome {
+struct tb_cli_fleet_outcome {
 	int status;	  /* ansible-playbook's exit status; -1 when it was killed */
 	bool recap;	  /* it reached its recap (the stats event) */
 	bool interrupted; /* a stop was requested (Ctrl-C): SIGINT was passed on */
@@ -38,8 +38,8 @@ struct tb_fleet_outcome {
  * the playbook ran (whatever its hosts did; see *out), -ENOENT when ansible-playbook cannot be
  * started, -ENOMEM, or -errno of the pipe (said).
  */
-int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f,
-			  struct tb_fleet_outcome *out);
+int tb_cli_playbook_run(const struct tb_cli_playbook *pb, struct tb_fleet *f,
+			struct tb_cli_fleet_outcome *out);
 
 /*
  * For every host of f: read and check dir/<host>/fleet-host.json (the host's install mode and,
@@ -48,6 +48,6 @@ int tb_fleet_playbook_run(const struct tb_fleet_playbook *pb, struct tb_fleet *f
  * file (h->result_path). Hosts whose names are not usable as directory names are skipped.
  * Returns 0 or -ENOMEM.
  */
-int tb_fleet_read_records(struct tb_fleet *f, const char *dir);
+int tb_cli_fleet_records(struct tb_fleet *f, const char *dir);
 
 #endif /* TB_FLEET_PLAYBOOK_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tb_gate_result (cli/gate-run.h): evaluate, print, write the files, exit code. It lives in cli/,
+ * tb_cli_gate_result (cli/gate-run.h): evaluate, print, write the files, exit code. It lives in cli/,
  * with the commands that call it (`gate`, `run --gate`), because it drives both the statistics
  * (stats/gate.c computes) and the writers (render/gate-formats.c writes), and neither of those
  * may reach into the other.
@@ -19,8 +19,8 @@
 #include "stats/gate.h"
 #include "stats/stats.h"
 
-int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
-		   FILE *out)
+int tb_cli_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
+		       FILE *out)
 {
 	struct tb_gate g;
 	int ret;
@@ -31,8 +31,8 @@ int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_g
 		goto done;
 	}
 	if (out)
-		tb_gate_print(out, &g);
-	ret = tb_gate_write_files(&g, o);
+		tb_render_gate_print(out, &g);
+	ret = tb_render_gate_write_files(&g, o);
 	if (ret) { /* said where it failed */
 		ret = ret == -ENOMEM ? TB_EXIT_FAIL : tb_dir_exit_code(ret);
 		goto done;
@@ -49,8 +49,8 @@ done:
 	return ret;
 }
 
-int tb_gate_result_history(struct tb_result *r, const json_t *doc, const char *db, bool comparable,
-			   struct tb_gate_opts *o, FILE *out)
+int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, bool comparable,
+			struct tb_gate_opts *o, FILE *out)
 {
 	const char *target = tb_history_target(db);
 	struct tb_gate_ref *refs = NULL, *none = NULL;
@@ -93,7 +93,7 @@ int tb_gate_result_history(struct tb_result *r, const json_t *doc, const char *d
 	}
 	o->history = refs;
 	o->history_name = h ? tb_history_name(h) : target;
-	ret = tb_gate_result(r, NULL, o, out);
+	ret = tb_cli_gate_result(r, NULL, o, out);
 	o->history = NULL;
 	o->history_name = NULL;
 	free(refs);

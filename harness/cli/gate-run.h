@@ -20,18 +20,18 @@
  * It drives both the evaluation (stats/gate.h) and the writers (render/gate-formats.h), so
  * it lives with the commands that use it: `gate` and `run --gate`.
  */
-int tb_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
-		   FILE *out);
+int tb_cli_gate_result(struct tb_result *r, struct tb_result *old, const struct tb_gate_opts *o,
+		       FILE *out);
 
 /*
- * tb_gate_result against the history db (tb_history_target: --db, $TRACEBENCH_DB, the
+ * tb_cli_gate_result against the history db (tb_history_target: --db, $TRACEBENCH_DB, the
  * default): each cell's baseline ns/op or overhead against the last stable segment of its
  * series (comparable: scenario texts joined), among the runs before r (r itself left out; doc
  * is r's JSON for its content hash, NULL: built from r). A history that does not exist yet
- * gates without regression checks. Returns tb_gate_result's codes, or tb_history_exit_code's
+ * gates without regression checks. Returns tb_cli_gate_result's codes, or tb_history_exit_code's
  * when the history cannot be read.
  */
-int tb_gate_result_history(struct tb_result *r, const json_t *doc, const char *db, bool comparable,
-			   struct tb_gate_opts *o, FILE *out);
+int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, bool comparable,
+			struct tb_gate_opts *o, FILE *out);
 
 #endif /* TB_GATE_RUN_H */

@@ -70,7 +70,7 @@ struct tb_op_events {
 };
 
 /* What the harness tells a workload when it asks for its op's events. */
-struct tb_wl_context {
+struct tb_op_context {
 	unsigned int threads; /* instances run in parallel (each does the ops) */
 	bool one_cpu;	      /* every thread and partner shares one CPU: a ping-pong switches
 				 on each hand-over instead of waking an idle CPU */

@@ -72,7 +72,8 @@ static void cell_dir(const struct tb_result *r, const struct tb_cell *c, char *b
 	}
 }
 
-static void side_figures(struct tb_explain_side *s, const struct tb_explain_run *x, double period)
+static void side_figures(struct tb_cell_explain_side *s, const struct tb_explain_run *x,
+			 double period)
 {
 	s->runs = x->runs;
 	s->ops = x->ops;
@@ -92,55 +93,57 @@ static double other_ns(const struct tb_explain_run *x, const struct tb_explain_s
 }
 
 /* What limited the profiles, in words. */
-static int limits(struct tb_explain *e, const struct tb_explain_run *b,
+static int limits(struct tb_cell_explain *e, const struct tb_explain_run *b,
 		  const struct tb_explain_run *t, const struct tb_explain_settings *set)
 {
 	const struct tb_profile_stats *st = &t->st;
 	int ret = 0;
 
 	if (st->per_task || b->st.per_task)
-		ret |= tb_explain_limit(e, "%s",
-					st->per_task ? st->per_task_why : b->st.per_task_why);
+		ret |= tb_cell_explain_limit(e, "%s",
+					     st->per_task ? st->per_task_why : b->st.per_task_why);
 	if (st->user_only || b->st.user_only)
-		ret |= tb_explain_limit(e, "user space only: %s",
-					st->user_only ? st->user_only_why : b->st.user_only_why);
+		ret |= tb_cell_explain_limit(e, "user space only: %s",
+					     st->user_only ? st->user_only_why
+							   : b->st.user_only_why);
 	if (set->kallsyms_hidden)
-		ret |= tb_explain_limit(e, "kernel symbols are hidden (/proc/kallsyms reads 0, "
-					   "kernel.kptr_restrict): kernel frames are addresses");
+		ret |= tb_cell_explain_limit(e,
+					     "kernel symbols are hidden (/proc/kallsyms reads 0, "
+					     "kernel.kptr_restrict): kernel frames are addresses");
 	if (set->bpf_from_info)
-		ret |= tb_explain_limit(e,
-					"net.core.bpf_jit_kallsyms = 0: BPF programs named from "
-					"bpf_prog_info; trampolines and dispatchers are addresses");
+		ret |= tb_cell_explain_limit(
+			e, "net.core.bpf_jit_kallsyms = 0: BPF programs named from "
+			   "bpf_prog_info; trampolines and dispatchers are addresses");
 	if (st->truncated)
-		ret |= tb_explain_limit(
+		ret |= tb_cell_explain_limit(
 			e,
 			"%.2f%% of the traced samples hit kernel.perf_event_max_stack "
 			"(%u): their stacks are cut at the root ([truncated])",
 			100.0 * (double)st->truncated / (double)(st->samples ? st->samples : 1),
 			st->max_stack);
 	if (st->lost || b->st.lost)
-		ret |= tb_explain_limit(e,
-					"%llu traced and %llu baseline samples lost (the "
-					"profiler's ring buffer was full)",
-					(unsigned long long)st->lost,
-					(unsigned long long)b->st.lost);
+		ret |= tb_cell_explain_limit(e,
+					     "%llu traced and %llu baseline samples lost (the "
+					     "profiler's ring buffer was full)",
+					     (unsigned long long)st->lost,
+					     (unsigned long long)b->st.lost);
 	if (other_ns(t, set) - other_ns(b, set) > 1)
-		ret |= tb_explain_limit(
+		ret |= tb_cell_explain_limit(
 			e,
 			"other tasks ran on the workload's CPU for %.1f ns/op during "
 			"the traced samples against %.1f during the baseline's: time "
 			"the profiles leave out",
 			other_ns(t, set), other_ns(b, set));
 	if (st->throttled || b->st.throttled)
-		ret |= tb_explain_limit(e,
-					"the kernel throttled sampling %llu times "
-					"(perf_cpu_time_max_percent)",
-					(unsigned long long)(st->throttled + b->st.throttled));
+		ret |= tb_cell_explain_limit(e,
+					     "the kernel throttled sampling %llu times "
+					     "(perf_cpu_time_max_percent)",
+					     (unsigned long long)(st->throttled + b->st.throttled));
 	return ret ? -ENOMEM : 0;
 }
 
 /* Why the profiles cannot be attributed, or "" when they can. */
-static void attributable(struct tb_explain *e, char *why, size_t len)
+static void attributable(struct tb_cell_explain *e, char *why, size_t len)
 {
 	uint64_t nb = e->base.samples, nt = e->traced.samples;
 
@@ -161,7 +164,7 @@ static void attributable(struct tb_explain *e, char *why, size_t len)
 		e->attributable = true;
 }
 
-static int table(struct tb_explain *e, const struct tb_attr *a)
+static int table(struct tb_cell_explain *e, const struct tb_attr *a)
 {
 	for (size_t i = 0; i < e->nfns; i++)
 		free(e->fns[i].name);
@@ -170,7 +173,7 @@ static int table(struct tb_explain *e, const struct tb_attr *a)
 	e->nfns = 0;
 	for (size_t i = 0; i < a->nfns; i++) {
 		const struct tb_attr_fn *f = &a->fns[i];
-		struct tb_explain_fn *x = tb_explain_add_fn(e, f->name);
+		struct tb_cell_explain_fn *x = tb_cell_explain_add_fn(e, f->name);
 		bool ovh = isfinite(e->overhead_ns) && e->overhead_ns > 0;
 
 		if (!x)
@@ -187,7 +190,7 @@ static int table(struct tb_explain *e, const struct tb_attr *a)
 }
 
 /* The table, the totals, attributability and the share check from normalised folds. */
-static int compute(struct tb_explain *e, const struct tb_cell *c, const struct tb_fold *b,
+static int compute(struct tb_cell_explain *e, const struct tb_cell *c, const struct tb_fold *b,
 		   const struct tb_fold *t)
 {
 	struct tb_attr a;
@@ -236,7 +239,7 @@ static int write_files(const struct tb_dir *d, const struct tb_fold *b, const st
 }
 
 /* The explanation without profiles: why. */
-static int no_profile(struct tb_cell *c, struct tb_explain *e, const struct tb_explain_run *b,
+static int no_profile(struct tb_cell *c, struct tb_cell_explain *e, const struct tb_explain_run *b,
 		      const struct tb_explain_run *t)
 {
 	char msg[600];
@@ -248,16 +251,16 @@ static int no_profile(struct tb_cell *c, struct tb_explain *e, const struct tb_e
 		 t->error[0] || b->error[0] ? "" : "no explain sample completed");
 	e->error = strdup(msg);
 	if (!e->error) {
-		tb_explain_free(e);
+		tb_cell_explain_free(e);
 		return -ENOMEM;
 	}
-	tb_explain_free(c->explain);
+	tb_cell_explain_free(c->explain);
 	c->explain = e;
 	return 0;
 }
 
 /* Normalise both sides to samples per e->per_ops ops. */
-static int normalise(struct tb_explain *e, const struct tb_explain_run *b,
+static int normalise(struct tb_cell_explain *e, const struct tb_explain_run *b,
 		     const struct tb_explain_run *t, struct tb_fold *nb, struct tb_fold *nt)
 {
 	e->per_ops = tb_fold_unit(b->ops, t->ops);
@@ -288,7 +291,7 @@ int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_d
 		       const struct tb_explain_run *base, const struct tb_explain_run *traced,
 		       const struct tb_explain_settings *set)
 {
-	struct tb_explain *e = tb_explain_new();
+	struct tb_cell_explain *e = tb_cell_explain_new();
 	struct tb_dir dir = TB_DIR_INIT;
 	struct tb_fold nb, nt;
 	char rel[160];
@@ -303,7 +306,7 @@ int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_d
 	side_figures(&e->traced, traced, e->period_ns);
 	e->profiled_overhead_ns = e->traced.ns_per_op - e->base.ns_per_op;
 	if (limits(e, base, traced, set)) {
-		tb_explain_free(e);
+		tb_cell_explain_free(e);
 		return -ENOMEM;
 	}
 	if (base->error[0] || traced->error[0] || !base->ops || !traced->ops)
@@ -320,7 +323,7 @@ int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_d
 		ret = write_files(&dir, &nb, &nt);
 	if (!ret)
 		ret = compute(e, c, &nb, &nt);
-	tb_explain_free(c->explain);
+	tb_cell_explain_free(c->explain);
 	c->explain = e;
 	if (!ret)
 		ret = tb_explain_render(c, &nb, &nt, &dir);
@@ -333,13 +336,13 @@ int tb_explain_publish(struct tb_result *r, struct tb_cell *c, const struct tb_d
 int tb_explain_load(const struct tb_result *r, const struct tb_cell *c, struct tb_fold *base,
 		    struct tb_fold *traced)
 {
-	const struct tb_explain *e = c->explain;
+	const struct tb_cell_explain *e = c->explain;
 	char path[4400];
 	int ret;
 
 	if (!e || !e->dir)
 		return -ENOENT;
-	if (!tb_explain_dir_ok(e->dir)) {
+	if (!tb_cell_explain_dir_ok(e->dir)) {
 		tb_err("%s: explain.dir \"%s\" is not explain/<name>", c->id, e->dir);
 		return -EINVAL;
 	}
@@ -371,7 +374,7 @@ int tb_explain_recompute(struct tb_cell *c, const struct tb_fold *base,
 static void graph_opts(const struct tb_cell *c, bool diff, char *title, size_t tlen, char *sub,
 		       size_t slen, struct tb_fg_opts *o)
 {
-	const struct tb_explain *e = c->explain;
+	const struct tb_cell_explain *e = c->explain;
 
 	snprintf(title, tlen, "%s under %s: %s", c->workload, c->tracer,
 		 diff ? "where the overhead lands (traced vs baseline)" : "the traced profile");

@@ -62,7 +62,7 @@ const char *tb_state_dir(void)
 	return d && *d ? d : "/run/tracebench";
 }
 
-uint64_t tb_proc_start_time(pid_t pid)
+uint64_t tb_armed_start_time(pid_t pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long st = 0;
@@ -104,7 +104,7 @@ bool tb_armed_owner_alive(pid_t pid, uint64_t start_time)
 	/* A zombie (a SIGKILLed run's sample child not reaped yet) arms nothing any more. */
 	if (zombie(pid))
 		return false;
-	return !start_time || tb_proc_start_time(pid) == start_time;
+	return !start_time || tb_armed_start_time(pid) == start_time;
 }
 
 static void record_path(char *buf, size_t len, pid_t pid)
@@ -132,7 +132,7 @@ static int record_write(void)
 		return ret;
 	}
 	root = json_pack("{s:i, s:I, s:[]}", "pid", (int)rec.pid, "start_time",
-			 (json_int_t)tb_proc_start_time(rec.pid), "items");
+			 (json_int_t)tb_armed_start_time(rec.pid), "items");
 	if (!root)
 		return -ENOMEM;
 	items = json_object_get(root, "items");
@@ -238,7 +238,7 @@ int tb_armed_remove(enum tb_armed_kind kind, const char *value)
 
 static void pgid_value(char *buf, size_t len, pid_t pgid)
 {
-	snprintf(buf, len, "%d:%llu", (int)pgid, (unsigned long long)tb_proc_start_time(pgid));
+	snprintf(buf, len, "%d:%llu", (int)pgid, (unsigned long long)tb_armed_start_time(pgid));
 }
 
 int tb_armed_add_pgid(pid_t pgid)

@@ -61,7 +61,7 @@ bool tb_armed_has(enum tb_armed_kind kind, const char *value);
 void tb_armed_clear(void);
 
 /* Start time of pid in clock ticks since boot (field 22 of /proc/pid/stat); 0 if gone. */
-uint64_t tb_proc_start_time(pid_t pid);
+uint64_t tb_armed_start_time(pid_t pid);
 /*
  * True when the owner of a record is alive: pid exists and, when start_time is not 0, still has
  * that start time (else the pid was reused by another process).

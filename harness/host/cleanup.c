@@ -142,7 +142,7 @@ static void clean_pgid(struct cleanup_ctx *c, const char *value, const char *why
 
 		if (pid <= 0 || proc_pgrp(pid) != pgid)
 			continue;
-		pst = tb_proc_start_time(pid);
+		pst = tb_armed_start_time(pid);
 		if (pid == pgid ? pst != st : pst < st)
 			continue;
 		n++;

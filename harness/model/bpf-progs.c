@@ -51,7 +51,7 @@ static int count(const json_t *o, size_t i, const char *key, int64_t *out, char 
 }
 
 /* Entry i of a bpf_programs array, checked. */
-static int parse(const json_t *o, size_t i, struct tb_bpf_prog *p, char *err, size_t len)
+static int parse(const json_t *o, size_t i, struct tb_cell_prog *p, char *err, size_t len)
 {
 	int64_t id = -1, n = 1;
 	int ret;
@@ -118,7 +118,7 @@ static int method_of(const json_t *extra, char *buf, size_t size, char *err, siz
 	return -EINVAL;
 }
 
-static bool same(const struct tb_bpf_prog *a, const struct tb_bpf_prog *b)
+static bool same(const struct tb_cell_prog *a, const struct tb_cell_prog *b)
 {
 	return !strcmp(a->name, b->name) && !strcmp(a->type, b->type) &&
 	       !strcmp(a->attach, b->attach);
@@ -130,9 +130,9 @@ static int64_t add(int64_t a, int64_t b)
 }
 
 /* Join sample program p with the cell's; taken[] marks the cell's already joined this sample. */
-static int join(struct tb_cell *c, const struct tb_bpf_prog *p, bool *taken)
+static int join(struct tb_cell *c, const struct tb_cell_prog *p, bool *taken)
 {
-	struct tb_bpf_prog *nv;
+	struct tb_cell_prog *nv;
 	size_t k;
 
 	for (k = 0; k < c->nbpf_progs; k++) {
@@ -161,7 +161,7 @@ int tb_cell_bpf_merge(struct tb_cell *c, const json_t *extra, char *err, size_t 
 {
 	char method[sizeof(c->bpf_method)];
 	const json_t *arr, *v;
-	struct tb_bpf_prog p;
+	struct tb_cell_prog p;
 	bool *taken;
 	size_t i;
 	int ret;
@@ -223,7 +223,7 @@ static json_t *programs_json(const struct tb_cell *c)
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < c->nbpf_progs; i++) {
-		const struct tb_bpf_prog *p = &c->bpf_progs[i];
+		const struct tb_cell_prog *p = &c->bpf_progs[i];
 		json_t *o = json_pack("{sIssssss}", "id", (json_int_t)p->id, "name", p->name,
 				      "type", p->type, "attach", p->attach);
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A cell's BPF programs (struct tb_bpf_prog, result.h) to and from tracer_extra: the runner
+ * A cell's BPF programs (struct tb_cell_prog, result.h) to and from tracer_extra: the runner
  * adds up its measured samples' programs, the reader validates a result file's, the writer
  * puts them back with their derived figures (model/measured.h).
  */

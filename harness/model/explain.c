@@ -32,9 +32,9 @@ struct field {
 	double min;
 };
 
-#define E(f)  offsetof(struct tb_explain, f)
-#define S(f)  offsetof(struct tb_explain_side, f)
-#define FN(f) offsetof(struct tb_explain_fn, f)
+#define E(f)  offsetof(struct tb_cell_explain, f)
+#define S(f)  offsetof(struct tb_cell_explain_side, f)
+#define FN(f) offsetof(struct tb_cell_explain_fn, f)
 
 static const struct field top_fields[] = {
 	{"dir", F_STR, E(dir)},
@@ -77,15 +77,15 @@ static const struct field fn_fields[] = {
 	{NULL},
 };
 
-static void side_init(struct tb_explain_side *s)
+static void side_init(struct tb_cell_explain_side *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->ns_per_op = s->cpu_ns_per_op = NAN;
 }
 
-struct tb_explain *tb_explain_new(void)
+struct tb_cell_explain *tb_cell_explain_new(void)
 {
-	struct tb_explain *e = calloc(1, sizeof(*e));
+	struct tb_cell_explain *e = calloc(1, sizeof(*e));
 
 	if (!e)
 		return NULL;
@@ -102,7 +102,7 @@ struct tb_explain *tb_explain_new(void)
 	return e;
 }
 
-void tb_explain_free(struct tb_explain *e)
+void tb_cell_explain_free(struct tb_cell_explain *e)
 {
 	if (!e)
 		return;
@@ -116,7 +116,7 @@ void tb_explain_free(struct tb_explain *e)
 	free(e);
 }
 
-int tb_explain_limit(struct tb_explain *e, const char *fmt, ...)
+int tb_cell_explain_limit(struct tb_cell_explain *e, const char *fmt, ...)
 {
 	char buf[MAX_TEXT];
 	va_list ap;
@@ -129,9 +129,9 @@ int tb_explain_limit(struct tb_explain *e, const char *fmt, ...)
 	return json_array_append_new(e->limits, json_string(buf)) ? -ENOMEM : 0;
 }
 
-struct tb_explain_fn *tb_explain_add_fn(struct tb_explain *e, const char *name)
+struct tb_cell_explain_fn *tb_cell_explain_add_fn(struct tb_cell_explain *e, const char *name)
 {
-	struct tb_explain_fn *nv, *f;
+	struct tb_cell_explain_fn *nv, *f;
 
 	if (e->nfns >= TB_EXPLAIN_MAX_FNS)
 		return NULL;
@@ -149,7 +149,7 @@ struct tb_explain_fn *tb_explain_add_fn(struct tb_explain *e, const char *name)
 	return f;
 }
 
-bool tb_explain_dir_ok(const char *dir)
+bool tb_cell_explain_dir_ok(const char *dir)
 {
 	const char *name;
 	size_t n;
@@ -202,7 +202,7 @@ static bool fields_to_json(json_t *o, const struct field *t, const void *base)
 	return ok;
 }
 
-static json_t *fn_to_json(const struct tb_explain_fn *f)
+static json_t *fn_to_json(const struct tb_cell_explain_fn *f)
 {
 	json_t *o = json_object();
 
@@ -215,7 +215,7 @@ static json_t *fn_to_json(const struct tb_explain_fn *f)
 }
 
 /* [files]: each file's path relative to the result's directory. */
-static json_t *files_to_json(const struct tb_explain *e)
+static json_t *files_to_json(const struct tb_cell_explain *e)
 {
 	static const char *const keys[] = {"base", "traced", "diff", "diff_svg", "traced_svg"};
 	static const char *const names[] = {TB_EXPLAIN_BASE, TB_EXPLAIN_TRACED, TB_EXPLAIN_DIFF,
@@ -233,7 +233,7 @@ static json_t *files_to_json(const struct tb_explain *e)
 	return o;
 }
 
-json_t *tb_explain_to_json(const struct tb_explain *e)
+json_t *tb_cell_explain_to_json(const struct tb_cell_explain *e)
 {
 	json_t *o = json_object(), *b = json_object(), *t = json_object(), *fns = json_array();
 	bool ok = fields_to_json(o, top_fields, e) && fields_to_json(b, side_fields, &e->base) &&
@@ -352,7 +352,7 @@ static int fields_from_json(json_t *o, const struct field *t, void *base, const 
 	return 0;
 }
 
-static int fns_from_json(json_t *a, struct tb_explain *e, char *err, size_t len)
+static int fns_from_json(json_t *a, struct tb_cell_explain *e, char *err, size_t len)
 {
 	json_t *v;
 	size_t i;
@@ -364,7 +364,7 @@ static int fns_from_json(json_t *a, struct tb_explain *e, char *err, size_t len)
 	{
 		char key[48];
 		json_t *name = json_object_get(v, "name"), *where = json_object_get(v, "where");
-		struct tb_explain_fn *f;
+		struct tb_cell_explain_fn *f;
 		int ret;
 
 		snprintf(key, sizeof(key), "functions[%zu]", i);
@@ -373,7 +373,7 @@ static int fns_from_json(json_t *a, struct tb_explain *e, char *err, size_t len)
 		if (!json_is_string(where) || (strcmp(json_string_value(where), "kernel") &&
 					       strcmp(json_string_value(where), "user")))
 			return bad(err, len, key, "where: expected \"kernel\" or \"user\"");
-		f = tb_explain_add_fn(e, json_string_value(name));
+		f = tb_cell_explain_add_fn(e, json_string_value(name));
 		if (!f)
 			return -ENOMEM;
 		f->kernel = !strcmp(json_string_value(where), "kernel");
@@ -384,7 +384,7 @@ static int fns_from_json(json_t *a, struct tb_explain *e, char *err, size_t len)
 	return 0;
 }
 
-static int limits_from_json(json_t *a, struct tb_explain *e, char *err, size_t len)
+static int limits_from_json(json_t *a, struct tb_cell_explain *e, char *err, size_t len)
 {
 	json_t *v;
 	size_t i;
@@ -405,14 +405,14 @@ static int limits_from_json(json_t *a, struct tb_explain *e, char *err, size_t l
 	return 0;
 }
 
-static int explain_members(json_t *o, struct tb_explain *e, char *err, size_t len)
+static int explain_members(json_t *o, struct tb_cell_explain *e, char *err, size_t len)
 {
 	json_t *v;
 	int ret;
 
 	if ((ret = fields_from_json(o, top_fields, e, "", err, len)))
 		return ret;
-	if (e->dir && !tb_explain_dir_ok(e->dir))
+	if (e->dir && !tb_cell_explain_dir_ok(e->dir))
 		return bad(err, len, "dir",
 			   "\"%.60s\" is not explain/<name> (letters, digits, . _ + -)", e->dir);
 	if ((v = json_object_get(o, "base")) &&
@@ -431,9 +431,9 @@ static int explain_members(json_t *o, struct tb_explain *e, char *err, size_t le
 	return 0;
 }
 
-int tb_explain_from_json(json_t *o, struct tb_explain **out, char *err, size_t len)
+int tb_cell_explain_from_json(json_t *o, struct tb_cell_explain **out, char *err, size_t len)
 {
-	struct tb_explain *e = tb_explain_new();
+	struct tb_cell_explain *e = tb_cell_explain_new();
 	int ret;
 
 	*out = NULL;
@@ -441,7 +441,7 @@ int tb_explain_from_json(json_t *o, struct tb_explain **out, char *err, size_t l
 		return -ENOMEM;
 	ret = explain_members(o, e, err, len);
 	if (ret) {
-		tb_explain_free(e);
+		tb_cell_explain_free(e);
 		return ret;
 	}
 	*out = e;

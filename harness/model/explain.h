@@ -23,7 +23,7 @@
 #define TB_EXPLAIN_MAX_LIMITS 64  /* [limits] entries */
 
 /* One side's profile: the baseline's or the traced cell's explain samples. */
-struct tb_explain_side {
+struct tb_cell_explain_side {
 	unsigned int runs;    /* [runs] profiled workload samples */
 	uint64_t ops;	      /* [ops] operations in them (all threads) */
 	uint64_t samples;     /* [samples] cpu-clock samples of the workload's processes */
@@ -36,7 +36,7 @@ struct tb_explain_side {
 };
 
 /* A function's time per op on both sides (ns per op); added = traced - base. */
-struct tb_explain_fn {
+struct tb_cell_explain_fn {
 	char *name;		       /* [name] */
 	bool kernel;		       /* [where] "kernel" or "user" */
 	double self_base, self_traced; /* [self_ns_per_op] [base, traced] */
@@ -44,13 +44,13 @@ struct tb_explain_fn {
 	double self_share, incl_share; /* [self_share] [inclusive_share]: added / overhead */
 };
 
-struct tb_explain {
+struct tb_cell_explain {
 	char *dir;	     /* [dir] the cell's files, relative to the result's directory */
 	char *error;	     /* [error] why there is no explanation (profiler refused, ...) */
 	double period_ns;    /* [period_ns] cpu-clock sample period */
 	double frequency_hz; /* [frequency_hz] 1e9 / period */
 	double per_ops;	     /* [per_ops] folded counts are samples per this many operations */
-	struct tb_explain_side base, traced; /* [base] [traced] */
+	struct tb_cell_explain_side base, traced; /* [base] [traced] */
 	double added_ns;		  /* [added_ns_per_op] traced - base profile time per op */
 	double added_se_ns;		  /* [added_se_ns_per_op] its sampling error (Poisson) */
 	double overhead_ns;		  /* [overhead_ns_per_op] the measured rounds' overhead */
@@ -58,33 +58,33 @@ struct tb_explain {
 	double share, share_lo, share_hi; /* [explained_share] [explained_share_range] */
 	double tolerance;		  /* [tolerance] of the share check, a fraction */
 	bool explained;			  /* [explained] the share is within the tolerance */
-	bool attributable;	   /* [attributable] enough samples and a difference above noise */
-	char *statement;	   /* [statement] the share check in words */
-	json_t *limits;		   /* [limits] array of strings: what limited the profile */
-	struct tb_explain_fn *fns; /* [functions] by added self time, largest first */
+	bool attributable; /* [attributable] enough samples and a difference above noise */
+	char *statement;   /* [statement] the share check in words */
+	json_t *limits;	   /* [limits] array of strings: what limited the profile */
+	struct tb_cell_explain_fn *fns; /* [functions] by added self time, largest first */
 	size_t nfns;
 };
 
 /* A new explanation (NANs, an empty limits array), or NULL on ENOMEM. */
-struct tb_explain *tb_explain_new(void);
-void tb_explain_free(struct tb_explain *e);
+struct tb_cell_explain *tb_cell_explain_new(void);
+void tb_cell_explain_free(struct tb_cell_explain *e);
 /* Append a limit ("kallsyms hidden: ..."), printf-style. Returns 0 or -ENOMEM. */
-int tb_explain_limit(struct tb_explain *e, const char *fmt, ...)
+int tb_cell_explain_limit(struct tb_cell_explain *e, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Append a function row (name copied). NULL on ENOMEM or when the table is full. */
-struct tb_explain_fn *tb_explain_add_fn(struct tb_explain *e, const char *name);
+struct tb_cell_explain_fn *tb_cell_explain_add_fn(struct tb_cell_explain *e, const char *name);
 
 /* The [explain] object (new reference, NULL on ENOMEM). */
-json_t *tb_explain_to_json(const struct tb_explain *e);
+json_t *tb_cell_explain_to_json(const struct tb_cell_explain *e);
 /*
  * Validate an [explain] object. Returns 0 and *out, -EINVAL with the key that is wrong and why
  * in err ("traced.samples: expected an unsigned integer"), or -ENOMEM.
  */
-int tb_explain_from_json(json_t *o, struct tb_explain **out, char *err, size_t len);
+int tb_cell_explain_from_json(json_t *o, struct tb_cell_explain **out, char *err, size_t len);
 /*
  * Whether dir is what a result may name as a cell's explain directory: "explain/<name>", the
  * name 1-128 bytes of [A-Za-z0-9._+-] and not "." or "..". Files are only ever looked for there.
  */
-bool tb_explain_dir_ok(const char *dir);
+bool tb_cell_explain_dir_ok(const char *dir);
 
 #endif /* TB_RESULT_EXPLAIN_H */

@@ -847,7 +847,7 @@ static int load_cell(struct ld *l, json_t *o, struct tb_cell *c)
 	if (!ret && (v = json_object_get(o, "explain")) && !json_is_null(v)) {
 		char err[320];
 
-		ret = tb_explain_from_json(v, &c->explain, err, sizeof(err));
+		ret = tb_cell_explain_from_json(v, &c->explain, err, sizeof(err));
 		if (ret == -EINVAL)
 			ret = bad(l, "explain", "%s", err);
 	}

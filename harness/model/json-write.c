@@ -282,7 +282,7 @@ static json_t *cell_to_json(struct jb *b, const struct tb_cell *c)
 	if (c->proof.outcome != TB_PROOF_NONE)
 		set(b, o, "proof", proof_to_json(b, &c->proof));
 	if (c->explain)
-		set(b, o, "explain", tb_explain_to_json(c->explain));
+		set(b, o, "explain", tb_cell_explain_to_json(c->explain));
 	return o;
 }
 

@@ -104,7 +104,7 @@ static double ops_per_sample(const struct tb_cell *c)
  * Runs and run time of p, or of all of c's programs, and the ops of the measured samples they
  * span (NAN without measured samples). False when a figure is unknown or there is no program.
  */
-static bool bpf_figures(const struct tb_cell *c, const struct tb_bpf_prog *p, double *runs,
+static bool bpf_figures(const struct tb_cell *c, const struct tb_cell_prog *p, double *runs,
 			double *ns, double *ops)
 {
 	size_t i, n = p ? 1 : c->nbpf_progs;
@@ -113,7 +113,7 @@ static bool bpf_figures(const struct tb_cell *c, const struct tb_bpf_prog *p, do
 	*runs = *ns = 0;
 	*ops = NAN;
 	for (i = 0; i < n; i++) {
-		const struct tb_bpf_prog *q = p ? p : &c->bpf_progs[i];
+		const struct tb_cell_prog *q = p ? p : &c->bpf_progs[i];
 
 		if (q->runs < 0 || q->run_time_ns < 0)
 			return false;
@@ -126,21 +126,21 @@ static bool bpf_figures(const struct tb_cell *c, const struct tb_bpf_prog *p, do
 	return n > 0;
 }
 
-double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_bpf_prog *p)
+double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double runs, ns, ops;
 
 	return bpf_figures(c, p, &runs, &ns, &ops) && runs > 0 ? ns / runs : NAN;
 }
 
-double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_bpf_prog *p)
+double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double runs, ns, ops;
 
 	return bpf_figures(c, p, &runs, &ns, &ops) && ops > 0 ? runs / ops : NAN;
 }
 
-double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_bpf_prog *p)
+double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double runs, ns, ops, over = c->has_overhead ? c->overhead.ns_per_op : NAN;
 

@@ -40,19 +40,19 @@ double tb_cell_ctxsw_per_op(const struct tb_cell *c);
  * In-kernel ns per run of program p of c (run_time_ns / runs; p NULL: of all c's programs);
  * NAN when unknown or without a run.
  */
-double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_bpf_prog *p);
+double tb_cell_bpf_ns_per_run(const struct tb_cell *c, const struct tb_cell_prog *p);
 /*
  * Runs per op and thread of program p of c (NULL: all of c's programs): its runs over the ops
  * of the measured samples it was found in. NAN when unknown.
  */
-double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_bpf_prog *p);
+double tb_cell_bpf_runs_per_op(const struct tb_cell *c, const struct tb_cell_prog *p);
 /*
  * The share of the measured overhead that the program's own run time accounts for: runs/op x
  * ns/run against the overhead in ns/op (p NULL: all of c's programs). Above 1 when the runs
  * cost more than the workload lost (other tasks' runs, noise); NAN without a positive
  * overhead or run figures.
  */
-double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_bpf_prog *p);
+double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_cell_prog *p);
 /* The tracer's CPU seconds over c's measured samples; NAN when unknown. */
 double tb_cell_tracer_cpu_s(const struct tb_cell *c);
 /*

@@ -109,7 +109,7 @@ static void cell_free(struct tb_cell *c)
 	free(c->summary.outlier);
 	free(c->latency.bucket_ns);
 	free(c->latency.bucket_count);
-	tb_explain_free(c->explain);
+	tb_cell_explain_free(c->explain);
 }
 
 void tb_result_rate_models_free(struct tb_result *r)

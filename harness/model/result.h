@@ -19,7 +19,7 @@
 
 #define TB_RESULT_SCHEMA "tracebench-result/1"
 
-struct tb_explain;
+struct tb_cell_explain;
 /*
  * What a number in a result may be (json-read.c refuses the rest, naming the key): finite and
  * at most TB_RESULT_MAX_VALUE in magnitude. 1e15 ns is 11.6 days, longer than any sample the
@@ -193,7 +193,7 @@ struct tb_proof {
  * samples, runs_per_op, overhead_share}]; the last three derived (model/measured.h).
  */
 #define TB_CELL_BPF_PROGS_MAX 512
-struct tb_bpf_prog {
+struct tb_cell_prog {
 	uint32_t id;	      /* [id] in the last measured sample that had it */
 	char name[64];	      /* [name] */
 	char type[32];	      /* [type] "tracepoint", "perf_event", ... */
@@ -218,23 +218,23 @@ struct tb_cell {
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
-	int64_t events_recorded;       /* [events_recorded] over measured samples, -1 unknown */
-	int64_t events_lost;	       /* [events_lost] */
-	double tracer_cpu_s;	       /* [tracer_cpu_s] */
-	int64_t tracer_mem_bytes;      /* [tracer_mem_bytes] max over samples */
-	json_t *tracer_extra;	       /* [tracer_extra] what collect() reported, last sample */
-	struct tb_bpf_prog *bpf_progs; /* [tracer_extra][bpf_programs] over measured samples */
+	int64_t events_recorded;	/* [events_recorded] over measured samples, -1 unknown */
+	int64_t events_lost;		/* [events_lost] */
+	double tracer_cpu_s;		/* [tracer_cpu_s] */
+	int64_t tracer_mem_bytes;	/* [tracer_mem_bytes] max over samples */
+	json_t *tracer_extra;		/* [tracer_extra] what collect() reported, last sample */
+	struct tb_cell_prog *bpf_progs; /* [tracer_extra][bpf_programs] over measured samples */
 	size_t nbpf_progs;
 	char bpf_method[24]; /* [tracer_extra][bpf_method] "fdinfo", "new-ids", "none", "mixed";
 				"" when the tracer does not account BPF programs */
 	char *error;	     /* [error] why the cell failed, NULL if it did not */
-	struct tb_summary summary;   /* [summary] */
-	struct tb_latency latency;   /* [latency] */
-	bool has_overhead;	     /* traced cells once analysed */
-	struct tb_overhead overhead; /* [overhead] */
-	struct tb_expected expected; /* [expected_events] traced cells, from the run */
-	struct tb_proof proof;	     /* [proof] traced cells once analysed */
-	struct tb_explain *explain;  /* [explain] where the overhead lands (model/explain.h) */
+	struct tb_summary summary;	 /* [summary] */
+	struct tb_latency latency;	 /* [latency] */
+	bool has_overhead;		 /* traced cells once analysed */
+	struct tb_overhead overhead;	 /* [overhead] */
+	struct tb_expected expected;	 /* [expected_events] traced cells, from the run */
+	struct tb_proof proof;		 /* [proof] traced cells once analysed */
+	struct tb_cell_explain *explain; /* [explain] where the overhead lands (model/explain.h) */
 };
 
 /*

@@ -10,7 +10,7 @@
 #include "model/json-util.h"
 #include "stats/compare.h"
 
-json_t *tb_compare_to_json(const struct tb_comparison *c)
+json_t *tb_render_compare_json(const struct tb_comparison *c)
 {
 	json_t *doc, *env = json_array(), *cells = json_array(), *only_a = json_array(),
 		     *only_b = json_array();
@@ -172,7 +172,7 @@ static void print_environment(FILE *f, const struct tb_comparison *c)
 	}
 }
 
-void tb_compare_print(FILE *f, const struct tb_comparison *c)
+void tb_render_compare_print(FILE *f, const struct tb_comparison *c)
 {
 	fprintf(f, "compare: %s (A) -> %s (B); CIs at %.0f%%, significance at p < %g\n", c->name_a,
 		c->name_b, 100 * (1 - c->alpha), c->alpha);
@@ -230,7 +230,7 @@ static void markdown_environment(FILE *f, const struct tb_comparison *c)
 	fputc('\n', f);
 }
 
-void tb_compare_markdown(FILE *f, const struct tb_comparison *c)
+void tb_render_compare_markdown(FILE *f, const struct tb_comparison *c)
 {
 	fprintf(f, "## tracebench compare: `");
 	tb_fput_markdown(f, c->name_a);

@@ -9,10 +9,10 @@
 struct tb_comparison;
 
 /* The comparison as a JSON object: a new reference (the caller owns it), NULL on ENOMEM. */
-json_t *tb_compare_to_json(const struct tb_comparison *c);
+json_t *tb_render_compare_json(const struct tb_comparison *c);
 /* The terminal table: environment differences, then one line per matched cell. */
-void tb_compare_print(FILE *f, const struct tb_comparison *c);
+void tb_render_compare_print(FILE *f, const struct tb_comparison *c);
 /* The same as Markdown (a pull-request comment); names are escaped for table cells. */
-void tb_compare_markdown(FILE *f, const struct tb_comparison *c);
+void tb_render_compare_markdown(FILE *f, const struct tb_comparison *c);
 
 #endif /* TB_COMPARE_FORMATS_H */

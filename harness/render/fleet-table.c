@@ -120,7 +120,7 @@ static void print_reasons(FILE *f, const struct tb_fleet *fl)
 	}
 }
 
-void tb_fleet_print(FILE *f, const struct tb_fleet *fl)
+void tb_render_fleet_print(FILE *f, const struct tb_fleet *fl)
 {
 	const struct tb_result *first = NULL;
 	int row_w = row_width(fl);
@@ -159,7 +159,7 @@ void tb_fleet_print(FILE *f, const struct tb_fleet *fl)
 	print_reasons(f, fl);
 }
 
-void tb_fleet_print_hosts(FILE *f, const struct tb_fleet *fl)
+void tb_render_fleet_hosts(FILE *f, const struct tb_fleet *fl)
 {
 	size_t w = 4;
 
@@ -280,12 +280,12 @@ static json_t *cells_json(const struct tb_fleet *fl)
 	return a;
 }
 
-json_t *tb_fleet_to_json(const struct tb_fleet *fl)
+json_t *tb_render_fleet_json(const struct tb_fleet *fl)
 {
 	json_t *cmps = json_array();
 
 	for (size_t i = 0; cmps && i < fl->ncmps; i++)
-		if (json_array_append_new(cmps, tb_compare_to_json(fl->cmps[i])))
+		if (json_array_append_new(cmps, tb_render_compare_json(fl->cmps[i])))
 			json_decref(cmps), cmps = NULL;
 	return json_pack(
 		"{s:s, s:s?, s:o, s:o, s:o, s:o, s:s}", "schema", "tracebench-fleet/1", "fleet",

@@ -16,10 +16,10 @@ struct tb_fleet;
  * one row per cell: the baseline's ns/op, a traced cell's overhead % [CI] and verdict; then the
  * classes and what compares across them.
  */
-void tb_fleet_print(FILE *f, const struct tb_fleet *fl);
+void tb_render_fleet_print(FILE *f, const struct tb_fleet *fl);
 /* The per-host table: every host, its state, and its result or the reason it has none. */
-void tb_fleet_print_hosts(FILE *f, const struct tb_fleet *fl);
+void tb_render_fleet_hosts(FILE *f, const struct tb_fleet *fl);
 /* The whole merge as JSON (schema tracebench-fleet/1): a new reference, NULL on ENOMEM. */
-json_t *tb_fleet_to_json(const struct tb_fleet *fl);
+json_t *tb_render_fleet_json(const struct tb_fleet *fl);
 
 #endif /* TB_FLEET_TABLE_H */

@@ -66,7 +66,7 @@ static const char *underpowered_line(const struct tb_gate *g)
 	return buf;
 }
 
-void tb_gate_print(FILE *f, const struct tb_gate *g)
+void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 {
 	char mo[32], mr[32];
 
@@ -107,7 +107,7 @@ static double cell_seconds(const struct tb_cell *c)
  * attribute (only <testsuite> does), time is a plain decimal. The limits and the power
  * warning go into the suite's <properties> and <system-out>.
  */
-void tb_gate_junit(FILE *f, const struct tb_gate *g)
+void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 {
 	double secs = 0;
 	char mo[32], mr[32];
@@ -165,7 +165,7 @@ void tb_gate_junit(FILE *f, const struct tb_gate *g)
 	fprintf(f, "  </testsuite>\n</testsuites>\n");
 }
 
-void tb_gate_markdown(FILE *f, const struct tb_gate *g)
+void tb_render_gate_markdown(FILE *f, const struct tb_gate *g)
 {
 	char mo[32], mr[32];
 
@@ -301,7 +301,7 @@ static int bench_traced(json_t *arr, const struct tb_gate *g, const struct tb_ga
 	return 0;
 }
 
-json_t *tb_gate_benchmark_json(const struct tb_gate *g)
+json_t *tb_render_gate_benchmark_json(const struct tb_gate *g)
 {
 	json_t *arr = json_array();
 
@@ -361,16 +361,16 @@ static int write_out(const char *path, const struct tb_gate *g,
 	return ret;
 }
 
-int tb_gate_write_files(const struct tb_gate *g, const struct tb_gate_opts *o)
+int tb_render_gate_write_files(const struct tb_gate *g, const struct tb_gate_opts *o)
 {
 	int ret = 0;
 
-	if (o->junit && (ret = write_out(o->junit, g, tb_gate_junit, NULL)))
+	if (o->junit && (ret = write_out(o->junit, g, tb_render_gate_junit, NULL)))
 		return ret;
-	if (o->markdown && (ret = write_out(o->markdown, g, tb_gate_markdown, NULL)))
+	if (o->markdown && (ret = write_out(o->markdown, g, tb_render_gate_markdown, NULL)))
 		return ret;
 	if (o->benchmark_json) {
-		json_t *doc = tb_gate_benchmark_json(g);
+		json_t *doc = tb_render_gate_benchmark_json(g);
 
 		if (doc)
 			ret = write_out(o->benchmark_json, g, NULL, doc);

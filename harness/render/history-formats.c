@@ -14,7 +14,7 @@
 
 /* ---- series and runs ------------------------------------------------------------------------- */
 
-void tb_hist_series_print(FILE *f, const struct tb_hseries *s, size_t n)
+void tb_render_history_series_print(FILE *f, const struct tb_hseries *s, size_t n)
 {
 	fprintf(f, "%-12s %-56s %-8s %-8s %5s  %-20s  %-20s\n", "id", "series", "hw", "scenario",
 		"runs", "first", "last");
@@ -27,7 +27,7 @@ void tb_hist_series_print(FILE *f, const struct tb_hseries *s, size_t n)
 	}
 }
 
-json_t *tb_hist_series_json(const struct tb_hseries *s)
+json_t *tb_render_history_series_json(const struct tb_hseries *s)
 {
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:I, s:s, s:s}", "id",
 			 s->id, "name", s->name, "scenario", s->scenario, "workload", s->workload,
@@ -56,7 +56,7 @@ static const char *labels_text(char *buf, size_t len, const json_t *labels)
 	return buf;
 }
 
-void tb_hist_run_print(FILE *f, const struct tb_history_run *run)
+void tb_render_history_run_print(FILE *f, const struct tb_history_run *run)
 {
 	char l[512], sb[64], hb[40];
 
@@ -66,7 +66,7 @@ void tb_hist_run_print(FILE *f, const struct tb_history_run *run)
 		labels_text(l, sizeof(l), run->labels));
 }
 
-json_t *tb_hist_run_json(const struct tb_history_run *run)
+json_t *tb_render_history_run_json(const struct tb_history_run *run)
 {
 	return json_pack("{s:I, s:s, s:s, s:s, s:s, s:o, s:s, s:s, s:o, s:o, s:o, s:o, s:O}", "id",
 			 (json_int_t)run->id, "hash", run->hash, "started", run->started,
@@ -81,7 +81,8 @@ json_t *tb_hist_run_json(const struct tb_history_run *run)
 
 /* ---- detection settings ---------------------------------------------------------------------- */
 
-void tb_hist_detect_settings_print(FILE *f, const struct tb_detect_opts *o, bool comparable)
+void tb_render_history_detect_settings_print(FILE *f, const struct tb_detect_opts *o,
+					     bool comparable)
 {
 	fprintf(f,
 		"change points: window %zu, p < %g (points and pooled samples), min magnitude %g%%, CIs at %g%%%s\n",
@@ -89,7 +90,7 @@ void tb_hist_detect_settings_print(FILE *f, const struct tb_detect_opts *o, bool
 		comparable ? ", scenario texts joined (--comparable)" : "");
 }
 
-json_t *tb_hist_detect_settings_json(const struct tb_detect_opts *o, bool comparable)
+json_t *tb_render_history_detect_settings_json(const struct tb_detect_opts *o, bool comparable)
 {
 	return json_pack("{s:I, s:f, s:f, s:f, s:I, s:b}", "window", (json_int_t)o->window,
 			 "p_value", o->p_value, "min_magnitude", o->min_magnitude, "confidence",
@@ -142,8 +143,8 @@ static const char *change_text(char *buf, size_t len, const struct tb_hseries *s
 	return buf;
 }
 
-const char *tb_hist_change_sentence(char *buf, size_t len, const struct tb_hseries *s,
-				    const struct tb_hchange *x, size_t npoints)
+const char *tb_render_history_change_sentence(char *buf, size_t len, const struct tb_hseries *s,
+					      const struct tb_hchange *x, size_t npoints)
 {
 	char subj[256], chg[128], b[48], a[48], l[300], ps[48] = "";
 	const struct tb_change *c = &x->c;
@@ -160,7 +161,7 @@ const char *tb_hist_change_sentence(char *buf, size_t len, const struct tb_hseri
 
 static const char *const where[] = {"one run before", "at the same run", "one run after"};
 
-void tb_hist_change_env_print(FILE *f, const struct tb_hchange *x, const char *indent)
+void tb_render_history_change_env_print(FILE *f, const struct tb_hchange *x, const char *indent)
 {
 	bool any = false;
 
@@ -188,7 +189,7 @@ void tb_hist_change_env_print(FILE *f, const struct tb_hchange *x, const char *i
 		fprintf(f, "%sno environment field changed at this run or next to it\n", indent);
 }
 
-void tb_hist_detect_print(FILE *f, const struct tb_hanalysis *a, bool all)
+void tb_render_history_detect_print(FILE *f, const struct tb_hanalysis *a, bool all)
 {
 	const struct tb_hseries *s = a->s;
 	char line[1024];
@@ -200,12 +201,13 @@ void tb_hist_detect_print(FILE *f, const struct tb_hanalysis *a, bool all)
 		a->nch == 1 ? "" : "s");
 	for (size_t i = 0; i < a->nch; i++) {
 		fprintf(f, "  %s\n",
-			tb_hist_change_sentence(line, sizeof(line), s, &a->ch[i], s->nruns));
-		tb_hist_change_env_print(f, &a->ch[i], "    ");
+			tb_render_history_change_sentence(line, sizeof(line), s, &a->ch[i],
+							  s->nruns));
+		tb_render_history_change_env_print(f, &a->ch[i], "    ");
 	}
 }
 
-void tb_hist_show_print(FILE *f, const struct tb_hanalysis *a)
+void tb_render_history_show_print(FILE *f, const struct tb_hanalysis *a)
 {
 	const struct tb_hseries *s = a->s;
 	const struct tb_hdata *d = &a->data;
@@ -224,7 +226,8 @@ void tb_hist_show_print(FILE *f, const struct tb_hanalysis *a)
 			char line[1024];
 
 			fprintf(f, "  --- %s\n",
-				tb_hist_change_sentence(line, sizeof(line), s, &a->ch[next], d->n));
+				tb_render_history_change_sentence(line, sizeof(line), s,
+								  &a->ch[next], d->n));
 			next++;
 		}
 		if (isfinite(r->ci_lo) && isfinite(r->ci_hi))
@@ -304,9 +307,9 @@ static json_t *points_json(const struct tb_hdata *d)
 	return arr;
 }
 
-json_t *tb_hist_analysis_json(const struct tb_hanalysis *a, bool points)
+json_t *tb_render_history_analysis_json(const struct tb_hanalysis *a, bool points)
 {
-	json_t *o = tb_hist_series_json(a->s), *chs = json_array();
+	json_t *o = tb_render_history_series_json(a->s), *chs = json_array();
 
 	for (size_t i = 0; o && chs && i < a->nch; i++) {
 		json_t *c = change_json(&a->ch[i]);

@@ -13,7 +13,7 @@
 #include "model/result.h"
 
 /* One program's row (p NULL: all of them). */
-static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_bpf_prog *p)
+static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
 	char name[40], rpo[32], npr[32], npo[32], share[32];
@@ -116,9 +116,9 @@ static void added(FILE *f, double base, double traced, double share)
 	fprintf(f, "  %+8.1f %-7s", traced - base, pct);
 }
 
-void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always)
+void tb_render_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always)
 {
-	const struct tb_explain *e = c->explain;
+	const struct tb_cell_explain *e = c->explain;
 	size_t k;
 
 	if (!e)
@@ -131,7 +131,7 @@ void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool al
 			fprintf(f, "%-18s%-18s function (ns/op added, share of the overhead)\n",
 				"      self", "      inclusive");
 		for (k = 0; (e->attributable || always) && k < e->nfns && k < rows; k++) {
-			const struct tb_explain_fn *fn = &e->fns[k];
+			const struct tb_cell_explain_fn *fn = &e->fns[k];
 
 			added(f, fn->self_base, fn->self_traced, fn->self_share);
 			added(f, fn->incl_base, fn->incl_traced, fn->incl_share);
@@ -154,7 +154,7 @@ static void print_explained(FILE *f, const struct tb_result *r)
 			fprintf(f, "\nwhere the overhead lands (profiles of the explain samples; "
 				   "flame graphs in explain/<cell>/diff.svg):\n");
 		head = true;
-		tb_summary_explained(f, &r->cells[i], 3, false);
+		tb_render_summary_explained(f, &r->cells[i], 3, false);
 	}
 }
 
@@ -189,7 +189,7 @@ out:
 	free(e);
 }
 
-void tb_summary_print(FILE *f, const struct tb_result *r)
+void tb_render_summary_print(FILE *f, const struct tb_result *r)
 {
 	size_t i;
 

@@ -18,12 +18,12 @@
  * unsupported here; for explained cells the explained share, the three functions with the most
  * added self time and the profile's limits.
  */
-void tb_summary_print(FILE *f, const struct tb_result *r);
+void tb_render_summary_print(FILE *f, const struct tb_result *r);
 /*
  * One explained cell: its share statement, then (when the profiles are attributable, or always)
  * the first `rows` functions by added self time with their added self and inclusive ns/op and
  * shares of the overhead, then the profile's limits. Nothing when c has no explanation.
  */
-void tb_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always);
+void tb_render_summary_explained(FILE *f, const struct tb_cell *c, size_t rows, bool always);
 
 #endif /* TB_SUMMARY_H */

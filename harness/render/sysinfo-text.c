@@ -190,7 +190,7 @@ static void print_members(FILE *f, const char *title, const json_t *obj)
 	json_object_foreach((json_t *)obj, name, v) line_path(f, v, name, "");
 }
 
-void tb_sysinfo_print(FILE *f, const json_t *info)
+void tb_render_sysinfo_print(FILE *f, const json_t *info)
 {
 	const json_t *m = json_object_get(info, "mitigations");
 	char buf[512];

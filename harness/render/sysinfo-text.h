@@ -10,6 +10,6 @@
  * Write the readable summary of info (from tb_sysinfo_collect; borrowed) to f: grouped,
  * aligned "key value" lines, "unknown" for what info lacks (an empty object prints too).
  */
-void tb_sysinfo_print(FILE *f, const json_t *info);
+void tb_render_sysinfo_print(FILE *f, const json_t *info);
 
 #endif /* TB_SYSINFO_TEXT_H */

@@ -25,7 +25,7 @@
 struct child_msg {
 	int err;
 	uint64_t ops;
-	struct tb_sample_res res;
+	struct tb_measure_res res;
 };
 
 /*
@@ -46,10 +46,10 @@ struct child {
 };
 
 /* The workload process: never returns. calibrate_ns > 0 calibrates instead of a sample. */
-static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, int rfd, int wfd,
+static void child_main(const struct tb_measure_req *req, uint64_t calibrate_ns, int rfd, int wfd,
 		       _Atomic uint32_t *gate)
 {
-	struct tb_sample_run *run = NULL;
+	struct tb_measure_run *run = NULL;
 	struct child_msg m;
 	char go;
 
@@ -59,28 +59,28 @@ static void child_main(const struct tb_sample_req *req, uint64_t calibrate_ns, i
 	signal(SIGHUP, SIG_IGN);
 	memset(&m, 0, sizeof(m));
 	if (calibrate_ns) {
-		m.err = tb_sample_calibrate(req, calibrate_ns, &m.ops);
+		m.err = tb_measure_calibrate(req, calibrate_ns, &m.ops);
 		tb_write_full(wfd, &m, sizeof(m));
 		_exit(m.err ? 1 : 0);
 	}
-	m.err = tb_sample_prepare(req, &run);
+	m.err = tb_measure_prepare(req, &run);
 	if (tb_write_full(wfd, &m, sizeof(m)) || m.err) {
 		if (run)
-			tb_sample_finish(run);
+			tb_measure_finish(run);
 		_exit(1);
 	}
 	if (read(rfd, &go, 1) != 1) {
-		tb_sample_finish(run);
+		tb_measure_finish(run);
 		_exit(1);
 	}
-	m.err = tb_sample_go_gated(run, req->ops, &m.res, gate);
+	m.err = tb_measure_go_gated(run, req->ops, &m.res, gate);
 	m.ops = m.res.ops;
 	tb_write_full(wfd, &m, sizeof(m));
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	_exit(m.err ? 1 : 0);
 }
 
-static int child_start(const struct tb_sample_req *req, uint64_t calibrate_ns, struct child *c)
+static int child_start(const struct tb_measure_req *req, uint64_t calibrate_ns, struct child *c)
 {
 	int down[2], up[2], e;
 
@@ -184,7 +184,7 @@ static int gate_wait(struct child *c, uint32_t state, uint64_t timeout_ns)
 	return 0;
 }
 
-int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t timeout_ns,
+int tb_child_calibrate(const struct tb_measure_req *req, uint64_t target_ns, uint64_t timeout_ns,
 		       uint64_t *ops)
 {
 	struct child c = {.to = -1, .from = -1};
@@ -216,7 +216,7 @@ int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint
 
 /* One sample in progress: the child, the tracer instance and what came back. */
 struct sample {
-	const struct tb_sample_job *job;
+	const struct tb_measure_job *job;
 	struct tb_cell *cell;
 	struct tb_sample *smp;
 	struct child c;
@@ -252,7 +252,7 @@ static double to_s(uint64_t ns)
 /* The child leaves its pipe read and spins on the gate: no syscall of its from here on. */
 static int release_to_gate(struct sample *sp)
 {
-	const struct tb_sample_job *job = sp->job;
+	const struct tb_measure_job *job = sp->job;
 	char arm = 'a';
 	int ret;
 
@@ -287,7 +287,7 @@ static int setup_or_rearm(struct sample *sp)
 /* Untimed: the child parks after its setup; the tracer is set up, started and settles. */
 static int arm(struct sample *sp)
 {
-	const struct tb_sample_job *job = sp->job;
+	const struct tb_measure_job *job = sp->job;
 	struct tb_tracer *t = &sp->t;
 	const char *step = "setup";
 	unsigned long nerr;
@@ -343,7 +343,7 @@ static int arm(struct sample *sp)
 /* Timed inside the child: release it and wait (sleeping) until its batch is done. */
 static int measure(struct sample *sp)
 {
-	const struct tb_sample_job *job = sp->job;
+	const struct tb_measure_job *job = sp->job;
 	int ret;
 
 	atomic_store_explicit(sp->c.gate, TB_GATE_GO, memory_order_release);
@@ -359,7 +359,7 @@ static int measure(struct sample *sp)
 /* Untimed, the tracer stopped: let the child go on and take its figures. */
 static int figures(struct sample *sp, int ret)
 {
-	const struct tb_sample_job *job = sp->job;
+	const struct tb_measure_job *job = sp->job;
 	int r;
 
 	atomic_store_explicit(sp->c.gate, TB_GATE_STOPPED, memory_order_release);
@@ -380,7 +380,7 @@ static int figures(struct sample *sp, int ret)
 /* Untimed: settle, stop, collect, tear down. ret is the sample's outcome so far. */
 static int disarm(struct sample *sp, int ret)
 {
-	const struct tb_sample_job *job = sp->job;
+	const struct tb_measure_job *job = sp->job;
 	struct tb_tracer *t = &sp->t;
 	uint64_t t1 = tb_now_ns();
 
@@ -440,7 +440,7 @@ static int disarm(struct sample *sp, int ret)
 /* The completed sample's figures into the result. */
 static void record(struct sample *sp, struct tb_hist **hist)
 {
-	const struct tb_sample_res *res = &sp->m.res;
+	const struct tb_measure_res *res = &sp->m.res;
 	struct tb_sample *smp = sp->smp;
 	struct tb_cell *cell = sp->cell;
 
@@ -486,7 +486,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	cell->latency.clock_cost_ns = res->clock_cost_ns;
 }
 
-int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struct tb_hist **hist,
+int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, struct tb_hist **hist,
 		    bool *dead)
 {
 	struct sample sp = {.job = job, .cell = cell, .c = {.to = -1, .from = -1}};

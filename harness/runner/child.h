@@ -4,18 +4,18 @@
  * workload child, and the tracer's arm / measure / disarm around the child's timed batch.
  *
  *	parent                                  child (fork)
- *	                                        tb_sample_prepare (setup, park)  -> "ready"
+ *	                                        tb_measure_prepare (setup, park)  -> "ready"
  *	tracer setup                            parked in a pipe read
  *	"arm"                                -> counters read, spins on a shared gate
  *	tracer start, settle (untimed)
- *	gate GO                              -> tb_sample_go_gated (the timed batch), DONE
+ *	gate GO                              -> tb_measure_go_gated (the timed batch), DONE
  *	settle, stop; gate STOPPED           -> counters read                    -> result
  *	collect, teardown
  *	record the sample into the cell; reap the child
  *
  * The tracer's pid filter therefore sees exactly the workload's process, the tracer's own
  * setup and teardown never fall inside the timed window, and while the tracer is live the
- * workload process makes no syscall of the harness's (runner/sample.h).
+ * workload process makes no syscall of the harness's (runner/measure.h).
  */
 #ifndef TB_CHILD_H
 #define TB_CHILD_H
@@ -25,14 +25,14 @@
 
 #include "core/outdir.h"
 #include "model/result.h"
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "parse/scenario.h"
 
 /* What one sample of a cell needs; the runner fills it. */
-struct tb_sample_job {
+struct tb_measure_job {
 	const struct tb_scn_workload *w; /* the workload section */
 	const struct tb_scn_tracer *t;	 /* the tracer section ("none" for the baseline) */
-	struct tb_sample_req req;	 /* what the workload process runs */
+	struct tb_measure_req req;	 /* what the workload process runs */
 	const struct tb_dir *tracer_dir; /* <run dir>/tracers/<tracer section>, open */
 	int consumer_cpu;		 /* for the tracer's reader threads, -1: any */
 	uint64_t timeout_ns;		 /* for the child's setup and for its batch */
@@ -54,10 +54,10 @@ struct tb_sample_job {
 
 /*
  * Calibrate req's workload in a child process: *ops per thread for a sample of target_ns
- * (tb_sample_calibrate). Returns 0, -EINTR when a stop was requested, or -errno (said, naming
+ * (tb_measure_calibrate). Returns 0, -EINTR when a stop was requested, or -errno (said, naming
  * the workload section).
  */
-int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t timeout_ns,
+int tb_child_calibrate(const struct tb_measure_req *req, uint64_t target_ns, uint64_t timeout_ns,
 		       uint64_t *ops);
 
 /*
@@ -67,11 +67,11 @@ int tb_child_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint
  * first one only) and, when the cell cannot work again (setup or start failed), *dead is set.
  * Returns 0 (also when the sample failed), -EINTR when a stop was requested, or -ENOMEM.
  */
-int tb_child_sample(const struct tb_sample_job *job, struct tb_cell *cell, struct tb_hist **hist,
+int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, struct tb_hist **hist,
 		    bool *dead);
 
 /*
- * Tear down a tracer held across a cell's samples (tb_sample_job.held), if one is set up, and
+ * Tear down a tracer held across a cell's samples (tb_measure_job.held), if one is set up, and
  * add the time it took to the teardown_s of the cell's last sample, so that the run's
  * recorded setup and teardown times stay complete. Idempotent.
  */

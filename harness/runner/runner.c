@@ -28,7 +28,7 @@ static uint64_t sample_timeout(const struct tb_scenario *s, const struct tb_scn_
 }
 
 /* What the workload process of section wi runs. */
-static void fill_req(const struct tb_plan *p, size_t wi, struct tb_sample_req *req)
+static void fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_req *req)
 {
 	const struct tb_scn_workload *w = &p->s->workloads[wi];
 
@@ -51,7 +51,7 @@ static int calibrate(struct tb_runner *rn, size_t wi)
 {
 	struct tb_plan *p = rn->plan;
 	struct tb_scn_workload *w = &p->s->workloads[wi];
-	struct tb_sample_req req;
+	struct tb_measure_req req;
 
 	if (w->ops->flags & TB_WL_ONESHOT) {
 		p->wls[wi].ops = 1;
@@ -110,7 +110,7 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 {
 	struct tb_plan *p = rn->plan;
 	struct tb_cell *cell = into ? into : &rn->r->cells[cr->cell];
-	struct tb_sample_job job = {
+	struct tb_measure_job job = {
 		.w = &p->s->workloads[cr->wl],
 		.t = tracer ? tracer : &p->s->tracers[cr->tr],
 		.consumer_cpu = p->consumer_cpu,
@@ -181,7 +181,7 @@ static bool precise_enough(const struct tb_result *r, double precision)
 }
 
 const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
-				  const struct tb_stop_rule *rule, uint64_t elapsed_ns)
+				  const struct tb_runner_stop_rule *rule, uint64_t elapsed_ns)
 {
 	if (rule->precision <= 0) {
 		if (done >= rule->rounds)
@@ -235,7 +235,7 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 
 /*
  * What every traced cell should record per op (model/proof.h): its workload's events per op
- * matched with its tracer's hooks and the harness's own window (runner/sample.h). A plugin
+ * matched with its tracer's hooks and the harness's own window (runner/measure.h). A plugin
  * that cannot say leaves the expectation unknown, which the proof treats as such.
  */
 static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
@@ -244,12 +244,12 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
 	const struct tb_scn_workload *w = &p->s->workloads[cr->wl];
 	const struct tb_scn_tracer *t = &p->s->tracers[cr->tr];
 	struct tb_cell *cell = &rn->r->cells[cr->cell];
-	struct tb_wl_context ctx = {
+	struct tb_op_context ctx = {
 		.threads = w->threads ? w->threads : 1,
 		.one_cpu = p->wls[cr->wl].ncpus == 1,
 	};
 	struct tb_op_events ops, harness;
-	struct tb_sample_req req;
+	struct tb_measure_req req;
 	struct tb_hooks h;
 	int ret;
 
@@ -268,7 +268,7 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
 		h.kind = TB_HOOK_UNKNOWN;
 	}
 	fill_req(p, cr->wl, &req);
-	tb_sample_window_events(&req, &harness);
+	tb_measure_window_events(&req, &harness);
 	tb_proof_expect(&ops, &h, &harness, &cell->expected);
 	tb_hooks_free(&h);
 }
@@ -330,7 +330,7 @@ static int measured_rounds(struct tb_runner *rn)
 {
 	struct tb_scenario *s = rn->plan->s;
 	unsigned int done = 0, target = tb_scenario_first_rounds(s);
-	struct tb_stop_rule rule = {
+	struct tb_runner_stop_rule rule = {
 		.rounds = s->rounds,
 		.min_rounds = s->min_rounds,
 		.max_rounds = s->max_rounds,

@@ -85,7 +85,7 @@ void tb_runner_free(struct tb_runner *rn);
  * recorded seed, so a run's order can be reproduced). */
 void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order);
 
-struct tb_stop_rule {
+struct tb_runner_stop_rule {
 	unsigned int rounds;		     /* fixed rounds (precision 0) */
 	unsigned int min_rounds, max_rounds; /* adaptive bounds */
 	double precision;     /* CI half-width target as a fraction; 0: fixed rounds */
@@ -99,6 +99,6 @@ struct tb_stop_rule {
  * percentage points.
  */
 const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
-				  const struct tb_stop_rule *rule, uint64_t elapsed_ns);
+				  const struct tb_runner_stop_rule *rule, uint64_t elapsed_ns);
 
 #endif /* TB_RUNNER_H */

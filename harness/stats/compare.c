@@ -31,7 +31,7 @@ static int diff_systems(struct tb_comparison *c)
 
 /* ---- cell matching --------------------------------------------------------------------------- */
 
-char *tb_cell_key(const struct tb_cell *c)
+char *tb_compare_key(const struct tb_cell *c)
 {
 	json_t *cfg = json_pack("{s:O?, s:O?}", "workload", c->workload_config, "tracer",
 				c->tracer_config);
@@ -182,13 +182,13 @@ static void keys_free(char **k, size_t n)
 	free(k);
 }
 
-/* The canonical keys of r's cells (tb_cell_key), or NULL on ENOMEM. Free with keys_free. */
+/* The canonical keys of r's cells (tb_compare_key), or NULL on ENOMEM. Free with keys_free. */
 static char **cell_keys(const struct tb_result *r)
 {
 	char **k = calloc(r->ncells + 1, sizeof(*k));
 
 	for (size_t i = 0; k && i < r->ncells; i++) {
-		if (!(k[i] = tb_cell_key(&r->cells[i]))) {
+		if (!(k[i] = tb_compare_key(&r->cells[i]))) {
 			keys_free(k, r->ncells);
 			return NULL;
 		}

@@ -80,6 +80,6 @@ size_t tb_compare_env_summary(const struct tb_comparison *c, char *buf, size_t l
 const struct tb_cmp_row *tb_compare_find(const struct tb_comparison *c, const struct tb_cell *b);
 
 /* Canonical identity of a cell across results: "workload\ttracer\t{sorted config JSON}". */
-char *tb_cell_key(const struct tb_cell *c);
+char *tb_compare_key(const struct tb_cell *c);
 
 #endif /* TB_COMPARE_H */

@@ -656,7 +656,7 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 	}
 verdict:
 	cost_figures(c, nt);
-	tb_verdict_judge(r, base, c);
+	tb_stats_verdict(r, base, c);
 out:
 	tb_stats_cellpair_free(&pair);
 	free(vb);

@@ -16,7 +16,7 @@
 /* Beyond this a longer sample is no longer a practical remedy for noise. */
 #define MAX_SUGGESTED_S 30.0
 
-char *tb_fmt_above(char *buf, size_t len, double v, double t, const char *unit)
+char *tb_stats_fmt_above(char *buf, size_t len, double v, double t, const char *unit)
 {
 	int d;
 
@@ -182,7 +182,7 @@ static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy,
 		r->system ? json_object_get(json_object_get(r->system, "load"), "loadavg") : NULL;
 	char above[64], dur[96] = "", load[64] = "";
 
-	tb_fmt_above(above, sizeof(above), 100 * cv, 100 * max_cv, "%");
+	tb_stats_fmt_above(above, sizeof(above), 100 * cv, 100 * max_cv, "%");
 	if (json_is_number(json_array_get(la, 0)))
 		snprintf(load, sizeof(load), " (load average %.1f at the start)",
 			 json_number_value(json_array_get(la, 0)));
@@ -261,7 +261,7 @@ static const char *proof_prefix(const struct tb_cell *c, char *buf, size_t len)
 	return buf;
 }
 
-void tb_verdict_judge(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c)
+void tb_stats_verdict(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c)
 {
 	struct tb_overhead *o = &c->overhead;
 	double thr = 100 * r->noise_threshold;

@@ -18,12 +18,12 @@
  * (c->proof, judged before) and its workload's baseline cell base (NULL: none), with r's
  * settings (max_cv, noise_threshold, confidence, foreign instrumentation).
  */
-void tb_verdict_judge(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c);
+void tb_stats_verdict(const struct tb_result *r, const struct tb_cell *base, struct tb_cell *c);
 
 /*
  * "v% > t%" with v printed with the fewest decimals (1 to 4) that still show it above t, which
  * is printed as %g: "10.04% > 10%" rather than "10.0% > 10%". Returns buf.
  */
-char *tb_fmt_above(char *buf, size_t len, double v, double t, const char *unit);
+char *tb_stats_fmt_above(char *buf, size_t len, double v, double t, const char *unit);
 
 #endif /* TB_VERDICT_H */

@@ -55,7 +55,7 @@ static int tracepoint_id(const char *name, uint64_t *id, char *err, size_t len)
 
 	if (!n || n >= sizeof(sys) || !colon[1] || strchr(colon + 1, '/') || strchr(name, '/')) {
 		snprintf(err, len, "unknown event '%s' (known: %s, or a tracepoint system:event)",
-			 name, tb_perf_event_names());
+			 name, tb_perfev_names());
 		return -ENOENT;
 	}
 	memcpy(sys, name, n);
@@ -77,7 +77,7 @@ static int tracepoint_id(const char *name, uint64_t *id, char *err, size_t len)
 	return 0;
 }
 
-int tb_perf_event_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len)
+int tb_perfev_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len)
 {
 	uint64_t id;
 	size_t i;
@@ -96,7 +96,7 @@ int tb_perf_event_parse(const char *name, struct perf_event_attr *attr, char *er
 	return 0;
 }
 
-const char *tb_perf_event_task_name(const struct perf_event_attr *attr)
+const char *tb_perfev_task_name(const struct perf_event_attr *attr)
 {
 	if (attr->type != PERF_TYPE_SOFTWARE)
 		return NULL;
@@ -113,7 +113,7 @@ const char *tb_perf_event_task_name(const struct perf_event_attr *attr)
 	}
 }
 
-bool tb_perf_event_is_time(const struct perf_event_attr *attr)
+bool tb_perfev_is_time(const struct perf_event_attr *attr)
 {
 	return attr->type == PERF_TYPE_SOFTWARE && (attr->config == PERF_COUNT_SW_TASK_CLOCK ||
 						    attr->config == PERF_COUNT_SW_CPU_CLOCK);
@@ -130,7 +130,7 @@ static void event_names_build(void)
 				perf_events[i].name);
 }
 
-const char *tb_perf_event_names(void)
+const char *tb_perfev_names(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -138,7 +138,7 @@ const char *tb_perf_event_names(void)
 	return event_names;
 }
 
-struct perf_thread_map *tb_perf_threads_of(pid_t pid)
+struct perf_thread_map *tb_perfev_threads_of(pid_t pid)
 {
 	struct perf_thread_map *map = NULL;
 	struct dirent *de;

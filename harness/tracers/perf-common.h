@@ -23,22 +23,22 @@ struct perf_thread_map;
  * table ("task-clock", "page-faults", "cycles", ...) or a tracepoint "system:event" (its id
  * from tracefs). Other attr fields are left alone. Returns 0, or -ENOENT with the reason in err.
  */
-int tb_perf_event_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len);
+int tb_perfev_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len);
 /*
  * The proof of tracing's name (core/events.h) of what a software event counts per task:
  * "task:switches", "task:migrations", "task:page-faults"; NULL for the others.
  */
-const char *tb_perf_event_task_name(const struct perf_event_attr *attr);
+const char *tb_perfev_task_name(const struct perf_event_attr *attr);
 /* True when the event counts nanoseconds (task-clock, cpu-clock) rather than occurrences. */
-bool tb_perf_event_is_time(const struct perf_event_attr *attr);
+bool tb_perfev_is_time(const struct perf_event_attr *attr);
 /* Comma-separated list of the names the table knows, for help texts (static storage). */
-const char *tb_perf_event_names(void);
+const char *tb_perfev_names(void);
 
 /*
  * A thread map of every thread of process pid (from /proc/pid/task), so that threads created
  * before the events are opened are counted too (inherit covers the later ones). The caller
  * owns the reference (perf_thread_map__put). Returns NULL with errno set (ESRCH: no such pid).
  */
-struct perf_thread_map *tb_perf_threads_of(pid_t pid);
+struct perf_thread_map *tb_perfev_threads_of(pid_t pid);
 
 #endif /* TB_PERFUTIL_H */

@@ -85,7 +85,7 @@ static int pc_validate(const void *cfgp, char *err, size_t len)
 	}
 	for (i = 0; i < cfg->events.n; i++) {
 		memset(&attr, 0, sizeof(attr));
-		if (tb_perf_event_parse(cfg->events.v[i], &attr, why, sizeof(why))) {
+		if (tb_perfev_parse(cfg->events.v[i], &attr, why, sizeof(why))) {
 			snprintf(err, len, "events: %s", why);
 			return -EINVAL;
 		}
@@ -149,7 +149,7 @@ static int pc_open_maps(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc
 			tb_debug("perf-count '%s': no target process, counting tracebench itself",
 				 t->name);
 		p->cpus = perf_cpu_map__dummy_new();
-		p->threads = tb_perf_threads_of(pid);
+		p->threads = tb_perfev_threads_of(pid);
 		if (!p->threads) {
 			int err = errno == ENOENT ? ESRCH : errno;
 
@@ -182,7 +182,7 @@ static int open_event(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc_p
 	if (!e->name)
 		return -ENOMEM;
 	e->attr.size = sizeof(e->attr);
-	if (tb_perf_event_parse(e->name, &e->attr, why, sizeof(why))) {
+	if (tb_perfev_parse(e->name, &e->attr, why, sizeof(why))) {
 		tb_err("perf-count '%s': events: %s", t->name, why);
 		return -EINVAL;
 	}
@@ -353,7 +353,7 @@ static json_t *pc_event_json(struct pc_priv *p, struct pc_event *e, double *scal
 	return json_pack("{s:f, s:I, s:I, s:I, s:f, s:s}", "value", scaled, "raw", (json_int_t)raw,
 			 "enabled_ns", (json_int_t)ena, "running_ns", (json_int_t)run,
 			 "running_ratio", ena ? (double)run / (double)ena : 0.0, "unit",
-			 tb_perf_event_is_time(&e->attr) ? "ns" : "count");
+			 tb_perfev_is_time(&e->attr) ? "ns" : "count");
 }
 
 /*
@@ -363,7 +363,7 @@ static json_t *pc_event_json(struct pc_priv *p, struct pc_event *e, double *scal
 static bool pc_costs_per_occurrence(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_TRACEPOINT ||
-	       (a->type == PERF_TYPE_SOFTWARE && !tb_perf_event_is_time(a));
+	       (a->type == PERF_TYPE_SOFTWARE && !tb_perfev_is_time(a));
 }
 
 /*
@@ -386,9 +386,9 @@ static int pc_hooks(const void *vcfg, struct tb_hooks *h)
 					      : TB_SCOPE_PROCESS;
 	for (i = 0; !ret && i < cfg->events.n; i++) {
 		memset(&attr, 0, sizeof(attr));
-		if (tb_perf_event_parse(cfg->events.v[i], &attr, why, sizeof(why)))
+		if (tb_perfev_parse(cfg->events.v[i], &attr, why, sizeof(why)))
 			continue;
-		task = tb_perf_event_task_name(&attr);
+		task = tb_perfev_task_name(&attr);
 		snprintf(name, sizeof(name), "%s%s",
 			 attr.type == PERF_TYPE_TRACEPOINT ? "" : "perf:", cfg->events.v[i]);
 		ret = tb_hooks_add(h, task ? task : name, -1, pc_costs_per_occurrence(&attr));

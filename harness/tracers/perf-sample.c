@@ -120,7 +120,7 @@ static int ps_validate(const void *cfgp, char *err, size_t len)
 	int64_t rate = tb_perf_max_sample_rate(), stack;
 	char why[256];
 
-	if (!cfg->event || tb_perf_event_parse(cfg->event, &attr, why, sizeof(why))) {
+	if (!cfg->event || tb_perfev_parse(cfg->event, &attr, why, sizeof(why))) {
 		snprintf(err, len, "event: %s", cfg->event ? why : "no event given");
 		return -EINVAL;
 	}
@@ -190,7 +190,7 @@ static int ps_maps(struct tb_tracer *t, const struct ps_cfg *cfg, struct ps_priv
 		if (t->target <= 0)
 			tb_debug("perf-sample '%s': no target process, sampling tracebench itself",
 				 t->name);
-		p->threads = tb_perf_threads_of(pid);
+		p->threads = tb_perfev_threads_of(pid);
 		if (!p->threads) {
 			err = errno == ENOENT ? ESRCH : errno;
 			tb_err("perf-sample '%s': threads of process %d: %s", t->name, (int)pid,
@@ -217,7 +217,7 @@ static int ps_attr(struct tb_tracer *t, const struct ps_cfg *cfg, struct ps_priv
 	uint64_t freq = ps_freq(cfg);
 
 	a->size = sizeof(*a);
-	if (tb_perf_event_parse(cfg->event, a, why, sizeof(why))) {
+	if (tb_perfev_parse(cfg->event, a, why, sizeof(why))) {
 		tb_err("perf-sample '%s': event: %s", t->name, why);
 		return -EINVAL;
 	}

@@ -44,10 +44,10 @@ static void tb_drive_gate(FILE *null, struct tb_result *r, struct tb_result *old
 	o.baseline_name = "old.json";
 	if (tb_gate_evaluate(&g, r, old, &o))
 		return;
-	tb_gate_print(null, &g);
-	tb_gate_junit(null, &g);
-	tb_gate_markdown(null, &g);
-	j = tb_gate_benchmark_json(&g);
+	tb_render_gate_print(null, &g);
+	tb_render_gate_junit(null, &g);
+	tb_render_gate_markdown(null, &g);
+	j = tb_render_gate_benchmark_json(&g);
 	json_decref(j);
 	tb_gate_release(&g);
 }
@@ -73,13 +73,13 @@ static int tb_drive_result(struct tb_result *r, struct tb_result *b, const char 
 	if (b->resamples > TB_DRIVE_RESAMPLES || !b->resamples)
 		b->resamples = TB_DRIVE_RESAMPLES;
 	tb_stats_analyze(r);
-	tb_summary_print(null, r);
+	tb_render_summary_print(null, r);
 	if (!tb_compare_build(r, b, "a.json", "b.json", 0, &cmp)) {
 		const struct tb_comparison *const cs[] = {cmp};
 
-		tb_compare_print(null, cmp);
-		tb_compare_markdown(null, cmp);
-		j = tb_compare_to_json(cmp);
+		tb_render_compare_print(null, cmp);
+		tb_render_compare_markdown(null, cmp);
+		j = tb_render_compare_json(cmp);
 		json_decref(j);
 		snprintf(path, sizeof(path), "%s/compare.html", dir);
 		tb_report_comparison_write(cs, 1, path);

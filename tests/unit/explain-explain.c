@@ -512,7 +512,7 @@ static void test_publish(void)
 	struct tb_explain_settings set = {.period_ns = 250000, .tolerance = 0.25};
 	struct tb_explain_run b, t;
 	struct tb_result *r;
-	struct tb_explain *e;
+	struct tb_cell_explain *e;
 	struct tb_fold lb, lt;
 	char path[512], *text = NULL;
 	size_t len;
@@ -583,7 +583,7 @@ static void test_publish_limits(void)
 		.period_ns = 250000, .tolerance = 0.25, .kallsyms_hidden = true};
 	struct tb_explain_run b, t;
 	struct tb_result *r;
-	struct tb_explain *e;
+	struct tb_cell_explain *e;
 
 	r = one_cell_result(dir);
 	runs(&b, &t);
@@ -714,7 +714,7 @@ static void test_result_json(void)
 	struct tb_explain_settings set = {.period_ns = 250000, .tolerance = 0.25};
 	struct tb_explain_run b, t;
 	struct tb_result *r, *back;
-	const struct tb_explain *e;
+	const struct tb_cell_explain *e;
 	json_t *doc;
 	char path[512];
 
@@ -781,11 +781,11 @@ static void test_result_json(void)
 		tb_result_free(out);
 		json_decref(doc);
 	}
-	CU_ASSERT_TRUE(tb_explain_dir_ok("explain/a.b-c_d+e"));
-	CU_ASSERT_FALSE(tb_explain_dir_ok("explain/.."));
-	CU_ASSERT_FALSE(tb_explain_dir_ok("explain/a/b"));
-	CU_ASSERT_FALSE(tb_explain_dir_ok("explain/"));
-	CU_ASSERT_FALSE(tb_explain_dir_ok("/tmp/explain/a"));
+	CU_ASSERT_TRUE(tb_cell_explain_dir_ok("explain/a.b-c_d+e"));
+	CU_ASSERT_FALSE(tb_cell_explain_dir_ok("explain/.."));
+	CU_ASSERT_FALSE(tb_cell_explain_dir_ok("explain/a/b"));
+	CU_ASSERT_FALSE(tb_cell_explain_dir_ok("explain/"));
+	CU_ASSERT_FALSE(tb_cell_explain_dir_ok("/tmp/explain/a"));
 	tb_explain_run_free(&b);
 	tb_explain_run_free(&t);
 	tb_result_free(r);

@@ -66,7 +66,7 @@ static void test_record(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(r, "pid")), getpid());
 	CU_ASSERT_EQUAL((uint64_t)json_integer_value(json_object_get(r, "start_time")),
-			tb_proc_start_time(getpid()));
+			tb_armed_start_time(getpid()));
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(r, "items")), 2);
 	json_decref(r);
 

@@ -447,8 +447,8 @@ static void test_print(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(info);
-	tb_sysinfo_print(f, info);
-	tb_sysinfo_print(f, empty); /* nothing in it: must not crash */
+	tb_render_sysinfo_print(f, info);
+	tb_render_sysinfo_print(f, empty); /* nothing in it: must not crash */
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "intel_pstate"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "1 packages, 2 cores, 4 PUs, 1 NUMA nodes"));

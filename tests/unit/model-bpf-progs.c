@@ -193,7 +193,7 @@ static void test_outputs(void)
 	json_object_set_new(r->cells[1].tracer_extra, "bpf_maps_memlock", json_integer(8192));
 	snprintf(r->cells[1].bpf_progs[0].attach, sizeof(r->cells[1].bpf_progs[0].attach),
 		 "uprobe:<script>&");
-	tb_summary_print(f, r);
+	tb_render_summary_print(f, r);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "read / bt: events from bpf runs"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "found by fdinfo: 3, maps 8 KiB"));

@@ -15,7 +15,7 @@
 
 #include "model/proof.h"
 #include "model/result.h"
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
 #include "tb_test.h"
@@ -29,7 +29,7 @@ static void table_of(const char *name, const char *key, const char *val, bool on
 		     struct tb_op_events *ev)
 {
 	const struct tb_workload_ops *wl = tb_workload_find(name);
-	struct tb_wl_context ctx = {.threads = 1, .one_cpu = one_cpu};
+	struct tb_op_context ctx = {.threads = 1, .one_cpu = one_cpu};
 	char err[128];
 	void *cfg;
 
@@ -80,7 +80,7 @@ static void expect(const char *wl, const char *key, const char *val, int kind, i
 static void test_matching(void)
 {
 	struct tb_op_events ev, harness;
-	struct tb_sample_req req = {0};
+	struct tb_measure_req req = {0};
 	struct tb_expected x;
 	struct tb_hooks h;
 
@@ -156,11 +156,11 @@ static void test_matching(void)
 	table_of("null", NULL, NULL, true, &ev);
 	hooks_of(TB_HOOK_EVENTS, TB_SCOPE_TREE, "raw_syscalls:sys_enter", &h);
 	req.threads = 1;
-	tb_sample_window_events(&req, &harness);
+	tb_measure_window_events(&req, &harness);
 	tb_proof_expect(&ev, &h, &harness, &x);
 	CU_ASSERT_EQUAL(x.harness_per_sample, 0);
 	req.threads = 2; /* unpinned: they may share */
-	tb_sample_window_events(&req, &harness);
+	tb_measure_window_events(&req, &harness);
 	tb_proof_expect(&ev, &h, &harness, &x);
 	CU_ASSERT_DOUBLE_EQUAL(x.harness_per_sample, 4, 0);
 	tb_hooks_free(&h);
@@ -434,9 +434,9 @@ static void test_reasons(void)
 	char buf[64];
 
 	/* rounding never makes a reason look contradictory */
-	CU_ASSERT_STRING_EQUAL(tb_fmt_above(buf, sizeof(buf), 10.04, 10, "%"), "10.04% > 10%");
-	CU_ASSERT_STRING_EQUAL(tb_fmt_above(buf, sizeof(buf), 31.2, 10, "%"), "31.2% > 10%");
-	CU_ASSERT_STRING_EQUAL(tb_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"), "10.0004% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.04, 10, "%"), "10.04% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 31.2, 10, "%"), "31.2% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"), "10.0004% > 10%");
 
 	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_TREE, "syscalls:sys_enter_getpid",
 	       &x);

@@ -506,7 +506,7 @@ static char *summary_text(const struct tb_result *r)
 
 	if (!f)
 		return NULL;
-	tb_summary_print(f, r);
+	tb_render_summary_print(f, r);
 	fclose(f);
 	return buf;
 }

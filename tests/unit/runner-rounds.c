@@ -151,7 +151,7 @@ static struct tb_result *synthetic(void)
 }
 
 /* Feed rounds until the rule says stop; returns the rounds done and the reason. */
-static unsigned int feed(double effect, double cv, const struct tb_stop_rule *rule,
+static unsigned int feed(double effect, double cv, const struct tb_runner_stop_rule *rule,
 			 const char **why, double *halfwidth)
 {
 	struct tb_result *r = synthetic();
@@ -175,7 +175,7 @@ static unsigned int feed(double effect, double cv, const struct tb_stop_rule *ru
 
 static void test_adaptive_stopping(void)
 {
-	struct tb_stop_rule rule = {
+	struct tb_runner_stop_rule rule = {
 		.rounds = 10, .min_rounds = 5, .max_rounds = 60, .precision = 0.01};
 	const char *why;
 	double hw;

@@ -68,9 +68,9 @@ static void live_free(struct live *l)
 }
 
 /* The expectation, as the runner works it out (runner/runner.c). */
-static void expect(struct live *l, const struct tb_sample_req *req)
+static void expect(struct live *l, const struct tb_measure_req *req)
 {
-	struct tb_wl_context ctx = {.threads = req->threads, .one_cpu = req->ncpus == 1};
+	struct tb_op_context ctx = {.threads = req->threads, .one_cpu = req->ncpus == 1};
 	struct tb_op_events ops, harness;
 	struct tb_hooks h;
 
@@ -78,7 +78,7 @@ static void expect(struct live *l, const struct tb_sample_req *req)
 	CU_ASSERT_EQUAL(l->w.ops->events(l->w.cfg, &ctx, &ops), 0);
 	tb_hooks_init(&h);
 	CU_ASSERT_EQUAL(l->t.ops->hooks(l->t.cfg, &h), 0);
-	tb_sample_window_events(req, &harness);
+	tb_measure_window_events(req, &harness);
 	tb_proof_expect(&ops, &h, &harness, &l->c->expected);
 	tb_hooks_free(&h);
 }
@@ -109,7 +109,7 @@ static int run(struct live *l, const char *wl, const char *k, const char *v, con
 	       size_t ncpus)
 {
 	long online = sysconf(_SC_NPROCESSORS_ONLN);
-	struct tb_sample_job job = {.consumer_cpu = -1, .round = 0, .timeout_ns = 60000000000ull};
+	struct tb_measure_job job = {.consumer_cpu = -1, .round = 0, .timeout_ns = 60000000000ull};
 	struct tb_hist *hist = NULL;
 	char err[256];
 	bool dead = false;
@@ -143,7 +143,7 @@ static int run(struct live *l, const char *wl, const char *k, const char *v, con
 	job.w = &l->w;
 	job.t = &l->t;
 	job.tracer_dir = tb_test_tmpdir_open();
-	job.req = (struct tb_sample_req){.wl = l->w.ops,
+	job.req = (struct tb_measure_req){.wl = l->w.ops,
 					 .name = wl,
 					 .cfg = l->w.cfg,
 					 .tmpdir = tb_test_tmpdir(),
@@ -282,7 +282,7 @@ static void judged(const char *wl, const char *what, const char *events, int wan
 /* Every registered workload's table against the kernel's own records. */
 static void test_registry_tables(void)
 {
-	struct tb_wl_context ctx = {.threads = 1, .one_cpu = true};
+	struct tb_op_context ctx = {.threads = 1, .one_cpu = true};
 	char why[256], events[2048];
 	size_t i;
 

@@ -148,8 +148,8 @@ static void test_outputs(void)
 	CU_ASSERT_EQUAL_FATAL(tb_fleet_merge(&f, 0.05), 0);
 	m = open_memstream(&buf, &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-	tb_fleet_print(m, &f);
-	tb_fleet_print_hosts(m, &f);
+	tb_render_fleet_print(m, &f);
+	tb_render_fleet_hosts(m, &f);
 	fclose(m);
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "3 of 4 hosts merged"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "class B: AMD EPYC 7B13"));
@@ -157,7 +157,7 @@ static void test_outputs(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "\ngetpid/tp "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(buf, "(not run)")); /* read/bpf on b-619 */
 	free(buf);
-	j = tb_fleet_to_json(&f);
+	j = tb_render_fleet_json(&f);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(j, "schema")),
 			       "tracebench-fleet/1");

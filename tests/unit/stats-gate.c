@@ -52,7 +52,7 @@ static int gate(const char *name, const char *oldname, struct tb_gate_opts *o)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	o->name = name;
 	o->baseline_name = oldname;
-	ret = tb_gate_result(r, old, o, devnull);
+	ret = tb_cli_gate_result(r, old, o, devnull);
 	fclose(devnull);
 	tb_result_free(r);
 	tb_result_free(old);
@@ -105,7 +105,7 @@ static void test_compare_build(void)
 		CU_ASSERT_EQUAL(cmp->diffs[i].transient,
 				!strcmp(cmp->diffs[i].key, "captured") ||
 					!strncmp(cmp->diffs[i].key, "load.", 5));
-	j = tb_compare_to_json(cmp);
+	j = tb_render_compare_json(cmp);
 	CU_ASSERT_PTR_NOT_NULL(j);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "cells")), 2);
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(j, "only_in_a")), 2);
@@ -156,7 +156,7 @@ static void test_gate_fixtures(void)
 
 	/* A result without cells measured nothing: it fails rather than passes. */
 	struct tb_result *empty = tb_result_new();
-	CU_ASSERT_EQUAL(tb_gate_result(empty, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(empty, NULL, &o, NULL), TB_EXIT_FAIL);
 	tb_result_free(empty);
 }
 
@@ -168,21 +168,21 @@ static void test_gate_thresholds_from_result(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	tb_gate_opts_init(&o);
 	json_object_set_new(r->gate, "max-overhead", json_string("30%"));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
 	json_object_set_new(r->gate, "max-overhead", json_string("none"));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
 	json_object_set_new(r->gate, "max-overhead", json_real(0.05));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 	json_object_set_new(r->gate, "max-overhead", json_string("lots"));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
 	json_object_set_new(r->gate, "max-overhead", json_string("5%"));
 	json_object_set_new(r->gate, "alpha", json_real(2));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
 	json_object_set_new(r->gate, "alpha", json_string("0.05"));
 	json_object_set_new(r->gate, "allow-untrustworthy", json_string("maybe"));
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
 	json_object_set_new(r->gate, "allow-untrustworthy", json_true());
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 	/* the gate leaves the result analysed at its own settings */
 	CU_ASSERT_DOUBLE_EQUAL(r->confidence, 0.95, 1e-12);
 	CU_ASSERT(r->cells[1].has_overhead);
@@ -220,7 +220,7 @@ static void test_gate_outputs(void)
 	o.junit = junit;
 	o.markdown = md;
 	o.benchmark_json = bj;
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 
 	text = slurp(junit);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
@@ -282,7 +282,7 @@ static void test_gate_outputs(void)
 
 	/* an unwritable output is bad input (exit 2) */
 	o.junit = "/nonexistent-dir/junit.xml";
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_USAGE);
 	tb_result_free(r);
 }
 
@@ -312,24 +312,24 @@ static void test_commands_bad_input(void)
 		char *gb[] = {"gate", fixture_path("a.json"), "--baseline", fixture_path(bad[i]),
 			      NULL};
 
-		CU_ASSERT_EQUAL(cmd(tb_cmd_gate, 2, g), TB_EXIT_USAGE);
-		CU_ASSERT_EQUAL(cmd(tb_cmd_compare, 3, c), TB_EXIT_USAGE);
-		CU_ASSERT_EQUAL(cmd(tb_cmd_gate, 4, gb), TB_EXIT_USAGE);
+		CU_ASSERT_EQUAL(cmd(tb_cli_gate, 2, g), TB_EXIT_USAGE);
+		CU_ASSERT_EQUAL(cmd(tb_cli_compare, 3, c), TB_EXIT_USAGE);
+		CU_ASSERT_EQUAL(cmd(tb_cli_gate, 4, gb), TB_EXIT_USAGE);
 		CU_ASSERT_PTR_NOT_NULL(strstr(tb_result_last_error(), bad[i]));
 	}
 	char *ok[] = {"compare", fixture_path("a.json"), fixture_path("b.json"), "--json", NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_compare, 4, ok), TB_EXIT_OK);
+	CU_ASSERT_EQUAL(cmd(tb_cli_compare, 4, ok), TB_EXIT_OK);
 	char *hw[] = {"compare", fixture_path("a.json"), fixture_path("c-otherhw.json"),
 		      "--require-same-host", NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_compare, 4, hw), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(cmd(tb_cli_compare, 4, hw), TB_EXIT_USAGE);
 	char *one[] = {"compare", fixture_path("a.json"), NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_compare, 2, one), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(cmd(tb_cli_compare, 2, one), TB_EXIT_USAGE);
 	char *pass[] = {"gate", fixture_path("pass.json"), NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_gate, 2, pass), TB_EXIT_OK);
+	CU_ASSERT_EQUAL(cmd(tb_cli_gate, 2, pass), TB_EXIT_OK);
 	char *failing[] = {"gate", fixture_path("fail.json"), "--alpha", "0.05", NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_gate, 4, failing), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(cmd(tb_cli_gate, 4, failing), TB_EXIT_FAIL);
 	char *badopt[] = {"gate", fixture_path("fail.json"), "--max-overhead", "five", NULL};
-	CU_ASSERT_EQUAL(cmd(tb_cmd_gate, 4, badopt), TB_EXIT_USAGE);
+	CU_ASSERT_EQUAL(cmd(tb_cli_gate, 4, badopt), TB_EXIT_USAGE);
 }
 
 /* ---- simulation ---------------------------------------------------------------------------- */
@@ -393,8 +393,8 @@ static void test_gate_simulation(void)
 	for (int i = 0; i < n; i++) {
 		struct tb_result *r = sim(rng, 200, 0), *s = sim(rng, 200, 3);
 
-		fp += tb_gate_result(r, NULL, &o, NULL) == TB_EXIT_FAIL;
-		power += tb_gate_result(s, NULL, &o, NULL) == TB_EXIT_FAIL;
+		fp += tb_cli_gate_result(r, NULL, &o, NULL) == TB_EXIT_FAIL;
+		power += tb_cli_gate_result(s, NULL, &o, NULL) == TB_EXIT_FAIL;
 		tb_result_free(r);
 		tb_result_free(s);
 	}
@@ -404,8 +404,8 @@ static void test_gate_simulation(void)
 		struct tb_result *old = sim(rng, 200, 0), *same = sim(rng, 200, 0);
 		struct tb_result *old2 = sim(rng, 200, 0), *slower = sim(rng, 206, 0);
 
-		rfp += tb_gate_result(same, old, &o, NULL) == TB_EXIT_FAIL;
-		rpower += tb_gate_result(slower, old2, &o, NULL) == TB_EXIT_FAIL;
+		rfp += tb_cli_gate_result(same, old, &o, NULL) == TB_EXIT_FAIL;
+		rpower += tb_cli_gate_result(slower, old2, &o, NULL) == TB_EXIT_FAIL;
 		tb_result_free(old);
 		tb_result_free(same);
 		tb_result_free(old2);
@@ -428,7 +428,7 @@ static json_t *overhead_entry(struct tb_gate *g, struct tb_result *r, double lo,
 
 	r->cells[1].overhead.ci_lo = lo;
 	r->cells[1].overhead.ci_hi = hi;
-	doc = tb_gate_benchmark_json(g);
+	doc = tb_render_gate_benchmark_json(g);
 	json_array_foreach(doc, k, e) if (!strcmp(json_string_value(json_object_get(e, "unit")),
 						  "%")) found = json_incref(e);
 	json_decref(doc);
@@ -507,14 +507,14 @@ static void test_gate_power(void)
 	CU_ASSERT(g.cells[1].warn && g.cells[1].underpowered);
 	CU_ASSERT_PTR_NOT_NULL(strstr(g.cells[1].msg, "underpowered: MDE"));
 	tb_gate_release(&g);
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
 	CU_ASSERT(file_has(junit, "<property name=\"underpowered\" value=\"1\"/>"));
 	CU_ASSERT(file_has(junit, "warning: 1 cell is underpowered"));
 	CU_ASSERT(file_has(md, "**Warning:** 1 cell is underpowered"));
 	CU_ASSERT(file_has(bj, "underpowered: MDE"));
 	/* --require-power: the same cell fails, typed so in JUnit. */
 	o.require_power = true;
-	CU_ASSERT_EQUAL(tb_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 	CU_ASSERT(file_has(junit, "<failure type=\"underpowered\""));
 	tb_result_free(r);
 }
@@ -554,13 +554,13 @@ static void test_compare_notes(void)
 	CU_ASSERT_EQUAL(w->caveats, TB_CMP_SETTINGS);
 	f = open_memstream(&text, &len);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	tb_compare_print(f, c);
-	tb_compare_markdown(f, c);
+	tb_render_compare_print(f, c);
+	tb_render_compare_markdown(f, c);
 	fclose(f);
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  ! note: old.json untrustworthy"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(text, "⚠️ old.json untrustworthy"));
 	free(text);
-	doc = tb_compare_to_json(c);
+	doc = tb_render_compare_json(c);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
 	CU_ASSERT_PTR_NOT_NULL(
 		strstr(json_string_value(json_object_get(

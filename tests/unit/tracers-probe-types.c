@@ -418,7 +418,7 @@ static void test_calls_per_op(void)
 	const struct tb_workload_ops *wl = tb_workload_find("usercall");
 	const char *wkv[] = {"calls=3", NULL};
 	void *cfg = make_cfg(wl->opts, wl->cfg_size, wkv);
-	struct tb_wl_context ctx = {.threads = 1};
+	struct tb_op_context ctx = {.threads = 1};
 	struct run r;
 
 	/* the workload's own account of one op */
@@ -468,7 +468,7 @@ static void test_expected_per_op(void)
 		 "bpf",
 		 {"program=probe", "attach=tp_btf", "target=sched_switch", NULL}},
 	};
-	struct tb_wl_context ctx = {.threads = 1, .one_cpu = true};
+	struct tb_op_context ctx = {.threads = 1, .one_cpu = true};
 	size_t i;
 
 	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {

@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "workloads/common.h"
 #include "core/tb.h"
 #include "tb_test.h"
@@ -27,7 +27,7 @@
  * What a batch of ops per thread must show in the kernel's counts, from the workload's own
  * table (its `events`): each syscall's entries, and the process tracepoints (fork, exit, exec)
  * it lists. The counters are the process's (inherited by its threads, children and partners),
- * read around tb_sample_go: the harness's own few syscalls and a partner blocked in a call when
+ * read around tb_measure_go: the harness's own few syscalls and a partner blocked in a call when
  * counting starts are the slack. tests/unit/runner-window.c checks the same tables exactly, through
  * the traced window.
  */
@@ -43,7 +43,7 @@ struct expect {
 static size_t expects_of(const struct tb_workload_ops *wl, const void *cfg, unsigned int threads,
 			 struct expect *out, size_t max)
 {
-	struct tb_wl_context ctx = {.threads = threads, .one_cpu = threads == 1};
+	struct tb_op_context ctx = {.threads = threads, .one_cpu = threads == 1};
 	struct tb_op_events ev;
 	size_t i, j, n = 0;
 	char tp[80];
@@ -203,7 +203,7 @@ static void assert_no_leftovers(const char *wl, const char *tmpdir)
  */
 static void check_events(const struct tb_workload_ops *wl, const void *cfg)
 {
-	struct tb_wl_context ctx = {.threads = 1, .one_cpu = true};
+	struct tb_op_context ctx = {.threads = 1, .one_cpu = true};
 	struct tb_op_events ev;
 	size_t i;
 
@@ -286,9 +286,9 @@ static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spe
 static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool latency,
 		    const char *spec)
 {
-	struct tb_sample_req req = {0};
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_req req = {0};
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = malloc(sizeof(*res));
 	int fds[9], nfd = 0, cpu0 = 0, k;
 	int64_t before[9], counted[9], rchar, wchar;
 	struct expect expects[8];
@@ -330,7 +330,7 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 	if (!strcmp(wl->name, "null") || !strcmp(wl->name, "cpu"))
 		fds[nfd++] = tp_open("raw_syscalls/sys_enter");
 
-	ret = tb_sample_prepare(&req, &run);
+	ret = tb_measure_prepare(&req, &run);
 	CU_ASSERT_EQUAL(ret, 0);
 	if (ret)
 		goto out;
@@ -338,7 +338,7 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 	wchar = proc_io("wchar");
 	for (k = 0; k < nfd; k++)
 		before[k] = fds[k] >= 0 ? tp_read(fds[k]) : -1;
-	ret = tb_sample_go(run, res);
+	ret = tb_measure_go(run, res);
 	for (k = 0; k < nfd; k++)
 		counted[k] = fds[k] >= 0 && before[k] >= 0 ? tp_read(fds[k]) - before[k] : -1;
 	rchar = proc_io("rchar") - rchar;
@@ -397,7 +397,7 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 		CU_ASSERT(counted[nexp] < OPS / 2);
 	}
 out:
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	for (k = 0; k < nfd; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
@@ -536,9 +536,9 @@ static void test_bad_configs(void)
 static void test_command(void)
 {
 	const struct tb_workload_ops *wl = tb_workload_find("command");
-	struct tb_sample_req req = {0};
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_req req = {0};
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = malloc(sizeof(*res));
 	const char *tmpdir = tb_test_tmpdir();
 	char err[256];
 	void *cfg;
@@ -548,17 +548,17 @@ static void test_command(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
 	cfg = make_cfg(wl, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
-	req = (struct tb_sample_req){.wl = wl, .name = "mycmd", .cfg = cfg, .tmpdir = tmpdir};
+	req = (struct tb_measure_req){.wl = wl, .name = "mycmd", .cfg = cfg, .tmpdir = tmpdir};
 
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sh -c 'echo rate: 12.5 ops; exit 3'",
 				    err, sizeof(err)),
 			0);
 	CU_ASSERT_EQUAL(wl->validate(cfg, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_NOT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_NOT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT(WIFEXITED(res->exit_status) && WEXITSTATUS(res->exit_status) == 3);
 	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "mycmd"));
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sh -c 'echo rate: 12.5 ops'", err,
 				    sizeof(err)),
@@ -566,30 +566,30 @@ static void test_command(void)
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "metric", "rate: ([0-9.]+)", err, sizeof(err)),
 			0);
 	CU_ASSERT_EQUAL(wl->validate(cfg, err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_EQUAL(res->exit_status, 0);
 	CU_ASSERT_TRUE(res->has_metric);
 	CU_ASSERT_DOUBLE_EQUAL(res->metric, 12.5, 1e-9);
 	CU_ASSERT_EQUAL(res->ops, 1);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	/* a metric that matches nothing is an error, not a silent zero */
 	CU_ASSERT_EQUAL(
 		tb_opts_set(wl->opts, cfg, "metric", "latency: ([0-9.]+)", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_NOT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_NOT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_FALSE(res->has_metric);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	/* the timeout stops a program that runs too long */
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "metric", "", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "command", "sleep 30", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, "timeout", "200ms", err, sizeof(err)), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), -ETIMEDOUT);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), -ETIMEDOUT);
 	CU_ASSERT(res->elapsed_ns < 10000000000ull);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	assert_no_leftovers("command", tmpdir);
 	free_cfg(wl, cfg);

@@ -120,7 +120,7 @@ static char *latest_row(const struct tb_hanalysis *a)
 	fputs("</td><td>", f);
 	tb_html_esc(f, x->started);
 	fputs("</td><td>", f);
-	tb_html_esc(f, tb_hist_change_sentence(line, sizeof(line), a->s, x, a->data.n));
+	tb_html_esc(f, tb_render_history_change_sentence(line, sizeof(line), a->s, x, a->data.n));
 	fputs("</td><td>", f);
 	env_keys(f, x);
 	fputs("</td></tr>\n", f);
@@ -178,10 +178,10 @@ static void details(struct tb_hreport *rep, const struct tb_hanalysis *a)
 		FILE *e = open_memstream(&env, &elen);
 
 		fputs("<li>", f);
-		tb_html_esc(
-			f, tb_hist_change_sentence(line, sizeof(line), a->s, &a->ch[i], a->data.n));
+		tb_html_esc(f, tb_render_history_change_sentence(line, sizeof(line), a->s,
+								 &a->ch[i], a->data.n));
 		if (e) {
-			tb_hist_change_env_print(e, &a->ch[i], "");
+			tb_render_history_change_env_print(e, &a->ch[i], "");
 			if (!fclose(e)) {
 				fputs("<pre>", f);
 				tb_html_esc(f, env);
@@ -270,7 +270,7 @@ int tb_hreport_finish(struct tb_hreport *rep, const struct tb_dir *d, const char
 	rep->details = rep->all = NULL;
 	sf = fmemopen(settings, sizeof(settings) - 1, "w");
 	if (sf) {
-		tb_hist_detect_settings_print(sf, &rep->o, rep->comparable);
+		tb_render_history_detect_settings_print(sf, &rep->o, rep->comparable);
 		fclose(sf);
 	}
 	f = open_memstream(&page, &len);

@@ -19,7 +19,7 @@ static void text_td(FILE *f, const char *s)
 }
 
 /* One program's row (p NULL: all of the cell's). */
-static void prog_row(FILE *f, const struct tb_cell *c, const struct tb_bpf_prog *p)
+static void prog_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
 

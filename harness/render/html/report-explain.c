@@ -13,7 +13,7 @@
 #include "render/html/report.h"
 #include "model/explain.h"
 
-static void fn_row(FILE *f, const struct tb_explain_fn *fn)
+static void fn_row(FILE *f, const struct tb_cell_explain_fn *fn)
 {
 	fputs("<tr><td><code>", f);
 	tb_html_esc(f, fn->name);
@@ -29,7 +29,7 @@ static void fn_row(FILE *f, const struct tb_explain_fn *fn)
 	fputs("</tr>\n", f);
 }
 
-static void fn_table(FILE *f, const struct tb_explain *e, size_t idx)
+static void fn_table(FILE *f, const struct tb_cell_explain *e, size_t idx)
 {
 	fprintf(f,
 		"<table class=\"explain-table\" id=\"explain-table-%zu\">\n<thead><tr>"
@@ -44,7 +44,7 @@ static void fn_table(FILE *f, const struct tb_explain *e, size_t idx)
 	fputs("</tbody>\n</table>\n", f);
 }
 
-static void limits(FILE *f, const struct tb_explain *e)
+static void limits(FILE *f, const struct tb_cell_explain *e)
 {
 	if (!json_array_size(e->limits))
 		return;
@@ -79,7 +79,7 @@ static void graphs(FILE *f, const struct tb_result *r, const struct tb_cell *c, 
 
 static void cell_section(FILE *f, const struct tb_result *r, const struct tb_cell *c, size_t idx)
 {
-	const struct tb_explain *e = c->explain;
+	const struct tb_cell_explain *e = c->explain;
 
 	fprintf(f, "<h3 id=\"explain-%zu\">", idx);
 	tb_html_esc(f, c->id);

@@ -4,16 +4,16 @@
  *
  * The runner forks a process per sample and, in it:
  *
- *	tb_sample_prepare(&req, &run);   untimed: pin, mlock, setup of every instance, threads
+ *	tb_measure_prepare(&req, &run);   untimed: pin, mlock, setup of every instance, threads
  *	                                 parked (handshake with the parent; tracers attach to
  *	                                 this process)
- *	tb_sample_go(run, &res);         the timed batch; res is flat and can be write()n to a pipe
- *	  or tb_sample_go_gated(...)     the same inside a traced window, without a syscall
- *	tb_sample_finish(run);           untimed: teardown of every instance
+ *	tb_measure_go(run, &res);         the timed batch; res is flat and can be write()n to a pipe
+ *	  or tb_measure_go_gated(...)     the same inside a traced window, without a syscall
+ *	tb_measure_finish(run);           untimed: teardown of every instance
  *
  * Threads: instance 0 runs on the calling thread (so a tracer filtering on the process's pid
  * sees the single-threaded case exactly); instances 1..threads-1 run on pthreads created by
- * prepare (their tids: tb_sample_tids). Every instance does req->ops operations per go;
+ * prepare (their tids: tb_measure_tids). Every instance does req->ops operations per go;
  * elapsed is from the release of the threads to the end of the last one, and
  * ns_per_op = elapsed / ops (per thread). One-shot workloads (TB_WL_ONESHOT) always do 1 op.
  *
@@ -24,12 +24,12 @@
  * latency_every - 1. elapsed_ns then includes the clock reads: compare latency-mode ns/op only
  * with latency-mode ns/op.
  *
- * The traced window (tb_sample_go_gated): the parent starts its tracer only once the process
+ * The traced window (tb_measure_go_gated): the parent starts its tracer only once the process
  * spins (gate SPINNING), releases it (GO), and stops the tracer after the batch (DONE) before
  * it lets the process go on (STOPPED). In between, the process makes no syscall: the clock
  * reads are the vDSO's, the rusage and perf counter reads happen before SPINNING and after
  * STOPPED, and threads wait by spinning. Only threads that share a CPU park in a futex after
- * their batch (a spinner would slow the thread it shares with): tb_sample_window_events says
+ * their batch (a spinner would slow the thread it shares with): tb_measure_window_events says
  * what that costs a tracer's count, at most.
  *
  * Nothing here leaves state behind when the process is killed: files live in req->tmpdir
@@ -50,7 +50,7 @@
 
 #define TB_SAMPLE_MAX_THREADS 1024
 
-struct tb_sample_req {
+struct tb_measure_req {
 	const struct tb_workload_ops *wl;
 	const char *name;     /* scenario section, for messages */
 	void *cfg;	      /* filled and validated config of wl (shared by every thread) */
@@ -68,7 +68,7 @@ struct tb_sample_req {
 };
 
 /* One sample's figures. Flat (no pointers): the sample process write()s it to its parent. */
-struct tb_sample_res {
+struct tb_measure_res {
 	int error;	  /* 0, or the negative errno that failed the sample */
 	char errmsg[256]; /* why, when error != 0 */
 	unsigned int threads;
@@ -96,45 +96,45 @@ struct tb_sample_res {
 	struct tb_hist hist;  /* per-op times of every thread, ns */
 };
 
-struct tb_sample_run;
+struct tb_measure_run;
 
 /*
  * Untimed: check req, pin the calling thread, mlockall, open the perf counters, set up
  * instance 0 on the calling thread and start threads-1 pthreads that each pin themselves, set
- * up their instance and park. Returns 0 and *out (free with tb_sample_finish), or -errno
+ * up their instance and park. Returns 0 and *out (free with tb_measure_finish), or -errno
  * after tb_err() saying what failed (every instance set up so far is torn down).
  */
-int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **out);
+int tb_measure_prepare(const struct tb_measure_req *req, struct tb_measure_run **out);
 /*
  * Run one timed batch of req->ops per thread and fill *res (zeroed first). May be called
  * again on the same run (calibration, warmups). Returns 0, or -errno when a run_batch failed
  * (res->error and res->errmsg say so; the timing fields are still filled) or ops is 0.
  */
-int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res);
-/* Like tb_sample_go with ops per thread instead of req->ops. */
-int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res);
+int tb_measure_go(struct tb_measure_run *run, struct tb_measure_res *res);
+/* Like tb_measure_go with ops per thread instead of req->ops. */
+int tb_measure_go_ops(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res);
 
 /* States of the gate of a traced window, a word in memory shared with the parent. */
 enum { TB_GATE_PARKED, TB_GATE_SPINNING, TB_GATE_GO, TB_GATE_DONE, TB_GATE_STOPPED };
 /*
- * tb_sample_go_ops inside a traced window: the counters read, set *gate to SPINNING, spin
+ * tb_measure_go_ops inside a traced window: the counters read, set *gate to SPINNING, spin
  * until the parent sets GO, the batch, DONE, spin until STOPPED, the counters read again.
- * gate NULL: no waits (tb_sample_go_ops). Returns as tb_sample_go.
+ * gate NULL: no waits (tb_measure_go_ops). Returns as tb_measure_go.
  */
-int tb_sample_go_gated(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
-		       _Atomic uint32_t *gate);
+int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res,
+			_Atomic uint32_t *gate);
 /*
  * What the harness itself does inside a traced window of a sample of req, per sample and at
  * most (core/events.h, for model/proof.h): nothing, unless threads share a CPU.
  */
-void tb_sample_window_events(const struct tb_sample_req *req, struct tb_op_events *ev);
+void tb_measure_window_events(const struct tb_measure_req *req, struct tb_op_events *ev);
 /*
  * Untimed: every instance is torn down on the thread that set it up (threads then exit and are
  * joined), then affinity is restored, munlockall, free. NULL: no-op.
  */
-void tb_sample_finish(struct tb_sample_run *run);
+void tb_measure_finish(struct tb_measure_run *run);
 /* Kernel thread ids of the instances (tids[0] is the caller's); returns how many (<= max). */
-size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max);
+size_t tb_measure_tids(const struct tb_measure_run *run, pid_t *tids, size_t max);
 
 /*
  * In-process calibration (prepare, batches, finish): double the batch from 1 op until a batch
@@ -144,17 +144,17 @@ size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max);
  * One-shot workloads: *ops = 1 without running anything. req->ops is ignored.
  * Returns 0 or -errno.
  */
-int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t *ops);
+int tb_measure_calibrate(const struct tb_measure_req *req, uint64_t target_ns, uint64_t *ops);
 
 /*
  * Send / receive a result over a pipe (the sample process to the runner), restarting on EINTR
  * and short transfers. Returns 0, -EPIPE when the other end closed before a whole result
  * (the sample process died), -errno else.
  */
-int tb_sample_res_write(int fd, const struct tb_sample_res *res);
-int tb_sample_res_read(int fd, struct tb_sample_res *res);
+int tb_measure_res_write(int fd, const struct tb_measure_res *res);
+int tb_measure_res_read(int fd, struct tb_measure_res *res);
 
 /* Median cost of a CLOCK_MONOTONIC read pair as the sample code reads it, in ns. */
-double tb_sample_clock_cost(void);
+double tb_measure_clock_cost(void);
 
 #endif /* TB_SAMPLE_H */

@@ -2,7 +2,7 @@
 /*
  * One timed workload sample: instances on pinned threads, a batch timed with two
  * CLOCK_MONOTONIC reads, getrusage and libperf software counts around it. Between samples the
- * threads park in a futex; from the moment a tracer may be live (tb_sample_go_gated) until it
+ * threads park in a futex; from the moment a tracer may be live (tb_measure_go_gated) until it
  * is stopped they only spin on memory, so that no syscall of the harness's lands in its trace.
  */
 #include <errno.h>
@@ -25,7 +25,7 @@
 
 #include "core/proc.h"
 #include "core/io.h"
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "workloads/workload.h"
 
 #define MIN_CALIB_NS 2000000ull /* a calibration batch lasts at least 2 ms */
@@ -126,7 +126,7 @@ static void wait_while(_Atomic uint32_t *w, uint32_t val, bool block)
 }
 
 struct worker {
-	struct tb_sample_run *run;
+	struct tb_measure_run *run;
 	unsigned int idx;
 	pthread_t thread;
 	bool started;
@@ -144,8 +144,8 @@ struct worker {
  * needs them, then spin until go moves, run their batch, count themselves in done and wait for
  * release (the tracer stopped) spinning, or in a futex when they share a CPU (share).
  */
-struct tb_sample_run {
-	struct tb_sample_req req;
+struct tb_measure_run {
+	struct tb_measure_req req;
 	unsigned int nthreads;
 	struct worker *w;
 	struct barrier ready;
@@ -171,7 +171,7 @@ static inline uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-double tb_sample_clock_cost(void)
+double tb_measure_clock_cost(void)
 {
 	struct tb_hist *h = malloc(sizeof(*h));
 	uint64_t t0, t1;
@@ -191,7 +191,7 @@ double tb_sample_clock_cost(void)
 	return med;
 }
 
-static int pin(const struct tb_sample_req *req, struct worker *wk)
+static int pin(const struct tb_measure_req *req, struct worker *wk)
 {
 	cpu_set_t set;
 	int cpu;
@@ -213,9 +213,9 @@ static int pin(const struct tb_sample_req *req, struct worker *wk)
 	return 0;
 }
 
-static int setup_instance(struct tb_sample_run *run, struct worker *wk)
+static int setup_instance(struct tb_measure_run *run, struct worker *wk)
 {
-	const struct tb_sample_req *req = &run->req;
+	const struct tb_measure_req *req = &run->req;
 	int ret;
 
 	wk->tid = (pid_t)syscall(SYS_gettid);
@@ -240,7 +240,7 @@ static int setup_instance(struct tb_sample_run *run, struct worker *wk)
  * timed individually (so any batch has at least one timed op) and the k - 1 others run as one
  * batch.
  */
-static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
+static int run_ops(struct tb_measure_run *run, struct worker *wk, uint64_t ops)
 {
 	int (*batch)(struct tb_workload *, uint64_t) = run->req.wl->run_batch;
 	uint64_t k = run->req.latency_every > 1 ? run->req.latency_every : 1;
@@ -272,7 +272,7 @@ static int run_ops(struct tb_sample_run *run, struct worker *wk, uint64_t ops)
 static void *worker_main(void *arg)
 {
 	struct worker *wk = arg;
-	struct tb_sample_run *run = wk->run;
+	struct tb_measure_run *run = wk->run;
 	uint32_t arm = 0, go, rel;
 
 	wk->setup_ret = setup_instance(run, wk);
@@ -304,7 +304,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void perf_close(struct tb_sample_run *run)
+static void perf_close(struct tb_measure_run *run)
 {
 	int i;
 
@@ -321,7 +321,7 @@ static void perf_close(struct tb_sample_run *run)
 }
 
 /* Open each software counter alone and keep the ones that open (libperf opens an evlist all or nothing: doc/architecture.md). */
-static void perf_open(struct tb_sample_run *run)
+static void perf_open(struct tb_measure_run *run)
 {
 	static const uint64_t cfg[PC_N] = {PERF_COUNT_SW_TASK_CLOCK, PERF_COUNT_SW_CONTEXT_SWITCHES,
 					   PERF_COUNT_SW_PAGE_FAULTS};
@@ -352,7 +352,7 @@ static void perf_open(struct tb_sample_run *run)
 	}
 }
 
-static void perf_read(struct tb_sample_run *run, int64_t v[PC_N])
+static void perf_read(struct tb_measure_run *run, int64_t v[PC_N])
 {
 	struct perf_counts_values c;
 	int i;
@@ -363,7 +363,7 @@ static void perf_read(struct tb_sample_run *run, int64_t v[PC_N])
 	}
 }
 
-static int check_req(const struct tb_sample_req *req)
+static int check_req(const struct tb_measure_req *req)
 {
 	const char *name = req->name ? req->name : "workload";
 	size_t i;
@@ -402,9 +402,9 @@ static int check_req(const struct tb_sample_req *req)
 }
 
 /* A run of req with its workers described (nothing set up yet); NULL on ENOMEM. */
-static struct tb_sample_run *run_new(const struct tb_sample_req *req)
+static struct tb_measure_run *run_new(const struct tb_measure_req *req)
 {
-	struct tb_sample_run *run = calloc(1, sizeof(*run));
+	struct tb_measure_run *run = calloc(1, sizeof(*run));
 	unsigned int i;
 
 	if (!run)
@@ -440,7 +440,7 @@ static struct tb_sample_run *run_new(const struct tb_sample_req *req)
 }
 
 /* Instances 1..n-1 on pthreads that set up and park at the ready barrier. Returns 0/-errno. */
-static int start_threads(struct tb_sample_run *run)
+static int start_threads(struct tb_measure_run *run)
 {
 	unsigned int i;
 	int ret;
@@ -467,9 +467,9 @@ static int start_threads(struct tb_sample_run *run)
 	return 0;
 }
 
-int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **out)
+int tb_measure_prepare(const struct tb_measure_req *req, struct tb_measure_run **out)
 {
-	struct tb_sample_run *run = NULL;
+	struct tb_measure_run *run = NULL;
 	int ret;
 
 	*out = NULL;
@@ -492,7 +492,7 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 		run->locked = true;
 	}
 	if (req->latency) {
-		run->clock_cost_ns = tb_sample_clock_cost();
+		run->clock_cost_ns = tb_measure_clock_cost();
 		run->clock_cost = (uint64_t)(run->clock_cost_ns + 0.5);
 	}
 	/* Before any thread exists, so that inherited counters cover every one of them. */
@@ -506,14 +506,14 @@ int tb_sample_prepare(const struct tb_sample_req *req, struct tb_sample_run **ou
 	*out = run;
 	return 0;
 err:
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	return ret;
 }
 
-static void set_err(struct tb_sample_res *res, int err, const char *fmt, ...)
+static void set_err(struct tb_measure_res *res, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-static void set_err(struct tb_sample_res *res, int err, const char *fmt, ...)
+static void set_err(struct tb_measure_res *res, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -531,7 +531,7 @@ static double tv_s(struct timeval a, struct timeval b)
 }
 
 /* res zeroed and described for a go of ops per thread; the workers' figures reset. */
-static void go_reset(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+static void go_reset(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res)
 {
 	unsigned int i;
 
@@ -551,7 +551,7 @@ static void go_reset(struct tb_sample_run *run, uint64_t ops, struct tb_sample_r
 }
 
 /* The last thread's end, each thread's error (the first one wins) and the histograms. */
-static uint64_t go_gather(struct tb_sample_run *run, struct tb_sample_res *res)
+static uint64_t go_gather(struct tb_measure_run *run, struct tb_measure_res *res)
 {
 	uint64_t end = 0;
 	unsigned int i;
@@ -578,7 +578,7 @@ static uint64_t go_gather(struct tb_sample_run *run, struct tb_sample_res *res)
 }
 
 /* rusage (self + reaped children) and perf counter deltas over the batch into res. */
-static void go_usage(struct tb_sample_res *res, const struct rusage *s0, const struct rusage *s1,
+static void go_usage(struct tb_measure_res *res, const struct rusage *s0, const struct rusage *s1,
 		     const struct rusage *c0, const struct rusage *c1, const int64_t *p0,
 		     const int64_t *p1)
 {
@@ -609,7 +609,7 @@ struct usage {
 	int64_t perf[PC_N];
 };
 
-static void usage_read(struct tb_sample_run *run, struct usage *u, bool before)
+static void usage_read(struct tb_measure_run *run, struct usage *u, bool before)
 {
 	/* The same order backwards after, so that the brackets nest. */
 	if (before)
@@ -621,7 +621,7 @@ static void usage_read(struct tb_sample_run *run, struct usage *u, bool before)
 }
 
 /* Workers armed: out of their futex park and spinning on go (before any tracer is live). */
-static void arm_workers(struct tb_sample_run *run)
+static void arm_workers(struct tb_measure_run *run)
 {
 	uint32_t n = run->nthreads - 1, v;
 
@@ -655,9 +655,9 @@ static void gate_wait(_Atomic uint32_t *gate, uint32_t state)
 
 /*
  * The batch and its clock reads, between the gate's GO and DONE: nothing here makes a syscall
- * unless threads share a CPU (see tb_sample_window_events). Returns the last thread's end.
+ * unless threads share a CPU (see tb_measure_window_events). Returns the last thread's end.
  */
-static uint64_t batch(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
+static uint64_t batch(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res,
 		      _Atomic uint32_t *gate, uint64_t *t0)
 {
 	uint64_t end, spin0 = now_ns();
@@ -690,8 +690,8 @@ static uint64_t batch(struct tb_sample_run *run, uint64_t ops, struct tb_sample_
 	return end;
 }
 
-int tb_sample_go_gated(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res,
-		       _Atomic uint32_t *gate)
+int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res,
+			_Atomic uint32_t *gate)
 {
 	struct usage u0, u1;
 	uint64_t t0, end;
@@ -728,12 +728,12 @@ int tb_sample_go_gated(struct tb_sample_run *run, uint64_t ops, struct tb_sample
 	return res->error;
 }
 
-int tb_sample_go_ops(struct tb_sample_run *run, uint64_t ops, struct tb_sample_res *res)
+int tb_measure_go_ops(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res)
 {
-	return tb_sample_go_gated(run, ops, res, NULL);
+	return tb_measure_go_gated(run, ops, res, NULL);
 }
 
-void tb_sample_window_events(const struct tb_sample_req *req, struct tb_op_events *ev)
+void tb_measure_window_events(const struct tb_measure_req *req, struct tb_op_events *ev)
 {
 	unsigned int n = req->threads ? req->threads : 1;
 
@@ -751,12 +751,12 @@ void tb_sample_window_events(const struct tb_sample_req *req, struct tb_op_event
 	tb_op_events_add(ev, "task:wakeups", 2, TB_EV_SELF, TB_EV_APPROX);
 }
 
-int tb_sample_go(struct tb_sample_run *run, struct tb_sample_res *res)
+int tb_measure_go(struct tb_measure_run *run, struct tb_measure_res *res)
 {
-	return tb_sample_go_ops(run, run->req.ops, res);
+	return tb_measure_go_ops(run, run->req.ops, res);
 }
 
-void tb_sample_finish(struct tb_sample_run *run)
+void tb_measure_finish(struct tb_measure_run *run)
 {
 	unsigned int i;
 
@@ -784,7 +784,7 @@ void tb_sample_finish(struct tb_sample_run *run)
 	free(run);
 }
 
-size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max)
+size_t tb_measure_tids(const struct tb_measure_run *run, pid_t *tids, size_t max)
 {
 	size_t i;
 
@@ -793,11 +793,11 @@ size_t tb_sample_tids(const struct tb_sample_run *run, pid_t *tids, size_t max)
 	return i;
 }
 
-int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uint64_t *ops)
+int tb_measure_calibrate(const struct tb_measure_req *req, uint64_t target_ns, uint64_t *ops)
 {
-	struct tb_sample_req r = *req;
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = NULL;
+	struct tb_measure_req r = *req;
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = NULL;
 	uint64_t n = 1, goal = target_ns / 10;
 	double per_op;
 	int ret;
@@ -811,11 +811,11 @@ int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uin
 	if (!res)
 		return -ENOMEM;
 	r.perf_counts = false;
-	ret = tb_sample_prepare(&r, &run);
+	ret = tb_measure_prepare(&r, &run);
 	if (ret)
 		goto out;
 	for (;;) {
-		ret = tb_sample_go_ops(run, n, res);
+		ret = tb_measure_go_ops(run, n, res);
 		if (ret) {
 			tb_err("%s", res->errmsg);
 			goto out;
@@ -826,7 +826,7 @@ int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uin
 	}
 	/* One more batch of the same size: an interrupted batch must not shrink the estimate. */
 	per_op = res->ns_per_op;
-	ret = tb_sample_go_ops(run, n, res);
+	ret = tb_measure_go_ops(run, n, res);
 	if (ret) {
 		tb_err("%s", res->errmsg);
 		goto out;
@@ -839,17 +839,17 @@ int tb_sample_calibrate(const struct tb_sample_req *req, uint64_t target_ns, uin
 	if (*ops < 1)
 		*ops = 1;
 out:
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	free(res);
 	return ret;
 }
 
-int tb_sample_res_write(int fd, const struct tb_sample_res *res)
+int tb_measure_res_write(int fd, const struct tb_measure_res *res)
 {
 	return tb_write_full(fd, res, sizeof(*res));
 }
 
-int tb_sample_res_read(int fd, struct tb_sample_res *res)
+int tb_measure_res_read(int fd, struct tb_measure_res *res)
 {
 	return tb_read_full(fd, res, sizeof(*res));
 }

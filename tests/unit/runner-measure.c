@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "runner/sample.h"
+#include "runner/measure.h"
 #include "core/tb.h"
 #include "tb_test.h"
 #include "workloads/workload.h"
@@ -39,9 +39,9 @@ static void *defaults(const struct tb_workload_ops *wl)
 static void calibrate_one(const char *name)
 {
 	const struct tb_workload_ops *wl = find(name);
-	struct tb_sample_req req = {0};
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_req req = {0};
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = malloc(sizeof(*res));
 	uint64_t ops = 0, target = 20000000; /* 20 ms */
 	bool ok = false;
 	int cpu0 = 0, attempt;
@@ -54,16 +54,16 @@ static void calibrate_one(const char *name)
 	req.cpus = &cpu0;
 	req.ncpus = 1;
 	for (attempt = 0; attempt < 3 && !ok; attempt++) {
-		CU_ASSERT_EQUAL(tb_sample_calibrate(&req, target, &ops), 0);
+		CU_ASSERT_EQUAL(tb_measure_calibrate(&req, target, &ops), 0);
 		CU_ASSERT(ops > 1);
 		req.ops = ops;
-		CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-		CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+		CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+		CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 		printf("\n    %s: %llu ops, batch %.1f ms for a 20 ms target, %.2f ns/op", name,
 		       (unsigned long long)ops, (double)res->elapsed_ns / 1e6, res->ns_per_op);
 		ok = res->elapsed_ns > target / 5 && res->elapsed_ns < target * 5;
 		CU_ASSERT_DOUBLE_EQUAL(res->ns_per_op, (double)res->elapsed_ns / (double)ops, 1e-6);
-		tb_sample_finish(run);
+		tb_measure_finish(run);
 	}
 	CU_ASSERT_TRUE(ok);
 	free(req.cfg);
@@ -80,26 +80,26 @@ static void test_calibrate(void)
 static void test_repeat_and_counts(void)
 {
 	const struct tb_workload_ops *wl = find("getpid");
-	struct tb_sample_req req = {0};
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_req req = {0};
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = malloc(sizeof(*res));
 	pid_t tids[4];
 	int i;
 
 	if (!wl || !res)
 		goto out;
-	req = (struct tb_sample_req){.wl = wl,
+	req = (struct tb_measure_req){.wl = wl,
 				     .cfg = defaults(wl),
 				     .tmpdir = tb_test_tmpdir(),
 				     .threads = 3,
 				     .ops = 20000,
 				     .perf_counts = true};
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_tids(run, tids, 4), 3);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_tids(run, tids, 4), 3);
 	CU_ASSERT_EQUAL(tids[0], gettid());
 	CU_ASSERT(tids[1] != tids[0] && tids[2] != tids[1] && tids[1] > 0);
 	for (i = 0; i < 3; i++) {
-		CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+		CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 		CU_ASSERT_EQUAL(res->ops, 20000);
 		CU_ASSERT_EQUAL(res->threads, 3);
 		CU_ASSERT(res->elapsed_ns > 0);
@@ -110,22 +110,22 @@ static void test_repeat_and_counts(void)
 		CU_ASSERT_FALSE(res->latency);
 		CU_ASSERT_EQUAL(res->hist.count, 0);
 	}
-	CU_ASSERT_EQUAL(tb_sample_go_ops(run, 7, res), 0);
+	CU_ASSERT_EQUAL(tb_measure_go_ops(run, 7, res), 0);
 	CU_ASSERT_EQUAL(res->ops, 7);
-	CU_ASSERT_EQUAL(tb_sample_go_ops(run, 0, res), -EINVAL);
+	CU_ASSERT_EQUAL(tb_measure_go_ops(run, 0, res), -EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "0 ops"));
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	free(req.cfg);
 
 	/* without perf_counts the counts say unknown */
 	req.perf_counts = false;
 	req.threads = 1;
 	req.cfg = defaults(wl);
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_EQUAL(res->perf_task_clock_ns, -1);
 	CU_ASSERT_EQUAL(res->perf_ctxsw, -1);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	free(req.cfg);
 out:
 	free(res);
@@ -134,20 +134,20 @@ out:
 static void test_latency(void)
 {
 	const struct tb_workload_ops *wl = find("getpid");
-	struct tb_sample_req req = {0};
-	struct tb_sample_run *run = NULL;
-	struct tb_sample_res *res = malloc(sizeof(*res));
+	struct tb_measure_req req = {0};
+	struct tb_measure_run *run = NULL;
+	struct tb_measure_res *res = malloc(sizeof(*res));
 
 	if (!wl || !res)
 		goto out;
-	req = (struct tb_sample_req){.wl = wl,
+	req = (struct tb_measure_req){.wl = wl,
 				     .cfg = defaults(wl),
 				     .tmpdir = tb_test_tmpdir(),
 				     .ops = 10000,
 				     .latency = true,
 				     .latency_every = 10};
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_TRUE(res->latency);
 	CU_ASSERT_EQUAL(res->latency_every, 10);
 	CU_ASSERT_EQUAL(res->hist.count, 1000);
@@ -157,24 +157,24 @@ static void test_latency(void)
 	printf("\n    getpid latency: p50 %.0f ns, p99 %.0f ns, clock pair %.1f ns",
 	       tb_hist_quantile(&res->hist, 0.5), tb_hist_quantile(&res->hist, 0.99),
 	       res->clock_cost_ns);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	/* every op timed */
 	req.latency_every = 1;
 	req.ops = 500;
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_EQUAL(res->hist.count, 500);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 
 	/* fewer ops than latency_every: the first op is still timed */
 	req.latency_every = 1000;
 	req.ops = 10;
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_EQUAL(res->hist.count, 1);
 	CU_ASSERT_EQUAL(res->ops, 10);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	free(req.cfg);
 out:
 	free(res);
@@ -205,9 +205,9 @@ static const struct tb_workload_ops probe = {
 
 static void test_pin_and_failures(void)
 {
-	struct tb_sample_req req = {.wl = &probe, .name = "sec", .tmpdir = "/tmp", .ops = 1};
-	struct tb_sample_res *res = malloc(sizeof(*res));
-	struct tb_sample_run *run = NULL;
+	struct tb_measure_req req = {.wl = &probe, .name = "sec", .tmpdir = "/tmp", .ops = 1};
+	struct tb_measure_res *res = malloc(sizeof(*res));
+	struct tb_measure_run *run = NULL;
 	int cpus[] = {1, 0}, bad = -3;
 	cpu_set_t before, after;
 
@@ -215,11 +215,11 @@ static void test_pin_and_failures(void)
 	CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof(before), &before), 0);
 	req.cpus = cpus;
 	req.ncpus = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	if (req.ncpus)
 		CU_ASSERT_EQUAL(probe_cpu, 1);
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	/* the caller's affinity is restored */
 	CU_ASSERT_EQUAL(sched_getaffinity(0, sizeof(after), &after), 0);
 	CU_ASSERT(CPU_EQUAL(&before, &after));
@@ -228,44 +228,44 @@ static void test_pin_and_failures(void)
 	probe_fail = 1;
 	req.threads = 3;
 	req.ncpus = 0;
-	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EIO);
+	CU_ASSERT_EQUAL(tb_measure_prepare(&req, &run), -EIO);
 	CU_ASSERT_PTR_NULL(run);
 
 	/* a failing run_batch fails the sample with a message naming the section */
 	probe_fail = 2;
 	req.threads = 1;
-	CU_ASSERT_EQUAL_FATAL(tb_sample_prepare(&req, &run), 0);
-	CU_ASSERT_EQUAL(tb_sample_go(run, res), -EPIPE);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), -EPIPE);
 	CU_ASSERT_EQUAL(res->error, -EPIPE);
 	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "sec"));
-	tb_sample_finish(run);
+	tb_measure_finish(run);
 	probe_fail = 0;
 
 	/* bad requests */
 	req.cpus = &bad;
 	req.ncpus = 1;
-	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
+	CU_ASSERT_EQUAL(tb_measure_prepare(&req, &run), -EINVAL);
 	req.ncpus = 0;
 	req.threads = 100000;
-	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
+	CU_ASSERT_EQUAL(tb_measure_prepare(&req, &run), -EINVAL);
 	req.threads = 1;
 	req.tmpdir = NULL;
-	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
+	CU_ASSERT_EQUAL(tb_measure_prepare(&req, &run), -EINVAL);
 	req.tmpdir = "/tmp";
 	req.wl = NULL;
-	CU_ASSERT_EQUAL(tb_sample_prepare(&req, &run), -EINVAL);
+	CU_ASSERT_EQUAL(tb_measure_prepare(&req, &run), -EINVAL);
 	free(res);
 }
 
 static void test_flat_result(void)
 {
-	struct tb_sample_res *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct tb_measure_res *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	int fd[2];
 	pid_t pid;
 
 	/* The result crosses a pipe as bytes: it must hold its histogram inline. */
-	CU_ASSERT(sizeof(struct tb_sample_res) >= sizeof(struct tb_hist));
-	CU_ASSERT(sizeof(struct tb_sample_res) < 64 * 1024);
+	CU_ASSERT(sizeof(struct tb_measure_res) >= sizeof(struct tb_hist));
+	CU_ASSERT(sizeof(struct tb_measure_res) < 64 * 1024);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL_FATAL(pipe(fd), 0);
@@ -277,16 +277,16 @@ static void test_flat_result(void)
 		a->ops = 42;
 		a->ns_per_op = 1.5;
 		snprintf(a->errmsg, sizeof(a->errmsg), "hello");
-		_exit(tb_sample_res_write(fd[1], a) ? 1 : 0);
+		_exit(tb_measure_res_write(fd[1], a) ? 1 : 0);
 	}
 	close(fd[1]);
-	CU_ASSERT_EQUAL(tb_sample_res_read(fd[0], b), 0);
+	CU_ASSERT_EQUAL(tb_measure_res_read(fd[0], b), 0);
 	CU_ASSERT_EQUAL(b->ops, 42);
 	CU_ASSERT_DOUBLE_EQUAL(b->ns_per_op, 1.5, 0);
 	CU_ASSERT_STRING_EQUAL(b->errmsg, "hello");
 	CU_ASSERT_EQUAL(tb_hist_max(&b->hist), 12345);
 	/* the writer is gone: a second read finds EOF, not a zeroed result */
-	CU_ASSERT_EQUAL(tb_sample_res_read(fd[0], b), -EPIPE);
+	CU_ASSERT_EQUAL(tb_measure_res_read(fd[0], b), -EPIPE);
 	close(fd[0]);
 	waitpid(pid, NULL, 0);
 	free(a);
@@ -302,4 +302,4 @@ static CU_TestInfo tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("runner-sample", NULL, NULL, tests);
+TB_TEST_SUITE("runner-measure", NULL, NULL, tests);
