@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "core/strlist.h"
+
 enum tb_opt_type {
 	TB_OPT_STRING,	 /* char *, strdup'd; freed by tb_opts_free() */
 	TB_OPT_BOOL,	 /* bool: true/false, yes/no, on/off, 1/0 */
@@ -26,11 +28,6 @@ enum tb_opt_type {
 	TB_OPT_ARGV, /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
 	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a
 			   fraction */
-};
-
-struct tb_strlist {
-	char **v;
-	size_t n;
 };
 
 struct tb_option {
@@ -66,12 +63,6 @@ int tb_parse_bool(const char *s, bool *out);
 int tb_parse_int(const char *s, int64_t *out);
 int tb_parse_double(const char *s, double *out);
 int tb_parse_percent(const char *s, double *fraction);
-/* Split s into words like a POSIX shell would, without any expansion. */
-int tb_split_argv(const char *s, struct tb_strlist *out);
-int tb_split_list(const char *s, struct tb_strlist *out);
-void tb_strlist_free(struct tb_strlist *l);
-/* Join a list with sep into a new string (caller frees); NULL on ENOMEM. */
-char *tb_strlist_join(const struct tb_strlist *l, const char *sep);
 
 /* The most options a table may have before its TB_OPT_END (tb_opts_check). */
 #define TB_OPTS_MAX 128

@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/options.h"
+#include "core/strlist.h"
 
 enum tb_placeholder { TB_PH_PID, TB_PH_CPUS, TB_PH_OUTDIR, TB_PH_SAMPLE, TB_PH_COUNT };
 

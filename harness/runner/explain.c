@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The explain phase (runner.h): extra samples of the explained cells and their baselines with
+ * The explain phase (runner/explain.h): extra samples of the explained cells and their baselines with
  * the explain profiler on. The profiler rides on the sample protocol of runner/child.c as a
  * wrapper around the cell's own tracer: setup opens the tracer then the profiler, start starts
  * the tracer then the profiler, stop stops the profiler first, names what it saw while the
@@ -17,7 +17,8 @@
 #include "explain/explain.h"
 #include "explain/profile.h"
 #include "explain/symbols.h"
-#include "runner/runner.h"
+#include "runner/explain.h"
+#include "runner/sample.h"
 
 /* What every explain sample shares: the symbol tables. */
 struct phase {
@@ -195,18 +196,10 @@ static int rounds(struct tb_runner *rn, struct phase *ph, struct tb_result *scra
 		tb_runner_round_order(rn->rng, p->ncells, order);
 		for (size_t j = 0; !ret && j < p->ncells; j++) {
 			size_t i = order[j];
-			struct tb_runner_progress pr = {
-				.phase = "explain",
-				.round = k + 1,
-				.rounds = p->s->explain_samples,
-				.cell = &rn->r->cells[p->cells[i].cell],
-				.eta_s = NAN,
-			};
-
 			if (!sampled(p, i) || runs[i].error[0])
 				continue;
-			if (rn->on_progress)
-				rn->on_progress(rn->ctx, &pr);
+			tb_runner_progress_say(rn, "explain", k + 1, p->s->explain_samples,
+					       &rn->r->cells[p->cells[i].cell]);
 			ret = explain_sample(rn, ph, i, &scratch->cells[i], &runs[i]);
 			if (!ret && tb_stop_requested())
 				ret = -EINTR;

@@ -11,155 +11,15 @@
 #include "model/measured.h"
 #include "model/proof.h"
 #include "runner/child.h"
+#include "runner/explain.h"
 #include "runner/runner.h"
+#include "runner/sample.h"
 #include "stats/stats.h"
 #include "tracers/tracer.h"
 
 static double to_s(uint64_t ns)
 {
 	return (double)ns / 1e9;
-}
-
-static uint64_t sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w)
-{
-	if (s->sample_timeout_ns)
-		return s->sample_timeout_ns;
-	return 20 * w->duration_ns + 60000000000ull;
-}
-
-/* What the workload process of section wi runs. */
-static void fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_req *req)
-{
-	const struct tb_scn_workload *w = &p->s->workloads[wi];
-
-	memset(req, 0, sizeof(*req));
-	req->wl = w->ops;
-	req->name = w->name;
-	req->cfg = w->cfg;
-	req->tmpdir = p->wls[wi].tmpdir;
-	req->threads = w->threads;
-	req->cpus = p->wls[wi].cpus;
-	req->ncpus = p->wls[wi].ncpus;
-	req->ops = p->wls[wi].ops;
-	req->latency = w->latency;
-	req->latency_every = w->latency_every;
-	req->mlock = p->s->mlock;
-	req->perf_counts = p->s->perf_counts;
-}
-
-static int calibrate(struct tb_runner *rn, size_t wi)
-{
-	struct tb_plan *p = rn->plan;
-	struct tb_scn_workload *w = &p->s->workloads[wi];
-	struct tb_measure_req req;
-
-	if (w->ops->flags & TB_WL_ONESHOT) {
-		p->wls[wi].ops = 1;
-		return 0;
-	}
-	fill_req(p, wi, &req);
-	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
-}
-
-struct tb_runner_dirs {
-	struct tb_dir tracers; /* <run dir>/tracers/ */
-	size_t n;	       /* the scenario's tracer sections */
-	struct tb_dir sub[];   /* sub[i]: tracers/<section i>/, fd -1 until its first sample */
-};
-
-/*
- * <run dir>/tracers/<name>/ for the files of tracer section tr (name: its name), made without
- * following links (core/outdir.h) and opened once, so that every sample's tracer, held ones
- * included, writes into the directory made here even if the run directory's path is swapped
- * for a link later. Into *out; 0 or -errno (said).
- */
-static int tracer_dir(struct tb_runner *rn, size_t tr, const char *name, const struct tb_dir **out)
-{
-	struct tb_runner_dirs *d = rn->dirs;
-	size_t i, n = rn->plan->s->ntracers;
-	int ret;
-
-	if (!d) {
-		d = calloc(1, sizeof(*d) + n * sizeof(d->sub[0]));
-		if (!d)
-			return -ENOMEM;
-		d->tracers.fd = -1;
-		d->n = n;
-		for (i = 0; i < n; i++)
-			d->sub[i].fd = -1;
-		rn->dirs = d;
-	}
-	if (tr >= d->n)
-		return -EINVAL;
-	if (d->tracers.fd < 0) {
-		ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &d->tracers);
-		if (ret)
-			return ret;
-	}
-	if (d->sub[tr].fd < 0) {
-		ret = tb_dir_sub(&d->tracers, name, TB_DIR_CREATE, 0755, &d->sub[tr]);
-		if (ret)
-			return ret;
-	}
-	*out = &d->sub[tr];
-	return 0;
-}
-
-int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
-		     const struct tb_scn_tracer *tracer, struct tb_cell *into)
-{
-	struct tb_plan *p = rn->plan;
-	struct tb_cell *cell = into ? into : &rn->r->cells[cr->cell];
-	struct tb_measure_job job = {
-		.w = &p->s->workloads[cr->wl],
-		.t = tracer ? tracer : &p->s->tracers[cr->tr],
-		.consumer_cpu = p->consumer_cpu,
-		.timeout_ns = sample_timeout(p->s, &p->s->workloads[cr->wl]),
-		.round = round,
-		.warmup = warmup,
-		.order = rn->order++,
-	};
-	int ret;
-
-	/* The explain phase's tracer is a copy of section cr->tr (runner/explain.c): its name. */
-	ret = tracer_dir(rn, cr->tr, job.t->name, &job.tracer_dir);
-	if (ret)
-		return ret;
-	fill_req(p, cr->wl, &job.req);
-	job.expect = cell->expected.items;
-	job.nexpect = cell->expected.nitems;
-	job.held = cr->held;
-	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
-	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
-		cr->failures++;
-	return ret;
-}
-
-static void progress(struct tb_runner *rn, const char *phase, unsigned int round,
-		     unsigned int rounds, const struct tb_cell *cell)
-{
-	size_t left = rn->planned > rn->samples_done ? rn->planned - rn->samples_done : 0;
-	struct tb_runner_progress pr = {
-		.phase = phase,
-		.round = round,
-		.rounds = rounds,
-		.cell = cell,
-		/* no estimate of a sample's cost before the first */
-		.eta_s = rn->samples_done ? rn->sample_cost_s * (double)left : NAN,
-	};
-
-	if (rn->on_progress)
-		rn->on_progress(rn->ctx, &pr);
-}
-
-void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		order[i] = i;
-	/* A fresh order every round, so drift hits baseline and traced cells alike. */
-	gsl_ran_shuffle(rng, order, n, sizeof(order[0]));
 }
 
 static bool precise_enough(const struct tb_result *r, double precision)
@@ -220,7 +80,8 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 
 		if (cr->dead)
 			continue;
-		progress(rn, warmup ? "warmup" : "round", nround, nrounds, &rn->r->cells[cr->cell]);
+		tb_runner_progress_say(rn, warmup ? "warmup" : "round", nround, nrounds,
+				       &rn->r->cells[cr->cell]);
 		ret = tb_runner_sample(rn, cr, round, warmup, NULL, NULL);
 		if (ret)
 			return ret;
@@ -267,7 +128,7 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
 		tb_hooks_init(&h);
 		h.kind = TB_HOOK_UNKNOWN;
 	}
-	fill_req(p, cr->wl, &req);
+	tb_runner_fill_req(p, cr->wl, &req);
 	tb_measure_window_events(&req, &harness);
 	tb_proof_expect(&ops, &h, &harness, &cell->expected);
 	tb_hooks_free(&h);
@@ -282,7 +143,7 @@ static int calibrate_all(struct tb_runner *rn)
 	for (i = 0; i < p->s->nworkloads; i++) {
 		if (!p->s->workloads[i].used)
 			continue;
-		ret = calibrate(rn, i);
+		ret = tb_runner_calibrate(rn, i);
 		if (ret)
 			return ret;
 	}
@@ -460,16 +321,8 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 
 void tb_runner_free(struct tb_runner *rn)
 {
-	size_t i;
-
 	if (rn->rng)
 		gsl_rng_free(rn->rng);
 	rn->rng = NULL;
-	if (rn->dirs) {
-		for (i = 0; i < rn->dirs->n; i++)
-			tb_dir_close(&rn->dirs->sub[i]);
-		tb_dir_close(&rn->dirs->tracers);
-		free(rn->dirs);
-		rn->dirs = NULL;
-	}
+	tb_runner_dirs_free(rn);
 }

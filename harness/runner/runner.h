@@ -15,45 +15,7 @@
 
 #include <gsl/gsl_rng.h>
 
-#include "explain/explain.h"
-#include "core/outdir.h"
-#include "plan/plan.h"
-#include "model/result.h"
-
-struct tb_runner_dirs; /* runner.c: the tracers' directories, opened once */
-
-/* Where the run is, for a progress display. */
-struct tb_runner_progress {
-	const char *phase;	    /* "warmup", "round" or "explain" */
-	unsigned int round, rounds; /* 1-based round of the phase, and its planned count */
-	const struct tb_cell *cell; /* the cell about to run */
-	double eta_s;		    /* estimated seconds left; NAN before the first sample */
-};
-
-struct tb_runner {
-	/* set by the caller */
-	struct tb_plan *plan;	  /* the plan (and its scenario) to execute */
-	struct tb_result *r;	  /* the result the plan's cells live in */
-	const struct tb_dir *dir; /* the run directory: tracers write under dir/tracers/<name>/ */
-	void *ctx;		  /* passed to the callbacks */
-	void (*on_progress)(void *ctx, const struct tb_runner_progress *p); /* may be NULL */
-	/* After each measured round, with r's totals and statistics up to date. A non-zero
-	 * return stops the run with that error. May be NULL. */
-	int (*on_round)(void *ctx, struct tb_result *r);
-	/* After the explain phase profiled r->cells[cell] and its baseline (runner/explain.c);
-	 * base and traced are the runner's. A non-zero return stops the run. May be NULL. */
-	int (*on_explained)(void *ctx, struct tb_result *r, size_t cell,
-			    const struct tb_explain_run *base, const struct tb_explain_run *traced,
-			    const struct tb_explain_settings *set);
-	/* the runner's own */
-	gsl_rng *rng;
-	uint64_t t_start;
-	unsigned int order;   /* the next sample's position in the run */
-	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
-	unsigned int samples_done;
-	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
-	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
-};
+#include "runner/sample.h"
 
 /*
  * Execute rn->plan: calibrate, warmups, measured rounds with the scenario's stop rule (stop
@@ -64,26 +26,9 @@ struct tb_runner {
  */
 int tb_runner_run(struct tb_runner *rn, uint64_t seed);
 
-/*
- * One sample of plan cell cr (runner.c), with tracer instead of the cell's own (NULL: its own)
- * and into another cell than the result's (NULL: the result's). Returns as tb_child_sample.
- */
-int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
-		     const struct tb_scn_tracer *tracer, struct tb_cell *into);
-/*
- * The explain phase (runner/explain.c), after the measured rounds so that it never touches a
- * measured sample: explain_samples rounds, each running every explained cell and its
- * workload's baseline once in a fresh shuffled order, with the explain profiler around each
- * sample's batch; then rn->on_explained per explained cell. A cell whose profiles cannot be
- * taken is handed over with the reason. Returns 0 (also when nothing is explained), -EINTR, or
- * -ENOMEM.
- */
-int tb_runner_explain(struct tb_runner *rn);
+/* Free what the runner made (its rng, the tracers' directories); the plan and result stay the
+ * caller's. */
 void tb_runner_free(struct tb_runner *rn);
-
-/* The order of the n cells in one round: a permutation drawn from rng (seeded with the
- * recorded seed, so a run's order can be reproduced). */
-void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order);
 
 struct tb_runner_stop_rule {
 	unsigned int rounds;		     /* fixed rounds (precision 0) */

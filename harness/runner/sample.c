@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One child of a workload for the runner (runner/sample.h): a calibration or one sample of a
+ * cell, the tracers' directories they write into, the shuffle and the progress callback that
+ * the rounds (runner.c) and the explain phase (explain.c) share.
+ */
+#include <errno.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "runner/child.h"
+#include "runner/sample.h"
+
+static uint64_t sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w)
+{
+	if (s->sample_timeout_ns)
+		return s->sample_timeout_ns;
+	return 20 * w->duration_ns + 60000000000ull;
+}
+
+/* What the workload process of section wi runs. */
+void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_req *req)
+{
+	const struct tb_scn_workload *w = &p->s->workloads[wi];
+
+	memset(req, 0, sizeof(*req));
+	req->wl = w->ops;
+	req->name = w->name;
+	req->cfg = w->cfg;
+	req->tmpdir = p->wls[wi].tmpdir;
+	req->threads = w->threads;
+	req->cpus = p->wls[wi].cpus;
+	req->ncpus = p->wls[wi].ncpus;
+	req->ops = p->wls[wi].ops;
+	req->latency = w->latency;
+	req->latency_every = w->latency_every;
+	req->mlock = p->s->mlock;
+	req->perf_counts = p->s->perf_counts;
+}
+
+int tb_runner_calibrate(struct tb_runner *rn, size_t wi)
+{
+	struct tb_plan *p = rn->plan;
+	struct tb_scn_workload *w = &p->s->workloads[wi];
+	struct tb_measure_req req;
+
+	if (w->ops->flags & TB_WL_ONESHOT) {
+		p->wls[wi].ops = 1;
+		return 0;
+	}
+	tb_runner_fill_req(p, wi, &req);
+	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
+}
+
+struct tb_runner_dirs {
+	struct tb_dir tracers; /* <run dir>/tracers/ */
+	size_t n;	       /* the scenario's tracer sections */
+	struct tb_dir sub[];   /* sub[i]: tracers/<section i>/, fd -1 until its first sample */
+};
+
+/*
+ * <run dir>/tracers/<name>/ for the files of tracer section tr (name: its name), made without
+ * following links (core/outdir.h) and opened once, so that every sample's tracer, held ones
+ * included, writes into the directory made here even if the run directory's path is swapped
+ * for a link later. Into *out; 0 or -errno (said).
+ */
+static int tracer_dir(struct tb_runner *rn, size_t tr, const char *name, const struct tb_dir **out)
+{
+	struct tb_runner_dirs *d = rn->dirs;
+	size_t i, n = rn->plan->s->ntracers;
+	int ret;
+
+	if (!d) {
+		d = calloc(1, sizeof(*d) + n * sizeof(d->sub[0]));
+		if (!d)
+			return -ENOMEM;
+		d->tracers.fd = -1;
+		d->n = n;
+		for (i = 0; i < n; i++)
+			d->sub[i].fd = -1;
+		rn->dirs = d;
+	}
+	if (tr >= d->n)
+		return -EINVAL;
+	if (d->tracers.fd < 0) {
+		ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &d->tracers);
+		if (ret)
+			return ret;
+	}
+	if (d->sub[tr].fd < 0) {
+		ret = tb_dir_sub(&d->tracers, name, TB_DIR_CREATE, 0755, &d->sub[tr]);
+		if (ret)
+			return ret;
+	}
+	*out = &d->sub[tr];
+	return 0;
+}
+
+int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
+		     const struct tb_scn_tracer *tracer, struct tb_cell *into)
+{
+	struct tb_plan *p = rn->plan;
+	struct tb_cell *cell = into ? into : &rn->r->cells[cr->cell];
+	struct tb_measure_job job = {
+		.w = &p->s->workloads[cr->wl],
+		.t = tracer ? tracer : &p->s->tracers[cr->tr],
+		.consumer_cpu = p->consumer_cpu,
+		.timeout_ns = sample_timeout(p->s, &p->s->workloads[cr->wl]),
+		.round = round,
+		.warmup = warmup,
+		.order = rn->order++,
+	};
+	int ret;
+
+	/* The explain phase's tracer is a copy of section cr->tr (runner/explain.c): its name. */
+	ret = tracer_dir(rn, cr->tr, job.t->name, &job.tracer_dir);
+	if (ret)
+		return ret;
+	tb_runner_fill_req(p, cr->wl, &job.req);
+	job.expect = cell->expected.items;
+	job.nexpect = cell->expected.nitems;
+	job.held = cr->held;
+	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
+	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
+		cr->failures++;
+	return ret;
+}
+
+void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,
+			    unsigned int rounds, const struct tb_cell *cell)
+{
+	size_t left = rn->planned > rn->samples_done ? rn->planned - rn->samples_done : 0;
+	struct tb_runner_progress pr = {
+		.phase = phase,
+		.round = round,
+		.rounds = rounds,
+		.cell = cell,
+		/* no estimate of a sample's cost before the first */
+		.eta_s = rn->samples_done ? rn->sample_cost_s * (double)left : NAN,
+	};
+
+	if (rn->on_progress)
+		rn->on_progress(rn->ctx, &pr);
+}
+
+void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		order[i] = i;
+	/* A fresh order every round, so drift hits baseline and traced cells alike. */
+	gsl_ran_shuffle(rng, order, n, sizeof(order[0]));
+}
+
+void tb_runner_dirs_free(struct tb_runner *rn)
+{
+	if (!rn->dirs)
+		return;
+	for (size_t i = 0; i < rn->dirs->n; i++)
+		tb_dir_close(&rn->dirs->sub[i]);
+	tb_dir_close(&rn->dirs->tracers);
+	free(rn->dirs);
+	rn->dirs = NULL;
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The runner's state and one child of a workload: a calibration, or one sample of a cell
+ * (runner/child.h runs it), shared by the rounds (runner/runner.h) and the explain phase
+ * (runner/explain.h).
+ */
+#ifndef TB_RUNNER_SAMPLE_H
+#define TB_RUNNER_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "core/outdir.h"
+#include "explain/explain.h"
+#include "model/result.h"
+#include "plan/plan.h"
+#include "runner/measure.h"
+
+struct tb_runner_dirs; /* runner.c: the tracers' directories, opened once */
+
+/* Where the run is, for a progress display. */
+struct tb_runner_progress {
+	const char *phase;	    /* "warmup", "round" or "explain" */
+	unsigned int round, rounds; /* 1-based round of the phase, and its planned count */
+	const struct tb_cell *cell; /* the cell about to run */
+	double eta_s;		    /* estimated seconds left; NAN before the first sample */
+};
+
+struct tb_runner {
+	/* set by the caller */
+	struct tb_plan *plan;	  /* the plan (and its scenario) to execute */
+	struct tb_result *r;	  /* the result the plan's cells live in */
+	const struct tb_dir *dir; /* the run directory: tracers write under dir/tracers/<name>/ */
+	void *ctx;		  /* passed to the callbacks */
+	void (*on_progress)(void *ctx, const struct tb_runner_progress *p); /* may be NULL */
+	/* After each measured round, with r's totals and statistics up to date. A non-zero
+	 * return stops the run with that error. May be NULL. */
+	int (*on_round)(void *ctx, struct tb_result *r);
+	/* After the explain phase profiled r->cells[cell] and its baseline (runner/explain.c);
+	 * base and traced are the runner's. A non-zero return stops the run. May be NULL. */
+	int (*on_explained)(void *ctx, struct tb_result *r, size_t cell,
+			    const struct tb_explain_run *base, const struct tb_explain_run *traced,
+			    const struct tb_explain_settings *set);
+	/* the runner's own */
+	gsl_rng *rng;
+	uint64_t t_start;
+	unsigned int order;   /* the next sample's position in the run */
+	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
+	unsigned int samples_done;
+	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
+	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
+};
+
+/*
+ * One sample of plan cell cr (runner.c), with tracer instead of the cell's own (NULL: its own)
+ * and into another cell than the result's (NULL: the result's). Returns as tb_child_sample.
+ */
+int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
+		     const struct tb_scn_tracer *tracer, struct tb_cell *into);
+/* What the workload process of workload section wi runs, into req. */
+void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_req *req);
+/* Calibrate workload section wi: its ops per sample into rn->plan->wls[wi].ops. Returns as
+ * tb_child_calibrate. */
+int tb_runner_calibrate(struct tb_runner *rn, size_t wi);
+/* Tell rn->on_progress where the run is (phase "warmup", "round" or "explain"), with the ETA
+ * from the samples done so far. */
+void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,
+			    unsigned int rounds, const struct tb_cell *cell);
+/* The order of the n cells in one round: a permutation drawn from rng (seeded with the
+ * recorded seed, so a run's order can be reproduced). */
+void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order);
+
+/* Close and free the tracers' directories (tb_runner_free). */
+void tb_runner_dirs_free(struct tb_runner *rn);
+
+#endif
