@@ -125,6 +125,33 @@ void tb_stats_summarize(const double *x, size_t n, struct tb_summary *s, bool *o
 	}
 }
 
+void tb_stats_box(double *x, size_t n, struct tb_stats_box *b)
+{
+	double iqr;
+	size_t k;
+
+	b->n = n;
+	if (!n)
+		return;
+	gsl_sort(x, 1, n);
+	b->q1 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.25);
+	b->med = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
+	b->q3 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75);
+	b->min = b->wlo = x[0];
+	b->max = b->whi = x[n - 1];
+	iqr = b->q3 - b->q1;
+	for (k = 0; k < n; k++)
+		if (x[k] >= b->q1 - 1.5 * iqr) {
+			b->wlo = x[k];
+			break;
+		}
+	for (k = n; k-- > 0;)
+		if (x[k] <= b->q3 + 1.5 * iqr) {
+			b->whi = x[k];
+			break;
+		}
+}
+
 uint64_t tb_stats_seed(uint64_t seed, uint64_t stream)
 {
 	/* splitmix64 finaliser: nearby (seed, stream) give unrelated generator states. */
@@ -356,41 +383,86 @@ static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
 	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
 }
 
-int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
-		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
-		       double ns_ci[2])
+/* What one resample computes: nstat figures into out, from scratch bx, by (room for the
+ * largest sample set). */
+typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out);
+
+/*
+ * The percentile bootstrap both interval kinds share: resamples draws of stat from one rng
+ * seeded with seed, and the confidence interval of each of its nstat figures into ci[k].
+ * Returns 0 or -ENOMEM.
+ */
+static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, size_t room,
+		     size_t nstat, resample_fn stat, const void *ctx, double (*ci)[2])
 {
-	double *bx = NULL, *by = NULL, *pct = NULL, *ns = NULL;
-	gsl_rng *rng = NULL;
+	double *bx = malloc(room * sizeof(*bx)), *by = malloc(room * sizeof(*by));
+	double *v = malloc((size_t)resamples * nstat * sizeof(*v)), out[2];
+	gsl_rng *rng = rng_new(seed);
 	int ret = -ENOMEM;
 
-	pct_ci[0] = pct_ci[1] = ns_ci[0] = ns_ci[1] = NAN;
-	if (nx < 2 || ny < 2 || (paired && nx != ny) || !resamples)
-		return -EINVAL;
-	bx = malloc(nx * sizeof(*bx));
-	by = malloc(ny * sizeof(*by));
-	pct = malloc(resamples * sizeof(*pct));
-	ns = malloc(resamples * sizeof(*ns));
-	rng = rng_new(seed);
-	if (!bx || !by || !pct || !ns || !rng)
+	if (!bx || !by || !v || !rng || nstat > 2)
 		goto out;
 	for (unsigned int b = 0; b < resamples; b++) {
-		double mx, my;
-
-		draw(rng, x, nx, y, ny, paired, bx, by, &mx, &my);
-		pct[b] = 100 * (my / mx - 1);
-		ns[b] = my - mx;
+		stat(rng, ctx, bx, by, out);
+		for (size_t k = 0; k < nstat; k++)
+			v[k * resamples + b] = out[k];
 	}
-	percentile_ci(pct, resamples, confidence, pct_ci);
-	percentile_ci(ns, resamples, confidence, ns_ci);
+	for (size_t k = 0; k < nstat; k++)
+		percentile_ci(v + k * resamples, resamples, confidence, ci[k]);
 	ret = 0;
 out:
 	free(bx);
 	free(by);
-	free(pct);
-	free(ns);
+	free(v);
 	gsl_rng_free(rng);
 	return ret;
+}
+
+struct two_sets {
+	const double *x, *y;
+	size_t nx, ny;
+	bool paired;
+};
+
+/* The change of y's median against x's, in percent and in y's unit. */
+static void change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+{
+	const struct two_sets *t = ctx;
+	double mx, my;
+
+	draw(rng, t->x, t->nx, t->y, t->ny, t->paired, bx, by, &mx, &my);
+	out[0] = 100 * (my / mx - 1);
+	out[1] = my - mx;
+}
+
+int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
+		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
+		       double ns_ci[2])
+{
+	struct two_sets t = {x, y, nx, ny, paired};
+	double ci[2][2];
+	int ret;
+
+	pct_ci[0] = pct_ci[1] = ns_ci[0] = ns_ci[1] = NAN;
+	if (nx < 2 || ny < 2 || (paired && nx != ny) || !resamples)
+		return -EINVAL;
+	ret = bootstrap(resamples, seed, confidence, nx > ny ? nx : ny, 2, change, &t, ci);
+	if (ret)
+		return ret;
+	memcpy(pct_ci, ci[0], sizeof(ci[0]));
+	memcpy(ns_ci, ci[1], sizeof(ci[1]));
+	return 0;
+}
+
+/* The difference of two cells' overheads (b's less a's), in percentage points. */
+static void pct_change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+{
+	const struct tb_cellpair *const *p = ctx;
+	double ma, ta, mb, tb;
+
+	draw(rng, p[0]->base, p[0]->nb, p[0]->traced, p[0]->nt, p[0]->paired, bx, by, &ma, &ta);
+	draw(rng, p[1]->base, p[1]->nb, p[1]->traced, p[1]->nt, p[1]->paired, bx, by, &mb, &tb);
+	out[0] = 100 * (tb / mb - 1) - 100 * (ta / ma - 1);
 }
 
 int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_cellpair *b,
@@ -398,33 +470,16 @@ int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_c
 				  double ci[2])
 {
 	size_t na = a->nb > a->nt ? a->nb : a->nt, nb = b->nb > b->nt ? b->nb : b->nt;
-	double *x = NULL, *y = NULL, *d = NULL;
-	gsl_rng *rng = NULL;
-	int ret = -ENOMEM;
+	const struct tb_cellpair *p[2] = {a, b};
+	double out[1][2];
+	int ret;
 
 	ci[0] = ci[1] = NAN;
 	if (a->nb < 2 || a->nt < 2 || b->nb < 2 || b->nt < 2 || !resamples)
 		return -EINVAL;
-	x = malloc((na > nb ? na : nb) * sizeof(*x));
-	y = malloc((na > nb ? na : nb) * sizeof(*y));
-	d = malloc(resamples * sizeof(*d));
-	rng = rng_new(seed);
-	if (!x || !y || !d || !rng)
-		goto out;
-	for (unsigned int i = 0; i < resamples; i++) {
-		double ma, ta, mb, tb;
-
-		draw(rng, a->base, a->nb, a->traced, a->nt, a->paired, x, y, &ma, &ta);
-		draw(rng, b->base, b->nb, b->traced, b->nt, b->paired, x, y, &mb, &tb);
-		d[i] = 100 * (tb / mb - 1) - 100 * (ta / ma - 1);
-	}
-	percentile_ci(d, resamples, confidence, ci);
-	ret = 0;
-out:
-	free(x);
-	free(y);
-	free(d);
-	gsl_rng_free(rng);
+	ret = bootstrap(resamples, seed, confidence, na > nb ? na : nb, 1, pct_change, p, out);
+	if (!ret)
+		memcpy(ci, out[0], sizeof(out[0]));
 	return ret;
 }
 

@@ -52,6 +52,15 @@ double tb_stats_mad(const double *x, size_t n);
  */
 void tb_stats_summarize(const double *x, size_t n, struct tb_summary *s, bool *outlier);
 
+/* A box plot's figures: quartiles, and whiskers at the last values within 1.5 IQR of the box. */
+struct tb_stats_box {
+	size_t n; /* values; 0: no box (the rest unset) */
+	double min, q1, med, q3, max, wlo, whi;
+};
+
+/* The box of the n values of x, which it sorts in place. */
+void tb_stats_box(double *x, size_t n, struct tb_stats_box *b);
+
 /* Welch's unequal-variance t-test, two-sided p. */
 double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny);
 /*

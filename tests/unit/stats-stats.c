@@ -564,7 +564,27 @@ static void test_coverage(void)
 	gsl_rng_free(rng);
 }
 
+/* Quartiles by GSL's rule (interpolated), whiskers at the last values inside 1.5 IQR. */
+static void test_box(void)
+{
+	double x[] = {9, 1, 2, 3, 4, 5, 6, 7, 8, 100};
+	struct tb_stats_box b;
+
+	tb_stats_box(x, 10, &b);
+	CU_ASSERT_EQUAL(b.n, 10);
+	CU_ASSERT_DOUBLE_EQUAL(b.min, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.q1, 3.25, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.med, 5.5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.q3, 7.75, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.max, 100, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.wlo, 1, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(b.whi, 9, 1e-12); /* 100 > q3 + 1.5 IQR = 14.5: an outlier */
+	tb_stats_box(x, 0, &b);
+	CU_ASSERT_EQUAL(b.n, 0);
+}
+
 static CU_TestInfo stats_tests[] = {
+	{"box plot figures", test_box},
 	{"Welch t-test p", test_welch},
 	{"Mann-Whitney U and p (exact, ties)", test_mannwhitney},
 	{"Hodges-Lehmann, median, MAD, outliers", test_hl_median_mad},

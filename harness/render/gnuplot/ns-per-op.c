@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ns-per-op plot: per workload a panel, per cell a box plot of its measured samples. */
 #include <errno.h>
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -10,46 +8,22 @@
 #include "render/text.h"
 #include "model/measured.h"
 #include "model/result.h"
+#include "stats/stats.h"
 
-/* A box plot: quartiles, and whiskers at the last samples within 1.5 IQR of the box. */
-struct box {
-	size_t n; /* measured samples; 0: no box */
-	double min, q1, med, q3, max, wlo, whi;
-};
-
-/* The box of cell c; x is room for TB_RESULT_MAX_SAMPLES values. */
-static void box_of(const struct tb_cell *c, double *x, struct box *b)
+/* The box of cell c's measured samples; x is room for TB_RESULT_MAX_SAMPLES values. */
+static void box_of(const struct tb_cell *c, double *x, struct tb_stats_box *b)
 {
-	size_t k, n = 0;
-	double iqr;
+	size_t n = 0;
 
-	for (k = 0; k < c->nsamples && n < TB_RESULT_MAX_SAMPLES; k++)
+	for (size_t k = 0; k < c->nsamples && n < TB_RESULT_MAX_SAMPLES; k++)
 		if (tb_sample_measured(&c->samples[k]))
 			x[n++] = c->samples[k].ns_per_op;
-	b->n = n;
-	if (!n)
-		return;
-	gsl_sort(x, 1, n);
-	b->q1 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.25);
-	b->med = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
-	b->q3 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75);
-	b->min = b->wlo = x[0];
-	b->max = b->whi = x[n - 1];
-	iqr = b->q3 - b->q1;
-	for (k = 0; k < n; k++)
-		if (x[k] >= b->q1 - 1.5 * iqr) {
-			b->wlo = x[k];
-			break;
-		}
-	for (k = n; k-- > 0;)
-		if (x[k] <= b->q3 + 1.5 * iqr) {
-			b->whi = x[k];
-			break;
-		}
+	tb_stats_box(x, n, b);
 }
 
 /* Cell c at box position xpos: its box into fb, its samples into fs. */
-static void write_cell(FILE *fb, FILE *fs, const struct tb_cell *c, int xpos, const struct box *b)
+static void write_cell(FILE *fb, FILE *fs, const struct tb_cell *c, int xpos,
+		       const struct tb_stats_box *b)
 {
 	char lbl[300], mt[32];
 	size_t k, n = 0;
@@ -94,7 +68,7 @@ static size_t write_panels(struct tb_gp *g, const struct tb_result *r, struct tb
 
 		for (i = 0; i < nidx; i++) {
 			const struct tb_cell *c = &r->cells[idx[i]];
-			struct box b;
+			struct tb_stats_box b;
 
 			box_of(c, sc->x, &b);
 			if (!b.n)
