@@ -193,3 +193,21 @@ int tb_cli_signals(void)
 {
 	return sigcount;
 }
+
+const char *tb_cli_next_to(const char *file, const char *name, char *buf, size_t len)
+{
+	const char *slash = strrchr(file, '/');
+	int dirlen = slash ? (int)(slash - file) : 1, n;
+
+	if (name && !slash)
+		n = snprintf(buf, len, "%s", name);
+	else if (name)
+		n = snprintf(buf, len, "%.*s/%s", dirlen, file, name);
+	else
+		n = snprintf(buf, len, "%.*s", dirlen, slash ? file : ".");
+	if (n < 0 || (size_t)n >= len) {
+		tb_err("%s: the path next to it is too long", file);
+		return NULL;
+	}
+	return buf;
+}

@@ -29,6 +29,12 @@ struct tb_result;
 int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
 		      struct tb_result **r);
 /*
+ * Where a rendered file goes by default: name next to the result file (name NULL: the
+ * result's own directory; "." or name alone for a bare file name), into buf. Returns buf, or NULL (said)
+ * when the path does not fit.
+ */
+const char *tb_cli_next_to(const char *file, const char *name, char *buf, size_t len);
+/*
  * The database of an option with an optional argument (--history[=DB]): optarg_given when the
  * argument came with '=', else the next argument when it names a database (a postgresql://
  * URL, or a path ending in .db, .sqlite or .sqlite3), which is then consumed; else NULL (the

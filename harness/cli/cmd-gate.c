@@ -44,7 +44,15 @@ static int opt_pct(const char *opt, const char *val, double *out)
 	return 0;
 }
 
-int tb_cli_gate(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	struct tb_gate_opts o;
+	const char *hist_db;
+	bool history, comparable;
+};
+
+/* Parse argv into a; -1 to go on, else the exit code to return. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
 		{"baseline", required_argument, NULL, 'b'},
@@ -61,53 +69,48 @@ int tb_cli_gate(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	struct tb_result *r = NULL, *old = NULL;
-	const char *hist_db = NULL;
-	bool history = false, comparable = false;
-	struct tb_gate_opts o;
-	json_t *doc = NULL;
-	int c, ret = TB_EXIT_USAGE;
+	struct tb_gate_opts *o = &a->o;
+	int c;
 
-	tb_gate_opts_init(&o);
 	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
 		switch (c) {
 		case 'b':
-			o.baseline_name = optarg;
+			o->baseline_name = optarg;
 			break;
 		case 'o':
-			if (opt_pct("--max-overhead", optarg, &o.max_overhead))
+			if (opt_pct("--max-overhead", optarg, &o->max_overhead))
 				return TB_EXIT_USAGE;
 			break;
 		case 'r':
-			if (opt_pct("--max-regression", optarg, &o.max_regression))
+			if (opt_pct("--max-regression", optarg, &o->max_regression))
 				return TB_EXIT_USAGE;
 			break;
 		case 'a':
-			if (tb_parse_double(optarg, &o.alpha) || !(o.alpha > 0 && o.alpha < 0.5))
+			if (tb_parse_double(optarg, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))
 				return tb_cli_bad_value("gate", "--alpha", optarg,
 							"a probability in (0, 0.5)");
 			break;
 		case 'u':
-			o.allow_untrustworthy = 1;
+			o->allow_untrustworthy = 1;
 			break;
 		case 'P':
-			o.require_power = true;
+			o->require_power = true;
 			break;
 		case 'j':
-			o.junit = optarg;
+			o->junit = optarg;
 			break;
 		case 'm':
-			o.markdown = optarg;
+			o->markdown = optarg;
 			break;
 		case 'B':
-			o.benchmark_json = optarg;
+			o->benchmark_json = optarg;
 			break;
 		case 'H':
-			history = true;
-			hist_db = tb_cli_optional_db(argc, argv, optarg);
+			a->history = true;
+			a->hist_db = tb_cli_optional_db(argc, argv, optarg);
 			break;
 		case 'c':
-			comparable = true;
+			a->comparable = true;
 			break;
 		case 'h':
 			printf("%s", GATE_USAGE);
@@ -121,17 +124,32 @@ int tb_cli_gate(int argc, char **argv)
 		fprintf(stderr, "%s", GATE_USAGE);
 		return TB_EXIT_USAGE;
 	}
-	o.name = argv[optind];
-	if (history && o.baseline_name) {
+	o->name = argv[optind];
+	if (a->history && o->baseline_name) {
 		tb_err("gate: --history and --baseline are two references: give one");
-		goto out;
+		return TB_EXIT_USAGE;
 	}
-	if (tb_result_load_doc(o.name, &r, &doc))
+	return -1;
+}
+
+int tb_cli_gate(int argc, char **argv)
+{
+	struct tb_result *r = NULL, *old = NULL;
+	struct args a = {0};
+	json_t *doc = NULL;
+	int ret;
+
+	tb_gate_opts_init(&a.o);
+	ret = parse_args(argc, argv, &a);
+	if (ret >= 0)
+		return ret;
+	ret = TB_EXIT_USAGE;
+	if (tb_result_load_doc(a.o.name, &r, &doc))
 		goto out;
-	if (o.baseline_name && tb_result_load(o.baseline_name, &old))
+	if (a.o.baseline_name && tb_result_load(a.o.baseline_name, &old))
 		goto out;
-	ret = history ? tb_cli_gate_history(r, doc, hist_db, comparable, &o, stdout)
-		      : tb_cli_gate_result(r, old, &o, stdout);
+	ret = a.history ? tb_cli_gate_history(r, doc, a.hist_db, a.comparable, &a.o, stdout)
+			: tb_cli_gate_result(r, old, &a.o, stdout);
 	if (fflush(stdout) && ret == TB_EXIT_OK)
 		ret = TB_EXIT_FAIL;
 out:

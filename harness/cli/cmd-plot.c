@@ -21,20 +21,15 @@ int tb_cli_plot(int argc, char **argv)
 {
 	const char *outdir, *file;
 	struct tb_result *r;
-	char dir[PATH_MAX], *slash;
+	char dir[PATH_MAX];
 	int ret, i;
 
 	ret = tb_cli_one_result(argc, argv, tb_usage_plot, &outdir, &file, &r);
 	if (ret >= 0)
 		return ret;
-	if (!outdir) {
-		snprintf(dir, sizeof(dir), "%s", file);
-		slash = strrchr(dir, '/');
-		if (slash)
-			*slash = '\0';
-		else
-			snprintf(dir, sizeof(dir), ".");
-		outdir = dir;
+	if (!outdir && !(outdir = tb_cli_next_to(file, NULL, dir, sizeof(dir)))) {
+		tb_result_free(r);
+		return TB_EXIT_USAGE;
 	}
 	ret = tb_plot_result(r, outdir, 0);
 	tb_result_free(r);

@@ -19,21 +19,15 @@ int tb_cli_report(int argc, char **argv)
 {
 	const char *out, *file;
 	struct tb_result *r;
-	char path[PATH_MAX], *slash;
+	char path[PATH_MAX];
 	int ret;
 
 	ret = tb_cli_one_result(argc, argv, tb_usage_report, &out, &file, &r);
 	if (ret >= 0)
 		return ret;
-	if (!out) {
-		snprintf(path, sizeof(path), "%s", file);
-		slash = strrchr(path, '/');
-		if (slash)
-			snprintf(slash + 1, sizeof(path) - (size_t)(slash + 1 - path),
-				 "report.html");
-		else
-			snprintf(path, sizeof(path), "report.html");
-		out = path;
+	if (!out && !(out = tb_cli_next_to(file, "report.html", path, sizeof(path)))) {
+		tb_result_free(r);
+		return TB_EXIT_USAGE;
 	}
 	ret = tb_report_write(r, NULL, NULL, out); /* out is the user's path */
 	tb_result_free(r);
