@@ -4,7 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/tb.h"
+#include "core/base.h"
+#include "core/log.h"
 #include "core/utf8.h"
 
 static enum tb_log_level log_level = TB_LOG_INFO;

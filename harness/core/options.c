@@ -10,7 +10,9 @@
 #include <jansson.h>
 
 #include "core/placeholders.h"
-#include "core/tb.h"
+#include "core/base.h"
+#include "core/log.h"
+#include "core/options.h"
 
 static const char *skip_ws(const char *s)
 {

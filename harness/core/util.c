@@ -14,7 +14,9 @@
 
 #include <openssl/evp.h>
 
-#include "core/tb.h"
+#include "core/base.h"
+#include "core/log.h"
+#include "core/util.h"
 
 static volatile sig_atomic_t stop_flag;
 

@@ -15,10 +15,6 @@
 
 /* Outlier rule: |x - median| > TB_OUTLIER_K * 1.4826 * MAD (Iglewicz & Hoaglin). */
 #define TB_OUTLIER_K 3.5
-/* CV above this makes a cell untrustworthy (pyperf warns at sd >= 10% of the mean). */
-#define TB_MAX_CV 0.10
-/* Fewer measured rounds than this make a verdict untrustworthy. */
-#define TB_MIN_ROUNDS 5
 /* A rate model is shown only with a slope whose CI excludes 0 and at least this r2. */
 #define TB_RATE_MIN_R2 0.9
 

@@ -7,7 +7,6 @@
 
 #include "core/tb.h"
 #include "model/measured.h"
-#include "stats/stats.h"
 #include "stats/verdict.h"
 
 #define MIB (1024.0 * 1024.0)

@@ -13,6 +13,11 @@
 
 #include "model/result.h"
 
+/* CV above this makes a cell untrustworthy (pyperf warns at sd >= 10% of the mean). */
+#define TB_MAX_CV 0.10
+/* Fewer measured rounds than this make a verdict untrustworthy. */
+#define TB_MIN_ROUNDS 5
+
 /*
  * Set c->overhead's verdict and reason from its figures (filled by the statistics), its proof
  * (c->proof, judged before) and its workload's baseline cell base (NULL: none), with r's

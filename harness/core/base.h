@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The name, the version and the exit codes: what every file may need, including the core
+ * files that core/tb.h gathers (log, options, util), which therefore include this one instead.
+ */
+#ifndef TB_CORE_BASE_H
+#define TB_CORE_BASE_H
+
+#define TB_NAME	   "tracebench"
+#define TB_VERSION "0.1.0"
+
+/* Exit codes (the CLI contract in doc/architecture.md). */
+enum {
+	TB_EXIT_OK = 0,		 /* success, gate passed */
+	TB_EXIT_FAIL = 1,	 /* gate failed, measurement failed */
+	TB_EXIT_USAGE = 2,	 /* bad usage or bad input (scenario, result file, option) */
+	TB_EXIT_UNAVAILABLE = 3, /* not possible here: privileges, tracefs, BPF, lock held */
+};
+
+#define TB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#endif
