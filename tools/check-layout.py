@@ -59,7 +59,7 @@ def rooms_table():
             continue
         folder, rest = m.group(1), m.group(2)
         for name in re.findall(r'`([^`]+)`', rest):
-            if not re.search(r'\.(\[ch\]|c|h)$', name) or ' ' in name:
+            if not re.search(r'\.(\[ch\]|c|h)$', name) or ' ' in name or '<' in name:
                 continue
             for ext in (('.c', '.h') if name.endswith('.[ch]') else ('',)):
                 p = folder + (name[:-5] + ext if ext else name)
