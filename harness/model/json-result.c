@@ -608,6 +608,7 @@ static const struct tb_json_field cell_fields[] = {
 	{.key = "threads", .kind = TB_JSON_UINT, AT(threads), .umin = 1, .umax = UINT_MAX},
 	F_BOOL("latency_mode", latency_mode, 0),
 	F_UINT("ops_per_sample", ops_per_sample, UINT64_MAX),
+	F_UINT("duration_ns", duration_ns, UINT64_MAX), /* absent: settings' (cell_add) */
 	F_NUM("event_rate", rate, 0),
 	F_CUSTOM("samples", &samples_io, TB_JSON_REQ),
 	F_COUNT("events_recorded", events_recorded, 0),
@@ -632,9 +633,16 @@ static const struct tb_json_field cell_fields[] = {
 
 static const struct tb_json_table cell_table = {cell_fields, NULL, cell_check};
 
-static void *cell_add(void *r)
+/* A cell of a result whose settings are read: older results, without a cell's duration_ns,
+ * had the one of settings for every cell. */
+static void *cell_add(void *parent)
 {
-	return tb_result_add_cell(r);
+	struct tb_result *r = parent;
+	struct tb_cell *c = tb_result_add_cell(r);
+
+	if (c)
+		c->duration_ns = r->duration_ns;
+	return c;
 }
 
 static int cell_unique(struct tb_json_reader *rd, void *parent, size_t i)
