@@ -22,7 +22,8 @@
  * object's own bounds (its numbers are not capped at TB_RESULT_MAX_VALUE). */
 /* clang-format off */
 #define AT(m)		TB_JSON_AT(T, m)
-#define F_STR(k, m, fl)	{.key = (k), .kind = TB_JSON_STR, .flags = (fl), AT(m), .len = MAX_TEXT}
+#define F_STR(k, m, fl) \
+	{.key = (k), .kind = TB_JSON_STR, .flags = (fl), AT(m), .len = MAX_TEXT}
 #define F_NUM(k, m, lo)	{.key = (k), .kind = TB_JSON_NUM, AT(m), .min = (lo), .max = DBL_MAX}
 #define F_COUNT(k, m)	{.key = (k), .kind = TB_JSON_UINT, AT(m), .umax = UINT64_MAX}
 #define F_RUNS(k, m)	{.key = (k), .kind = TB_JSON_UINT, AT(m), .umax = 1000000}

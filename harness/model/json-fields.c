@@ -11,7 +11,7 @@
 #include "model/json-fields.h"
 #include "model/json-util.h"
 
-/* ---- values in the struct ------------------------------------------------------------------ */
+/* ---- values in the struct -------------------------------------------------------------------- */
 
 static void *at(const void *base, size_t off)
 {
@@ -82,7 +82,7 @@ static json_t *ptr_at(const void *base, size_t off)
 	return *(json_t *const *)at(base, off);
 }
 
-/* ---- writing ------------------------------------------------------------------------------- */
+/* ---- writing --------------------------------------------------------------------------------- */
 
 int tb_json_set(json_t *o, const char *key, json_t *v)
 {
@@ -171,7 +171,7 @@ static json_t *value_to_json(const struct tb_json_field *f, const void *base)
 	return NULL;
 }
 
-int tb_json_write_fields(json_t *o, const struct tb_json_table *t, const void *base)
+static int write_fields(json_t *o, const struct tb_json_table *t, const void *base)
 {
 	int ret = 0;
 
@@ -190,14 +190,14 @@ json_t *tb_json_write(const struct tb_json_table *t, const void *base)
 {
 	json_t *o = json_object();
 
-	if (o && tb_json_write_fields(o, t, base)) {
+	if (o && write_fields(o, t, base)) {
 		json_decref(o);
 		return NULL;
 	}
 	return o;
 }
 
-/* ---- the reader's path and errors ---------------------------------------------------------- */
+/* ---- the reader's path and errors ------------------------------------------------------------ */
 
 int tb_json_bad(struct tb_json_reader *rd, const char *key, const char *fmt, ...)
 {
@@ -275,7 +275,7 @@ int tb_json_array_ok(struct tb_json_reader *rd, json_t *v, const char *key, size
 	return 0;
 }
 
-/* ---- reading one value --------------------------------------------------------------------- */
+/* ---- reading one value ----------------------------------------------------------------------- */
 
 static int read_str(struct tb_json_reader *rd, const struct tb_json_field *f, json_t *v, void *base)
 {

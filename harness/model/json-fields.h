@@ -18,36 +18,57 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* What a row's value is, in the struct and in JSON. */
 enum tb_json_kind {
-	TB_JSON_STR,   /* char *: a copy; REQ: a non-empty string */
-	TB_JSON_TEXT,  /* char[size] in the struct: a longer string is refused (CUT: cut) */
-	TB_JSON_NUM,   /* double in [min, max]; null: NAN */
-	TB_JSON_COUNT, /* int64_t >= 0; null or -1: -1 (unknown) */
-	TB_JSON_UINT,  /* unsigned of size bytes (4, 8) in [umin, umax]; a decimal string too (what
-			    the writer makes of one above INT64_MAX) */
-	TB_JSON_BOOL,  /* bool */
-	TB_JSON_PAIR,  /* doubles at off and off2 as [a, b], each in [min, max] or null; a <= b
-			    unless ANY_ORDER */
-	TB_JSON_ENUM,  /* an int-sized enum as its name (names) */
-	TB_JSON_OBJ,   /* json_t *: an object kept as is, or NULL (null) */
-	TB_JSON_STRINGS, /* json_t *: an array of at most umax strings, each of at most len bytes
-			    (0: any); NULL is written as [] */
-	TB_JSON_CHILD,	 /* the struct at off, described by the table sub */
-	TB_JSON_ARRAY,	 /* an array of structs (arr) */
-	TB_JSON_CUSTOM,	 /* only callbacks (io): what no kind says */
+	/* char *: a copy; REQ: a non-empty string */
+	TB_JSON_STR,
+	/* char[size] in the struct: a longer string is refused (CUT: cut) */
+	TB_JSON_TEXT,
+	/* double in [min, max]; null: NAN */
+	TB_JSON_NUM,
+	/* int64_t >= 0; null or -1: -1 (unknown) */
+	TB_JSON_COUNT,
+	/* unsigned of size bytes (1, 4, 8) in [umin, umax]; also a decimal string, what the
+	 * writer makes of one above INT64_MAX */
+	TB_JSON_UINT,
+	/* bool */
+	TB_JSON_BOOL,
+	/* doubles at off and off2 as [a, b], each in [min, max] or null; a <= b (ANY_ORDER: any) */
+	TB_JSON_PAIR,
+	/* an int-sized enum as its name (names) */
+	TB_JSON_ENUM,
+	/* json_t *: an object kept as is, or NULL (null) */
+	TB_JSON_OBJ,
+	/* json_t *: an array of at most umax strings of at most len bytes (0: any); NULL is [] */
+	TB_JSON_STRINGS,
+	/* the struct at off, described by the table sub */
+	TB_JSON_CHILD,
+	/* an array of structs (arr) */
+	TB_JSON_ARRAY,
+	/* only callbacks (io): what no kind says */
+	TB_JSON_CUSTOM,
 };
 
+/* Flags of a row. */
 enum {
-	TB_JSON_REQ = 1 << 0,	/* read: the key must be present */
-	TB_JSON_OMIT = 1 << 1,	/* written only when true, not "", not -1, not NULL, not empty */
-	TB_JSON_OUT = 1 << 2,	/* written, never read (a copy, a derived figure) */
-	TB_JSON_LINES = 1 << 3, /* STR: newlines and tabs are kept (STRINGS always keep them) */
-	TB_JSON_CUT = 1 << 4,	/* TEXT: a longer string is cut to the buffer, not refused */
-	TB_JSON_ANY_ORDER = 1 << 5, /* PAIR: a > b is fine ([base, traced]) */
-	TB_JSON_OPEN = 1 << 6,	    /* NUM: min and max excluded, null refused (alpha, power) */
-	TB_JSON_SEEN = 1 << 7,	    /* CHILD: off2 is a bool of the parent: written only when
-				       true, set when the key was read */
-	TB_JSON_NULL = 1 << 8,	    /* CHILD: null when not written (when), rather than left out */
+	/* read: the key must be present */
+	TB_JSON_REQ = 1 << 0,
+	/* written only when true, not "", -1, NAN, NULL or empty */
+	TB_JSON_OMIT = 1 << 1,
+	/* written, never read (a copy, a derived figure) */
+	TB_JSON_OUT = 1 << 2,
+	/* STR: newlines and tabs are kept (STRINGS always keep them) */
+	TB_JSON_LINES = 1 << 3,
+	/* TEXT: a longer string is cut to the buffer, not refused */
+	TB_JSON_CUT = 1 << 4,
+	/* PAIR: a > b is fine ([base, traced]) */
+	TB_JSON_ANY_ORDER = 1 << 5,
+	/* NUM: min and max excluded, null refused (alpha) */
+	TB_JSON_OPEN = 1 << 6,
+	/* CHILD: off2 is a bool of the parent: written only when true, set when the key was read */
+	TB_JSON_SEEN = 1 << 7,
+	/* CHILD: null when when() says no, rather than left out */
+	TB_JSON_NULL = 1 << 8,
 };
 
 struct tb_json_reader;
@@ -123,8 +144,6 @@ struct tb_json_reader {
 
 /* The object of table t from base: a new reference, or NULL on ENOMEM. */
 json_t *tb_json_write(const struct tb_json_table *t, const void *base);
-/* t's fields into the object o. Returns 0 or -ENOMEM. */
-int tb_json_write_fields(json_t *o, const struct tb_json_table *t, const void *base);
 /* Set key in o to v (taken, even on failure); -ENOMEM when v is NULL or it cannot be set. */
 int tb_json_set(json_t *o, const char *key, json_t *v);
 

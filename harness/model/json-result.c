@@ -48,7 +48,8 @@
 #define F_CHILD_SEEN(k, m, seen, t) \
 	{.key = (k), .kind = TB_JSON_CHILD, .flags = TB_JSON_SEEN, .off = offsetof(T, m), \
 	 .off2 = offsetof(T, seen), .sub = (t)}
-#define F_ARRAY(k, m, a, fl)	{.key = (k), .kind = TB_JSON_ARRAY, .flags = (fl), AT(m), .arr = (a)}
+#define F_ARRAY(k, m, a, fl) \
+	{.key = (k), .kind = TB_JSON_ARRAY, .flags = (fl), AT(m), .arr = (a)}
 #define F_END			{NULL}
 /* clang-format on */
 
@@ -194,7 +195,7 @@ out:
 
 static const struct tb_json_custom samples_io = {samples_write, samples_read};
 
-/* ---- a cell's summary and latency -------------------------------------------------------------- */
+/* ---- a cell's summary and latency ------------------------------------------------------------ */
 
 static bool latency_present(const void *cell)
 {
@@ -316,7 +317,7 @@ static const struct tb_json_field latency_fields[] = {
 
 static const struct tb_json_table latency_table = {latency_fields, NULL, NULL};
 
-/* ---- a traced cell's overhead ------------------------------------------------------------------ */
+/* ---- a traced cell's overhead ---------------------------------------------------------------- */
 
 static const char *verdict_name(int v)
 {
@@ -381,7 +382,7 @@ static const struct tb_json_field overhead_fields[] = {
 
 static const struct tb_json_table overhead_table = {overhead_fields, NULL, NULL};
 
-/* ---- what a traced cell should record, and the proof ------------------------------------------- */
+/* ---- what a traced cell should record, and the proof ----------------------------------------- */
 
 static const struct tb_json_enum hook_kinds = {"value", tb_hook_kind_name, tb_hook_kind_parse};
 static const struct tb_json_enum hook_scopes = {"value", tb_hook_scope_name, tb_hook_scope_parse};
@@ -543,7 +544,7 @@ static const struct tb_json_field proof_fields[] = {
 
 static const struct tb_json_table proof_table = {proof_fields, proof_init, NULL};
 
-/* ---- a cell ------------------------------------------------------------------------------------ */
+/* ---- a cell ---------------------------------------------------------------------------------- */
 
 /* [tracer_extra] as written: with the cell's BPF programs and their derived figures. */
 static int extra_write(json_t *o, const struct tb_json_field *f, const void *base)
@@ -666,7 +667,7 @@ static const struct tb_json_array cells_array = {
 	.check = cell_unique,
 };
 
-/* ---- a rate model, the A/A summary --------------------------------------------------------------- */
+/* ---- a rate model, the A/A summary ----------------------------------------------------------- */
 
 /* Results from before the acceptance rule: a fitted slope was shown. */
 static int rate_model_check(struct tb_json_reader *rd, json_t *o, void *base)
@@ -727,7 +728,7 @@ static const struct tb_json_field aa_fields[] = {
 
 static const struct tb_json_table aa_table = {aa_fields, NULL, NULL};
 
-/* ---- the header and settings ---------------------------------------------------------------------- */
+/* ---- the header and settings ----------------------------------------------------------------- */
 
 static int schema_write(json_t *o, const struct tb_json_field *f, const void *base)
 {

@@ -146,7 +146,7 @@ static void test_round_trip(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(a);
 		CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 		if (strcmp(a, b))
-			printf("\n    fixture %u: the document read and written again differs", flags);
+			printf("\n    fixture %u: read and written again, it differs", flags);
 		CU_ASSERT_STRING_EQUAL(a, b);
 		free(a);
 		free(b);
