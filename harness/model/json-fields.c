@@ -176,8 +176,10 @@ static int write_fields(json_t *o, const struct tb_json_table *t, const void *ba
 	int ret = 0;
 
 	for (const struct tb_json_field *f = t->fields; !ret && f->key; f++) {
-		if (f->io || f->kind == TB_JSON_CUSTOM)
-			ret = f->io && f->io->write ? f->io->write(o, f, base) : 0;
+		if (f->io && f->io->write)
+			ret = f->io->write(o, f, base);
+		else if (f->kind == TB_JSON_CUSTOM)
+			continue;
 		else if (!left_out(f, base))
 			ret = tb_json_set(o, f->key, value_to_json(f, base));
 		else if (f->kind == TB_JSON_CHILD && (f->flags & TB_JSON_NULL))
