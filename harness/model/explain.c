@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The [explain] object of a cell (explain.h): one table of fields drives both the writer and
- * the validating reader, so the two cannot drift apart.
+ * The [explain] object of a cell (explain.h): one table of fields (model/json-fields.h) drives
+ * both the writer and the validating reader, so the two cannot drift apart.
  */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,71 +12,149 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/tb.h"
 #include "model/explain.h"
-#include "model/json-util.h"
+#include "model/json-fields.h"
 
 #define MAX_TEXT 1024 /* bytes of a statement, an error or a limit */
 
-enum kind {
-	F_STR,	 /* char *, null allowed */
-	F_NUM,	 /* double >= min, null for NAN */
-	F_COUNT, /* uint64_t */
-	F_RUNS,	 /* unsigned int */
-	F_BOOL,
-	F_PAIR, /* double[2] at off and off2: [a, b], each a number >= min or null */
+/* Rows of the struct T (defined before each table): the result's kinds, with the explain
+ * object's own bounds (its numbers are not capped at TB_RESULT_MAX_VALUE). */
+/* clang-format off */
+#define AT(m)		TB_JSON_AT(T, m)
+#define F_STR(k, m, fl) \
+	{.key = (k), .kind = TB_JSON_STR, .flags = (fl), AT(m), .len = MAX_TEXT}
+#define F_NUM(k, m, lo)	{.key = (k), .kind = TB_JSON_NUM, AT(m), .min = (lo), .max = DBL_MAX}
+#define F_COUNT(k, m)	{.key = (k), .kind = TB_JSON_UINT, AT(m), .umax = UINT64_MAX}
+#define F_RUNS(k, m)	{.key = (k), .kind = TB_JSON_UINT, AT(m), .umax = 1000000}
+#define F_BOOL(k, m)	{.key = (k), .kind = TB_JSON_BOOL, AT(m)}
+#define F_PAIR(k, a, b, lo) \
+	{.key = (k), .kind = TB_JSON_PAIR, .flags = TB_JSON_ANY_ORDER, .off = offsetof(T, a), \
+	 .off2 = offsetof(T, b), .min = (lo), .max = DBL_MAX}
+#define F_END		{NULL}
+/* clang-format on */
+
+#define T struct tb_cell_explain_side
+static const struct tb_json_field side_fields[] = {
+	F_RUNS("runs", runs),
+	F_COUNT("ops", ops),
+	F_COUNT("samples", samples),
+	F_COUNT("kernel_samples", kernel),
+	F_COUNT("lost", lost),
+	F_COUNT("truncated", truncated),
+	F_COUNT("other_samples", other),
+	F_NUM("ns_per_op", ns_per_op, 0),
+	F_NUM("profile_ns_per_op", cpu_ns_per_op, 0),
+	F_END,
+};
+#undef T
+
+static const struct tb_json_table side_table = {side_fields, NULL, NULL};
+
+/* [where] "kernel" or "user". */
+static int where_write(json_t *o, const struct tb_json_field *f, const void *base)
+{
+	const struct tb_cell_explain_fn *fn = base;
+
+	return tb_json_set(o, f->key, json_string(fn->kernel ? "kernel" : "user"));
+}
+
+static int where_read(struct tb_json_reader *rd, const struct tb_json_field *f, json_t *v,
+		      void *base)
+{
+	struct tb_cell_explain_fn *fn = base;
+	const char *s = json_string_value(v);
+
+	if (!s || (strcmp(s, "kernel") && strcmp(s, "user")))
+		return tb_json_bad(rd, f->key, "expected \"kernel\" or \"user\"");
+	fn->kernel = !strcmp(s, "kernel");
+	return 0;
+}
+
+static const struct tb_json_custom where_io = {where_write, where_read};
+
+#define T struct tb_cell_explain_fn
+static const struct tb_json_field fn_fields[] = {
+	F_STR("name", name, TB_JSON_REQ),
+	F_PAIR("self_ns_per_op", self_base, self_traced, 0),
+	F_PAIR("inclusive_ns_per_op", incl_base, incl_traced, 0),
+	F_NUM("self_share", self_share, -INFINITY),
+	F_NUM("inclusive_share", incl_share, -INFINITY),
+	{.key = "where", .kind = TB_JSON_CUSTOM, .flags = TB_JSON_REQ, .io = &where_io},
+	F_END,
+};
+#undef T
+
+static const struct tb_json_table fn_table = {fn_fields, NULL, NULL};
+
+static void *fn_add(void *e)
+{
+	return tb_cell_explain_add_fn(e, "");
+}
+
+static const struct tb_json_array fns_array = {
+	.elem = &fn_table,
+	.size = sizeof(struct tb_cell_explain_fn),
+	.count = offsetof(struct tb_cell_explain, nfns),
+	.max = TB_EXPLAIN_MAX_FNS,
+	.add = fn_add,
 };
 
-struct field {
-	const char *key;
-	enum kind kind;
-	size_t off, off2;
-	double min;
-};
+/* [files]: each file's path relative to the result's directory. */
+static int files_write(json_t *o, const struct tb_json_field *f, const void *base)
+{
+	static const char *const keys[] = {"base", "traced", "diff", "diff_svg", "traced_svg"};
+	static const char *const names[] = {TB_EXPLAIN_BASE, TB_EXPLAIN_TRACED, TB_EXPLAIN_DIFF,
+					    TB_EXPLAIN_DIFF_SVG, TB_EXPLAIN_TRACED_SVG};
+	const struct tb_cell_explain *e = base;
+	json_t *files = json_object();
+	char path[256];
 
-#define E(f)  offsetof(struct tb_cell_explain, f)
-#define S(f)  offsetof(struct tb_cell_explain_side, f)
-#define FN(f) offsetof(struct tb_cell_explain_fn, f)
+	for (size_t i = 0; files && e->dir && i < TB_ARRAY_SIZE(keys); i++) {
+		snprintf(path, sizeof(path), "%s/%s", e->dir, names[i]);
+		if (tb_json_set(files, keys[i], json_string(path))) {
+			json_decref(files);
+			return -ENOMEM;
+		}
+	}
+	return tb_json_set(o, f->key, files);
+}
 
-static const struct field top_fields[] = {
-	{"dir", F_STR, E(dir)},
-	{"error", F_STR, E(error)},
-	{"statement", F_STR, E(statement)},
-	{"period_ns", F_NUM, E(period_ns), 0, 1},
-	{"frequency_hz", F_NUM, E(frequency_hz), 0, 0},
-	{"per_ops", F_NUM, E(per_ops), 0, 1},
-	{"added_ns_per_op", F_NUM, E(added_ns), 0, -INFINITY},
-	{"added_se_ns_per_op", F_NUM, E(added_se_ns), 0, 0},
-	{"overhead_ns_per_op", F_NUM, E(overhead_ns), 0, -INFINITY},
-	{"profiled_overhead_ns_per_op", F_NUM, E(profiled_overhead_ns), 0, -INFINITY},
-	{"explained_share", F_NUM, E(share), 0, -INFINITY},
-	{"explained_share_range", F_PAIR, E(share_lo), E(share_hi), -INFINITY},
-	{"tolerance", F_NUM, E(tolerance), 0, 0},
-	{"explained", F_BOOL, E(explained)},
-	{"attributable", F_BOOL, E(attributable)},
-	{NULL},
-};
+static const struct tb_json_custom files_io = {files_write, NULL};
 
-static const struct field side_fields[] = {
-	{"runs", F_RUNS, S(runs)},
-	{"ops", F_COUNT, S(ops)},
-	{"samples", F_COUNT, S(samples)},
-	{"kernel_samples", F_COUNT, S(kernel)},
-	{"lost", F_COUNT, S(lost)},
-	{"truncated", F_COUNT, S(truncated)},
-	{"other_samples", F_COUNT, S(other)},
-	{"ns_per_op", F_NUM, S(ns_per_op), 0, 0},
-	{"profile_ns_per_op", F_NUM, S(cpu_ns_per_op), 0, 0},
-	{NULL},
-};
+static int explain_check(struct tb_json_reader *rd, json_t *o, void *base);
 
-static const struct field fn_fields[] = {
-	{"name", F_STR, FN(name)},
-	{"self_ns_per_op", F_PAIR, FN(self_base), FN(self_traced), 0},
-	{"inclusive_ns_per_op", F_PAIR, FN(incl_base), FN(incl_traced), 0},
-	{"self_share", F_NUM, FN(self_share), 0, -INFINITY},
-	{"inclusive_share", F_NUM, FN(incl_share), 0, -INFINITY},
-	{NULL},
+#define T struct tb_cell_explain
+static const struct tb_json_field explain_fields[] = {
+	F_STR("dir", dir, 0),
+	F_STR("error", error, 0),
+	F_STR("statement", statement, 0),
+	F_NUM("period_ns", period_ns, 1),
+	F_NUM("frequency_hz", frequency_hz, 0),
+	F_NUM("per_ops", per_ops, 1),
+	F_NUM("added_ns_per_op", added_ns, -INFINITY),
+	F_NUM("added_se_ns_per_op", added_se_ns, 0),
+	F_NUM("overhead_ns_per_op", overhead_ns, -INFINITY),
+	F_NUM("profiled_overhead_ns_per_op", profiled_overhead_ns, -INFINITY),
+	F_NUM("explained_share", share, -INFINITY),
+	F_PAIR("explained_share_range", share_lo, share_hi, -INFINITY),
+	F_NUM("tolerance", tolerance, 0),
+	F_BOOL("explained", explained),
+	F_BOOL("attributable", attributable),
+	{.key = "base", .kind = TB_JSON_CHILD, .off = offsetof(T, base), .sub = &side_table},
+	{.key = "traced", .kind = TB_JSON_CHILD, .off = offsetof(T, traced), .sub = &side_table},
+	{.key = "functions", .kind = TB_JSON_ARRAY, AT(fns), .arr = &fns_array},
+	{.key = "files", .kind = TB_JSON_CUSTOM, .flags = TB_JSON_OUT, .io = &files_io},
+	{.key = "limits",
+	 .kind = TB_JSON_STRINGS,
+	 AT(limits),
+	 .len = MAX_TEXT,
+	 .umax = TB_EXPLAIN_MAX_LIMITS},
+	F_END,
 };
+#undef T
+
+static const struct tb_json_table explain_table = {explain_fields, NULL, explain_check};
 
 static void side_init(struct tb_cell_explain_side *s)
 {
@@ -164,283 +243,45 @@ bool tb_cell_explain_dir_ok(const char *dir)
 	       n;
 }
 
-/* ---- writing ----------------------------------------------------------------------------- */
-
-static double *dbl(const void *base, size_t off)
-{
-	return (double *)((char *)base + off);
-}
-
-static json_t *field_to_json(const struct field *f, const void *base)
-{
-	const char *p = (const char *)base + f->off;
-
-	switch (f->kind) {
-	case F_STR:
-		return tb_json_str_or_null(*(char *const *)p);
-	case F_NUM:
-		return tb_json_num(*dbl(base, f->off));
-	case F_COUNT:
-		return json_integer((json_int_t)(*(const uint64_t *)p & INT64_MAX));
-	case F_RUNS:
-		return json_integer(*(const unsigned int *)p);
-	case F_BOOL:
-		return json_boolean(*(const bool *)p);
-	case F_PAIR:
-		return tb_json_pair(*dbl(base, f->off), *dbl(base, f->off2));
-	}
-	return NULL;
-}
-
-/* Every field of the table into o; false when something could not be allocated. */
-static bool fields_to_json(json_t *o, const struct field *t, const void *base)
-{
-	bool ok = o != NULL;
-
-	for (; ok && t->key; t++)
-		ok = !json_object_set_new(o, t->key, field_to_json(t, base));
-	return ok;
-}
-
-static json_t *fn_to_json(const struct tb_cell_explain_fn *f)
-{
-	json_t *o = json_object();
-
-	if (!fields_to_json(o, fn_fields, f) ||
-	    json_object_set_new(o, "where", json_string(f->kernel ? "kernel" : "user"))) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
-}
-
-/* [files]: each file's path relative to the result's directory. */
-static json_t *files_to_json(const struct tb_cell_explain *e)
-{
-	static const char *const keys[] = {"base", "traced", "diff", "diff_svg", "traced_svg"};
-	static const char *const names[] = {TB_EXPLAIN_BASE, TB_EXPLAIN_TRACED, TB_EXPLAIN_DIFF,
-					    TB_EXPLAIN_DIFF_SVG, TB_EXPLAIN_TRACED_SVG};
-	json_t *o = json_object();
-	char path[256];
-
-	for (size_t i = 0; o && e->dir && i < 5; i++) {
-		snprintf(path, sizeof(path), "%s/%s", e->dir, names[i]);
-		if (json_object_set_new(o, keys[i], json_string(path))) {
-			json_decref(o);
-			return NULL;
-		}
-	}
-	return o;
-}
+/* ---- to JSON and back ------------------------------------------------------------------ */
 
 json_t *tb_cell_explain_to_json(const struct tb_cell_explain *e)
 {
-	json_t *o = json_object(), *b = json_object(), *t = json_object(), *fns = json_array();
-	bool ok = fields_to_json(o, top_fields, e) && fields_to_json(b, side_fields, &e->base) &&
-		  fields_to_json(t, side_fields, &e->traced) && fns;
-
-	for (size_t i = 0; ok && i < e->nfns; i++)
-		ok = !json_array_append_new(fns, fn_to_json(&e->fns[i]));
-	if (ok)
-		ok = !json_object_set_new(o, "base", b) && !json_object_set_new(o, "traced", t) &&
-		     !json_object_set_new(o, "functions", fns) &&
-		     !json_object_set_new(o, "files", files_to_json(e)) &&
-		     !json_object_set_new(o, "limits", json_incref(e->limits));
-	else {
-		json_decref(b);
-		json_decref(t);
-		json_decref(fns);
-	}
-	if (!ok) {
-		json_decref(o);
-		return NULL;
-	}
-	return o;
+	return tb_json_write(&explain_table, e);
 }
 
-/* ---- reading ----------------------------------------------------------------------------- */
-
-static int __attribute__((format(printf, 4, 5)))
-bad(char *err, size_t len, const char *key, const char *fmt, ...)
+/* Files are only ever looked for in a directory of the result's explain/, and read by scale. */
+static int explain_check(struct tb_json_reader *rd, json_t *o, void *base)
 {
-	char msg[256];
-	va_list ap;
+	const struct tb_cell_explain *e = base;
 
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	snprintf(err, len, "%s: %s", key, msg);
-	return -EINVAL;
-}
-
-static int num_of(json_t *v, double min, double *out)
-{
-	if (json_is_null(v)) {
-		*out = NAN;
-		return 0;
-	}
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < min)
-		return -EINVAL;
-	*out = json_number_value(v);
-	return 0;
-}
-
-static int field_from_json(const struct field *f, json_t *v, void *base, char *err, size_t len)
-{
-	char *p = (char *)base + f->off;
-
-	switch (f->kind) {
-	case F_STR:
-		if (json_is_null(v))
-			return 0;
-		if (!json_is_string(v) || json_string_length(v) > MAX_TEXT)
-			return bad(err, len, f->key, "expected a string of at most %d bytes",
-				   MAX_TEXT);
-		free(*(char **)p);
-		*(char **)p = strdup(json_string_value(v));
-		return *(char **)p ? 0 : -ENOMEM;
-	case F_NUM:
-		if (num_of(v, f->min, dbl(base, f->off)))
-			return bad(err, len, f->key, "expected a number >= %g or null", f->min);
-		return 0;
-	case F_COUNT:
-	case F_RUNS:
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    (f->kind == F_RUNS && json_integer_value(v) > 1000000))
-			return bad(err, len, f->key, "expected a count >= 0");
-		if (f->kind == F_RUNS)
-			*(unsigned int *)p = (unsigned int)json_integer_value(v);
-		else
-			*(uint64_t *)p = (uint64_t)json_integer_value(v);
-		return 0;
-	case F_BOOL:
-		if (!json_is_boolean(v))
-			return bad(err, len, f->key, "expected true or false");
-		*(bool *)p = json_is_true(v);
-		return 0;
-	case F_PAIR:
-		if (!json_is_array(v) || json_array_size(v) != 2 ||
-		    num_of(json_array_get(v, 0), f->min, dbl(base, f->off)) ||
-		    num_of(json_array_get(v, 1), f->min, dbl(base, f->off2)))
-			return bad(err, len, f->key, "expected [a, b] of numbers >= %g or nulls",
-				   f->min);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* Every field of the table present in o into base; prefix names o in messages. */
-static int fields_from_json(json_t *o, const struct field *t, void *base, const char *prefix,
-			    char *err, size_t len)
-{
-	char sub[192];
-	int ret;
-
-	if (!json_is_object(o))
-		return bad(err, len, prefix, "expected an object");
-	for (; t->key; t++) {
-		json_t *v = json_object_get(o, t->key);
-
-		if (!v)
-			continue;
-		ret = field_from_json(t, v, base, sub, sizeof(sub));
-		if (ret == -EINVAL)
-			snprintf(err, len, "%s%s%s", prefix, *prefix ? "." : "", sub);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int fns_from_json(json_t *a, struct tb_cell_explain *e, char *err, size_t len)
-{
-	json_t *v;
-	size_t i;
-
-	if (!json_is_array(a) || json_array_size(a) > TB_EXPLAIN_MAX_FNS)
-		return bad(err, len, "functions", "expected an array of at most %d rows",
-			   TB_EXPLAIN_MAX_FNS);
-	json_array_foreach(a, i, v)
-	{
-		char key[48];
-		json_t *name = json_object_get(v, "name"), *where = json_object_get(v, "where");
-		struct tb_cell_explain_fn *f;
-		int ret;
-
-		snprintf(key, sizeof(key), "functions[%zu]", i);
-		if (!json_is_object(v) || !json_is_string(name) || !json_string_length(name))
-			return bad(err, len, key, "expected an object with a name");
-		if (!json_is_string(where) || (strcmp(json_string_value(where), "kernel") &&
-					       strcmp(json_string_value(where), "user")))
-			return bad(err, len, key, "where: expected \"kernel\" or \"user\"");
-		f = tb_cell_explain_add_fn(e, json_string_value(name));
-		if (!f)
-			return -ENOMEM;
-		f->kernel = !strcmp(json_string_value(where), "kernel");
-		ret = fields_from_json(v, fn_fields, f, key, err, len);
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-static int limits_from_json(json_t *a, struct tb_cell_explain *e, char *err, size_t len)
-{
-	json_t *v;
-	size_t i;
-
-	if (!json_is_array(a) || json_array_size(a) > TB_EXPLAIN_MAX_LIMITS)
-		return bad(err, len, "limits", "expected an array of at most %d strings",
-			   TB_EXPLAIN_MAX_LIMITS);
-	json_array_foreach(a, i, v)
-	{
-		if (!json_is_string(v) || json_string_length(v) > MAX_TEXT)
-			return bad(err, len, "limits",
-				   "entry %zu: expected a string of at most %d "
-				   "bytes",
-				   i, MAX_TEXT);
-	}
-	json_decref(e->limits);
-	e->limits = json_incref(a);
-	return 0;
-}
-
-static int explain_members(json_t *o, struct tb_cell_explain *e, char *err, size_t len)
-{
-	json_t *v;
-	int ret;
-
-	if ((ret = fields_from_json(o, top_fields, e, "", err, len)))
-		return ret;
+	/* unlike the result's objects, a side may be absent but not null */
+	if (json_is_null(json_object_get(o, "base")) || json_is_null(json_object_get(o, "traced")))
+		return tb_json_bad(rd, json_is_null(json_object_get(o, "base")) ? "base" : "traced",
+				   "expected an object");
 	if (e->dir && !tb_cell_explain_dir_ok(e->dir))
-		return bad(err, len, "dir",
-			   "\"%.60s\" is not explain/<name> (letters, digits, . _ + -)", e->dir);
-	if ((v = json_object_get(o, "base")) &&
-	    (ret = fields_from_json(v, side_fields, &e->base, "base", err, len)))
-		return ret;
-	if ((v = json_object_get(o, "traced")) &&
-	    (ret = fields_from_json(v, side_fields, &e->traced, "traced", err, len)))
-		return ret;
-	if ((v = json_object_get(o, "functions")) && (ret = fns_from_json(v, e, err, len)))
-		return ret;
-	if ((v = json_object_get(o, "limits")) && (ret = limits_from_json(v, e, err, len)))
-		return ret;
+		return tb_json_bad(rd, "dir",
+				   "\"%.60s\" is not explain/<name> (letters, digits, . _ + -)",
+				   e->dir);
 	if (e->dir && !(e->per_ops > 0 && e->period_ns > 0))
-		return bad(err, len, e->per_ops > 0 ? "period_ns" : "per_ops",
-			   "required (> 0) when the object names its files");
+		return tb_json_bad(rd, e->per_ops > 0 ? "period_ns" : "per_ops",
+				   "required (> 0) when the object names its files");
 	return 0;
 }
 
 int tb_cell_explain_from_json(json_t *o, struct tb_cell_explain **out, char *err, size_t len)
 {
+	struct tb_json_reader rd = {.path = ""};
 	struct tb_cell_explain *e = tb_cell_explain_new();
 	int ret;
 
 	*out = NULL;
 	if (!e)
 		return -ENOMEM;
-	ret = explain_members(o, e, err, len);
+	ret = tb_json_read(&rd, o, &explain_table, e);
 	if (ret) {
+		if (ret == -EINVAL)
+			snprintf(err, len, "%s", rd.err);
 		tb_cell_explain_free(e);
 		return ret;
 	}

@@ -2,8 +2,9 @@
 /*
  * A traced cell's explanation in the result: where its overhead lands (explain/, `run
  * --explain`). [explain] object of a cell, JSON key of each field in [brackets]; unknown
- * numbers are NAN in memory and null in JSON. explain.c writes it and reads it back with the
- * same strictness as json-read.c (types, ranges, sizes; errors name the key).
+ * numbers are NAN in memory and null in JSON. explain.c writes it and reads it back by one
+ * field table, through the engine of the rest of result.json (model/json-fields.h: types,
+ * ranges, sizes; errors name the key).
  */
 #ifndef TB_RESULT_EXPLAIN_H
 #define TB_RESULT_EXPLAIN_H
@@ -78,7 +79,7 @@ struct tb_cell_explain_fn *tb_cell_explain_add_fn(struct tb_cell_explain *e, con
 json_t *tb_cell_explain_to_json(const struct tb_cell_explain *e);
 /*
  * Validate an [explain] object. Returns 0 and *out, -EINVAL with the key that is wrong and why
- * in err ("traced.samples: expected an unsigned integer"), or -ENOMEM.
+ * in err ("traced.samples: must be >= 0, found -1"), or -ENOMEM.
  */
 int tb_cell_explain_from_json(json_t *o, struct tb_cell_explain **out, char *err, size_t len);
 /*

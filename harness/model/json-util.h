@@ -8,6 +8,7 @@
 #define TB_JSON_UTIL_H
 
 #include <jansson.h>
+#include <stdint.h>
 
 /* d as a real, or null when it is not finite. */
 json_t *tb_json_num(double d);
@@ -15,6 +16,11 @@ json_t *tb_json_num(double d);
 json_t *tb_json_pair(double a, double b);
 /* s as a string, or null when s is NULL. */
 json_t *tb_json_str_or_null(const char *s);
+/* The same, except that bytes of s that are not UTF-8 become '?' (a scenario or a command line
+ * from elsewhere) rather than failing. */
+json_t *tb_json_text(const char *s);
+/* v as an integer, or above INT64_MAX (jansson's integers are signed) as a decimal string. */
+json_t *tb_json_uint(uint64_t v);
 
 /*
  * What an object (a cell's tracer_extra) says: the string at key, or of the object obj inside

@@ -2,7 +2,8 @@
 /*
  * The result model: what a run produces and what compare, gate, plot and report consume.
  * model.c builds and frees it; json-write.c and json-read.c map it to and from result.json
- * (schema "tracebench-result/1", jansson), the reader validating every field it reads;
+ * (schema "tracebench-result/1", jansson) by one table of fields per object (json-result.c:
+ * a new key is one row there), the reader validating every field it reads;
  * stats/stats.c fills the summary and overhead parts; measured.h owns the derived totals.
  *
  * JSON key of each field in [brackets]. Unknown values are NAN (doubles) or -1 (counts) in
@@ -215,6 +216,8 @@ struct tb_cell {
 	unsigned int threads;	   /* [threads] */
 	bool latency_mode;	   /* [latency_mode] */
 	uint64_t ops_per_sample;   /* [ops_per_sample] */
+	uint64_t duration_ns;	   /* [duration_ns] the cell's effective sample duration: its
+				      workload section's duration, else [global]'s */
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;

@@ -324,10 +324,10 @@ static void test_result_json(void)
 		const char *msg;
 	} bad[] = {
 		{"dir", NULL, "explain: dir: \"../../etc\" is not explain/<name>"},
-		{"period_ns", NULL, "explain: period_ns: expected a number >= 1"},
-		{"traced", NULL, "explain: traced.samples: expected a count"},
-		{"functions", NULL, "explain: functions[0]: where"},
-		{"limits", NULL, "explain: limits: entry 0"},
+		{"period_ns", NULL, "explain: period_ns: must be >= 1, found 0"},
+		{"traced", NULL, "explain: traced.samples: must be >= 0, found -1"},
+		{"functions", NULL, "explain: functions[0].where: expected"},
+		{"limits", NULL, "explain: limits[0]: expected a string"},
 	};
 	for (size_t i = 0; i < TB_ARRAY_SIZE(bad); i++) {
 		json_t *o, *x;
