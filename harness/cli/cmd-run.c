@@ -265,10 +265,8 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	}
 	if (o->prec >= 0)
 		s->precision = o->prec;
-	if (o->seed >= 0) {
-		s->seed = (uint64_t)o->seed;
-		s->seed_set = true;
-	}
+	if (o->seed >= 0)
+		s->seed = o->seed;
 	if (o->maxt)
 		s->max_time_ns = o->maxt;
 	if (o->aa)
@@ -276,10 +274,10 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	if (o->explain) { /* every traced cell, whatever the sections say */
 		s->explain = true;
 		for (i = 1; i < s->ntracers; i++)
-			s->tracers[i].explain = 1;
+			s->tracers[i].explain = true;
 	}
-	if (!s->seed_set)
-		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+	if (s->seed < 0) /* below 2^43: an int64_t */
+		s->seed = (int64_t)((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20));
 }
 
 /* ---- prepare ------------------------------------------------------------------------------ */
@@ -305,7 +303,7 @@ static int init_result(struct run *x, int argc, char **argv)
 	r->scenario_text = strdup(s->text);
 	r->command_line = command_line(argc, argv);
 	r->started = strdup(ts);
-	r->seed = s->seed;
+	r->seed = (uint64_t)s->seed;
 	r->warmup = s->warmup;
 	r->duration_ns = s->duration_ns;
 	r->noise_threshold = s->noise_threshold;
