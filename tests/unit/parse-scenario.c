@@ -452,6 +452,45 @@ static void test_key_lines(void)
 	}
 }
 
+/*
+ * Issue 26: a key in a workload section has one meaning. nanosleep's sleep time is `sleep`;
+ * `duration` there is the harness's sample length, as in every workload section (it used to
+ * be the sleep and hid the harness's key). No registered workload has a key named like one of
+ * the harness's.
+ */
+static void test_one_meaning(void)
+{
+	static const char text[] = "[workload n]\ntype = nanosleep\nsleep = 20us\nduration = 200ms\n"
+				   "[matrix]\nworkloads = n\ntracers = none\n";
+	static const char old[] = "[workload n]\ntype = nanosleep\nduration = 50us\n"
+				  "[matrix]\nworkloads = n\ntracers = none\n";
+	const struct tb_option *harness = tb_scenario_keys(TB_SCN_WORKLOAD), *o;
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL;
+	json_t *cfg;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 200000000ull);
+	cfg = tb_opts_to_json(s->workloads[0].ops->opts, s->workloads[0].cfg);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(cfg, "sleep")), 20000);
+	CU_ASSERT_PTR_NULL(json_object_get(cfg, "duration"));
+	json_decref(cfg);
+	tb_scenario_free(s);
+	free(msgs);
+	/* the old spelling of a 50 us sleep is a sample length below the harness's 1 ms */
+	CU_ASSERT_EQUAL(parse_captured(old, &s, &msgs), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "edge.ini:3: [workload n]: key 'duration'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "out of range"));
+	free(msgs);
+	for (size_t i = 0; tb_workloads[i]; i++)
+		for (o = harness; o->name; o++) {
+			if (tb_opts_find(tb_workloads[i]->opts, o->name))
+				printf("\n    workload %s has the harness's key '%s'",
+				       tb_workloads[i]->name, o->name);
+			CU_ASSERT_PTR_NULL(tb_opts_find(tb_workloads[i]->opts, o->name));
+		}
+}
+
 /* 2,000 bad sections: a few errors, then how many more there were. */
 static void test_many_errors(void)
 {
@@ -502,6 +541,7 @@ static CU_TestInfo tests[] = {
 	{"the harness's key tables", test_key_tables},
 	{"what a section takes from [global]", test_inherit},
 	{"errors at the key's line (issue 27)", test_key_lines},
+	{"a workload key has one meaning", test_one_meaning},
 	{"many errors: a few, then a count", test_many_errors},
 	{"a FIFO is refused", test_fifo},
 	CU_TEST_INFO_NULL,
