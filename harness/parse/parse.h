@@ -4,7 +4,7 @@
  * steps between them. ini.c reads the text line by line through libinih and dispatches each
  * key by its section; keys.c holds the harness's key tables and reads [global], [matrix] and
  * [gate]; plugin.c reads [workload NAME] and [tracer NAME]; matrix.c resolves the matrix;
- * scenario.c starts and finishes a parse. Every problem goes through tb_scn_perr as
+ * parse.c starts and finishes a parse. Every problem goes through tb_scn_perr as
  * "file:line: message", and parsing goes on to find the next one.
  */
 #ifndef TB_PARSE_H

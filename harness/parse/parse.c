@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Scenario parsing (scenario.h): the text checked, read (ini.c and the key readers), the
- * matrix resolved (matrix.c), then finished here: every section has its type and passes its
- * plugin's checks, and takes the [global] value of each harness key it does not set.
+ * Scenario parsing (scenario.h; the steps share parse.h): the text checked, read (ini.c and
+ * the key readers), the matrix resolved (matrix.c), then finished here: every section has its
+ * type and passes its plugin's checks, and takes the [global] value of each harness key it
+ * does not set.
  */
 #include <errno.h>
 #include <libgen.h>
