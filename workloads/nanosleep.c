@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * nanosleep: clock_nanosleep(CLOCK_MONOTONIC, relative `duration`) per op: the hrtimer path,
- * a sleep and a timer wakeup (sched_switch, sched_wakeup, hrtimer_* tracepoints).
+ * nanosleep: clock_nanosleep(CLOCK_MONOTONIC, relative `sleep`) per op: the hrtimer path,
+ * a sleep and a timer wakeup (sched_switch, sched_wakeup, hrtimer_* tracepoints). The key is
+ * `sleep`, not `duration`: `duration` is the harness's per-sample duration in every workload
+ * section, this one's too.
  *
- * Wakeup lateness (time slept beyond `duration`) is ns/op - duration, and per op in latency
- * mode. It is also reported as the sample's metric (mean lateness in ns), from one clock read
+ * Wakeup lateness (time slept beyond `sleep`) is ns/op - sleep, and per op in latency mode. It is also reported as the sample's metric (mean lateness in ns), from one clock read
  * pair per run_batch call, never per op. Linux adds the thread's timer slack (50 us by default
  * for normal threads) to every sleep; `slack` sets it (prctl PR_SET_TIMERSLACK) for the run.
  */
@@ -19,20 +20,20 @@
 #include "workloads/workload.h"
 
 struct ns_cfg {
-	uint64_t duration;
+	uint64_t sleep_ns;
 	int64_t slack;
 };
 
 struct ns_priv {
 	struct timespec ts;
-	double late_sum; /* ns slept beyond duration, since the harness last cleared has_metric */
+	double late_sum; /* ns slept beyond sleep_ns, since the harness last cleared has_metric */
 	uint64_t late_n;
 	int old_slack;
 };
 
 static const struct tb_option ns_opts[] = {
-	{"duration", TB_OPT_DURATION, offsetof(struct ns_cfg, duration), "50us",
-	 "relative sleep per op", 1, 10e9},
+	{"sleep", TB_OPT_DURATION, offsetof(struct ns_cfg, sleep_ns), "50us",
+	 "the time each op sleeps (relative clock_nanosleep)", 1, 10e9},
 	{"slack", TB_OPT_INT, offsetof(struct ns_cfg, slack), "-1",
 	 "timer slack in ns for the sleeping thread (PR_SET_TIMERSLACK; -1: leave the default, "
 	 "50 us for normal threads)",
@@ -49,8 +50,8 @@ static int ns_setup(struct tb_workload *w)
 	if (!p)
 		return -ENOMEM;
 	w->priv = p;
-	p->ts.tv_sec = (time_t)(c->duration / 1000000000ull);
-	p->ts.tv_nsec = (long)(c->duration % 1000000000ull);
+	p->ts.tv_sec = (time_t)(c->sleep_ns / 1000000000ull);
+	p->ts.tv_nsec = (long)(c->sleep_ns % 1000000000ull);
 	p->old_slack = -1;
 	if (c->slack >= 0) {
 		p->old_slack = prctl(PR_GET_TIMERSLACK);
@@ -91,7 +92,7 @@ static int ns_run_batch(struct tb_workload *w, uint64_t n)
 		p->late_sum = 0;
 		p->late_n = 0;
 	}
-	p->late_sum += (double)(t1 - t0) - (double)n * (double)c->duration;
+	p->late_sum += (double)(t1 - t0) - (double)n * (double)c->sleep_ns;
 	p->late_n += n;
 	w->has_metric = p->late_n > 0;
 	w->metric = p->late_n ? p->late_sum / (double)p->late_n : 0;
@@ -132,7 +133,7 @@ static int ns_events(const void *cfg, const struct tb_op_context *ctx, struct tb
 
 const struct tb_workload_ops tb_workload_nanosleep = {
 	.name = "nanosleep",
-	.help = "clock_nanosleep of duration per op (timer path; metric: mean wakeup lateness, ns)",
+	.help = "clock_nanosleep of sleep per op (timer path; metric: mean wakeup lateness, ns)",
 	.opts = ns_opts,
 	.cfg_size = sizeof(struct ns_cfg),
 	.setup = ns_setup,

@@ -22,9 +22,7 @@
 #include "explain/explain.h"
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
-#include "host/sysinfo.h"
 #include "host/cleanup.h"
-#include "host/tracing-state.h"
 #include "history/store.h"
 #include "render/csv.h"
 #include "render/gnuplot/plot.h"
@@ -93,24 +91,20 @@ struct run {
 	struct tb_runner rn;
 	struct tb_dir rundir; /* the run directory (core/outdir.h); its path names it */
 	char scratch[64];     /* the workloads' scratch root */
+	char *cmdline;	      /* how it was started, for the result */
 	bool locked, progress, interrupted;
 	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
 };
 
 /* ---- parse ----------------------------------------------------------------------------- */
 
-/* One option into o; returns -1 to go on, else the exit code. */
-static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
+/* An option with a value to check into o; returns -1 to go on, else the exit code. */
+static int parse_value(int c, struct run_opts *o)
 {
+	char err[256];
 	int ret;
 
 	switch (c) {
-	case 'o':
-		o->outdir = optarg;
-		break;
-	case 'Q':
-		o->quick = true;
-		break;
 	case 'r':
 		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
 			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
@@ -139,43 +133,7 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 		if (tb_parse_int(optarg, &o->seed) || o->seed < 0)
 			return tb_cli_bad_value("run", "--seed", optarg, "a number >= 0");
 		break;
-	case 'A':
-		o->aa = true;
-		break;
-	case 'n':
-		o->dry_run = true;
-		break;
-	case 'j':
-		o->json_out = true;
-		break;
-	case 'P':
-		o->no_plots = true;
-		break;
-	case 'g':
-		o->gate = true;
-		break;
-	case 'S':
-		o->skip = true;
-		break;
-	case 'W':
-		o->wait_lock = true;
-		break;
-	case 'Z':
-		o->anonymize = true;
-		break;
-	case 'q':
-		o->quiet = true;
-		break;
-	case 'H':
-		o->history = true;
-		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
-		break;
-	case 'X':
-		o->explain = true;
-		break;
-	case 'L': {
-		char err[256];
-
+	default: /* 'L' */
 		if (!o->labels)
 			o->labels = json_object();
 		ret = o->labels ? tb_labels_add(o->labels, optarg, err, sizeof(err)) : -ENOMEM;
@@ -185,13 +143,51 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 			return tb_cli_bad_value("run", "--label", optarg, err);
 		break;
 	}
+	return -1;
+}
+
+/* One option into o; returns -1 to go on, else the exit code. */
+static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
+{
+	bool *flag = c == 'Q'	? &o->quick
+		     : c == 'A' ? &o->aa
+		     : c == 'n' ? &o->dry_run
+		     : c == 'j' ? &o->json_out
+		     : c == 'P' ? &o->no_plots
+		     : c == 'g' ? &o->gate
+		     : c == 'S' ? &o->skip
+		     : c == 'W' ? &o->wait_lock
+		     : c == 'Z' ? &o->anonymize
+		     : c == 'q' ? &o->quiet
+		     : c == 'X' ? &o->explain
+				: NULL;
+
+	if (flag) {
+		*flag = true;
+		return -1;
+	}
+	switch (c) {
+	case 'o':
+		o->outdir = optarg;
+		return -1;
+	case 'H':
+		o->history = true;
+		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
+		return -1;
+	case 'r':
+	case 'w':
+	case 'd':
+	case 'p':
+	case 'm':
+	case 's':
+	case 'L':
+		return parse_value(c, o);
 	case 'h':
 		printf("%s", tb_usage_run);
 		return TB_EXIT_OK;
 	default:
 		return TB_EXIT_USAGE;
 	}
-	return -1;
 }
 
 /* Returns -1 to go on, else the exit code. */
@@ -265,10 +261,8 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	}
 	if (o->prec >= 0)
 		s->precision = o->prec;
-	if (o->seed >= 0) {
-		s->seed = (uint64_t)o->seed;
-		s->seed_set = true;
-	}
+	if (o->seed >= 0)
+		s->seed = o->seed;
 	if (o->maxt)
 		s->max_time_ns = o->maxt;
 	if (o->aa)
@@ -276,10 +270,10 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	if (o->explain) { /* every traced cell, whatever the sections say */
 		s->explain = true;
 		for (i = 1; i < s->ntracers; i++)
-			s->tracers[i].explain = 1;
+			s->tracers[i].explain = true;
 	}
-	if (!s->seed_set)
-		s->seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20);
+	if (s->seed < 0) /* below 2^43: an int64_t */
+		s->seed = (int64_t)((uint64_t)time(NULL) ^ ((uint64_t)getpid() << 20));
 }
 
 /* ---- prepare ------------------------------------------------------------------------------ */
@@ -291,58 +285,6 @@ static char *command_line(int argc, char **argv)
 	return tb_strlist_join(&l, " ");
 }
 
-/* The result's header from the scenario: what was asked for, and how to reproduce it. */
-static int init_result(struct run *x, int argc, char **argv)
-{
-	struct tb_scenario *s = x->s;
-	struct tb_result *r = x->r;
-	char ts[32];
-	size_t i;
-
-	tb_utc_iso(ts, sizeof(ts), time(NULL));
-	r->scenario_name = strdup(s->name);
-	r->scenario_path = strdup(s->path);
-	r->scenario_text = strdup(s->text);
-	r->command_line = command_line(argc, argv);
-	r->started = strdup(ts);
-	r->seed = s->seed;
-	r->warmup = s->warmup;
-	r->duration_ns = s->duration_ns;
-	r->noise_threshold = s->noise_threshold;
-	r->max_cv = s->max_cv;
-	r->alpha = s->alpha;
-	r->power = s->power;
-	r->confidence = s->confidence;
-	r->resamples = s->resamples;
-	r->precision = s->precision;
-	r->aa = s->aa;
-	if (s->ngate) {
-		r->gate = json_object();
-		for (i = 0; r->gate && i < s->ngate; i++)
-			json_object_set_new(r->gate, s->gate_keys[i], json_string(s->gate_vals[i]));
-	}
-	if (x->o.labels && json_object_update(r->labels, x->o.labels))
-		return -ENOMEM;
-	if (!r->tool_version || !r->scenario_name || !r->scenario_path || !r->scenario_text ||
-	    !r->command_line || !r->started || !r->warnings)
-		return -ENOMEM;
-	return 0;
-}
-
-static void record_environment(struct tb_result *r)
-{
-	size_t i;
-
-	r->system = tb_sysinfo_collect("/", 0);
-	if (!r->system)
-		tb_warn("cannot capture the system fingerprint");
-	json_decref(r->foreign);
-	r->foreign = tb_foreign_instrumentation();
-	for (i = 0; r->foreign && i < json_array_size(r->foreign); i++)
-		tb_warn("foreign instrumentation is active and biases the baseline: %s",
-			json_string_value(json_array_get(r->foreign, i)));
-}
-
 /* The scenario and its plan, checked before anything waits or measures. */
 static int load_plan(struct run *x)
 {
@@ -352,16 +294,13 @@ static int load_plan(struct run *x)
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
 	apply_overrides(x->s, &x->o);
-	x->r = tb_result_new();
-	if (!x->r)
-		return TB_EXIT_FAIL;
-	x->r->rounds = 0;
-	if (tb_plan_check_supported(x->s, x->o.skip, x->r->unsupported)) {
+	ret = tb_plan_result(x->s, x->o.skip, x->cmdline, x->o.labels, &x->plan, &x->r);
+	if (ret == -EOPNOTSUPP) {
 		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");
 		return TB_EXIT_UNAVAILABLE;
 	}
-	if (tb_plan_build(x->s, x->r, &x->plan))
-		return TB_EXIT_USAGE;
+	if (ret)
+		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
 	if (x->o.dry_run) {
 		tb_plan_print(stdout, &x->plan, x->r);
 		return TB_EXIT_OK;
@@ -428,7 +367,7 @@ static int check_writable(struct run *x)
 }
 
 /* Returns -1 to go on to measure, else the exit code. */
-static int prepare(struct run *x, int argc, char **argv)
+static int prepare(struct run *x)
 {
 	int ret;
 
@@ -444,8 +383,6 @@ static int prepare(struct run *x, int argc, char **argv)
 		return TB_EXIT_FAIL;
 	}
 	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
-	if (init_result(x, argc, argv))
-		return TB_EXIT_FAIL;
 	ret = tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, &x->rundir);
 	if (ret)
 		return tb_dir_exit_code(ret);
@@ -458,7 +395,8 @@ static int prepare(struct run *x, int argc, char **argv)
 	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
-	record_environment(x->r);
+	if (tb_plan_result_start(x->r))
+		return TB_EXIT_FAIL;
 	if (x->o.anonymize && tb_result_anonymize(x->r, 0))
 		return TB_EXIT_FAIL;
 	return check_writable(x);
@@ -714,7 +652,8 @@ int tb_cli_run(int argc, char **argv)
 		json_decref(x.o.labels);
 		return rc;
 	}
-	rc = prepare(&x, argc, argv);
+	x.cmdline = command_line(argc, argv);
+	rc = x.cmdline ? prepare(&x) : TB_EXIT_FAIL;
 	if (rc < 0)
 		rc = publish(&x, measure(&x));
 	tb_scratch_remove(x.scratch);
@@ -726,5 +665,6 @@ int tb_cli_run(int argc, char **argv)
 	tb_result_free(x.r);
 	tb_scenario_free(x.s);
 	json_decref(x.o.labels);
+	free(x.cmdline);
 	return rc;
 }

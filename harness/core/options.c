@@ -2,6 +2,7 @@
 /* Typed option values from scenario text, driven by each plugin's declarative table. */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,7 @@ const char *tb_opt_type_name(enum tb_opt_type t)
 		[TB_OPT_DURATION] = "duration", [TB_OPT_DOUBLE] = "number",
 		[TB_OPT_CHOICE] = "choice",	[TB_OPT_LIST] = "list",
 		[TB_OPT_ARGV] = "command",	[TB_OPT_PERCENT] = "percent",
+		[TB_OPT_UINT] = "int",		[TB_OPT_SINT] = "int",
 	};
 	return names[t];
 }
@@ -256,6 +258,17 @@ static int set_scalar(const struct tb_option *o, void *field, const char *val)
 			return -ERANGE;
 		if (!ret)
 			*(int64_t *)field = i;
+		return ret;
+	case TB_OPT_UINT:
+	case TB_OPT_SINT:
+		/* tb_opts_check: [min, max] lies within the field's type */
+		ret = tb_parse_int(val, &i);
+		if (!ret && out_of_range(o, (double)i))
+			return -ERANGE;
+		if (!ret && o->type == TB_OPT_UINT)
+			*(unsigned int *)field = (unsigned int)i;
+		else if (!ret)
+			*(int *)field = (int)i;
 		return ret;
 	case TB_OPT_SIZE:
 	case TB_OPT_DURATION:
@@ -395,9 +408,21 @@ static size_t field_size(unsigned int t)
 		[TB_OPT_LIST] = sizeof(struct tb_strlist),
 		[TB_OPT_ARGV] = sizeof(struct tb_strlist),
 		[TB_OPT_PERCENT] = sizeof(double),
+		[TB_OPT_UINT] = sizeof(unsigned int),
+		[TB_OPT_SINT] = sizeof(int),
 	};
 
 	return t < TB_ARRAY_SIZE(sizes) ? sizes[t] : 0;
+}
+
+/* A TB_OPT_UINT or TB_OPT_SINT has a range, and it fits its field's type. */
+static bool narrow_range_fits(const struct tb_option *o)
+{
+	if (o->type == TB_OPT_UINT)
+		return o->max > o->min && o->min >= 0 && o->max <= (double)UINT_MAX;
+	if (o->type == TB_OPT_SINT)
+		return o->max > o->min && o->min >= (double)INT_MIN && o->max <= (double)INT_MAX;
+	return true;
 }
 
 int tb_opts_check(const struct tb_option *opts, size_t cfg_size, char *err, size_t errlen)
@@ -425,6 +450,11 @@ int tb_opts_check(const struct tb_option *opts, size_t cfg_size, char *err, size
 		if ((o->flags & TB_OPTF_PLACEHOLDERS) && o->type != TB_OPT_ARGV) {
 			snprintf(err, errlen, "option '%s': placeholders in a non-command option",
 				 o->name);
+			return -EINVAL;
+		}
+		if (!narrow_range_fits(o)) {
+			snprintf(err, errlen, "option '%s': [min, max] must lie within an %s",
+				 o->name, o->type == TB_OPT_UINT ? "unsigned int" : "int");
 			return -EINVAL;
 		}
 		if (o->type == TB_OPT_CHOICE && (!o->choices || !o->choices[0])) {
@@ -508,6 +538,12 @@ json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg)
 			break;
 		case TB_OPT_INT:
 			v = json_integer(*(const int64_t *)field);
+			break;
+		case TB_OPT_UINT:
+			v = json_integer(*(const unsigned int *)field);
+			break;
+		case TB_OPT_SINT:
+			v = json_integer(*(const int *)field);
 			break;
 		case TB_OPT_SIZE:
 		case TB_OPT_DURATION:

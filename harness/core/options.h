@@ -28,6 +28,11 @@ enum tb_opt_type {
 	TB_OPT_ARGV, /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
 	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a
 			   fraction */
+	/* Integers as TB_OPT_INT into a narrower field, so that a table can point at the field
+	 * its reader uses (the [global] keys fill struct tb_scenario): [min, max] is required and
+	 * must lie within the field's type, so every value that passes fits exactly. */
+	TB_OPT_UINT, /* unsigned int */
+	TB_OPT_SINT, /* int */
 };
 
 struct tb_option {

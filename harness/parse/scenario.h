@@ -17,10 +17,12 @@
 struct tb_scn_workload {
 	char *name;
 	const struct tb_workload_ops *ops;
-	void *cfg;	      /* ops->cfg_size bytes, defaults then the section's keys */
-	int line;	      /* of the section header */
-	unsigned int threads; /* harness keys of the section (global defaults otherwise) */
-	bool latency;
+	void *cfg; /* ops->cfg_size bytes, defaults then the section's keys */
+	int line;  /* of the section header */
+	/* The harness's keys of the section (tb_scenario_keys(TB_SCN_WORKLOAD)); those it does
+	 * not set are [global]'s. */
+	unsigned int threads;
+	bool latency; /* also when [global] latency is true */
 	unsigned int latency_every;
 	uint64_t duration_ns;
 	bool rate_sweep; /* cells of this workload feed the rate model */
@@ -32,11 +34,11 @@ struct tb_scn_tracer {
 	const struct tb_tracer_ops *ops;
 	void *cfg;
 	int line;
+	/* The harness's keys (tb_scenario_keys(TB_SCN_TRACER)); unset: [global]'s */
 	uint64_t settle_ns;
 	struct tb_strlist
 		only; /* its 'workloads' key: the matrix's workloads it runs on; empty: all */
-	int only_line;
-	int explain; /* profile where its cost lands (explain/): 1 or 0 ([global] explain when unset) */
+	bool explain; /* profile where its cost lands (explain/) */
 	bool used;
 };
 
@@ -45,7 +47,8 @@ struct tb_scenario {
 	char *name; /* [global] name, else the file's base name without .ini */
 	char *description;
 	char *text; /* the whole file, for the result */
-	/* [global] */
+	/* [global]: its keys (tb_scenario_keys(TB_SCN_GLOBAL)) fill these fields, and name and
+	 * description above, directly */
 	unsigned int rounds; /* repetitions */
 	unsigned int min_rounds, max_rounds;
 	unsigned int warmup;
@@ -55,7 +58,6 @@ struct tb_scenario {
 	uint64_t sample_timeout_ns;
 	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
 	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */
-	bool pin;
 	unsigned int threads;
 	bool latency;
 	unsigned int latency_every;
@@ -64,14 +66,13 @@ struct tb_scenario {
 	bool reuse_tracers; /* keep tracers with a rearm set up across a cell's samples */
 	bool aa;
 	bool skip_unsupported; /* leave out unsupported sections instead of refusing the run */
-	uint64_t seed;
-	bool seed_set;
+	int64_t seed;	       /* -1: none given (the run takes one from the clock) */
 	double precision, noise_threshold, alpha, power, confidence, max_cv;
 	unsigned int resamples;
 	/* the explain phase (runner/explain.c): after the measured rounds */
 	bool explain;		      /* the default of every tracer section */
 	unsigned int explain_samples; /* profiled samples per cell and side */
-	uint64_t explain_hz;	      /* cpu-clock samples per second of CPU time */
+	unsigned int explain_hz;      /* cpu-clock samples per second of CPU time */
 	double explain_tolerance;     /* of the explained-share check, a fraction */
 	/* sections */
 	struct tb_scn_workload *workloads;

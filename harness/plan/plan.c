@@ -125,7 +125,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			cr->wl = wi;
 			cr->tr = ti;
 			cr->cell = r->ncells - 1;
-			cr->explain = j > 0 && (s->aa ? s->explain : t->explain > 0);
+			cr->explain = j > 0 && (s->aa ? s->explain : t->explain);
 		}
 	}
 	if (!ncells) {

@@ -78,6 +78,26 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 int tb_plan_build(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p);
 void tb_plan_free(struct tb_plan *p);
 
+/*
+ * A run's result before its first sample (header.c): a new result whose header says what was
+ * asked for and how to reproduce it (the scenario's name, path and text, command_line, the
+ * settings and seed, [gate], labels: a JSON object merged in, may be NULL), whose unsupported
+ * list says what was left out (tb_plan_check_supported with skip), and whose cells are p's
+ * (tb_plan_build). Returns 0, -ENOMEM, -EOPNOTSUPP (something unsupported and not skipped:
+ * each said) or what tb_plan_build returns.
+ * Ownership: *out is the caller's (tb_result_free) whenever it is not NULL, also on failure;
+ * p is the caller's (tb_plan_free, also on failure); p borrows s, so s outlives p; labels and
+ * command_line are copied.
+ */
+int tb_plan_result(struct tb_scenario *s, bool skip, const char *command_line, json_t *labels,
+		   struct tb_plan *p, struct tb_result **out);
+/*
+ * The moment measuring starts (after the run lock and the cleanup of a dead run, so that what
+ * a dead run left is not taken for foreign): r's started time, the system's fingerprint and
+ * the foreign instrumentation active now (each said as a warning). Returns 0 or -ENOMEM.
+ */
+int tb_plan_result_start(struct tb_result *r);
+
 /* Does the plan need root: any traced cell whose tracer is not `none`. */
 bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
 

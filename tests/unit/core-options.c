@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Option parsing: units, ranges, argv splitting, defaults and errors. */
 #include <errno.h>
+#include <jansson.h>
 #include <math.h>
 #include <stddef.h>
 #include <string.h>
@@ -176,6 +177,61 @@ static void test_table(void)
 	CU_ASSERT_EQUAL(c.cmd.n, 0);
 }
 
+/* The narrow integer kinds fill an unsigned int or an int exactly, and a table whose range
+ * would not fit the field's type is refused. */
+struct narrow {
+	unsigned int n;
+	int cpu;
+	unsigned int guard; /* a write wider than the field would land here */
+};
+
+static void test_narrow_ints(void)
+{
+	static const struct tb_option ok[] = {
+		{"n", TB_OPT_UINT, offsetof(struct narrow, n), "7", "a count", 1, 4294967295.0},
+		{"cpu", TB_OPT_SINT, offsetof(struct narrow, cpu), "-1", "a CPU", -1, 4095},
+		TB_OPT_END,
+	};
+	static const struct tb_option no_range[] = {
+		{"n", TB_OPT_UINT, offsetof(struct narrow, n), NULL, "a count"}, TB_OPT_END};
+	static const struct tb_option negative[] = {
+		{"n", TB_OPT_UINT, offsetof(struct narrow, n), NULL, "a count", -1, 10}, TB_OPT_END};
+	static const struct tb_option too_wide[] = {
+		{"cpu", TB_OPT_SINT, offsetof(struct narrow, cpu), NULL, "a CPU", 0, 4294967295.0},
+		TB_OPT_END};
+	struct narrow c = {.guard = 0xdeadbeef};
+	char err[256];
+	json_t *j;
+
+	CU_ASSERT_EQUAL(tb_opts_check(ok, sizeof(c), err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(tb_opts_check(no_range, sizeof(c), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "unsigned int"));
+	CU_ASSERT_EQUAL(tb_opts_check(negative, sizeof(c), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(tb_opts_check(too_wide, sizeof(c), err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(tb_opts_defaults(ok, &c), 0);
+	CU_ASSERT_EQUAL(c.n, 7);
+	CU_ASSERT_EQUAL(c.cpu, -1);
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "n", "4294967295", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.n, 4294967295u);
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "n", "4294967296", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "out of range"));
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "n", "0", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(c.n, 4294967295u);
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "cpu", "4095", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.cpu, 4095);
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "cpu", "-2", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(tb_opts_set(ok, &c, "cpu", "1.5", err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(c.cpu, 4095);
+	CU_ASSERT_EQUAL(c.guard, 0xdeadbeef);
+	CU_ASSERT_STRING_EQUAL(tb_opt_type_name(TB_OPT_UINT), "int");
+	CU_ASSERT_STRING_EQUAL(tb_opt_type_name(TB_OPT_SINT), "int");
+	j = tb_opts_to_json(ok, &c);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "n")), 4294967295ll);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(j, "cpu")), 4095);
+	json_decref(j);
+}
+
 static CU_TestInfo tests[] = {
 	{"sizes", test_sizes},
 	{"durations", test_durations},
@@ -183,6 +239,7 @@ static CU_TestInfo tests[] = {
 	{"argv splitting", test_argv},
 	{"comma lists", test_list},
 	{"option table", test_table},
+	{"unsigned int and int fields", test_narrow_ints},
 	CU_TEST_INFO_NULL,
 };
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Scenario parsing: a valid file, and every kind of error with its line number. */
 #include <errno.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,6 @@ static void test_good(void)
 	CU_ASSERT_EQUAL(s->warmup, 2);
 	CU_ASSERT_EQUAL(s->duration_ns, 250000000ull);
 	CU_ASSERT_DOUBLE_EQUAL(s->precision, 0.02, 1e-12);
-	CU_ASSERT_TRUE(s->seed_set);
 	CU_ASSERT_EQUAL(s->seed, 42);
 	CU_ASSERT_EQUAL(s->nworkloads, 2);
 	CU_ASSERT_EQUAL(s->ntracers, 2);
@@ -292,6 +292,205 @@ static void test_edge_inputs(void)
 	free(msgs);
 }
 
+/* Every [global] key lands in its field of the scenario, with the value as written. */
+static void test_global_fields(void)
+{
+	static const char text[] =
+		"[global]\nname = all\ndescription = d\nrepetitions = 100000\nmin-rounds = 2\n"
+		"max-rounds = 9\nwarmup = 1000\nduration = 10ms\nmax-time = 1m\nsettle = 500us\n"
+		"sample-timeout = 30s\ncpus = 0, 1\nconsumer-cpu = 4095\nthreads = 256\n"
+		"latency = yes\nlatency-every = 1000000\nmlock = on\nperf-counts = 1\naa = true\n"
+		"reuse-tracers = false\nskip-unsupported = true\nseed = 9000000000000000000\n"
+		"precision = 0.5%\nnoise-threshold = 2%\nmax-cv = 20%\nalpha = 0.01\npower = 0.9\n"
+		"confidence = 0.99\nresamples = 1000000\nexplain = true\nexplain-samples = 1000\n"
+		"explain-frequency = 100000\nexplain-tolerance = 10%\n" EDGE_TAIL;
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
+	CU_ASSERT_STRING_EQUAL(s->name, "all");
+	CU_ASSERT_STRING_EQUAL(s->description, "d");
+	CU_ASSERT_EQUAL(s->rounds, 100000);
+	CU_ASSERT_EQUAL(s->min_rounds, 2);
+	CU_ASSERT_EQUAL(s->max_rounds, 9);
+	CU_ASSERT_EQUAL(s->warmup, 1000);
+	CU_ASSERT_EQUAL(s->duration_ns, 10000000ull);
+	CU_ASSERT_EQUAL(s->max_time_ns, 60000000000ull);
+	CU_ASSERT_EQUAL(s->settle_ns, 500000ull);
+	CU_ASSERT_EQUAL(s->sample_timeout_ns, 30000000000ull);
+	CU_ASSERT_EQUAL(s->cpus.n, 2);
+	CU_ASSERT_EQUAL(s->consumer_cpu, 4095);
+	CU_ASSERT_EQUAL(s->threads, 256);
+	CU_ASSERT_TRUE(s->latency);
+	CU_ASSERT_EQUAL(s->latency_every, 1000000);
+	CU_ASSERT_TRUE(s->mlock && s->perf_counts && s->aa && s->skip_unsupported && s->explain);
+	CU_ASSERT_FALSE(s->reuse_tracers);
+	CU_ASSERT_EQUAL(s->seed, 9000000000000000000ll);
+	CU_ASSERT_DOUBLE_EQUAL(s->precision, 0.005, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->noise_threshold, 0.02, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->max_cv, 0.2, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->alpha, 0.01, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->power, 0.9, 1e-15);
+	CU_ASSERT_DOUBLE_EQUAL(s->confidence, 0.99, 1e-15);
+	CU_ASSERT_EQUAL(s->resamples, 1000000);
+	CU_ASSERT_EQUAL(s->explain_samples, 1000);
+	CU_ASSERT_EQUAL(s->explain_hz, 100000);
+	CU_ASSERT_DOUBLE_EQUAL(s->explain_tolerance, 0.1, 1e-15);
+	/* the workload and the tracer take [global]'s values of the keys they do not set */
+	CU_ASSERT_EQUAL(s->workloads[0].threads, 256);
+	CU_ASSERT_EQUAL(s->workloads[0].latency_every, 1000000);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 10000000ull);
+	CU_ASSERT_TRUE(s->workloads[0].latency);
+	CU_ASSERT_EQUAL(s->tracers[0].settle_ns, 500000ull);
+	tb_scenario_free(s);
+	free(msgs);
+	/* the defaults: seed -1 is "none given" */
+	CU_ASSERT_EQUAL_FATAL(parse_captured(EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_EQUAL(s->seed, -1);
+	CU_ASSERT_EQUAL(s->consumer_cpu, -1);
+	CU_ASSERT_EQUAL(s->rounds, 10);
+	CU_ASSERT_STRING_EQUAL(s->name, "edge");
+	tb_scenario_free(s);
+	free(msgs);
+}
+
+/* The harness's key tables are well formed for the structs they fill (as a plugin's are). */
+static void test_key_tables(void)
+{
+	static const size_t sizes[] = {sizeof(struct tb_scenario), sizeof(struct tb_scn_workload),
+				       sizeof(struct tb_scn_tracer)};
+	char err[256] = "";
+
+	for (int k = TB_SCN_GLOBAL; k <= TB_SCN_TRACER; k++) {
+		CU_ASSERT_EQUAL(tb_opts_check(tb_scenario_keys((enum tb_scn_section)k), sizes[k],
+					      err, sizeof(err)),
+				0);
+		if (err[0])
+			printf("\n    section %d: %s", k, err);
+	}
+}
+
+/*
+ * A harness key that a plugin also has goes to the plugin (the command tracer's settle), and
+ * the section then takes the harness's value from [global]; a harness key a section sets is
+ * its own.
+ */
+static void test_inherit(void)
+{
+	static const char text[] = "[global]\nsettle = 7ms\nexplain = true\nthreads = 3\n"
+				   "[workload a]\ntype = getpid\nthreads = 2\n"
+				   "[tracer c]\ntype = command\ncommand = /bin/true\nsettle = 1s\n"
+				   "[tracer d]\ntype = delay\nsettle = 1ms\nexplain = false\n"
+				   "[matrix]\nworkloads = a\ntracers = c, d\n";
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL;
+	json_t *cfg;
+	int c, d;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
+	c = tb_scenario_tracer(s, "c");
+	d = tb_scenario_tracer(s, "d");
+	CU_ASSERT_EQUAL(s->workloads[0].threads, 2);
+	CU_ASSERT_EQUAL(s->tracers[c].settle_ns, 7000000ull);
+	CU_ASSERT_TRUE(s->tracers[c].explain);
+	cfg = tb_opts_to_json(s->tracers[c].ops->opts, s->tracers[c].cfg);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(cfg, "settle")), 1000000000);
+	json_decref(cfg);
+	CU_ASSERT_EQUAL(s->tracers[d].settle_ns, 1000000ull);
+	CU_ASSERT_FALSE(s->tracers[d].explain);
+	tb_scenario_free(s);
+	free(msgs);
+}
+
+/*
+ * Issue 27: errors about a key name the key's line, not its section's (nor line 1): a plugin's
+ * "key: reason", latency mode where the workload asks for it, min-rounds above max-rounds; and
+ * a [matrix] without workloads is its own header's line, not the section after it.
+ */
+static void test_key_lines(void)
+{
+	static const struct {
+		const char *text;
+		int line;
+		const char *needle;
+	} cases[] = {
+		{"[workload c]\ntype = command\ntimeout = 1s\ncommand = /nonexistent/x\n"
+		 "[matrix]\nworkloads = c\ntracers = none\n",
+		 4, "command: '/nonexistent/x' not found"},
+		{"[workload c]\ntype = command\ncommand = /bin/true\nlatency = true\n"
+		 "[matrix]\nworkloads = c\ntracers = none\n",
+		 4, "latency mode is not available"},
+		/* from [global]: the workload that cannot have it */
+		{"[global]\nlatency = true\n[workload c]\ntype = command\ncommand = /bin/true\n"
+		 "[matrix]\nworkloads = c\ntracers = none\n",
+		 3, "latency mode is not available"},
+		{"[global]\nmax-rounds = 10\nrepetitions = 3\nmin-rounds = 50\n" EDGE_TAIL, 4,
+		 "min-rounds (50) is above max-rounds (10)"},
+		{"[global]\nmax-rounds = 3\n" EDGE_TAIL, 2, "min-rounds (5) is above max-rounds (3)"},
+		{"[workload a]\ntype = getpid\n[matrix]\ntracers = none\n[gate]\nalpha = 0.1\n", 3,
+		 "no [matrix] with 'workloads"},
+		{"[workload a]\ntype = getpid\n[tracer t]\ntype = ftrace-events\nfilter = \n"
+		 "events = sched:sched_switch\n[matrix]\nworkloads = a\ntracers = t\n",
+		 5, "filter: empty expression"},
+	};
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL, want[64];
+
+	for (size_t i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		int ret = parse_captured(cases[i].text, &s, &msgs);
+
+		snprintf(want, sizeof(want), "edge.ini:%d: ", cases[i].line);
+		if (ret != -EINVAL || !strstr(msgs, want) || !strstr(msgs, cases[i].needle))
+			printf("\n    case %zu: ret %d, wanted line %d '%s', got: %s", i, ret,
+			       cases[i].line, cases[i].needle, msgs);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, want));
+		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, cases[i].needle));
+		tb_scenario_free(s);
+		s = NULL;
+		free(msgs);
+	}
+}
+
+/*
+ * Issue 26: a key in a workload section has one meaning. nanosleep's sleep time is `sleep`;
+ * `duration` there is the harness's sample length, as in every workload section (it used to
+ * be the sleep and hid the harness's key). No registered workload has a key named like one of
+ * the harness's.
+ */
+static void test_one_meaning(void)
+{
+	static const char text[] = "[workload n]\ntype = nanosleep\nsleep = 20us\nduration = 200ms\n"
+				   "[matrix]\nworkloads = n\ntracers = none\n";
+	static const char old[] = "[workload n]\ntype = nanosleep\nduration = 50us\n"
+				  "[matrix]\nworkloads = n\ntracers = none\n";
+	const struct tb_option *harness = tb_scenario_keys(TB_SCN_WORKLOAD), *o;
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL;
+	json_t *cfg;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 200000000ull);
+	cfg = tb_opts_to_json(s->workloads[0].ops->opts, s->workloads[0].cfg);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(cfg, "sleep")), 20000);
+	CU_ASSERT_PTR_NULL(json_object_get(cfg, "duration"));
+	json_decref(cfg);
+	tb_scenario_free(s);
+	free(msgs);
+	/* the old spelling of a 50 us sleep is a sample length below the harness's 1 ms */
+	CU_ASSERT_EQUAL(parse_captured(old, &s, &msgs), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "edge.ini:3: [workload n]: key 'duration'"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(msgs, "out of range"));
+	free(msgs);
+	for (size_t i = 0; tb_workloads[i]; i++)
+		for (o = harness; o->name; o++) {
+			if (tb_opts_find(tb_workloads[i]->opts, o->name))
+				printf("\n    workload %s has the harness's key '%s'",
+				       tb_workloads[i]->name, o->name);
+			CU_ASSERT_PTR_NULL(tb_opts_find(tb_workloads[i]->opts, o->name));
+		}
+}
+
 /* 2,000 bad sections: a few errors, then how many more there were. */
 static void test_many_errors(void)
 {
@@ -338,6 +537,11 @@ static CU_TestInfo tests[] = {
 	{"missing file", test_missing_file},
 	{"shipped scenarios parse", test_shipped},
 	{"input edge cases", test_edge_inputs},
+	{"every [global] key into its field", test_global_fields},
+	{"the harness's key tables", test_key_tables},
+	{"what a section takes from [global]", test_inherit},
+	{"errors at the key's line (issue 27)", test_key_lines},
+	{"a workload key has one meaning", test_one_meaning},
 	{"many errors: a few, then a count", test_many_errors},
 	{"a FIFO is refused", test_fifo},
 	CU_TEST_INFO_NULL,

@@ -461,7 +461,7 @@ static void test_variants(void)
 		{"mmap-touch", "size=4K"},
 		{"tcp-rr", "mode=processes;size=64K"},
 		{"udp-rr", "mode=processes;size=1400"},
-		{"nanosleep", "duration=10us;slack=1"},
+		{"nanosleep", "sleep=10us;slack=1"},
 		{"getpid", "work=50"},
 		{"command", "command=sh -c 'echo done: 7';metric=done: ([0-9]+)"},
 	};
@@ -524,7 +524,7 @@ static void test_bad_configs(void)
 	ASSERT_BAD("exec", "path", "/nonexistent/helper");
 	ASSERT_BAD("tcp-rr", "size", "1G");
 	ASSERT_BAD("udp-rr", "size", "65508");
-	ASSERT_BAD("nanosleep", "duration", "-1s");
+	ASSERT_BAD("nanosleep", "sleep", "-1s");
 	ASSERT_BAD("command", "command", "/nonexistent/program --flag");
 	ASSERT_BAD("command", "command", "no-such-program-tracebench");
 	ASSERT_BAD("command", "command", "");

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The matrix (parse.h): [matrix]'s names resolved to sections, its exclude patterns and the
+ * tracers' 'workloads' keys checked against it; and the lookups the plan makes in it.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/parse.h"
+
+int tb_scenario_workload(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nworkloads; i++)
+		if (!strcmp(s->workloads[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntracers; i++)
+		if (!strcmp(s->tracers[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
+{
+	return s->precision > 0 ? s->min_rounds : s->rounds;
+}
+
+bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)
+{
+	char pair[512];
+	size_t i;
+
+	if (ti == 0)
+		return false;
+	snprintf(pair, sizeof(pair), "%s/%s", s->workloads[wi].name, s->tracers[ti].name);
+	for (i = 0; i < s->mx_exclude.n; i++)
+		if (!fnmatch(s->mx_exclude.v[i], pair, 0))
+			return true;
+	return false;
+}
+
+/*
+ * [matrix] exclude: WORKLOAD/TRACER glob patterns. Each must have one '/' and leave out at
+ * least one traced cell of the matrix (a pattern that matches nothing is a typo).
+ */
+static int resolve_exclude(struct tb_scn_parse *p)
+{
+	struct tb_scenario *s = p->s;
+	size_t i, w, t;
+
+	s->mx_exclude = p->mx_x;
+	p->mx_x = (struct tb_strlist){0};
+	for (i = 0; i < s->mx_exclude.n; i++) {
+		const char *pat = s->mx_exclude.v[i], *slash = strchr(pat, '/');
+		struct tb_strlist one = {.v = &s->mx_exclude.v[i], .n = 1}, all = s->mx_exclude;
+		bool hit = false;
+
+		if (!slash || strchr(slash + 1, '/')) {
+			tb_scn_perr(
+				p, p->mx_exclude_line,
+				"[matrix]: exclude: '%s' is not WORKLOAD/TRACER (globs allowed)",
+				pat);
+			continue;
+		}
+		s->mx_exclude = one;
+		for (w = 0; !hit && w < s->nmx_workloads; w++)
+			for (t = 1; !hit && t < s->nmx_tracers; t++)
+				hit = tb_scenario_excluded(s, s->mx_workloads[w], s->mx_tracers[t]);
+		s->mx_exclude = all;
+		if (!hit)
+			tb_scn_perr(p, p->mx_exclude_line,
+				    "[matrix]: exclude: '%s' matches no traced cell of the matrix",
+				    pat);
+	}
+	return 0;
+}
+
+bool tb_scenario_runs_on(const struct tb_scn_tracer *t, const char *workload)
+{
+	for (size_t k = 0; k < t->only.n; k++)
+		if (!strcmp(t->only.v[k], workload))
+			return true;
+	return !t->only.n;
+}
+
+/* Each tracer's 'workloads' names workloads of the matrix, once each. */
+static void resolve_only(struct tb_scn_parse *p)
+{
+	struct tb_scenario *s = p->s;
+
+	for (size_t i = 1; i < s->ntracers; i++) {
+		const struct tb_scn_tracer *t = &s->tracers[i];
+		int line = tb_scn_key_line(p, t->line, "workloads");
+
+		for (size_t k = 0; k < t->only.n; k++) {
+			int idx = tb_scenario_workload(s, t->only.v[k]);
+			bool listed = false;
+
+			for (size_t j = 0; idx >= 0 && j < s->nmx_workloads; j++)
+				listed |= s->mx_workloads[j] == (size_t)idx;
+			if (!listed)
+				tb_scn_perr(
+					p, line,
+					"[tracer %s]: workloads: '%s' is not a workload of the [matrix]",
+					t->name, t->only.v[k]);
+			for (size_t j = 0; j < k; j++)
+				if (!strcmp(t->only.v[j], t->only.v[k]))
+					tb_scn_perr(p, line,
+						    "[tracer %s]: workloads: '%s' listed twice",
+						    t->name, t->only.v[k]);
+		}
+	}
+}
+
+int tb_scn_resolve_matrix(struct tb_scn_parse *p)
+{
+	struct tb_scenario *s = p->s;
+	size_t i, j;
+	int idx;
+
+	if (!p->have_matrix || !p->mx_w.n) {
+		/* An empty file has no line 0: point at line 1. */
+		tb_scn_perr(p,
+			    p->have_matrix ? p->matrix_line
+			    : p->line	   ? p->line
+					   : 1,
+			    "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
+		return -EINVAL;
+	}
+	s->mx_workloads = calloc(p->mx_w.n, sizeof(size_t));
+	s->mx_tracers = calloc(p->mx_t.n + 1, sizeof(size_t));
+	if (!s->mx_workloads || !s->mx_tracers)
+		return -ENOMEM;
+	for (i = 0; i < p->mx_w.n; i++) {
+		idx = tb_scenario_workload(s, p->mx_w.v[i]);
+		if (idx < 0) {
+			tb_scn_perr(p, p->mx_workloads_line,
+				    "[matrix]: workload '%s' is not defined", p->mx_w.v[i]);
+			continue;
+		}
+		for (j = 0; j < s->nmx_workloads; j++)
+			if (s->mx_workloads[j] == (size_t)idx)
+				tb_scn_perr(p, p->mx_workloads_line,
+					    "[matrix]: workload '%s' listed twice", p->mx_w.v[i]);
+		s->workloads[idx].used = true;
+		s->mx_workloads[s->nmx_workloads++] = (size_t)idx;
+	}
+	/* The baseline always runs, first in the list. */
+	s->mx_tracers[s->nmx_tracers++] = 0;
+	s->tracers[0].used = true;
+	for (i = 0; i < p->mx_t.n; i++) {
+		idx = tb_scenario_tracer(s, p->mx_t.v[i]);
+		if (idx < 0) {
+			tb_scn_perr(p, p->mx_tracers_line, "[matrix]: tracer '%s' is not defined",
+				    p->mx_t.v[i]);
+			continue;
+		}
+		if (idx == 0)
+			continue;
+		for (j = 0; j < s->nmx_tracers; j++)
+			if (s->mx_tracers[j] == (size_t)idx)
+				tb_scn_perr(p, p->mx_tracers_line,
+					    "[matrix]: tracer '%s' listed twice", p->mx_t.v[i]);
+		s->tracers[idx].used = true;
+		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
+	}
+	resolve_only(p);
+	return resolve_exclude(p);
+}
