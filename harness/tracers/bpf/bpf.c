@@ -667,6 +667,54 @@ static int bpf_hooks(const void *vcfg, struct tb_hooks *h)
 	return tb_bpftr_bundled_hooks(cfg, h);
 }
 
+/* ---- what a result says about a cell ----------------------------------------------------- */
+
+/* "bpf <program> (<attach used>)", a probe as "bpf <attach> <body>". */
+static void bpf_label(const struct tb_tracer_record *rec, char *buf, size_t len)
+{
+	const char *prog = tb_tracer_rec_str(rec->config, "program");
+	const char *attach = tb_tracer_rec_str(rec->extra, "attach");
+
+	if (!attach)
+		attach = tb_tracer_rec_str(rec->config, "attach");
+	if (prog && !strcmp(prog, "probe"))
+		snprintf(buf, len, "bpf %s %s", attach ? attach : "?",
+			 tb_tracer_rec_str(rec->config, "body") ?: "?");
+	else if (prog && attach)
+		snprintf(buf, len, "bpf %s (%s)", prog, attach);
+	else if (prog)
+		snprintf(buf, len, "bpf %s", prog);
+}
+
+static double pow2_at_least(double v)
+{
+	double p = 4096;
+
+	while (p < v && p < 1e15)
+		p *= 2;
+	return p;
+}
+
+/* ringbuf-events' ring buffer filled, else a map (every other program counts in maps). */
+static void bpf_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			    size_t len)
+{
+	const char *prog = tb_tracer_rec_str(rec->config, "program");
+	double per = (double)per_sample;
+	char size[32];
+
+	if (prog && !strcmp(prog, "ringbuf-events"))
+		snprintf(
+			buf, len,
+			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
+			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * 32 * 1.25)),
+			per);
+	else
+		snprintf(
+			buf, len,
+			"a BPF map is full (the bundled maps hold 10240 entries): trace fewer processes (pid-filter = workload)");
+}
+
 const struct tb_tracer_ops tb_tracer_bpf = {
 	.name = "bpf",
 	.help = "BPF programs (bundled CO-RE: syscall-count, read-latency, runq-latency, "
@@ -685,4 +733,6 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 	.teardown = bpf_teardown,
 	.est_cost_ns = bpf_est_cost_ns,
 	.hooks = bpf_hooks,
+	.label = bpf_label,
+	.lost_remedy = bpf_lost_remedy,
 };
