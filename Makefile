@@ -74,7 +74,7 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
 	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
 # (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
-$(BUILD)/harness/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
+$(BUILD)/harness/host/sysinfo-tools.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
 ROOMS	 = $(addprefix harness/,core cli parse plan runner model stats history render render/html \
