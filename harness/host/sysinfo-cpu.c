@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "host/sysinfo.h"
 #include "host/sysinfo-int.h"
 
 /* ---- cpu: /proc/cpuinfo and the cpu lists ------------------------------------------------ */

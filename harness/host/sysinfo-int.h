@@ -6,7 +6,8 @@
  *   sysinfo-kernel.c  kernel, virtualization, THP, sysctls, tracefs, memory, load
  *   sysinfo-tools.c   external tools' versions (and systemd-detect-virt), the libraries
  * Every reader takes the collection's state: its root, its flags, and whether an allocation
- * failed somewhere (tb_si_put records it; tb_sysinfo_collect then returns NULL).
+ * failed somewhere (tb_si_put records it; tb_sysinfo_collect then returns NULL). Included
+ * after host/sysinfo.h (UNKNOWN is its TB_SYSINFO_UNKNOWN), which does not include this back.
  */
 #ifndef TB_SYSINFO_INT_H
 #define TB_SYSINFO_INT_H
@@ -15,8 +16,6 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
-
-#include "host/sysinfo.h"
 
 #define UNKNOWN		TB_SYSINFO_UNKNOWN
 #define NOT_INSTALLED	"not installed"

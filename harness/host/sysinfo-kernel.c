@@ -14,6 +14,7 @@
 #include <zlib.h>
 
 #include "core/tb.h"
+#include "host/sysinfo.h"
 #include "host/sysinfo-int.h"
 
 /* kernel tunables under /proc/sys reported in "sysctl" (key = file name). */

@@ -19,6 +19,7 @@
 
 #include "core/proc.h"
 #include "core/tb.h"
+#include "host/sysinfo.h"
 #include "host/sysinfo-int.h"
 
 /* Versions of libraries without a run-time version call, from pkg-config at build time. */

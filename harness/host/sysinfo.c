@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "core/tb.h"
+#include "host/sysinfo.h"
 #include "host/sysinfo-int.h"
 
 /* The comparability fields: what must match for two runs to be compared. */
