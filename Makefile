@@ -74,16 +74,19 @@ SYSINFO_CFLAGS = -DTB_LIBTRACEFS_VERSION='"$(call pc_version,libtracefs)"' \
 	   -DTB_LIBPERF_VERSION='"$(call pc_version,libperf)"' \
 	   -DTB_INIH_VERSION='"$(call pc_version,inih)"' -DTB_HWLOC_VERSION='"$(call pc_version,hwloc)"'
 # (BASE_CFLAGS, not CFLAGS: a CFLAGS given on the command line would override a target one)
-$(BUILD)/harness/host/sysinfo.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
+$(BUILD)/harness/host/sysinfo-tools.o: BASE_CFLAGS += $(SYSINFO_CFLAGS)
 
 # The engine's rooms, one stage each (doc/architecture.md), and the plugins.
 ROOMS	 = $(addprefix harness/,core cli parse plan runner model stats history render render/html \
-	   render/gnuplot host tracers explain) workloads
-SRCS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.c)))
+	   render/gnuplot host tracers tracers/bpf explain) workloads
+# (tracers/bpf/ also holds the BPF programs, *.bpf.c: clang builds those, below)
+SRCS	 = $(sort $(filter-out %.bpf.c,$(foreach d,$(ROOMS),$(wildcard $(d)/*.c))))
 HDRS	 = $(sort $(foreach d,$(ROOMS),$(wildcard $(d)/*.h)))
 OBJS	 = $(SRCS:%.c=$(BUILD)/%.o)
 LIBOBJS	 = $(filter-out $(BUILD)/harness/cli/main.o,$(OBJS))
 BPF_SRCS = $(wildcard harness/tracers/bpf/*.bpf.c)
+# The headers the BPF programs include (bpf-tracer.h is the user side's own).
+BPF_HDRS = $(filter-out harness/tracers/bpf/bpf-tracer.h,$(wildcard harness/tracers/bpf/*.h))
 BPF_OBJS = $(BPF_SRCS:harness/tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.bpf.o)
 SKELS	 = $(BPF_SRCS:harness/tracers/bpf/%.bpf.c=$(BUILD)/bpf/%.skel.h)
 HELPER_SRCS = $(wildcard workloads/helpers/*.c)
@@ -161,7 +164,7 @@ $(BUILD)/vmlinux.h: | need-deps
 # x86_64-pc-linux-gnu (make fuzz builds with CC=clang), the directory x86_64-linux-gnu.
 BPF_SYS_INCLUDES = -idirafter /usr/include/$(shell $(CLANG) -print-multiarch)
 
-$(BUILD)/bpf/%.bpf.o: harness/tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(wildcard harness/tracers/bpf/*.h)
+$(BUILD)/bpf/%.bpf.o: harness/tracers/bpf/%.bpf.c $(BUILD)/vmlinux.h $(BPF_HDRS)
 	@mkdir -p $(dir $@)
 	$(msg) BPF $<
 	$(Q)$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -I$(BUILD) -Iharness/tracers/bpf \

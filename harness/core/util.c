@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <openssl/evp.h>
 
 #include "core/base.h"
@@ -334,6 +335,20 @@ int tb_sha256_hex(const void *data, size_t len, char out[65])
 	for (i = 0; i < mdlen; i++)
 		snprintf(out + 2 * i, 3, "%02x", md[i]);
 	return 0;
+}
+
+int tb_sha256_json(const struct json_t *v, char out[65])
+{
+	char *dump = json_dumps(v, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY |
+					   JSON_REAL_PRECISION(17));
+	int ret;
+
+	out[0] = '\0';
+	if (!dump)
+		return -ENOMEM;
+	ret = tb_sha256_hex(dump, strlen(dump), out);
+	free(dump);
+	return ret;
 }
 
 void tb_utc_iso(char *buf, size_t len, time_t t)

@@ -74,6 +74,16 @@ bool tb_streq(const char *a, const char *b);
 /* SHA-256 of data as 64 lowercase hex digits (OpenSSL's libcrypto). Returns 0, or -ENOMEM
  * when libcrypto fails (out is then ""). */
 int tb_sha256_hex(const void *data, size_t len, char out[65]);
+/*
+ * The digest of a JSON value (jansson's json_t, any value): tb_sha256_hex of its canonical
+ * text, compact, keys sorted, reals in 17 significant digits. The one way tracebench digests
+ * JSON: the environment fingerprint (host/sysinfo.h), the hardware class (model/system.h), a
+ * history run's hash (history/series.h). Returns 0, or -ENOMEM (out is then "").
+ */
+struct json_t;
+int tb_sha256_json(const struct json_t *v, char out[65]);
+/* How tb_sha256_json digests, for a record that names its method (sysinfo's fingerprint). */
+#define TB_SHA256_JSON_HOW "sha256 of the compact sorted JSON"
 /* UTC time as 2026-11-29T10:44:16Z into buf. */
 void tb_utc_iso(char *buf, size_t len, time_t t);
 /* Set by the signal handler of `run`; long loops poll it. Async-signal-safe. */

@@ -97,17 +97,13 @@ int tb_hscenario_variant(const char *text, char variant[13])
 int tb_hrun_hash(const json_t *doc, char hash[65])
 {
 	json_t *copy = json_copy((json_t *)doc);
-	char *dump = NULL;
-	int ret = -ENOMEM;
+	int ret;
 
 	hash[0] = '\0';
 	if (!copy)
 		return -ENOMEM;
 	json_object_del(copy, "labels");
-	dump = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS | JSON_REAL_PRECISION(17));
-	if (dump)
-		ret = tb_sha256_hex(dump, strlen(dump), hash);
-	free(dump);
+	ret = tb_sha256_json(copy, hash);
 	json_decref(copy);
 	return ret;
 }

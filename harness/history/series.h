@@ -54,7 +54,7 @@ struct tb_hrun_id {
  */
 int tb_hrun_identity(const struct tb_result *r, const json_t *doc, struct tb_hrun_id *id);
 /*
- * The content hash of a result document: SHA-256 of its compact, key-sorted JSON without its
+ * The content hash of a result document: its digest (core/util.h tb_sha256_json) without its
  * labels, so that the same run added twice (with other labels, re-indented) is recognised.
  * Returns 0 or -ENOMEM.
  */

@@ -7,18 +7,32 @@
  *  - a text field whose source file is missing or unreadable holds the string "unknown";
  *  - a numeric or boolean field whose source is missing holds null;
  *  - a tool that is not on PATH holds "not installed";
- *  - "fingerprint" is 16 hex digits: FNV-1a 64 over the compact, key-sorted JSON dump of an
- *    object mapping every path in "fingerprint_fields" (dot-separated) to its value (null when
- *    the path is absent). Load average, uptime, hostname, capture time and the tracefs mount
- *    state are deliberately left out, so the same machine gives the same fingerprint twice.
+ *  - "fingerprint" is 16 hex digits: the first 16 of the digest (core/util.h tb_sha256_json)
+ *    of an object mapping every path in "fingerprint_fields" (dot-separated) to its value (null
+ *    when the path is absent); "fingerprint_algorithm" says so (TB_SYSINFO_FINGERPRINT_HOW).
+ *    Load average, uptime, hostname, capture time and the tracefs mount state are deliberately
+ *    left out, so the same machine gives the same fingerprint twice.
+ *  - Results written before 2026-12 hashed the same object with FNV-1a 64 instead
+ *    (TB_SYSINFO_FINGERPRINT_FNV): a fingerprint is only compared with one of the same
+ *    algorithm (model/system.h tb_system_fingerprints_comparable); the fields are compared one
+ *    by one whatever the algorithm.
  */
 #ifndef TB_SYSINFO_H
 #define TB_SYSINFO_H
 
 #include <jansson.h>
 
+#include "core/util.h"
+
 #define TB_SYSINFO_SCHEMA  "tracebench-sysinfo/1"
 #define TB_SYSINFO_UNKNOWN "unknown" /* a text field whose source is missing or unreadable */
+
+/* The fingerprint_algorithm of a fingerprint, and the one of results written before 2026-12. */
+#define TB_SYSINFO_FINGERPRINT_HOW                                                      \
+	"the first 16 hex digits of the " TB_SHA256_JSON_HOW " of {field: value} over " \
+	"fingerprint_fields"
+#define TB_SYSINFO_FINGERPRINT_FNV \
+	"fnv1a-64 of the compact sorted JSON of {field: value} over fingerprint_fields"
 
 enum {
 	/* Run no external program (tool --version, systemd-detect-virt): those fields hold

@@ -2,12 +2,11 @@
 /* Derived facts of a cell (measured.h): one definition each. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "core/tb.h"
 #include "model/measured.h"
-#include "model/proof.h"
+#include "tracers/tracer.h"
 
 bool tb_sample_measured(const struct tb_sample *s)
 {
@@ -225,110 +224,11 @@ int64_t tb_result_disk_bytes(const struct tb_result *r)
 	return sum;
 }
 
-static const char *cfg_str(const struct tb_cell *c, json_t *o, const char *key)
-{
-	json_t *v = o ? json_object_get(o, key) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len)
 {
-	const char *type = c->tracer_type ? c->tracer_type : "?";
-	const char *prog = cfg_str(c, c->tracer_config, "program");
-	const char *attach = cfg_str(c, c->tracer_extra, "attach");
-	json_t *ev = json_object_get(c->tracer_config, "events");
+	const struct tb_tracer_record rec = {c->tracer_config, c->tracer_extra};
 
-	if (!attach)
-		attach = cfg_str(c, c->tracer_config, "attach");
-	if (!strcmp(type, "bpf") && prog && !strcmp(prog, "probe"))
-		snprintf(buf, len, "bpf %s %s", attach ? attach : "?",
-			 cfg_str(c, c->tracer_config, "body") ?: "?");
-	else if (!strcmp(type, "bpf") && prog && attach)
-		snprintf(buf, len, "bpf %s (%s)", prog, attach);
-	else if (!strcmp(type, "bpf") && prog)
-		snprintf(buf, len, "bpf %s", prog);
-	else if (!strcmp(type, "ftrace-uprobe"))
-		snprintf(buf, len, "ftrace %s", cfg_str(c, c->tracer_config, "probe") ?: "uprobe");
-	else if (!strcmp(type, "ftrace-events") && json_is_array(ev) && json_array_size(ev))
-		snprintf(buf, len, "ftrace %s%s", json_string_value(json_array_get(ev, 0)) ?: "?",
-			 json_array_size(ev) > 1 ? " +" : "");
-	else
-		snprintf(buf, len, "%s", type);
-	return buf;
-}
-
-static int cost_cmp(const void *a, const void *b)
-{
-	const struct tb_event_cost *x = a, *y = b;
-
-	/* those left out in the cells' order: qsort is not stable */
-	if (isnan(x->ns) && isnan(y->ns))
-		return (x->cell > y->cell) - (x->cell < y->cell);
-	if (isnan(x->ns) || isnan(y->ns))
-		return isnan(x->ns) - isnan(y->ns);
-	return x->ns < y->ns ? -1 : x->ns > y->ns;
-}
-
-/* The entry of c's (tracer, workload type) among out[0..n), or NULL. */
-static struct tb_event_cost *cost_find(struct tb_event_cost *out, size_t n, const struct tb_cell *c)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (tb_streq(out[i].cell->tracer, c->tracer) &&
-		    tb_streq(out[i].cell->workload_type, c->workload_type))
-			return &out[i];
-	return NULL;
-}
-
-size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max,
-			     size_t *nleft)
-{
-	const struct tb_rate_model *m;
-	struct tb_event_cost *e;
-	size_t i, n = 0, ranked = 0;
-	const char *why;
-
-	for (i = 0; i < r->ncells; i++) {
-		const struct tb_cell *c = &r->cells[i];
-
-		if (c->baseline || !c->has_overhead)
-			continue;
-		e = cost_find(out, n, c);
-		if (!e) {
-			if (n >= max)
-				continue;
-			e = &out[n++];
-			e->cell = c;
-			tb_cell_probe_label(c, e->probe, sizeof(e->probe));
-			e->ns = e->lo = e->hi = NAN;
-			e->npoints = 0;
-			e->why = NULL;
-			m = tb_result_rate_model(r, c);
-			if (m && m->accepted && isfinite(m->cost_ns)) {
-				e->ns = m->cost_ns;
-				e->lo = m->cost_ci_lo;
-				e->hi = m->cost_ci_hi;
-				e->npoints = m->npoints;
-			}
-		}
-		if (e->npoints || isfinite(e->ns))
-			continue;
-		if (tb_proof_ns_per_event_shown(c, &why)) {
-			e->ns = c->overhead.ns_per_event;
-			e->lo = c->overhead.nse_ci_lo;
-			e->hi = c->overhead.nse_ci_hi;
-			e->why = NULL;
-		} else if (!e->why) {
-			e->why = why;
-		}
-	}
-	qsort(out, n, sizeof(*out), cost_cmp);
-	while (ranked < n && isfinite(out[ranked].ns))
-		ranked++;
-	*nleft = n - ranked;
-	return ranked;
+	return tb_tracer_label(c->tracer_type, &rec, buf, len);
 }
 
 const char *tb_result_host(const struct tb_result *r)

@@ -81,32 +81,11 @@ int64_t tb_result_disk_bytes(const struct tb_result *r);
 
 /*
  * What a traced cell's tracer hooks, in a few words, for tables and plots that rank probe
- * types: "bpf tracepoint count", "bpf syscall-count (tp_btf)", "ftrace uprobe", "lttng-ust",
- * "ftrace syscalls:sys_enter_getpid". Into buf (always terminated); returns buf.
+ * types: its tracer's label (tracers/tracer.h tb_tracer_label, from the cell's tracer_config
+ * and tracer_extra; the type name for a tracer without one). Into buf (always terminated);
+ * returns buf.
  */
 const char *tb_cell_probe_label(const struct tb_cell *c, char *buf, size_t len);
-
-/*
- * The cost per event of one tracer section on one workload type: the rate model's cost per
- * event where a sweep fitted an accepted one (npoints > 0), else the first of its cells whose
- * ns/event the outputs quote (model/proof.h tb_proof_ns_per_event_ok: none where the cost is
- * not per event or the overhead is not detectable). The summary's ranking and the probe-types
- * plot both use this.
- */
-struct tb_event_cost {
-	const struct tb_cell *cell; /* the tracer's first traced cell of that workload type */
-	char probe[96];		    /* tb_cell_probe_label of it */
-	double ns, lo, hi;	    /* ns/event and its CI; NAN when unknown */
-	size_t npoints;		    /* points of the rate model, 0: a cell's own figure */
-	const char *why;	    /* why there is no figure (NULL when ns is known) */
-};
-/*
- * Every (tracer section, workload type) of r's traced cells, up to max entries into out: the
- * ones with a figure cheapest first, then those left out of the ranking (*nleft of them, each
- * with its why). Returns how many are ranked.
- */
-size_t tb_result_event_costs(const struct tb_result *r, struct tb_event_cost *out, size_t max,
-			     size_t *nleft);
 
 /* The host a result was measured on: system.hostname, or "unknown host". Never NULL. */
 const char *tb_result_host(const struct tb_result *r);

@@ -109,8 +109,24 @@ static int add_diff(struct tb_fp_diff **out, size_t *n, const char *k, json_t *v
 	return !d->key || (va && !d->a) || (vb && !d->b) ? -ENOMEM : 0;
 }
 
+bool tb_system_fingerprints_comparable(const json_t *a, const json_t *b)
+{
+	json_t *ha = a ? json_object_get(a, "fingerprint_algorithm") : NULL;
+	json_t *hb = b ? json_object_get(b, "fingerprint_algorithm") : NULL;
+
+	return !ha || !hb || json_equal(ha, hb);
+}
+
+/* A fingerprint leaf (the hash or its algorithm) of two systems it does not compare. */
+static bool fingerprint_apart(const char *key, bool comparable)
+{
+	return !comparable &&
+	       (!strcmp(key, "fingerprint") || !strcmp(key, "fingerprint_algorithm"));
+}
+
 int tb_system_diff(const json_t *a, const json_t *b, struct tb_fp_diff **out, size_t *n)
 {
+	bool comparable = tb_system_fingerprints_comparable(a, b);
 	json_t *fa = json_object(), *fb = json_object(), *v;
 	const char *k;
 	int ret = -ENOMEM;
@@ -125,7 +141,8 @@ int tb_system_diff(const json_t *a, const json_t *b, struct tb_fp_diff **out, si
 		{
 			json_t *va = json_object_get(fa, k), *vb = json_object_get(fb, k);
 
-			if ((side && va) || (va && vb && json_equal(va, vb)))
+			if ((side && va) || (va && vb && json_equal(va, vb)) ||
+			    fingerprint_apart(k, comparable))
 				continue;
 			if (add_diff(out, n, k, va, vb))
 				goto out;
@@ -169,7 +186,7 @@ static void describe(const json_t *sys, char *desc, size_t len)
 int tb_system_hardware_class(const json_t *system, char hash[17], char *desc, size_t desclen)
 {
 	json_t *all = json_object(), *hw = json_object(), *v;
-	char *dump = NULL, hex[65];
+	char hex[65];
 	const char *k;
 	int ret = -ENOMEM;
 
@@ -181,8 +198,7 @@ int tb_system_hardware_class(const json_t *system, char hash[17], char *desc, si
 		if (tb_system_key_is_hardware(k) && json_object_set(hw, k, v))
 			goto out;
 	}
-	dump = json_dumps(hw, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!dump || tb_sha256_hex(dump, strlen(dump), hex))
+	if (tb_sha256_json(hw, hex))
 		goto out;
 	memcpy(hash, hex, 16);
 	hash[16] = '\0';
@@ -190,7 +206,6 @@ int tb_system_hardware_class(const json_t *system, char hash[17], char *desc, si
 		describe(system, desc, desclen);
 	ret = 0;
 out:
-	free(dump);
 	json_decref(all);
 	json_decref(hw);
 	return ret;

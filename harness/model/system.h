@@ -26,17 +26,25 @@ bool tb_system_key_is_hardware(const char *key);
 bool tb_system_key_is_transient(const char *key);
 
 /*
+ * The fingerprints of a and b were computed the same way: the same fingerprint_algorithm, or
+ * one of them does not say (host/sysinfo.h: results before 2026-12 used FNV-1a, later ones
+ * SHA-256). Two fingerprints of different algorithms say nothing about each other.
+ */
+bool tb_system_fingerprints_comparable(const json_t *a, const json_t *b);
+/*
  * The leaves of a and b (either may be NULL) that differ, sorted by key, into *out (free with
- * tb_fp_diffs_free) and their number into *n. Returns 0 or -ENOMEM.
+ * tb_fp_diffs_free) and their number into *n; the fingerprint and its algorithm only when the
+ * fingerprints are comparable (tb_system_fingerprints_comparable), as every field they cover
+ * is compared anyway. Returns 0 or -ENOMEM.
  */
 int tb_system_diff(const json_t *a, const json_t *b, struct tb_fp_diff **out, size_t *n);
 void tb_fp_diffs_free(struct tb_fp_diff *d, size_t n);
 
 /*
- * The hardware class of a system object: hash is 16 hex digits of the SHA-256 of the compact,
- * key-sorted JSON of its hardware leaves (tb_system_key_is_hardware); desc a short text such
- * as "Intel(R) Xeon(R) Processor, 2 PUs, kvm". Two runs of one machine (or of two identical
- * ones) share a class whatever their kernel and tools. Returns 0 or -ENOMEM.
+ * The hardware class of a system object: hash is the first 16 hex digits of the digest
+ * (core/util.h tb_sha256_json) of its hardware leaves (tb_system_key_is_hardware); desc a
+ * short text such as "Intel(R) Xeon(R) Processor, 2 PUs, kvm". Two runs of one machine (or of
+ * two identical ones) share a class whatever their kernel and tools. Returns 0 or -ENOMEM.
  */
 int tb_system_hardware_class(const json_t *system, char hash[17], char *desc, size_t desclen);
 

@@ -11,6 +11,7 @@
 #include "model/explain.h"
 #include "model/measured.h"
 #include "model/result.h"
+#include "stats/ranking.h"
 
 /* One program's row (p NULL: all of them). */
 static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p)
@@ -166,7 +167,7 @@ static void print_explained(FILE *f, const struct tb_result *r)
 static void print_ranking(FILE *f, const struct tb_result *r)
 {
 	struct tb_event_cost *e = calloc(r->ncells + 1, sizeof(*e));
-	size_t nleft = 0, n = e ? tb_result_event_costs(r, e, r->ncells, &nleft) : 0, i;
+	size_t nleft = 0, n = e ? tb_stats_event_costs(r, e, r->ncells, &nleft) : 0, i;
 	char ns[64], from[64], left[512];
 
 	if (n < 2)

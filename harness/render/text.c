@@ -6,9 +6,9 @@
 
 #include "core/tb.h"
 #include "render/text.h"
-#include "model/measured.h"
 #include "model/proof.h"
 #include "model/result.h"
+#include "stats/ranking.h"
 
 const char *tb_fmt_num(char *buf, size_t len, double v, const char *fmt)
 {

@@ -32,8 +32,8 @@ const char *tb_fmt_cost(char *buf, size_t len, const struct tb_cell *c);
 
 struct tb_event_cost;
 /*
- * The line under an ns/event ranking for the n entries left out of it (model/measured.h
- * tb_result_event_costs): how many, and each reason once with how many share it: "2 left out,
+ * The line under an ns/event ranking for the n entries left out of it (stats/ranking.h
+ * tb_stats_event_costs): how many, and each reason once with how many share it: "2 left out,
  * without a cost per event to rank: sampling: the cost is per sample, not per event (2)".
  */
 const char *tb_fmt_left_out(char *buf, size_t len, const struct tb_event_cost *e, size_t n);

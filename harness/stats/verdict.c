@@ -8,8 +8,8 @@
 #include "core/tb.h"
 #include "model/measured.h"
 #include "stats/verdict.h"
+#include "tracers/tracer.h"
 
-#define MIB (1024.0 * 1024.0)
 /* A CV target below max-cv, so that the suggested duration is not borderline again. */
 #define CV_MARGIN 0.8
 /* Beyond this a longer sample is no longer a practical remedy for noise. */
@@ -42,32 +42,6 @@ static void set_reason(struct tb_overhead *o, enum tb_verdict v, const char *fmt
 	va_end(ap);
 }
 
-static bool type_is(const struct tb_cell *c, const char *type)
-{
-	return c->tracer_type && !strcmp(c->tracer_type, type);
-}
-
-static double extra_num(const struct tb_cell *c, const char *key)
-{
-	json_t *v = c->tracer_extra ? json_object_get(c->tracer_extra, key) : NULL;
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static double config_num(const struct tb_cell *c, const char *key)
-{
-	json_t *v = c->tracer_config ? json_object_get(c->tracer_config, key) : NULL;
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
-static const char *config_str(const struct tb_cell *c, const char *key)
-{
-	json_t *v = c->tracer_config ? json_object_get(c->tracer_config, key) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : "";
-}
-
 /* The most events (recorded + lost) one measured sample produced. */
 static int64_t max_per_sample(const struct tb_cell *c)
 {
@@ -85,84 +59,16 @@ static int64_t max_per_sample(const struct tb_cell *c)
 	return m;
 }
 
-/* A size as a scenario writes it: 512K, 3M, 2G. */
-static const char *fmt_size(char *buf, size_t len, double bytes)
-{
-	if (bytes >= 1024 * MIB)
-		snprintf(buf, len, "%.0fG", ceil(bytes / (1024 * MIB)));
-	else if (bytes >= MIB)
-		snprintf(buf, len, "%.0fM", ceil(bytes / MIB));
-	else
-		snprintf(buf, len, "%.0fK", ceil(bytes / 1024));
-	return buf;
-}
-
-static double pow2_at_least(double v)
-{
-	double p = 4096;
-
-	while (p < v && p < 1e15)
-		p *= 2;
-	return p;
-}
-
-/* An ftrace ring buffer filled: the size a sample needs, what auto gave, the reader's pace. */
-static void ftrace_remedy(const struct tb_cell *c, double per, double bpe, double rate, char *buf,
-			  size_t len)
-{
-	double autos = extra_num(c, "buffer_size_auto");
-	double made = extra_num(c, "produced_events_per_s");
-	char size[32];
-	size_t n;
-
-	if (!(bpe > 0))
-		bpe = 64; /* a raw_syscalls entry with its header */
-	snprintf(
-		buf, len,
-		"a ring buffer filled: buffer-size >= %s (a sample makes up to %.0f events of ~%.0f bytes on the workload's CPU)",
-		fmt_size(size, sizeof(size), fmax(per * bpe * 1.25, MIB)), per, bpe);
-	n = strlen(buf);
-	if (autos > 0)
-		snprintf(buf + n, len - n, "; auto gave %s, capped by the memory",
-			 fmt_size(size, sizeof(size), autos));
-	n = strlen(buf);
-	if (rate > 0)
-		snprintf(buf + n, len - n, "; the stream reader kept up with %.3g of %.3g events/s",
-			 rate, made);
-	n = strlen(buf);
-	snprintf(buf + n, len - n, ", or overwrite = true (a flight recorder keeps the newest)");
-}
-
-/* Where the losses come from, and the setting (with a value from this run) that stops them. */
+/*
+ * Where the losses come from, and the setting (with a value from this run) that stops them:
+ * the tracer's own remedy (tracers/tracer.h lost_remedy), else a generic one.
+ */
 static void lost_remedy(const struct tb_cell *c, char *buf, size_t len)
 {
-	double per = (double)max_per_sample(c), bpe = extra_num(c, "bytes_per_event");
-	double rate = extra_num(c, "stream_events_per_s");
-	char size[32];
+	const struct tb_tracer_record rec = {c->tracer_config, c->tracer_extra};
 
-	if (type_is(c, "ftrace-events") || type_is(c, "ftrace-function")) {
-		ftrace_remedy(c, per, bpe, rate, buf, len);
-	} else if (type_is(c, "bpf") && !strcmp(config_str(c, "program"), "ringbuf-events")) {
-		snprintf(
-			buf, len,
-			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
-			fmt_size(size, sizeof(size), pow2_at_least(per * 32 * 1.25)), per);
-	} else if (type_is(c, "bpf")) {
-		snprintf(
-			buf, len,
-			"a BPF map is full (the bundled maps hold 10240 entries): trace fewer processes (pid-filter = workload)");
-	} else if (type_is(c, "perf-sample")) {
-		double pages = config_num(c, "mmap-pages");
-
-		snprintf(buf, len,
-			 "the perf ring buffer filled: mmap-pages >= %.0f (a power of two)%s",
-			 isfinite(pages) ? 4 * pages : 512.0,
-			 json_is_false(json_object_get(c->tracer_config, "consumer"))
-				 ? ", or consumer = true"
-				 : "");
-	} else {
+	if (!tb_tracer_lost_remedy(c->tracer_type, &rec, max_per_sample(c), buf, len))
 		snprintf(buf, len, "the tracer dropped them: give it larger buffers");
-	}
 }
 
 /*

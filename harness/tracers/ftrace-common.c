@@ -816,3 +816,34 @@ out:
 	pthread_mutex_unlock(&lock);
 	return ret;
 }
+
+/* ---- what a result says about a cell ----------------------------------------------------- */
+
+void tb_ftrace_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			   size_t len)
+{
+	const double mib = 1024.0 * 1024.0, per = (double)per_sample;
+	double bpe = tb_tracer_rec_num(rec->extra, "bytes_per_event");
+	double rate = tb_tracer_rec_num(rec->extra, "stream_events_per_s");
+	double autos = tb_tracer_rec_num(rec->extra, "buffer_size_auto");
+	double made = tb_tracer_rec_num(rec->extra, "produced_events_per_s");
+	char size[32];
+	size_t n;
+
+	if (!(bpe > 0))
+		bpe = 64; /* a raw_syscalls entry with its header */
+	snprintf(
+		buf, len,
+		"a ring buffer filled: buffer-size >= %s (a sample makes up to %.0f events of ~%.0f bytes on the workload's CPU)",
+		tb_tracer_size_text(size, sizeof(size), fmax(per * bpe * 1.25, mib)), per, bpe);
+	n = strlen(buf);
+	if (autos > 0)
+		snprintf(buf + n, len - n, "; auto gave %s, capped by the memory",
+			 tb_tracer_size_text(size, sizeof(size), autos));
+	n = strlen(buf);
+	if (rate > 0)
+		snprintf(buf + n, len - n, "; the stream reader kept up with %.3g of %.3g events/s",
+			 rate, made);
+	n = strlen(buf);
+	snprintf(buf + n, len - n, ", or overwrite = true (a flight recorder keeps the newest)");
+}

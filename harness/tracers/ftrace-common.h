@@ -244,4 +244,12 @@ int tb_ftrace_off(struct tb_ftrace *f, const struct tb_tracer *t, const char *fi
 /* Stop the consumer and remove the instance; idempotent (teardown runs on every path). */
 void tb_ftrace_close(struct tb_ftrace *f);
 
+/*
+ * lost_remedy of ftrace-events and ftrace-function: a ring buffer filled. The buffer-size a
+ * sample needs (per_sample events of the record's bytes_per_event), what buffer-size = auto
+ * gave (buffer_size_auto), the stream reader's pace, or overwrite.
+ */
+void tb_ftrace_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			   size_t len);
+
 #endif /* TB_FTRACE_COMMON_H */

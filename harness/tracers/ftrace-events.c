@@ -15,6 +15,7 @@
  *          as a recording session does; its CPU time is the tracer's cpu_s.
  */
 #include <errno.h>
+#include <jansson.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +298,16 @@ static int ev_hooks(const void *vcfg, struct tb_hooks *h)
 	return ret;
 }
 
+/* "ftrace <first event>", with " +" when there are more; the type name without events. */
+static void ev_label(const struct tb_tracer_record *rec, char *buf, size_t len)
+{
+	json_t *ev = rec->config ? json_object_get(rec->config, "events") : NULL;
+
+	if (json_is_array(ev) && json_array_size(ev))
+		snprintf(buf, len, "ftrace %s%s", json_string_value(json_array_get(ev, 0)) ?: "?",
+			 json_array_size(ev) > 1 ? " +" : "");
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.name = "ftrace-events",
 	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
@@ -313,4 +324,6 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.est_cost_ns = ev_est_cost_ns,
 	.est_rearm_ns = ev_est_rearm_ns,
 	.hooks = ev_hooks,
+	.label = ev_label,
+	.lost_remedy = tb_ftrace_lost_remedy,
 };

@@ -209,4 +209,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.teardown = fn_teardown,
 	.est_cost_ns = fn_est_cost_ns,
 	.hooks = fn_hooks,
+	.lost_remedy = tb_ftrace_lost_remedy,
 };

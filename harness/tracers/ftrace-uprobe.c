@@ -369,6 +369,12 @@ static int up_hooks(const void *vcfg, struct tb_hooks *h)
 	return tb_hooks_add(h, name, -1, true);
 }
 
+/* "ftrace uprobe" or "ftrace uretprobe", as its probe key says. */
+static void up_label(const struct tb_tracer_record *rec, char *buf, size_t len)
+{
+	snprintf(buf, len, "ftrace %s", tb_tracer_rec_str(rec->config, "probe") ?: "uprobe");
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.name = "ftrace-uprobe",
 	.help = "an ftrace uprobe or uretprobe event (uprobe_events via libtracefs) on a user-space "
@@ -383,4 +389,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.collect = up_collect,
 	.teardown = up_teardown,
 	.hooks = up_hooks,
+	.label = up_label,
 };

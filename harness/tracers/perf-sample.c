@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -568,6 +569,18 @@ static int ps_hooks(const void *vcfg, struct tb_hooks *h)
 	return tb_hooks_add(h, name, -1, false);
 }
 
+/* The perf ring buffer filled: four times its mmap-pages, or a reader thread. */
+static void ps_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			   size_t len)
+{
+	double pages = tb_tracer_rec_num(rec->config, "mmap-pages");
+	json_t *consumer = rec->config ? json_object_get(rec->config, "consumer") : NULL;
+
+	snprintf(buf, len, "the perf ring buffer filled: mmap-pages >= %.0f (a power of two)%s",
+		 isfinite(pages) ? 4 * pages : 512.0,
+		 json_is_false(consumer) ? ", or consumer = true" : "");
+}
+
 const struct tb_tracer_ops tb_tracer_perf_sample = {
 	.name = "perf-sample",
 	.help = "perf sampling (libperf) at a frequency, optional call graphs, ring buffers "
@@ -584,4 +597,5 @@ const struct tb_tracer_ops tb_tracer_perf_sample = {
 	.teardown = ps_teardown,
 	.est_cost_ns = ps_est_cost_ns,
 	.hooks = ps_hooks,
+	.lost_remedy = ps_lost_remedy,
 };

@@ -15,6 +15,7 @@
 #include "core/events.h"
 #include "core/options.h"
 
+struct json_t;
 struct tb_dir;
 struct tb_tracer_ops;
 
@@ -80,6 +81,17 @@ struct tb_tracer_variant {
  */
 void tb_tracer_fail(struct tb_tracer *t, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * What a result keeps of a cell's tracer (result.json's tracer_config and tracer_extra), all
+ * that the callbacks describing a cell (label, lost_remedy) may read: they run on result files
+ * read back (`report`, `compare`, `history`) as well as on a run's own cells, so no live state.
+ * Either member may be NULL, and a key may be absent (an older result, a hand-made one).
+ */
+struct tb_tracer_record {
+	const struct json_t *config; /* tracer_config: every option by its key, as written */
+	const struct json_t *extra;  /* tracer_extra: what collect() reported (the last sample) */
+};
 
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
@@ -156,6 +168,22 @@ struct tb_tracer_ops {
 	 * Mandatory: model/proof.h matches it with the workload's events per op.
 	 */
 	int (*hooks)(const void *cfg, struct tb_hooks *h);
+	/*
+	 * Optional: what a traced cell of this tracer hooks, in a few words, for the tables and
+	 * plots that rank probe types ("bpf syscall-count (tp_btf)", "ftrace uprobe"), from the
+	 * cell's record alone. Writes a terminated label into buf. NULL: the type name
+	 * (tb_tracer_label). Not for the baseline, which hooks nothing.
+	 */
+	void (*label)(const struct tb_tracer_record *rec, char *buf, size_t len);
+	/*
+	 * Optional: the cell lost events; where they were lost and the setting that stops it,
+	 * with a value from the run ("buffer-size >= 4M ..."), from the cell's record and
+	 * per_sample, the most events (recorded + lost) one measured sample produced. Writes a
+	 * terminated remedy into buf; the verdict quotes it. NULL: a generic remedy. Not for a
+	 * tracer that counts no events (TB_TR_NOEVENTS): it cannot lose any.
+	 */
+	void (*lost_remedy)(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			    size_t len);
 };
 
 /* The registry (tracers/registry.c, from tracers/registry.h): NULL-terminated, and lookup by
@@ -164,10 +192,36 @@ extern const struct tb_tracer_ops *const tb_tracers[];
 const struct tb_tracer_ops *tb_tracer_find(const char *name);
 
 /*
+ * The label of a cell of tracer type type (NULL: unknown) from its record: the type's label
+ * callback, else (no callback, a type not registered here, an empty label) the type name, "?"
+ * without one. Into buf (always terminated); returns buf.
+ */
+const char *tb_tracer_label(const char *type, const struct tb_tracer_record *rec, char *buf,
+			    size_t len);
+/*
+ * The remedy for a cell of type type that lost events, from the type's lost_remedy callback
+ * (per_sample as it takes it) into buf. Returns true when the type has one and it said
+ * something; false (buf "") for the caller's generic remedy.
+ */
+bool tb_tracer_lost_remedy(const char *type, const struct tb_tracer_record *rec, int64_t per_sample,
+			   char *buf, size_t len);
+/* The string at key of a record's object o (its config or extra; NULL: none), or NULL. */
+const char *tb_tracer_rec_str(const struct json_t *o, const char *key);
+/* The number at key of a record's object o (NULL: none), or NAN. */
+double tb_tracer_rec_num(const struct json_t *o, const char *key);
+/*
+ * A size as a scenario writes it, rounded up to the unit: "512K", "3M", "2G" (a remedy's
+ * suggested buffer size). Into buf; returns buf.
+ */
+const char *tb_tracer_size_text(char *buf, size_t len, double bytes);
+
+/*
  * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
  * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
- * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check). Each defect is
- * logged, naming the table. Returns 0 or -EINVAL.
+ * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check); of the
+ * optional callbacks, est_rearm_ns only with rearm, label and lost_remedy not on the baseline,
+ * lost_remedy not on a tracer that counts no events. Each defect is logged, naming the table.
+ * Returns 0 or -EINVAL.
  */
 int tb_tracer_ops_check(const struct tb_tracer_ops *const *list);
 

@@ -14,6 +14,7 @@
 
 #include "core/proc.h"
 #include "host/sysinfo.h"
+#include "model/system.h"
 #include "render/sysinfo-text.h"
 #include "core/tb.h"
 #include "tb_test.h"
@@ -426,6 +427,79 @@ static void test_fingerprint_fields(void)
 	json_decref(info);
 }
 
+/* The fingerprint is the digest of its fields' {path: value} object, and says so. */
+static void test_fingerprint_method(void)
+{
+	json_t *info = collect("sysroot-full", FAST), *sel = json_object(), *f;
+	char hex[65];
+	size_t i;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(info);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sel);
+	json_array_foreach(json_object_get(info, "fingerprint_fields"), i, f)
+	{
+		json_t *v = tb_sysinfo_get(info, json_string_value(f));
+
+		json_object_set(sel, json_string_value(f), v ? v : json_null());
+	}
+	CU_ASSERT_EQUAL(tb_sha256_json(sel, hex), 0);
+	hex[16] = '\0';
+	CU_ASSERT_STRING_EQUAL(str(info, "fingerprint"), hex);
+	CU_ASSERT_STRING_EQUAL(str(info, "fingerprint_algorithm"), TB_SYSINFO_FINGERPRINT_HOW);
+	CU_ASSERT_PTR_NOT_NULL(strstr(str(info, "fingerprint_algorithm"), "sha256"));
+	/* the digest of a JSON value does not depend on its keys' order or indentation */
+	{
+		json_t *a = json_loads("{\"b\": [1, 2.5], \"a\": {\"y\": null, \"x\": \"s\"}}", 0,
+				       NULL);
+		json_t *b = json_loads("{\"a\":{\"x\":\"s\",\"y\":null},\"b\":[1,2.5]}", 0, NULL);
+		char ha[65], hb[65];
+
+		CU_ASSERT_EQUAL(tb_sha256_json(a, ha), 0);
+		CU_ASSERT_EQUAL(tb_sha256_json(b, hb), 0);
+		CU_ASSERT_STRING_EQUAL(ha, hb);
+		CU_ASSERT_EQUAL(strlen(ha), 64);
+		json_decref(a);
+		json_decref(b);
+	}
+	json_decref(sel);
+	json_decref(info);
+}
+
+/*
+ * A result written before the fingerprint became SHA-256 (FNV-1a) compared with one after:
+ * the two fingerprints are not compared (they would always differ), the fields still are.
+ */
+static void test_fingerprint_old_method(void)
+{
+	json_t *now = collect("sysroot-full", FAST), *old;
+	struct tb_fp_diff *d = NULL;
+	size_t n = 9;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(now);
+	old = json_deep_copy(now);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(old);
+	json_object_set_new(old, "fingerprint", json_string("0123456789abcdef"));
+	json_object_set_new(old, "fingerprint_algorithm", json_string(TB_SYSINFO_FINGERPRINT_FNV));
+	CU_ASSERT_FALSE(tb_system_fingerprints_comparable(old, now));
+	CU_ASSERT_EQUAL(tb_system_diff(old, now, &d, &n), 0);
+	CU_ASSERT_EQUAL(n, 0); /* the same machine: nothing differs */
+	tb_fp_diffs_free(d, n);
+	/* a field that differs is still found */
+	json_object_set_new(json_object_get(old, "kernel"), "release", json_string("6.1.0"));
+	CU_ASSERT_EQUAL(tb_system_diff(old, now, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_STRING_EQUAL(d[0].key, "kernel.release");
+	tb_fp_diffs_free(d, n);
+	/* two fingerprints of one algorithm are compared as before */
+	json_object_set_new(old, "fingerprint_algorithm", json_string(TB_SYSINFO_FINGERPRINT_HOW));
+	CU_ASSERT_TRUE(tb_system_fingerprints_comparable(old, now));
+	CU_ASSERT_EQUAL(tb_system_diff(old, now, &d, &n), 0);
+	CU_ASSERT_EQUAL(n, 2); /* kernel.release and fingerprint */
+	tb_fp_diffs_free(d, n);
+	json_decref(old);
+	json_decref(now);
+}
+
 static void test_get(void)
 {
 	json_t *o = json_pack("{s:{s:{s:i}}, s:s}", "a", "b", "c", 3, "d", "x");
@@ -490,6 +564,8 @@ static CU_TestInfo tests[] = {
 	{"config from /boot", test_boot_config},
 	{"fingerprint from files", test_fingerprint_files},
 	{"fingerprint fields", test_fingerprint_fields},
+	{"fingerprint: the digest of its fields", test_fingerprint_method},
+	{"fingerprint: results of the old method", test_fingerprint_old_method},
 	{"dot paths", test_get},
 	{"summary", test_print},
 	{"live system", test_live},

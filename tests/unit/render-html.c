@@ -10,10 +10,10 @@
 #include <strings.h>
 
 #include "stats/compare.h"
+#include "stats/ranking.h"
 #include "render/gnuplot/plot.h"
 #include "render/html/report.h"
 #include "render/summary.h"
-#include "model/measured.h"
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "fixture.h"
@@ -587,7 +587,7 @@ static void test_ranking_left_out(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	samplers_not_per_event(r);
 	CU_ASSERT_FATAL(r->ncells <= TB_ARRAY_SIZE(e));
-	n = tb_result_event_costs(r, e, TB_ARRAY_SIZE(e), &nleft);
+	n = tb_stats_event_costs(r, e, TB_ARRAY_SIZE(e), &nleft);
 	/* tp-getpid and bpf-raw-syscalls on getpid, bpf-raw-syscalls on pipe-pingpong, the
 	 * tp-timer rate model */
 	CU_ASSERT_EQUAL(n, 4);

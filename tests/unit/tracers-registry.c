@@ -245,6 +245,17 @@ struct cfg1 {
 	bool b;
 };
 
+static void some_label(const struct tb_tracer_record *rec, char *buf, size_t len)
+{
+	snprintf(buf, len, "a label");
+}
+
+static void some_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
+			size_t len)
+{
+	snprintf(buf, len, "a remedy");
+}
+
 static void test_ops_check(void)
 {
 	static const struct tb_option no_help[] = {
@@ -262,7 +273,7 @@ static void test_ops_check(void)
 	};
 	static struct tb_option no_end[TB_OPTS_MAX + 1];
 	static char names[TB_OPTS_MAX + 1][8];
-	struct tb_tracer_ops good = *tb_tracer_find("none"), bad[8];
+	struct tb_tracer_ops good = *tb_tracer_find("none"), bad[11];
 	const struct tb_tracer_ops *list[3] = {&good, NULL, NULL};
 	size_t i;
 
@@ -271,6 +282,15 @@ static void test_ops_check(void)
 		no_end[i] = (struct tb_option){names[i], TB_OPT_BOOL, 0, NULL, "help"};
 	}
 	CU_ASSERT_EQUAL(tb_tracer_ops_check(list), 0);
+	/* ... and with both optional callbacks on a tracer that counts events */
+	bad[0] = good;
+	bad[0].name = "described";
+	bad[0].flags = 0;
+	bad[0].label = some_label;
+	bad[0].lost_remedy = some_remedy;
+	list[1] = &bad[0];
+	CU_ASSERT_EQUAL(tb_tracer_ops_check(list), 0);
+	list[1] = NULL;
 	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
 		bad[i] = good;
 		bad[i].name = "broken"; /* a name of its own, so that only the defect counts */
@@ -287,6 +307,12 @@ static void test_ops_check(void)
 	bad[6].opts = twice;
 	bad[6].cfg_size = sizeof(struct cfg1);
 	bad[7].name = "none"; /* only its name is wrong: the good table's */
+	/* the optional callbacks that describe a cell: not on the baseline (none is one), and no
+	 * remedy for losses where no event is counted */
+	bad[8].label = some_label;
+	bad[9].lost_remedy = some_remedy;
+	bad[10].flags = TB_TR_NOEVENTS;
+	bad[10].lost_remedy = some_remedy;
 	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
 		int ret;
 

@@ -13,8 +13,8 @@
 #include "core/tb.h"
 #include "render/gnuplot/gnuplot.h"
 #include "render/text.h"
-#include "model/measured.h"
 #include "model/result.h"
+#include "stats/ranking.h"
 
 /*
  * Published per-event costs by probe type (tb_cell_probe_label), each with its source; the
@@ -124,7 +124,7 @@ int tb_plot_probe_types(struct tb_gp *g, const struct tb_result *r)
 		ret = -ENOMEM;
 		goto out;
 	}
-	n = tb_result_event_costs(r, e, r->ncells, &nleft);
+	n = tb_stats_event_costs(r, e, r->ncells, &nleft);
 	if (n < 2)
 		goto out;
 	f = tb_gp_dat_open(g, "probe-types", "tracers ranked by ns/event, cheapest first",

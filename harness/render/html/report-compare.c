@@ -15,6 +15,7 @@
 #include "render/gnuplot/plot.h"
 #include "render/html/report.h"
 #include "model/result.h"
+#include "model/system.h"
 #include "stats/compare.h"
 #include "model/measured.h"
 
@@ -92,7 +93,8 @@ static void sets_list(FILE *f, const struct tb_result *const *rs, size_t n)
 		fputs("</li>\n", f);
 		if (!s)
 			fp0 = fp;
-		else if (!fp0 || !fp || strcmp(fp0, fp))
+		else if ((!fp0 || !fp || strcmp(fp0, fp)) &&
+			 tb_system_fingerprints_comparable(rs[0]->system, rs[s]->system))
 			fpdiff = true;
 	}
 	fputs("</ol>\n", f);

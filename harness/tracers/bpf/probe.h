@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* probe: shared with tracers/bpf.c. */
+/* probe: shared with tracers/bpf/bundled.c. */
 #ifndef TB_PROBE_H
 #define TB_PROBE_H
 

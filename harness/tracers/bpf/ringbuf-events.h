@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* ringbuf-events: the record sent through the `events` ring buffer, shared with tracers/bpf.c. */
+/* ringbuf-events: the record sent through the `events` ring buffer, read by tracers/bpf/bpf.c. */
 #ifndef TB_RINGBUF_EVENTS_H
 #define TB_RINGBUF_EVENTS_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* syscall-count: shared with tracers/bpf.c. */
+/* syscall-count: shared with tracers/bpf/bundled.c. */
 #ifndef TB_SYSCALL_COUNT_H
 #define TB_SYSCALL_COUNT_H
 

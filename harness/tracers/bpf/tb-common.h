@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Structs shared by every bundled BPF program and tracers/bpf.c. */
+/* Structs shared by every bundled BPF program and tracers/bpf/bundled.c. */
 #ifndef TB_BPF_COMMON_H
 #define TB_BPF_COMMON_H
 
