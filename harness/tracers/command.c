@@ -6,9 +6,9 @@
  * cuts, sizes and deletes the files there through the directory's handle only.
  *
  * Readiness (any combination; all configured conditions must hold): a regex on its output,
- * the number of loaded BPF programs rising by ready-bpf-progs; then a settle delay. Note that
+ * the number of loaded BPF programs rising by ready-bpf-progs; then its ready-settle delay. Note that
  * bpftrace prints "Attaching N probes..." BEFORE it attaches (a getpid test lost 10% of the
- * events that way): give it a settle delay, or make the script say when it is attached with
+ * events that way): give it a ready-settle delay, or make the script say when it is attached with
  * `BEGIN { printf("ready\n"); }` (BEGIN runs after every probe is attached) and `-B line`. Stop:
  * stop-signal to the group, then SIGTERM, then SIGKILL, stop-timeout apart.
  *
@@ -110,8 +110,8 @@ static const struct tb_option cmd_opts[] = {
 	 "extended regex on its output that says it is attached (e.g. 'Attaching')"},
 	{"ready-timeout", TB_OPT_DURATION, offsetof(struct cfg, ready_timeout), "30s",
 	 "give up when not ready after this long", 1e6, 3600e9},
-	{"settle", TB_OPT_DURATION, offsetof(struct cfg, settle), "0",
-	 "delay after readiness before measuring", 0, 3600e9},
+	{"ready-settle", TB_OPT_DURATION, offsetof(struct cfg, settle), "0",
+	 "delay after readiness before measuring (the harness's settle comes after it)", 0, 3600e9},
 	{"ready-bpf-progs", TB_OPT_INT, offsetof(struct cfg, ready_bpf_progs), "0",
 	 "ready once the number of loaded BPF programs rose by this many", 0, 100000},
 	{"stop-signal", TB_OPT_CHOICE, offsetof(struct cfg, stop_signal), "INT",
@@ -802,7 +802,7 @@ static void cmd_teardown(struct tb_tracer *t)
 
 /*
  * Declared: the command's start-up to readiness and its stop, 250 ms (bpftrace 0.17 with one
- * tracepoint on the reference VM; perf record is faster), plus its own settle delay.
+ * tracepoint on the reference VM; perf record is faster), plus its own ready-settle delay.
  */
 static uint64_t cmd_est_cost_ns(const void *vcfg)
 {

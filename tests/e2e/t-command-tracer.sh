@@ -28,7 +28,7 @@ events-regex = @c: ([0-9]+)
 [tracer perf-record]
 type = command
 command = perf record -F 99 -a -o $TMP/perf.data
-settle = 300ms
+ready-settle = 300ms
 events-regex = \\(([0-9]+) samples\\)
 
 [matrix]

@@ -113,12 +113,12 @@ drew_plot() { # CONTEXT DIR PLOT: with gnuplot, DIR/plots/PLOT.svg drawn and inl
 # the command at each of its samples (after printing "plant-sample"), with REPS rounds and more
 # tracer sections (SECTIONS, their names in TRACERS).
 runplant() {
-	printf '[global]\nrepetitions = %s\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[tracer plant]\ntype = command\ncommand = sh -c %s\nsettle = 50ms\n%b[matrix]\nworkloads = g\ntracers = none, plant%s\n' \
+	printf '[global]\nrepetitions = %s\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[tracer plant]\ntype = command\ncommand = sh -c %s\nready-settle = 50ms\n%b[matrix]\nworkloads = g\ntracers = none, plant%s\n' \
 		"${3:-1}" "'echo plant-sample; $2; exec sleep 30'" "${4:-}" "${5:-}" >"$TMP/$1.ini"
 }
 # A stream consumer (ftrace-events; its st.raw kept) and a second command tracer (its lg.log).
 STREAM='[tracer st]\ntype = ftrace-events\nevents = raw_syscalls:sys_enter\npid-filter = workload\nconsumer = stream\nkeep-raw = true\n'
-LOGGER='[tracer lg]\ntype = command\ncommand = sleep 30\nsettle = 50ms\n'
+LOGGER='[tracer lg]\ntype = command\ncommand = sleep 30\nready-settle = 50ms\n'
 tracefs=false
 [ -e /sys/kernel/tracing/events/raw_syscalls ] || [ -e /sys/kernel/debug/tracing/events/raw_syscalls ] &&
 	tracefs=true

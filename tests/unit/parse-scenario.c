@@ -371,31 +371,35 @@ static void test_key_tables(void)
 }
 
 /*
- * A harness key that a plugin also has goes to the plugin (the command tracer's settle), and
- * the section then takes the harness's value from [global]; a harness key a section sets is
- * its own.
+ * A section takes the harness's value of a key from [global] unless it sets it itself; the
+ * command tracer's own delay after readiness is `ready-settle`, so its `settle` is the
+ * harness's, as in every tracer section.
  */
 static void test_inherit(void)
 {
 	static const char text[] = "[global]\nsettle = 7ms\nexplain = true\nthreads = 3\n"
 				   "[workload a]\ntype = getpid\nthreads = 2\n"
-				   "[tracer c]\ntype = command\ncommand = /bin/true\nsettle = 1s\n"
+				   "[tracer c]\ntype = command\ncommand = /bin/true\nready-settle = 1s\n"
+				   "[tracer e]\ntype = command\ncommand = /bin/true\nsettle = 3ms\n"
 				   "[tracer d]\ntype = delay\nsettle = 1ms\nexplain = false\n"
-				   "[matrix]\nworkloads = a\ntracers = c, d\n";
+				   "[matrix]\nworkloads = a\ntracers = c, d, e\n";
 	struct tb_scenario *s = NULL;
 	char *msgs = NULL;
 	json_t *cfg;
-	int c, d;
+	int c, d, e;
 
 	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
 	c = tb_scenario_tracer(s, "c");
 	d = tb_scenario_tracer(s, "d");
+	e = tb_scenario_tracer(s, "e");
 	CU_ASSERT_EQUAL(s->workloads[0].threads, 2);
 	CU_ASSERT_EQUAL(s->tracers[c].settle_ns, 7000000ull);
 	CU_ASSERT_TRUE(s->tracers[c].explain);
 	cfg = tb_opts_to_json(s->tracers[c].ops->opts, s->tracers[c].cfg);
-	CU_ASSERT_EQUAL(json_integer_value(json_object_get(cfg, "settle")), 1000000000);
+	CU_ASSERT_EQUAL(json_integer_value(json_object_get(cfg, "ready-settle")), 1000000000);
+	CU_ASSERT_PTR_NULL(json_object_get(cfg, "settle"));
 	json_decref(cfg);
+	CU_ASSERT_EQUAL(s->tracers[e].settle_ns, 3000000ull);
 	CU_ASSERT_EQUAL(s->tracers[d].settle_ns, 1000000ull);
 	CU_ASSERT_FALSE(s->tracers[d].explain);
 	tb_scenario_free(s);
@@ -455,8 +459,8 @@ static void test_key_lines(void)
 /*
  * Issue 26: a key in a workload section has one meaning. nanosleep's sleep time is `sleep`;
  * `duration` there is the harness's sample length, as in every workload section (it used to
- * be the sleep and hid the harness's key). No registered workload has a key named like one of
- * the harness's.
+ * be the sleep and hid the harness's key). No registered workload or tracer has a key named
+ * like one of the harness's (the command tracer's `settle` is `ready-settle`).
  */
 static void test_one_meaning(void)
 {
@@ -488,6 +492,13 @@ static void test_one_meaning(void)
 				printf("\n    workload %s has the harness's key '%s'",
 				       tb_workloads[i]->name, o->name);
 			CU_ASSERT_PTR_NULL(tb_opts_find(tb_workloads[i]->opts, o->name));
+		}
+	for (size_t i = 0; tb_tracers[i]; i++)
+		for (o = tb_scenario_keys(TB_SCN_TRACER); o->name; o++) {
+			if (tb_opts_find(tb_tracers[i]->opts, o->name))
+				printf("\n    tracer %s has the harness's key '%s'", tb_tracers[i]->name,
+				       o->name);
+			CU_ASSERT_PTR_NULL(tb_opts_find(tb_tracers[i]->opts, o->name));
 		}
 }
 

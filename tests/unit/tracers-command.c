@@ -262,7 +262,7 @@ static void test_normal_and_events(void)
 		"Attaching",
 		"events-regex",
 		"@c: ([0-9]+)",
-		"settle",
+		"ready-settle",
 		"10ms",
 		NULL};
 	struct tb_tracer_stats st = {.extra = NULL};
@@ -399,7 +399,7 @@ static void test_perf_record(void)
 {
 	char path[4096], cmd[512], data[300];
 	const char *kv[] = {
-		"command", cmd, "settle", "500ms", "events-regex", "\\(([0-9]+) samples\\)", NULL};
+		"command", cmd, "ready-settle", "500ms", "events-regex", "\\(([0-9]+) samples\\)", NULL};
 	struct tb_tracer_stats st = {.extra = NULL};
 	struct stat sb;
 	struct run r;
@@ -584,7 +584,7 @@ static void test_bpf_account(void)
  */
 static void test_bpf_account_none(void)
 {
-	const char *kv[] = {"command", "sleep 30", "settle", "50ms", NULL};
+	const char *kv[] = {"command", "sleep 30", "ready-settle", "50ms", NULL};
 	struct tb_tracer_stats st = {.events = -1,
 				     .lost = -1,
 				     .bpf_run_cnt = -1,
