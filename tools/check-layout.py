@@ -6,8 +6,8 @@
     file the table names exists (`name.[ch]` is name.c and name.h; a `*` in a name is a glob);
   - no .c or .h file outside tests/ over 1,000 lines; no function over 80 lines unless its
     comment says why ("Long because ...");
-  - no include circle between files, no room (harness/<room>/, workloads/) that includes a room
-    that includes it back;
+  - no circle between files (an include, or a call of a function only one other file defines,
+    is an arrow), no room (harness/<room>/, workloads/) that includes a room that includes it back;
   - every exported tb_<word>_ prefix is declared in the headers of one room only;
   - stats/ and model/ name no tracer type.
 
@@ -161,18 +161,55 @@ def cycles(graph):
     return out
 
 
+def defined_and_called(files):
+    """{file: names of the non-static functions it defines}, {file: names it calls}."""
+    defs, calls = {}, {}
+    for f in files:
+        if not f.endswith('.c'):
+            continue
+        text = open(os.path.join(ROOT, f), encoding='latin-1').read()
+        code = re.sub(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"', ' ', text, flags=re.S)
+        defs[f] = {m.group(1) for m in re.finditer(r'^(?!static\b)[a-zA-Z_][^;{}()=]*?\b(\w+)\([^;{]*\)\s*\n\{', code, re.M)}
+        calls[f] = set(re.findall(r'\b([a-z_]\w*)\s*\(', code))
+    return defs, calls
+
+
+def _unused_declared(f):
+    """Names of the functions header f declares."""
+    txt = re.sub(r'/\*.*?\*/', '', open(os.path.join(ROOT, f), encoding='latin-1').read(), flags=re.S)
+    txt = re.sub(r'static[^;{]*\{.*?\n\}', '', txt, flags=re.S)
+    return set(re.findall(r'\b(tb_\w+)\s*\([^;{]*\)\s*;', txt))
+
+
 def check_includes(files):
+    """
+    Circles between files, with a .c and its header as one unit. An arrow is a call of a
+    function that one other file alone defines, or an include of a header that has no .c of
+    its own (tb.h, a room's internal header): an include of a .c's header is an arrow through
+    the calls it serves, not by itself, so a file that includes a header only for its types and
+    constants ties nothing.
+    """
     inc = includes(files)
+    defs, calls = defined_and_called(files)
+    owner = {}
+    for f, names in defs.items():
+        for n in names:
+            owner.setdefault(n, set()).add(f)
     unit = lambda p: re.sub(r'\.[ch]$', '', p)  # a .c with its .h is one unit
     g, rg = {}, {}
     for f, targets in inc.items():
         for t in targets:
-            if unit(t) != unit(f):
+            if unit(t) != unit(f) and not os.path.exists(os.path.join(ROOT, unit(t) + '.c')):
                 g.setdefault(unit(f), set()).add(unit(t))
             if room_of(t) != room_of(f):
                 rg.setdefault(room_of(f), set()).add(room_of(t))
+    for f, names in calls.items():
+        for n in names - defs.get(f, set()):
+            o = owner.get(n, set())
+            if len(o) == 1 and unit(next(iter(o))) != unit(f):
+                g.setdefault(unit(f), set()).add(unit(next(iter(o))))
     for c in cycles(g):
-        say('include circle between files: %s' % ' <-> '.join(c))
+        say('circle between files (includes and calls): %s' % ' <-> '.join(c))
     for c in cycles(rg):
         say('rooms that include each other: %s' % ' <-> '.join(c))
 

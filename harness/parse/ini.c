@@ -58,6 +58,26 @@ static size_t first_key(const struct tb_scn_parse *p, int section)
 	return lo;
 }
 
+int tb_scenario_workload(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->nworkloads; i++)
+		if (!strcmp(s->workloads[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < s->ntracers; i++)
+		if (!strcmp(s->tracers[i].name, name))
+			return (int)i;
+	return -1;
+}
+
 int tb_scn_key_line(const struct tb_scn_parse *p, int section, const char *name)
 {
 	for (size_t i = first_key(p, section); i < p->nkeys && p->keys[i].section == section; i++)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The matrix (parse.h): [matrix]'s names resolved to sections, its exclude patterns and the
- * tracers' 'workloads' keys checked against it; and the lookups the plan makes in it.
+ * tracers' 'workloads' keys checked against it (the lookups by name are ini.c's).
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -10,26 +10,6 @@
 #include <string.h>
 
 #include "parse/parse.h"
-
-int tb_scenario_workload(const struct tb_scenario *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->nworkloads; i++)
-		if (!strcmp(s->workloads[i].name, name))
-			return (int)i;
-	return -1;
-}
-
-int tb_scenario_tracer(const struct tb_scenario *s, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < s->ntracers; i++)
-		if (!strcmp(s->tracers[i].name, name))
-			return (int)i;
-	return -1;
-}
 
 unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
 {

@@ -37,11 +37,6 @@ const char *const tb_bpftr_programs[] = {
 	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "probe", "object", NULL,
 };
 static const char *const pidf_choices[] = {"workload", "none", NULL};
-const char *const tb_bpftr_attach_types[] = {
-	"auto",	     "tp_btf",	     "raw_tp", "tracepoint", "fentry", "fexit", "kprobe",
-	"kretprobe", "kprobe_multi", "uprobe", "uretprobe",  "usdt",   NULL,
-};
-const char *const tb_bpftr_bodies[] = {"empty", "count", NULL};
 const char *const tb_bpftr_wakeups[] = {"adaptive", "none", "each", NULL};
 
 static const struct tb_option bpf_opts[] = {
@@ -89,32 +84,6 @@ static const struct tb_option bpf_opts[] = {
 	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
 };
-
-/* ---- libbpf's messages through our log -------------------------------------------------- */
-
-/* While an attach type is tried (attach.c), libbpf's complaints are the expected answer. */
-static bool quiet;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	tb_vlog(level == LIBBPF_WARN && !quiet ? TB_LOG_WARN : TB_LOG_DEBUG, fmt, ap);
-	return 0;
-}
-
-void tb_bpftr_log_init(void)
-{
-	static bool done;
-
-	if (!done) {
-		libbpf_set_print(libbpf_print);
-		done = true;
-	}
-}
-
-void tb_bpftr_log_quiet(bool on)
-{
-	quiet = on;
-}
 
 /* ---- configuration checks ---------------------------------------------------------------- */
 
@@ -290,15 +259,6 @@ static __u32 link_id(struct bpf_link *link)
 
 	memset(&info, 0, sizeof(info));
 	return bpf_obj_get_info_by_fd(bpf_link__fd(link), &info, &len) ? 0 : info.id;
-}
-
-__u32 tb_bpftr_prog_id(struct bpf_program *prog)
-{
-	struct bpf_prog_info info;
-	__u32 len = sizeof(info);
-
-	memset(&info, 0, sizeof(info));
-	return bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len) ? 0 : info.id;
 }
 
 /* ---- lifecycle --------------------------------------------------------------------------- */
