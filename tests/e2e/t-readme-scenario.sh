@@ -17,7 +17,22 @@ ls "$TMP/r/plots/"*.failed >/dev/null 2>&1 && fail "a plot failed: $(cat "$TMP/r
 for f in "$TMP/r/plots/"*.png "$TMP/r/plots/"*.svg; do
 	[ -s "$f" ] && [ "$(stat -c %s "$f")" -gt 1000 ] || fail "$(basename "$f") is empty"
 done
-[ "$(ls "$TMP/r/plots/"*.png | wc -l)" -ge 4 ] || fail "fewer than 4 plots: $(ls "$TMP/r/plots")"
+# The ns-per-event plot is drawn when the traced cell's verdict is an overhead: on a loaded machine
+# (a shared CI runner) the cell can come out untrustworthy, and then the plot is rightly absent. The
+# segfault itself is covered on synthetic data by render-gnuplot's "one traced cell without BPF".
+verdict=$(python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))
+print([c["overhead"]["verdict"] for c in r["cells"] if not c["baseline"]][0])' "$TMP/r/result.json") ||
+	fail "result.json: no traced cell's verdict"
+want=3
+[ "$verdict" = overhead ] && want=4
+[ "$(ls "$TMP/r/plots/"*.png | wc -l)" -ge $want ] ||
+	fail "fewer than $want plots (verdict $verdict): $(ls "$TMP/r/plots")"
 grep -q "plot failed" "$TMP/r/report.html" && fail "the report shows a failed plot"
-grep -q '<figure id="plot-ns-per-event">' "$TMP/r/report.html" || fail "no ns-per-event figure in the report"
+if [ "$verdict" = overhead ]; then
+	grep -q '<figure id="plot-ns-per-event">' "$TMP/r/report.html" ||
+		fail "no ns-per-event figure in the report"
+else
+	echo "note: traced cell's verdict is $verdict (a loaded machine?): no ns-per-event plot expected"
+fi
 exit 0
