@@ -18,6 +18,8 @@ int tb_cli_history(int argc, char **argv);
 int tb_cli_fleet(int argc, char **argv);
 int tb_cli_explain(int argc, char **argv);
 int tb_cli_anonymize(int argc, char **argv);
+/* Hidden `__complete WORD... CUR`: the shell completion's candidates (cmd-complete.c). */
+int tb_cli_complete(int argc, char **argv);
 
 /* Each command's --help text (what `tracebench list --man` puts in the man page). */
 extern const char tb_usage_run[], tb_usage_list[], tb_usage_sysinfo[], tb_usage_compare[],

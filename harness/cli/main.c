@@ -65,6 +65,9 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return TB_EXIT_USAGE;
 	}
+	/* Hidden (not in the table, so not in --help or the man page): tools/completion.bash */
+	if (!strcmp(argv[optind], "__complete"))
+		return tb_cli_complete(argc - optind, argv + optind);
 	for (i = 0; tb_commands[i].name; i++) {
 		if (strcmp(argv[optind], tb_commands[i].name))
 			continue;
