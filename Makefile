@@ -5,6 +5,7 @@
 #   make check       every test (builds deps and the binary first); SAN=1 under ASan+UBSan
 #   make demo        run scenarios/quick.ini end to end (waits for another run; DEMO_ARGS=...)
 #   make install     PREFIX=/usr/local DESTDIR=...
+#   make deb         ./tracebench_<version>_<arch>.deb (debhelper; PREFIX=/usr), lintian-checked
 #   make man         doc/tracebench.1 from doc/tracebench.1.in and the option tables
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
 #   make bench-workloads | bench-estimate | bench-history | validate | validate-history | fuzz
@@ -16,6 +17,8 @@ BINDIR	 = $(PREFIX)/bin
 DATADIR	 = $(PREFIX)/share/tracebench
 LIBEXECDIR = $(PREFIX)/libexec/tracebench
 MANDIR	 = $(PREFIX)/share/man/man1
+DOCDIR	 = $(PREFIX)/share/doc/tracebench
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 DEPS_DIR	?= $(CURDIR)/.deps
 LIBPERF_PREFIX	?= $(DEPS_DIR)/libperf
@@ -33,6 +36,7 @@ msg = @printf '  %-7s %s\n'
 endif
 
 # Debian 12 packages the build, the tests and the demo need. ansible: `tracebench fleet`;
+# debhelper, lintian: `make deb` (tests/e2e/t-deb.sh);
 # openssh-server: the SSH host of tests/e2e/t-fleet.sh (an sshd of its own in a network namespace;
 # installing the package starts Debian's ssh service only where services are started at install).
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
@@ -40,7 +44,7 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine ansible openssh-server bpfcc-tools libdw-dev
+	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto libdw
@@ -65,7 +69,8 @@ BASE_CFLAGS = -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -std=gnu11 -W
 	   $(shell pkg-config --cflags $(PC_LIBS) 2>/dev/null) $(SANFLAGS)
 LIBPERF_LIBS = $(LIBPERF_PREFIX)/lib/libperf.a $(LIBPERF_PREFIX)/lib/libapi.a
 LDLIBS	 = $(LIBPERF_LIBS) $(shell pkg-config --libs $(PC_LIBS) 2>/dev/null) -lpthread -lm
-LDFLAGS	 = $(SANFLAGS)
+# += : the package build's hardening flags (dpkg-buildflags, in the environment) stay.
+LDFLAGS	+= $(SANFLAGS)
 
 # Versions of libraries that have no run-time version call, for `tracebench sysinfo`.
 pc_version = $(or $(shell PKG_CONFIG_PATH=$(LIBPERF_PREFIX)/lib/pkgconfig pkg-config --modversion $(1) 2>/dev/null),unknown)
@@ -108,7 +113,7 @@ TB_BIN	 = tracebench
 endif
 TEST_BIN = $(BUILD)/run-tests
 
-.PHONY: need-deps man all deps check test e2e demo install uninstall asan ubsan clean distclean \
+.PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
 	bench-workloads bench-estimate bench-history bench-precision validate validate-history \
 	validate-coverage fuzz fuzzers valgrind format format-check
 
@@ -152,7 +157,7 @@ $(TB_BIN): $(OBJS)
 $(BUILD)/%.o: %.c | need-deps $(SKELS)
 	@mkdir -p $(dir $@)
 	$(msg) CC $<
-	$(Q)$(CC) $(BASE_CFLAGS) $(CFLAGS) -c -o $@ $<
+	$(Q)$(CC) $(BASE_CFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/vmlinux.h: | need-deps
 	@mkdir -p $(dir $@)
@@ -195,7 +200,7 @@ $(BUILD)/helpers/%: workloads/helpers/%.c | need-deps
 $(UST_PROVIDER): workloads/helpers/ust/tb-usercall-ust.c workloads/helpers/ust/tb-usercall-tp.h
 	@mkdir -p $(dir $@)
 	$(msg) HELPER $@
-	$(Q)$(CC) -O2 -fPIC -shared -Iworkloads/helpers/ust -o $@ $< \
+	$(Q)$(CC) $(CPPFLAGS) -O2 -fPIC -shared $(LDFLAGS) -Iworkloads/helpers/ust -o $@ $< \
 		$(shell pkg-config --libs lttng-ust 2>/dev/null || echo -llttng-ust) -ldl
 
 # ---- tests ---------------------------------------------------------------------------------
@@ -327,18 +332,38 @@ install: all
 	install -d $(DESTDIR)$(DATADIR)/scenarios/validation $(DESTDIR)$(DATADIR)/scenarios/bpftrace
 	install -m 0644 scenarios/*.ini $(DESTDIR)$(DATADIR)/scenarios/
 	install -m 0644 scenarios/validation/*.ini $(DESTDIR)$(DATADIR)/scenarios/validation/
-	install -m 0644 scenarios/bpftrace/*.ini scenarios/bpftrace/*.bt \
-		$(DESTDIR)$(DATADIR)/scenarios/bpftrace/
+	install -m 0644 scenarios/bpftrace/*.ini $(DESTDIR)$(DATADIR)/scenarios/bpftrace/
+	install -m 0755 scenarios/bpftrace/*.bt $(DESTDIR)$(DATADIR)/scenarios/bpftrace/
 	install -m 0644 $(wildcard plots/*.gp) $(DESTDIR)$(DATADIR)/plots/
 	$(if $(HELPERS),install -m 0755 $(HELPERS) $(DESTDIR)$(LIBEXECDIR)/)
 	install -m 0644 $(UST_PROVIDER) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 0644 doc/tracebench.1 $(DESTDIR)$(MANDIR)/tracebench.1
+	install -d $(DESTDIR)$(DOCDIR) $(DESTDIR)$(COMPLETIONDIR)
+	install -m 0644 README.md METHODOLOGY.md doc/*.md $(DESTDIR)$(DOCDIR)/
+	install -m 0644 tools/completion.bash $(DESTDIR)$(COMPLETIONDIR)/tracebench
 	cd fleet && find . -type d -exec install -d $(DESTDIR)$(DATADIR)/fleet/{} \; && \
 		find . -type f -exec install -m 0644 {} $(DESTDIR)$(DATADIR)/fleet/{} \;
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/tracebench $(DESTDIR)$(MANDIR)/tracebench.1
-	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR)
+	rm -f $(DESTDIR)$(COMPLETIONDIR)/tracebench
+	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR)
+
+# The package is built in a copy of the tree's files (tracked and new, not ignored) under
+# $(BUILD)/deb: debhelper's clean and PREFIX=/usr build leave this tree's build alone.
+DEB_VERSION = $(shell sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
+deb: | need-deps
+	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
+	$(Q){ git ls-files -z -co --exclude-standard 2>/dev/null || \
+	      find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; } | \
+		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/src
+	$(msg) DEB tracebench_$(DEB_VERSION)
+	$(Q)cd $(BUILD)/deb/src && DEPS_DIR=$(abspath $(DEPS_DIR)) \
+		LIBPERF_PREFIX=$(abspath $(LIBPERF_PREFIX)) \
+		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed (log: $(BUILD)/deb/build.log)" >&2; exit 1; }
+	$(Q)mv $(BUILD)/deb/tracebench_$(DEB_VERSION)_*.deb .
+	$(Q)lintian --fail-on error tracebench_$(DEB_VERSION)_*.deb
 
 clean:
 	rm -rf build build-san build-fuzz tracebench tracebench-san tracebench-asan tracebench-ubsan
