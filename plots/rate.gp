@@ -1,23 +1,24 @@
-# rate: overhead against event rate for the cells of a rate sweep, per tracer, with the CI as
-# error bars and the least-squares line (overhead % = a + b * rate) through them.
-# Variables: datafile (one block per tracer: rate, pct, lo, hi), fitfile (fitted line, same
-# nf blocks, only tracers with >= 2 rates), ng, g<k> (key titles), nf, f<k> (fit titles),
+# rate: what a traced op costs against the traced events per op, for the cells of a rate sweep,
+# per tracer, with the CI as error bars and the line of the result's rate model (overhead ns/op
+# = fixed_ns + cost_ns x events/op: the figures the terminal prints, in its key).
+# Variables: datafile (one block per tracer: events/op, ns/op, lo, hi), fitfile (the models'
+# lines, nf blocks, only accepted models), ng, g<k> (key titles), nf, f<k> (fit titles),
 # fl<k> (the fit's line type), logx, xmin, xmax,
 # plus those of common.gp.
 load plotsdir.'/common.gp'
 set title title font ',14'
-# A linear axis in thousands of events/s reads better than 1.2M rounded to "1M".
 if (logx) {
 	set logscale x 10
-	set xlabel 'events per second (achieved; log scale)'
-	set format x '%.0s%c'
-	xs = 1.0
+	set xlabel 'traced events per op (log scale)'
 } else {
-	set xlabel 'thousand events per second (achieved)'
-	xs = 1000.0
+	set xlabel 'traced events per op'
 }
-set ylabel 'overhead vs baseline (%)'
-set key top left opaque box
+xs = 1.0
+set ylabel 'overhead vs baseline (ns per op)'
+# The key under the axis, one entry a line, the margin grown to hold it: it can never cover a
+# point or a line (the models' titles are long).
+set bmargin 4 + ng + nf
+set key at screen 0.5, screen 0.01 center bottom vertical maxcols 1 width 1
 set xrange [xmin / xs:xmax / xs]
 set arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#000000'
 if (nf > 0) {

@@ -76,6 +76,7 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 
 static void print_models(FILE *f, const struct tb_result *r)
 {
+	char line[256];
 	size_t i;
 
 	if (r->aa && r->aa_summary.present)
@@ -94,10 +95,8 @@ static void print_models(FILE *f, const struct tb_result *r)
 				m->workload_type, m->npoints, m->why_not);
 			continue;
 		}
-		fprintf(f,
-			"\nrate model %s on %s (%zu points): overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f\n",
-			m->tracer, m->workload_type, m->npoints, m->fixed_ns, m->fixed_ci_lo,
-			m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2);
+		fprintf(f, "\nrate model %s on %s (%zu points): %s\n", m->tracer, m->workload_type,
+			m->npoints, tb_fmt_rate_model(line, sizeof(line), m));
 		/* Said with its p: at R^2 0.999 a borderline quadratic term is a nuance, not a
 		 * broken model. */
 		if (m->nonlinear)

@@ -115,3 +115,12 @@ const char *tb_shorten(char *buf, size_t len, const char *s, size_t max)
 	memcpy(buf + max, "...", 4);
 	return buf;
 }
+
+const char *tb_fmt_rate_model(char *buf, size_t len, const struct tb_rate_model *m)
+{
+	snprintf(buf, len,
+		 "overhead ns/op = %.1f [%.1f, %.1f] + %.1f [%.1f, %.1f] ns x events/op, R^2 %.3f",
+		 m->fixed_ns, m->fixed_ci_lo, m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo,
+		 m->cost_ci_hi, m->r2);
+	return buf;
+}

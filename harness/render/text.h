@@ -38,6 +38,13 @@ struct tb_event_cost;
  */
 const char *tb_fmt_left_out(char *buf, size_t len, const struct tb_event_cost *e, size_t n);
 
+struct tb_rate_model;
+/*
+ * A fitted rate model as every output states it (the terminal, the rate plot's key):
+ * "overhead ns/op = 34.6 [20.1, 49.0] + 95.2 [93.0, 97.4] ns x events/op, R^2 0.999".
+ */
+const char *tb_fmt_rate_model(char *buf, size_t len, const struct tb_rate_model *m);
+
 /* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
  * "-" when negative (unknown). */
 const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes);

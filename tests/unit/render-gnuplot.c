@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "render/gnuplot/plot.h"
+#include "render/text.h"
 #include "core/tb.h"
 #include "fixture.h"
 #include "tb_test.h"
@@ -232,99 +233,120 @@ static void test_data_files(void)
 	CU_ASSERT_STRING_EQUAL(str(&d, 1, 2), "p99");
 	dat_free(&d);
 
-	/* rate: the sweep's three cells, one tracer, sorted by rate, and its fitted line. */
+	/* rate: the sweep's three cells, one tracer, sorted by events per op (the rate model's
+	 * x), their overhead ns/op, and the model's line. */
 	CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "rate", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 3);
 	CU_ASSERT_EQUAL(d.nblocks, 1);
-	/* x: achieved events/s (events over measured time), close to the targets here. */
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1000, 50);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 2, 0), 1e10 / 140500.0, 2000);
-	CU_ASSERT_EQUAL(num(&d, 2, 6), 100000);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 0.0999, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 2, 0), 10, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 2, 1), 40906.9, 0.1);
+	/* The achieved events/s (events over measured time), close to the target here. */
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 2, 6), 1e10 / 140500.0, 2000);
 	dat_free(&d);
 	CU_ASSERT_EQUAL_FATAL(dat_read(outdir, "rate-fit", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 41);
 	dat_free(&d);
 }
 
-/* A rate sweep of one tracer at four rates: its points, and the line of its rate model only. */
+static bool have_gnuplot(void);
+
+/* Whether dir/plots/name holds text (a drawn SVG's key). */
+static bool svg_has(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX], *svg = NULL;
+	bool found;
+
+	snprintf(path, sizeof(path), "%s/plots/%s", dir, name);
+	if (tb_read_file(path, &svg, NULL))
+		return false;
+	found = strstr(svg, text) != NULL;
+	free(svg);
+	return found;
+}
+
+/*
+ * A rate sweep of one tracer at four events per op: its points and the line of its rate model,
+ * in the model's own space (ns/op against events/op) with the figures the terminal prints.
+ * Issue 28: the plot drew a second fit (% against events/s) whose intercept read "-139%"
+ * beside a table saying +34.6 ns.
+ */
 static void test_rate_fit(void)
 {
 	struct tb_result *r = tb_result_new();
 	const char *dir = tb_test_tmpdir();
-	double rates[] = {1000, 10000, 100000, 300000};
+	double k[] = {1, 2, 4, 8};
+	struct tb_rate_model *m;
+	char want[256];
 	struct dat d;
 	size_t i;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < 5; i++) {
 		struct tb_cell *c = tb_result_add_cell(r);
 		char id[64];
 
 		CU_ASSERT_PTR_NOT_NULL_FATAL(c);
-		snprintf(id, sizeof(id), "timer-%zu/tp", i);
+		snprintf(id, sizeof(id), "getpid-c%zu/tp", i);
 		c->id = strdup(id);
-		c->workload = strdup(id);
-		c->workload[7] = '\0';
+		c->workload = strndup(id, strchr(id, '/') - id);
+		c->workload_type = strdup("getpid");
 		c->tracer = strdup("tp");
-		c->rate = rates[i];
+		c->rate = 1000 * (double)(i + 1);
 		c->has_overhead = true;
-		c->overhead.pct = 0.5 + 2e-4 * rates[i]; /* 0.2% per 1000 events/s */
-		c->overhead.ci_lo = c->overhead.pct - 1;
-		c->overhead.ci_hi = c->overhead.pct + 1;
+		c->proof.events_per_op = NAN;
+		/* The fifth cell does not know its events per op: it has no x in the model. */
+		c->overhead.events_per_op = i < 4 ? k[i] : NAN;
+		c->overhead.ns_per_op = i < 4 ? 34.6 + 95 * k[i] : 500;
+		c->overhead.ns_ci_lo = c->overhead.ns_per_op - 5;
+		c->overhead.ns_ci_hi = c->overhead.ns_per_op + 5;
+		c->overhead.pct = 10 * (double)i;
 		c->overhead.ns_per_event = NAN;
 		c->overhead.verdict = TB_VERDICT_OVERHEAD;
 	}
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate", &d), 0);
-	/* No events recorded: x is the target rate. */
 	CU_ASSERT_EQUAL_FATAL(d.nrows, 4);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1000, 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 0), 300000, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 129.6, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 0), 8, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 3), 34.6 + 95 * 8 + 5, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 6), 4000, 1e-6); /* the cell's events/s */
 	dat_free(&d);
 	/* Without stats.c's model for the tracer there is no line (the plot fits none itself). */
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
 	CU_ASSERT_EQUAL(d.nrows, 0);
 	dat_free(&d);
-	/* With stats.c's model for the tracer, the line is the model's. */
-	{
-		struct tb_rate_model *m = tb_result_add_rate_model(r);
-
-		CU_ASSERT_PTR_NOT_NULL_FATAL(m);
-		m->tracer = strdup("tp");
-		m->pct_fixed = 1.0;
-		m->pct_per_mevent_s = 100.0; /* 0.1% per 1000 events/s */
-		m->accepted = true;
-	}
+	/* With it, the line is the model's: fixed_ns + cost_ns x events/op, whatever its
+	 * percent-against-events/s fit says. */
+	m = tb_result_add_rate_model(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	m->tracer = strdup("tp");
+	m->workload_type = strdup("getpid");
+	m->npoints = 4;
+	m->fixed_ns = 34.6, m->fixed_ci_lo = 20.1, m->fixed_ci_hi = 49.0;
+	m->cost_ns = 95, m->cost_ci_lo = 93, m->cost_ci_hi = 97;
+	m->r2 = 0.999;
+	m->pct_fixed = -139;
+	m->pct_per_mevent_s = 5e4;
+	m->accepted = true;
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
 	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate-fit", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 1.1, 1e-4);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 31.0, 1e-3);
+	CU_ASSERT_EQUAL_FATAL(d.nrows, 41);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 1, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 1), 129.6, 1e-3);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 0), 8, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(num(&d, 40, 1), 794.6, 1e-3);
 	dat_free(&d);
-	/* Cells of a sweep without a target rate (rate-sweep = true): x is the achieved rate. */
-	for (i = 0; i < r->ncells; i++) {
-		struct tb_cell *c = &r->cells[i];
-		struct tb_sample *s = tb_cell_add_sample(c);
-
-		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
-		s->ns_per_op = 1000;
-		s->elapsed_ns = 1e9;
-		s->ops = 1000000;
-		s->events = (int64_t)(2 * rates[i]); /* 2 x the target rate over 1 s */
-		s->round = 0;
-		c->rate = NAN;
-		json_decref(c->workload_config);
-		c->workload_config = json_pack("{s:b}", "rate-sweep", 1);
+	/* The key states the model as the terminal does, and nothing of the other fit. */
+	if (have_gnuplot()) {
+		CU_ASSERT(tb_plot_result(r, dir, TB_PLOT_NO_PNG | TB_PLOT_STRICT) > 0);
+		CU_ASSERT_STRING_EQUAL(
+			tb_fmt_rate_model(want, sizeof(want), m),
+			"overhead ns/op = 34.6 [20.1, 49.0] + 95.0 [93.0, 97.0] ns x events/op, R^2 0.999");
+		CU_ASSERT(svg_has(dir, "rate.svg", want));
+		CU_ASSERT(!svg_has(dir, "rate.svg", "139"));
 	}
-	CU_ASSERT_EQUAL(tb_plot_result(r, dir, TB_PLOT_DATA_ONLY), 0);
-	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "rate", &d), 0);
-	CU_ASSERT_EQUAL_FATAL(d.nrows, 4);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 0, 0), 2000, 1e-6);
-	CU_ASSERT_DOUBLE_EQUAL(num(&d, 3, 0), 600000, 1e-3);
-	dat_free(&d);
-	/* Nothing else to draw: no latency rows. */
-	CU_ASSERT_EQUAL_FATAL(dat_read(dir, "latency", &d), 0);
-	CU_ASSERT_EQUAL(d.nrows, 0);
-	dat_free(&d);
 	tb_result_free(r);
 }
 

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The rate plot: overhead against events/s for the cells of rate sweeps, one series per
- * (tracer, workload type) as stats.c groups its rate models, and the line of the model it
- * fitted (r->rate_models). A series without a model gets its points only.
+ * The rate plot: what a traced op costs against the traced events it makes, for the cells of
+ * rate sweeps, one series per (tracer, workload type) as stats.c groups its rate models, and
+ * the line of the model it fitted (r->rate_models): the model's own space (overhead ns/op =
+ * fixed_ns + cost_ns x events/op) and its own figures, the ones the terminal and the report
+ * print (tb_fmt_rate_model). A series without a model gets its points only.
  */
 #include <errno.h>
 #include <math.h>
@@ -18,7 +20,7 @@
 #define LINE_STEPS 40 /* segments of a model's line (curved on a log axis) */
 
 struct rate_pt {
-	double x; /* events/s */
+	double x; /* traced events per op (the model's x) */
 	const struct tb_cell *c;
 };
 
@@ -37,8 +39,15 @@ static int by_x(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The cells of rate sweeps with an overhead into pts (a target rate, or in a sweep without
- * one), at their events/s. Returns the count; the range of x into *rmin, *rmax. */
+/* The model's x for c: the workload's events per op (the proof's), else all of them. */
+static double events_per_op(const struct tb_cell *c)
+{
+	return isfinite(c->proof.events_per_op) ? c->proof.events_per_op
+						: c->overhead.events_per_op;
+}
+
+/* The cells of rate sweeps (a target rate, or in a sweep without one) with an overhead in ns
+ * per op and events per op > 0, into pts. Returns the count; the range of x into *rmin, *rmax. */
 static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, double *rmin,
 			   double *rmax)
 {
@@ -46,18 +55,15 @@ static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, doubl
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
-		double rt;
+		double x = events_per_op(c);
 
-		if (c->baseline || !c->has_overhead || !isfinite(c->overhead.pct) ||
-		    !(isfinite(c->rate) || tb_cell_in_sweep(c)))
+		if (c->baseline || !c->has_overhead || !isfinite(c->overhead.ns_per_op) ||
+		    !(isfinite(c->rate) || tb_cell_in_sweep(c)) || !(x > 0) || !isfinite(x))
 			continue;
-		rt = tb_cell_sweep_rate(c);
-		if (!(rt > 0))
-			continue;
-		pts[n].x = rt;
+		pts[n].x = x;
 		pts[n++].c = c;
-		*rmin = fmin(*rmin, rt);
-		*rmax = fmax(*rmax, rt);
+		*rmin = fmin(*rmin, x);
+		*rmax = fmax(*rmax, x);
 	}
 	return n;
 }
@@ -67,19 +73,12 @@ static size_t sweep_points(const struct tb_result *r, struct rate_pt *pts, doubl
 static void write_line(struct rate *rt, const struct tb_rate_model *m, const char *trs, double x0,
 		       double x1)
 {
-	double a = m->pct_fixed, b = m->pct_per_mevent_s / 1e6;
-	char t[600];
+	double a = m->fixed_ns, b = m->cost_ns;
+	char t[600], fit[256];
 
 	if (!(isfinite(a) && isfinite(b) && x1 > x0) || !m->accepted)
 		return;
-	if (isfinite(m->cost_ns))
-		snprintf(
-			t, sizeof(t),
-			"%s model: %.3g%% + %.3g%% per 1000 events/s; %.0f ns/event [%.0f, %.0f], r2 %.3f",
-			trs, a, b * 1000, m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, m->r2);
-	else
-		snprintf(t, sizeof(t), "%s model: %.3g%% + %.3g%% per 1000 events/s", trs, a,
-			 b * 1000);
+	snprintf(t, sizeof(t), "%s model: %s", trs, tb_fmt_rate_model(fit, sizeof(fit), m));
 	if (rt->nfit)
 		fputs("\n\n", rt->ff);
 	for (int s = 0; s <= LINE_STEPS; s++) {
@@ -106,10 +105,10 @@ static void write_series(struct rate *rt, const struct tb_result *r, struct rate
 	for (size_t j = 0; j < m; j++) {
 		const struct tb_overhead *o = &grp[j].c->overhead;
 
-		tb_gp_row(rt->fd, "ddddssd", grp[j].x, o->pct,
-			  isfinite(o->ci_lo) ? o->ci_lo : o->pct,
-			  isfinite(o->ci_hi) ? o->ci_hi : o->pct, grp[j].c->workload,
-			  grp[j].c->tracer, grp[j].c->rate);
+		tb_gp_row(rt->fd, "ddddssd", grp[j].x, o->ns_per_op,
+			  isfinite(o->ns_ci_lo) ? o->ns_ci_lo : o->ns_per_op,
+			  isfinite(o->ns_ci_hi) ? o->ns_ci_hi : o->ns_per_op, grp[j].c->workload,
+			  grp[j].c->tracer, tb_cell_sweep_rate(grp[j].c));
 	}
 	snprintf(t, sizeof(t), "%s (%zu cells)", trs, m);
 	tb_gp_var_si(rt->v, "g%d", rt->ng, t);
@@ -156,12 +155,13 @@ int tb_plot_rate(struct tb_gp *g, const struct tb_result *r)
 	}
 	n = sweep_points(r, pts, &rmin, &rmax);
 	rt.logx = n && rmax / rmin > 20;
-	rt.fd = tb_gp_dat_open(g, "rate",
-			       "per (tracer, workload type) (block): overhead against event rate",
-			       "events_per_s\tpct\tci_lo\tci_hi\tworkload\ttracer\ttarget_rate");
-	rt.ff = tb_gp_dat_open(g, "rate-fit",
-			       "per fitted series (block): overhead % = a + b * events/s",
-			       "events_per_s\tpct_fitted");
+	rt.fd = tb_gp_dat_open(
+		g, "rate", "per (tracer, workload type) (block): overhead ns/op against events/op",
+		"events_per_op\tns_per_op\tci_lo\tci_hi\tworkload\ttracer\tevents_per_s");
+	rt.ff = tb_gp_dat_open(
+		g, "rate-fit",
+		"per fitted series (block): overhead ns/op = fixed_ns + cost_ns * events/op",
+		"events_per_op\tns_per_op_fitted");
 	if (!rt.fd || !rt.ff) {
 		ret = -EIO;
 		goto out;
@@ -176,9 +176,9 @@ int tb_plot_rate(struct tb_gp *g, const struct tb_result *r)
 	tb_gp_var_d(&v, "ng", (double)rt.ng);
 	tb_gp_var_d(&v, "nf", rt.nfit);
 	tb_gp_var_d(&v, "logx", rt.logx);
-	tb_gp_var_d(&v, "xmin", rt.logx ? rmin / 1.6 : rmin - 0.05 * (rmax - rmin + 1));
+	tb_gp_var_d(&v, "xmin", rt.logx ? rmin / 1.6 : fmax(0, rmin - 0.05 * (rmax - rmin + 1)));
 	tb_gp_var_d(&v, "xmax", rt.logx ? rmax * 1.6 : rmax + 0.05 * (rmax - rmin + 1));
-	tb_gp_main_title(&v, g, "Overhead against event rate");
+	tb_gp_main_title(&v, g, "Overhead against traced events per op (rate sweeps)");
 	ret = tb_gp_run(g, "rate", &v, 1100, 560);
 out:
 	if (rt.fd)
