@@ -401,6 +401,24 @@ static void test_gnuplot_draws_all(void)
 	CU_ASSERT(file_nonempty(dir, "rate", "png"));
 }
 
+/* Under the C locale (sudo, cron, env -i) too: no "iconv failed to convert degree sign". */
+static void test_c_locale(void)
+{
+	const char *old = getenv("LC_ALL");
+	char *saved = old ? strdup(old) : NULL;
+
+	if (!have_gnuplot())
+		TB_SKIP("gnuplot not installed");
+	setenv("LC_ALL", "C", 1);
+	CU_ASSERT_EQUAL(tb_plot_result(fix, tb_test_tmpdir(), TB_PLOT_NO_PNG | TB_PLOT_STRICT), 7);
+	CU_ASSERT_STRING_EQUAL(getenv("LC_ALL"), "C"); /* ours again once gnuplot started */
+	if (saved)
+		setenv("LC_ALL", saved, 1);
+	else
+		unsetenv("LC_ALL");
+	free(saved);
+}
+
 /*
  * probe-types: one row per (tracer, workload type), cheapest first, the rate model's cost per
  * event where one was fitted; the published figures of a probe type beside its row.
@@ -666,6 +684,7 @@ static CU_TestInfo plot_tests[] = {
 	{"data files hold the expected rows", test_data_files},
 	{"rate sweep fit", test_rate_fit},
 	{"probe types ranked, published beside", test_probe_types},
+	{"plots draw silently under the C locale", test_c_locale},
 	{"gnuplot draws every plot silently", test_gnuplot_draws_all},
 	{"plots without data are skipped", test_skips_empty},
 	{"hostile names", test_hostile_names},

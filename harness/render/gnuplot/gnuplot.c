@@ -497,6 +497,30 @@ static int spawn_gnuplot(struct tb_gp *g, const char *name, struct tb_gp_vars *a
 }
 
 /*
+ * spawn_gnuplot in a UTF-8 locale: common.gp sets `encoding utf8`, which under the C locale
+ * (sudo, cron, `env -i`, a CI container) warns "iconv failed to convert degree sign" on every
+ * plot. Only gnuplot's environment changes: the variable is restored once it has started.
+ */
+static int spawn_utf8(struct tb_gp *g, const char *name, struct tb_gp_vars *all, const char *script,
+		      struct tb_proc *p)
+{
+	const char *old = getenv("LC_ALL");
+	char *saved = old ? strdup(old) : NULL;
+	int ret;
+
+	if (old && !saved)
+		return -ENOMEM;
+	setenv("LC_ALL", "C.UTF-8", 1);
+	ret = spawn_gnuplot(g, name, all, script, p);
+	if (saved)
+		setenv("LC_ALL", saved, 1);
+	else
+		unsetenv("LC_ALL");
+	free(saved);
+	return ret;
+}
+
+/*
  * A plot that failed leaves plots/<name>.failed, one line saying why, so that the report
  * shows "plot failed: why" in the plot's place instead of an empty figure (TB_PLOT_FAILED_EXT).
  */
@@ -567,7 +591,7 @@ static int run_format(struct tb_gp *g, const char *script_name, const char *name
 	tb_gp_var_d(&all, "h", h);
 	tb_gp_var_s(&all, "host", g->host);
 	fwrite(v->buf, 1, v->len, all.f);
-	ret = fflush(all.f) ? -ENOMEM : spawn_gnuplot(g, name, &all, script, &p);
+	ret = fflush(all.f) ? -ENOMEM : spawn_utf8(g, name, &all, script, &p);
 	tb_gp_vars_free(&all);
 	if (ret) {
 		tb_err("plot: cannot run %s: %s", g->gnuplot, strerror(-ret));
