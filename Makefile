@@ -350,8 +350,10 @@ uninstall:
 	rm -rf $(DESTDIR)$(DATADIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DOCDIR)
 
 # The package is built in a copy of the tree's files (tracked and new, not ignored) under
-# $(BUILD)/deb: debhelper's clean and PREFIX=/usr build leave this tree's build alone.
+# $(BUILD)/deb: debhelper's clean and PREFIX=/usr build leave this tree's build alone. The
+# .deb lands in DEB_OUT (tests/e2e/t-deb.sh points it elsewhere).
 DEB_VERSION = $(shell sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
+DEB_OUT	?= .
 deb: | need-deps
 	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	$(Q){ git ls-files -z -co --exclude-standard 2>/dev/null || \
@@ -362,8 +364,8 @@ deb: | need-deps
 		LIBPERF_PREFIX=$(abspath $(LIBPERF_PREFIX)) \
 		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed (log: $(BUILD)/deb/build.log)" >&2; exit 1; }
-	$(Q)mv $(BUILD)/deb/tracebench_$(DEB_VERSION)_*.deb .
-	$(Q)lintian --fail-on error tracebench_$(DEB_VERSION)_*.deb
+	$(Q)mv $(BUILD)/deb/tracebench_$(DEB_VERSION)_*.deb $(DEB_OUT)/
+	$(Q)lintian --fail-on error $(DEB_OUT)/tracebench_$(DEB_VERSION)_*.deb
 
 clean:
 	rm -rf build build-san build-fuzz tracebench tracebench-san tracebench-asan tracebench-ubsan
