@@ -358,7 +358,7 @@ deb: | need-deps
 	$(Q)rm -rf $(BUILD)/deb && mkdir -p $(BUILD)/deb/src
 	$(Q){ git ls-files -z -co --exclude-standard 2>/dev/null || \
 	      find . -path ./build -prune -o -path ./.git -prune -o -type f -print0; } | \
-		tar --null -T - -cf - | tar -xf - -C $(BUILD)/deb/src
+		tar --null --ignore-failed-read -T - -cf - 2>/dev/null | tar -xf - -C $(BUILD)/deb/src
 	$(msg) DEB tracebench_$(DEB_VERSION)
 	$(Q)cd $(BUILD)/deb/src && DEPS_DIR=$(abspath $(DEPS_DIR)) \
 		LIBPERF_PREFIX=$(abspath $(LIBPERF_PREFIX)) \

@@ -13,7 +13,8 @@ for prefix in /usr/local /opt/tb; do
 		share/tracebench/plots/overhead.gp share/tracebench/scenarios/validation/aa.ini \
 		share/tracebench/fleet/tracebench.yml share/tracebench/fleet/roles/tracebench/tasks/run.yml \
 		share/tracebench/scenarios/bpftrace/read-latency.bt share/tracebench/scenarios/real-tools.ini \
-		libexec/tracebench/tb-exit; do
+		libexec/tracebench/tb-exit share/bash-completion/completions/tracebench \
+		share/doc/tracebench/README.md share/doc/tracebench/ci.md; do
 		[ -f "$P/$f" ] || fail "$f not installed"
 	done
 	[ -x "$P/bin/tracebench" ] || fail "binary not executable"
