@@ -36,7 +36,7 @@ msg = @printf '  %-7s %s\n'
 endif
 
 # Debian 12 packages the build, the tests and the demo need. ansible: `tracebench fleet`;
-# debhelper, lintian: `make deb` (tests/e2e/t-deb.sh);
+# debhelper, lintian: `make deb` (tests/e2e/t-deb.sh); python3-yaml: t-ci-gate.sh reads doc/ci.md;
 # openssh-server: the SSH host of tests/e2e/t-fleet.sh (an sshd of its own in a network namespace;
 # installing the package starts Debian's ssh service only where services are started at install).
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
@@ -44,7 +44,7 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian
+	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian python3-yaml
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto libdw
