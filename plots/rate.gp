@@ -15,10 +15,22 @@ if (logx) {
 }
 xs = 1.0
 set ylabel 'overhead vs baseline (ns per op)'
-# The key under the axis, one entry a line, the margin grown to hold it: it can never cover a
-# point or a line (the models' titles are long).
-set bmargin 4 + ng + nf
-set key at screen 0.5, screen 0.01 center bottom vertical maxcols 1 width 1
+# The key under the axis, one line an entry in its series' colour, the image taller by 20 px an
+# entry (rate.c): it can never cover a point or a line. Labels, not gnuplot's key, which drops
+# the entries past what it thinks fit (15 here) and the models' titles are long.
+set bmargin at screen (70.0 + 20 * (ng + nf)) / h
+unset key
+row = 0
+do for [k=nf-1:0:-1] {
+	set label 1000 + row value(sprintf('f%d', k)) at screen 0.06, screen (14.0 + 20 * row) / h \
+		left tc lt value(sprintf('fl%d', k))
+	row = row + 1
+}
+do for [k=ng-1:0:-1] {
+	set label 1000 + row '* '.value(sprintf('g%d', k)).': measured, 95% CI' \
+		at screen 0.06, screen (14.0 + 20 * row) / h left tc lt k + 2
+	row = row + 1
+}
 set xrange [xmin / xs:xmax / xs]
 set arrow from graph 0, first 0 to graph 1, first 0 nohead lc rgb '#000000'
 if (nf > 0) {

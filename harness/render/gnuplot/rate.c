@@ -179,7 +179,8 @@ int tb_plot_rate(struct tb_gp *g, const struct tb_result *r)
 	tb_gp_var_d(&v, "xmin", rt.logx ? rmin / 1.6 : fmax(0, rmin - 0.05 * (rmax - rmin + 1)));
 	tb_gp_var_d(&v, "xmax", rt.logx ? rmax * 1.6 : rmax + 0.05 * (rmax - rmin + 1));
 	tb_gp_main_title(&v, g, "Overhead against traced events per op (rate sweeps)");
-	ret = tb_gp_run(g, "rate", &v, 1100, 560);
+	/* Taller by a line of key per series and per model line, under the axis (rate.gp). */
+	ret = tb_gp_run(g, "rate", &v, 1100, 560 + 20 * (rt.ng + rt.nfit));
 out:
 	if (rt.fd)
 		fclose(rt.fd);
