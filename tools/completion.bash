@@ -1,5 +1,5 @@
 # bash completion for tracebench: commands, options, option values that are files, history's
-# subcommands and plugin names (`list NAME`). The candidates come from the binary itself
+# subcommands, plugin names (`list NAME`) and an installed tree's shipped scenarios (`run`). The candidates come from the binary itself
 # (`tracebench __complete WORD... CUR`, harness/cli/cmd-complete.c), so they follow its
 # --help texts and plugin tables. Installed to $(PREFIX)/share/bash-completion/completions.
 _tracebench() {

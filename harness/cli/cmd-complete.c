@@ -7,12 +7,16 @@
  * asks for file names too. The shell filters the candidates by CUR's prefix.
  */
 #include <ctype.h>
+#include <glob.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/commands.h"
 #include "core/tb.h"
+#include "core/util.h"
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
@@ -78,6 +82,28 @@ static void plugin_names(void)
 		printf("%s\n", tb_tracers[i]->name);
 }
 
+/*
+ * The shipped scenarios of an installed tree (share/tracebench/scenarios next to the binary,
+ * else the build's PREFIX), by their full paths: `tracebench run <TAB>` from any directory.
+ */
+static void installed_scenarios(void)
+{
+	char exe[PATH_MAX], dir[PATH_MAX + 32], real[PATH_MAX], pat[PATH_MAX + 8];
+	glob_t gl;
+
+	if (tb_exe_dir(exe, sizeof(exe)))
+		exe[0] = '\0';
+	snprintf(dir, sizeof(dir), "%s/" TB_DATADIR_REL "/scenarios", exe);
+	if (!exe[0] || !realpath(dir, real))
+		snprintf(real, sizeof(real), "%s/scenarios", TB_DATADIR);
+	snprintf(pat, sizeof(pat), "%s/*.ini", real);
+	if (glob(pat, 0, NULL, &gl))
+		return;
+	for (size_t i = 0; i < gl.gl_pathc; i++)
+		printf("%s\n", gl.gl_pathv[i]);
+	globfree(&gl);
+}
+
 /* The --help text of `history SUB` (sub NULL: history's own). */
 static const char *history_usage(const char *sub)
 {
@@ -116,10 +142,13 @@ static void complete_command(const struct tb_command *cmd, char **w, int n, cons
 		printf("--help\n");
 		return;
 	}
-	if (!strcmp(cmd->name, "list"))
+	if (!strcmp(cmd->name, "list")) {
 		plugin_names();
-	else
-		printf("-f\n");
+		return;
+	}
+	if (!strcmp(cmd->name, "run") || !strcmp(cmd->name, "fleet"))
+		installed_scenarios();
+	printf("-f\n");
 }
 
 int tb_cli_complete(int argc, char **argv)

@@ -43,6 +43,16 @@ for cmd in run gate compare plot report cleanup sysinfo list explain anonymize f
 		grep -qx -- "$opt" "$TMP/offered" || fail "$cmd: $opt in --help but not completed"
 	done
 done
+# An installed tree offers its shipped scenarios to `run` by full path, from any directory.
+if [ -f "$TB_ROOT/Makefile" ]; then
+	make -s -C "$TB_ROOT" install DESTDIR="$TMP/inst" PREFIX=/opt/tb \
+		${LIBPERF_PREFIX:+LIBPERF_PREFIX=$LIBPERF_PREFIX} >"$TMP/out" 2>&1 ||
+		{ cat "$TMP/out"; fail "make install failed"; }
+	S=$TMP/inst/opt/tb/share/tracebench/scenarios
+	(cd / && bash "$TMP/c.sh" "$TMP/inst/opt/tb/share/bash-completion/completions/tracebench" \
+		"$TMP/inst/opt/tb/bin/tracebench" run "") | grep -qx "$S/quick.ini" ||
+		fail "run does not complete the installed scenarios"
+fi
 # A command that does not exist completes to nothing, and the hidden command is not listed.
 comp "" nosuch --x
 "$TB" --help | grep -q __complete && fail "__complete shows in --help"
