@@ -1,6 +1,7 @@
 # bash completion for tracebench: commands, options, option values that are files, history's
-# subcommands, plugin names (`list NAME`) and an installed tree's shipped scenarios (`run`). The candidates come from the binary itself
-# (`tracebench __complete WORD... CUR`, harness/cli/cmd-complete.c), so they follow its
+# subcommands, plugin names (`list NAME`) and an installed tree's shipped scenarios (`run`).
+# The candidates come from the binary itself (`tracebench __complete WORD... CUR`,
+# harness/cli/cmd-complete.c), so they follow its
 # --help texts and plugin tables. Installed to $(PREFIX)/share/bash-completion/completions.
 _tracebench() {
 	local cur=${COMP_WORDS[COMP_CWORD]} line files=0 bin=${COMP_WORDS[0]}
