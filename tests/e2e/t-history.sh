@@ -191,12 +191,27 @@ runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -w -l "$PGDIR/log" \
 	-o "-k $PGDIR -p 55433 -c listen_addresses= -c fsync=off" start >/dev/null ||
 	fail "pg_ctl start failed: $(cat "$PGDIR/log")"
 URL="postgresql://postgres@/postgres?host=$PGDIR&port=55433"
+# The third run's URL carries planted passwords (the server trusts local users and ignores
+# them), one in the user part and one under a percent-encoded key libpq decodes: neither may
+# reach a message, result.json, report.html or the history's stored run.
+SECRET_URL="postgresql://postgres:PLANTEDPW1@/postgres?host=$PGDIR&port=55433&pass%77ord=PLANTEDPW2"
+: >"$TMP/all-logs"
 for i in 1 2 3; do
+	u=$URL
+	[ "$i" -eq 3 ] && u=$SECRET_URL
 	expect_exit 0 "$TB" run "$SCN" --quick -o "$TMP/p$i" -q --no-plots --wait \
-		--label commit=beef$i --history "$URL"
-	grep -q "history: postgresql://postgres@/postgres.*: run $i (" "$TMP/out" ||
+		--label commit=beef$i --history "$u"
+	cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+	grep -qE "history: postgresql://postgres(:\*\*\*)?@/postgres.*: run $i \(" "$TMP/out" ||
 		fail "run $i not added to PostgreSQL: $(cat "$TMP/out")"
 done
+expect_exit 0 "$TB" history export 3 --db "$SECRET_URL" -o "$TMP/p3-export.json"
+cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+grep -q '"command_line"' "$TMP/p3-export.json" || fail "the export has no command line"
+[ -s "$TMP/p3/report.html" ] || fail "run 3 wrote no report.html"
+leaks=$(grep -rl 'PLANTEDPW' "$TMP/p3" "$TMP/p3-export.json" "$TMP/all-logs")
+[ -z "$leaks" ] || fail "the history password is in: $leaks"
+grep -q 'postgres:\*\*\*@' "$TMP/p3/result.json" || fail "result.json's command line is not masked"
 expect_exit 0 "$TB" history list --db "$URL" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"] == 3 and d["backend"] == "postgresql", d' \
 	"$TMP/out" || fail "PostgreSQL list is wrong"

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A history trusts nothing it is given (history/): its URL's password never reaches a message or
+ * an artefact, whatever the spelling libpq accepts; a database file made by someone else runs
+ * none of its triggers or views inside tracebench and its values are checked as a result's are.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "fixture.h"
+#include "history/series.h"
+#include "history/store.h"
+#include "model/result.h"
+#include "tb_test.h"
+
+/* ---- the mask ------------------------------------------------------------------------------- */
+
+static void expect_masked(const char *in, const char *want)
+{
+	char *m = tb_history_mask(in);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	if (strcmp(m, want))
+		fprintf(stderr, "\n  mask(%s) = %s, want %s\n", in, m, want);
+	CU_ASSERT_STRING_EQUAL(m, want);
+	CU_ASSERT_PTR_NULL(strstr(m, "SECRET"));
+	free(m);
+}
+
+static void test_mask(void)
+{
+	expect_masked("results/history.db", "results/history.db");
+	expect_masked("postgresql://u:SECRET@db.example:5433/hist",
+		      "postgresql://u:***@db.example:5433/hist");
+	expect_masked("--history=postgres://u:SECRET@h/d?sslmode=require",
+		      "--history=postgresql://u:***@h/d?sslmode=require");
+	/* libpq decodes the key: pass%77ord is password */
+	expect_masked("postgresql://u@h/d?pass%77ord=SECRET", "postgresql://u:***@h/d");
+	expect_masked("postgresql:///d?password=SECRET&user=u&host=/run/pg&port=5",
+		      "postgresql://u:***@/d?host=/run/pg&port=5");
+	expect_masked("postgresql://u@h/d?sslpassword=SECRET", "postgresql://u@h/d?sslpassword=***");
+	expect_masked("postgresql://u:SEC%52ET@h1:1,h2:2/d", "postgresql://u:***@/d?host=h1,h2&port=1,2");
+	/* what libpq cannot parse is not shown at all */
+	expect_masked("postgresql://u:SECRET@h/d?nosuchkey=1", "postgresql://***");
+	expect_masked("postgresql://u:SECRET@[::1/d", "postgresql://***");
+}
+
+/* ---- hostile SQLite files -------------------------------------------------------------- */
+
+/* A new history file with one run of the fixture, then sql run on it by "someone else". */
+static const char *hostile_db(const char *sql)
+{
+	static char path[256];
+	struct tb_history_added info;
+	struct tb_history *h = NULL;
+	struct tb_result *r = tb_fixture_result(TB_FIX_NO_RATE);
+	sqlite3 *db = NULL;
+	char *err = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(path, sizeof(path), "%s/h.db", tb_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tb_history_open(path, TB_HISTORY_WRITE, &h), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_history_add_result(h, r, NULL, NULL, "fixture", &info), 0);
+	tb_history_close(h);
+	tb_result_free(r);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+	if (sqlite3_exec(db, sql, NULL, NULL, &err) != SQLITE_OK)
+		fprintf(stderr, "\n  %s: %s\n", sql, err);
+	CU_ASSERT_PTR_NULL(err);
+	sqlite3_free(err);
+	sqlite3_close(db);
+	return path;
+}
+
+/* Opening path for writing is refused (-EINVAL) with a message holding want. */
+static void expect_refused(const char *path, const char *want)
+{
+	struct tb_history *h = NULL;
+	char *err;
+	int ret;
+
+	tb_test_stderr_begin();
+	ret = tb_history_open(path, TB_HISTORY_WRITE, &h);
+	err = tb_test_stderr_end();
+	tb_history_close(h);
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	if (!strstr(err, want))
+		fprintf(stderr, "\n  wanted '%s' in: %s\n", want, err);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, want));
+	free(err);
+}
+
+static void test_code_in_the_schema(void)
+{
+	/* a trigger that zeroes every point of an added run */
+	expect_refused(hostile_db("CREATE TRIGGER zero AFTER INSERT ON points BEGIN "
+				  "UPDATE points SET value = 0; END"),
+		       "the trigger zero");
+	/* a recursive view that never ends, in place of a table the store reads */
+	expect_refused(hostile_db("ALTER TABLE runs RENAME TO runs_old; CREATE VIEW runs AS "
+				  "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+				  "SELECT x AS id FROM c"),
+		       "the view runs");
+	expect_refused(hostile_db("UPDATE tb_meta SET value = '1abc' WHERE key = 'schema_version'"),
+		       "schema_version is '1abc'");
+}
+
+/* The series and points of path; the points' callback checks each value it is given. */
+static int check_point(void *ctx, const struct tb_hpoint *p)
+{
+	(void)ctx;
+	CU_ASSERT(fabs(p->value) <= TB_RESULT_MAX_VALUE);
+	CU_ASSERT_PTR_NULL(strchr(p->cell, '\033'));
+	return 0;
+}
+
+static int check_run(void *ctx, const struct tb_history_run *run)
+{
+	(void)ctx;
+	CU_ASSERT_PTR_NULL(run->host ? strchr(run->host, '\033') : NULL);
+	CU_ASSERT_PTR_NULL(run->kernel ? strchr(run->kernel, '\033') : NULL);
+	return 0;
+}
+
+/* Read everything of path; the first error's return, 0 when all was read. */
+static int read_all(const char *path, char **err)
+{
+	struct tb_hseries *s = NULL;
+	struct tb_history *h = NULL;
+	size_t n = 0;
+	int ret;
+
+	tb_test_stderr_begin();
+	ret = tb_history_open(path, 0, &h);
+	if (!ret)
+		ret = tb_history_series(h, false, &s, &n);
+	for (size_t i = 0; !ret && i < n; i++) {
+		CU_ASSERT_PTR_NULL(strchr(s[i].name, '\033'));
+		CU_ASSERT_PTR_NULL(strchr(s[i].hw_desc, '\033'));
+		ret = tb_history_points(h, &s[i], check_point, NULL);
+	}
+	if (!ret)
+		ret = tb_history_runs(h, check_run, NULL);
+	*err = tb_test_stderr_end();
+	tb_history_series_free(s, n);
+	tb_history_close(h);
+	return ret;
+}
+
+static void test_stored_values(void)
+{
+	char *err = NULL;
+
+	/* ESC in the columns a list or show prints: read back escaped */
+	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET workload = 'w' || char(27) || '[2J', "
+					    "cell = cell || char(27) || ']0;t' || char(7); "
+					    "UPDATE runs SET host = char(27) || '[31m', hw_desc = "
+					    "char(27) || 'c', kernel = char(155) || '2J'"),
+				 &err),
+			0);
+	free(err);
+	/* a value no result can hold: refused, not printed as 309 digits */
+	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET value = 1e308"), &err), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "damaged values"));
+	free(err);
+	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET samples = '[1, 2e300]'"), &err),
+			-EINVAL);
+	free(err);
+	/* labels with an escape are damaged */
+	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE runs SET labels = '{\"a\": \"' || char(27) || "
+					    "'[2J\"}'"),
+				 &err),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "damaged labels"));
+	free(err);
+}
+
+static CU_TestInfo trust_tests[] = {
+	{"a history URL's secrets masked in every spelling", test_mask},
+	{"triggers, views and a bad schema_version refused", test_code_in_the_schema},
+	{"stored values escaped and range-checked", test_stored_values},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("history-trust", NULL, NULL, trust_tests);
