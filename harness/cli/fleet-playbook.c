@@ -333,6 +333,24 @@ static bool regular(const char *path)
 	return !lstat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* The record's text through the one opener, bounded. 0, 1 when there is none, or -ENOMEM. */
+static int read_record(struct tb_fleet_host *h, const char *path, char **text, size_t *len)
+{
+	int ret = tb_read_regular(path, TB_FLEET_RECORD_MAX, text, len);
+	char bad[600];
+
+	if (ret == -ENOENT)
+		return 1;
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	snprintf(bad, sizeof(bad), "%s: %s", path,
+		 ret == -EFBIG			    ? "larger than a host's record can be (1 MiB)"
+		 : ret == -ELOOP		    ? "a symbolic link; not followed"
+		 : ret == -ENOTTY || ret == -EISDIR ? "not a regular file"
+						    : strerror(-ret));
+	return tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record", bad) ? -ENOMEM : 1;
+}
+
 /* Check the record of h (doc: templates/fleet-host.json.j2) and take what it says. */
 static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 {
@@ -380,7 +398,8 @@ int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 			continue;
 		if (asprintf(&path, "%s/%s/fleet-host.json", dir, h->name) < 0)
 			return -ENOMEM;
-		if (regular(path) && !tb_read_file(path, &text, &len)) {
+		ret = read_record(h, path, &text, &len);
+		if (!ret) {
 			rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
 			ret = rec ? take_record(h, rec, path)
 				  : tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record",
@@ -389,7 +408,7 @@ int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 		json_decref(rec);
 		free(text);
 		free(path);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		if (asprintf(&path, "%s/%s/result.json", dir, h->name) < 0)
 			return -ENOMEM;

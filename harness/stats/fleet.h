@@ -30,6 +30,8 @@ const char *tb_fleet_state_name(enum tb_fleet_state s);
  * reaches fleet.txt, fleet.json, the report and the terminal bounded and without ESC.
  */
 #define TB_FLEET_TEXT_MAX 1000
+/* A host's record (fleet-host.json) larger than this is refused unread. */
+#define TB_FLEET_RECORD_MAX (1u << 20)
 
 struct tb_fleet_host {
 	char *name; /* inventory_hostname */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/fleet-playbook.h"
 #include "core/outdir.h"
@@ -20,7 +21,7 @@
 #include "stats/fleet.h"
 #include "tb_test.h"
 
-#define BIG (2u << 20) /* a reason of 2 MiB */
+#define BIG (512u << 10) /* a reason of 512 KiB, in a record below TB_FLEET_RECORD_MAX */
 
 /* A file of a stand-in: text, then mode. */
 static void put(const char *path, const char *text, mode_t mode)
@@ -89,7 +90,7 @@ static void test_events_and_records(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "\\x1b[2J"));
 	free(err);
 
-	/* the record of "good": every text hostile, the reason 2 MiB */
+	/* the record of "good": every text hostile, the reason 512 KiB */
 	snprintf(p, sizeof(p), "%s/good", dir);
 	mkdir(p, 0755);
 	big = malloc(BIG + 1);
@@ -114,6 +115,7 @@ static void test_events_and_records(void)
 		clean("a host's install", f.hosts[i].install, max);
 		CU_ASSERT_PTR_NOT_NULL(f.hosts[i].reason);
 	}
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_fleet_host_get(&f, "good")->stage, "st\\x1b[1m"));
 	CU_ASSERT_EQUAL(tb_fleet_merge(&f, 0.05), 0);
 
 	/* fleet.txt and the terminal's tables, fleet.json, the report */
@@ -132,8 +134,41 @@ static void test_events_and_records(void)
 	tb_fleet_free(&f);
 }
 
+/* A record over TB_FLEET_RECORD_MAX, a FIFO and a link as records: refused unread, unblocked. */
+static void test_records_not_read(void)
+{
+	const char *dir = tb_test_tmpdir();
+	const char *names[] = {"big", "fifo", "link"};
+	struct tb_fleet f = {.id = "fleet-x"};
+	char p[512];
+	FILE *file;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(dir);
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names[i]);
+		mkdir(p, 0755);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(tb_fleet_host_get(&f, names[i]));
+	}
+	snprintf(p, sizeof(p), "%s/big/fleet-host.json", dir);
+	file = fopen(p, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(file);
+	CU_ASSERT_EQUAL(ftruncate(fileno(file), TB_FLEET_RECORD_MAX + 1), 0);
+	fclose(file);
+	snprintf(p, sizeof(p), "%s/fifo/fleet-host.json", dir);
+	CU_ASSERT_EQUAL(mkfifo(p, 0600), 0);
+	snprintf(p, sizeof(p), "%s/link/fleet-host.json", dir);
+	CU_ASSERT_EQUAL(symlink("/etc/passwd", p), 0);
+	CU_ASSERT_EQUAL(tb_cli_fleet_records(&f, dir), 0);
+	CU_ASSERT_EQUAL(f.hosts[0].state, TB_FLEET_FAILED);
+	CU_ASSERT_PTR_NOT_NULL(f.hosts[0].reason && strstr(f.hosts[0].reason, "larger than"));
+	CU_ASSERT_PTR_NOT_NULL(f.hosts[1].reason && strstr(f.hosts[1].reason, "not a regular"));
+	CU_ASSERT_PTR_NOT_NULL(f.hosts[2].reason && strstr(f.hosts[2].reason, "symbolic link"));
+	tb_fleet_free(&f);
+}
+
 static CU_TestInfo fleet_input_tests[] = {
 	{"hostile events and host records: escaped and bounded", test_events_and_records},
+	{"records too large, FIFOs and links: not read", test_records_not_read},
 	CU_TEST_INFO_NULL,
 };
 
