@@ -125,9 +125,8 @@ static void say(const char *who, const char *text)
 	free(kept);
 }
 
-/* One line ansible-playbook printed. */
-static int on_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
-		   struct tb_cli_fleet_outcome *out)
+int tb_cli_playbook_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
+			 struct tb_cli_fleet_outcome *out)
 {
 	json_t *ev = line[0] == '{' ? json_loads(line, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	const char *event = jstr(ev, "_event");
@@ -179,7 +178,7 @@ static int feed(struct lines *l, const char *data, size_t n, struct tb_fleet *f,
 
 			if (!l->skipping && l->buf) {
 				l->buf[l->len] = '\0';
-				ret = on_line(l->buf, f, pb, out);
+				ret = tb_cli_playbook_line(l->buf, f, pb, out);
 			}
 			l->len = 0;
 			l->skipping = false;
@@ -385,12 +384,22 @@ static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 	return 0;
 }
 
+int tb_cli_fleet_record(struct tb_fleet_host *h, const char *text, size_t len, const char *path)
+{
+	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	int ret = rec ? take_record(h, rec, path)
+		      : tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record",
+					  "fleet-host.json is not JSON");
+
+	json_decref(rec);
+	return ret;
+}
+
 int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 {
 	for (size_t i = 0; i < f->nhosts; i++) {
 		struct tb_fleet_host *h = &f->hosts[i];
 		char *path = NULL, *text = NULL;
-		json_t *rec = NULL;
 		size_t len;
 		int ret = 0;
 
@@ -399,13 +408,8 @@ int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 		if (asprintf(&path, "%s/%s/fleet-host.json", dir, h->name) < 0)
 			return -ENOMEM;
 		ret = read_record(h, path, &text, &len);
-		if (!ret) {
-			rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
-			ret = rec ? take_record(h, rec, path)
-				  : tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record",
-						      "fleet-host.json is not JSON");
-		}
-		json_decref(rec);
+		if (!ret)
+			ret = tb_cli_fleet_record(h, text, len, path);
 		free(text);
 		free(path);
 		if (ret < 0)

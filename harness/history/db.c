@@ -58,7 +58,8 @@ void tb_hdb_col_copy(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int
 	tb_escape_controls_buf(t ? t : "", false, buf, len);
 }
 
-/* Every key and string in j free of controls and valid UTF-8. */
+/* Every key free of controls, every string of controls but newlines (a scenario's text, a
+ * tracer's lines), all valid UTF-8: as the result reader leaves them. */
 static bool clean_json(json_t *j)
 {
 	const char *k;
@@ -66,7 +67,7 @@ static bool clean_json(json_t *j)
 	size_t i;
 
 	if (json_is_string(j))
-		return tb_control_at(json_string_value(j), false) < 0 &&
+		return tb_control_at(json_string_value(j), true) < 0 &&
 		       tb_utf8_invalid_at(json_string_value(j)) < 0;
 	json_object_foreach(j, k,
 			    v) if (tb_control_at(k, false) >= 0 || !clean_json(v)) return false;
@@ -84,6 +85,19 @@ json_t *tb_hdb_col_json(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, 
 		return NULL;
 	}
 	return j;
+}
+
+bool tb_hdb_json_ok(const char *text, size_t len)
+{
+	json_t *j;
+	bool ok;
+
+	if (tb_control_at(text, true) >= 0 || tb_utf8_invalid_at(text) >= 0)
+		return false;
+	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	ok = j && clean_json(j);
+	json_decref(j);
+	return ok;
 }
 
 bool tb_hdb_value_ok(double v)

@@ -125,5 +125,8 @@ void tb_hdb_col_copy(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int
 /* JSON column i parsed; NULL when NULL, not JSON or not clean. */
 json_t *tb_hdb_col_json(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i);
 bool tb_hdb_value_ok(double v);
+/* text (len bytes, NUL-terminated) is JSON without a raw control and with clean strings (a
+ * stored result as tracebench stores it). */
+bool tb_hdb_json_ok(const char *text, size_t len);
 
 #endif /* TB_HISTORY_DB_H */

@@ -961,6 +961,10 @@ int tb_history_export(struct tb_history *h, int64_t id, char **json, size_t *len
 			      : -EINVAL;
 	}
 	ops->done(rows);
+	if (!ret) { /* it goes to a terminal or a file as stored: JSON without raw controls */
+		(*json)[n] = '\0';
+		ret = tb_hdb_json_ok(*json, n) ? 0 : -EINVAL;
+	}
 	if (ret) {
 		free(*json);
 		*json = NULL;
@@ -969,7 +973,6 @@ int tb_history_export(struct tb_history *h, int64_t id, char **json, size_t *len
 			       (long long)id);
 		return ret;
 	}
-	(*json)[n] = '\0';
 	*len = n;
 	return 0;
 }

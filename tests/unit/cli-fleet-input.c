@@ -66,8 +66,8 @@ static void test_events_and_records(void)
 	const char *dir = tb_test_tmpdir(), *path0 = getenv("PATH");
 	struct tb_cli_fleet_outcome out;
 	struct tb_fleet f = {.id = "fleet-x"};
-	struct tb_cli_playbook pb = {.playbook = "pb.yml", .inventory = "inv", .vars = "v.json",
-				     .logfd = -1};
+	struct tb_cli_playbook pb = {
+		.playbook = "pb.yml", .inventory = "inv", .vars = "v.json", .logfd = -1};
 	char p[512], *env = NULL, *err, *text = NULL, *big;
 	size_t n = 0, max = 4 * TB_FLEET_TEXT_MAX + 16;
 	FILE *mem;
@@ -98,11 +98,12 @@ static void test_events_and_records(void)
 	memset(big, 'B', BIG);
 	memcpy(big, "\\u001b[2J", 9);
 	big[BIG] = '\0';
-	CU_ASSERT_FATAL(asprintf(&text,
-				 "{\"schema\":\"tracebench-fleet-host/1\",\"host\":\"good\","
-				 "\"status\":\"failed\",\"stage\":\"st\\u001b[1m\",\"reason\":\"%s\","
-				 "\"install\":{\"mode\":\"binary\",\"why\":\"\\u009b5m\"}}",
-				 big) > 0);
+	CU_ASSERT_FATAL(
+		asprintf(&text,
+			 "{\"schema\":\"tracebench-fleet-host/1\",\"host\":\"good\","
+			 "\"status\":\"failed\",\"stage\":\"st\\u001b[1m\",\"reason\":\"%s\","
+			 "\"install\":{\"mode\":\"binary\",\"why\":\"\\u009b5m\"}}",
+			 big) > 0);
 	free(big);
 	snprintf(p, sizeof(p), "%s/good/fleet-host.json", dir);
 	put(p, text, 0644);

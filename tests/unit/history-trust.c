@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "core/tb.h"
 #include "fixture.h"
@@ -42,8 +43,10 @@ static void test_mask(void)
 	expect_masked("postgresql://u@h/d?pass%77ord=SECRET", "postgresql://u:***@h/d");
 	expect_masked("postgresql:///d?password=SECRET&user=u&host=/run/pg&port=5",
 		      "postgresql://u:***@/d?host=/run/pg&port=5");
-	expect_masked("postgresql://u@h/d?sslpassword=SECRET", "postgresql://u@h/d?sslpassword=***");
-	expect_masked("postgresql://u:SEC%52ET@h1:1,h2:2/d", "postgresql://u:***@/d?host=h1,h2&port=1,2");
+	expect_masked("postgresql://u@h/d?sslpassword=SECRET",
+		      "postgresql://u@h/d?sslpassword=***");
+	expect_masked("postgresql://u:SEC%52ET@h1:1,h2:2/d",
+		      "postgresql://u:***@/d?host=h1,h2&port=1,2");
 	/* what libpq cannot parse is not shown at all */
 	expect_masked("postgresql://u:SECRET@h/d?nosuchkey=1", "postgresql://***");
 	expect_masked("postgresql://u:SECRET@[::1/d", "postgresql://***");
@@ -151,17 +154,52 @@ static int read_all(const char *path, char **err)
 	return ret;
 }
 
+/* Run 1's stored result replaced by text (compressed as the store does): export refuses it. */
+static void export_refused(const char *text)
+{
+	const char *path = hostile_db("SELECT 1");
+	uLongf zlen = compressBound(strlen(text));
+	unsigned char *z = malloc(zlen);
+	struct tb_history *h = NULL;
+	sqlite3_stmt *st = NULL;
+	char *json = NULL;
+	size_t len = 0;
+	sqlite3 *db;
+	int ret;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(z);
+	CU_ASSERT_EQUAL_FATAL(compress2(z, &zlen, (const Bytef *)text, strlen(text), 6), Z_OK);
+	CU_ASSERT_EQUAL_FATAL(sqlite3_open(path, &db), SQLITE_OK);
+	CU_ASSERT_EQUAL(sqlite3_prepare_v2(db, "UPDATE runs SET result = ?1, result_bytes = ?2", -1,
+					   &st, NULL),
+			SQLITE_OK);
+	sqlite3_bind_blob(st, 1, z, (int)zlen, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, (sqlite3_int64)strlen(text));
+	CU_ASSERT_EQUAL(sqlite3_step(st), SQLITE_DONE);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	free(z);
+	CU_ASSERT_EQUAL_FATAL(tb_history_open(path, 0, &h), 0);
+	tb_test_stderr_begin();
+	ret = tb_history_export(h, 1, &json, &len);
+	free(tb_test_stderr_end());
+	CU_ASSERT_EQUAL(ret, -EINVAL);
+	CU_ASSERT_PTR_NULL(json);
+	tb_history_close(h);
+}
+
 static void test_stored_values(void)
 {
 	char *err = NULL;
 
 	/* ESC in the columns a list or show prints: read back escaped */
-	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET workload = 'w' || char(27) || '[2J', "
-					    "cell = cell || char(27) || ']0;t' || char(7); "
-					    "UPDATE runs SET host = char(27) || '[31m', hw_desc = "
-					    "char(27) || 'c', kernel = char(155) || '2J'"),
-				 &err),
-			0);
+	CU_ASSERT_EQUAL(
+		read_all(hostile_db("UPDATE points SET workload = 'w' || char(27) || '[2J', "
+				    "cell = cell || char(27) || ']0;t' || char(7); "
+				    "UPDATE runs SET host = char(27) || '[31m', hw_desc = "
+				    "char(27) || 'c', kernel = char(155) || '2J'"),
+			 &err),
+		0);
 	free(err);
 	/* a value no result can hold: refused, not printed as 309 digits */
 	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET value = 1e308"), &err), -EINVAL);
@@ -170,6 +208,10 @@ static void test_stored_values(void)
 	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE points SET samples = '[1, 2e300]'"), &err),
 			-EINVAL);
 	free(err);
+	/* a stored result with a raw ESC is not exported raw */
+	export_refused("{\"a\": \"\033[2J\"}");
+	export_refused("{\"a\": 1, \"a\": 2}");
+	export_refused("not json");
 	/* labels with an escape are damaged */
 	CU_ASSERT_EQUAL(read_all(hostile_db("UPDATE runs SET labels = '{\"a\": \"' || char(27) || "
 					    "'[2J\"}'"),
