@@ -217,6 +217,21 @@ static int read_input(int dirfd, const char *path, size_t max, unsigned flags, c
 	return ret;
 }
 
+FILE *tb_fopen_input(const char *path, unsigned flags)
+{
+	int fd = tb_open_input(AT_FDCWD, path, SIZE_MAX, flags);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 int tb_read_file(const char *path, char **out, size_t *len)
 {
 	return read_input(AT_FDCWD, path, 64u << 20, TB_INPUT_FOLLOW, out, len);
@@ -237,7 +252,7 @@ int tb_read_line(const char *path, char *buf, size_t len)
 	FILE *f;
 	int ret = 0;
 
-	f = fopen(path, "re");
+	f = tb_fopen_input(path, TB_INPUT_FOLLOW);
 	if (!f)
 		return -errno;
 	if (!fgets(buf, (int)len, f)) {

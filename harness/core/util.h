@@ -28,6 +28,9 @@ void tb_sleep_ns(uint64_t ns);
  */
 enum { TB_INPUT_FOLLOW = 1 << 0 };
 int tb_open_input(int dirfd, const char *path, size_t max, unsigned flags);
+/* path through tb_open_input (no size limit: a kernel file says 0) as a stdio stream to read;
+ * NULL with errno on failure. For the line-by-line readers of the system's files. */
+FILE *tb_fopen_input(const char *path, unsigned flags);
 /* A whole system file (a kernel file, one of ours; up to 64 MiB) through tb_open_input with
  * TB_INPUT_FOLLOW into a new NUL-terminated buffer (trailing newline kept). */
 int tb_read_file(const char *path, char **out, size_t *len);
@@ -48,7 +51,7 @@ int tb_read_regular(const char *path, size_t max, char **out, size_t *len);
 int tb_read_regular_at(int dirfd, const char *path, size_t max, char **out, size_t *len);
 /* Read fd to its end, at most max bytes (-EFBIG beyond), into a new NUL-terminated buffer. */
 int tb_read_fd(int fd, size_t max, char **out, size_t *len);
-/* Read the first line of a file, without newline, into buf. */
+/* Read the first line of a system file (tb_fopen_input), without newline, into buf. */
 int tb_read_line(const char *path, char *buf, size_t len);
 /* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */
 int tb_write_file(const char *path, const char *s);
