@@ -1,72 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * libFuzzer target for what a fleet run reads from Ansible and the hosts (cli/fleet-playbook.c):
- * the input's lines up to a line "--record--" are ansible-playbook's output (JSON event lines
- * and talk), the rest is a host record (fleet-host.json) of the host "h". Each host that results
- * is merged and drawn as fleet.txt and fleet.json; every host text must come out bounded
- * (TB_FLEET_TEXT_MAX) and without a raw ESC.
- */
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
-#include "cli/fleet-playbook.h"
+/* libFuzzer target for a fleet run's Ansible events and host records (drive-fleet.h). */
 #include "core/tb.h"
-#include "render/fleet-table.h"
-#include "stats/fleet.h"
+#include "drive-fleet.h"
 #include "target.h"
 
 TB_FUZZ_QUIET_INIT
 
-/* A kept text is bounded and has no ESC: anything else is a finding. */
-static void check(const char *s)
-{
-	if (s && (strlen(s) > 4 * TB_FLEET_TEXT_MAX + 16 || strchr(s, '\033')))
-		abort();
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct tb_cli_playbook pb = {.quiet = true, .logfd = -1};
-	struct tb_cli_fleet_outcome out = {0};
-	struct tb_fleet f = {.id = "fleet-fuzz"};
-	char *text = malloc(size + 1), *line, *rec, *save = NULL;
-	FILE *devnull = fopen("/dev/null", "w");
-	struct tb_fleet_host *h;
-	json_t *j;
-
-	if (!text || !devnull)
-		goto out;
-	memcpy(text, data, size);
-	text[size] = '\0';
-	rec = strstr(text, "\n--record--\n");
-	if (rec) {
-		*rec = '\0';
-		rec += 12;
-	}
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
-		if (tb_cli_playbook_line(line, &f, &pb, &out))
-			goto out;
-	h = rec ? tb_fleet_host_get(&f, "h") : NULL;
-	if (h && tb_cli_fleet_record(h, rec, strlen(rec), "h/fleet-host.json"))
-		goto out;
-	for (size_t i = 0; i < f.nhosts; i++) {
-		check(f.hosts[i].name);
-		check(f.hosts[i].stage);
-		check(f.hosts[i].reason);
-		check(f.hosts[i].install);
-	}
-	if (tb_fleet_merge(&f, 0.05))
-		goto out;
-	tb_render_fleet_print(devnull, &f);
-	tb_render_fleet_hosts(devnull, &f);
-	j = tb_render_fleet_json(&f);
-	json_decref(j);
-out:
-	if (devnull)
-		fclose(devnull);
-	tb_fleet_free(&f);
-	free(text);
-	return 0;
+	return tb_drive_fleet(data, size);
 }
