@@ -176,6 +176,25 @@ after=$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM runs')
 expect_exit 2 "$TB" history detect --db "$TMP/missing.db"
 [ ! -e "$TMP/missing.db" ] || fail "a read created the database"
 expect_exit 2 "$TB" history list --label a=b --db "$DB"
+# A database someone else wrote: ESC and C1 controls in the columns list, show and detect print
+# come out escaped; a trigger of theirs is refused before anything is read or added.
+cp "$TMP/s.db" "$TMP/esc.db"
+python3 - "$TMP/esc.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE points SET workload = workload || char(27) || '[2J'")
+c.execute("UPDATE runs SET host = char(27) || ']0;owned' || char(7), hw_desc = hw_desc || char(155) || '2J'")
+c.commit()
+PY
+for c in list "list --runs" detect; do
+	expect_exit 0 "$TB" history $c --db "$TMP/esc.db"
+	! grep -q $'\033\|\xc2\x9b' "$TMP/out" "$TMP/err" || fail "history $c printed a raw escape"
+done
+grep -q 'x1b\[2J' <("$TB" history list --db "$TMP/esc.db") || fail "history list: the escape is not shown as text"
+cp "$TMP/s.db" "$TMP/trig.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TRIGGER zero AFTER INSERT ON points BEGIN UPDATE points SET value = 0; END"); c.commit()' "$TMP/trig.db"
+expect_exit 2 "$TB" history add "$TMP/syn/run-0000" --db "$TMP/trig.db"
+grep -q 'holds the trigger zero' "$TMP/err" || fail "a trigger in the history: $(cat "$TMP/err")"
 
 # 5. The same against a PostgreSQL server of this test's own.
 if [ -z "$PGBIN" ] || ! id postgres >/dev/null 2>&1; then
@@ -212,6 +231,8 @@ grep -q '"command_line"' "$TMP/p3-export.json" || fail "the export has no comman
 leaks=$(grep -rl 'PLANTEDPW' "$TMP/p3" "$TMP/p3-export.json" "$TMP/all-logs")
 [ -z "$leaks" ] || fail "the history password is in: $leaks"
 grep -q 'postgres:\*\*\*@' "$TMP/p3/result.json" || fail "result.json's command line is not masked"
+expect_exit 2 "$TB" history list --dbx="$SECRET_URL" # a mistyped option is said masked too
+grep -q 'PLANTEDPW' "$TMP/err" && fail "a mistyped option printed the password"
 expect_exit 0 "$TB" history list --db "$URL" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"] == 3 and d["backend"] == "postgresql", d' \
 	"$TMP/out" || fail "PostgreSQL list is wrong"
