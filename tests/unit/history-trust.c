@@ -52,6 +52,32 @@ static void test_mask(void)
 	expect_masked("postgresql://u:SECRET@[::1/d", "postgresql://***");
 }
 
+/* A result written before run masked its command line: stored (and exported) without it. */
+static void test_stored_command_line(void)
+{
+	struct tb_history_added info;
+	struct tb_history *h = NULL;
+	struct tb_result *r = tb_fixture_result(TB_FIX_NO_RATE);
+	char path[256], *json = NULL;
+	size_t len = 0;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	free(r->command_line);
+	r->command_line =
+		strdup("tracebench run x.ini --history=postgresql://u:SECRET@h/d?sslmode=disable");
+	snprintf(path, sizeof(path), "%s/cl.db", tb_test_tmpdir());
+	CU_ASSERT_EQUAL_FATAL(tb_history_open(path, TB_HISTORY_WRITE, &h), 0);
+	CU_ASSERT_EQUAL(tb_history_add_result(h, r, NULL, NULL, "fixture", &info), 0);
+	CU_ASSERT_EQUAL(tb_history_export(h, info.run_id, &json, &len), 0);
+	CU_ASSERT_PTR_NOT_NULL(json);
+	CU_ASSERT_PTR_NULL(json ? strstr(json, "SECRET") : "");
+	CU_ASSERT_PTR_NOT_NULL(json ? strstr(json, "postgresql://u:***@h/d?sslmode=disable")
+				    : NULL);
+	free(json);
+	tb_history_close(h);
+	tb_result_free(r);
+}
+
 /* ---- hostile SQLite files -------------------------------------------------------------- */
 
 /* A new history file with one run of the fixture, then sql run on it by "someone else". */
@@ -223,6 +249,7 @@ static void test_stored_values(void)
 
 static CU_TestInfo trust_tests[] = {
 	{"a history URL's secrets masked in every spelling", test_mask},
+	{"a stored command line is masked", test_stored_command_line},
 	{"triggers, views and a bad schema_version refused", test_code_in_the_schema},
 	{"stored values escaped and range-checked", test_stored_values},
 	CU_TEST_INFO_NULL,
