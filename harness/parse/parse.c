@@ -277,6 +277,7 @@ int tb_scenario_load(const char *path, struct tb_scenario **out)
 		       ret == -EISDIR	? "is a directory"
 		       : ret == -ENOTTY ? "not a regular file"
 		       : ret == -EFBIG	? "larger than 1 MiB: not a scenario file"
+		       : ret == -ELOOP	? "is a symbolic link; not followed (name the file itself)"
 					: strerror(-ret));
 		return ret == -ENOTTY || ret == -EFBIG ? -EINVAL : ret;
 	}
