@@ -227,7 +227,10 @@ done
 expect_exit 0 "$TB" history export 3 --db "$SECRET_URL" -o "$TMP/p3-export.json"
 cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
 grep -q '"command_line"' "$TMP/p3-export.json" || fail "the export has no command line"
-[ -s "$TMP/p3/report.html" ] || fail "run 3 wrote no report.html"
+# (the runs have no plots, hence no report.html of their own: the report of run 3's result)
+expect_exit 0 "$TB" report "$TMP/p3/result.json" -o "$TMP/p3/report.html"
+cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+grep -q 'postgres:\*\*\*@' "$TMP/p3/report.html" || fail "report.html shows no masked command line"
 leaks=$(grep -rl 'PLANTEDPW' "$TMP/p3" "$TMP/p3-export.json" "$TMP/all-logs")
 [ -z "$leaks" ] || fail "the history password is in: $leaks"
 grep -q 'postgres:\*\*\*@' "$TMP/p3/result.json" || fail "result.json's command line is not masked"
