@@ -94,7 +94,7 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 		}
 	}
 	o->history = refs;
-	o->history_name = h ? tb_history_name(h) : target;
+	o->history_name = h ? tb_history_name(h) : shown; /* masked: it goes into the reports */
 	ret = tb_cli_gate_result(r, NULL, o, out);
 	o->history = NULL;
 	o->history_name = NULL;

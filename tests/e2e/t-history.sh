@@ -253,6 +253,13 @@ expect_exit 0 "$TB" history report --db "$SYN" -o "$TMP/pg.html"
 grep -q 'kernel.release' "$TMP/pg.html" || fail "PostgreSQL report does not name the kernel change"
 expect_exit 0 "$TB" gate "$TMP/p3/result.json" --history "$URL" --max-overhead none \
 	--allow-untrustworthy
+# A database without a history yet: the gate says so, and names it masked in its reports too.
+psql -q -h "$PGDIR" -p 55433 -U postgres -d postgres -c 'CREATE DATABASE empty' >/dev/null ||
+	fail "cannot create an empty database"
+expect_exit 0 "$TB" gate "$TMP/p3/result.json" --max-overhead none --allow-untrustworthy \
+	--history "postgresql://postgres:PLANTEDPW1@/empty?host=$PGDIR&port=55433" --junit "$TMP/pj.xml"
+grep -q 'no history at postgresql://postgres:\*\*\*@' "$TMP/err" || fail "no history: $(cat "$TMP/err")"
+! grep -q 'PLANTEDPW' "$TMP/out" "$TMP/err" "$TMP/pj.xml" || fail "the gate showed the password"
 pg_stop
 expect_exit 3 "$TB" history list --db "$URL"
 exit 0
