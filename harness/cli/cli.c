@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "core/tb.h"
+#include "history/store.h"
 #include "model/result.h"
 
 /*
@@ -57,6 +58,7 @@ int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct opt
 {
 	const struct option *lo;
 	const char *os;
+	char word[512];
 	int c;
 
 	if (with_common(optstring, longopts, &os, &lo)) {
@@ -74,14 +76,16 @@ int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct opt
 			return c;
 	}
 	if (c == '?' || c == ':') {
+		/* A mistyped --history=URL is said without its password. */
+		tb_history_mask_buf(optopt ? "" : argv[optind - 1], word, sizeof(word));
 		if (optopt && c == ':')
 			tb_err("%s: option -%c needs a value", argv[0], optopt);
 		else if (optopt)
 			tb_err("%s: unknown option -%c", argv[0], optopt);
 		else if (c == ':')
-			tb_err("%s: option %s needs a value", argv[0], argv[optind - 1]);
+			tb_err("%s: option %s needs a value", argv[0], word);
 		else
-			tb_err("%s: unknown option %s", argv[0], argv[optind - 1]);
+			tb_err("%s: unknown option %s", argv[0], word);
 		fprintf(stderr, "%s", usage);
 		return '?';
 	}

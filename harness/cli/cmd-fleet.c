@@ -239,6 +239,7 @@ static int parse_args(int argc, char **argv, struct fleet_opts *o)
 static int history_add(const char *db, const struct tb_fleet *f, bool quiet, int *exit)
 {
 	struct tb_history *h = NULL;
+	char shown[512];
 	int ret, bad = 0;
 
 	ret = tb_history_open(tb_history_target(db), TB_HISTORY_WRITE, &h);
@@ -266,9 +267,9 @@ static int history_add(const char *db, const struct tb_fleet *f, bool quiet, int
 	}
 	if (!ret)
 		ret = tb_history_commit(h);
+	tb_history_mask_buf(tb_history_target(db), shown, sizeof(shown));
 	if (ret)
-		tb_err("fleet: --history: %s: %s", h ? tb_history_name(h) : tb_history_target(db),
-		       strerror(-ret));
+		tb_err("fleet: --history: %s: %s", shown, strerror(-ret));
 	tb_history_close(h);
 	*exit = ret ? tb_history_exit_code(ret) : bad ? TB_EXIT_FAIL : TB_EXIT_OK;
 	return ret ? ret : bad ? -EIO : 0;

@@ -278,11 +278,21 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 
 /* ---- prepare ------------------------------------------------------------------------------ */
 
+/* How to reproduce the run, for result.json: a history URL's password never goes in it. */
 static char *command_line(int argc, char **argv)
 {
-	struct tb_strlist l = {.v = argv, .n = (size_t)argc};
+	char **w = calloc((size_t)argc + 1, sizeof(*w)), *line = NULL;
+	struct tb_strlist l = {.v = w, .n = (size_t)argc};
+	int i;
 
-	return tb_strlist_join(&l, " ");
+	for (i = 0; w && i < argc && (w[i] = tb_history_mask(argv[i])); i++)
+		;
+	if (w && i == argc)
+		line = tb_strlist_join(&l, " ");
+	for (i = 0; w && i < argc; i++)
+		free(w[i]);
+	free(w);
+	return line;
 }
 
 /* The scenario and its plan, checked before anything waits or measures. */
@@ -548,6 +558,7 @@ static int plots_and_report(struct run *x, const char **what)
 static int add_to_history(struct run *x, int rc)
 {
 	const char *db = tb_history_target(x->o.hist_db);
+	char shown[512];
 	struct tb_history_added info;
 	struct tb_history *h = NULL;
 	struct tb_result *saved = NULL;
@@ -568,7 +579,8 @@ static int add_to_history(struct run *x, int rc)
 		printf("history: %s: run %lld (%zu points)\n", tb_history_name(h),
 		       (long long)info.run_id, info.npoints);
 	else
-		tb_err("run: the run was not added to the history %s", db);
+		tb_err("run: the run was not added to the history %s",
+		       (tb_history_mask_buf(db, shown, sizeof(shown)), shown));
 	tb_history_close(h);
 	json_decref(doc);
 	tb_result_free(saved);

@@ -19,11 +19,10 @@
 #include "core/io.h"
 #include "core/proc.h"
 #include "core/tb.h"
-#include "render/text.h"
+#include "core/utf8.h"
 #include "stats/fleet.h"
 
 #define LINE_MAX_BYTES (64u << 20) /* a longer line (a huge module result) is skipped */
-#define REASON_MAX     1000	   /* bytes of a reason kept from an event */
 #define STOP_GRACE_NS  (60ull * 1000000000)
 
 /* ---- events -------------------------------------------------------------------------------- */
@@ -51,7 +50,6 @@ static const char *task_name(json_t *ev)
  */
 static const char *failure_text(json_t *res, char *buf, size_t len)
 {
-	char cut[REASON_MAX + 8];
 	const char *msg = jstr(res, "msg");
 	json_t *err = json_object_get(res, "stderr_lines");
 	const char *last = NULL;
@@ -62,7 +60,7 @@ static const char *failure_text(json_t *res, char *buf, size_t len)
 		snprintf(buf, len, "%s: %s", msg, last);
 	else
 		snprintf(buf, len, "%s", msg ? msg : last ? last : "failed");
-	return tb_shorten(cut, sizeof(cut), buf, REASON_MAX) == buf ? buf : strncpy(buf, cut, len);
+	return buf; /* cut and escaped where the host keeps it (TB_FLEET_TEXT_MAX) */
 }
 
 /* A task's result for each host it names. */
@@ -72,7 +70,7 @@ static int on_result(const char *event, json_t *ev, struct tb_fleet *f, bool qui
 	json_t *hosts = json_object_get(ev, "hosts"), *res;
 	bool unreachable = !strcmp(event, "v2_runner_on_unreachable");
 	bool failed = !strcmp(event, "v2_runner_on_failed");
-	char why[REASON_MAX + 64];
+	char why[TB_FLEET_TEXT_MAX + 64];
 
 	json_object_foreach(hosts, name, res)
 	{
@@ -86,9 +84,9 @@ static int on_result(const char *event, json_t *ev, struct tb_fleet *f, bool qui
 		if (tb_fleet_host_set(h, unreachable ? TB_FLEET_UNREACHABLE : TB_FLEET_FAILED,
 				      task ? task : "?", why))
 			return -ENOMEM;
-		if (!quiet)
-			fprintf(stderr, "fleet: %s: %s at '%s': %s\n", name,
-				unreachable ? "UNREACHABLE" : "FAILED", task ? task : "?", why);
+		if (!quiet) /* the host's own copies: cut and escaped */
+			fprintf(stderr, "fleet: %s: %s at '%s': %s\n", h->name,
+				unreachable ? "UNREACHABLE" : "FAILED", h->stage, h->reason);
 	}
 	return 0;
 }
@@ -118,9 +116,17 @@ static int on_stats(json_t *ev, struct tb_fleet *f)
 	return 0;
 }
 
-/* One line ansible-playbook printed. */
-static int on_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
-		   struct tb_cli_fleet_outcome *out)
+/* A line of ansible's or a task's name on stderr, bounded and escaped as a host's text is. */
+static void say(const char *who, const char *text)
+{
+	char *kept = tb_escape_cut(text, false, TB_FLEET_TEXT_MAX);
+
+	fprintf(stderr, "%s: %s\n", who, kept ? kept : "(out of memory)");
+	free(kept);
+}
+
+int tb_cli_playbook_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
+			 struct tb_cli_fleet_outcome *out)
 {
 	json_t *ev = line[0] == '{' ? json_loads(line, JSON_REJECT_DUPLICATES, NULL) : NULL;
 	const char *event = jstr(ev, "_event");
@@ -137,7 +143,7 @@ static int on_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook 
 		else if (*line)
 			snprintf(out->said + n, sizeof(out->said) - n, " %s", line);
 		if (*line && !pb->quiet)
-			fprintf(stderr, "ansible: %s\n", line);
+			say("ansible", line);
 	} else if (!strncmp(event, "v2_runner_on_", 13)) {
 		ret = on_result(event, ev, f, pb->quiet);
 	} else if (!strcmp(event, "v2_playbook_on_stats")) {
@@ -147,7 +153,7 @@ static int on_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook 
 		const char *task = task_name(ev);
 
 		if (task)
-			fprintf(stderr, "fleet: %s\n", task);
+			say("fleet", task);
 	}
 	json_decref(ev);
 	return ret;
@@ -172,7 +178,7 @@ static int feed(struct lines *l, const char *data, size_t n, struct tb_fleet *f,
 
 			if (!l->skipping && l->buf) {
 				l->buf[l->len] = '\0';
-				ret = on_line(l->buf, f, pb, out);
+				ret = tb_cli_playbook_line(l->buf, f, pb, out);
 			}
 			l->len = 0;
 			l->skipping = false;
@@ -326,6 +332,24 @@ static bool regular(const char *path)
 	return !lstat(path, &st) && S_ISREG(st.st_mode);
 }
 
+/* The record's text through the one opener, bounded. 0, 1 when there is none, or -ENOMEM. */
+static int read_record(struct tb_fleet_host *h, const char *path, char **text, size_t *len)
+{
+	int ret = tb_read_regular(path, TB_FLEET_RECORD_MAX, text, len);
+	char bad[600];
+
+	if (ret == -ENOENT)
+		return 1;
+	if (!ret || ret == -ENOMEM)
+		return ret;
+	snprintf(bad, sizeof(bad), "%s: %s", path,
+		 ret == -EFBIG			    ? "larger than a host's record can be (1 MiB)"
+		 : ret == -ELOOP		    ? "a symbolic link; not followed"
+		 : ret == -ENOTTY || ret == -EISDIR ? "not a regular file"
+						    : strerror(-ret));
+	return tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record", bad) ? -ENOMEM : 1;
+}
+
 /* Check the record of h (doc: templates/fleet-host.json.j2) and take what it says. */
 static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 {
@@ -350,14 +374,8 @@ static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 		bad[0] = '\0';
 	if (*bad)
 		return tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record", bad);
-	if (mode && *mode) {
-		free(h->install);
-		if (asprintf(&h->install, "%s%s%s", mode, why && *why ? ": " : "", why ? why : "") <
-		    0) {
-			h->install = NULL;
-			return -ENOMEM;
-		}
-	}
+	if (mode && *mode && tb_fleet_host_install(h, mode, why))
+		return -ENOMEM;
 	/* The record says why in the role's words; events only know the last failed task. */
 	if (!strcmp(status, "failed"))
 		return tb_fleet_host_set(
@@ -366,12 +384,22 @@ static int take_record(struct tb_fleet_host *h, json_t *rec, const char *path)
 	return 0;
 }
 
+int tb_cli_fleet_record(struct tb_fleet_host *h, const char *text, size_t len, const char *path)
+{
+	json_t *rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
+	int ret = rec ? take_record(h, rec, path)
+		      : tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record",
+					  "fleet-host.json is not JSON");
+
+	json_decref(rec);
+	return ret;
+}
+
 int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 {
 	for (size_t i = 0; i < f->nhosts; i++) {
 		struct tb_fleet_host *h = &f->hosts[i];
 		char *path = NULL, *text = NULL;
-		json_t *rec = NULL;
 		size_t len;
 		int ret = 0;
 
@@ -379,16 +407,12 @@ int tb_cli_fleet_records(struct tb_fleet *f, const char *dir)
 			continue;
 		if (asprintf(&path, "%s/%s/fleet-host.json", dir, h->name) < 0)
 			return -ENOMEM;
-		if (regular(path) && !tb_read_file(path, &text, &len)) {
-			rec = json_loadb(text, len, JSON_REJECT_DUPLICATES, NULL);
-			ret = rec ? take_record(h, rec, path)
-				  : tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record",
-						      "fleet-host.json is not JSON");
-		}
-		json_decref(rec);
+		ret = read_record(h, path, &text, &len);
+		if (!ret)
+			ret = tb_cli_fleet_record(h, text, len, path);
 		free(text);
 		free(path);
-		if (ret)
+		if (ret < 0)
 			return ret;
 		if (asprintf(&path, "%s/%s/result.json", dir, h->name) < 0)
 			return -ENOMEM;

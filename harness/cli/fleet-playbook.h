@@ -10,8 +10,10 @@
 #define TB_FLEET_PLAYBOOK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct tb_fleet;
+struct tb_fleet_host;
 
 struct tb_cli_playbook {
 	const char *playbook;  /* fleet/tracebench.yml */
@@ -40,6 +42,13 @@ struct tb_cli_fleet_outcome {
  */
 int tb_cli_playbook_run(const struct tb_cli_playbook *pb, struct tb_fleet *f,
 			struct tb_cli_fleet_outcome *out);
+
+/* One line ansible-playbook printed (an event, or ansible talking), as the run reads it: its
+ * hosts into f, what it said into out. Returns 0 or -ENOMEM. (Exported for fuzz_fleet.) */
+int tb_cli_playbook_line(char *line, struct tb_fleet *f, const struct tb_cli_playbook *pb,
+			 struct tb_cli_fleet_outcome *out);
+/* The text of h's record (path names it in messages) checked and taken, as below. 0/-ENOMEM. */
+int tb_cli_fleet_record(struct tb_fleet_host *h, const char *text, size_t len, const char *path);
 
 /*
  * For every host of f: read and check dir/<host>/fleet-host.json (the host's install mode and,

@@ -53,6 +53,7 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 			struct tb_gate_opts *o, FILE *out)
 {
 	const char *target = tb_history_target(db);
+	char shown[512];
 	struct tb_gate_ref *refs = NULL, *none = NULL;
 	struct tb_history *h = NULL;
 	struct tb_detect_opts det;
@@ -71,7 +72,8 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 	ret = tb_history_open(target, 0, &h);
 	if (ret == -ENOENT) {
 		/* The first run of a pipeline: nothing to regress against yet. */
-		tb_warn("gate: no history at %s yet: no regression check against it", target);
+		tb_history_mask_buf(target, shown, sizeof(shown));
+		tb_warn("gate: no history at %s yet: no regression check against it", shown);
 		none = calloc(r->ncells ? r->ncells : 1, sizeof(*none));
 		if (!none)
 			return TB_EXIT_FAIL;
@@ -92,7 +94,7 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 		}
 	}
 	o->history = refs;
-	o->history_name = h ? tb_history_name(h) : target;
+	o->history_name = h ? tb_history_name(h) : shown; /* masked: it goes into the reports */
 	ret = tb_cli_gate_result(r, NULL, o, out);
 	o->history = NULL;
 	o->history_name = NULL;

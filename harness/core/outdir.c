@@ -323,20 +323,9 @@ int tb_dir_remove(const struct tb_dir *d, const char *name)
 
 int tb_dir_read(const struct tb_dir *d, const char *name, size_t max, char **out, size_t *len)
 {
-	struct stat st;
-	int fd, ret;
+	int ret = tb_read_regular_at(d->fd, name, max, out, len);
 
-	*out = NULL;
-	fd = openat(d->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
-	ret = tb_read_fd(fd, max, out, len);
-	close(fd);
-	return ret;
+	return ret == -ENOTTY || ret == -EISDIR ? -EINVAL : ret;
 }
 
 /* The open of name at at (a directory fd, or AT_FDCWD with a path) to write it in place, as

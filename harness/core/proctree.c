@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/proctree.h"
+#include "core/util.h"
 
 struct ps {
 	pid_t pid, ppid, pgrp;
@@ -23,7 +24,7 @@ static int stat_of(pid_t pid, pid_t *ppid, pid_t *pgrp)
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	f = fopen(path, "re");
+	f = tb_fopen_input(path, TB_INPUT_FOLLOW);
 	if (!f)
 		return -errno;
 	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;

@@ -129,3 +129,24 @@ void tb_escape_controls_buf(const char *s, bool multiline, char *buf, size_t len
 	fclose(f);
 	buf[len - 1] = '\0';
 }
+
+char *tb_escape_cut(const char *s, bool multiline, size_t max)
+{
+	size_t n = s ? strlen(s) : 0;
+	char *cut, *out;
+
+	if (!s)
+		return NULL;
+	if (n <= max)
+		return tb_escape_controls(s, multiline);
+	while (max > 0 && ((unsigned char)s[max] & 0xC0) == 0x80)
+		max--;
+	cut = malloc(max + 4);
+	if (!cut)
+		return NULL;
+	memcpy(cut, s, max);
+	memcpy(cut + max, "...", 4);
+	out = tb_escape_controls(cut, multiline);
+	free(cut);
+	return out;
+}

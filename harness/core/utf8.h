@@ -25,6 +25,12 @@ long tb_control_at(const char *s, bool multiline);
  * controls comes back unchanged.
  */
 char *tb_escape_controls(const char *s, bool multiline);
+/*
+ * The bounded form, for text from outside that is kept (a fleet host's reason, a history's
+ * column): s cut to at most max bytes at a character boundary, "..." appended when cut, then
+ * escaped as tb_escape_controls does. NULL on ENOMEM (or for NULL).
+ */
+char *tb_escape_cut(const char *s, bool multiline, size_t max);
 /* The same in place into buf (len bytes, always terminated; cut when it does not fit). */
 void tb_escape_controls_buf(const char *s, bool multiline, char *buf, size_t len);
 

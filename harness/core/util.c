@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <libgen.h>
+#include <linux/openat2.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -153,43 +155,96 @@ out:
 	return ret;
 }
 
-int tb_read_file(const char *path, char **out, size_t *len)
+/* openat2 beneath dirfd with no link in any component; ENOSYS on kernels before 5.6. */
+static int open_beneath(int dirfd, const char *path, int oflags)
 {
-	int fd, ret;
+	struct open_how how = {
+		.flags = (uint64_t)oflags,
+		.resolve = RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS,
+	};
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	return (int)syscall(SYS_openat2, dirfd, path, &how, sizeof(how));
+}
+
+int tb_open_input(int dirfd, const char *path, size_t max, unsigned flags)
+{
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
+	int oflags = O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, fd, ret;
+	struct stat st;
+
+	if (!(flags & TB_INPUT_FOLLOW))
+		oflags |= O_NOFOLLOW;
+	fd = -1;
+	if (dirfd != AT_FDCWD && !(flags & TB_INPUT_FOLLOW)) {
+		fd = open_beneath(dirfd, path, oflags);
+		if (fd < 0 && errno == EXDEV)
+			errno = ELOOP; /* a link (or ..) on the way: said as a link */
+		if (fd < 0 && errno != ENOSYS)
+			return -errno;
+	}
+	if (fd < 0)
+		fd = openat(dirfd, path, oflags);
 	if (fd < 0)
 		return -errno;
-	ret = tb_read_fd(fd, 64u << 20, out, len);
+	if (fstat(fd, &st))
+		ret = -errno;
+	else if (S_ISDIR(st.st_mode))
+		ret = -EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		ret = -ENOTTY; /* said by callers as "not a regular file" */
+	else if ((uint64_t)st.st_size > max)
+		ret = -EFBIG;
+	else
+		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? -errno : 0;
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* Read what tb_open_input opens. */
+static int read_input(int dirfd, const char *path, size_t max, unsigned flags, char **out,
+		      size_t *len)
+{
+	int fd = tb_open_input(dirfd, path, max, flags), ret;
+
+	*out = NULL;
+	if (fd < 0)
+		return fd;
+	ret = tb_read_fd(fd, max, out, len);
 	close(fd);
 	return ret;
 }
 
+FILE *tb_fopen_input(const char *path, unsigned flags)
+{
+	int fd = tb_open_input(AT_FDCWD, path, SIZE_MAX, flags);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+int tb_read_file(const char *path, char **out, size_t *len)
+{
+	return read_input(AT_FDCWD, path, 64u << 20, TB_INPUT_FOLLOW, out, len);
+}
+
 int tb_read_regular(const char *path, size_t max, char **out, size_t *len)
 {
-	struct stat st;
-	int fd, ret;
+	return read_input(AT_FDCWD, path, max, 0, out, len);
+}
 
-	*out = NULL;
-	/* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below. */
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-	} else if (S_ISDIR(st.st_mode)) {
-		ret = -EISDIR;
-	} else if (!S_ISREG(st.st_mode)) {
-		ret = -ENOTTY; /* said by callers as "not a regular file" */
-	} else if ((uint64_t)st.st_size > max) {
-		ret = -EFBIG;
-	} else {
-		ret = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) ? -errno : 0;
-		if (!ret)
-			ret = tb_read_fd(fd, max, out, len);
-	}
-	close(fd);
-	return ret;
+int tb_read_regular_at(int dirfd, const char *path, size_t max, char **out, size_t *len)
+{
+	return read_input(dirfd, path, max, 0, out, len);
 }
 
 int tb_read_line(const char *path, char *buf, size_t len)
@@ -197,7 +252,7 @@ int tb_read_line(const char *path, char *buf, size_t len)
 	FILE *f;
 	int ret = 0;
 
-	f = fopen(path, "re");
+	f = tb_fopen_input(path, TB_INPUT_FOLLOW);
 	if (!f)
 		return -errno;
 	if (!fgets(buf, (int)len, f)) {

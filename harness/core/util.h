@@ -16,8 +16,23 @@
 uint64_t tb_now_ns(void);
 /* Sleep ns nanoseconds (restarts after signals unless tb_stop_requested()). */
 void tb_sleep_ns(uint64_t ns);
-/* Read a whole small file (up to 64 MiB) into a new NUL-terminated buffer (trailing newline
- * kept). For kernel files and our own; untrusted inputs go through tb_read_regular. */
+/*
+ * The one opener of every file tracebench reads (also tb_dir_read's): a regular file of at most
+ * max bytes, opened O_NONBLOCK so that a FIFO never blocks the open, checked with fstat (a FIFO
+ * or a device: -ENOTTY, said as "not a regular file"; a directory -EISDIR; larger -EFBIG), then
+ * made blocking. A link is refused (-ELOOP): at path's last component for dirfd AT_FDCWD (a
+ * path as a user named it), at every component of path beneath dirfd otherwise (openat2's
+ * RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS: a result directory's own files). TB_INPUT_FOLLOW is
+ * for the system's files only (/etc/os-release is a link), never for input from outside.
+ * Returns the descriptor (O_CLOEXEC) or -errno.
+ */
+enum { TB_INPUT_FOLLOW = 1 << 0 };
+int tb_open_input(int dirfd, const char *path, size_t max, unsigned flags);
+/* path through tb_open_input (no size limit: a kernel file says 0) as a stdio stream to read;
+ * NULL with errno on failure. For the line-by-line readers of the system's files. */
+FILE *tb_fopen_input(const char *path, unsigned flags);
+/* A whole system file (a kernel file, one of ours; up to 64 MiB) through tb_open_input with
+ * TB_INPUT_FOLLOW into a new NUL-terminated buffer (trailing newline kept). */
 int tb_read_file(const char *path, char **out, size_t *len);
 /*
  * At most max bytes of path from offset from to its end: the first max (tail false) or the last
@@ -29,14 +44,14 @@ int tb_read_part(const char *path, off_t from, size_t max, bool tail, char **out
 /* The same for name in the directory dirfd, never following a link at name (-ELOOP). */
 int tb_read_part_at(int dirfd, const char *name, off_t from, size_t max, bool tail, char **out);
 /*
- * Read an input file a user names (a scenario, a result): it must be a regular file of at most
- * max bytes. A FIFO or a device is refused without blocking on it (-ENOTTY: "not a regular
- * file"), a directory is -EISDIR, a larger file -EFBIG. *out is new and NUL-terminated.
+ * Read an input file a user names (a scenario, a result, a record) through tb_open_input:
+ * *out is new and NUL-terminated. The _at form reads path beneath dirfd, no link on the way.
  */
 int tb_read_regular(const char *path, size_t max, char **out, size_t *len);
+int tb_read_regular_at(int dirfd, const char *path, size_t max, char **out, size_t *len);
 /* Read fd to its end, at most max bytes (-EFBIG beyond), into a new NUL-terminated buffer. */
 int tb_read_fd(int fd, size_t max, char **out, size_t *len);
-/* Read the first line of a file, without newline, into buf. */
+/* Read the first line of a system file (tb_fopen_input), without newline, into buf. */
 int tb_read_line(const char *path, char *buf, size_t len);
 /* Write s to path (no O_CREAT/O_TRUNC games: for sysfs/procfs/tracefs files). */
 int tb_write_file(const char *path, const char *s);

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* A traced cell's explanation: files, the result's object, and back (explain.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/outdir.h"
 #include "core/tb.h"
@@ -337,8 +339,8 @@ int tb_explain_load(const struct tb_result *r, const struct tb_cell *c, struct t
 		    struct tb_fold *traced)
 {
 	const struct tb_cell_explain *e = c->explain;
-	char path[4400];
-	int ret;
+	char path[4400], rel[320];
+	int dfd, ret;
 
 	if (!e || !e->dir)
 		return -ENOENT;
@@ -350,12 +352,23 @@ int tb_explain_load(const struct tb_result *r, const struct tb_cell *c, struct t
 		tb_err("%s: the result's directory is not known: cannot find %s/", c->id, e->dir);
 		return -ENOENT;
 	}
-	snprintf(path, sizeof(path), "%s/%s/%s", r->dir, e->dir, TB_EXPLAIN_BASE);
-	ret = tb_fold_read(path, base);
-	if (!ret) {
-		snprintf(path, sizeof(path), "%s/%s/%s", r->dir, e->dir, TB_EXPLAIN_TRACED);
-		ret = tb_fold_read(path, traced);
+	/* The result's directory as named; beneath it, no link is followed (a crafted result
+	 * could point explain/ at any file of the machine). */
+	dfd = open(r->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		ret = -errno;
+		tb_err("%s: cannot open the result's directory: %s", r->dir, strerror(-ret));
+		return ret == -ENOENT ? -ENOENT : -EIO;
 	}
+	snprintf(rel, sizeof(rel), "%s/%s", e->dir, TB_EXPLAIN_BASE);
+	snprintf(path, sizeof(path), "%s/%s", r->dir, rel);
+	ret = tb_fold_read_at(dfd, rel, path, base);
+	if (!ret) {
+		snprintf(rel, sizeof(rel), "%s/%s", e->dir, TB_EXPLAIN_TRACED);
+		snprintf(path, sizeof(path), "%s/%s", r->dir, rel);
+		ret = tb_fold_read_at(dfd, rel, path, traced);
+	}
+	close(dfd);
 	if (!ret) {
 		tb_fold_sort(base);
 		tb_fold_sort(traced);

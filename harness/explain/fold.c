@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Folded stacks in memory and in files (fold.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -406,29 +407,39 @@ int tb_fold_parse(const char *text, size_t len, const char *what, struct tb_fold
 	return 0;
 }
 
-static int read_any(const char *path, struct tb_fold *a, struct tb_fold *b)
+/* path beneath dirfd (AT_FDCWD: as named) through the one opener: no link, FIFO or device. */
+static int read_any(int dirfd, const char *path, const char *shown, struct tb_fold *a,
+		    struct tb_fold *b)
 {
 	char *text = NULL;
 	size_t len = 0;
-	int ret = tb_read_file(path, &text, &len);
+	int ret = tb_read_regular_at(dirfd, path, TB_FOLD_MAX_BYTES, &text, &len);
 
 	if (ret) {
-		tb_err("%s: cannot read the folded stacks: %s", path,
-		       ret == -EFBIG ? "larger than 64 MiB" : strerror(-ret));
+		tb_err("%s: cannot read the folded stacks: %s", shown,
+		       ret == -EFBIG	? "larger than 64 MiB"
+		       : ret == -ELOOP	? "is a symbolic link (or one is on its way); not followed"
+		       : ret == -ENOTTY ? "not a regular file"
+					: strerror(-ret));
 		free(text);
-		return ret == -ENOENT ? -ENOENT : ret == -EFBIG ? -EINVAL : -EIO;
+		return ret == -ENOENT ? -ENOENT : ret == -EIO || ret == -ENOMEM ? ret : -EINVAL;
 	}
-	ret = tb_fold_parse(text, len, path, a, b);
+	ret = tb_fold_parse(text, len, shown, a, b);
 	free(text);
 	return ret;
 }
 
 int tb_fold_read(const char *path, struct tb_fold *f)
 {
-	return read_any(path, f, NULL);
+	return read_any(AT_FDCWD, path, path, f, NULL);
+}
+
+int tb_fold_read_at(int dirfd, const char *path, const char *shown, struct tb_fold *f)
+{
+	return read_any(dirfd, path, shown, f, NULL);
 }
 
 int tb_fold_read_diff(const char *path, struct tb_fold *base, struct tb_fold *traced)
 {
-	return read_any(path, base, traced);
+	return read_any(AT_FDCWD, path, path, base, traced);
 }

@@ -26,13 +26,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define TB_FOLD_MAX_LINE   65536   /* bytes per line, newline excluded */
-#define TB_FOLD_MAX_FRAMES 1024	   /* frames per stack */
-#define TB_FOLD_MAX_FRAME  1024	   /* bytes per frame name */
-#define TB_FOLD_MAX_STACKS 1000000 /* lines per file */
-#define TB_FOLD_MAX_COUNT  1e15	   /* per line */
-#define TB_FOLD_MIN_WEIGHT 10	   /* counts one raw sample weighs at least, after normalising */
-#define TB_FOLD_KERNEL	   "_[k]"  /* suffix of a kernel frame */
+#define TB_FOLD_MAX_LINE   65536       /* bytes per line, newline excluded */
+#define TB_FOLD_MAX_FRAMES 1024	       /* frames per stack */
+#define TB_FOLD_MAX_FRAME  1024	       /* bytes per frame name */
+#define TB_FOLD_MAX_STACKS 1000000     /* lines per file */
+#define TB_FOLD_MAX_COUNT  1e15	       /* per line */
+#define TB_FOLD_MAX_BYTES  (64u << 20) /* per file */
+#define TB_FOLD_MIN_WEIGHT 10	  /* counts one raw sample weighs at least, after normalising */
+#define TB_FOLD_KERNEL	   "_[k]" /* suffix of a kernel frame */
 #define TB_FOLD_TRUNCATED  "[truncated]" /* the frame under a stack cut at its root */
 
 struct tb_dir;
@@ -104,6 +105,8 @@ int tb_fold_parse(const char *text, size_t len, const char *what, struct tb_fold
 		  struct tb_fold *b);
 /* Read and parse a file as tb_fold_parse. -ENOENT/-EIO when unreadable (said). */
 int tb_fold_read(const char *path, struct tb_fold *f);
+/* The same for path beneath the directory dirfd, no link on the way; shown names it. */
+int tb_fold_read_at(int dirfd, const char *path, const char *shown, struct tb_fold *f);
 int tb_fold_read_diff(const char *path, struct tb_fold *base, struct tb_fold *traced);
 
 #endif /* TB_EXPLAIN_FOLD_H */

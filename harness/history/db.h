@@ -15,6 +15,7 @@
 #ifndef TB_HISTORY_DB_H
 #define TB_HISTORY_DB_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -56,6 +57,10 @@ struct tb_hdb_ops {
 	const char *blob_type; /* DDL type of binary data */
 	/* One row, one column: the number of tables in the database / of those named $1. */
 	const char *ntables_sql, *has_table_sql;
+	/* One row, one text column: the first object of the schema that is not a table or an
+	 * index ("trigger t", "view v", "rule r"), none when there is none. Our schema has no
+	 * code: such an object is someone else's and would run inside our statements. */
+	const char *foreign_sql;
 	/* Open target (a file, a URL) waiting at most timeout_ms for locks. */
 	int (*open)(const char *target, unsigned flags, unsigned int timeout_ms,
 		    struct tb_hdb **out);
@@ -103,5 +108,25 @@ int tb_hdb_query_int(struct tb_hdb *db, const char *sql, const struct tb_hdb_val
 		     int64_t *v);
 /* Run sql (parameters, no rows wanted). Returns 0 or -errno. */
 int tb_hdb_run(struct tb_hdb *db, const char *sql, const struct tb_hdb_val *p, size_t n);
+
+/*
+ * Columns as read from a database someone else may have written, as a result file's values
+ * are read (model/json-read.c): text is escaped (no control reaches a terminal) and kept to
+ * TB_HDB_TEXT_MAX bytes; JSON with a control in a key or string is damaged (NULL); a number
+ * beyond TB_RESULT_MAX_VALUE in magnitude is not a value (tb_hdb_value_ok false; NAN is
+ * "unknown" and passes).
+ */
+#define TB_HDB_TEXT_MAX 4096
+/* A new copy of text column i; for NULL: NULL when null, else "". NULL also on ENOMEM. */
+char *tb_hdb_col_dup(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i, bool null);
+/* Text column i into buf ("" for NULL). */
+void tb_hdb_col_copy(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i, char *buf,
+		     size_t len);
+/* JSON column i parsed; NULL when NULL, not JSON or not clean. */
+json_t *tb_hdb_col_json(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i);
+bool tb_hdb_value_ok(double v);
+/* text (len bytes, NUL-terminated) is JSON without a raw control and with clean strings (a
+ * stored result as tracebench stores it). */
+bool tb_hdb_json_ok(const char *text, size_t len);
 
 #endif /* TB_HISTORY_DB_H */

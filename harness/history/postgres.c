@@ -14,6 +14,7 @@
 
 #include "core/tb.h"
 #include "history/db.h"
+#include "history/store.h"
 
 /* The advisory lock every writer of a tracebench history takes ("tbhistry" in ASCII). */
 #define WRITE_LOCK_KEY "8386103136757182585"
@@ -44,27 +45,119 @@ bool tb_hdb_is_postgres(const char *target)
 	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
 }
 
-/* The URL for messages: a password in the user part or in password= is masked. */
-static void mask_url(const char *url, char *out, size_t len)
+/* s percent-encoded onto f, keeping the unreserved characters and those of keep. */
+static void put_encoded(FILE *f, const char *s, const char *keep)
 {
-	const char *auth = strstr(url, "://"), *at, *colon, *pw;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
 
-	snprintf(out, len, "%s", url);
-	if (!auth)
-		return;
-	auth += 3;
-	at = strchr(auth, '@');
-	colon = strchr(auth, ':');
-	if (at && colon && colon < at && (size_t)(colon - url) + 1 < len)
-		snprintf(out + (colon - url) + 1, len - (size_t)(colon - url) - 1, "***%s", at);
-	pw = strstr(out, "password=");
-	if (pw) {
-		char rest[512];
-		const char *amp = strchr(pw, '&');
-
-		snprintf(rest, sizeof(rest), "%s", amp ? amp : "");
-		snprintf((char *)pw + 9, len - (size_t)(pw + 9 - out), "***%s", rest);
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    strchr("-._~", c) || (keep && strchr(keep, c)))
+			fputc(c, f);
+		else
+			fprintf(f, "%%%02X", c);
 	}
+}
+
+static const char *opt_val(const PQconninfoOption *o, const char *key)
+{
+	for (; o->keyword; o++)
+		if (!strcmp(o->keyword, key))
+			return o->val && *o->val ? o->val : NULL;
+	return NULL;
+}
+
+/* A secret libpq takes among a connection's options (any spelling of its key in the URL). */
+static bool secret_key(const char *key)
+{
+	return !strcmp(key, "password") || !strcmp(key, "sslpassword");
+}
+
+/*
+ * The URL rebuilt from what libpq parsed of it, secrets as ***: parsing it as libpq does (the
+ * percent-encoded keys, the userinfo) is the only way to find every place a password may sit.
+ * A single host goes in the authority; a list of hosts or a socket directory in the query.
+ */
+static void put_masked_url(FILE *f, const char *url)
+{
+	char *err = NULL;
+	PQconninfoOption *opts = PQconninfoParse(url, &err), *o;
+	const char *user, *host, *port, *sep = "?";
+	bool in_authority;
+
+	PQfreemem(err);
+	fputs("postgresql://", f);
+	if (!opts) { /* not parsed: nothing of it is shown */
+		fputs("***", f);
+		return;
+	}
+	user = opt_val(opts, "user");
+	host = opt_val(opts, "host");
+	port = opt_val(opts, "port");
+	in_authority = (!host || !strpbrk(host, ",/")) && (!port || !strchr(port, ','));
+	if (user)
+		put_encoded(f, user, NULL);
+	if (opt_val(opts, "password"))
+		fputs(":***", f);
+	if (user || opt_val(opts, "password"))
+		fputc('@', f);
+	if (in_authority && host)
+		fprintf(f, strchr(host, ':') ? "[%s]" : "%s", host);
+	if (in_authority && port)
+		fprintf(f, ":%s", port);
+	fputc('/', f);
+	if (opt_val(opts, "dbname"))
+		put_encoded(f, opt_val(opts, "dbname"), NULL);
+	for (o = opts; o->keyword; o++) {
+		if (!o->val || !*o->val || !strcmp(o->keyword, "user") ||
+		    !strcmp(o->keyword, "password") || !strcmp(o->keyword, "dbname") ||
+		    (in_authority && (!strcmp(o->keyword, "host") || !strcmp(o->keyword, "port"))))
+			continue;
+		fprintf(f, "%s%s=", sep, o->keyword);
+		if (secret_key(o->keyword))
+			fputs("***", f);
+		else
+			put_encoded(f, o->val, ",/");
+		sep = "&";
+	}
+	PQconninfoFree(opts);
+}
+
+static const char *url_start(const char *s)
+{
+	const char *a = strstr(s, "postgresql://"), *b = strstr(s, "postgres://");
+
+	return a && (!b || a < b) ? a : b;
+}
+
+char *tb_history_mask(const char *s)
+{
+	const char *at = s ? url_start(s) : NULL;
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	if (!at)
+		return s ? strdup(s) : NULL;
+	f = open_memstream(&out, &n);
+	if (!f)
+		return NULL;
+	fwrite(s, 1, (size_t)(at - s), f);
+	put_masked_url(f, at);
+	if (fclose(f)) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+void tb_history_mask_buf(const char *s, char *buf, size_t len)
+{
+	char *m = tb_history_mask(s);
+
+	/* Without memory the name is not shown rather than shown with its secret. */
+	snprintf(buf, len, "%s", m ? m : (url_start(s) ? "postgresql://***" : s));
+	free(m);
 }
 
 /* The first line of libpq's message (they end in newlines). */
@@ -120,7 +213,7 @@ static int pg_open(const char *target, unsigned flags, unsigned int timeout_ms, 
 	if (!d)
 		return -ENOMEM;
 	d->base.ops = &tb_hdb_postgres;
-	mask_url(target, d->base.name, sizeof(d->base.name));
+	tb_history_mask_buf(target, d->base.name, sizeof(d->base.name));
 	switch (PQpingParams(keys, vals, 1)) {
 	case PQPING_OK:
 		break;
@@ -368,6 +461,16 @@ const struct tb_hdb_ops tb_hdb_postgres = {
 		       "WHERE table_schema = current_schema()",
 	.has_table_sql = "SELECT count(*) FROM information_schema.tables "
 			 "WHERE table_schema = current_schema() AND table_name = $1",
+	.foreign_sql =
+		"SELECT 'trigger ' || t.tgname FROM pg_trigger t JOIN pg_class c ON "
+		"c.oid = t.tgrelid WHERE NOT t.tgisinternal AND "
+		"c.relnamespace = current_schema()::regnamespace UNION ALL "
+		"SELECT 'view ' || viewname FROM pg_views WHERE schemaname = current_schema() "
+		"UNION ALL SELECT 'materialized view ' || matviewname FROM pg_matviews "
+		"WHERE schemaname = current_schema() UNION ALL SELECT 'rule ' || rulename "
+		"FROM pg_rules WHERE schemaname = current_schema() UNION ALL "
+		"SELECT 'policy ' || policyname FROM pg_policies "
+		"WHERE schemaname = current_schema() LIMIT 1",
 	.open = pg_open,
 	.close = pg_close,
 	.exec = pg_exec,

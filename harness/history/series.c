@@ -403,7 +403,7 @@ int tb_hsamples_parse(const char *text, double **v, size_t *n)
 		if (*p == ']' && !*n)
 			break;
 		d = strtod(p, &end);
-		if (end == p || !isfinite(d))
+		if (end == p || !isfinite(d) || fabs(d) > TB_RESULT_MAX_VALUE)
 			goto bad;
 		if (*n == cap) {
 			double *grown = realloc(a, (cap = cap ? 2 * cap : 16) * sizeof(*a));

@@ -145,6 +145,16 @@ static int sl_open(const char *target, unsigned flags, unsigned int timeout_ms, 
 		goto fail;
 	}
 	sqlite3_extended_result_codes(d->db, 1);
+	/* The file may come from anyone: none of its triggers or views runs inside tracebench,
+	 * no function of ours is called from its schema, and SQL cannot corrupt it on purpose.
+	 * Our schema has neither triggers nor views (store.c refuses a file that has). */
+	if (sqlite3_db_config(d->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(d->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(d->db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, NULL) != SQLITE_OK ||
+	    sqlite3_db_config(d->db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, NULL) != SQLITE_OK) {
+		ret = sl_error(d, sqlite3_errcode(d->db), "the defensive settings");
+		goto fail;
+	}
 	sqlite3_busy_timeout(d->db, (int)(timeout_ms > INT_MAX ? INT_MAX : timeout_ms));
 	/* Reading the schema is the first access to the file: a file that is not a database (or
 	 * a damaged header) is refused here, before anything is written. */
@@ -350,6 +360,8 @@ const struct tb_hdb_ops tb_hdb_sqlite = {
 	.blob_type = "BLOB",
 	.ntables_sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
 	.has_table_sql = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = $1",
+	.foreign_sql = "SELECT type || ' ' || name FROM sqlite_master WHERE type NOT IN "
+		       "('table', 'index') ORDER BY name LIMIT 1",
 	.open = sl_open,
 	.close = sl_close,
 	.exec = sl_exec,

@@ -166,7 +166,7 @@ static int get_meta(struct tb_hdb *db, const char *key, char *buf, size_t len)
 /* The schema's version: > 0, 0 for an empty database, or -errno (a foreign one: -EINVAL). */
 static int read_version(struct tb_hdb *db)
 {
-	char app[128], ver[32];
+	char app[128], ver[32], *end;
 	int64_t ntables = 0;
 	long v;
 	int ret;
@@ -191,12 +191,33 @@ static int read_version(struct tb_hdb *db)
 		tb_err("%s: not a tracebench history (tb_meta.application is '%s')", db->name, app);
 		return -EINVAL;
 	}
-	v = strtol(ver, NULL, 10);
-	if (v < 1 || v > 100000) {
+	errno = 0;
+	v = strtol(ver, &end, 10);
+	if (errno || end == ver || *end || v < 1 || v > 100000) {
 		tb_err("%s: damaged history: schema_version is '%s'", db->name, ver);
 		return -EINVAL;
 	}
 	return (int)v;
+}
+
+/* A schema object that is not ours (a trigger, a view, a rule) is refused: -EINVAL, said. */
+static int check_objects(struct tb_hdb *db)
+{
+	struct tb_hdb_rows *rows;
+	char what[160];
+	int ret = db->ops->query(db, db->ops->foreign_sql, NULL, 0, &rows);
+
+	if (ret || !rows)
+		return ret;
+	ret = db->ops->next(rows);
+	if (ret == 1)
+		tb_hdb_col_copy(rows, db->ops, 0, what, sizeof(what));
+	db->ops->done(rows);
+	if (ret != 1)
+		return ret;
+	tb_err("%s: not a tracebench history as this tracebench made it: it holds the %s, and a history has no triggers, views or rules; refusing to read or change it",
+	       db->name, what);
+	return -EINVAL;
 }
 
 /* Create the schema of an empty database, inside the write lock (another process may have
@@ -289,6 +310,9 @@ int tb_history_open(const char *target, unsigned flags, struct tb_history **out)
 				? ((flags & TB_HISTORY_WRITE) ? TB_HDB_CREATE : 0)
 				: TB_HDB_READONLY,
 			ms, &h->db);
+	/* Before any query of its tables: one of them may be a view of someone else's. */
+	if (!ret)
+		ret = check_objects(h->db);
 	if (ret)
 		goto fail;
 	h->version = read_version(h->db);
@@ -416,12 +440,23 @@ static void stored_free(struct stored *s)
 static int stored_make(struct stored *s, const struct tb_result *r, const json_t *doc,
 		       const json_t *labels)
 {
-	json_t *l;
+	json_t *l, *cl;
+	char *masked;
 
 	memset(s, 0, sizeof(*s));
 	s->doc = doc ? json_deep_copy(doc) : tb_result_to_json(r);
 	if (!s->doc)
 		return -ENOMEM;
+	/* A result written before commands masked their history URL: stored without its secret. */
+	cl = json_object_get(s->doc, "command_line");
+	if (json_is_string(cl)) {
+		masked = tb_history_mask(json_string_value(cl));
+		if (!masked || json_object_set_new(s->doc, "command_line", json_string(masked))) {
+			free(masked);
+			return -ENOMEM;
+		}
+		free(masked);
+	}
 	l = json_object_get(s->doc, "labels");
 	if (!json_is_object(l)) {
 		l = json_object();
@@ -633,14 +668,6 @@ void tb_history_rollback(struct tb_history *h)
 static const char sql_counts[] = "SELECT count(*), min(started), max(started) FROM runs";
 static const char sql_npoints[] = "SELECT count(*) FROM points";
 
-static void col_copy(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i, char *buf,
-		     size_t len)
-{
-	const char *t = ops->col_text(rows, i);
-
-	snprintf(buf, len, "%s", t ? t : "");
-}
-
 int tb_history_counts(struct tb_history *h, struct tb_history_counts *c)
 {
 	const struct tb_hdb_ops *ops = h->db->ops;
@@ -654,8 +681,8 @@ int tb_history_counts(struct tb_history *h, struct tb_history_counts *c)
 	ret = ops->next(rows);
 	if (ret == 1) {
 		c->runs = ops->col_int(rows, 0);
-		col_copy(rows, ops, 1, c->first, sizeof(c->first));
-		col_copy(rows, ops, 2, c->last, sizeof(c->last));
+		tb_hdb_col_copy(rows, ops, 1, c->first, sizeof(c->first));
+		tb_hdb_col_copy(rows, ops, 2, c->last, sizeof(c->last));
 	}
 	ops->done(rows);
 	if (ret < 0)
@@ -684,27 +711,20 @@ void tb_history_series_free(struct tb_hseries *s, size_t n)
 	free(s);
 }
 
-static char *col_dup(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i)
-{
-	const char *t = ops->col_text(rows, i);
-
-	return strdup(t ? t : "");
-}
-
 /* The series of the current row into s. Returns 0 or -ENOMEM. */
 static int series_row(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, struct tb_hseries *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->scenario = col_dup(rows, ops, 0);
-	s->workload = col_dup(rows, ops, 1);
-	s->tracer = col_dup(rows, ops, 2);
-	s->metric_name = col_dup(rows, ops, 3);
-	s->hw_class = col_dup(rows, ops, 4);
-	s->variant = ops->is_null(rows, 5) ? NULL : col_dup(rows, ops, 5);
+	s->scenario = tb_hdb_col_dup(rows, ops, 0, false);
+	s->workload = tb_hdb_col_dup(rows, ops, 1, false);
+	s->tracer = tb_hdb_col_dup(rows, ops, 2, false);
+	s->metric_name = tb_hdb_col_dup(rows, ops, 3, false);
+	s->hw_class = tb_hdb_col_dup(rows, ops, 4, false);
+	s->variant = ops->is_null(rows, 5) ? NULL : tb_hdb_col_dup(rows, ops, 5, false);
 	s->nruns = (size_t)ops->col_int(rows, 6);
-	col_copy(rows, ops, 7, s->first, sizeof(s->first));
-	col_copy(rows, ops, 8, s->last, sizeof(s->last));
-	s->hw_desc = col_dup(rows, ops, 9);
+	tb_hdb_col_copy(rows, ops, 7, s->first, sizeof(s->first));
+	tb_hdb_col_copy(rows, ops, 8, s->last, sizeof(s->last));
+	s->hw_desc = tb_hdb_col_dup(rows, ops, 9, false);
 	if (!s->scenario || !s->workload || !s->tracer || !s->metric_name || !s->hw_class ||
 	    (!ops->is_null(rows, 5) && !s->variant) || !s->hw_desc)
 		return -ENOMEM;
@@ -772,21 +792,25 @@ int tb_history_points(struct tb_history *h, const struct tb_hseries *s,
 		return ret;
 	while ((ret = ops->next(rows)) == 1) {
 		struct tb_hpoint pt = {0};
+		char cell[256];
 
 		pt.run_id = ops->col_int(rows, 0);
-		col_copy(rows, ops, 1, pt.started, sizeof(pt.started));
+		tb_hdb_col_copy(rows, ops, 1, pt.started, sizeof(pt.started));
 		pt.value = ops->col_real(rows, 2);
 		pt.ci_lo = ops->col_real(rows, 3);
 		pt.ci_hi = ops->col_real(rows, 4);
 		pt.scale = ops->col_real(rows, 5);
-		if (tb_hsamples_parse(ops->col_text(rows, 6), &pt.samples, &pt.nsamples)) {
-			tb_err("%s: run %lld: damaged samples of %s", h->db->name,
-			       (long long)pt.run_id, s->name);
+		if (!tb_hdb_value_ok(pt.value) || !tb_hdb_value_ok(pt.ci_lo) ||
+		    !tb_hdb_value_ok(pt.ci_hi) || !tb_hdb_value_ok(pt.scale) ||
+		    tb_hsamples_parse(ops->col_text(rows, 6), &pt.samples, &pt.nsamples)) {
+			tb_err("%s: run %lld: damaged values or samples of %s (beyond %g?)",
+			       h->db->name, (long long)pt.run_id, s->name, TB_RESULT_MAX_VALUE);
 			ret = -EINVAL;
 			break;
 		}
-		col_copy(rows, ops, 7, pt.verdict, sizeof(pt.verdict));
-		pt.cell = ops->col_text(rows, 8);
+		tb_hdb_col_copy(rows, ops, 7, pt.verdict, sizeof(pt.verdict));
+		tb_hdb_col_copy(rows, ops, 8, cell, sizeof(cell));
+		pt.cell = cell;
 		pt.workload = s->workload;
 		pt.tracer = s->tracer;
 		pt.metric = s->metric;
@@ -821,39 +845,25 @@ void tb_history_run_release(struct tb_history_run *run)
 	memset(run, 0, sizeof(*run));
 }
 
-static char *col_dup_null(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i)
-{
-	const char *t = ops->col_text(rows, i);
-
-	return t ? strdup(t) : NULL;
-}
-
-static json_t *col_json(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, int i)
-{
-	const char *t = ops->col_text(rows, i);
-
-	return t ? json_loads(t, JSON_REJECT_DUPLICATES, NULL) : NULL;
-}
-
 static int run_row(struct tb_hdb_rows *rows, const struct tb_hdb_ops *ops, const char *dbname,
 		   struct tb_history_run *run)
 {
 	memset(run, 0, sizeof(*run));
 	run->id = ops->col_int(rows, 0);
-	col_copy(rows, ops, 1, run->hash, sizeof(run->hash));
-	col_copy(rows, ops, 2, run->started, sizeof(run->started));
-	col_copy(rows, ops, 3, run->finished, sizeof(run->finished));
-	col_copy(rows, ops, 4, run->added, sizeof(run->added));
-	run->scenario = col_dup_null(rows, ops, 5);
-	run->variant = col_dup_null(rows, ops, 6);
-	run->hw_class = col_dup_null(rows, ops, 7);
-	run->hw_desc = col_dup_null(rows, ops, 8);
-	run->host = col_dup_null(rows, ops, 9);
-	run->kernel = col_dup_null(rows, ops, 10);
-	run->tool_version = col_dup_null(rows, ops, 11);
-	run->source = col_dup_null(rows, ops, 12);
-	run->labels = col_json(rows, ops, 13);
-	run->system = col_json(rows, ops, 14);
+	tb_hdb_col_copy(rows, ops, 1, run->hash, sizeof(run->hash));
+	tb_hdb_col_copy(rows, ops, 2, run->started, sizeof(run->started));
+	tb_hdb_col_copy(rows, ops, 3, run->finished, sizeof(run->finished));
+	tb_hdb_col_copy(rows, ops, 4, run->added, sizeof(run->added));
+	run->scenario = tb_hdb_col_dup(rows, ops, 5, true);
+	run->variant = tb_hdb_col_dup(rows, ops, 6, true);
+	run->hw_class = tb_hdb_col_dup(rows, ops, 7, true);
+	run->hw_desc = tb_hdb_col_dup(rows, ops, 8, true);
+	run->host = tb_hdb_col_dup(rows, ops, 9, true);
+	run->kernel = tb_hdb_col_dup(rows, ops, 10, true);
+	run->tool_version = tb_hdb_col_dup(rows, ops, 11, true);
+	run->source = tb_hdb_col_dup(rows, ops, 12, true);
+	run->labels = tb_hdb_col_json(rows, ops, 13);
+	run->system = tb_hdb_col_json(rows, ops, 14);
 	if (!json_is_object(run->labels) ||
 	    (!ops->is_null(rows, 14) && !json_is_object(run->system))) {
 		tb_err("%s: run %lld: damaged labels or environment", dbname, (long long)run->id);
@@ -951,6 +961,10 @@ int tb_history_export(struct tb_history *h, int64_t id, char **json, size_t *len
 			      : -EINVAL;
 	}
 	ops->done(rows);
+	if (!ret) { /* it goes to a terminal or a file as stored: JSON without raw controls */
+		(*json)[n] = '\0';
+		ret = tb_hdb_json_ok(*json, n) ? 0 : -EINVAL;
+	}
 	if (ret) {
 		free(*json);
 		*json = NULL;
@@ -959,7 +973,6 @@ int tb_history_export(struct tb_history *h, int64_t id, char **json, size_t *len
 			       (long long)id);
 		return ret;
 	}
-	(*json)[n] = '\0';
 	*len = n;
 	return 0;
 }

@@ -47,6 +47,16 @@ const char *tb_history_target(const char *db);
  */
 int tb_history_open(const char *target, unsigned flags, struct tb_history **out);
 void tb_history_close(struct tb_history *h);
+/*
+ * The one mask of a history's secrets, for every message and every artefact (postgres.c):
+ * a copy of s in which the PostgreSQL URL that starts anywhere in s and runs to its end (a
+ * command-line word such as --history=postgresql://u:pw@h/db) is rebuilt from libpq's parse of
+ * it with each password as ***; a URL libpq cannot parse is shown as its scheme and *** alone. Text
+ * without a URL is copied unchanged. NULL on ENOMEM (or for NULL).
+ */
+char *tb_history_mask(const char *s);
+/* The same into buf (len bytes, always terminated). */
+void tb_history_mask_buf(const char *s, char *buf, size_t len);
 /* For messages: the file, or the URL without its password. */
 const char *tb_history_name(const struct tb_history *h);
 /* "sqlite" or "postgresql". */

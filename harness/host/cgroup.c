@@ -53,7 +53,7 @@ static bool has_word(const char *list, const char *word)
 static void find_mounts(void)
 {
 	char line[4096], root[PATH_MAX], mnt[PATH_MAX], type[64], super[1024];
-	FILE *f = fopen("/proc/self/mountinfo", "re");
+	FILE *f = tb_fopen_input("/proc/self/mountinfo", TB_INPUT_FOLLOW);
 
 	while (f && fgets(line, sizeof(line), f)) {
 		const char *dash = strstr(line, " - ");
@@ -74,7 +74,7 @@ static void find_mounts(void)
 static void find_own(void)
 {
 	char line[4096], *c1, *c2;
-	FILE *f = fopen("/proc/self/cgroup", "re");
+	FILE *f = tb_fopen_input("/proc/self/cgroup", TB_INPUT_FOLLOW);
 
 	while (f && fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
@@ -141,7 +141,7 @@ static int64_t read_num(const char *dir, const char *file, const char *key)
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/%s", dir, file);
-	f = fopen(p, "re");
+	f = tb_fopen_input(p, TB_INPUT_FOLLOW);
 	while (f && fgets(line, sizeof(line), f)) {
 		size_t n = key ? strlen(key) : 0;
 
@@ -238,7 +238,7 @@ static int read_pids(const char *dir, pid_t *pids, int max)
 	FILE *f;
 
 	snprintf(p, sizeof(p), "%s/cgroup.procs", dir);
-	f = fopen(p, "re");
+	f = tb_fopen_input(p, TB_INPUT_FOLLOW);
 	if (!f)
 		return -errno;
 	while (fscanf(f, "%d", &pid) == 1)

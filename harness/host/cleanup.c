@@ -21,6 +21,8 @@
 #include "host/cleanup.h"
 #include "host/tracefs.h"
 
+#define RECORD_MAX_BYTES (16u << 20) /* an armed record is a few KiB */
+
 struct cleanup_ctx {
 	unsigned int flags;
 	json_t *report;
@@ -264,11 +266,16 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 	json_error_t jerr;
 	json_t *root, *items, *it;
 	json_int_t pid, st;
-	char why[96];
+	char why[96], *text = NULL;
+	size_t len = 0;
 	bool alive;
 	size_t i;
 
-	root = json_load_file(path, 0, &jerr);
+	/* Through the one opener: a FIFO or a link planted in the state directory is not read. */
+	root = tb_read_regular(path, RECORD_MAX_BYTES, &text, &len)
+		       ? NULL
+		       : json_loadb(text, len, 0, &jerr);
+	free(text);
 	if (!root ||
 	    json_unpack(root, "{s:I, s:I, s:o}", "pid", &pid, "start_time", &st, "items", &items) ||
 	    !json_is_array(items)) {

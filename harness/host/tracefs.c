@@ -35,7 +35,7 @@ void tracefs_warning(const char *fmt, ...)
 
 static bool tracefs_mounted(void)
 {
-	FILE *f = fopen("/proc/mounts", "re");
+	FILE *f = tb_fopen_input("/proc/mounts", TB_INPUT_FOLLOW);
 	char dev[256], dir[4096], type[64];
 	bool found = false;
 

@@ -79,38 +79,42 @@ int tb_result_load(const char *path, struct tb_result **out)
 	return tb_result_load_doc(path, out, NULL);
 }
 
+/* The file's text through the one opener (no link, FIFO or device; at most 1 GiB). */
+static int load_text(const char *path, char **text, size_t *len)
+{
+	int ret = tb_read_regular(path, TB_RESULT_MAX_FILE_BYTES, text, len);
+
+	if (!ret)
+		return 0;
+	snprintf(last_error, sizeof(last_error), "%s: %s%s", path,
+		 ret == -EFBIG	  ? "too large for a result file (over 1 GiB)"
+		 : ret == -ENOTTY ? "not a regular file"
+		 : ret == -EISDIR ? "not a regular file (a directory)"
+		 : ret == -ELOOP  ? "is a symbolic link; not followed"
+				  : "cannot read: ",
+		 ret == -ENOENT || ret == -EIO || ret == -EACCES || ret == -ENOMEM ? strerror(-ret)
+										   : "");
+	tb_err("%s", last_error);
+	return ret == -ENOENT ? -ENOENT : ret == -ENOMEM ? -ENOMEM : ret == -EIO ? -EIO : -EINVAL;
+}
+
 int tb_result_load_doc(const char *path, struct tb_result **out, json_t **docp)
 {
 	json_error_t jerr;
-	struct stat st;
+	char *text = NULL;
+	size_t len = 0;
 	json_t *doc;
 	int ret;
 
 	*out = NULL;
 	last_error[0] = '\0';
-	if (stat(path, &st)) {
-		ret = -errno;
-		snprintf(last_error, sizeof(last_error), "%s: cannot read: %s", path,
-			 strerror(errno));
-		tb_err("%s", last_error);
-		return ret == -ENOENT ? -ENOENT : -EIO;
-	}
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size > TB_RESULT_MAX_FILE_BYTES) {
-		snprintf(last_error, sizeof(last_error), "%s: %s", path,
-			 S_ISREG(st.st_mode) ? "too large for a result file (over 1 GiB)"
-					     : "not a regular file");
-		tb_err("%s", last_error);
-		return -EINVAL;
-	}
+	ret = load_text(path, &text, &len);
+	if (ret)
+		return ret;
 	/* Duplicate keys would make "which value counts" ambiguous: refuse them. */
-	doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+	free(text);
 	if (!doc) {
-		if (json_error_code(&jerr) == json_error_cannot_open_file) {
-			snprintf(last_error, sizeof(last_error), "%s: cannot read: %s", path,
-				 jerr.text);
-			tb_err("%s", last_error);
-			return -EIO;
-		}
 		snprintf(last_error, sizeof(last_error), "%s:%d:%d: malformed JSON: %s", path,
 			 jerr.line, jerr.column, jerr.text);
 		tb_err("%s", last_error);

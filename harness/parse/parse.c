@@ -45,12 +45,17 @@ static void finish_workload(struct tb_scn_parse *p, struct tb_scn_workload *w)
 	if (s->latency)
 		w->latency = true;
 	if (w->latency && (w->ops->flags & TB_WL_NOLATENCY))
-		tb_scn_perr(p,
-			    sets(p, w->line, own, "latency")
-				    ? tb_scn_key_line(p, w->line, "latency")
-				    : w->line,
-			    "[workload %s]: latency mode is not available for %s", w->name,
-			    w->ops->name);
+		/* The key that asked for it: the section's own, else [global]'s (the section's
+		 * header only when neither line is known). */
+		tb_scn_perr(
+			p,
+			sets(p, w->line, own, "latency") ? tb_scn_key_line(p, w->line, "latency")
+			: tb_scn_key_line(p, p->global_line, "latency")
+				? tb_scn_key_line(p, p->global_line, "latency")
+				: w->line,
+			"[workload %s]: latency mode is not available for %s%s", w->name,
+			w->ops->name,
+			sets(p, w->line, own, "latency") ? "" : " (latency = true in [global])");
 }
 
 static void finish_tracer(struct tb_scn_parse *p, struct tb_scn_tracer *t)
@@ -272,6 +277,7 @@ int tb_scenario_load(const char *path, struct tb_scenario **out)
 		       ret == -EISDIR	? "is a directory"
 		       : ret == -ENOTTY ? "not a regular file"
 		       : ret == -EFBIG	? "larger than 1 MiB: not a scenario file"
+		       : ret == -ELOOP	? "is a symbolic link; not followed (name the file itself)"
 					: strerror(-ret));
 		return ret == -ENOTTY || ret == -EFBIG ? -EINVAL : ret;
 	}

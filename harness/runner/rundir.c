@@ -28,6 +28,13 @@ static int check_owner(const char *path, const struct stat *st)
 		       path);
 		return -EPERM;
 	}
+	/* A group other than ours (or root's) is other users: as good as everyone. */
+	if ((st->st_mode & S_IWGRP) && !(st->st_mode & S_ISVTX) && st->st_gid != getegid() &&
+	    st->st_gid != 0) {
+		tb_err("%s: writable by group %u, not this user's: its members could replace the run's files while it writes them",
+		       path, (unsigned int)st->st_gid);
+		return -EPERM;
+	}
 	return 0;
 }
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "core/utf8.h"
 #include "model/system.h"
 #include "stats/compare.h"
 #include "stats/fleet.h"
@@ -30,38 +31,61 @@ const char *tb_fleet_state_name(enum tb_fleet_state s)
 struct tb_fleet_host *tb_fleet_host_get(struct tb_fleet *f, const char *name)
 {
 	struct tb_fleet_host *grown, *h;
+	char *kept = tb_escape_cut(name, false, TB_FLEET_TEXT_MAX);
 
-	for (size_t i = 0; i < f->nhosts; i++)
-		if (!strcmp(f->hosts[i].name, name))
-			return &f->hosts[i];
-	grown = realloc(f->hosts, (f->nhosts + 1) * sizeof(*f->hosts));
-	if (!grown)
+	if (!kept)
 		return NULL;
+	for (size_t i = 0; i < f->nhosts; i++) {
+		if (!strcmp(f->hosts[i].name, kept)) {
+			free(kept);
+			return &f->hosts[i];
+		}
+	}
+	grown = realloc(f->hosts, (f->nhosts + 1) * sizeof(*f->hosts));
+	if (!grown) {
+		free(kept);
+		return NULL;
+	}
 	f->hosts = grown;
 	h = &f->hosts[f->nhosts];
 	memset(h, 0, sizeof(*h));
-	h->name = strdup(name);
-	if (!h->name)
-		return NULL;
+	h->name = kept;
 	f->nhosts++;
 	return h;
+}
+
+/* *slot = s as a host's text is kept (cut, escaped); s NULL keeps *slot. 0 or -ENOMEM. */
+static int keep_text(char **slot, const char *s)
+{
+	char *kept;
+
+	if (!s)
+		return 0;
+	kept = tb_escape_cut(s, false, TB_FLEET_TEXT_MAX);
+	if (!kept)
+		return -ENOMEM;
+	free(*slot);
+	*slot = kept;
+	return 0;
 }
 
 int tb_fleet_host_set(struct tb_fleet_host *h, enum tb_fleet_state state, const char *stage,
 		      const char *reason)
 {
 	h->state = state;
-	if (stage) {
-		free(h->stage);
-		if (!(h->stage = strdup(stage)))
-			return -ENOMEM;
-	}
-	if (reason) {
-		free(h->reason);
-		if (!(h->reason = strdup(reason)))
-			return -ENOMEM;
-	}
-	return 0;
+	return keep_text(&h->stage, stage) ? -ENOMEM : keep_text(&h->reason, reason);
+}
+
+int tb_fleet_host_install(struct tb_fleet_host *h, const char *mode, const char *why)
+{
+	char *text = NULL;
+	int ret;
+
+	if (asprintf(&text, "%s%s%s", mode, why && *why ? ": " : "", why ? why : "") < 0)
+		return -ENOMEM;
+	ret = keep_text(&h->install, text);
+	free(text);
+	return ret;
 }
 
 static int cmp_host(const void *x, const void *y)

@@ -24,6 +24,15 @@ enum tb_fleet_state {
 };
 const char *tb_fleet_state_name(enum tb_fleet_state s);
 
+/*
+ * Every text a host's events and record give (its name, stage, reason, install) is kept cut at
+ * this many bytes and with its controls escaped (tb_escape_cut): what Ansible or a host says
+ * reaches fleet.txt, fleet.json, the report and the terminal bounded and without ESC.
+ */
+#define TB_FLEET_TEXT_MAX 1000
+/* A host's record (fleet-host.json) larger than this is refused unread. */
+#define TB_FLEET_RECORD_MAX (1u << 20)
+
 struct tb_fleet_host {
 	char *name; /* inventory_hostname */
 	enum tb_fleet_state state;
@@ -65,9 +74,12 @@ struct tb_fleet {
  * or NULL on ENOMEM. Pointers into f->hosts move when a host is added.
  */
 struct tb_fleet_host *tb_fleet_host_get(struct tb_fleet *f, const char *name);
-/* Set h's state, stage (NULL keeps it) and reason (copied; NULL keeps it). Returns 0/-ENOMEM. */
+/* Set h's state, stage (NULL keeps it) and reason (NULL keeps it), kept as TB_FLEET_TEXT_MAX
+ * says. Returns 0 or -ENOMEM. */
 int tb_fleet_host_set(struct tb_fleet_host *h, enum tb_fleet_state state, const char *stage,
 		      const char *reason);
+/* Set h's install as "mode: why" (why may be NULL or empty), kept the same way. 0/-ENOMEM. */
+int tb_fleet_host_install(struct tb_fleet_host *h, const char *mode, const char *why);
 /*
  * Decide the merge: sort the hosts by name; every host with a result joins it unless the result
  * ran another scenario text, is labelled for another host or another fleet run (then it is

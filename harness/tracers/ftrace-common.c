@@ -255,7 +255,7 @@ static uint64_t mem_available(void)
 {
 	unsigned long long kb = 0;
 	char line[128];
-	FILE *f = fopen("/proc/meminfo", "re");
+	FILE *f = tb_fopen_input("/proc/meminfo", TB_INPUT_FOLLOW);
 
 	while (f && fgets(line, sizeof(line), f))
 		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)

@@ -54,6 +54,20 @@ ln -s "$TMP/elsewhere" "$TMP/lnk/explain/getpid.tp"
 expect_exit 2 "$TB" explain "$TMP/lnk/result.json"
 grep -q "is a symbolic link" "$TMP/err" || { cat "$TMP/err"; fail "wrote through a link"; }
 [ ! -e "$TMP/elsewhere/diff.svg" ] || fail "a graph was written through the link"
+# The folded files themselves: a link to a file outside the run is not read (not even parsed),
+# a FIFO does not block explain (timeout 20: the old reader waited for a writer for ever).
+cp -r "$FIX" "$TMP/flnk"
+ln -sf /etc/passwd "$TMP/flnk/explain/getpid.tp/base.folded"
+expect_exit 2 timeout 20 "$TB" explain "$TMP/flnk/result.json"
+grep -q "base.folded: cannot read the folded stacks: is a symbolic link" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "a linked folded file was read"; }
+grep -q "root" "$TMP/err" && fail "the linked file's text was echoed"
+cp -r "$FIX" "$TMP/ffifo"
+rm "$TMP/ffifo/explain/getpid.tp/traced.folded"
+mkfifo "$TMP/ffifo/explain/getpid.tp/traced.folded"
+expect_exit 2 timeout 20 "$TB" explain "$TMP/ffifo/result.json"
+grep -q "traced.folded: cannot read the folded stacks: not a regular file" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "a FIFO as a folded file: $(cat "$TMP/err")"; }
 python3 - "$FIX/result.json" "$TMP/noexp.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))

@@ -176,6 +176,25 @@ after=$(sqlite3 "$TMP/s.db" 'SELECT count(*) FROM runs')
 expect_exit 2 "$TB" history detect --db "$TMP/missing.db"
 [ ! -e "$TMP/missing.db" ] || fail "a read created the database"
 expect_exit 2 "$TB" history list --label a=b --db "$DB"
+# A database someone else wrote: ESC and C1 controls in the columns list, show and detect print
+# come out escaped; a trigger of theirs is refused before anything is read or added.
+cp "$TMP/s.db" "$TMP/esc.db"
+python3 - "$TMP/esc.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.execute("UPDATE points SET workload = workload || char(27) || '[2J'")
+c.execute("UPDATE runs SET host = char(27) || ']0;owned' || char(7), hw_desc = hw_desc || char(155) || '2J'")
+c.commit()
+PY
+for c in list "list --runs" detect; do
+	expect_exit 0 "$TB" history $c --db "$TMP/esc.db"
+	! grep -q $'\033\|\xc2\x9b' "$TMP/out" "$TMP/err" || fail "history $c printed a raw escape"
+done
+grep -q 'x1b\[2J' <("$TB" history list --db "$TMP/esc.db") || fail "history list: the escape is not shown as text"
+cp "$TMP/s.db" "$TMP/trig.db"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("CREATE TRIGGER zero AFTER INSERT ON points BEGIN UPDATE points SET value = 0; END"); c.commit()' "$TMP/trig.db"
+expect_exit 2 "$TB" history add "$TMP/syn/run-0000" --db "$TMP/trig.db"
+grep -q 'holds the trigger zero' "$TMP/err" || fail "a trigger in the history: $(cat "$TMP/err")"
 
 # 5. The same against a PostgreSQL server of this test's own.
 if [ -z "$PGBIN" ] || ! id postgres >/dev/null 2>&1; then
@@ -191,12 +210,32 @@ runuser -u postgres -- "$PGBIN/pg_ctl" -D "$PGDIR/data" -w -l "$PGDIR/log" \
 	-o "-k $PGDIR -p 55433 -c listen_addresses= -c fsync=off" start >/dev/null ||
 	fail "pg_ctl start failed: $(cat "$PGDIR/log")"
 URL="postgresql://postgres@/postgres?host=$PGDIR&port=55433"
+# The third run's URL carries planted passwords (the server trusts local users and ignores
+# them), one in the user part and one under a percent-encoded key libpq decodes: neither may
+# reach a message, result.json, report.html or the history's stored run.
+SECRET_URL="postgresql://postgres:PLANTEDPW1@/postgres?host=$PGDIR&port=55433&pass%77ord=PLANTEDPW2"
+: >"$TMP/all-logs"
 for i in 1 2 3; do
+	u=$URL
+	[ "$i" -eq 3 ] && u=$SECRET_URL
 	expect_exit 0 "$TB" run "$SCN" --quick -o "$TMP/p$i" -q --no-plots --wait \
-		--label commit=beef$i --history "$URL"
-	grep -q "history: postgresql://postgres@/postgres.*: run $i (" "$TMP/out" ||
+		--label commit=beef$i --history "$u"
+	cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+	grep -qE "history: postgresql://postgres(:\*\*\*)?@/postgres.*: run $i \(" "$TMP/out" ||
 		fail "run $i not added to PostgreSQL: $(cat "$TMP/out")"
 done
+expect_exit 0 "$TB" history export 3 --db "$SECRET_URL" -o "$TMP/p3-export.json"
+cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+grep -q '"command_line"' "$TMP/p3-export.json" || fail "the export has no command line"
+# (the runs have no plots, hence no report.html of their own: the report of run 3's result)
+expect_exit 0 "$TB" report "$TMP/p3/result.json" -o "$TMP/p3/report.html"
+cat "$TMP/out" "$TMP/err" >>"$TMP/all-logs"
+grep -q 'postgres:\*\*\*@' "$TMP/p3/report.html" || fail "report.html shows no masked command line"
+leaks=$(grep -rl 'PLANTEDPW' "$TMP/p3" "$TMP/p3-export.json" "$TMP/all-logs")
+[ -z "$leaks" ] || fail "the history password is in: $leaks"
+grep -q 'postgres:\*\*\*@' "$TMP/p3/result.json" || fail "result.json's command line is not masked"
+expect_exit 2 "$TB" history list --dbx="$SECRET_URL" # a mistyped option is said masked too
+grep -q 'PLANTEDPW' "$TMP/err" && fail "a mistyped option printed the password"
 expect_exit 0 "$TB" history list --db "$URL" --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["runs"] == 3 and d["backend"] == "postgresql", d' \
 	"$TMP/out" || fail "PostgreSQL list is wrong"
@@ -214,6 +253,13 @@ expect_exit 0 "$TB" history report --db "$SYN" -o "$TMP/pg.html"
 grep -q 'kernel.release' "$TMP/pg.html" || fail "PostgreSQL report does not name the kernel change"
 expect_exit 0 "$TB" gate "$TMP/p3/result.json" --history "$URL" --max-overhead none \
 	--allow-untrustworthy
+# A database without a history yet: the gate says so, and names it masked in its reports too.
+psql -q -h "$PGDIR" -p 55433 -U postgres -d postgres -c 'CREATE DATABASE empty' >/dev/null ||
+	fail "cannot create an empty database"
+expect_exit 0 "$TB" gate "$TMP/p3/result.json" --max-overhead none --allow-untrustworthy \
+	--history "postgresql://postgres:PLANTEDPW1@/empty?host=$PGDIR&port=55433" --junit "$TMP/pj.xml"
+grep -q 'no history at postgresql://postgres:\*\*\*@' "$TMP/err" || fail "no history: $(cat "$TMP/err")"
+! grep -q 'PLANTEDPW' "$TMP/out" "$TMP/err" "$TMP/pj.xml" || fail "the gate showed the password"
 pg_stop
 expect_exit 3 "$TB" history list --db "$URL"
 exit 0

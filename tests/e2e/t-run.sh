@@ -70,6 +70,13 @@ after=$(state)
 # 2. The run directory is never overwritten.
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
 grep -q "never overwritten" "$TMP/err" || fail "no reason for refusing an existing directory"
+# A run directory another group may write into is refused as one everyone may write into (exit 3,
+# as for one of another owner); the group of this user, or root's, is fine.
+mkdir "$TMP/gw" && chgrp nogroup "$TMP/gw" && chmod 0775 "$TMP/gw"
+expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/gw" -q
+grep -q "writable by group" "$TMP/err" || fail "a group-writable run directory: $(cat "$TMP/err")"
+chgrp "$(id -g)" "$TMP/gw"
+expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/gw" -q --dry-run
 
 # An unwritable run directory: a clear error, nothing measured (bad input: exit 2).
 expect_exit 2 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q

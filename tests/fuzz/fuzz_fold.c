@@ -12,17 +12,9 @@
 #include "explain/attribute.h"
 #include "explain/flamegraph.h"
 #include "explain/fold.h"
+#include "target.h"
 
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-
-int LLVMFuzzerInitialize(int *argc, char ***argv)
-{
-	(void)argc;
-	(void)argv;
-	tb_log_set_level(TB_LOG_SILENT);
-	return 0;
-}
+TB_FUZZ_QUIET_INIT
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,6 +4,8 @@
  * status comes from CU_get_number_of_failures(). Usage: run-tests [SUITE[:TEST]]...
  */
 #include <CUnit/Basic.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -63,6 +65,39 @@ const char *tb_test_tmpdir(void)
 	if (tb_mkdir_p(path, 0755))
 		return NULL;
 	return path;
+}
+
+static int saved_stderr = -1;
+static char stderr_path[96];
+
+void tb_test_stderr_begin(void)
+{
+	const char *dir = tb_test_tmpdir();
+	int fd;
+
+	snprintf(stderr_path, sizeof(stderr_path), "%s/stderr", dir ? dir : "/tmp");
+	fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fflush(stderr);
+	saved_stderr = dup(2);
+	if (fd >= 0) {
+		dup2(fd, 2);
+		close(fd);
+	}
+}
+
+char *tb_test_stderr_end(void)
+{
+	char *text = NULL;
+
+	fflush(stderr);
+	if (saved_stderr >= 0) {
+		dup2(saved_stderr, 2);
+		close(saved_stderr);
+		saved_stderr = -1;
+	}
+	if (tb_read_file(stderr_path, &text, NULL))
+		return strdup("");
+	return text;
 }
 
 const struct tb_dir *tb_test_tmpdir_open(void)

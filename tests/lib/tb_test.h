@@ -47,6 +47,10 @@ const struct tb_dir *tb_test_tmpdir_open(void);
  * The tracer tests attach to it between the fork and the go.
  */
 pid_t tb_test_spawn_getpid_loop(uint64_t n, int *go_fd);
+/* Everything written to stderr between the two calls, as a new string (never NULL unless
+ * out of memory). Not nested. */
+void tb_test_stderr_begin(void);
+char *tb_test_stderr_end(void);
 /* Root available? */
 int tb_test_is_root(void);
 /*

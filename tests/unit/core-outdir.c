@@ -311,6 +311,49 @@ static void test_writers_refuse_links(void)
 	tb_result_free(r);
 }
 
+/* The one opener of inputs: regular files only, no link, bounded, never blocking on a FIFO. */
+static void test_open_input(void)
+{
+	const char *d = tb_test_tmpdir();
+	char p[512], *text = NULL;
+	size_t len = 0;
+	int dfd, fd;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	snprintf(p, sizeof(p), "%s/sub", d);
+	mkdir(p, 0755);
+	snprintf(p, sizeof(p), "%s/sub/f", d);
+	fd = open(p, O_WRONLY | O_CREAT, 0644);
+	CU_ASSERT_EQUAL(write(fd, "hello\n", 6), 6);
+	close(fd);
+	snprintf(p, sizeof(p), "%s/fifo", d);
+	CU_ASSERT_EQUAL(mkfifo(p, 0600), 0);
+	snprintf(p, sizeof(p), "%s/link", d);
+	CU_ASSERT_EQUAL(symlink("sub/f", p), 0);
+	snprintf(p, sizeof(p), "%s/dirlink", d);
+	CU_ASSERT_EQUAL(symlink("sub", p), 0);
+	dfd = open(d, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	CU_ASSERT_FATAL(dfd >= 0);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "sub/f", 64, &text, &len), 0);
+	CU_ASSERT_EQUAL(len, 6);
+	free(text);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "sub/f", 5, &text, &len), -EFBIG);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "fifo", 64, &text, &len), -ENOTTY);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "link", 64, &text, &len), -ELOOP);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "dirlink/f", 64, &text, &len), -ELOOP);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "../x", 64, &text, &len), -ELOOP);
+	CU_ASSERT_EQUAL(tb_read_regular_at(dfd, "sub", 64, &text, &len), -EISDIR);
+	close(dfd);
+	snprintf(p, sizeof(p), "%s/link", d);
+	CU_ASSERT_EQUAL(tb_read_regular(p, 64, &text, &len), -ELOOP);
+	snprintf(p, sizeof(p), "%s/fifo", d);
+	CU_ASSERT_EQUAL(tb_read_regular(p, 64, &text, &len), -ENOTTY);
+	CU_ASSERT_EQUAL(tb_read_file(p, &text, &len), -ENOTTY); /* system files: no FIFO either */
+	snprintf(p, sizeof(p), "%s/dirlink/f", d); /* as named by a user: links before the file */
+	CU_ASSERT_EQUAL(tb_read_regular(p, 64, &text, &len), 0);
+	free(text);
+}
+
 static CU_TestInfo outdir_tests[] = {
 	{"files replace files, never links", test_write_replaces_files_only},
 	{"subdirectories are handles", test_subdirectories},
@@ -319,6 +362,7 @@ static CU_TestInfo outdir_tests[] = {
 	{"plot, report and result refuse links", test_writers_refuse_links},
 	{"a handle outlives its directory swapped for a link", test_handle_outlives_a_swap},
 	{"a child's log and directory outlive a swap", test_child_outlives_a_swap},
+	{"inputs: regular files, no links, bounded, no FIFO wait", test_open_input},
 	CU_TEST_INFO_NULL,
 };
 

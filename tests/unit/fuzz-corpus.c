@@ -20,6 +20,9 @@
 #include "model/anonymize.h"
 #include "model/result.h"
 #include "parse/scenario.h"
+#include "fuzz/drive-fleet.h"
+#include "fuzz/drive-history.h"
+#include "fuzz/drive-placeholders.h"
 #include "tb_test.h"
 
 /* Call fn on every file of tests/fuzz/corpus/NAME; returns how many there were. */
@@ -110,6 +113,44 @@ static void one_fold(const char *path, const char *text, size_t len)
 	tb_fold_free(&b);
 }
 
+/* The newer targets' inputs through their drivers (which abort on a finding). */
+static void one_fleet(const char *path, const char *text, size_t len)
+{
+	(void)path;
+	CU_ASSERT_EQUAL(tb_drive_fleet((const uint8_t *)text, len), 0);
+}
+
+static void one_placeholders(const char *path, const char *text, size_t len)
+{
+	(void)path;
+	CU_ASSERT_EQUAL(tb_drive_placeholders((const uint8_t *)text, len), 0);
+}
+
+static void one_history(const char *path, const char *text, size_t len)
+{
+	(void)path;
+	CU_ASSERT_EQUAL(tb_drive_history((const uint8_t *)text, len), 0);
+}
+
+static void test_new_corpora(void)
+{
+	enum tb_log_level old = tb_log_get_level();
+	int nh = 0, nl, np;
+
+	tb_log_set_level(TB_LOG_SILENT);
+	nl = each_input("fleet", one_fleet);
+	np = each_input("placeholders", one_placeholders);
+	if (!tb_drive_history_init(tb_test_data_dir()))
+		nh = each_input("history", one_history);
+	tb_drive_history_done();
+	tb_log_set_level(old);
+	if (!nl && !np)
+		TB_SKIP("tests/fuzz/corpus not found next to TB_TEST_DATA");
+	CU_ASSERT(nl >= 1);
+	CU_ASSERT(np >= 3);
+	CU_ASSERT(nh >= 5);
+}
+
 static void test_corpora(void)
 {
 	enum tb_log_level old = tb_log_get_level();
@@ -180,6 +221,7 @@ static void test_parser_fixes(void)
 
 static CU_TestInfo fuzz_corpus_tests[] = {
 	{"seed corpora and regressions", test_corpora},
+	{"history, fleet and placeholder corpora", test_new_corpora},
 	{"parser fixes", test_parser_fixes},
 	CU_TEST_INFO_NULL,
 };

@@ -222,7 +222,8 @@ static void check_add_and_read(const char *target)
 }
 
 /* A failure half-way through an add (a trigger refuses one point) stores nothing of it. */
-static void check_atomic(const char *target, const char *trigger, const char *untrigger)
+static void check_atomic(const char *target, const char *trigger, const char *untrigger,
+			 const char *said)
 {
 	struct tb_history_added info;
 	struct tb_history *h;
@@ -236,7 +237,7 @@ static void check_atomic(const char *target, const char *trigger, const char *un
 	ret = add_n(h, 7, NULL, &info);
 	capture_end(err, sizeof(err));
 	CU_ASSERT_EQUAL(ret, -EINVAL);
-	CU_ASSERT_PTR_NOT_NULL(strstr(err, "boom"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, said));
 	tb_history_close(h);
 	CU_ASSERT_EQUAL(nruns(target), before);
 	CU_ASSERT_EQUAL_FATAL(raw_exec(target, untrigger), 0);
@@ -414,18 +415,20 @@ static void test_sqlite_add_read(void)
 
 static void test_sqlite_atomic(void)
 {
+	/* A history has no triggers (one is refused): an index whose expression fails on run 7's
+	 * ns/event points makes the add fail half-way. */
 	check_atomic(sq_path,
-		     "CREATE TRIGGER boom BEFORE INSERT ON points WHEN NEW.metric = 'ns_per_event' "
-		     "BEGIN SELECT RAISE(ABORT, 'boom'); END",
-		     "DROP TRIGGER boom");
+		     "CREATE INDEX boom ON points (CASE WHEN started = '2026-11-01T00:07:00Z' AND "
+		     "metric = 'ns_per_event' THEN abs(-9223372036854775807 - 1) END)",
+		     "DROP INDEX boom", "integer overflow");
 }
 
 static void test_sqlite_batch(void)
 {
 	check_batch(sq_path,
-		    "CREATE TRIGGER boom BEFORE INSERT ON points WHEN NEW.started = "
-		    "'2026-11-02T00:01:00Z' BEGIN SELECT RAISE(ABORT, 'boom'); END",
-		    "DROP TRIGGER boom");
+		    "CREATE INDEX boom ON points (CASE WHEN started = '2026-11-02T00:01:00Z' THEN "
+		    "abs(-9223372036854775807 - 1) END)",
+		    "DROP INDEX boom");
 }
 
 static void test_sqlite_concurrent(void)
@@ -596,23 +599,20 @@ static void test_pg_add_read(void)
 static void test_pg_atomic(void)
 {
 	NEED_PG();
+	/* A history has no triggers (one is refused): a check constraint refuses the points. */
 	check_atomic(pg_main,
-		     "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF "
-		     "NEW.metric = 'ns_per_event' THEN RAISE EXCEPTION 'boom'; END IF; RETURN NEW; "
-		     "END $$; CREATE TRIGGER boom BEFORE INSERT ON points FOR EACH ROW EXECUTE "
-		     "FUNCTION boom()",
-		     "DROP TRIGGER boom ON points; DROP FUNCTION boom()");
+		     "ALTER TABLE points ADD CONSTRAINT boom CHECK (metric <> 'ns_per_event') "
+		     "NOT VALID",
+		     "ALTER TABLE points DROP CONSTRAINT boom", "boom");
 }
 
 static void test_pg_batch(void)
 {
 	NEED_PG();
 	check_batch(pg_main,
-		    "CREATE FUNCTION boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF "
-		    "NEW.started = '2026-11-02T00:01:00Z' THEN RAISE EXCEPTION 'boom'; END IF; "
-		    "RETURN NEW; END $$; CREATE TRIGGER boom BEFORE INSERT ON points FOR EACH ROW "
-		    "EXECUTE FUNCTION boom()",
-		    "DROP TRIGGER boom ON points; DROP FUNCTION boom()");
+		    "ALTER TABLE points ADD CONSTRAINT boom CHECK (started <> "
+		    "'2026-11-02T00:01:00Z') NOT VALID",
+		    "ALTER TABLE points DROP CONSTRAINT boom");
 }
 
 static void test_pg_concurrent(void)
@@ -695,6 +695,36 @@ static void test_pg_bad_targets(void)
 	tb_log_set_level(TB_LOG_INFO);
 }
 
+/* A trigger, a view or a rule of someone else's in the history's schema: refused. */
+static void test_pg_foreign_objects(void)
+{
+	const char *objects[][3] = {
+		{"CREATE FUNCTION zero() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN NEW.value = 0; "
+		 "RETURN NEW; END $$; CREATE TRIGGER zero BEFORE INSERT ON points FOR EACH ROW "
+		 "EXECUTE FUNCTION zero()",
+		 "DROP TRIGGER zero ON points; DROP FUNCTION zero()", "the trigger zero"},
+		{"CREATE VIEW forever AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+		 "FROM c) SELECT x FROM c",
+		 "DROP VIEW forever", "the view forever"},
+		{"CREATE RULE nothing AS ON INSERT TO points DO INSTEAD NOTHING",
+		 "DROP RULE nothing ON points", "the rule nothing"},
+	};
+	struct tb_history *h = NULL;
+	char err[2048];
+
+	NEED_PG();
+	CU_ASSERT_EQUAL_FATAL(tb_history_open(pg_main, TB_HISTORY_WRITE, &h), 0);
+	tb_history_close(h);
+	for (size_t i = 0; i < TB_ARRAY_SIZE(objects); i++) {
+		CU_ASSERT_EQUAL_FATAL(raw_exec(pg_main, objects[i][0]), 0);
+		capture_begin();
+		CU_ASSERT_EQUAL(tb_history_open(pg_main, TB_HISTORY_WRITE, &h), -EINVAL);
+		capture_end(err, sizeof(err));
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, objects[i][2]));
+		CU_ASSERT_EQUAL_FATAL(raw_exec(pg_main, objects[i][1]), 0);
+	}
+}
+
 static CU_TestInfo pg_tests[] = {
 	{"add, add again, series, points, export", test_pg_add_read},
 	{"a failed add stores nothing", test_pg_atomic},
@@ -704,6 +734,7 @@ static CU_TestInfo pg_tests[] = {
 	{"the gate's view of the history", test_pg_gate_refs},
 	{"a locked history", test_pg_locked},
 	{"foreign database, no server, no database", test_pg_bad_targets},
+	{"triggers, views, rules of others refused", test_pg_foreign_objects},
 	CU_TEST_INFO_NULL,
 };
 

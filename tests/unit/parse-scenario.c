@@ -424,10 +424,10 @@ static void test_key_lines(void)
 		{"[workload c]\ntype = command\ncommand = /bin/true\nlatency = true\n"
 		 "[matrix]\nworkloads = c\ntracers = none\n",
 		 4, "latency mode is not available"},
-		/* from [global]: the workload that cannot have it */
+		/* from [global]: the key that asked for it, naming the workload that cannot */
 		{"[global]\nlatency = true\n[workload c]\ntype = command\ncommand = /bin/true\n"
 		 "[matrix]\nworkloads = c\ntracers = none\n",
-		 3, "latency mode is not available"},
+		 2, "[workload c]: latency mode is not available for command (latency = true in"},
 		{"[global]\nmax-rounds = 10\nrepetitions = 3\nmin-rounds = 50\n" EDGE_TAIL, 4,
 		 "min-rounds (50) is above max-rounds (10)"},
 		{"[global]\nmax-rounds = 3\n" EDGE_TAIL, 2, "min-rounds (5) is above max-rounds (3)"},
