@@ -29,7 +29,8 @@
 	"  --comparable     with --history: join runs whose scenario text differs\n"                \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
-	"5% --max-regression 3% --alpha 0.01. A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
+	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \
+	"number is refused); 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
 const char tb_usage_gate[] = GATE_USAGE;
 
@@ -39,9 +40,9 @@ static int opt_pct(const char *opt, const char *val, double *out)
 		*out = INFINITY;
 		return 0;
 	}
-	if (tb_parse_percent(val, out) || *out < 0)
-		return tb_cli_bad_value("gate", opt, val, "expected a percentage like 5% or none");
-	return 0;
+	int ret = tb_parse_threshold(val, out);
+
+	return ret ? tb_cli_bad_fraction("gate", opt, val, ret, true) : 0;
 }
 
 /* What the command line asks for. */

@@ -120,7 +120,10 @@ static int parse_value(int c, struct run_opts *o)
 						ret == -EDOM ? TB_DURATION_UNITS : "at least 1ms");
 		break;
 	case 'p':
-		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
+		ret = tb_parse_percent(optarg, &o->prec);
+		if (ret)
+			return tb_cli_bad_fraction("run", "--precision", optarg, ret, false);
+		if (o->prec <= 0 || o->prec >= 1)
 			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
 		break;
 	case 'm':

@@ -20,11 +20,17 @@ void tb_gate_opts_init(struct tb_gate_opts *o)
 
 /* ---- thresholds ------------------------------------------------------------------------------ */
 
-/* "5%", "0.05", 0.05 or "none" from the result's gate object; absent leaves *out alone. */
+/*
+ * "5%", "1.05x", a JSON number (a fraction, as a program writes it) or "none" from the result's
+ * gate object (the scenario's text: a bare number there is refused as it is in the scenario);
+ * absent leaves *out alone.
+ */
 static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 {
 	json_t *v = g ? json_object_get(g, key) : NULL;
+	char why[200];
 	double d;
+	int ret;
 
 	if (!v)
 		return 0;
@@ -33,8 +39,12 @@ static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 	} else if (json_is_string(v) && (!strcmp(json_string_value(v), "none") ||
 					 !strcmp(json_string_value(v), "off"))) {
 		d = INFINITY;
-	} else if (!json_is_string(v) || tb_parse_percent(json_string_value(v), &d)) {
+	} else if (!json_is_string(v)) {
 		tb_err("%s: gate.%s: expected a percentage like \"5%%\" or \"none\"", what, key);
+		return -EINVAL;
+	} else if ((ret = tb_parse_threshold(json_string_value(v), &d))) {
+		tb_err("%s: gate.%s", what,
+		       tb_percent_why(ret, key, json_string_value(v), true, why, sizeof(why)));
 		return -EINVAL;
 	}
 	if (!(d >= 0)) {
