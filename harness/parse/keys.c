@@ -189,6 +189,11 @@ const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
 	{"allow-untrustworthy", "report untrustworthy cells as skipped instead of failing (false)"},
 	{"require-power", "fail a cell whose minimal detectable effect exceeds a limit it is "
 			  "gated against (false: a warning)"},
+	{"allow-faster", "report cells faster than their baseline as skipped instead of failing "
+			 "(false)"},
+	{"allow-partial", "let a partial (interrupted) result pass on the cells it measured "
+			  "(false)"},
+	{"allow-foreign", "let a result measured beside foreign instrumentation pass (false)"},
 	{NULL, NULL},
 };
 
@@ -208,7 +213,7 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 	if (!gate_keys[k].name) {
 		tb_scn_perr(
 			p, p->line,
-			"[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power)",
+			"[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign)",
 			name);
 		return;
 	}

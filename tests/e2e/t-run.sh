@@ -49,7 +49,8 @@ for c in r["cells"]:
         continue
     o = c["overhead"]
     need(o, ["pct", "ci", "ns_per_op", "ns_per_event", "p_mannwhitney", "verdict", "reason"], c["id"])
-    assert o["verdict"] in ("no-detectable-overhead", "overhead", "untrustworthy"), o["verdict"]
+    assert o["verdict"] in ("no-detectable-overhead", "overhead", "untrustworthy",
+                            "faster-than-baseline"), o["verdict"]
     assert len(o["ci"]) == 2 and o["ci"][0] <= o["pct"] <= o["ci"][1], o
 # Proof of tracing: the getpid tracepoint recorded one event per op.
 c = {c["id"]: c for c in r["cells"]}["getpid/tp-getpid"]
