@@ -55,7 +55,7 @@ const char tb_usage_fleet[] =
 	"      --playbook FILE     another playbook than this tracebench's fleet/tracebench.yml\n"
 	"      --json              print the merge as JSON instead of the tables\n"
 	"  passed to every host's run: --quick, --rounds N, --duration D, --precision P,\n"
-	"  --max-time D, --seed N, --aa, --skip-unsupported, --no-plots\n" TB_CLI_COMMON_USAGE;
+	"  --max-time D, --seed N, --aa, --skip-unsupported, --allow-foreign, --no-plots\n" TB_CLI_COMMON_USAGE;
 
 struct fleet_opts {
 	const char *scenario, *inventory, *limit, *outdir, *install, *playbook, *history;
@@ -128,6 +128,7 @@ static const struct option run_longopts[] = {
 	{"quick", no_argument, NULL, 'Q'},
 	{"aa", no_argument, NULL, 'A'},
 	{"skip-unsupported", no_argument, NULL, 'S'},
+	{"allow-foreign", no_argument, NULL, 'F'},
 	{"no-plots", no_argument, NULL, 'N'},
 	{"rounds", required_argument, NULL, 'r'},
 	{"duration", required_argument, NULL, 'd'},
