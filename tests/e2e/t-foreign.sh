@@ -18,21 +18,7 @@ trap 'cleanup_inst; rm -rf "$TMP"' EXIT
 mkdir "$inst" || skip "cannot create a tracefs instance"
 echo 1 >"$inst/events/syscalls/sys_enter_getpid/enable" 2>/dev/null ||
 	echo 1 >"$inst/events/sched/sched_switch/enable" || fail "cannot enable an event in $inst"
-cat >"$TMP/s.ini" <<'INI'
-[global]
-repetitions = 5
-warmup = 0
-duration = 20ms
-[workload getpid]
-type = getpid
-[tracer tp]
-type = ftrace-events
-events = syscalls:sys_enter_getpid
-pid-filter = workload
-[matrix]
-workloads = getpid
-tracers = none, tp
-INI
+cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini" # three short cells
 
 "$TB" run "$TMP/s.ini" -o "$TMP/r1" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?

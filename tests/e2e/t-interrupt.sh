@@ -16,6 +16,14 @@ cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
 state() { ls /sys/kernel/tracing/instances/ 2>/dev/null | grep -v "^tracebench-" ; cat /sys/kernel/tracing/tracing_on /sys/kernel/tracing/set_event 2>/dev/null; }
 before=$(state)
 
+first_round() { # DIR: wait (up to 4 s) until its result.json holds a completed round
+	for _ in $(seq 1 200); do
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
+			"$1/result.json" 2>/dev/null && return
+		sleep 0.02
+	done
+}
+
 check() { # DIR CONTEXT
 	python3 - "$1/result.json" "$2" <<'PY'
 import json, sys
@@ -76,11 +84,7 @@ d=$TMP/triple
 "$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
-for _ in $(seq 1 200); do
-	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
-		"$d/result.json" 2>/dev/null && break
-	sleep 0.02
-done
+first_round "$d"
 kill -INT $pid; sleep 0.01; kill -INT $pid; sleep 0.01; kill -INT $pid
 wait $pid
 rc=$?
@@ -95,11 +99,7 @@ d=$TMP/drawn
 "$TB" run "$TMP/s.ini" -o "$d" -q >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
-for _ in $(seq 1 200); do
-	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
-		"$d/result.json" 2>/dev/null && break
-	sleep 0.02
-done
+first_round "$d"
 kill -INT $pid
 wait $pid
 rc=$?
