@@ -110,7 +110,7 @@ fi
 kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 1 ] || fail "interrupted run exited $rc, expected 1"
+[ $rc -eq 130 ] || fail "interrupted run exited $rc, expected 130"
 python3 - "$TMP/r2/result.json" <<'PY' || fail "interrupted result is not a valid partial result"
 import json, sys
 r = json.load(open(sys.argv[1]))
