@@ -106,11 +106,6 @@ static double cell_seconds(const struct tb_cell *c)
 	return ns / 1e9;
 }
 
-/*
- * Valid against Jenkins' junit-10.xsd (tests/data/junit/): <testsuites> takes no `skipped`
- * attribute (only <testsuite> does), time is a plain decimal. The limits and the power
- * warning go into the suite's <properties> and <system-out>.
- */
 /* One test case's verdict inside its <testcase>: a failure, a skip, or what was found. */
 static void junit_outcome(FILE *f, const struct tb_gate_cell *gc)
 {
@@ -131,6 +126,11 @@ static void junit_outcome(FILE *f, const struct tb_gate_cell *gc)
 	}
 }
 
+/*
+ * Valid against Jenkins' junit-10.xsd (tests/data/junit/): <testsuites> takes no `skipped`
+ * attribute (only <testsuite> does), time is a plain decimal. The limits and the power
+ * warning go into the suite's <properties> and <system-out>.
+ */
 void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 {
 	size_t ntests = g->ncells + g->has_run, nfail = g->nfail + (g->run.st == TB_GATE_FAIL);

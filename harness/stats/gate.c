@@ -339,10 +339,7 @@ static void judge_run(struct tb_gate *g, const struct tb_result *r)
 
 	run->st = TB_GATE_PASS;
 	run->type = "";
-	for (size_t i = 0; json_is_array(r->shortfalls) && i < json_array_size(r->shortfalls); i++)
-		add_msg(run, "%s", json_string_value(json_array_get(r->shortfalls, i)));
-	g->has_run = run->msg[0] != '\0';
-	run->warn = g->has_run;
+	/* what fails it first: the shortfalls after it may fill the message */
 	if (foreign && g->allow_foreign) {
 		add_msg(run, "foreign instrumentation allowed by --allow-foreign");
 	} else if (foreign) {
@@ -357,6 +354,10 @@ static void judge_run(struct tb_gate *g, const struct tb_result *r)
 		add_msg(run,
 			"a partial result fails the gate: run it to its end, or gate with --allow-partial");
 	}
+	for (size_t i = 0; json_is_array(r->shortfalls) && i < json_array_size(r->shortfalls); i++)
+		add_msg(run, "%s", json_string_value(json_array_get(r->shortfalls, i)));
+	g->has_run = run->msg[0] != '\0';
+	run->warn = g->has_run && run->st != TB_GATE_FAIL;
 }
 
 static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_ref *hist)
