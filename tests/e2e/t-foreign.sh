@@ -4,7 +4,7 @@
 # and leaves no run directory; with --allow-foreign it measures, and every result carries it:
 # result.json's foreign_instrumentation, settings.allow_foreign, shortfalls and each traced
 # cell's reason; the gate fails the run unless gate --allow-foreign. Only the instance this test
-# made is compared and removed.
+# made is compared and removed; an idle instance of its own blocks nothing.
 . "$(dirname "$0")/lib.sh"
 need_root
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -16,9 +16,14 @@ inst=$T/instances/foreign-t-$$
 cleanup_inst() { [ -d "$inst" ] && { echo 0 >"$inst/events/enable" 2>/dev/null; rmdir "$inst"; }; }
 trap 'cleanup_inst; rm -rf "$TMP"' EXIT
 mkdir "$inst" || skip "cannot create a tracefs instance"
+cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini" # three short cells
+# An idle instance (no event, no tracer) instruments nothing: no refusal, nothing recorded.
+"$TB" run "$TMP/s.ini" -o "$TMP/r0" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
+rc=$?
+[ $rc -eq 0 ] || fail "an idle instance refused the run: exit $rc: $(cat "$TMP/err")"
+grep -q "foreign-t-$$" "$TMP/r0/result.json" && fail "an idle instance was recorded as foreign"
 echo 1 >"$inst/events/syscalls/sys_enter_getpid/enable" 2>/dev/null ||
 	echo 1 >"$inst/events/sched/sched_switch/enable" || fail "cannot enable an event in $inst"
-cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini" # three short cells
 
 "$TB" run "$TMP/s.ini" -o "$TMP/r1" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?
