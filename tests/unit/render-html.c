@@ -440,6 +440,7 @@ static void test_shortfalls_shown(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	r->partial = true;
+	free(r->stop_reason);
 	r->stop_reason = strdup("interrupted");
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
 	CU_ASSERT(json_array_size(r->shortfalls) >= 2);
@@ -660,6 +661,7 @@ static void test_summary_ends_with_shortfalls(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	r->precision = 0.003;
+	free(r->stop_reason);
 	r->stop_reason = strdup("max-time");
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
 	text = summary_text(r);
