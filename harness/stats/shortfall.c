@@ -146,11 +146,15 @@ int tb_stats_shortfalls(struct tb_result *r)
 	if (!r->shortfalls && !(r->shortfalls = json_array()))
 		return -ENOMEM;
 	json_array_clear(r->shortfalls);
-	if (r->partial)
+	if (r->partial && r->stop_reason)
 		ret = say(
 			r->shortfalls,
 			"partial result: the run stopped early (%s); its figures come from the rounds it finished",
-			r->stop_reason ? r->stop_reason : "unknown reason");
+			r->stop_reason);
+	else if (r->partial) /* as written after each round: a run still going, or killed */
+		ret = say(
+			r->shortfalls,
+			"partial result: the run has not finished (still running, or killed before it could say why); its figures come from the rounds written");
 	if (!ret && nforeign)
 		ret = say(
 			r->shortfalls,

@@ -690,6 +690,12 @@ static void test_shortfalls(void)
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(r->shortfalls, 0)),
 				      "partial result: the run stopped early (interrupted)"));
+	/* written after a round, before any stop: not finished, no reason invented */
+	free(r->stop_reason);
+	r->stop_reason = NULL;
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(r->shortfalls, 0)),
+				      "partial result: the run has not finished"));
 	tb_result_free(r);
 }
 
