@@ -199,7 +199,7 @@ def aa(out, rep):
             if excl and pct is not None and abs(pct) > thr:
                 fp += 1
                 w["fp"] += 1
-            if v == "overhead":
+            if v in ("overhead", "faster-than-baseline"):  # a speedup is a false positive too
                 fp_verdict += 1
             elif v == "untrustworthy":
                 untrust += 1

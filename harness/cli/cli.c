@@ -98,6 +98,14 @@ int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const ch
 	return TB_EXIT_USAGE;
 }
 
+int tb_cli_bad_fraction(const char *cmd, const char *opt, const char *val, int ret, bool factor)
+{
+	char why[200];
+
+	tb_err("%s: %s", cmd, tb_percent_why(ret, opt, val, factor, why, sizeof(why)));
+	return TB_EXIT_USAGE;
+}
+
 int tb_cli_one_result(int argc, char **argv, const char *usage, const char **out, const char **file,
 		      struct tb_result **r)
 {

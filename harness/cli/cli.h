@@ -4,6 +4,7 @@
 #define TB_CLI_H
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 /*
@@ -53,5 +54,10 @@ void tb_cli_stop_on_signals(void);
 int tb_cli_signals(void);
 /* "tracebench CMD: bad value 'x' for --opt: reason", returns TB_EXIT_USAGE. */
 int tb_cli_bad_value(const char *cmd, const char *opt, const char *val, const char *why);
+/*
+ * A fraction option refused by tb_parse_percent or tb_parse_threshold (ret), with the corrected
+ * spelling for a bare number (core/options.h: tb_percent_why); returns TB_EXIT_USAGE.
+ */
+int tb_cli_bad_fraction(const char *cmd, const char *opt, const char *val, int ret, bool factor);
 
 #endif

@@ -55,7 +55,7 @@ const char tb_usage_fleet[] =
 	"      --playbook FILE     another playbook than this tracebench's fleet/tracebench.yml\n"
 	"      --json              print the merge as JSON instead of the tables\n"
 	"  passed to every host's run: --quick, --rounds N, --duration D, --precision P,\n"
-	"  --max-time D, --seed N, --aa, --skip-unsupported, --no-plots\n" TB_CLI_COMMON_USAGE;
+	"  --max-time D, --seed N, --aa, --skip-unsupported, --allow-foreign, --no-plots\n" TB_CLI_COMMON_USAGE;
 
 struct fleet_opts {
 	const char *scenario, *inventory, *limit, *outdir, *install, *playbook, *history;
@@ -87,6 +87,7 @@ static int run_arg(struct fleet_opts *o, const char *name, const char *val)
 	int64_t n;
 	uint64_t ns;
 	double d;
+	int ret;
 
 	if (!strcmp(name, "rounds") && (tb_parse_int(val, &n) || n < 1 || n > 100000))
 		return tb_cli_bad_value("fleet", "--rounds", val, "1 to 100000");
@@ -95,7 +96,9 @@ static int run_arg(struct fleet_opts *o, const char *name, const char *val)
 	if ((!strcmp(name, "duration") || !strcmp(name, "max-time")) &&
 	    (tb_parse_duration(val, &ns) || ns < 1000000))
 		return tb_cli_bad_value("fleet", name, val, "a duration, e.g. 500ms");
-	if (!strcmp(name, "precision") && (tb_parse_percent(val, &d) || d <= 0 || d >= 1))
+	if (!strcmp(name, "precision") && (ret = tb_parse_percent(val, &d)))
+		return tb_cli_bad_fraction("fleet", "--precision", val, ret, false);
+	if (!strcmp(name, "precision") && (d <= 0 || d >= 1))
 		return tb_cli_bad_value("fleet", "--precision", val, "e.g. 1%");
 	if (asprintf(&arg, "--%s%s%s", name, val ? "=" : "", val ? val : "") < 0)
 		return TB_EXIT_FAIL;
@@ -125,6 +128,7 @@ static const struct option run_longopts[] = {
 	{"quick", no_argument, NULL, 'Q'},
 	{"aa", no_argument, NULL, 'A'},
 	{"skip-unsupported", no_argument, NULL, 'S'},
+	{"allow-foreign", no_argument, NULL, 'F'},
 	{"no-plots", no_argument, NULL, 'N'},
 	{"rounds", required_argument, NULL, 'r'},
 	{"duration", required_argument, NULL, 'd'},

@@ -18,8 +18,12 @@
 #define GATE_USAGE                                                                                  \
 	"usage: tracebench gate RESULT.json [--baseline OLD.json] [--max-overhead 5%]\n"            \
 	"                       [--max-regression 3%] [--alpha 0.01] [--allow-untrustworthy]\n"     \
+	"                       [--allow-faster] [--allow-partial] [--allow-foreign]\n"             \
 	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
 	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
+	"  --allow-faster   skip, not fail, a cell faster than its baseline (suspect the setup)\n"  \
+	"  --allow-partial  let a partial (interrupted) result pass on the cells it measured\n"     \
+	"  --allow-foreign  let a result measured beside foreign instrumentation pass\n"            \
 	"  --require-power  fail a cell whose MDE exceeds a limit it is gated against (else a\n"    \
 	"                   warning in every output)\n"                                             \
 	"  --history[=DB]   gate each cell against the last stable segment of its series in the\n"  \
@@ -29,7 +33,8 @@
 	"  --comparable     with --history: join runs whose scenario text differs\n"                \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
-	"5% --max-regression 3% --alpha 0.01. A limit of 'none' disables it.\n" TB_CLI_COMMON_USAGE
+	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \
+	"number is refused); 'none' disables it.\n" TB_CLI_COMMON_USAGE
 
 const char tb_usage_gate[] = GATE_USAGE;
 
@@ -39,9 +44,23 @@ static int opt_pct(const char *opt, const char *val, double *out)
 		*out = INFINITY;
 		return 0;
 	}
-	if (tb_parse_percent(val, out) || *out < 0)
-		return tb_cli_bad_value("gate", opt, val, "expected a percentage like 5% or none");
-	return 0;
+	int ret = tb_parse_threshold(val, out);
+
+	return ret ? tb_cli_bad_fraction("gate", opt, val, ret, true) : 0;
+}
+
+/* An --allow-* option c sets its flag in o; false: c is another option. */
+static bool allow_flag(int c, struct tb_gate_opts *o)
+{
+	int *flag = c == 'u'   ? &o->allow_untrustworthy
+		    : c == 'F' ? &o->allow_faster
+		    : c == 'p' ? &o->allow_partial
+		    : c == 'f' ? &o->allow_foreign
+			       : NULL;
+
+	if (flag)
+		*flag = 1;
+	return flag != NULL;
 }
 
 /* What the command line asks for. */
@@ -60,6 +79,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"max-regression", required_argument, NULL, 'r'},
 		{"alpha", required_argument, NULL, 'a'},
 		{"allow-untrustworthy", no_argument, NULL, 'u'},
+		{"allow-faster", no_argument, NULL, 'F'},
+		{"allow-partial", no_argument, NULL, 'p'},
+		{"allow-foreign", no_argument, NULL, 'f'},
 		{"require-power", no_argument, NULL, 'P'},
 		{"junit", required_argument, NULL, 'j'},
 		{"markdown", required_argument, NULL, 'm'},
@@ -73,6 +95,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 	int c;
 
 	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
+		if (allow_flag(c, o))
+			continue;
 		switch (c) {
 		case 'b':
 			o->baseline_name = optarg;
@@ -89,9 +113,6 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (tb_parse_double(optarg, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))
 				return tb_cli_bad_value("gate", "--alpha", optarg,
 							"a probability in (0, 0.5)");
-			break;
-		case 'u':
-			o->allow_untrustworthy = 1;
 			break;
 		case 'P':
 			o->require_power = true;

@@ -730,7 +730,11 @@ static int parse_opt(int c, struct hopts *o, const struct sub *sub)
 						"a probability in (0, 0.5)");
 		break;
 	case 'm':
-		if (tb_parse_percent(optarg, &o->det.min_magnitude) || o->det.min_magnitude > 100)
+		ret = tb_parse_percent(optarg, &o->det.min_magnitude);
+		if (ret)
+			return tb_cli_bad_fraction("history", "--min-magnitude", optarg, ret,
+						   false);
+		if (o->det.min_magnitude > 100)
 			return tb_cli_bad_value("history", "--min-magnitude", optarg,
 						"a percentage such as 2% (0 for none)");
 		break;

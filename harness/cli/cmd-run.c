@@ -23,6 +23,7 @@
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
 #include "host/cleanup.h"
+#include "host/tracing-state.h"
 #include "history/store.h"
 #include "render/csv.h"
 #include "render/gnuplot/plot.h"
@@ -58,6 +59,8 @@ const char tb_usage_run[] =
 	"      --no-plots          skip plots and the HTML report\n"
 	"      --gate              gate the result afterwards (exit 1 when it fails)\n"
 	"      --skip-unsupported  drop cells whose plugin is unsupported here (else exit 3)\n"
+	"      --allow-foreign     measure although another tracer is active (else exit 3);\n"
+	"                          its baseline is biased and every result says so\n"
 	"      --wait              wait for another run to finish (else exit 3 at once)\n"
 	"      --anonymize         no host, user, path or command line in what is written\n"
 	"      --label KEY=VALUE   attach a label to the result (repeatable; e.g. commit=abc123)\n"
@@ -73,6 +76,7 @@ const char tb_usage_run[] =
 struct run_opts {
 	const char *scenario, *outdir;
 	bool quick, aa, skip, wait_lock, dry_run, json_out, no_plots, gate, anonymize, quiet;
+	bool allow_foreign;  /* --allow-foreign */
 	bool history;	     /* --history */
 	const char *hist_db; /* its database, NULL for the default */
 	bool explain;
@@ -120,7 +124,10 @@ static int parse_value(int c, struct run_opts *o)
 						ret == -EDOM ? TB_DURATION_UNITS : "at least 1ms");
 		break;
 	case 'p':
-		if (tb_parse_percent(optarg, &o->prec) || o->prec <= 0 || o->prec >= 1)
+		ret = tb_parse_percent(optarg, &o->prec);
+		if (ret)
+			return tb_cli_bad_fraction("run", "--precision", optarg, ret, false);
+		if (o->prec <= 0 || o->prec >= 1)
 			return tb_cli_bad_value("run", "--precision", optarg, "e.g. 1%");
 		break;
 	case 'm':
@@ -160,6 +167,7 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 		     : c == 'Z' ? &o->anonymize
 		     : c == 'q' ? &o->quiet
 		     : c == 'X' ? &o->explain
+		     : c == 'f' ? &o->allow_foreign
 				: NULL;
 
 	if (flag) {
@@ -208,6 +216,7 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"no-plots", no_argument, NULL, 'P'},
 		{"gate", no_argument, NULL, 'g'},
 		{"skip-unsupported", no_argument, NULL, 'S'},
+		{"allow-foreign", no_argument, NULL, 'f'},
 		{"wait", no_argument, NULL, 'W'},
 		{"anonymize", no_argument, NULL, 'Z'},
 		{"label", required_argument, NULL, 'L'},
@@ -376,6 +385,27 @@ static int check_writable(struct run *x)
 	return ret ? tb_dir_exit_code(ret) : -1;
 }
 
+/*
+ * Another tracer active before round 1 biases every baseline (a syscall tracepoint slows every
+ * syscall of the host): refused, with what was found, unless the user allows it. Runs under
+ * the run lock, after the stale state of a dead run of ours was undone. Returns -1 to go on.
+ */
+static int check_foreign(struct run *x)
+{
+	json_t *found = tb_foreign_instrumentation();
+	size_t n = found ? json_array_size(found) : 0;
+
+	if (n && !x->o.allow_foreign) {
+		for (size_t i = 0; i < n; i++)
+			tb_err("run: foreign instrumentation is active: %s",
+			       json_string_value(json_array_get(found, i)));
+		tb_err("run: it would bias every baseline: stop it and run again, or measure anyway with --allow-foreign (every result then says so)");
+	}
+	json_decref(found);
+	x->r->allow_foreign = x->o.allow_foreign;
+	return n && !x->o.allow_foreign ? TB_EXIT_UNAVAILABLE : -1;
+}
+
 /* Returns -1 to go on to measure, else the exit code. */
 static int prepare(struct run *x)
 {
@@ -385,6 +415,9 @@ static int prepare(struct run *x)
 	if (ret >= 0)
 		return ret;
 	ret = lock_machine(x);
+	if (ret >= 0)
+		return ret;
+	ret = check_foreign(x);
 	if (ret >= 0)
 		return ret;
 	ret = tb_inject_init();
@@ -445,11 +478,11 @@ static int save(struct run *x, bool final)
 	if (x->write_err)
 		return x->write_err;
 	tb_result_update_totals(x->r);
+	x->r->partial = !final; /* before the analysis: its shortfalls say it */
 	tb_stats_analyze(x->r);
 	tb_utc_iso(ts, sizeof(ts), time(NULL));
 	free(x->r->finished);
 	x->r->finished = strdup(ts);
-	x->r->partial = !final;
 	ret = tb_result_save_at(x->r, &x->rundir, "result.json");
 	if (!ret)
 		ret = tb_csv_write(x->r, &x->rundir);
@@ -624,18 +657,21 @@ static int publish(struct run *x, int rc)
 		printf("\nresult:  %s/result.json\n", x->rundir.path);
 		print_disk(x);
 	}
-	if (!x->interrupted && tb_cli_signals() == 0 && !x->o.no_plots)
+	/* A partial result is drawn too (what it shows is what it finished); a second signal
+	 * says the user wants out now. */
+	if (tb_cli_signals() <= 1 && !x->o.no_plots)
 		err = plots_and_report(x, &what);
 	for (i = 0; i < x->r->ncells; i++)
 		if (x->r->cells[i].error)
 			rc = TB_EXIT_FAIL;
 	if (x->interrupted)
-		rc = TB_EXIT_FAIL;
+		rc = TB_EXIT_INTERRUPTED;
 	if (x->o.gate && !x->interrupted && rc == TB_EXIT_OK) {
 		struct tb_gate_opts go;
 
 		tb_gate_opts_init(&go);
 		go.name = x->rundir.path;
+		go.allow_foreign = x->o.allow_foreign ? 1 : -1; /* the user said so for this run */
 		rc = x->o.history
 			     ? tb_cli_gate_history(x->r, NULL, x->o.hist_db, false, &go, stdout)
 			     : tb_cli_gate_result(x->r, NULL, &go, stdout);

@@ -41,9 +41,6 @@ int tb_cli_gate_result(struct tb_result *r, struct tb_result *old, const struct 
 	/* An empty result is a run that measured nothing: never a pass. */
 	if (!r->ncells)
 		tb_err("gate: %s has no cells: nothing was measured", g.name);
-	if (r->partial)
-		tb_warn("gate: %s is partial (stopped early: %s)", g.name,
-			r->stop_reason ? r->stop_reason : "unknown reason");
 done:
 	tb_gate_release(&g);
 	return ret;

@@ -11,10 +11,13 @@
 
 /* Exit codes (the CLI contract in doc/architecture.md). */
 enum {
-	TB_EXIT_OK = 0,		 /* success, gate passed */
-	TB_EXIT_FAIL = 1,	 /* gate failed, measurement failed */
-	TB_EXIT_USAGE = 2,	 /* bad usage or bad input (scenario, result file, option) */
-	TB_EXIT_UNAVAILABLE = 3, /* not possible here: privileges, tracefs, BPF, lock held */
+	TB_EXIT_OK = 0,		   /* success, gate passed */
+	TB_EXIT_FAIL = 1,	   /* gate failed, measurement failed */
+	TB_EXIT_USAGE = 2,	   /* bad usage or bad input (scenario, result file, option) */
+	TB_EXIT_UNAVAILABLE = 3,   /* not possible here: privileges, tracefs, BPF, lock held,
+				    foreign instrumentation active (run without --allow-foreign) */
+	TB_EXIT_INTERRUPTED = 130, /* stopped by SIGINT/SIGTERM/SIGHUP (128 + SIGINT, as a
+				      shell says it): the partial result is written */
 };
 
 #define TB_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -174,7 +174,8 @@ int tb_parse_double(const char *s, double *out)
 	return 0;
 }
 
-int tb_parse_percent(const char *s, double *fraction)
+/* "5%" -> 0.05; with factor, "1.05x" -> 0.05 too (at least 1x); "0" alone is zero. */
+static int parse_fraction(const char *s, bool factor, double *fraction)
 {
 	char unit[4];
 	double num;
@@ -186,11 +187,47 @@ int tb_parse_percent(const char *s, double *fraction)
 		return -EINVAL;
 	if (!strcmp(unit, "%"))
 		*fraction = num / 100.0;
+	else if (factor && !strcmp(unit, "x") && num >= 1)
+		*fraction = num - 1;
+	else if (factor && !strcmp(unit, "x"))
+		return -ERANGE;
+	else if (!unit[0] && num == 0)
+		*fraction = 0;
 	else if (!unit[0])
-		*fraction = num;
+		return -EDOM; /* 5: 5% or 500%? */
 	else
 		return -EINVAL;
 	return 0;
+}
+
+int tb_parse_percent(const char *s, double *fraction)
+{
+	return parse_fraction(s, false, fraction);
+}
+
+int tb_parse_threshold(const char *s, double *fraction)
+{
+	return parse_fraction(s, true, fraction);
+}
+
+const char *tb_percent_why(int ret, const char *name, const char *val, bool factor, char *buf,
+			   size_t len)
+{
+	double d = 0;
+
+	/* an option is spelled as typed ("--max-overhead 5"), a key as in its file */
+	const char *eq = name[0] == '-' ? " " : " = ";
+
+	if (ret == -EDOM && !tb_parse_double(val, &d))
+		snprintf(
+			buf, len,
+			"%s%s%s: a bare number is ambiguous; write %s%% (or %g%% if %s was meant as "
+			"a fraction)",
+			name, eq, val, val, 100 * d, val);
+	else
+		snprintf(buf, len, "%s%s%s: expected a percentage like 5%%%s", name, eq, val,
+			 factor ? " or a factor like 1.05x" : "");
+	return buf;
 }
 
 const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key)
@@ -325,6 +362,10 @@ static void bad_value(const struct tb_option *o, const char *key, const char *va
 			 o->type == TB_OPT_DURATION ? " ns"
 			 : o->type == TB_OPT_SIZE   ? " bytes"
 						    : "");
+		return;
+	}
+	if (ret == -EDOM && o->type == TB_OPT_PERCENT) {
+		tb_percent_why(ret, key, val, false, err, errlen);
 		return;
 	}
 	if (ret == -EDOM) {

@@ -26,8 +26,8 @@ enum tb_opt_type {
 	TB_OPT_LIST, /* struct tb_strlist: comma-separated, each item trimmed, empty items refused
 		      */
 	TB_OPT_ARGV, /* struct tb_strlist: shell-like words (quotes, backslash), no expansion */
-	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a bare number is a
-			   fraction */
+	TB_OPT_PERCENT, /* double fraction: "1%" -> 0.01, "0.5%" -> 0.005; a unit is required
+			   (a bare number other than 0 is an error: 5% or 500%?) */
 	/* Integers as TB_OPT_INT into a narrower field, so that a table can point at the field
 	 * its reader uses (the [global] keys fill struct tb_scenario): [min, max] is required and
 	 * must lie within the field's type, so every value that passes fits exactly. */
@@ -67,7 +67,21 @@ int tb_parse_duration(const char *s, uint64_t *ns);
 int tb_parse_bool(const char *s, bool *out);
 int tb_parse_int(const char *s, int64_t *out);
 int tb_parse_double(const char *s, double *out);
+/*
+ * A fraction written as a percentage: "5%" -> 0.05; "0" alone is zero. Returns 0, -EDOM for a
+ * bare number ("5": 5% or 500%?), -ERANGE for a negative one, or -EINVAL. The one parser of
+ * every fraction-valued key and option (scenario files, command lines, result files).
+ */
 int tb_parse_percent(const char *s, double *fraction);
+/* A limit against a reference: tb_parse_percent's, or a factor "1.05x" -> 0.05 (>= 1x). */
+int tb_parse_threshold(const char *s, double *fraction);
+/*
+ * Why val (ret from one of the two above) is refused for name, into buf: for a bare number the
+ * corrected spelling ("max-cv = 5: a bare number is ambiguous; write 5% (or 500% if 5 was meant
+ * as a fraction)"). factor: the key also takes "1.05x". Returns buf.
+ */
+const char *tb_percent_why(int ret, const char *name, const char *val, bool factor, char *buf,
+			   size_t len);
 
 /* The most options a table may have before its TB_OPT_END (tb_opts_check). */
 #define TB_OPTS_MAX 128

@@ -298,6 +298,32 @@ static bool freeing(json_int_t id)
 	return ours;
 }
 
+/*
+ * Instance name, not ours, into arr when it instruments: an event enabled or a tracer set. An
+ * idle one (left behind, or set up and not yet started) costs the workload nothing, and
+ * refusing a run for it (run exits 3 on foreign instrumentation) would block every run.
+ */
+static void foreign_instance(json_t *arr, const char *name)
+{
+	char file[512], *text, *tracer;
+	int nev = 0;
+
+	snprintf(file, sizeof(file), "instances/%s/set_event", name);
+	text = tracefs_instance_file_read(NULL, file, NULL);
+	for (char *p = text; p && *p; p++)
+		nev += *p == '\n';
+	free(text);
+	snprintf(file, sizeof(file), "instances/%s/current_tracer", name);
+	tracer = tracefs_instance_file_read(NULL, file, NULL);
+	if (tracer)
+		tracer[strcspn(tracer, "\n")] = '\0';
+	if (nev || (tracer && *tracer && strcmp(tracer, "nop")))
+		foreign_add(arr, "tracefs instance '%s' (%d events enabled%s%s)", name, nev,
+			    tracer && *tracer && strcmp(tracer, "nop") ? ", tracer " : "",
+			    tracer && *tracer && strcmp(tracer, "nop") ? tracer : "");
+	free(tracer);
+}
+
 json_t *tb_foreign_instrumentation(void)
 {
 	json_t *arr = json_array(), *st, *v;
@@ -320,17 +346,9 @@ json_t *tb_foreign_instrumentation(void)
 	json_array_foreach(json_object_get(st, "instances"), i, v)
 	{
 		const char *name = json_string_value(v);
-		char file[512], *text;
-		int nev = 0;
 
-		if (!strncmp(name, own, strlen(own)))
-			continue;
-		snprintf(file, sizeof(file), "instances/%s/set_event", name);
-		text = tracefs_instance_file_read(NULL, file, NULL);
-		for (char *p = text; p && *p; p++)
-			nev += *p == '\n';
-		free(text);
-		foreign_add(arr, "tracefs instance '%s' (%d events enabled)", name, nev);
+		if (strncmp(name, own, strlen(own)))
+			foreign_instance(arr, name);
 	}
 	json_array_foreach(json_object_get(st, "bpf_progs"), i, v)
 	{

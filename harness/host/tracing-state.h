@@ -40,7 +40,7 @@ char *tb_tracing_state_diff_filtered(const struct json_t *a, const struct json_t
 /*
  * Instrumentation not ours that biases a baseline, as a new JSON array of strings (caller
  * owns): top-level events enabled, top-level current_tracer not nop, instances not made by this
- * process, BPF programs of tracing types (tracepoint, raw_tracepoint, kprobe, perf_event,
+ * process with an event enabled or a tracer set (an idle instance biases nothing), BPF programs of tracing types (tracepoint, raw_tracepoint, kprobe, perf_event,
  * tracing) not registered in our armed record and not being freed by a tracebench run
  * (host/bpf-freeing.h: the same id and load time, noted less than 10 s ago). Empty array when
  * clean; NULL on ENOMEM.

@@ -379,11 +379,13 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 	own_copy(&a, &r->system);
 	own_copy(&a, &r->gate);
 	own_copy(&a, &r->foreign);
+	own_copy(&a, &r->shortfalls);
 	own_copy(&a, &r->warnings);
 	own_copy(&a, &r->unsupported);
 	strip(&a, r->system, M_SYSTEM);
 	strip(&a, r->gate, M_CONFIG);
 	strip(&a, r->foreign, M_TEXT);
+	strip(&a, r->shortfalls, M_TEXT);
 	strip(&a, r->warnings, M_TEXT);
 	strip(&a, r->unsupported, M_TEXT);
 	for (k = 0; k < TB_ARRAY_SIZE(strs); k++)
@@ -425,6 +427,7 @@ int tb_result_anonymize(struct tb_result *r, unsigned int flags)
 	rewrite(&a, r->system);
 	rewrite(&a, r->gate);
 	rewrite(&a, r->foreign);
+	rewrite(&a, r->shortfalls);
 	rewrite(&a, r->warnings);
 	rewrite(&a, r->unsupported);
 	for (k = 0; k < TB_ARRAY_SIZE(strs); k++)

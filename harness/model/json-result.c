@@ -839,6 +839,7 @@ static const struct tb_json_field settings_fields[] = {
 	F_RANGE("precision", precision, 0, 1, 0),
 	F_RANGE("max_cv", max_cv, 0, 10, 0),
 	F_BOOL("aa", aa, 0),
+	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
 	F_END,
 };
 
@@ -858,6 +859,7 @@ static const struct tb_json_field result_fields[] = {
 	F_OBJ("system", system, 0),
 	F_CHILD("settings", 0, &settings_table),
 	F_STRINGS("foreign_instrumentation", foreign),
+	F_STRINGS("shortfalls", shortfalls),
 	F_STRINGS("warnings", warnings),
 	F_STRINGS("unsupported", unsupported),
 	F_CUSTOM("labels", &labels_io, 0),

@@ -14,6 +14,7 @@ static const char *const verdict_names[] = {
 	[TB_VERDICT_NO_OVERHEAD] = "no-detectable-overhead",
 	[TB_VERDICT_OVERHEAD] = "overhead",
 	[TB_VERDICT_UNTRUSTWORTHY] = "untrustworthy",
+	[TB_VERDICT_FASTER] = "faster-than-baseline",
 };
 
 const char *tb_verdict_name(enum tb_verdict v)
@@ -74,11 +75,12 @@ struct tb_result *tb_result_new(void)
 	r->schema = strdup(TB_RESULT_SCHEMA);
 	r->tool_version = strdup(TB_VERSION);
 	r->foreign = json_array();
+	r->shortfalls = json_array();
 	r->warnings = json_array();
 	r->unsupported = json_array();
 	r->labels = json_object();
-	if (!r->schema || !r->tool_version || !r->foreign || !r->warnings || !r->unsupported ||
-	    !r->labels) {
+	if (!r->schema || !r->tool_version || !r->foreign || !r->shortfalls || !r->warnings ||
+	    !r->unsupported || !r->labels) {
 		tb_result_free(r);
 		return NULL;
 	}
@@ -138,6 +140,7 @@ void tb_result_free(struct tb_result *r)
 	free(r->stop_reason);
 	json_decref(r->system);
 	json_decref(r->foreign);
+	json_decref(r->shortfalls);
 	json_decref(r->warnings);
 	json_decref(r->unsupported);
 	json_decref(r->labels);

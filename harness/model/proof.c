@@ -472,6 +472,8 @@ bool tb_proof_cost_shown(const struct tb_cell *c, const char **why)
 		w = "not analysed";
 	else if (c->overhead.verdict == TB_VERDICT_NO_OVERHEAD)
 		w = "no detectable overhead: a cost per event would be noise over a count";
+	else if (c->overhead.verdict == TB_VERDICT_FASTER)
+		w = "faster than the baseline: suspect the setup, no cost to quote";
 	else if (c->overhead.verdict != TB_VERDICT_OVERHEAD)
 		w = "untrustworthy: no cost to quote";
 	if (why)

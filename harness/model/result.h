@@ -43,6 +43,8 @@ enum tb_verdict {
 	TB_VERDICT_NO_OVERHEAD,	  /* "no-detectable-overhead" */
 	TB_VERDICT_OVERHEAD,	  /* "overhead" */
 	TB_VERDICT_UNTRUSTWORTHY, /* "untrustworthy" */
+	TB_VERDICT_FASTER,	  /* "faster-than-baseline": traced significantly faster than
+				     its baseline, which a tracer cannot be: suspect the setup */
 };
 const char *tb_verdict_name(enum tb_verdict v);
 int tb_verdict_parse(const char *s, enum tb_verdict *v);
@@ -296,9 +298,16 @@ struct tb_result {
 	double confidence;	/* default 0.95 */
 	unsigned int resamples; /* default 10000 */
 	double precision;	/* fraction, 0 = fixed rounds */
-	double max_cv;	  /* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
-	bool aa;	  /* [settings][aa] A/A calibration run */
-	json_t *foreign;  /* [foreign_instrumentation] array of strings, may be empty */
+	double max_cv; /* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
+	bool aa;       /* [settings][aa] A/A calibration run */
+	/* [settings][allow_foreign] the user let the run go on with foreign instrumentation
+	 * active (run --allow-foreign): its cells keep their verdicts, each reason says so */
+	bool allow_foreign;
+	json_t *foreign; /* [foreign_instrumentation] array of strings, may be empty */
+	/* [shortfalls] array of strings: every way the run fell short of what was asked (partial,
+	 * precision target missed, untrustworthy or faster cells, foreign instrumentation), one
+	 * sentence each; stats/shortfall.h fills it, the summary, report and gate say it */
+	json_t *shortfalls;
 	json_t *warnings; /* [warnings] array of strings */
 	/* [unsupported] array of strings: each section left out as unsupported here (a plugin, or
 	 * a configuration such as a BPF attach type the kernel refuses), "file:line: [tracer

@@ -189,6 +189,11 @@ const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
 	{"allow-untrustworthy", "report untrustworthy cells as skipped instead of failing (false)"},
 	{"require-power", "fail a cell whose minimal detectable effect exceeds a limit it is "
 			  "gated against (false: a warning)"},
+	{"allow-faster", "report cells faster than their baseline as skipped instead of failing "
+			 "(false)"},
+	{"allow-partial", "let a partial (interrupted) result pass on the cells it measured "
+			  "(false)"},
+	{"allow-foreign", "let a result measured beside foreign instrumentation pass (false)"},
 	{NULL, NULL},
 };
 
@@ -197,22 +202,27 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 {
 	const struct tb_scn_gate_key *gate_keys = tb_scenario_gate_keys;
 	struct tb_scenario *s = p->s;
-	char **nk, **nv;
+	char **nk, **nv, why[200];
 	size_t k;
 	double d;
 	bool b;
+	int ret;
 
 	for (k = 0; gate_keys[k].name && strcmp(gate_keys[k].name, name); k++)
 		;
 	if (!gate_keys[k].name) {
 		tb_scn_perr(
 			p, p->line,
-			"[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power)",
+			"[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign)",
 			name);
 		return;
 	}
-	if ((k <= 1 && tb_parse_percent(value, &d)) ||
-	    (k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
+	if (k <= 1 && (ret = tb_parse_threshold(value, &d))) {
+		tb_scn_perr(p, p->line, "[gate]: %s",
+			    tb_percent_why(ret, name, value, true, why, sizeof(why)));
+		return;
+	}
+	if ((k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
 	    (k >= 3 && tb_parse_bool(value, &b))) {
 		tb_scn_perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
 		return;

@@ -28,6 +28,8 @@ static const char *verdict_word(const struct tb_cell *c)
 		return "none-detected";
 	case TB_VERDICT_UNTRUSTWORTHY:
 		return "untrustworthy";
+	case TB_VERDICT_FASTER:
+		return "faster";
 	default:
 		return "-";
 	}

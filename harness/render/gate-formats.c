@@ -72,15 +72,19 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 
 	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
 	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
-	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s)\n", g->name,
+	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s%s)\n", g->name,
 		tb_gate_passed(g) ? "PASSED" : "FAILED", g->nfail, g->ncells,
-		g->nskip ? ", some skipped" : "");
+		g->nskip ? ", some skipped" : "",
+		g->run.st == TB_GATE_FAIL ? "; the run failed as a whole" : "");
 	fprintf(f,
 		"  max-overhead %s, max-regression %s%s%s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
 		mo, mr, g->has_old ? " vs " : (g->history_name ? "" : " (no --baseline)"),
 		g->has_old ? g->old_name : "", g->history_name ? " vs the history " : "",
 		g->history_name ? g->history_name : "", g->alpha, 100 * (1 - g->alpha),
 		g->allow ? "allowed" : "fail");
+	if (g->has_run)
+		fprintf(f, "  %s%s %-28s %s\n", status_name(g->run.st), g->run.warn ? "!" : " ",
+			"(the run)", g->run.msg);
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 
@@ -102,6 +106,26 @@ static double cell_seconds(const struct tb_cell *c)
 	return ns / 1e9;
 }
 
+/* One test case's verdict inside its <testcase>: a failure, a skip, or what was found. */
+static void junit_outcome(FILE *f, const struct tb_gate_cell *gc)
+{
+	if (gc->st == TB_GATE_FAIL) {
+		fprintf(f, "\n      <failure type=\"%s\" message=\"", gc->type);
+		markup(f, gc->msg);
+		fprintf(f, "\">");
+		markup(f, gc->msg);
+		fprintf(f, "</failure>\n    ");
+	} else if (gc->st == TB_GATE_SKIP) {
+		fprintf(f, "\n      <skipped message=\"");
+		markup(f, gc->msg);
+		fprintf(f, "\"/>\n    ");
+	} else {
+		fprintf(f, "\n      <system-out>");
+		markup(f, gc->msg);
+		fprintf(f, "</system-out>\n    ");
+	}
+}
+
 /*
  * Valid against Jenkins' junit-10.xsd (tests/data/junit/): <testsuites> takes no `skipped`
  * attribute (only <testsuite> does), time is a plain decimal. The limits and the power
@@ -109,6 +133,7 @@ static double cell_seconds(const struct tb_cell *c)
  */
 void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 {
+	size_t ntests = g->ncells + g->has_run, nfail = g->nfail + (g->run.st == TB_GATE_FAIL);
 	double secs = 0;
 	char mo[32], mr[32];
 
@@ -119,12 +144,12 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
 	fprintf(f,
 		"<testsuites name=\"tracebench\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
-		g->ncells, g->nfail, secs);
+		ntests, nfail, secs);
 	fprintf(f, "  <testsuite name=\"tracebench gate: ");
 	markup(f, g->name);
 	fprintf(f,
 		"\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
-		g->ncells, g->nfail, g->nskip, secs);
+		ntests, nfail, g->nskip, secs);
 	fprintf(f,
 		"    <properties>\n      <property name=\"max-overhead\" value=\"%s\"/>\n"
 		"      <property name=\"max-regression\" value=\"%s\"/>\n"
@@ -132,6 +157,13 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 		"      <property name=\"require-power\" value=\"%s\"/>\n"
 		"      <property name=\"underpowered\" value=\"%zu\"/>\n    </properties>\n",
 		mo, mr, g->alpha, g->require_power ? "true" : "false", g->nunderpowered);
+	/* What the run as a whole fell short of: a CI log shows why a partial result failed */
+	if (g->has_run) {
+		fprintf(f, "    <testcase classname=\"tracebench.run\" name=\"run\" time=\"%.3f\">",
+			secs);
+		junit_outcome(f, &g->run);
+		fprintf(f, "</testcase>\n");
+	}
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 
@@ -140,21 +172,7 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 		fprintf(f, "\" name=\"");
 		markup(f, gc->c->id);
 		fprintf(f, "\" time=\"%.3f\">", cell_seconds(gc->c));
-		if (gc->st == TB_GATE_FAIL) {
-			fprintf(f, "\n      <failure type=\"%s\" message=\"", gc->type);
-			markup(f, gc->msg);
-			fprintf(f, "\">");
-			markup(f, gc->msg);
-			fprintf(f, "</failure>\n    ");
-		} else if (gc->st == TB_GATE_SKIP) {
-			fprintf(f, "\n      <skipped message=\"");
-			markup(f, gc->msg);
-			fprintf(f, "\"/>\n    ");
-		} else {
-			fprintf(f, "\n      <system-out>");
-			markup(f, gc->msg);
-			fprintf(f, "</system-out>\n    ");
-		}
+		junit_outcome(f, gc);
 		fprintf(f, "</testcase>\n");
 	}
 	if (g->nunderpowered) {
@@ -192,6 +210,12 @@ void tb_render_gate_markdown(FILE *f, const struct tb_gate *g)
 	if (g->nunderpowered) {
 		fprintf(f, "> ⚠️ **Warning:** ");
 		tb_fput_markdown(f, underpowered_line(g));
+		fprintf(f, ".\n\n");
+	}
+	if (g->has_run) {
+		fprintf(f, "> %s **The run fell short:** ",
+			g->run.st == TB_GATE_FAIL ? "❌" : "⚠️");
+		tb_fput_markdown(f, g->run.msg);
 		fprintf(f, ".\n\n");
 	}
 	fprintf(f, "| | cell | overhead | CI | verdict | details |\n|---|---|---:|---|---|---|\n");

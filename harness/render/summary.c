@@ -189,6 +189,18 @@ out:
 	free(e);
 }
 
+/* Last, so that it is what a user reads: every way the run fell short (stats/shortfall.h). */
+static void print_shortfalls(FILE *f, const struct tb_result *r)
+{
+	size_t n = json_is_array(r->shortfalls) ? json_array_size(r->shortfalls) : 0;
+
+	if (!n)
+		return;
+	fprintf(f, "\nthe run fell short (%zu):\n", n);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "  - %s\n", json_string_value(json_array_get(r->shortfalls, i)));
+}
+
 void tb_render_summary_print(FILE *f, const struct tb_result *r)
 {
 	size_t i;
@@ -226,6 +238,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 			fprintf(f, "%-16s   error: %s\n", "", c->error);
 		else if (c->has_overhead &&
 			 (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+			  c->overhead.verdict == TB_VERDICT_FASTER ||
 			  (control && c->overhead.verdict == TB_VERDICT_OVERHEAD)))
 			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
 	}
@@ -238,4 +251,5 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		fprintf(f, "%s%s\n", i ? "" : "\n",
 			json_string_value(json_array_get(r->unsupported, i)));
 	print_explained(f, r);
+	print_shortfalls(f, r);
 }

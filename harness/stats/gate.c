@@ -15,16 +15,22 @@ void tb_gate_opts_init(struct tb_gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->max_overhead = o->max_regression = o->alpha = NAN;
-	o->allow_untrustworthy = -1;
+	o->allow_untrustworthy = o->allow_faster = o->allow_partial = o->allow_foreign = -1;
 }
 
 /* ---- thresholds ------------------------------------------------------------------------------ */
 
-/* "5%", "0.05", 0.05 or "none" from the result's gate object; absent leaves *out alone. */
+/*
+ * "5%", "1.05x", a JSON number (a fraction, as a program writes it) or "none" from the result's
+ * gate object (the scenario's text: a bare number there is refused as it is in the scenario);
+ * absent leaves *out alone.
+ */
 static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 {
 	json_t *v = g ? json_object_get(g, key) : NULL;
+	char why[200];
 	double d;
+	int ret;
 
 	if (!v)
 		return 0;
@@ -33,8 +39,12 @@ static int gate_pct(const char *what, json_t *g, const char *key, double *out)
 	} else if (json_is_string(v) && (!strcmp(json_string_value(v), "none") ||
 					 !strcmp(json_string_value(v), "off"))) {
 		d = INFINITY;
-	} else if (!json_is_string(v) || tb_parse_percent(json_string_value(v), &d)) {
+	} else if (!json_is_string(v)) {
 		tb_err("%s: gate.%s: expected a percentage like \"5%%\" or \"none\"", what, key);
+		return -EINVAL;
+	} else if ((ret = tb_parse_threshold(json_string_value(v), &d))) {
+		tb_err("%s: gate.%s", what,
+		       tb_percent_why(ret, key, json_string_value(v), true, why, sizeof(why)));
 		return -EINVAL;
 	}
 	if (!(d >= 0)) {
@@ -67,7 +77,7 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 	json_t *j = r->gate, *v;
 	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
 	double alpha = TB_GATE_DEFAULT_ALPHA;
-	bool allow = false, power = false;
+	bool allow = false, power = false, faster = false, partial = false, foreign = false;
 
 	if (gate_pct(g->name, j, "max-overhead", &mo) ||
 	    gate_pct(g->name, j, "max-regression", &mr))
@@ -82,8 +92,14 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 		}
 	}
 	if (gate_bool(g->name, j, "allow-untrustworthy", &allow) ||
-	    gate_bool(g->name, j, "require-power", &power))
+	    gate_bool(g->name, j, "require-power", &power) ||
+	    gate_bool(g->name, j, "allow-faster", &faster) ||
+	    gate_bool(g->name, j, "allow-partial", &partial) ||
+	    gate_bool(g->name, j, "allow-foreign", &foreign))
 		return -EINVAL;
+	g->allow_faster = o->allow_faster < 0 ? faster : o->allow_faster;
+	g->allow_partial = o->allow_partial < 0 ? partial : o->allow_partial;
+	g->allow_foreign = o->allow_foreign < 0 ? foreign : o->allow_foreign;
 	g->max_overhead = isnan(o->max_overhead) ? mo : o->max_overhead;
 	g->max_regression = isnan(o->max_regression) ? mr : o->max_regression;
 	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
@@ -188,6 +204,15 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 	} else if (o->verdict == TB_VERDICT_UNTRUSTWORTHY) {
 		untrusted = true;
 		add_msg(gc, "untrustworthy: %s", o->reason);
+	} else if (o->verdict == TB_VERDICT_FASTER) {
+		/* not a pass: a speedup says the measurement is wrong, not that tracing is free */
+		add_msg(gc, "faster than its baseline: %s", o->reason);
+		if (g->allow_faster) {
+			gc->st = TB_GATE_SKIP;
+			add_msg(gc, "allowed by --allow-faster");
+		} else {
+			fail(gc, "faster-than-baseline");
+		}
 	} else {
 		add_msg(gc, "overhead %+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%s)", o->pct,
 			o->ci_lo, o->ci_hi, 100 * (1 - g->alpha), tb_verdict_name(o->verdict));
@@ -302,8 +327,42 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp");
 }
 
+/*
+ * The run as a whole: every shortfall said (stats/shortfall.h); a partial result and foreign
+ * instrumentation fail it unless allowed, the others are said as a warning (their cells fail
+ * on their own).
+ */
+static void judge_run(struct tb_gate *g, const struct tb_result *r)
+{
+	struct tb_gate_cell *run = &g->run;
+	bool foreign = json_is_array(r->foreign) && json_array_size(r->foreign);
+
+	run->st = TB_GATE_PASS;
+	run->type = "";
+	/* what fails it first: the shortfalls after it may fill the message */
+	if (foreign && g->allow_foreign) {
+		add_msg(run, "foreign instrumentation allowed by --allow-foreign");
+	} else if (foreign) {
+		fail(run, "foreign-instrumentation");
+		add_msg(run,
+			"foreign instrumentation fails the gate: stop it and run again, or gate with --allow-foreign");
+	}
+	if (r->partial && g->allow_partial) {
+		add_msg(run, "partial result allowed by --allow-partial");
+	} else if (r->partial) {
+		fail(run, "partial");
+		add_msg(run,
+			"a partial result fails the gate: run it to its end, or gate with --allow-partial");
+	}
+	for (size_t i = 0; json_is_array(r->shortfalls) && i < json_array_size(r->shortfalls); i++)
+		add_msg(run, "%s", json_string_value(json_array_get(r->shortfalls, i)));
+	g->has_run = run->msg[0] != '\0';
+	run->warn = g->has_run && run->st != TB_GATE_FAIL;
+}
+
 static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_ref *hist)
 {
+	judge_run(g, r);
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct tb_gate_cell *gc = &g->cells[i];
 
@@ -385,5 +444,5 @@ void tb_gate_release(struct tb_gate *g)
 
 bool tb_gate_passed(const struct tb_gate *g)
 {
-	return !g->nfail && g->ncells;
+	return !g->nfail && g->ncells && g->run.st != TB_GATE_FAIL;
 }

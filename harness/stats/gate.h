@@ -62,8 +62,11 @@ struct tb_gate_opts {
 	double max_regression;	 /* fraction (baseline ns/op) / percentage points (overhead) */
 	double alpha;		 /* CIs at 1 - alpha */
 	int allow_untrustworthy; /* -1 unset, 0, 1 */
-	bool require_power;	 /* an underpowered cell fails instead of warning */
-	const char *name;	 /* result file name for messages and reports ("result") */
+	int allow_faster;   /* -1 unset, 0, 1: faster-than-baseline cells skipped, not failed */
+	int allow_partial;  /* -1 unset, 0, 1: a partial result passes on what it measured */
+	int allow_foreign;  /* -1 unset, 0, 1: foreign instrumentation does not fail the run */
+	bool require_power; /* an underpowered cell fails instead of warning */
+	const char *name;   /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
 	const struct tb_gate_ref *history;	       /* one per cell of the result, or NULL */
@@ -83,7 +86,8 @@ struct tb_gate_cell {
 	const struct tb_cell *c; /* borrowed from the gated result */
 	enum tb_gate_status st;
 	const char *type;      /* failure type for JUnit: "overhead", "regression", "untrustworthy",
-			     "underpowered" */
+			     "underpowered", "faster-than-baseline"; for the run: "partial",
+			     "foreign-instrumentation" */
 	char msg[1024];	       /* what was checked and found, "; " between the checks */
 	bool warn;	       /* passed, but the point estimate is over a limit, or underpowered */
 	bool underpowered;     /* its MDE exceeds a limit it was gated against */
@@ -95,7 +99,13 @@ struct tb_gate_cell {
 struct tb_gate {
 	const char *name, *old_name; /* the result and the baseline result, for messages */
 	double max_overhead, max_regression, alpha; /* resolved; INFINITY: no limit */
-	bool allow;		    /* untrustworthy cells are skipped, not failed */
+	bool allow; /* untrustworthy cells are skipped, not failed */
+	bool allow_faster, allow_partial, allow_foreign; /* tb_gate_opts' */
+	/* The run as a whole (c NULL): its shortfalls (stats/shortfall.h) joined; fails when it
+	 * is partial or ran beside foreign instrumentation and that is not allowed. Reported
+	 * (JUnit: a test case "run") only when has_run. */
+	struct tb_gate_cell run;
+	bool has_run;
 	bool require_power;	    /* underpowered cells fail */
 	size_t nunderpowered;	    /* cells whose MDE exceeds a limit they were gated against */
 	bool has_old;		    /* regressions checked against a baseline result */
@@ -123,7 +133,8 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 int tb_gate_alpha(const struct tb_result *r, const struct tb_gate_opts *o, double *alpha);
 /* Free what g holds and analyse its results at their own settings again. */
 void tb_gate_release(struct tb_gate *g);
-/* The gate passed: no cell failed, and there are cells (a run that measured nothing fails). */
+/* The gate passed: no cell failed, the run did not, and there are cells (a run that measured
+ * nothing fails). */
 bool tb_gate_passed(const struct tb_gate *g);
 
 #endif /* TB_GATE_H */

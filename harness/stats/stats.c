@@ -21,6 +21,7 @@
 #include "model/result.h"
 #include "model/measured.h"
 #include "model/proof.h"
+#include "stats/shortfall.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
 #include "core/tb.h"
@@ -737,7 +738,7 @@ static void aa_calibrate(struct tb_result *r)
 			continue;
 		half = (o->ci_hi - o->ci_lo) / 2;
 		a->ncells++;
-		if (o->verdict == TB_VERDICT_OVERHEAD)
+		if (o->verdict == TB_VERDICT_OVERHEAD || o->verdict == TB_VERDICT_FASTER)
 			a->false_positives++;
 		if (!(a->noise_floor_pct >= half))
 			a->noise_floor_pct = half;
@@ -839,13 +840,16 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 
 /*
  * A usable point of a rate sweep: finite rate, overhead and events per op, nothing lost (the
- * cost would be too low), a proof of tracing that does not block.
+ * cost would be too low), a proof of tracing that does not block, a verdict that trusts the
+ * figure (an untrustworthy or faster-than-baseline cell would fit a model from noise).
  */
 static bool rate_point(const struct tb_cell *c)
 {
 	return !c->baseline && isfinite(c->rate) && c->has_overhead &&
-	       isfinite(c->overhead.ns_per_op) && isfinite(c->overhead.events_per_op) &&
-	       !c->error && !c->proof.blocks && tb_cell_lost(c) <= 0;
+	       c->overhead.verdict != TB_VERDICT_UNTRUSTWORTHY &&
+	       c->overhead.verdict != TB_VERDICT_FASTER && isfinite(c->overhead.ns_per_op) &&
+	       isfinite(c->overhead.events_per_op) && !c->error && !c->proof.blocks &&
+	       tb_cell_lost(c) <= 0;
 }
 
 /* The x of a rate point: the workload's events per op (the proof's), else all of them. */
@@ -931,5 +935,6 @@ int tb_stats_analyze(struct tb_result *r)
 			return ret;
 	}
 	aa_calibrate(r);
-	return rate_models(r);
+	ret = rate_models(r);
+	return ret ? ret : tb_stats_shortfalls(r);
 }

@@ -141,7 +141,7 @@ static bool unsound(const struct tb_result *r, const struct tb_cell *base, const
 		bool t = c->summary.cv > max_cv;
 
 		noise_reason(r, t ? c : base, base, t, max_cv, o);
-	} else if (r->foreign && json_array_size(r->foreign)) {
+	} else if (r->foreign && json_array_size(r->foreign) && !r->allow_foreign) {
 		set_reason(o, TB_VERDICT_UNTRUSTWORTHY,
 			   "foreign instrumentation active: %s%s: stop it and run again",
 			   json_string_value(json_array_get(r->foreign, 0)),
@@ -157,12 +157,20 @@ static bool unsound(const struct tb_result *r, const struct tb_cell *base, const
 }
 
 /* What the proof adds in front of an overhead or no-overhead reason. */
-static const char *proof_prefix(const struct tb_cell *c, char *buf, size_t len)
+static const char *proof_prefix(const struct tb_result *r, const struct tb_cell *c, char *buf,
+				size_t len)
 {
+	size_t n = 0;
+
 	buf[0] = '\0';
-	if (c->proof.outcome == TB_PROOF_CONTROL || c->proof.outcome == TB_PROOF_UNCOUNTED ||
-	    c->proof.outcome == TB_PROOF_UNVERIFIED)
-		snprintf(buf, len, "%s; ", c->proof.message);
+	/* allowed foreign instrumentation: every verdict carries it */
+	if (r->foreign && json_array_size(r->foreign))
+		n = (size_t)snprintf(buf, len, "foreign instrumentation active (allowed): %s; ",
+				     json_string_value(json_array_get(r->foreign, 0)));
+	if (n < len &&
+	    (c->proof.outcome == TB_PROOF_CONTROL || c->proof.outcome == TB_PROOF_UNCOUNTED ||
+	     c->proof.outcome == TB_PROOF_UNVERIFIED))
+		snprintf(buf + n, len - n, "%s; ", c->proof.message);
 	return buf;
 }
 
@@ -171,19 +179,23 @@ void tb_stats_verdict(const struct tb_result *r, const struct tb_cell *base, str
 	struct tb_overhead *o = &c->overhead;
 	double thr = 100 * r->noise_threshold;
 	bool control = c->proof.outcome == TB_PROOF_CONTROL;
-	char pre[sizeof(c->proof.message) + 4];
+	char pre[sizeof(c->proof.message) + 128];
 
 	if (broken(r, base, c, o) || unsound(r, base, c, o))
 		return;
-	proof_prefix(c, pre, sizeof(pre));
-	if ((o->ci_lo > 0 || o->ci_hi < 0) && fabs(o->pct) > thr) {
+	proof_prefix(r, c, pre, sizeof(pre));
+	if (o->ci_hi < 0 && o->pct < -thr) {
+		/* No tracer makes its workload faster: the baseline was slowed, or the cells differ */
+		set_reason(
+			o, TB_VERDICT_FASTER,
+			"%s%+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%+.1f ns/op): traced is faster than the baseline beyond its CI: suspect the setup (a baseline slowed by other load or tracing, CPUs or frequencies that differ between the cells)",
+			pre, o->pct, o->ci_lo, o->ci_hi, 100 * r->confidence, o->ns_per_op);
+	} else if (o->ci_lo > 0 && o->pct > thr) {
 		set_reason(
 			o, TB_VERDICT_OVERHEAD,
 			"%s%+.2f%% [%+.2f%%, %+.2f%%] at %.0f%% confidence (%+.1f ns/op)%s", pre,
 			o->pct, o->ci_lo, o->ci_hi, 100 * r->confidence, o->ns_per_op,
-			o->pct < 0 ? "; traced is faster than the baseline: suspect the setup"
-			: control
-				? "; a cost without the workload's events: the tracer's presence (a global flag, a filter run on every event)"
+			control ? "; a cost without the workload's events: the tracer's presence (a global flag, a filter run on every event)"
 				: "");
 	} else if (o->ci_lo > 0 || o->ci_hi < 0) {
 		set_reason(

@@ -205,6 +205,17 @@ for args in "--rounds 0" "--rounds -1" "--rounds abc" "--rounds 9999999999999999
 	opt=${args%% *}
 	err_has "${opt#-}" "run $args"
 done
+# A bare fraction is ambiguous (5: 5% or 500%?): refused with the spelling to use (issue 28).
+for args in "--precision 0.5" "--precision 1"; do
+	# shellcheck disable=SC2086
+	check_run 2 "$TB" run --dry-run $args "$SCN" || continue
+	err_has "$args: a bare number is ambiguous; write ${args#* }%" "run $args"
+done
+check_run 2 "$TB" history detect --min-magnitude 2 --db "$TMP/none.db" &&
+	err_has "--min-magnitude 2: a bare number is ambiguous; write 2% (or 200%" \
+		"history --min-magnitude 2"
+check_run 2 "$TB" fleet "$SCN" -i /dev/null --precision 0.01 &&
+	err_has "--precision 0.01: a bare number is ambiguous" "fleet --precision 0.01"
 check_run 2 "$TB" run --dry-run "$SCN" -o      # -o without its argument
 check_run 2 "$TB" run --dry-run "$SCN" "$SCN" # one scenario at a time
 check_run 2 "$TB" run --dry-run                # none at all
@@ -214,6 +225,26 @@ if [ -n "$GOOD" ]; then
 		# shellcheck disable=SC2086
 		check_run 2 "$TB" gate "$GOOD" $args
 	done
+	for args in "--max-overhead 5" "--max-regression 3" "--max-overhead 0.05"; do
+		# shellcheck disable=SC2086
+		check_run 2 "$TB" gate "$GOOD" $args || continue
+		err_has "$args: a bare number is ambiguous; write ${args#* }%" "gate $args"
+	done
+	# each spelling of a limit: a percentage, a factor, none
+	for args in "--max-overhead 5%" "--max-overhead 1.05x" "--max-regression 3%" \
+		"--max-regression 1.03X" "--max-overhead none"; do
+		# shellcheck disable=SC2086
+		"$TB" gate "$GOOD" $args -q >/dev/null 2>"$TMP/err"
+		rc=$?
+		[ $rc -le 1 ] || problem "gate $args exited $rc: $(head -c 600 "$TMP/err")"
+	done
+	"$TB" gate "$GOOD" --max-overhead 1.05x >"$TMP/out" 2>&1
+	grep -q "max-overhead 5%" "$TMP/out" || problem "gate --max-overhead 1.05x is not 5%: $(head -3 "$TMP/out")"
+	# a bare number in the result's gate object (its scenario's [gate] text) is refused too
+	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["gate"]={"max-overhead":"5"}; json.dump(d,open(sys.argv[2],"w"))' \
+		"$GOOD" "$TMP/bare-gate.json"
+	check_run 2 "$TB" gate "$TMP/bare-gate.json" &&
+		err_has "gate.max-overhead = 5: a bare number is ambiguous" "gate with a bare [gate] value"
 	check_run 2 "$TB" compare "$GOOD" # compare needs at least two results
 	check_run 2 "$TB" plot "$GOOD" -o
 	check_run 2 "$TB" report "$GOOD" -o

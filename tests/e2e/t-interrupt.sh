@@ -1,7 +1,7 @@
 #!/bin/bash
 # An interrupted run keeps exactly what it finished (issue 14, item 3). SIGINT at moments drawn
 # from a fixed seed (so a failure can be replayed), and three SIGINTs 10 ms apart: each result
-# has partial = true, stop_reason "interrupted", settings.rounds = the rounds that completed,
+# exits 130 and has partial = true, stop_reason "interrupted", settings.rounds = the rounds that completed,
 # one measured sample per cell in each of them, the round in progress marked partial_round, at
 # most one sample abandoned (never "failed"), summaries computed from the completed rounds
 # only; the tracing state is as before and no armed record is left.
@@ -15,6 +15,14 @@ N=${TB_INTERRUPT_RUNS:-6}
 cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
 state() { ls /sys/kernel/tracing/instances/ 2>/dev/null | grep -v "^tracebench-" ; cat /sys/kernel/tracing/tracing_on /sys/kernel/tracing/set_event 2>/dev/null; }
 before=$(state)
+
+first_round() { # DIR: wait (up to 4 s) until its result.json holds a completed round
+	for _ in $(seq 1 200); do
+		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
+			"$1/result.json" 2>/dev/null && return
+		sleep 0.02
+	done
+}
 
 check() { # DIR CONTEXT
 	python3 - "$1/result.json" "$2" <<'PY'
@@ -67,7 +75,7 @@ for m in $moments; do
 		echo "moment $m s: the run had finished"
 		continue
 	fi
-	[ $rc -eq 1 ] || fail "SIGINT at $m s: exit $rc, expected 1: $(cat "$TMP/err")"
+	[ $rc -eq 130 ] || fail "SIGINT at $m s: exit $rc, expected 130: $(cat "$TMP/err")"
 	check "$d" "SIGINT at $m s" || fail "SIGINT at $m s (seed $SEED): $(tail -n 3 "$TMP/err")"
 done
 
@@ -76,18 +84,45 @@ d=$TMP/triple
 "$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
-for _ in $(seq 1 200); do
-	python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
-		"$d/result.json" 2>/dev/null && break
-	sleep 0.02
-done
+first_round "$d"
 kill -INT $pid; sleep 0.01; kill -INT $pid; sleep 0.01; kill -INT $pid
 wait $pid
 rc=$?
-[ $rc -eq 1 ] || fail "three SIGINTs: exit $rc, expected 1: $(cat "$TMP/err")"
+[ $rc -eq 130 ] || fail "three SIGINTs: exit $rc, expected 130: $(cat "$TMP/err")"
 check "$d" "three SIGINTs" || fail "three SIGINTs lost what was done: $(tail -n 3 "$TMP/err")"
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' "$d/result.json" ||
 	fail "three SIGINTs: the completed round is gone"
+
+# Ctrl-C once a round is done, plots on (issue 28): exit 130, the partial result drawn and
+# reported, its shortfall said last; the gate fails it (JUnit says why) unless --allow-partial.
+d=$TMP/drawn
+"$TB" run "$TMP/s.ini" -o "$d" -q >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+pids="$pids $pid"
+first_round "$d"
+kill -INT $pid
+wait $pid
+rc=$?
+if [ $rc -eq 0 ]; then
+	echo "the drawn run had finished before its SIGINT"
+else
+	[ $rc -eq 130 ] || fail "SIGINT with plots: exit $rc, expected 130: $(cat "$TMP/err")"
+	[ -s "$d/report.html" ] || fail "the partial result has no report.html: $(tail -n 3 "$TMP/err")"
+	if command -v gnuplot >/dev/null; then
+		ls "$d"/plots/*.png >/dev/null 2>&1 || fail "the partial result has no plots"
+	fi
+	grep -q "partial result: the run stopped early (interrupted)" "$d/report.html" ||
+		fail "the report does not say the result is partial"
+	grep -A3 "the run fell short" "$TMP/out" | grep -q "partial result" ||
+		fail "the summary does not end with the shortfall: $(tail -n 5 "$TMP/out")"
+	python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["shortfalls"]; sys.exit(not any("partial result" in x for x in s))' \
+		"$d/result.json" || fail "result.json's shortfalls do not say partial"
+	"$TB" gate "$d/result.json" --allow-untrustworthy --max-overhead none --junit "$TMP/j.xml" >"$TMP/gout" 2>&1
+	[ $? -eq 1 ] || fail "gate passed a partial result: $(cat "$TMP/gout")"
+	grep -q '<failure type="partial"' "$TMP/j.xml" || fail "JUnit does not say why: $(cat "$TMP/j.xml")"
+	"$TB" gate "$d/result.json" --allow-untrustworthy --max-overhead none --allow-partial \
+		--allow-faster >"$TMP/gout" 2>&1 || fail "gate --allow-partial failed: $(cat "$TMP/gout")"
+fi
 
 after=$(state)
 [ "$before" = "$after" ] || fail "tracing state changed: $(diff <(echo "$before") <(echo "$after"))"

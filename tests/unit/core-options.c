@@ -55,6 +55,21 @@ static void test_durations(void)
 	CU_ASSERT_NOT_EQUAL(tb_parse_duration("nan", &v), 0);
 }
 
+/* The refusal of a bare number names the fix, either way the user meant it. */
+static void test_percent_why(void)
+{
+	char buf[200];
+
+	CU_ASSERT_STRING_EQUAL(
+		tb_percent_why(-EDOM, "max-overhead", "5", true, buf, sizeof(buf)),
+		"max-overhead = 5: a bare number is ambiguous; write 5% (or 500% if 5 was meant as a fraction)");
+	CU_ASSERT_STRING_EQUAL(
+		tb_percent_why(-EDOM, "--max-regression", "0.03", true, buf, sizeof(buf)),
+		"--max-regression 0.03: a bare number is ambiguous; write 0.03% (or 3% if 0.03 was meant as a fraction)");
+	CU_ASSERT_STRING_EQUAL(tb_percent_why(-EINVAL, "max-cv", "lots", false, buf, sizeof(buf)),
+			       "max-cv = lots: expected a percentage like 5%");
+}
+
 static void test_percent_bool_int(void)
 {
 	double d;
@@ -63,9 +78,26 @@ static void test_percent_bool_int(void)
 
 	CU_ASSERT_EQUAL(tb_parse_percent("1%", &d), 0);
 	CU_ASSERT_DOUBLE_EQUAL(d, 0.01, 1e-12);
-	CU_ASSERT_EQUAL(tb_parse_percent("0.05", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(d, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(tb_parse_percent("0.5 %", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 0.005, 1e-12);
+	CU_ASSERT_EQUAL(tb_parse_percent("0", &d), 0); /* zero alone needs no unit */
+	CU_ASSERT_DOUBLE_EQUAL(d, 0, 1e-12);
+	/* A bare number is refused: 5 was read as 500% (issue 28); -EDOM says "no unit". */
+	CU_ASSERT_EQUAL(tb_parse_percent("5", &d), -EDOM);
+	CU_ASSERT_EQUAL(tb_parse_percent("0.05", &d), -EDOM);
+	CU_ASSERT_EQUAL(tb_parse_percent("1.05x", &d), -EINVAL); /* a factor only for limits */
+	CU_ASSERT_EQUAL(tb_parse_percent("-5%", &d), -ERANGE);
 	CU_ASSERT_NOT_EQUAL(tb_parse_percent("5 percent", &d), 0);
+	/* Limits: a percentage or a factor over the reference. */
+	CU_ASSERT_EQUAL(tb_parse_threshold("5%", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(tb_parse_threshold("1.05x", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(tb_parse_threshold("2X", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 1, 1e-12);
+	CU_ASSERT_EQUAL(tb_parse_threshold("0.9x", &d), -ERANGE); /* a speedup is no limit */
+	CU_ASSERT_EQUAL(tb_parse_threshold("5", &d), -EDOM);
+	CU_ASSERT_EQUAL(tb_parse_threshold("5y", &d), -EINVAL);
 	CU_ASSERT_EQUAL(tb_parse_bool("Yes", &b), 0);
 	CU_ASSERT_TRUE(b);
 	CU_ASSERT_EQUAL(tb_parse_bool("off", &b), 0);
@@ -236,6 +268,7 @@ static CU_TestInfo tests[] = {
 	{"sizes", test_sizes},
 	{"durations", test_durations},
 	{"percent, bool, int", test_percent_bool_int},
+	{"a bare fraction is refused with its fix", test_percent_why},
 	{"argv splitting", test_argv},
 	{"comma lists", test_list},
 	{"option table", test_table},

@@ -118,7 +118,12 @@ static int values_init(void)
 	struct tb_result *r = tb_fixture_result(0);
 	json_t *aa;
 
-	if (!r || tb_stats_analyze(r))
+	if (!r)
+		return 1;
+	/* The fixture ran beside foreign instrumentation: allowed, its cells keep their verdicts
+	 * and its sweep its rate model (untrustworthy cells fit none), so every key is there. */
+	r->allow_foreign = true;
+	if (tb_stats_analyze(r))
 		return 1;
 	fixture_doc = tb_result_to_json(r);
 	tb_result_free(r);

@@ -17,6 +17,7 @@
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "fixture.h"
+#include "stats/stats.h"
 #include "tb_test.h"
 
 static const char *const void_tags[] = {"area",	 "base", "br",	 "col",	   "embed", "hr",  "img",
@@ -431,6 +432,32 @@ static void test_empty_result(void)
 	tb_result_free(r);
 }
 
+/* The report says what the run fell short of under its verdict counts, escaped (issue 28). */
+static void test_shortfalls_shown(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *html, *counts, *list;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->partial = true;
+	free(r->stop_reason);
+	r->stop_reason = strdup("interrupted");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT(json_array_size(r->shortfalls) >= 2);
+	json_array_append_new(r->shortfalls, json_string("a <b>hostile</b> line"));
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	counts = strstr(html, "traced cells: <b>");
+	list = strstr(html, "<div id=\"shortfalls\">");
+	CU_ASSERT(counts && list && counts < list); /* right under the counts */
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "partial result: the run stopped early (interrupted)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "traced cells untrustworthy; the commonest reason"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(html, "a &lt;b&gt;hostile&lt;/b&gt; line"));
+	free(html);
+	tb_result_free(r);
+}
+
 /*
  * The environment table: collapsed by default (about a hundred rows), and reals with sensible
  * precision (jansson's default printed 0.94 as 0.93999999999999995; issue 15).
@@ -626,6 +653,28 @@ static void test_ranking_left_out(void)
 	tb_result_free(r);
 }
 
+/* The terminal summary ends with what the run fell short of: the last thing a user reads. */
+static void test_summary_ends_with_shortfalls(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	char *text, *at;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	r->precision = 0.003;
+	free(r->stop_reason);
+	r->stop_reason = strdup("max-time");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	text = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	at = strstr(text, "\nthe run fell short (");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	CU_ASSERT_PTR_NOT_NULL(strstr(at, "  - precision target missed: the widest CI half-width is "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(at, "0.3 asked (stopped at max-time"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(at, "traced cells untrustworthy; the commonest reason ("));
+	free(text);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
@@ -634,6 +683,8 @@ static CU_TestInfo report_tests[] = {
 	{"plots from the run directory", test_given_plotdir},
 	{"compare report", test_compare_report},
 	{"empty result", test_empty_result},
+	{"shortfalls under the verdict counts", test_shortfalls_shown},
+	{"the terminal summary ends with the shortfalls", test_summary_ends_with_shortfalls},
 	{"comparison report (compare.h)", test_comparison_report},
 	{"a plot that fails says why", test_plot_failed},
 	{"environment table: collapsed, short reals", test_environment_table},

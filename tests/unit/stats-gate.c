@@ -519,6 +519,56 @@ static void test_gate_power(void)
 	tb_result_free(r);
 }
 
+/*
+ * A run that fell short never passes for a good one (issue 28): a cell faster than its
+ * baseline fails (not an overhead of -x%) unless allowed; a partial result and foreign
+ * instrumentation fail the run as a whole, and JUnit says why in a test case "run".
+ */
+static void test_gate_shortfalls(void)
+{
+	struct tb_result *r = fixture("pass.json");
+	const char *dir = tb_test_tmpdir();
+	struct tb_gate_opts o;
+	char junit[256];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	snprintf(junit, sizeof(junit), "%s/junit-short.xml", dir);
+	tb_gate_opts_init(&o);
+	o.junit = junit;
+	/* partial: the run fails, JUnit's "run" case carries the reason */
+	r->partial = true;
+	free(r->stop_reason);
+	r->stop_reason = strdup("interrupted");
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT(file_has(junit, "<testcase classname=\"tracebench.run\" name=\"run\""));
+	CU_ASSERT(file_has(junit, "<failure type=\"partial\""));
+	CU_ASSERT(file_has(junit, "partial result: the run stopped early (interrupted)"));
+	CU_ASSERT(file_has(junit, "tests=\"3\" failures=\"1\""));
+	o.allow_partial = 1;
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT(file_has(junit, "allowed by --allow-partial"));
+	r->partial = false;
+	/* foreign instrumentation: its cells untrustworthy, and the run fails on its own */
+	json_array_append_new(r->foreign, json_string("tracefs instance 'x' (1 events enabled)"));
+	o.allow_untrustworthy = 1;
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT(file_has(junit, "<failure type=\"foreign-instrumentation\""));
+	o.allow_foreign = 1;
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	json_array_clear(r->foreign);
+	o.allow_untrustworthy = o.allow_foreign = -1;
+	/* faster than the baseline by 20%: its own verdict, and a failure */
+	for (size_t i = 0; i < r->cells[1].nsamples; i++)
+		r->cells[1].samples[i].ns_per_op = r->cells[0].samples[i % r->cells[0].nsamples].ns_per_op * 0.8;
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
+	CU_ASSERT(file_has(junit, "<failure type=\"faster-than-baseline\""));
+	CU_ASSERT(file_has(junit, "suspect the setup"));
+	o.allow_faster = 1;
+	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_OK);
+	CU_ASSERT(file_has(junit, "<skipped message="));
+	tb_result_free(r);
+}
+
 static void test_compare_notes(void)
 {
 	struct tb_result *a = fixture("a.json"), *b = fixture("a.json");
@@ -579,6 +629,7 @@ static CU_TestInfo gate_tests[] = {
 	{"gate: JUnit, Markdown, benchmark JSON", test_gate_outputs},
 	{"gate: benchmark JSON range only for a symmetric CI", test_benchmark_range},
 	{"gate: underpowered cells warn, --require-power fails them", test_gate_power},
+	{"gate: faster, partial and foreign runs fail unless allowed", test_gate_shortfalls},
 	{"compare: notes beside untrustworthy or differently set rows", test_compare_notes},
 	{"compare/gate commands: bad input exits 2", test_commands_bad_input},
 	{"gate simulation: false positives and power", test_gate_simulation},

@@ -18,6 +18,8 @@
 #include <gsl/gsl_rng.h>
 
 #include "model/result.h"
+#include "stats/ranking.h"
+#include "stats/shortfall.h"
 #include "stats/stats.h"
 #include "core/tb.h"
 #include "tb_test.h"
@@ -416,27 +418,13 @@ static void test_verdicts_more(void)
 	gsl_rng_free(rng);
 }
 
-static void test_aa_and_rate_models(void)
+/* A rate sweep: 5 workloads at rising rates, 100 ns per event, one tracer "tp". */
+static struct tb_result *rate_sweep(gsl_rng *rng)
 {
-	struct spec sp = {200, 0, 0.01, 0.003, 10, -1, 0, "none"};
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-	struct tb_result *r;
 	static const double epo[] = {0.5, 1, 2, 4, 8};
+	struct tb_result *r = tb_result_new();
 
-	gsl_rng_set(rng, 11);
-	r = synth(rng, &sp, 2000);
-	r->aa = true;
-	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
-	CU_ASSERT(r->aa_summary.present);
-	CU_ASSERT_EQUAL(r->aa_summary.ncells, 1);
-	CU_ASSERT(r->aa_summary.noise_floor_pct > 0 && r->aa_summary.noise_floor_pct < 2);
-	CU_ASSERT_DOUBLE_EQUAL(r->aa_summary.noise_floor_pct,
-			       (r->cells[1].overhead.ci_hi - r->cells[1].overhead.ci_lo) / 2,
-			       1e-12);
-	tb_result_free(r);
-
-	/* Rate sweep: 5 workloads at rising rates, 100 ns per event, one tracer. */
-	r = tb_result_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	for (int k = 0; k < 5; k++) {
 		char wl[16];
 		double b[10], t[10];
@@ -454,6 +442,29 @@ static void test_aa_and_rate_models(void)
 		r->cells[r->ncells - 1].workload_type = strdup("rate");
 		r->cells[r->ncells - 1].rate = 1e5 * epo[k];
 	}
+	return r;
+}
+
+static void test_aa_and_rate_models(void)
+{
+	struct spec sp = {200, 0, 0.01, 0.003, 10, -1, 0, "none"};
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *r;
+
+	gsl_rng_set(rng, 11);
+	r = synth(rng, &sp, 2000);
+	r->aa = true;
+	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
+	CU_ASSERT(r->aa_summary.present);
+	CU_ASSERT_EQUAL(r->aa_summary.ncells, 1);
+	CU_ASSERT(r->aa_summary.noise_floor_pct > 0 && r->aa_summary.noise_floor_pct < 2);
+	CU_ASSERT_DOUBLE_EQUAL(r->aa_summary.noise_floor_pct,
+			       (r->cells[1].overhead.ci_hi - r->cells[1].overhead.ci_lo) / 2,
+			       1e-12);
+	tb_result_free(r);
+
+	/* Rate sweep: 5 workloads at rising rates, 100 ns per event, one tracer. */
+	r = rate_sweep(rng);
 	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
 	CU_ASSERT_EQUAL_FATAL(r->nrate_models, 1);
 	CU_ASSERT_STRING_EQUAL(r->rate_models[0].tracer, "tp");
@@ -485,10 +496,13 @@ static void test_simulation(void)
 
 		r->noise_threshold = 0; /* the CI alone */
 		tb_stats_analyze(r);
-		ci_fp += r->cells[1].overhead.verdict == TB_VERDICT_OVERHEAD;
+		/* a false positive either way: an overhead or a speedup */
+		ci_fp += r->cells[1].overhead.verdict == TB_VERDICT_OVERHEAD ||
+			 r->cells[1].overhead.verdict == TB_VERDICT_FASTER;
 		r->noise_threshold = 0.01;
 		tb_stats_analyze(r);
-		fp += r->cells[1].overhead.verdict == TB_VERDICT_OVERHEAD;
+		fp += r->cells[1].overhead.verdict == TB_VERDICT_OVERHEAD ||
+		      r->cells[1].overhead.verdict == TB_VERDICT_FASTER;
 		tb_result_free(r);
 	}
 	sp.pct = 3;
@@ -583,6 +597,108 @@ static void test_box(void)
 	CU_ASSERT_EQUAL(b.n, 0);
 }
 
+/* A speedup beyond the CI is its own verdict, not an overhead of -x% (issue 28). */
+static void test_verdict_faster(void)
+{
+	struct spec sp = {200, -30, 0.01, 0.003, 10, 10000, 0, "ftrace-events"};
+	struct tb_result *r = verdict_of(&sp, TB_VERDICT_FASTER, "suspect the setup");
+
+	CU_ASSERT_STRING_EQUAL(tb_verdict_name(TB_VERDICT_FASTER), "faster-than-baseline");
+	CU_ASSERT(r->cells[1].overhead.ci_hi < 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(r->shortfalls, 0)),
+				      "1 of 1 traced cells faster than their baseline"));
+	tb_result_free(r);
+	/* within the noise threshold it is no detectable overhead, as before */
+	sp.pct = -0.5;
+	sp.cv = 0.001;
+	sp.drift = 0;
+	r = verdict_of(&sp, TB_VERDICT_NO_OVERHEAD, NULL);
+	tb_result_free(r);
+}
+
+/*
+ * Rankings and rate models never use untrustworthy cells: foreign instrumentation makes every
+ * cell of a sweep untrustworthy, and no model is fitted from them (issue 28: 15 rate models
+ * with tight CIs from 57/57 untrustworthy cells). Allowed (run --allow-foreign), the cells
+ * keep their verdicts, each reason carries it, and the model is fitted.
+ */
+static void test_untrustworthy_never_ranked(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_event_cost e[8];
+	struct tb_result *r;
+	size_t nleft, n;
+	const char *s;
+
+	gsl_rng_set(rng, 11);
+	r = rate_sweep(rng);
+	json_array_append_new(r->foreign, json_string("BPF program 7 'x' (kprobe)"));
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_EQUAL(r->cells[1].overhead.verdict, TB_VERDICT_UNTRUSTWORTHY);
+	CU_ASSERT_EQUAL(r->nrate_models, 0);
+	CU_ASSERT_EQUAL(tb_stats_event_costs(r, e, 8, &nleft), 0);
+	/* said at the end: foreign instrumentation, then 5 of 5 with the commonest reason */
+	CU_ASSERT_EQUAL_FATAL(json_array_size(r->shortfalls), 2);
+	s = json_string_value(json_array_get(r->shortfalls, 0));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "foreign instrumentation was active when the run started (not allowed): BPF program 7"));
+	s = json_string_value(json_array_get(r->shortfalls, 1));
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, "5 of 5 traced cells untrustworthy; the commonest reason (5 of them): foreign instrumentation active"));
+	r->allow_foreign = true;
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_EQUAL(r->cells[1].overhead.verdict, TB_VERDICT_OVERHEAD);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->cells[1].overhead.reason,
+				      "foreign instrumentation active (allowed): BPF program 7"));
+	CU_ASSERT_EQUAL(r->nrate_models, 1);
+	n = tb_stats_event_costs(r, e, 8, &nleft);
+	CU_ASSERT_EQUAL(n, 1);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
+/* A missed precision target and a partial run are said with what was reached and asked. */
+static void test_shortfalls(void)
+{
+	struct spec sp = {200, 50, 0.01, 0.003, 10, 10000, 0, "ftrace-events"};
+	struct tb_result *r = verdict_of(&sp, TB_VERDICT_OVERHEAD, NULL);
+	double reached;
+	const char *s;
+	char want[160];
+
+	CU_ASSERT_EQUAL(json_array_size(r->shortfalls), 0); /* nothing fell short */
+	r->precision = 0.001;
+	r->stop_reason = strdup("max-time");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	reached = tb_stats_precision_reached(r);
+	CU_ASSERT_DOUBLE_EQUAL(reached,
+			       (r->cells[1].overhead.ci_hi - r->cells[1].overhead.ci_lo) / 2, 1e-12);
+	CU_ASSERT_EQUAL_FATAL(json_array_size(r->shortfalls), 1);
+	s = json_string_value(json_array_get(r->shortfalls, 0));
+	snprintf(want, sizeof(want),
+		 "precision target missed: the widest CI half-width is %.2f points at 95%% confidence, 0.1 asked (stopped at max-time",
+		 reached);
+	CU_ASSERT_PTR_NOT_NULL(strstr(s, want));
+	if (!strstr(s, want))
+		printf("\n    got: %s\n    wanted: %s\n", s, want);
+	/* reached: not said */
+	free(r->stop_reason);
+	r->stop_reason = strdup("precision");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_EQUAL(json_array_size(r->shortfalls), 0);
+	r->partial = true;
+	free(r->stop_reason);
+	r->stop_reason = strdup("interrupted");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(r->shortfalls, 0)),
+				      "partial result: the run stopped early (interrupted)"));
+	/* written after a round, before any stop: not finished, no reason invented */
+	free(r->stop_reason);
+	r->stop_reason = NULL;
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_string_value(json_array_get(r->shortfalls, 0)),
+				      "partial result: the run has not finished"));
+	tb_result_free(r);
+}
+
 static CU_TestInfo stats_tests[] = {
 	{"box plot figures", test_box},
 	{"Welch t-test p", test_welch},
@@ -595,6 +711,9 @@ static CU_TestInfo stats_tests[] = {
 	{"verdicts: overhead, none, noisy, lost, zero events, few rounds", test_verdicts},
 	{"verdicts: foreign, error, no baseline; bpf, outliers", test_verdicts_more},
 	{"A/A calibration and rate models in analyze", test_aa_and_rate_models},
+	{"verdict: faster than the baseline", test_verdict_faster},
+	{"rankings and rate models leave untrustworthy cells out", test_untrustworthy_never_ranked},
+	{"shortfalls: precision reached vs asked, partial", test_shortfalls},
 	{"simulation: false positives and power", test_simulation},
 	{"simulation: coverage of the 95% interval, A/A and +235%", test_coverage},
 	CU_TEST_INFO_NULL,

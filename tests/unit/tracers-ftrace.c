@@ -614,7 +614,11 @@ static void test_foreign(void)
 	snprintf(name, sizeof(name), "tbtest-foreign-%d", (int)getpid());
 	other = tracefs_instance_create(name);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(other);
+	/* idle, it instruments nothing (and must not make every run exit 3); enabled, it does */
+	CU_ASSERT_FALSE(foreign_has(name));
+	CU_ASSERT_EQUAL(tracefs_event_enable(other, "syscalls", "sys_enter_getpid"), 0);
 	CU_ASSERT_TRUE(foreign_has(name));
+	tracefs_event_disable(other, NULL, NULL);
 	tracefs_instance_destroy(other);
 	tracefs_instance_free(other);
 	CU_ASSERT_FALSE(foreign_has(name));

@@ -25,6 +25,7 @@ static int verdict_code(enum tb_verdict v)
 	case TB_VERDICT_NO_OVERHEAD:
 		return 1;
 	case TB_VERDICT_UNTRUSTWORTHY:
+	case TB_VERDICT_FASTER: /* drawn as suspect as an untrustworthy one */
 		return 2;
 	default:
 		return 3;
@@ -40,6 +41,8 @@ static const char *verdict_text(enum tb_verdict v)
 		return "not detectable";
 	case TB_VERDICT_UNTRUSTWORTHY:
 		return "untrustworthy";
+	case TB_VERDICT_FASTER:
+		return "faster: suspect";
 	default:
 		return "not analysed";
 	}

@@ -494,8 +494,11 @@ void tb_html_warnings(FILE *f, const struct tb_result *r)
 			n++;
 		}
 		if (!c->baseline && c->has_overhead &&
-		    c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY) {
-			li(f, "note", "%s / %s is untrustworthy: %s", c->workload, c->tracer,
+		    (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+		     c->overhead.verdict == TB_VERDICT_FASTER)) {
+			li(f, "note", "%s / %s is %s: %s", c->workload, c->tracer,
+			   c->overhead.verdict == TB_VERDICT_FASTER ? "faster than its baseline"
+								    : "untrustworthy",
 			   *c->overhead.reason ? c->overhead.reason : "no reason recorded");
 			n++;
 		}
@@ -527,6 +530,7 @@ const char *tb_html_verdict_class(enum tb_verdict v)
 	case TB_VERDICT_NO_OVERHEAD:
 		return "v-none";
 	case TB_VERDICT_UNTRUSTWORTHY:
+	case TB_VERDICT_FASTER:
 		return "v-untr";
 	default:
 		return "";

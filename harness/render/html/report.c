@@ -51,9 +51,27 @@ static void count_td(FILE *f, int64_t v)
 	fputs("</td>", f);
 }
 
+/* Under the verdict counts, where the reader looks first: what the run fell short of. */
+static void shortfalls(FILE *f, const struct tb_result *r)
+{
+	size_t n = json_is_array(r->shortfalls) ? json_array_size(r->shortfalls) : 0;
+
+	if (!n)
+		return;
+	fputs("<div id=\"shortfalls\"><p class=\"note\"><b>The run fell short:</b></p>\n"
+	      "<ul class=\"warn\">\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		fputs("<li class=\"note\">", f);
+		tb_html_esc(f, json_string_value(json_array_get(r->shortfalls, i)));
+		fputs("</li>\n", f);
+	}
+	fputs("</ul></div>\n", f);
+}
+
 static void verdict_table(FILE *f, const struct tb_result *r)
 {
-	size_t i, w, pass, nv[4] = {0}, ntraced = 0;
+	size_t i, w, pass, nv[TB_VERDICT_FASTER + 1] = {0}, ntraced = 0;
 	const char **wls = calloc(r->ncells + 1, sizeof(*wls));
 	size_t nw = 0;
 
@@ -62,7 +80,7 @@ static void verdict_table(FILE *f, const struct tb_result *r)
 
 		if (!c->baseline) {
 			ntraced++;
-			if (c->has_overhead && c->overhead.verdict <= TB_VERDICT_UNTRUSTWORTHY)
+			if (c->has_overhead && c->overhead.verdict <= TB_VERDICT_FASTER)
 				nv[c->overhead.verdict]++;
 		}
 		if (wls) {
@@ -74,9 +92,11 @@ static void verdict_table(FILE *f, const struct tb_result *r)
 		}
 	}
 	fprintf(f,
-		"<p>%zu traced cells: <b>%zu with overhead</b>, %zu without detectable overhead, %zu untrustworthy, %zu not analysed.</p>\n",
+		"<p>%zu traced cells: <b>%zu with overhead</b>, %zu without detectable overhead, %zu untrustworthy, %zu faster than the baseline (suspect the setup), %zu not analysed.</p>\n",
 		ntraced, nv[TB_VERDICT_OVERHEAD], nv[TB_VERDICT_NO_OVERHEAD],
-		nv[TB_VERDICT_UNTRUSTWORTHY], ntraced - nv[1] - nv[2] - nv[3]);
+		nv[TB_VERDICT_UNTRUSTWORTHY], nv[TB_VERDICT_FASTER],
+		ntraced - nv[1] - nv[2] - nv[3] - nv[4]);
+	shortfalls(f, r);
 	fputs("<table id=\"verdict-table\">\n<thead><tr><th>workload</th><th>tracer</th>"
 	      "<th>baseline ns/op</th><th>traced ns/op</th><th>overhead % [CI]</th>"
 	      "<th>ns/event</th><th>events</th><th>lost</th><th>verdict</th></tr></thead>\n"
