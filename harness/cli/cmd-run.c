@@ -17,6 +17,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/env.h"
 #include "core/inject.h"
 #include "core/tb.h"
 #include "explain/explain.h"
@@ -93,6 +94,8 @@ struct run {
 	char scratch[64];     /* the workloads' scratch root */
 	char *cmdline;	      /* how it was started, for the result */
 	bool locked, progress, interrupted;
+	double log_every_s; /* no terminal: a progress line this often (0: none) */
+	double logged_s;    /* when the last one was printed (runner's elapsed time) */
 	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
 };
 
@@ -366,6 +369,26 @@ static int check_writable(struct run *x)
 	return ret ? tb_dir_exit_code(ret) : -1;
 }
 
+/*
+ * Without a terminal (CI logs), a progress line every TB_PROGRESS_INTERVAL seconds (default
+ * 15: a CI log shows life well inside its usual 10-minute silence limit); 0 turns it off.
+ */
+static double progress_interval(void)
+{
+	const char *v = getenv(TB_ENV_PROGRESS_INTERVAL);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 15;
+	d = strtod(v, &end);
+	if (*end || !isfinite(d) || d < 0) {
+		tb_warn("%s=%s is not a number of seconds: using 15", TB_ENV_PROGRESS_INTERVAL, v);
+		return 15;
+	}
+	return d;
+}
+
 /* Returns -1 to go on to measure, else the exit code. */
 static int prepare(struct run *x)
 {
@@ -383,6 +406,8 @@ static int prepare(struct run *x)
 		return TB_EXIT_FAIL;
 	}
 	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
+	if (!x->progress && !x->o.quiet && tb_log_get_level() >= TB_LOG_INFO)
+		x->log_every_s = progress_interval();
 	ret = tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, &x->rundir);
 	if (ret)
 		return tb_dir_exit_code(ret);
@@ -404,22 +429,56 @@ static int prepare(struct run *x)
 
 /* ---- measure ------------------------------------------------------------------------------ */
 
+static void fmt_min_s(char *buf, size_t n, double s)
+{
+	if (!isfinite(s) || s < 0) {
+		snprintf(buf, n, "--");
+		return;
+	}
+	snprintf(buf, n, "%um%02us", (unsigned int)(s / 60), (unsigned int)fmod(s, 60));
+}
+
 static void show_progress(void *ctx, const struct tb_runner_progress *p)
 {
-	const struct run *x = ctx;
+	struct run *x = ctx;
 	const struct tb_sample *last =
 		p->cell && p->cell->nsamples ? &p->cell->samples[p->cell->nsamples - 1] : NULL;
-	char ns[32] = "-", left[32] = "--";
+	char ns[32] = "-", left[32], elapsed[32];
 
-	if (!x->progress)
+	fmt_min_s(left, sizeof(left), p->eta_s);
+	if (!x->progress) {
+		if (x->log_every_s <= 0 || p->elapsed_s - x->logged_s < x->log_every_s)
+			return;
+		x->logged_s = p->elapsed_s;
+		fmt_min_s(elapsed, sizeof(elapsed), p->elapsed_s);
+		fprintf(stderr,
+			"progress: %s %u/%u, sample %zu of %zu, next %s, elapsed %s, ETA %s\n",
+			p->phase, p->round, p->rounds, p->done + 1,
+			p->planned > p->done ? p->planned : p->done + 1,
+			p->cell ? p->cell->id : "-", elapsed, left);
 		return;
+	}
 	if (last && !last->failed && isfinite(last->ns_per_op))
 		snprintf(ns, sizeof(ns), "%.1f", last->ns_per_op);
-	if (isfinite(p->eta_s))
-		snprintf(left, sizeof(left), "%um%02us", (unsigned int)(p->eta_s / 60),
-			 (unsigned int)fmod(p->eta_s, 60));
 	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9s ns/op  ETA %s", p->phase, p->round,
 		p->rounds, p->cell ? p->cell->id : "", ns, left);
+}
+
+/* After the first round: the estimate again, now with what the traced cells take. */
+static void show_estimate(void *ctx, double total_s, double elapsed_s)
+{
+	struct run *x = ctx;
+	char total[32], planned[32], left[32];
+
+	if (x->o.quiet || tb_log_get_level() < TB_LOG_INFO)
+		return;
+	fmt_min_s(total, sizeof(total), total_s);
+	fmt_min_s(planned, sizeof(planned), tb_plan_estimate_s(&x->plan));
+	fmt_min_s(left, sizeof(left), total_s - elapsed_s);
+	fprintf(stderr,
+		"%sre-estimated after the first round: %s in all, %s left (the plan said %s"
+		" before the tracers' slowdown was measured)\n",
+		x->progress ? "\r\033[K" : "", total, left, planned);
 }
 
 /*
@@ -479,6 +538,7 @@ static int measure(struct run *x)
 	x->rn.dir = &x->rundir;
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
+	x->rn.on_estimate = show_estimate;
 	x->rn.on_round = save_round;
 	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);

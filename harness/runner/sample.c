@@ -129,17 +129,52 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 	return ret;
 }
 
+/* What the plan expects one sample of cell i to take, the tracer's slowdown left out. */
+static double planned_sample_s(const struct tb_plan *p, size_t i)
+{
+	const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+	return (double)(w->duration_ns + 2 * t->settle_ns) / 1e9 + TB_PLAN_PROCESS_S;
+}
+
+double tb_runner_left_s(const struct tb_runner *rn)
+{
+	const struct tb_plan *p = rn->plan;
+	size_t per_cell = p->ncells ? rn->planned / p->ncells : 0;
+	double left = 0, measured = 0, planned = 0;
+	struct tb_plan_estimate e;
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		const struct tb_plan_cell *cr = &p->cells[i];
+		double mean = cr->nwall ? cr->wall_s / cr->nwall : rn->sample_cost_s;
+
+		if (cr->nwall) {
+			measured += mean;
+			planned += planned_sample_s(p, i);
+		}
+		if (!cr->dead && per_cell > cr->nwall)
+			left += mean * (double)(per_cell - cr->nwall);
+	}
+	tb_plan_estimate(p, &e);
+	if (e.explain_s > 0)
+		left += e.explain_s * (planned > 0 ? measured / planned : 1);
+	return left;
+}
+
 void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,
 			    unsigned int rounds, const struct tb_cell *cell)
 {
-	size_t left = rn->planned > rn->samples_done ? rn->planned - rn->samples_done : 0;
 	struct tb_runner_progress pr = {
 		.phase = phase,
 		.round = round,
 		.rounds = rounds,
 		.cell = cell,
 		/* no estimate of a sample's cost before the first */
-		.eta_s = rn->samples_done ? rn->sample_cost_s * (double)left : NAN,
+		.eta_s = rn->samples_done ? tb_runner_left_s(rn) : NAN,
+		.done = rn->samples_done,
+		.planned = rn->planned,
+		.elapsed_s = (double)(tb_now_ns() - rn->t_start) / 1e9,
 	};
 
 	if (rn->on_progress)
