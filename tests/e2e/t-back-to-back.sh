@@ -9,8 +9,9 @@ need_root
 D=$TB_ROOT/tests/data/run
 "$TB" list bpf 2>&1 | grep -q "bpf .*supported" || skip "bpf tracer unsupported here: $("$TB" list bpf | grep why)"
 runs=${TB_BACK_TO_BACK_RUNS:-10}
+before=$(own_tracing_state '^tb_sc_') # another run's programs are not ours to count (lib.sh)
 for i in $(seq 1 "$runs"); do
-	timeout 60 "$TB" run "$D/back-to-back.ini" -o "$TMP/r$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
+	timeout 60 "$TB" run --wait "$D/back-to-back.ini" -o "$TMP/r$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/out" "$TMP/err"; fail "run $i failed"; }
 	grep -i "foreign" "$TMP/err" && fail "run $i flagged foreign instrumentation: $(cat "$TMP/err")"
 	python3 - "$TMP/r$i/result.json" <<'PY' || fail "run $i recorded foreign instrumentation"
@@ -24,8 +25,7 @@ for c in r["cells"]:
 PY
 done
 # Teardown waited for the kernel to free them: nothing of ours is listed once the last exits.
-left=$(bpftool prog show 2>/dev/null | grep -c 'name tb_sc_' || true)
-[ "$left" -eq 0 ] || fail "$left BPF programs still listed after the last run: $(bpftool prog show | grep 'name tb_sc_')"
+d=$(state_unchanged "$before" '^tb_sc_') || fail "BPF programs still listed after the last run: $d"
 # An external tracer's programs too (they are the command's, found through its fdinfo).
 if command -v bpftrace >/dev/null; then
 	cat >"$TMP/bpftrace.ini" <<'EOF2'
@@ -49,7 +49,7 @@ workloads = getpid
 tracers = none, bt
 EOF2
 	for i in 1 2 3; do
-		timeout 120 "$TB" run "$TMP/bpftrace.ini" -o "$TMP/b$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
+		timeout 120 "$TB" run --wait "$TMP/bpftrace.ini" -o "$TMP/b$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
 			{ cat "$TMP/out" "$TMP/err"; fail "bpftrace run $i failed"; }
 		grep -i "foreign" "$TMP/err" && fail "bpftrace run $i flagged foreign instrumentation"
 	done

@@ -35,7 +35,7 @@ EOF2
 }
 for keep in false true; do
 	scenario $keep >"$TMP/disk-$keep.ini"
-	"$TB" run "$TMP/disk-$keep.ini" -o "$TMP/r-$keep" --no-plots >"$TMP/out" 2>"$TMP/err" ||
+	"$TB" run --wait "$TMP/disk-$keep.ini" -o "$TMP/r-$keep" --no-plots >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/out" "$TMP/err"; fail "keep-raw = $keep: run failed"; }
 	grep -q '^disk: .*tracers wrote [0-9.]* [kMG]\?B' "$TMP/out" ||
 		{ cat "$TMP/out"; fail "keep-raw = $keep: the summary does not say how much the run wrote"; }

@@ -13,8 +13,7 @@ export TB_STATE_DIR=$TMP/state
 SEED=${TB_INTERRUPT_SEED:-14}
 N=${TB_INTERRUPT_RUNS:-6}
 cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
-state() { ls /sys/kernel/tracing/instances/ 2>/dev/null | grep -v "^tracebench-" ; cat /sys/kernel/tracing/tracing_on /sys/kernel/tracing/set_event 2>/dev/null; }
-before=$(state)
+before=$(own_tracing_state) # only what this test's runs could leave (lib.sh)
 
 check() { # DIR CONTEXT
 	python3 - "$1/result.json" "$2" <<'PY'
@@ -56,7 +55,7 @@ pids=
 for m in $moments; do
 	i=$((i + 1))
 	d=$TMP/r$i
-	"$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
+	"$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	pids="$pids $pid"
 	sleep "$m"
@@ -73,7 +72,7 @@ done
 
 # Three SIGINTs 10 ms apart, once a round is done: the completed rounds are never lost.
 d=$TMP/triple
-"$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
+"$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
 for _ in $(seq 1 200); do
@@ -89,8 +88,7 @@ check "$d" "three SIGINTs" || fail "three SIGINTs lost what was done: $(tail -n 
 python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' "$d/result.json" ||
 	fail "three SIGINTs: the completed round is gone"
 
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state changed: $(diff <(echo "$before") <(echo "$after"))"
+d=$(state_unchanged "$before") || fail "tracing state changed: $d"
 ls /sys/kernel/tracing/instances/ | grep -q "^tracebench-" && fail "a tracebench instance is left"
 [ -z "$(ls -A "$TB_STATE_DIR" 2>/dev/null | grep armed-)" ] || fail "armed records left: $(ls "$TB_STATE_DIR")"
 for p in $pids; do
