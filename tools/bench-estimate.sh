@@ -57,7 +57,7 @@ if [ $# -gt 0 ]; then
 	one "$(basename "$scn" .ini)" "$scn" "$@"
 	exit
 fi
-"$TB" sysinfo | head -n 3
+"$TB" sysinfo | grep -m1 "^  fingerprint"
 one demo scenarios/quick.ini
 one real-tools scenarios/real-tools.ini --quick
 one explain scenarios/validation/explain.ini --quick

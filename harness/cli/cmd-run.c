@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -94,6 +95,7 @@ struct run {
 	char scratch[64];     /* the workloads' scratch root */
 	char *cmdline;	      /* how it was started, for the result */
 	bool locked, progress, interrupted;
+	bool disk_refused;  /* check_disk stopped the run before its first sample */
 	double log_every_s; /* no terminal: a progress line this often (0: none) */
 	double logged_s;    /* when the last one was printed (runner's elapsed time) */
 	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
@@ -464,6 +466,45 @@ static void show_progress(void *ctx, const struct tb_runner_progress *p)
 		p->rounds, p->cell ? p->cell->id : "", ns, left);
 }
 
+/*
+ * After calibration: the peak the tracers will write at once, against what the run
+ * directory's file system has free. Short of it, the run is refused before it measures
+ * (exit 3, as for a full file system), with the two ways out.
+ */
+static int check_disk(void *ctx, const struct tb_runner_disk *d)
+{
+	struct run *x = ctx;
+	char need[32], avail[32], largest[32];
+	struct statvfs vfs;
+	double free_b;
+
+	if (d->peak_bytes <= 0 || fstatvfs(x->rundir.fd, &vfs))
+		return 0;
+	free_b = (double)vfs.f_bavail * (double)vfs.f_frsize;
+	tb_fmt_bytes(need, sizeof(need), (int64_t)d->peak_bytes);
+	tb_fmt_bytes(avail, sizeof(avail), (int64_t)free_b);
+	tb_fmt_bytes(largest, sizeof(largest), (int64_t)d->largest_bytes);
+	/* a margin for result.json, samples.csv, plots and the tracers' logs */
+	if (free_b >= d->peak_bytes * 1.1 + 64e6) {
+		if (!x->o.quiet && tb_log_get_level() >= TB_LOG_INFO)
+			fprintf(stderr,
+				"disk: the tracers write up to %s at once (a sample of %s: %s, "
+				"deleted after it%s); %s free in %s\n",
+				need, d->largest ? d->largest->id : "-", largest,
+				d->kept_bytes > 0 ? ", plus what keep-raw keeps" : "", avail,
+				x->rundir.path);
+		return 0;
+	}
+	tb_err("disk: the tracers need up to %s free at once in %s (a sample of %s writes %s%s), "
+	       "but only %s is free: write the run to a larger or a tmpfs file system (-o "
+	       "/dev/shm/DIR), or set consumer = discard in the tracer's section (the same "
+	       "kernel-side cost, no file: README.md, Disk)",
+	       need, x->rundir.path, d->largest ? d->largest->id : "-", largest,
+	       d->kept_bytes > 0 ? " and keep-raw keeps every sample's stream" : "", avail);
+	x->disk_refused = true;
+	return -ENOSPC;
+}
+
 /* After the first round: the estimate again, now with what the traced cells take. */
 static void show_estimate(void *ctx, double total_s, double elapsed_s)
 {
@@ -539,6 +580,7 @@ static int measure(struct run *x)
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
 	x->rn.on_estimate = show_estimate;
+	x->rn.on_disk = check_disk;
 	x->rn.on_round = save_round;
 	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);
@@ -556,6 +598,8 @@ static int measure(struct run *x)
 		x->r->stop_reason = strdup("interrupted");
 		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a partial result",
 			x->r->rounds);
+	} else if (x->disk_refused) {
+		return TB_EXIT_UNAVAILABLE; /* check_disk said why */
 	} else if (ret) {
 		tb_err("run: %s", strerror(-ret));
 		return TB_EXIT_FAIL;
@@ -658,6 +702,8 @@ static int publish(struct run *x, int rc)
 
 	if (x->write_err)
 		return rc;
+	if (x->disk_refused) /* nothing measured: the header only, no table, plots or report */
+		return save(x, false) ? tb_dir_exit_code(x->write_err) : rc;
 	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
 		return tb_dir_exit_code(x->write_err);
 	if (x->o.json_out) {

@@ -321,6 +321,12 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	rn->t_start = tb_now_ns();
 	ret = calibrate_all(rn);
 	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
+	if (!ret && rn->on_disk) {
+		struct tb_runner_disk d;
+
+		tb_runner_disk_need(rn, &d);
+		ret = rn->on_disk(rn->ctx, &d);
+	}
 	if (!ret)
 		ret = hold_tracers(rn);
 	for (w = 0; !ret && w < p->s->warmup; w++)
