@@ -377,7 +377,7 @@ static int check_writable(struct run *x)
  */
 static double progress_interval(void)
 {
-	const char *v = getenv(TB_ENV_PROGRESS_INTERVAL);
+	const char *v = getenv(TB_ENV_PROGRESS);
 	char *end;
 	double d;
 
@@ -385,7 +385,7 @@ static double progress_interval(void)
 		return 15;
 	d = strtod(v, &end);
 	if (*end || !isfinite(d) || d < 0) {
-		tb_warn("%s=%s is not a number of seconds: using 15", TB_ENV_PROGRESS_INTERVAL, v);
+		tb_warn("%s=%s is not a number of seconds: using 15", TB_ENV_PROGRESS, v);
 		return 15;
 	}
 	return d;

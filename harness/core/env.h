@@ -6,15 +6,15 @@
 #ifndef TB_ENV_H
 #define TB_ENV_H
 
-#define TB_ENV_STATE_DIR	 "TB_STATE_DIR"
-#define TB_ENV_RUN_DIR_OLD	 "TB_RUN_DIR" /* TB_STATE_DIR's name before 0.2, still read */
-#define TB_ENV_GNUPLOT		 "TB_GNUPLOT"
-#define TB_ENV_PLOTS_DIR	 "TB_PLOTS_DIR"
-#define TB_ENV_HELPERS		 "TB_HELPERS"
-#define TB_ENV_GNUPLOT_ARG_MAX	 "TB_GNUPLOT_ARG_MAX"
-#define TB_ENV_DB		 "TRACEBENCH_DB"
-#define TB_ENV_DB_TIMEOUT	 "TRACEBENCH_DB_TIMEOUT"
-#define TB_ENV_PROGRESS_INTERVAL "TB_PROGRESS_INTERVAL"
+#define TB_ENV_STATE_DIR       "TB_STATE_DIR"
+#define TB_ENV_RUN_DIR_OLD     "TB_RUN_DIR" /* TB_STATE_DIR's name before 0.2, still read */
+#define TB_ENV_GNUPLOT	       "TB_GNUPLOT"
+#define TB_ENV_PLOTS_DIR       "TB_PLOTS_DIR"
+#define TB_ENV_HELPERS	       "TB_HELPERS"
+#define TB_ENV_GNUPLOT_ARG_MAX "TB_GNUPLOT_ARG_MAX"
+#define TB_ENV_DB	       "TRACEBENCH_DB"
+#define TB_ENV_DB_TIMEOUT      "TRACEBENCH_DB_TIMEOUT"
+#define TB_ENV_PROGRESS	       "TB_PROGRESS_INTERVAL"
 
 struct tb_env_var {
 	const char *name;
