@@ -212,14 +212,20 @@ $(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
 $(BUILD)/tests/unit/tracers-bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
+# Ends with what failed, by name, and the unit and e2e totals (the logs above are long).
 test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	@echo "== unit tests ($(TEST_BIN))"
-	$(Q)st=0; TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
-		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || st=1; \
+	$(Q)st=0; log=$$(mktemp /tmp/tb-test-XXXXXX.log); \
+	{ TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || echo st=1 >"$$log.st"; } | \
+		tee "$$log"; \
 	echo "== end-to-end tests (tests/e2e)"; \
-	TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
-		tests/e2e/run.sh || st=1; \
-	exit $$st
+	{ TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
+		tests/e2e/run.sh || echo st=1 >"$$log.st"; } | tee -a "$$log"; \
+	[ -e "$$log.st" ] && st=1; \
+	echo "== summary"; grep -E '^(unit|e2e): ' "$$log" | grep -v -E '^e2e: (PASS|SKIP)'; \
+	grep -q -E '^unit: [0-9]+ tests run' "$$log" || { echo "unit: the runner ended early"; st=1; }; \
+	rm -f "$$log" "$$log.st"; exit $$st
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory test

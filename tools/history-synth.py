@@ -11,9 +11,12 @@ files. --step INDEX:CELL:FACTOR multiplies CELL's samples from run INDEX (0-base
 
 The figures (summary, overhead) are scaled with the samples, which is close enough for a
 benchmark; --reanalyse drops them instead, so that tracebench computes them from the samples.
+--flatten first sets every sample of a cell to the cell's median, so that the history's noise
+is the seeded synthetic noise alone, not the source run's (a loaded machine's source would
+otherwise decide whether a test's known step is found).
 
 usage: history-synth.py SOURCE.json OUTDIR --runs N [--seed S] [--noise F] [--step ...]
-                        [--env ...] [--reanalyse]
+                        [--env ...] [--reanalyse] [--flatten]
 Writes OUTDIR/run-NNNN/result.json; OUTDIR must not exist.
 """
 import argparse
@@ -67,6 +70,20 @@ def redo_overhead(cell, base):
     o["ns_per_op"] = mt - mb
 
 
+def flatten(src):
+    """Every measured sample of a cell at the cell's median ns/op."""
+    for cell in src.get("cells", []):
+        vals = sorted(s["ns_per_op"] for s in cell.get("samples", [])
+                      if isinstance(s.get("ns_per_op"), (int, float)) and not s.get("warmup"))
+        if not vals:
+            continue
+        n = len(vals)
+        med = vals[n // 2] if n % 2 else (vals[n // 2 - 1] + vals[n // 2]) / 2
+        for s in cell["samples"]:
+            if isinstance(s.get("ns_per_op"), (int, float)):
+                s["ns_per_op"] = med
+
+
 def make_run(src, i, args, rng, steps, envs):
     r = copy.deepcopy(src)
     t0 = datetime.datetime(2026, 1, 1, tzinfo=datetime.timezone.utc)
@@ -109,9 +126,12 @@ def main():
     ap.add_argument("--step", type=parse_step, action="append", default=[])
     ap.add_argument("--env", type=parse_env, action="append", default=[])
     ap.add_argument("--reanalyse", action="store_true")
+    ap.add_argument("--flatten", action="store_true")
     args = ap.parse_args()
     with open(args.source) as f:
         src = json.load(f)
+    if args.flatten:
+        flatten(src)
     if os.path.exists(args.outdir):
         sys.exit(f"history-synth.py: {args.outdir} exists; not overwriting it")
     rng = random.Random(args.seed)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "history/store.h"
 #include "model/result.h"
@@ -33,10 +34,13 @@ static int with_common(const char *optstring, const struct option *longopts, con
 	*longout = merged;
 	if (cached == longopts && cached_os == optstring && longopts)
 		return 0;
-	if (strlen(optstring) + 3 > sizeof(opts))
+	if (strlen(optstring) + 4 > sizeof(opts))
 		return -E2BIG;
-	snprintf(opts, sizeof(opts), "%s%s%s", optstring, strchr(optstring, 'v') ? "" : "v",
-		 strchr(optstring, 'q') ? "" : "q");
+	/* A leading ':' (after a '+' or '-'): a missing value is ':', told apart from '?'. */
+	n = optstring[0] == '+' || optstring[0] == '-';
+	snprintf(opts, sizeof(opts), "%.*s:%s%s%s", (int)n, optstring, optstring + n,
+		 strchr(optstring, 'v') ? "" : "v", strchr(optstring, 'q') ? "" : "q");
+	n = 0;
 	for (; longopts && longopts[n].name; n++)
 		if (n + TB_ARRAY_SIZE(common) + 1 >= TB_ARRAY_SIZE(merged))
 			return -E2BIG;
@@ -51,6 +55,49 @@ static int with_common(const char *optstring, const struct option *longopts, con
 	cached = longopts;
 	cached_os = optstring;
 	return 0;
+}
+
+/*
+ * Say what is wrong with the option getopt_long stopped at (c ':' a missing value, '?' an
+ * unknown option): a missing value by the option's long name ("option --rounds needs a
+ * value"), an unknown long option with the closest known one.
+ */
+static void bad_option(char **argv, int optind_now, int c, const struct option *lo)
+{
+	const char *typed = optind_now > 0 ? argv[optind_now - 1] : "";
+	const struct option *o = NULL;
+	char word[64], hint[96];
+	struct tb_suggest sg;
+
+	for (const struct option *k = lo; optopt && k->name && !o; k++)
+		if (!k->flag && k->val == optopt)
+			o = k;
+	if (c == ':') {
+		if (!strncmp(typed, "--", 2) || !o)
+			tb_err("%s: option %.*s needs a value", argv[0], (int)strcspn(typed, "="),
+			       typed);
+		else
+			tb_err("%s: option -%c (--%s) needs a value", argv[0], optopt, o->name);
+		return;
+	}
+	if (optopt && strncmp(typed, "--", 2)) {
+		/* -r for --rounds: the long option whose value the letter is */
+		if (o)
+			tb_err("%s: unknown option -%c; did you mean '--%s'?", argv[0], optopt,
+			       o->name);
+		else
+			tb_err("%s: unknown option -%c", argv[0], optopt);
+		return;
+	}
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(typed + 2, "="), typed + 2);
+	tb_suggest_init(&sg, word);
+	for (const struct option *k = lo; k->name; k++)
+		tb_suggest_offer(&sg, k->name);
+	if (sg.best)
+		snprintf(hint, sizeof(hint), "; did you mean '--%s'?", sg.best);
+	else
+		hint[0] = '\0';
+	tb_err("%s: unknown option %.*s%s", argv[0], (int)strcspn(typed, "="), typed, hint);
 }
 
 int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct option *longopts,
@@ -76,16 +123,7 @@ int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct opt
 			return c;
 	}
 	if (c == '?' || c == ':') {
-		/* A mistyped --history=URL is said without its password. */
-		tb_history_mask_buf(optopt ? "" : argv[optind - 1], word, sizeof(word));
-		if (optopt && c == ':')
-			tb_err("%s: option -%c needs a value", argv[0], optopt);
-		else if (optopt)
-			tb_err("%s: unknown option -%c", argv[0], optopt);
-		else if (c == ':')
-			tb_err("%s: option %s needs a value", argv[0], word);
-		else
-			tb_err("%s: unknown option %s", argv[0], word);
+		bad_option(argv, optind, c, lo);
 		fprintf(stderr, "%s", usage);
 		return '?';
 	}

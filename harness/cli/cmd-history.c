@@ -16,6 +16,7 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/outdir.h"
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "history/analysis.h"
 #include "history/detect.h"
@@ -766,7 +767,14 @@ int tb_cli_history(int argc, char **argv)
 		if (!strcmp(argv[1], subs[i].name))
 			sub = &subs[i];
 	if (!sub) {
-		tb_err("history: unknown command '%s'", argv[1]);
+		struct tb_suggest sg;
+		char hint[96];
+
+		tb_suggest_init(&sg, argv[1]);
+		for (size_t i = 0; i < TB_ARRAY_SIZE(subs); i++)
+			tb_suggest_offer(&sg, subs[i].name);
+		tb_err("history: unknown command '%s'%s", argv[1],
+		       tb_suggest_text(&sg, hint, sizeof(hint)));
 		fputs(tb_usage_history, stderr);
 		return TB_EXIT_USAGE;
 	}

@@ -6,6 +6,7 @@
 #include <jansson.h>
 
 #include "cli/cli.h"
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
@@ -135,7 +136,8 @@ int tb_cli_list(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = tb_cli_getopt(argc, argv, "+h", longopts, tb_usage_list)) != -1) {
+	/* options anywhere: `list bpf --brief` as well as `list --brief bpf` */
+	while ((c = tb_cli_getopt(argc, argv, "h", longopts, tb_usage_list)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
@@ -154,7 +156,16 @@ int tb_cli_list(int argc, char **argv)
 	}
 	for (c = optind; c < argc; c++) {
 		if (!tb_workload_find(argv[c]) && !tb_tracer_find(argv[c])) {
-			tb_err("list: no workload or tracer named '%s'", argv[c]);
+			struct tb_suggest sg;
+			char hint[96];
+
+			tb_suggest_init(&sg, argv[c]);
+			for (i = 0; tb_workloads[i]; i++)
+				tb_suggest_offer(&sg, tb_workloads[i]->name);
+			for (i = 0; tb_tracers[i]; i++)
+				tb_suggest_offer(&sg, tb_tracers[i]->name);
+			tb_err("list: no workload or tracer named '%s'%s", argv[c],
+			       tb_suggest_text(&sg, hint, sizeof(hint)));
 			return TB_EXIT_USAGE;
 		}
 	}

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -17,6 +18,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "core/env.h"
 #include "core/inject.h"
 #include "core/tb.h"
 #include "explain/explain.h"
@@ -97,6 +99,9 @@ struct run {
 	char scratch[64];     /* the workloads' scratch root */
 	char *cmdline;	      /* how it was started, for the result */
 	bool locked, progress, interrupted;
+	bool disk_refused;  /* check_disk stopped the run before its first sample */
+	double log_every_s; /* no terminal: a progress line this often (0: none) */
+	double logged_s;    /* when the last one was printed (runner's elapsed time) */
 	int write_err; /* the first failed write of result.json or samples.csv: the run stops */
 };
 
@@ -406,6 +411,26 @@ static int check_foreign(struct run *x)
 	return n && !x->o.allow_foreign ? TB_EXIT_UNAVAILABLE : -1;
 }
 
+/*
+ * Without a terminal (CI logs), a progress line every TB_PROGRESS_INTERVAL seconds (default
+ * 15: a CI log shows life well inside its usual 10-minute silence limit); 0 turns it off.
+ */
+static double progress_interval(void)
+{
+	const char *v = getenv(TB_ENV_PROGRESS);
+	char *end;
+	double d;
+
+	if (!v || !*v)
+		return 15;
+	d = strtod(v, &end);
+	if (*end || !isfinite(d) || d < 0) {
+		tb_warn("%s=%s is not a number of seconds: using 15", TB_ENV_PROGRESS, v);
+		return 15;
+	}
+	return d;
+}
+
 /* Returns -1 to go on to measure, else the exit code. */
 static int prepare(struct run *x)
 {
@@ -426,6 +451,8 @@ static int prepare(struct run *x)
 		return TB_EXIT_FAIL;
 	}
 	x->progress = !x->o.quiet && isatty(STDERR_FILENO) && tb_log_get_level() >= TB_LOG_INFO;
+	if (!x->progress && !x->o.quiet && tb_log_get_level() >= TB_LOG_INFO)
+		x->log_every_s = progress_interval();
 	ret = tb_rundir_create(x->o.outdir, x->s->name, x->o.anonymize, &x->rundir);
 	if (ret)
 		return tb_dir_exit_code(ret);
@@ -447,22 +474,95 @@ static int prepare(struct run *x)
 
 /* ---- measure ------------------------------------------------------------------------------ */
 
+static void fmt_min_s(char *buf, size_t n, double s)
+{
+	if (!isfinite(s) || s < 0) {
+		snprintf(buf, n, "--");
+		return;
+	}
+	snprintf(buf, n, "%um%02us", (unsigned int)(s / 60), (unsigned int)fmod(s, 60));
+}
+
 static void show_progress(void *ctx, const struct tb_runner_progress *p)
 {
-	const struct run *x = ctx;
+	struct run *x = ctx;
 	const struct tb_sample *last =
 		p->cell && p->cell->nsamples ? &p->cell->samples[p->cell->nsamples - 1] : NULL;
-	char ns[32] = "-", left[32] = "--";
+	char ns[32] = "-", left[32], elapsed[32];
 
-	if (!x->progress)
+	fmt_min_s(left, sizeof(left), p->eta_s);
+	if (!x->progress) {
+		if (x->log_every_s <= 0 || p->elapsed_s - x->logged_s < x->log_every_s)
+			return;
+		x->logged_s = p->elapsed_s;
+		fmt_min_s(elapsed, sizeof(elapsed), p->elapsed_s);
+		fprintf(stderr,
+			"progress: %s %u/%u, sample %zu of %zu, next %s, elapsed %s, ETA %s\n",
+			p->phase, p->round, p->rounds, p->done + 1,
+			p->planned > p->done ? p->planned : p->done + 1,
+			p->cell ? p->cell->id : "-", elapsed, left);
 		return;
+	}
 	if (last && !last->failed && isfinite(last->ns_per_op))
 		snprintf(ns, sizeof(ns), "%.1f", last->ns_per_op);
-	if (isfinite(p->eta_s))
-		snprintf(left, sizeof(left), "%um%02us", (unsigned int)(p->eta_s / 60),
-			 (unsigned int)fmod(p->eta_s, 60));
 	fprintf(stderr, "\r\033[K%s %u/%u  %-36.36s  %9s ns/op  ETA %s", p->phase, p->round,
 		p->rounds, p->cell ? p->cell->id : "", ns, left);
+}
+
+/*
+ * After calibration: the peak the tracers will write at once, against what the run
+ * directory's file system has free. Short of it, the run is refused before it measures
+ * (exit 3, as for a full file system), with the two ways out.
+ */
+static int check_disk(void *ctx, const struct tb_runner_disk *d)
+{
+	struct run *x = ctx;
+	char need[32], avail[32], largest[32];
+	struct statvfs vfs;
+	double free_b;
+
+	if (d->peak_bytes <= 0 || fstatvfs(x->rundir.fd, &vfs))
+		return 0;
+	free_b = (double)vfs.f_bavail * (double)vfs.f_frsize;
+	tb_fmt_bytes(need, sizeof(need), (int64_t)d->peak_bytes);
+	tb_fmt_bytes(avail, sizeof(avail), (int64_t)free_b);
+	tb_fmt_bytes(largest, sizeof(largest), (int64_t)d->largest_bytes);
+	/* a margin for result.json, samples.csv, plots and the tracers' logs */
+	if (free_b >= d->peak_bytes * 1.1 + 64e6) {
+		if (!x->o.quiet && tb_log_get_level() >= TB_LOG_INFO)
+			fprintf(stderr,
+				"disk: the tracers write up to %s at once (a sample of %s: %s, "
+				"deleted after it%s); %s free in %s\n",
+				need, d->largest ? d->largest->id : "-", largest,
+				d->kept_bytes > 0 ? ", plus what keep-raw keeps" : "", avail,
+				x->rundir.path);
+		return 0;
+	}
+	tb_err("disk: the tracers need up to %s free at once in %s (a sample of %s writes %s%s), "
+	       "but only %s is free: write the run to a larger or a tmpfs file system (-o "
+	       "/dev/shm/DIR), or set consumer = discard in the tracer's section (the same "
+	       "kernel-side cost, no file: README.md, Disk)",
+	       need, x->rundir.path, d->largest ? d->largest->id : "-", largest,
+	       d->kept_bytes > 0 ? " and keep-raw keeps every sample's stream" : "", avail);
+	x->disk_refused = true;
+	return -ENOSPC;
+}
+
+/* After the first round: the estimate again, now with what the traced cells take. */
+static void show_estimate(void *ctx, double total_s, double elapsed_s)
+{
+	struct run *x = ctx;
+	char total[32], planned[32], left[32];
+
+	if (x->o.quiet || tb_log_get_level() < TB_LOG_INFO)
+		return;
+	fmt_min_s(total, sizeof(total), total_s);
+	fmt_min_s(planned, sizeof(planned), tb_plan_estimate_s(&x->plan));
+	fmt_min_s(left, sizeof(left), total_s - elapsed_s);
+	fprintf(stderr,
+		"%sre-estimated after the first round: %s in all, %s left (the plan said %s"
+		" before the tracers' slowdown was measured)\n",
+		x->progress ? "\r\033[K" : "", total, left, planned);
 }
 
 /*
@@ -522,6 +622,8 @@ static int measure(struct run *x)
 	x->rn.dir = &x->rundir;
 	x->rn.ctx = x;
 	x->rn.on_progress = show_progress;
+	x->rn.on_estimate = show_estimate;
+	x->rn.on_disk = check_disk;
 	x->rn.on_round = save_round;
 	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);
@@ -539,6 +641,8 @@ static int measure(struct run *x)
 		x->r->stop_reason = strdup("interrupted");
 		tb_warn("interrupted: tracers torn down, writing the %u completed rounds as a partial result",
 			x->r->rounds);
+	} else if (x->disk_refused) {
+		return TB_EXIT_UNAVAILABLE; /* check_disk said why */
 	} else if (ret) {
 		tb_err("run: %s", strerror(-ret));
 		return TB_EXIT_FAIL;
@@ -643,6 +747,8 @@ static int publish(struct run *x, int rc)
 
 	if (x->write_err)
 		return rc;
+	if (x->disk_refused) /* nothing measured: the header only, no table, plots or report */
+		return save(x, false) ? tb_dir_exit_code(x->write_err) : rc;
 	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
 		return tb_dir_exit_code(x->write_err);
 	if (x->o.json_out) {

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "stats/stats.h"
 #include "tracers/tracer.h"
@@ -32,6 +33,8 @@ int main(int argc, char **argv)
 		{"quiet", no_argument, NULL, 'q'},
 		{NULL, 0, NULL, 0},
 	};
+	struct tb_suggest sg;
+	char hint[96];
 	size_t i;
 	int c;
 
@@ -76,7 +79,10 @@ int main(int argc, char **argv)
 		optind = 0; /* reset getopt for the command's own parsing */
 		return tb_commands[i].fn(argc, argv);
 	}
-	tb_err("unknown command '%s'", argv[optind]);
+	tb_suggest_init(&sg, argv[optind]);
+	for (i = 0; tb_commands[i].name; i++)
+		tb_suggest_offer(&sg, tb_commands[i].name);
+	tb_err("unknown command '%s'%s", argv[optind], tb_suggest_text(&sg, hint, sizeof(hint)));
 	usage(stderr);
 	return TB_EXIT_USAGE;
 }

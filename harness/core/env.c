@@ -23,5 +23,8 @@ const struct tb_env_var tb_env_vars[] = {
 		    "postgresql:// URL. Default: results/history.db."},
 	{TB_ENV_DB_TIMEOUT, "How long to wait for another process's lock on the history (a "
 			    "duration, default 30s, at most 1h)."},
+	{TB_ENV_PROGRESS, "When run's stderr is not a terminal (a CI log): seconds "
+			  "between its progress lines (round, sample, ETA; default 15, "
+			  "0: none)."},
 	{NULL, NULL},
 };

@@ -14,6 +14,7 @@
 #define TB_ENV_GNUPLOT_ARG_MAX "TB_GNUPLOT_ARG_MAX"
 #define TB_ENV_DB	       "TRACEBENCH_DB"
 #define TB_ENV_DB_TIMEOUT      "TRACEBENCH_DB_TIMEOUT"
+#define TB_ENV_PROGRESS	       "TB_PROGRESS_INTERVAL"
 
 struct tb_env_var {
 	const char *name;

@@ -14,6 +14,7 @@
 #include "core/base.h"
 #include "core/log.h"
 #include "core/options.h"
+#include "core/suggest.h"
 
 static const char *skip_ws(const char *s)
 {
@@ -236,6 +237,12 @@ const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *k
 		if (!strcmp(opts->name, key))
 			return opts;
 	return NULL;
+}
+
+void tb_opts_suggest(const struct tb_option *opts, struct tb_suggest *s)
+{
+	for (; opts && opts->name; opts++)
+		tb_suggest_offer(s, opts->name);
 }
 
 const char *tb_opt_type_name(enum tb_opt_type t)

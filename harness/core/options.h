@@ -101,6 +101,9 @@ int tb_opts_defaults(const struct tb_option *opts, void *cfg);
 int tb_opts_set(const struct tb_option *opts, void *cfg, const char *key, const char *val,
 		char *err, size_t errlen);
 const struct tb_option *tb_opts_find(const struct tb_option *opts, const char *key);
+struct tb_suggest;
+/* Offer every option name of opts to a "did you mean" search (core/suggest.h). */
+void tb_opts_suggest(const struct tb_option *opts, struct tb_suggest *s);
 /* Free what the options own (strings, lists) and zero those fields. */
 void tb_opts_free(const struct tb_option *opts, void *cfg);
 /* "string", "bool", "int", "size", "duration", ...: the type as `list` and the man page say. */

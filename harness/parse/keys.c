@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "parse/parse.h"
 
@@ -146,9 +147,14 @@ void tb_scn_global_key(struct tb_scn_parse *p, const char *name, const char *val
 		return;
 	}
 	ret = tb_opts_set(global_opts, p->s, name, value, err, sizeof(err));
-	if (ret == -ENOENT)
-		tb_scn_perr(p, p->line, "[global]: unknown key '%s'", name);
-	else if (ret)
+	if (ret == -ENOENT) {
+		struct tb_suggest sg;
+
+		tb_suggest_init(&sg, name);
+		tb_opts_suggest(global_opts, &sg);
+		tb_scn_perr(p, p->line, "[global]: unknown key '%s'%s", name,
+			    tb_suggest_text(&sg, err, sizeof(err)));
+	} else if (ret)
 		tb_scn_perr(p, p->line, "[global]: %s", err);
 	else if (!strcmp(name, "cpus"))
 		check_cpus(p, &p->s->cpus);
@@ -157,11 +163,17 @@ void tb_scn_global_key(struct tb_scn_parse *p, const char *name, const char *val
 void tb_scn_matrix_key(struct tb_scn_parse *p, const char *name, const char *value)
 {
 	struct tb_strlist *l;
+	struct tb_suggest sg;
+	char hint[96];
 
 	if (strcmp(name, "workloads") && strcmp(name, "tracers") && strcmp(name, "exclude")) {
+		tb_suggest_init(&sg, name);
+		tb_suggest_offer(&sg, "workloads");
+		tb_suggest_offer(&sg, "tracers");
+		tb_suggest_offer(&sg, "exclude");
 		tb_scn_perr(p, p->line,
-			    "[matrix]: unknown key '%s' (expected workloads, tracers, exclude)",
-			    name);
+			    "[matrix]: unknown key '%s'%s (expected workloads, tracers, exclude)",
+			    name, tb_suggest_text(&sg, hint, sizeof(hint)));
 		return;
 	}
 	l = name[0] == 'w' ? &p->mx_w : name[0] == 't' ? &p->mx_t : &p->mx_x;
@@ -211,10 +223,16 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 	for (k = 0; gate_keys[k].name && strcmp(gate_keys[k].name, name); k++)
 		;
 	if (!gate_keys[k].name) {
+		struct tb_suggest sg;
+		char hint[96];
+
+		tb_suggest_init(&sg, name);
+		for (k = 0; gate_keys[k].name; k++)
+			tb_suggest_offer(&sg, gate_keys[k].name);
 		tb_scn_perr(
 			p, p->line,
-			"[gate]: unknown key '%s' (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign)",
-			name);
+			"[gate]: unknown key '%s'%s (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign)",
+			name, tb_suggest_text(&sg, hint, sizeof(hint)));
 		return;
 	}
 	if (k <= 1 && (ret = tb_parse_threshold(value, &d))) {

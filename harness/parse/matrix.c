@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "parse/parse.h"
 
 unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
@@ -103,9 +104,24 @@ static void resolve_only(struct tb_scn_parse *p)
 	}
 }
 
+/* The closest defined section name to a [matrix] name that is none (workloads or tracers). */
+static const char *section_hint(const struct tb_scenario *s, bool wl, const char *name, char *buf,
+				size_t n)
+{
+	struct tb_suggest sg;
+
+	tb_suggest_init(&sg, name);
+	for (size_t i = 0; wl && i < s->nworkloads; i++)
+		tb_suggest_offer(&sg, s->workloads[i].name);
+	for (size_t i = 0; !wl && i < s->ntracers; i++)
+		tb_suggest_offer(&sg, s->tracers[i].name);
+	return tb_suggest_text(&sg, buf, n);
+}
+
 int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 {
 	struct tb_scenario *s = p->s;
+	char hint[96];
 	size_t i, j;
 	int idx;
 
@@ -126,7 +142,8 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 		idx = tb_scenario_workload(s, p->mx_w.v[i]);
 		if (idx < 0) {
 			tb_scn_perr(p, p->mx_workloads_line,
-				    "[matrix]: workload '%s' is not defined", p->mx_w.v[i]);
+				    "[matrix]: workload '%s' is not defined%s", p->mx_w.v[i],
+				    section_hint(s, true, p->mx_w.v[i], hint, sizeof(hint)));
 			continue;
 		}
 		for (j = 0; j < s->nmx_workloads; j++)
@@ -142,8 +159,9 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 	for (i = 0; i < p->mx_t.n; i++) {
 		idx = tb_scenario_tracer(s, p->mx_t.v[i]);
 		if (idx < 0) {
-			tb_scn_perr(p, p->mx_tracers_line, "[matrix]: tracer '%s' is not defined",
-				    p->mx_t.v[i]);
+			tb_scn_perr(p, p->mx_tracers_line, "[matrix]: tracer '%s' is not defined%s",
+				    p->mx_t.v[i],
+				    section_hint(s, false, p->mx_t.v[i], hint, sizeof(hint)));
 			continue;
 		}
 		if (idx == 0)

@@ -7,13 +7,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/suggest.h"
 #include "core/tb.h"
 #include "parse/parse.h"
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
+/* Set a plugin's key; an unknown one is said with the closest of the plugin's and the
+ * harness's keys of the section. */
 static void set_plugin_key(struct tb_scn_parse *p, const struct tb_option *opts, void *cfg,
-			   const char *kind, const char *name, const char *value)
+			   const struct tb_option *harness, const char *kind, const char *name,
+			   const char *value)
 {
 	const struct tb_option *o = tb_opts_find(opts, name);
 	char err[512];
@@ -29,9 +33,16 @@ static void set_plugin_key(struct tb_scn_parse *p, const struct tb_option *opts,
 		return;
 	}
 	ret = tb_opts_set(opts, cfg, name, value, err, sizeof(err));
-	if (ret == -ENOENT)
-		tb_scn_perr(p, p->line, "[%s]: unknown key '%s' for %s", p->cur, name, kind);
-	else if (ret)
+	if (ret == -ENOENT) {
+		struct tb_suggest sg;
+
+		tb_suggest_init(&sg, name);
+		tb_opts_suggest(opts, &sg);
+		tb_opts_suggest(harness, &sg);
+		tb_suggest_offer(&sg, "type");
+		tb_scn_perr(p, p->line, "[%s]: unknown key '%s' for %s%s", p->cur, name, kind,
+			    tb_suggest_text(&sg, err, sizeof(err)));
+	} else if (ret)
 		tb_scn_perr(p, p->line, "[%s]: %s", p->cur, err);
 }
 
@@ -43,8 +54,17 @@ static bool section_type(struct tb_scn_parse *p, const char *kind, const char *v
 			 const struct tb_option *opts, size_t cfg_size, void **cfg)
 {
 	if (!found) {
-		tb_scn_perr(p, p->line, "[%s]: unknown %s type '%s' (see 'tracebench list')",
-			    p->cur, kind, value);
+		struct tb_suggest sg;
+		char hint[96];
+		size_t i;
+
+		tb_suggest_init(&sg, value);
+		for (i = 0; kind[0] == 'w' && tb_workloads[i]; i++)
+			tb_suggest_offer(&sg, tb_workloads[i]->name);
+		for (i = 0; kind[0] == 't' && tb_tracers[i]; i++)
+			tb_suggest_offer(&sg, tb_tracers[i]->name);
+		tb_scn_perr(p, p->line, "[%s]: unknown %s type '%s'%s (see 'tracebench list')",
+			    p->cur, kind, value, tb_suggest_text(&sg, hint, sizeof(hint)));
 		p->kind = TB_SCN_SEC_BAD;
 		return false;
 	}
@@ -79,7 +99,7 @@ static void plugin_or_harness_key(struct tb_scn_parse *p, const struct tb_option
 	char err[512];
 
 	if (tb_opts_find(plugin_opts, name) || !tb_opts_find(harness, name))
-		set_plugin_key(p, plugin_opts, cfg, type, name, value);
+		set_plugin_key(p, plugin_opts, cfg, harness, type, name, value);
 	else if (tb_opts_set(harness, section, name, value, err, sizeof(err)))
 		tb_scn_perr(p, p->line, "[%s]: %s", p->cur, err);
 }

@@ -32,6 +32,8 @@ struct tb_plan_cell {
 	struct tb_hist *hist_done; /* hist as of the last completed round: what the result gets,
 				      so that a stopped round's samples are not in it */
 	struct tb_tracer *held;	   /* the tracer kept set up across its samples (runner's) */
+	double wall_s;		   /* wall time of its samples in the rounds so far (runner's) */
+	unsigned int nwall;	   /* how many samples wall_s sums */
 };
 
 /* Per workload section: what every sample of it runs with. */

@@ -13,19 +13,43 @@
 #include "model/result.h"
 #include "stats/ranking.h"
 
-/* One program's row (p NULL: all of them). */
-static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p)
+/* A column as wide as its widest text, at least min: names are widened, never cut. */
+static int widen(int min, const char *text)
+{
+	int n = text ? (int)strlen(text) : 0;
+
+	return n > min ? n : min;
+}
+
+/* One program's row (p NULL: all of them), its name and type columns nw and tw wide. */
+static void bpf_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p, int nw, int tw)
 {
 	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
-	char name[40], rpo[32], npr[32], npo[32], share[32];
+	char rpo[32], npr[32], npo[32], share[32];
 
 	tb_fmt_num(rpo, sizeof(rpo), per, "%.3f");
 	tb_fmt_num(npr, sizeof(npr), ns, "%.1f");
 	tb_fmt_num(npo, sizeof(npo), per * ns, "%.1f");
 	tb_fmt_num(share, sizeof(share), 100 * tb_cell_bpf_share(c, p), "%.0f%%");
-	fprintf(f, "  %-22s %-14.14s %9s %9s %9s %7s  %s\n",
-		p ? tb_shorten(name, sizeof(name), p->name, 22) : "(all)", p ? p->type : "", rpo,
-		npr, npo, share, p ? p->attach : "");
+	fprintf(f, "  %-*s %-*s %9s %9s %9s %7s  %s\n", nw, p ? p->name : "(all)", tw,
+		p ? p->type : "", rpo, npr, npo, share, p ? p->attach : "");
+}
+
+/* A command tracer's program table. */
+static void bpf_table(FILE *f, const struct tb_cell *c)
+{
+	int nw = 22, tw = 14;
+
+	for (size_t k = 0; k < c->nbpf_progs; k++) {
+		nw = widen(nw, c->bpf_progs[k].name);
+		tw = widen(tw, c->bpf_progs[k].type);
+	}
+	fprintf(f, "  %-*s %-*s %9s %9s %9s %7s  %s\n", nw, "program", tw, "type", "runs/op",
+		"ns/run", "ns/op", "share", "attach");
+	for (size_t k = 0; k < c->nbpf_progs; k++)
+		bpf_row(f, c, &c->bpf_progs[k], nw, tw);
+	if (c->nbpf_progs > 1)
+		bpf_row(f, c, NULL, nw, tw);
 }
 
 /*
@@ -63,14 +87,8 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 		if (tb_json_text_at(c->tracer_extra, "tool", "not_attached"))
 			fprintf(f, "  not attached (the tool says): %s\n",
 				tb_json_text_at(c->tracer_extra, "tool", "not_attached"));
-		if (!c->nbpf_progs)
-			continue;
-		fprintf(f, "  %-22s %-14s %9s %9s %9s %7s  %s\n", "program", "type", "runs/op",
-			"ns/run", "ns/op", "share", "attach");
-		for (size_t k = 0; k < c->nbpf_progs; k++)
-			bpf_row(f, c, &c->bpf_progs[k]);
-		if (c->nbpf_progs > 1)
-			bpf_row(f, c, NULL);
+		if (c->nbpf_progs)
+			bpf_table(f, c);
 	}
 }
 
@@ -168,11 +186,17 @@ static void print_ranking(FILE *f, const struct tb_result *r)
 	struct tb_event_cost *e = calloc(r->ncells + 1, sizeof(*e));
 	size_t nleft = 0, n = e ? tb_stats_event_costs(r, e, r->ncells, &nleft) : 0, i;
 	char ns[64], from[64], left[512];
+	int tw = 18, ww = 12, pw = 32;
 
 	if (n < 2)
 		goto out;
+	for (i = 0; i < n; i++) {
+		tw = widen(tw, e[i].cell->tracer);
+		ww = widen(ww, e[i].cell->workload_type);
+		pw = widen(pw, e[i].probe);
+	}
 	fprintf(f, "\nns/event, cheapest first (rate model where a sweep fitted one):\n");
-	fprintf(f, "  %-18s %-12s %-32s %26s  %s\n", "tracer", "workload", "probe",
+	fprintf(f, "  %-*s %-*s %-*s %26s  %s\n", tw, "tracer", ww, "workload", pw, "probe",
 		"ns/event [95% CI]", "from");
 	for (i = 0; i < n; i++) {
 		snprintf(ns, sizeof(ns), "%.1f [%.1f, %.1f]", e[i].ns, e[i].lo, e[i].hi);
@@ -180,8 +204,8 @@ static void print_ranking(FILE *f, const struct tb_result *r)
 			snprintf(from, sizeof(from), "rate model, %zu points", e[i].npoints);
 		else
 			snprintf(from, sizeof(from), "%s", e[i].cell->id);
-		fprintf(f, "  %-18.18s %-12.12s %-32.32s %26s  %s\n", e[i].cell->tracer,
-			e[i].cell->workload_type, e[i].probe, ns, from);
+		fprintf(f, "  %-*s %-*s %-*s %26s  %s\n", tw, e[i].cell->tracer, ww,
+			e[i].cell->workload_type, pw, e[i].probe, ns, from);
 	}
 	if (nleft)
 		fprintf(f, "  %s\n", tb_fmt_left_out(left, sizeof(left), e + n, nleft));
@@ -203,11 +227,15 @@ static void print_shortfalls(FILE *f, const struct tb_result *r)
 
 void tb_render_summary_print(FILE *f, const struct tb_result *r)
 {
+	bool legend = false;
+	int ww = 16, tw = 18;
 	size_t i;
 
-	bool legend = false;
-
-	fprintf(f, "\n%-16s %-18s %11s %11s %24s %22s %11s %8s  %s\n", "workload", "tracer",
+	for (i = 0; i < r->ncells; i++) {
+		ww = widen(ww, r->cells[i].workload);
+		tw = widen(tw, r->cells[i].tracer);
+	}
+	fprintf(f, "\n%-*s %-*s %11s %11s %24s %22s %11s %8s  %s\n", ww, "workload", tw, "tracer",
 		"base ns/op", "ns/op", "overhead % [CI]", "ns/event [CI]", "events", "lost",
 		"verdict");
 	for (i = 0; i < r->ncells; i++) {
@@ -227,7 +255,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		legend |= strchr(nse, '/') != NULL;
 		tb_fmt_count(ev, sizeof(ev), c->baseline ? -1 : c->events_recorded);
 		tb_fmt_count(lost, sizeof(lost), c->baseline ? -1 : c->events_lost);
-		fprintf(f, "%-16.16s %-18.18s %11s %11s %24s %22s %11s %8s  %s%s\n", c->workload,
+		fprintf(f, "%-*s %-*s %11s %11s %24s %22s %11s %8s  %s%s\n", ww, c->workload, tw,
 			c->tracer, base, med, ovh, nse, ev, lost,
 			c->baseline	  ? "(baseline)"
 			: c->error	  ? "failed"
@@ -235,15 +263,15 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 					  : "-",
 			control ? " (control)" : "");
 		if (c->error)
-			fprintf(f, "%-16s   error: %s\n", "", c->error);
+			fprintf(f, "%-*s   error: %s\n", ww, "", c->error);
 		else if (c->has_overhead &&
 			 (c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
 			  c->overhead.verdict == TB_VERDICT_FASTER ||
 			  (control && c->overhead.verdict == TB_VERDICT_OVERHEAD)))
-			fprintf(f, "%-16s   why: %s\n", "", c->overhead.reason);
+			fprintf(f, "%-*s   why: %s\n", ww, "", c->overhead.reason);
 	}
 	if (legend)
-		fprintf(f, "%-16s   %s\n", "", TB_COST_LEGEND);
+		fprintf(f, "%-*s   %s\n", ww, "", TB_COST_LEGEND);
 	print_command_tracers(f, r);
 	print_models(f, r);
 	print_ranking(f, r);

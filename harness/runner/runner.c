@@ -66,6 +66,19 @@ static void say_dead(const struct tb_cell *c)
 		tb_err("%s: %s; the cell is skipped from now on", c->id, c->error);
 }
 
+/*
+ * A sample's wall time as the cell's later samples will take it: a held tracer (reuse-tracers)
+ * is set up in its first sample only, so that sample's setup does not come again.
+ */
+static double steady_wall_s(const struct tb_plan_cell *cr, const struct tb_cell *c, double wall)
+{
+	const struct tb_sample *last = c->nsamples ? &c->samples[c->nsamples - 1] : NULL;
+
+	if (cr->held && !cr->nwall && last && isfinite(last->setup_s) && last->setup_s < wall)
+		return wall - last->setup_s;
+	return wall;
+}
+
 static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int nround,
 		     unsigned int nrounds)
 {
@@ -86,11 +99,19 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 		if (ret)
 			return ret;
 		rn->samples_done++;
+		cr->wall_s += steady_wall_s(cr, &rn->r->cells[cr->cell], to_s(tb_now_ns() - t0));
+		cr->nwall++;
 		rn->sample_cost_s +=
 			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
 		if (cr->dead)
 			say_dead(&rn->r->cells[cr->cell]);
 	}
+	if (!rn->estimated && rn->on_estimate) {
+		double elapsed = to_s(tb_now_ns() - rn->t_start);
+
+		rn->on_estimate(rn->ctx, elapsed + tb_runner_left_s(rn), elapsed);
+	}
+	rn->estimated = true;
 	return 0;
 }
 
@@ -300,6 +321,12 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	rn->t_start = tb_now_ns();
 	ret = calibrate_all(rn);
 	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
+	if (!ret && rn->on_disk) {
+		struct tb_runner_disk d;
+
+		tb_runner_disk_need(rn, &d);
+		ret = rn->on_disk(rn->ctx, &d);
+	}
 	if (!ret)
 		ret = hold_tracers(rn);
 	for (w = 0; !ret && w < p->s->warmup; w++)

@@ -13,6 +13,7 @@
 #include "core/tb.h"
 #include "runner/child.h"
 #include "runner/sample.h"
+#include "tracers/tracer.h"
 
 static uint64_t sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w)
 {
@@ -129,17 +130,106 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 	return ret;
 }
 
+void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
+{
+	const struct tb_plan *p = rn->plan;
+	double per_cell = p->ncells ? (double)rn->planned / (double)p->ncells : 0;
+
+	memset(d, 0, sizeof(*d));
+	for (size_t i = 0; i < p->ncells; i++) {
+		const struct tb_plan_cell *cr = &p->cells[i];
+		const struct tb_scn_tracer *st = &p->s->tracers[cr->tr];
+		const struct tb_cell *c = &rn->r->cells[cr->cell];
+		struct tb_measure_req req;
+		struct tb_tracer t = {0};
+		bool kept = false;
+		double bytes;
+
+		if (c->baseline || !st->ops->est_write_bytes)
+			continue;
+		tb_runner_fill_req(p, cr->wl, &req);
+		t.ops = st->ops;
+		t.name = st->name;
+		t.cfg = st->cfg;
+		t.sample_ops = req.ops;
+		t.threads = req.threads ? req.threads : 1;
+		t.cpus = req.cpus;
+		t.ncpus = req.ncpus;
+		t.expect = c->expected.items;
+		t.nexpect = c->expected.nitems;
+		bytes = (double)st->ops->est_write_bytes(&t, &kept);
+		if (kept)
+			d->kept_bytes += bytes * per_cell;
+		else if (bytes > d->largest_bytes) {
+			d->largest_bytes = bytes;
+			d->largest = c;
+		}
+	}
+	d->peak_bytes = d->kept_bytes + d->largest_bytes;
+}
+
+/* What the plan expects one sample of cell i to take, the tracer's slowdown left out. */
+static double planned_sample_s(const struct tb_plan *p, size_t i)
+{
+	const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+	return (double)(w->duration_ns + 2 * t->settle_ns) / 1e9 + TB_PLAN_PROCESS_S;
+}
+
+/* Does the explain phase sample plan cell i: an explained cell, or the baseline of one. */
+static bool explain_sampled(const struct tb_plan *p, size_t i)
+{
+	if (p->cells[i].explain)
+		return true;
+	for (size_t j = 0; p->cells[i].tr == 0 && j < p->ncells; j++)
+		if (p->cells[j].explain && p->cells[j].wl == p->cells[i].wl)
+			return true;
+	return false;
+}
+
+double tb_runner_left_s(const struct tb_runner *rn)
+{
+	const struct tb_plan *p = rn->plan;
+	size_t per_cell = p->ncells ? rn->planned / p->ncells : 0;
+	double left = 0;
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		const struct tb_plan_cell *cr = &p->cells[i];
+		const struct tb_scn_tracer *t = &p->s->tracers[cr->tr];
+		double mean = cr->nwall ? cr->wall_s / cr->nwall : rn->sample_cost_s;
+
+		if (!cr->nwall && !rn->samples_done)
+			mean = planned_sample_s(p, i);
+		if (cr->dead)
+			continue;
+		if (per_cell > cr->nwall)
+			left += mean * (double)(per_cell - cr->nwall);
+		/* an explain sample sets its tracer up (a held one's setup is not in mean) and
+		 * reads the kernel's symbols, about 100 ms */
+		if (explain_sampled(p, i))
+			left += (double)p->s->explain_samples *
+				(mean + 0.1 +
+				 (cr->held && t->ops->est_cost_ns
+					  ? (double)t->ops->est_cost_ns(t->cfg) / 1e9
+					  : 0));
+	}
+	return left;
+}
+
 void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,
 			    unsigned int rounds, const struct tb_cell *cell)
 {
-	size_t left = rn->planned > rn->samples_done ? rn->planned - rn->samples_done : 0;
 	struct tb_runner_progress pr = {
 		.phase = phase,
 		.round = round,
 		.rounds = rounds,
 		.cell = cell,
 		/* no estimate of a sample's cost before the first */
-		.eta_s = rn->samples_done ? rn->sample_cost_s * (double)left : NAN,
+		.eta_s = rn->samples_done ? tb_runner_left_s(rn) : NAN,
+		.done = rn->samples_done,
+		.planned = rn->planned,
+		.elapsed_s = (double)(tb_now_ns() - rn->t_start) / 1e9,
 	};
 
 	if (rn->on_progress)

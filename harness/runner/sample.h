@@ -26,6 +26,16 @@ struct tb_runner_progress {
 	unsigned int round, rounds; /* 1-based round of the phase, and its planned count */
 	const struct tb_cell *cell; /* the cell about to run */
 	double eta_s;		    /* estimated seconds left; NAN before the first sample */
+	size_t done, planned;	    /* samples of the rounds done, and planned so far */
+	double elapsed_s;	    /* since the runner started (calibration included) */
+};
+
+/* What the run will write at most at once (tracer.h est_write_bytes), after calibration. */
+struct tb_runner_disk {
+	double peak_bytes;	       /* kept files of every sample + the largest deleted one */
+	double kept_bytes;	       /* of those, what stays (keep-raw) */
+	double largest_bytes;	       /* the largest one sample writes and deletes after it */
+	const struct tb_cell *largest; /* its cell, or NULL when nothing is written */
 };
 
 struct tb_runner {
@@ -38,6 +48,14 @@ struct tb_runner {
 	/* After each measured round, with r's totals and statistics up to date. A non-zero
 	 * return stops the run with that error. May be NULL. */
 	int (*on_round)(void *ctx, struct tb_result *r);
+	/* Once, after the first round (a warmup or a measured one) has timed every cell: the
+	 * run's total wall time re-estimated from what each cell's samples took (traced ones
+	 * include their tracer's slowdown, which the plan's estimate cannot know). May be NULL. */
+	void (*on_estimate)(void *ctx, double total_s, double elapsed_s);
+	/* After calibration, before the first sample: what the tracers will write. A non-zero
+	 * return (-ENOSPC: not enough free) stops the run before anything is measured. May be
+	 * NULL. */
+	int (*on_disk)(void *ctx, const struct tb_runner_disk *d);
 	/* After the explain phase profiled r->cells[cell] and its baseline (runner/explain.c);
 	 * base and traced are the runner's. A non-zero return stops the run. May be NULL. */
 	int (*on_explained)(void *ctx, struct tb_result *r, size_t cell,
@@ -49,6 +67,7 @@ struct tb_runner {
 	unsigned int order;   /* the next sample's position in the run */
 	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
 	unsigned int samples_done;
+	bool estimated;		     /* on_estimate was called */
 	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
 	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
 };
@@ -64,6 +83,13 @@ void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_re
 /* Calibrate workload section wi: its ops per sample into rn->plan->wls[wi].ops. Returns as
  * tb_child_calibrate. */
 int tb_runner_calibrate(struct tb_runner *rn, size_t wi);
+/* What the plan's samples will write into the tracers' directories (rn->planned samples). */
+void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d);
+/* Seconds left in the rounds planned so far and the explain phase: each live cell's remaining
+ * samples at the mean wall time of its own samples (the mean of all samples for a cell not yet
+ * timed, the plan's figure before any), and each explain sample at that mean plus its tracer's
+ * setup and the symbols' reading. */
+double tb_runner_left_s(const struct tb_runner *rn);
 /* Tell rn->on_progress where the run is (phase "warmup", "round" or "explain"), with the ETA
  * from the samples done so far. */
 void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,

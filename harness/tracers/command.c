@@ -171,10 +171,24 @@ static int compile(regex_t *re, const char *key, const char *pat, bool need_grou
 	return 0;
 }
 
+/* A program that is not installed is unsupported here (skippable), not a bad scenario. */
+static int installed(const struct cfg *c, char *why, size_t len)
+{
+	char path[4096];
+
+	if (c->command.n && !tb_placeholders_used(c->command.v[0]) &&
+	    tb_proc_which(c->command.v[0], path, sizeof(path))) {
+		snprintf(why, len,
+			 "program '%s' is not installed (not found in PATH, or not executable)",
+			 c->command.v[0]);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
 static int cmd_validate(const void *vcfg, char *err, size_t len)
 {
 	const struct cfg *c = vcfg;
-	char path[4096];
 	regex_t re;
 
 	if (!c->command.n) {
@@ -183,12 +197,6 @@ static int cmd_validate(const void *vcfg, char *err, size_t len)
 	}
 	if (tb_placeholders_check(&c->command, err, len))
 		return -EINVAL;
-	if (!tb_placeholders_used(c->command.v[0]) &&
-	    tb_proc_which(c->command.v[0], path, sizeof(path))) {
-		snprintf(err, len, "command: program '%s' not found or not executable",
-			 c->command.v[0]);
-		return -EINVAL;
-	}
 	if (c->events_sum && !c->events_regex) {
 		snprintf(err, len, "events-sum: needs an events-regex");
 		return -EINVAL;
@@ -239,6 +247,8 @@ static int usable(const struct cfg *c, bool compile, char *why, size_t len)
 {
 	struct tb_tool_info ti;
 
+	if (installed(c, why, len))
+		return -EOPNOTSUPP;
 	tb_tool_identify(&c->command, &ti);
 	return compile ? tb_tool_usable(&c->command, &ti, why, len)
 		       : tb_tool_supported(&c->command, &ti, why, len);

@@ -311,6 +311,19 @@ uint64_t tb_ftrace_auto_size(const struct tb_tracer *t, const struct tb_ftrace_c
 	return (uint64_t)want;
 }
 
+uint64_t tb_ftrace_est_write_bytes(const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+				   bool *kept)
+{
+	uint64_t need;
+	bool capped;
+
+	*kept = c->keep_raw;
+	if (c->consumer != TB_FTRACE_CONSUMER_STREAM)
+		return 0;
+	tb_ftrace_auto_size(t, c, &need, &capped);
+	return need * (uint64_t)big_cpus(t, c);
+}
+
 /* Said once per tracer section: every sample of it would say the same. */
 static void warn_capped(const struct tb_tracer *t, uint64_t need, uint64_t size)
 {

@@ -140,6 +140,10 @@ extern const char *const tb_ftrace_size_words[]; /* "auto" */
  * workload is not pinned).
  */
 #define TB_FTRACE_AUTO_MIN (2ull << 20)
+/* A stream consumer's bytes for one sample (tracer.h est_write_bytes): what buffer-size = auto
+ * sizes a whole sample at, on every CPU that records it; 0 for discard. */
+uint64_t tb_ftrace_est_write_bytes(const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
+				   bool *kept);
 uint64_t tb_ftrace_auto_size(const struct tb_tracer *t, const struct tb_ftrace_cfg *c,
 			     uint64_t *need, bool *capped);
 

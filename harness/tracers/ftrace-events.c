@@ -216,6 +216,11 @@ static int ev_rearm(struct tb_tracer *t)
 	return tb_ftrace_rearm(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
 }
 
+static uint64_t ev_est_write_bytes(const struct tb_tracer *t, bool *kept)
+{
+	return tb_ftrace_est_write_bytes(t, &((const struct cfg *)t->cfg)->ft, kept);
+}
+
 static uint64_t ev_est_cost_ns(const void *cfg)
 {
 	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
@@ -322,6 +327,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.teardown = ev_teardown,
 	.rearm = ev_rearm,
 	.est_cost_ns = ev_est_cost_ns,
+	.est_write_bytes = ev_est_write_bytes,
 	.est_rearm_ns = ev_est_rearm_ns,
 	.hooks = ev_hooks,
 	.label = ev_label,

@@ -170,6 +170,11 @@ static void fn_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+static uint64_t fn_est_write_bytes(const struct tb_tracer *t, bool *kept)
+{
+	return tb_ftrace_est_write_bytes(t, &((const struct cfg *)t->cfg)->ft, kept);
+}
+
 static uint64_t fn_est_cost_ns(const void *cfg)
 {
 	return tb_ftrace_est_cost_ns(&((const struct cfg *)cfg)->ft);
@@ -208,6 +213,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.collect = fn_collect,
 	.teardown = fn_teardown,
 	.est_cost_ns = fn_est_cost_ns,
+	.est_write_bytes = fn_est_write_bytes,
 	.hooks = fn_hooks,
 	.lost_remedy = tb_ftrace_lost_remedy,
 };

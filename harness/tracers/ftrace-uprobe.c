@@ -375,6 +375,11 @@ static void up_label(const struct tb_tracer_record *rec, char *buf, size_t len)
 	snprintf(buf, len, "ftrace %s", tb_tracer_rec_str(rec->config, "probe") ?: "uprobe");
 }
 
+static uint64_t up_est_write_bytes(const struct tb_tracer *t, bool *kept)
+{
+	return tb_ftrace_est_write_bytes(t, &((const struct cfg *)t->cfg)->ft, kept);
+}
+
 const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.name = "ftrace-uprobe",
 	.help = "an ftrace uprobe or uretprobe event (uprobe_events via libtracefs) on a user-space "
@@ -390,4 +395,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.teardown = up_teardown,
 	.hooks = up_hooks,
 	.label = up_label,
+	.est_write_bytes = up_est_write_bytes,
 };

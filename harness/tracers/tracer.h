@@ -161,6 +161,13 @@ struct tb_tracer_ops {
 	 */
 	uint64_t (*est_rearm_ns)(const void *cfg);
 	/*
+	 * Optional: the bytes one sample writes into t->dir at most, given what the sample will
+	 * produce (t's sample_ops, threads, CPUs and expect, as at setup), and whether they stay
+	 * (*kept: keep-raw) or are deleted after the sample. The run states the peak it needs
+	 * and refuses to start without that much free. NULL or 0: nothing worth counting.
+	 */
+	uint64_t (*est_write_bytes)(const struct tb_tracer *t, bool *kept);
+	/*
 	 * What it hooks and what its events figure counts (core/events.h), from the filled
 	 * config cfg: the kind (per event, sampling, counter), whose events (scope), the hooked
 	 * events (globs expanded). Runs in the runner before any setup. Fills h (initialised by

@@ -40,3 +40,81 @@ assert m
 open(sys.argv[2], "w").write(html.unescape(m[-1]))
 PY
 }
+# The tracing state a test may compare on a shared machine (issue 28): only what this test's
+# processes could have made or left. own_tracing_state prints, sorted:
+#   - tracebench instances whose owner (tracebench-<pid>-...) is this shell, one of its
+#     descendants, or dead (a leftover: whoever made it, nothing will remove it);
+#   - the top level's current_tracer, set_event and set_event_pid (tracebench never writes
+#     them: a change there is a bug, whoever is running);
+#   - BPF programs (names matching $1, default any) held through an fd by this test's
+#     processes, or by no process at all (left armed, pinned, or being freed);
+#   - bpftrace and perf processes among this test's descendants.
+# Another user's live instance, program or tracer is left out. state_unchanged BEFORE [RE]
+# compares, allowing up to 3 s for the kernel's asynchronous frees (a closed program stays
+# listed up to ~0.5 s), and prints the difference when it stays.
+own_tracing_state() {
+	python3 - "$$" "${1:-.}" <<'PY'
+import os, re, sys
+me, name_re = int(sys.argv[1]), re.compile(sys.argv[2])
+T = "/sys/kernel/tracing"
+ppid, comm, held = {}, {}, {}
+for d in os.listdir("/proc"):
+    if not d.isdigit():
+        continue
+    pid = int(d)
+    try:
+        st = open(f"/proc/{d}/stat").read()
+        comm[pid] = st[st.index("(") + 1:st.rindex(")")]
+        ppid[pid] = int(st[st.rindex(")") + 2:].split()[1])
+        for fd in os.listdir(f"/proc/{d}/fdinfo"):
+            m = re.search(r"^prog_id:\s+(\d+)", open(f"/proc/{d}/fdinfo/{fd}").read(), re.M)
+            if m:
+                held.setdefault(int(m.group(1)), set()).add(pid)
+    except (OSError, ValueError):
+        continue
+own = {me}
+grew = True
+while grew:
+    grew = False
+    for p, pp in ppid.items():
+        if pp in own and p not in own:
+            own.add(p)
+            grew = True
+own.discard(os.getpid())
+out = []
+if os.path.isdir(f"{T}/instances"):
+    for inst in os.listdir(f"{T}/instances"):
+        m = re.match(r"tracebench-(\d+)-", inst)
+        if m and (int(m.group(1)) in own or int(m.group(1)) not in ppid):
+            out.append(f"instance {inst}")
+    for f in ("current_tracer", "set_event", "set_event_pid"):
+        try:
+            out.append(f"{f}: " + " ".join(open(f"{T}/{f}").read().split()))
+        except OSError:
+            pass
+import json, subprocess
+try:
+    progs = json.loads(subprocess.run(["bpftool", "prog", "show", "--json"], capture_output=True,
+                                      text=True, timeout=30).stdout or "[]")
+except (OSError, ValueError, subprocess.TimeoutExpired):
+    progs = []
+for p in progs:
+    holders = held.get(p["id"], set())
+    if name_re.search(p.get("name", "")) and (not holders or holders & own):
+        out.append(f"bpf prog {p['id']} {p.get('type')} {p.get('name', '')}")
+for p in own:
+    if comm.get(p) in ("bpftrace", "perf"):
+        out.append(f"process {p} {comm[p]}")
+print("\n".join(sorted(out)))
+PY
+}
+state_unchanged() {
+	local before=$1 re=${2:-.} now i
+	for i in $(seq 1 30); do
+		now=$(own_tracing_state "$re")
+		[ "$now" = "$before" ] && return 0
+		sleep 0.1
+	done
+	diff <(echo "$before") <(echo "$now")
+	return 1
+}

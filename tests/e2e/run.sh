@@ -1,6 +1,7 @@
 #!/bin/bash
 # Runs every tests/e2e/t-*.sh against the built binary ($TB_BIN). A script exits 0 to pass,
-# 77 to skip (printing why), anything else to fail. Prints "N passed, N failed, N skipped".
+# 77 to skip (printing why), anything else to fail. Ends with one "e2e: FAILED t-x" line per
+# failed script and "e2e: N passed, N failed, N skipped" (make test repeats them at its end).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 export TB_BIN=${TB_BIN:-$here/../../tracebench}
@@ -21,5 +22,6 @@ for t in "$here"/t-*.sh; do
 	esac
 	rm -f "$log"
 done
+for name in "${failed[@]}"; do echo "e2e: FAILED $name"; done
 echo "e2e: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

@@ -35,7 +35,7 @@ EOF2
 }
 for keep in false true; do
 	scenario $keep >"$TMP/disk-$keep.ini"
-	"$TB" run "$TMP/disk-$keep.ini" -o "$TMP/r-$keep" --no-plots >"$TMP/out" 2>"$TMP/err" ||
+	"$TB" run --wait "$TMP/disk-$keep.ini" -o "$TMP/r-$keep" --no-plots >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/out" "$TMP/err"; fail "keep-raw = $keep: run failed"; }
 	grep -q '^disk: .*tracers wrote [0-9.]* [kMG]\?B' "$TMP/out" ||
 		{ cat "$TMP/out"; fail "keep-raw = $keep: the summary does not say how much the run wrote"; }
@@ -54,4 +54,45 @@ PY
 	fi
 	[ -s "$TMP/r-$keep/tracers/writer/writer.log" ] || fail "keep-raw = $keep: the command's log went too"
 done
+
+# The peak a run needs is stated before it measures, and a run that cannot have it is refused
+# (exit 3) with the ways out: a tmpfs or consumer = discard (issue 28). A 2 MiB tmpfs cannot
+# hold one sample of raw_syscalls over getpid.
+grep -q '^disk: the tracers write up to [0-9.]* [kMG]\?B at once' "$TMP/err" ||
+	{ cat "$TMP/err"; fail "the run did not state the peak it writes"; }
+small=$TMP/small
+mkdir "$small"
+mount -t tmpfs -o size=2m tracebench-e2e "$small" || skip "cannot mount a tmpfs here"
+trap 'umount "$small" 2>/dev/null; rm -rf "$TMP"' EXIT
+stream() { # stream CONSUMER
+	cat <<EOF2
+[global]
+repetitions = 1
+warmup = 0
+duration = 100ms
+[workload getpid]
+type = getpid
+[tracer tp]
+type = ftrace-events
+events = raw_syscalls:sys_enter, raw_syscalls:sys_exit
+consumer = $1
+[matrix]
+workloads = getpid
+tracers = none, tp
+EOF2
+}
+stream stream >"$TMP/stream.ini"
+expect_exit 3 "$TB" run --wait "$TMP/stream.ini" -o "$small/r1" --no-plots
+grep -q 'disk: the tracers need up to .* free at once in .*small/r1.* but only .* is free' "$TMP/err" ||
+	{ cat "$TMP/err"; fail "no refusal naming the need and what is free"; }
+grep -q 'consumer = discard' "$TMP/err" && grep -q 'tmpfs' "$TMP/err" ||
+	fail "the refusal does not suggest consumer = discard or a tmpfs"
+python3 - "$small/r1/result.json" <<'PY' || fail "the refused run measured something"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert all(not c["samples"] for c in r["cells"]), [len(c["samples"]) for c in r["cells"]]
+PY
+stream discard >"$TMP/discard.ini"
+expect_exit 0 "$TB" run --wait "$TMP/discard.ini" -o "$small/r2" --no-plots -q
+umount "$small"
 exit 0

@@ -89,7 +89,8 @@ grep -q "vs the history $DB" "$TMP/out" || fail "run --gate --history did not ga
 grep -q "history: $DB: run 4 (" "$TMP/out" || fail "run --gate --history did not add the run"
 
 # 3. A synthetic history: overhead of tp-getpid +30% and the kernel changed, both at run 7.
-python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/syn" --runs 12 --seed 3 --noise 0.01 \
+# --flatten: the history's noise is the seeded synthetic one, not this machine's load in r1
+python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/syn" --runs 12 --seed 3 --noise 0.01 --flatten \
 	--step 6:getpid/tp-getpid:1.3 --env 6:kernel.release=6.19.0-test --reanalyse ||
 	fail "history-synth.py failed"
 # two processes add at once: both land
@@ -114,7 +115,7 @@ grep -q 'kernel.release' "$TMP/s.html" || fail "report does not name the kernel 
 # gate --history: a run like the last segment passes, a twice as costly one fails (twice, not
 # +30%: the pooled per-sample test sees the real run's sample noise, which a loaded machine
 # makes wide enough to hide +30% in a --quick run's few samples)
-python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/new" --runs 14 --seed 3 --noise 0.01 \
+python3 "$SYNTH" "$TMP/r1/result.json" "$TMP/new" --runs 14 --seed 3 --noise 0.01 --flatten \
 	--step 6:getpid/tp-getpid:1.3 --step 13:getpid/tp-getpid:2.0 --reanalyse ||
 	fail "history-synth.py failed"
 expect_exit 0 "$TB" gate "$TMP/new/run-0012/result.json" --history "$TMP/s.db" \

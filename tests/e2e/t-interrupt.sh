@@ -13,8 +13,7 @@ export TB_STATE_DIR=$TMP/state
 SEED=${TB_INTERRUPT_SEED:-14}
 N=${TB_INTERRUPT_RUNS:-6}
 cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
-state() { ls /sys/kernel/tracing/instances/ 2>/dev/null | grep -v "^tracebench-" ; cat /sys/kernel/tracing/tracing_on /sys/kernel/tracing/set_event 2>/dev/null; }
-before=$(state)
+before=$(own_tracing_state) # only what this test's runs could leave (lib.sh)
 
 first_round() { # DIR: wait (up to 4 s) until its result.json holds a completed round
 	for _ in $(seq 1 200); do
@@ -64,7 +63,7 @@ pids=
 for m in $moments; do
 	i=$((i + 1))
 	d=$TMP/r$i
-	"$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
+	"$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
 	pids="$pids $pid"
 	sleep "$m"
@@ -81,7 +80,7 @@ done
 
 # Three SIGINTs 10 ms apart, once a round is done: the completed rounds are never lost.
 d=$TMP/triple
-"$TB" run "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
+"$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
 first_round "$d"
@@ -124,8 +123,7 @@ else
 		--allow-faster >"$TMP/gout" 2>&1 || fail "gate --allow-partial failed: $(cat "$TMP/gout")"
 fi
 
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state changed: $(diff <(echo "$before") <(echo "$after"))"
+d=$(state_unchanged "$before") || fail "tracing state changed: $d"
 ls /sys/kernel/tracing/instances/ | grep -q "^tracebench-" && fail "a tracebench instance is left"
 [ -z "$(ls -A "$TB_STATE_DIR" 2>/dev/null | grep armed-)" ] || fail "armed records left: $(ls "$TB_STATE_DIR")"
 for p in $pids; do

@@ -36,7 +36,7 @@ EOF
 left() { pgrep -f "^sleep $secs\$" | tr '\n' ' '; }
 cgroups() { find /sys/fs/cgroup -maxdepth 6 -type d -name "tracebench-$1-*" 2>/dev/null; }
 
-"$TB" run "$TMP/d.ini" -o "$TMP/r1" -q --no-plots >"$TMP/out" 2>"$TMP/err"
+"$TB" run --wait "$TMP/d.ini" -o "$TMP/r1" -q --no-plots >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 0 ] || { cat "$TMP/err"; fail "run exited $rc"; }
 sleep 0.2
@@ -56,7 +56,7 @@ for c in r["cells"]:
 PY
 
 # SIGKILL mid-run: cleanup finds the daemon in the dead run's cgroup, the cgroup, the scratch.
-"$TB" run "$TMP/d.ini" -o "$TMP/r2" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
+"$TB" run --wait "$TMP/d.ini" -o "$TMP/r2" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 for _ in $(seq 1 100); do [ -n "$(left)" ] && break; sleep 0.05; done
 sleep 0.1

@@ -52,15 +52,15 @@ mkdir -p "$TB_STATE_DIR"
 flock "$TB_STATE_DIR/lock" sleep 30 &
 holder=$!
 sleep 0.2
-expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/ro/run" --no-plots -q
+expect_exit 3 "$TB" run --wait "$D/small.ini" -o "$TMP/ro/run" --no-plots -q
 grep -q "Read-only file system" "$TMP/err" || fail "-o on a read-only fs: $(cat "$TMP/err")"
-expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/ro" --no-plots -q
+expect_exit 3 "$TB" run --wait "$D/small.ini" -o "$TMP/ro" --no-plots -q
 grep -q "Read-only file system" "$TMP/err" || fail "-o read-only dir: $(cat "$TMP/err")"
-(cd "$TMP/ro" && expect_exit 3 "$TB" run "$D/small.ini" --no-plots -q &&
+(cd "$TMP/ro" && expect_exit 3 "$TB" run --wait "$D/small.ini" --no-plots -q &&
 	grep -q "results: .*Read-only file system" "$TMP/err") ||
 	fail "results/ in a read-only directory: $(cat "$TMP/err")"
 : >"$TMP/afile"
-expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/afile/run" --no-plots -q
+expect_exit 2 "$TB" run --wait "$D/small.ini" -o "$TMP/afile/run" --no-plots -q
 grep -q "is a file" "$TMP/err" || fail "-o under a file: $(cat "$TMP/err")"
 kill $holder
 wait $holder 2>/dev/null
@@ -80,7 +80,7 @@ intact "$TMP/full"
 
 # 3. A run onto a full file system: exit 3, said once, what is on disk is whole.
 rm -rf "${TMP:?}/full/"*
-"$TB" run "$D/small.ini" -o "$TMP/full/run" -q >"$TMP/out" 2>"$TMP/err"
+"$TB" run --wait "$D/small.ini" -o "$TMP/full/run" -q >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 3 ] || { cat "$TMP/err"; fail "a run on a full fs exited $rc, expected 3"; }
 nospc_once
@@ -88,7 +88,7 @@ intact "$TMP/full"
 
 # 4. A run whose result fits but whose plots do not: it says so in its status and last line.
 mnt "$TMP/mid" size=320k
-"$TB" run "$D/small.ini" -o "$TMP/mid/run" -q >"$TMP/out" 2>"$TMP/err"
+"$TB" run --wait "$D/small.ini" -o "$TMP/mid/run" -q >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ -s "$TMP/mid/run/result.json" ] && [ $rc -ne 0 ]; then
 	tail -n 1 "$TMP/err" | grep -q "could not be written" ||

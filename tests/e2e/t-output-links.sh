@@ -96,7 +96,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	printf '[global]\nrepetitions = 1\nwarmup = 0\nduration = 10ms\n[workload g]\ntype = getpid\n[matrix]\nworkloads = g\ntracers = none\n' >"$TMP/s.ini"
 	mkdir -p "$TMP/empty"
 	ln -s "$TMP/empty" "$TMP/runlink"
-	refused "run -o symlink" "$TB" run "$TMP/s.ini" -o "$TMP/runlink" -q --no-plots
+	refused "run -o symlink" "$TB" run --wait "$TMP/s.ini" -o "$TMP/runlink" -q --no-plots
 	[ -z "$(ls -A "$TMP/empty")" ] || problem "run -o wrote through the link"
 fi
 
@@ -128,7 +128,7 @@ if [ "$(id -u)" -eq 0 ]; then
 		to=$V/file
 		[ $mode = link ] || to=$V/new-file # as plant() does
 		runplant r1 "[ -L $TMP/r1/report.html ] || ln -s $to $TMP/r1/report.html"
-		"$TB" run "$TMP/r1.ini" -o "$TMP/r1" -q >"$TMP/out" 2>"$TMP/err"
+		"$TB" run --wait "$TMP/r1.ini" -o "$TMP/r1" -q >"$TMP/out" 2>"$TMP/err"
 		rc=$?
 		[ $rc -ne 0 ] || problem "run, $mode report.html planted: exit 0"
 		grep -q "r1/report.html: is a symbolic link" "$TMP/err" ||
@@ -150,7 +150,7 @@ if [ "$(id -u)" -eq 0 ]; then
 			cmd="$cmd; [ -L $TMP/r3/tracers/$f ] || ln -sf $to $TMP/r3/tracers/$f"
 		done
 		runplant r3 "$cmd" 2 "$sec" "$tr"
-		"$TB" run "$TMP/r3.ini" -o "$TMP/r3" -q >"$TMP/out" 2>"$TMP/err"
+		"$TB" run --wait "$TMP/r3.ini" -o "$TMP/r3" -q >"$TMP/out" 2>"$TMP/err"
 		for f in $files; do
 			grep -q "r3/tracers/$f: is a symbolic link" "$TMP/err" ||
 				problem "run, $mode tracers/$f planted: not refused naming it: $(head -c 600 "$TMP/err")"
@@ -168,7 +168,7 @@ if [ "$(id -u)" -eq 0 ]; then
 	sec= tr=
 	! $tracefs || sec=$STREAM tr=", st"
 	runplant r2 "[ -L $TMP/r2 ] || { mv $TMP/r2 $TMP/r2.moved && ln -s $TMP/v2 $TMP/r2; }" 2 "$sec" "$tr"
-	"$TB" run "$TMP/r2.ini" -o "$TMP/r2" -q >"$TMP/out" 2>"$TMP/err" ||
+	"$TB" run --wait "$TMP/r2.ini" -o "$TMP/r2" -q >"$TMP/out" 2>"$TMP/err" ||
 		problem "run, directory swapped: exit $?: $(head -c 400 "$TMP/err")"
 	for f in report.html plots result.json; do
 		[ ! -e "$TMP/v2/$f" ] || problem "run wrote $f through the swapped run directory"

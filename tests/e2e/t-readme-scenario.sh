@@ -10,7 +10,7 @@ export TB_STATE_DIR=$TMP/state
 awk '/^### A scenario/ {s = 1} s && /^```ini/ {i = 1; next} i && /^```/ {exit} i' \
 	"$TB_ROOT/README.md" >"$TMP/readme.ini"
 grep -q '^\[matrix\]' "$TMP/readme.ini" || fail "no scenario found in README.md"
-"$TB" run "$TMP/readme.ini" --quick -o "$TMP/r" >"$TMP/out" 2>"$TMP/err" ||
+"$TB" run --wait "$TMP/readme.ini" --quick -o "$TMP/r" >"$TMP/out" 2>"$TMP/err" ||
 	{ cat "$TMP/out" "$TMP/err"; fail "README's scenario: run failed"; }
 grep -qi "plot.*failed\|gnuplot" "$TMP/err" && { cat "$TMP/err"; fail "plots failed"; }
 ls "$TMP/r/plots/"*.failed >/dev/null 2>&1 && fail "a plot failed: $(cat "$TMP/r/plots/"*.failed)"

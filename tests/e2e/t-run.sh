@@ -7,15 +7,8 @@ need_root
 D=$TB_ROOT/tests/data/run
 T=/sys/kernel/tracing
 
-state() {
-	if [ -d $T/instances ]; then
-		ls $T/instances; cat $T/current_tracer $T/tracing_on $T/set_event $T/set_event_pid
-	fi
-	bpftool prog show 2>/dev/null | grep -E ' (tracepoint|tracing|raw_tracepoint|perf_event) ' |
-		grep -v -E 'name (tb_|tbt_)' | awk '{print $1}' || true
-	pgrep -x bpftrace || true
-}
-before=$(state)
+# only the state this test's runs could make or leave (lib.sh): others may trace meanwhile
+before=$(own_tracing_state)
 
 # 1. A full small run: exit 0, every file, the contract's keys.
 expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r1" --no-plots -q --wait --label commit=9f3e1a2 \
@@ -65,8 +58,7 @@ seqs = [tuple(i for _, i in sorted(v)) for k, v in orders.items() if k >= 0]
 assert len(set(seqs)) > 1, "every round ran in the same order"
 PY
 [ "$(wc -l < "$TMP/r1/samples.csv")" -eq 37 ] || fail "samples.csv: $(wc -l < "$TMP/r1/samples.csv") lines, want 37"
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state changed by a run: $(diff <(echo "$before") <(echo "$after"))"
+d=$(state_unchanged "$before") || fail "tracing state changed by a run: $d"
 
 # 2. The run directory is never overwritten.
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
@@ -127,8 +119,7 @@ n = sum(1 for c in r["cells"] for s in c["samples"]
         if not s.get("failed") and not s.get("partial_round") and not s.get("warmup"))
 assert n >= 2, n
 PY
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state left behind by an interrupted run: $(diff <(echo "$before") <(echo "$after"))"
+d=$(state_unchanged "$before") || fail "tracing state left behind by an interrupted run: $d"
 pgrep -f "tracebench run $D/long.ini" && fail "the interrupted run left processes"
 # 5b. --wait says that it waits whenever it does (issue 14, item 7), also while the holder has
 #     the lock but has not written its pid yet (an empty lock file): the line was missing then.

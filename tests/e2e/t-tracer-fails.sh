@@ -24,7 +24,7 @@ ready-timeout = 10s
 workloads = getpid
 tracers = none, fake-bcc
 EOF2
-"$TB" run "$TMP/fails.ini" -o "$TMP/r" -q --no-plots >"$TMP/out" 2>"$TMP/err"
+"$TB" run --wait "$TMP/fails.ini" -o "$TMP/r" -q --no-plots >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ "$rc" -eq 1 ] || { cat "$TMP/out" "$TMP/err"; fail "a failing tracer: run exited $rc, expected 1"; }
 cat "$TMP/out" "$TMP/err" "$TMP/r/result.json" | grep -q "No child processes" &&

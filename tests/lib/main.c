@@ -172,6 +172,37 @@ static int wanted(const char *suite, const char *test, int argc, char **argv)
 	return 0;
 }
 
+/*
+ * The end of the output names what failed (CUnit's verbose log has it far above): one
+ * "unit: FAILED suite:test" line per failed test, then the totals in one line that make test
+ * repeats at its very end.
+ */
+static void print_totals(void)
+{
+	CU_pTest seen[64];
+	CU_pFailureRecord f;
+	size_t n = 0;
+
+	for (f = CU_get_failure_list(); f; f = f->pNext) {
+		size_t k;
+
+		for (k = 0; k < n && seen[k] != f->pTest; k++)
+			;
+		if (k < n)
+			continue;
+		if (n < TB_ARRAY_SIZE(seen))
+			seen[n++] = f->pTest;
+		printf("unit: FAILED %s:%s\n", f->pSuite ? f->pSuite->pName : "?",
+		       f->pTest ? f->pTest->pName : "(suite setup or cleanup)");
+	}
+	printf("unit: %u tests run, %u passed, %u failed, %u skipped (%u failed assertions, %u "
+	       "suites failed)\n",
+	       CU_get_number_of_tests_run(),
+	       CU_get_number_of_tests_run() - CU_get_number_of_tests_failed(),
+	       CU_get_number_of_tests_failed(), nskipped, CU_get_number_of_failures(),
+	       CU_get_number_of_suites_failed());
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int i, failures;
@@ -198,6 +229,7 @@ int main(int argc, char **argv)
 	printf("\n%u tests run, %u failed assertions, %u suites failed, %u skipped\n",
 	       CU_get_number_of_tests_run(), CU_get_number_of_failures(),
 	       CU_get_number_of_suites_failed(), nskipped);
+	print_totals();
 	CU_cleanup_registry();
 	while (tmpdirs) {
 		struct tmpdir_open *o = tmpdirs;

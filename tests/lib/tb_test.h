@@ -83,8 +83,9 @@ void tb_test_assert_tracing_unchanged(const char *who);
 		if (!tb_test_tracing_captured())        \
 			TB_SKIP("tracefs unavailable"); \
 	} while (0)
-/* The ids of loaded BPF programs named tb_* (ours: bundled and test objects), up to max into
- * ids; returns how many. */
+/* The ids of loaded BPF programs named tb_* (ours: bundled and test objects) that no other
+ * process holds (another run's on a shared machine is not the test's to count), up to max
+ * into ids; returns how many. */
 size_t tb_test_bpf_progs(uint32_t *ids, size_t max);
 /* True when this process has no armed record in the scratch state directory. */
 bool tb_test_armed_record_empty(void);

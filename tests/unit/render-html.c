@@ -597,6 +597,66 @@ static void test_cost_column(void)
 	tb_result_free(r);
 }
 
+/* The line of text that contains both a and b, or NULL. */
+static char *line_with(const char *text, const char *a, const char *b)
+{
+	for (const char *p = text; p && *p;) {
+		const char *nl = strchr(p, '\n');
+		char *l = strndup(p, nl ? (size_t)(nl - p) : strlen(p));
+
+		if (l && strstr(l, a) && strstr(l, b))
+			return l;
+		free(l);
+		p = nl ? nl + 1 : NULL;
+	}
+	return NULL;
+}
+
+/*
+ * Issue 28: `pipe-pingpon`, `sys_enter_pread6`. Names longer than a column's default width
+ * widen it, in the verdict table and the ranking, and every row keeps the header's columns.
+ */
+static void test_summary_long_names(void)
+{
+	struct tb_result *r = tb_fixture_result(0);
+	const char *wl = "pipe-pingpong-with-a-long-name", *tr = "bpf-raw-syscalls-and-more-x";
+	char *term, *head, *row;
+	struct tb_cell *c = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (size_t i = 0; i < r->ncells && !c; i++)
+		if (r->cells[i].has_overhead &&
+		    r->cells[i].overhead.verdict == TB_VERDICT_OVERHEAD &&
+		    isfinite(r->cells[i].overhead.ns_per_event))
+			c = &r->cells[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	free(c->workload);
+	free(c->tracer);
+	free(c->workload_type);
+	c->workload = strdup(wl);
+	c->tracer = strdup(tr);
+	c->workload_type = strdup("pipe-pingpong");
+	term = summary_text(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	head = line_with(term, "workload", "base ns/op");
+	row = line_with(term, wl, tr);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(head);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(row);
+	/* the column after the names starts where the header's does: right-aligned figures end
+	 * under "base ns/op" */
+	CU_ASSERT_EQUAL(strstr(head, "base ns/op") - head + 10,
+			strstr(row, tr) - row + (ptrdiff_t)strlen(tr) + 12);
+	free(row);
+	row = line_with(term, tr, "pipe-pingpong ");
+	CU_ASSERT_PTR_NOT_NULL(row); /* the ranking: the workload type whole */
+	if (!row)
+		fprintf(stderr, "\n%s\n", term);
+	free(row);
+	free(head);
+	free(term);
+	tb_result_free(r);
+}
+
 /*
  * The ns/event ranking has only costs per event to quote: the samplers and the untrustworthy
  * cell are left out of it, with a line saying how many and why, in the terminal and under the
@@ -690,6 +750,7 @@ static CU_TestInfo report_tests[] = {
 	{"environment table: collapsed, short reals", test_environment_table},
 	{"cost column: ns/event only with an overhead", test_cost_column},
 	{"ns/event ranking: what is left out and why", test_ranking_left_out},
+	{"terminal tables widen for long names, never cut them", test_summary_long_names},
 	CU_TEST_INFO_NULL,
 };
 
