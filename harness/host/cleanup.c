@@ -219,6 +219,23 @@ static void clean_scratch(struct cleanup_ctx *c, const char *value, const char *
 	act(c, tb_rm_rf, "remove", "removed", "scratch directory", value, why);
 }
 
+/* A plot session's private directory <dir>/plots/.tracebench-<pid>-*: nothing else is removed. */
+static void clean_plot_tmp(struct cleanup_ctx *c, const char *value, const char *why)
+{
+	const char *base = strrchr(value, '/');
+	struct stat st;
+	int pid;
+
+	if (value[0] != '/' || !base || base - value < 6 || strncmp(base - 6, "/plots", 6) ||
+	    sscanf(base + 1, ".tracebench-%d-", &pid) != 1 || strstr(value, "/../")) {
+		note(c, false, false, "ignored plot directory entry '%s': not one of ours", value);
+		return;
+	}
+	if (lstat(value, &st) || !S_ISDIR(st.st_mode))
+		return;
+	act(c, tb_rm_rf, "remove", "removed", "plot directory", value, why);
+}
+
 static void clean_cgroup(struct cleanup_ctx *c, const char *value, const char *why)
 {
 	int n;
@@ -345,6 +362,9 @@ static void clean_record(struct cleanup_ctx *c, const char *path)
 			break;
 		case TB_ARMED_CGROUP:
 			clean_cgroup(c, v, why);
+			break;
+		case TB_ARMED_PLOT_TMP:
+			clean_plot_tmp(c, v, why);
 			break;
 		case TB_ARMED_DYNEVENT:
 			if (tracefs_ready(c))
