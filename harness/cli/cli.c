@@ -105,7 +105,6 @@ int tb_cli_getopt(int argc, char **argv, const char *optstring, const struct opt
 {
 	const struct option *lo;
 	const char *os;
-	char word[512];
 	int c;
 
 	if (with_common(optstring, longopts, &os, &lo)) {

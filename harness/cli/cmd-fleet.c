@@ -36,6 +36,9 @@
 #include "stats/fleet.h"
 #include "workloads/common.h"
 
+/* The abort play after Ctrl-C: a host or an inventory that hangs does not hold fleet longer. */
+#define ABORT_LIMIT_NS (300ull * 1000000000)
+
 const char tb_usage_fleet[] =
 	"usage: tracebench fleet SCENARIO.ini -i INVENTORY [options]\n"
 	"  Run the scenario on every host of an Ansible inventory (fleet/tracebench.yml), fetch\n"
@@ -475,6 +478,30 @@ out:
 	return ret;
 }
 
+/*
+ * The inventory is a regular file we can read, not a link, a FIFO (it would block
+ * ansible-playbook, and fleet with it) or a device. Returns 0 or -errno (said).
+ */
+static int check_inventory(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret = 0;
+	struct stat st;
+
+	if (fd < 0) {
+		ret = -errno;
+		tb_err("fleet: %s: cannot read the inventory: %s", path,
+		       errno == ELOOP ? "a symbolic link (give the file it points to)"
+				      : strerror(errno));
+		return ret;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		tb_err("fleet: %s: cannot read the inventory: not a regular file", path);
+	}
+	close(fd);
+	return ret;
+}
+
 /* Returns -1 to go on, else the exit code. */
 static int prepare(struct fleet *x)
 {
@@ -484,10 +511,8 @@ static int prepare(struct fleet *x)
 	ret = tb_scenario_load(x->o.scenario, &x->s);
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
-	if (access(x->o.inventory, R_OK)) {
-		tb_err("fleet: %s: cannot read the inventory: %s", x->o.inventory, strerror(errno));
+	if (check_inventory(x->o.inventory))
 		return TB_EXIT_USAGE;
-	}
 	if (x->o.history_set) { /* a history that cannot take the runs is said before any runs */
 		struct tb_history *h = NULL;
 
@@ -551,6 +576,7 @@ static int play(struct fleet *x)
 		tb_warn("fleet: stopping the hosts' runs and cleaning up (tb_action=abort)");
 		pb.action = "abort";
 		pb.no_stop = true;
+		pb.limit_ns = ABORT_LIMIT_NS;
 		if (tb_cli_playbook_run(&pb, &scratch, &o) || !o.recap || tb_fleet_nbad(&scratch))
 			tb_warn("fleet: the abort play did not finish on every host: run `ansible-playbook -i %s %s -e tb_action=cleanup`",
 				x->o.inventory, x->playbook);

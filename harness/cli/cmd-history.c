@@ -510,7 +510,7 @@ static int cmd_report(struct hopts *o)
 	ret = o->out ? tb_hreport_finish(rep, NULL, o->out)
 		     : tb_hreport_finish(rep, &res, DEFAULT_REPORT_NAME);
 	if (ret) {
-		rc = TB_EXIT_FAIL;
+		rc = tb_exit_code(ret) == TB_EXIT_OK ? TB_EXIT_FAIL : tb_exit_code(ret);
 		goto out;
 	}
 	printf("report:  %s\n", o->out ? o->out : DEFAULT_REPORT);
@@ -549,7 +549,7 @@ static int cmd_plot(struct hopts *o)
 		return rc;
 	printf("plots:   %s/plots/ (%d trend plot%s, PNG and SVG)\n", p.dir, p.drawn,
 	       p.drawn == 1 ? "" : "s");
-	return p.err ? TB_EXIT_FAIL : TB_EXIT_OK;
+	return p.err ? tb_exit_code(p.err) : TB_EXIT_OK;
 }
 
 /* ---- export, migrate ------------------------------------------------------------------------- */
@@ -573,7 +573,6 @@ static int cmd_export(struct hopts *o)
 		ret = tb_write_atomic(o->out, json, len, 0644);
 		if (ret)
 			tb_err("history export: cannot write %s: %s", o->out, strerror(-ret));
-		ret = ret ? -EIO : 0;
 	} else if (!ret) {
 		ret = fwrite(json, 1, len, stdout) == len && putchar('\n') != EOF ? 0 : -EIO;
 	}

@@ -789,7 +789,7 @@ static int publish(struct run *x, int rc)
 		       what, tb_dir_strerror(err), strncmp(what, "plots", 5) ? "report" : "plot",
 		       x->rundir.path);
 		if (rc == TB_EXIT_OK)
-			rc = TB_EXIT_FAIL;
+			rc = tb_exit_code(err) == TB_EXIT_OK ? TB_EXIT_FAIL : tb_exit_code(err);
 	}
 	if (x->o.history && !x->interrupted && (rc == TB_EXIT_OK || rc == TB_EXIT_FAIL))
 		rc = add_to_history(x, rc);

@@ -238,9 +238,14 @@ static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_cli_pla
 {
 	struct lines l = {0};
 	uint64_t deadline = 0;
+	bool hurried = false;
 	char buf[65536];
 	int ret = 0, logfd = pb->logfd;
 
+	if (pb->limit_ns)
+		deadline = tb_now_ns() + (tb_stop_hurried() && pb->limit_ns > TB_FLEET_HURRY_NS
+						  ? TB_FLEET_HURRY_NS
+						  : pb->limit_ns);
 	for (;;) {
 		struct pollfd pfd = {.fd = p->out_fd, .events = POLLIN};
 		ssize_t n;
@@ -251,9 +256,22 @@ static int follow(struct tb_proc *p, struct tb_fleet *f, const struct tb_cli_pla
 			kill(-p->pid, SIGINT);
 			tb_warn("fleet: interrupted: stopping ansible-playbook");
 		}
+		if (!hurried && tb_stop_hurried()) {
+			/* A second Ctrl-C: this play gets seconds, not minutes. */
+			hurried = true;
+			if (pb->no_stop) {
+				uint64_t d = tb_now_ns() + TB_FLEET_HURRY_NS;
+
+				deadline = deadline && deadline < d ? deadline : d;
+			} else {
+				deadline = tb_now_ns();
+			}
+		}
 		if (deadline && tb_now_ns() > deadline) {
-			tb_warn("fleet: ansible-playbook did not stop within 60 s; killing it");
-			tb_proc_stop(p, SIGTERM, 5000000000ull);
+			tb_warn("fleet: ansible-playbook did not stop %s; killing it",
+				hurried ? "after the second interrupt" : "in time");
+			tb_proc_stop(p, SIGTERM, hurried ? TB_HURRY_GRACE_NS : 5000000000ull);
+			out->interrupted = true;
 			break;
 		}
 		if (poll(&pfd, 1, 200) <= 0)

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct tb_fleet;
 struct tb_fleet_host;
@@ -23,8 +24,15 @@ struct tb_cli_playbook {
 	const char *action;    /* NULL: the role's default (run); "abort", "cleanup" */
 	int logfd;    /* everything ansible-playbook printed is appended here; -1: nowhere */
 	bool quiet;   /* no progress on stderr */
-	bool no_stop; /* ignore stop requests (the abort that follows one) */
+	bool no_stop; /* ignore a first stop request (the abort that follows one) */
+	/* > 0: stop ansible-playbook after this long (the abort play: a hanging host or
+	 * inventory must not hold fleet forever); a second Ctrl-C (tb_stop_hurried) cuts it to
+	 * TB_FLEET_HURRY_NS, and stops the main play at once. */
+	uint64_t limit_ns;
 };
+
+/* What the abort play gets after a second Ctrl-C (fleet ends within 10 s of it). */
+#define TB_FLEET_HURRY_NS (5ull * 1000000000)
 
 struct tb_cli_fleet_outcome {
 	int status;	  /* ansible-playbook's exit status; -1 when it was killed */

@@ -35,24 +35,7 @@ const char *tb_dir_strerror(int err)
 
 int tb_dir_exit_code(int err)
 {
-	switch (err) {
-	case -ELOOP:
-	case -EISDIR:
-	case -ENOTDIR:
-	case -ENOENT:
-	case -EEXIST:
-	case -EMLINK:
-	case -ENAMETOOLONG:
-		return TB_EXIT_USAGE;
-	case -ENOSPC:
-	case -EDQUOT:
-	case -EROFS:
-	case -EACCES:
-	case -EPERM:
-		return TB_EXIT_UNAVAILABLE;
-	default:
-		return TB_EXIT_FAIL;
-	}
+	return tb_exit_code(err);
 }
 
 static void say(unsigned int flags, const char *dir, const char *name, const char *what, int err)

@@ -102,11 +102,10 @@ int tb_dir_open_output(const struct tb_dir *d, const char *name, int oflags, mod
 int tb_write_atomic(const char *path, const void *data, size_t len, mode_t mode);
 
 /*
- * The exit code for a failed write (core/tb.h): TB_EXIT_USAGE for a path that cannot be one
- * (a link, a directory or a non-file where a file goes, a missing parent: -ELOOP, -EISDIR,
- * -EEXIST, -ENOTDIR, -ENOENT),
- * TB_EXIT_UNAVAILABLE for what this machine does not allow (-ENOSPC, -EDQUOT, -EROFS, -EACCES,
- * -EPERM), else TB_EXIT_FAIL.
+ * The exit code for a failed write: tb_exit_code()'s class (core/util.h), so TB_EXIT_USAGE for
+ * a path that cannot be one (a link, a directory or a non-file where a file goes, a missing
+ * parent), TB_EXIT_UNAVAILABLE for what this machine does not allow (a full or read-only file
+ * system, no permission), else TB_EXIT_FAIL.
  */
 int tb_dir_exit_code(int err);
 /* The reason for err as said in messages ("is a symbolic link", strerror otherwise). */

@@ -105,6 +105,12 @@ child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_op
 	child_fail(errfd, errno);
 }
 
+/* The output goes through the bounded writer (core/bounded.h). */
+static bool bounded(const struct tb_proc_opts *o)
+{
+	return o->out_path && !(o->flags & TB_PROC_CAPTURE) && (o->out_max || o->out_hook);
+}
+
 /*
  * Where the child's stdout and stderr go: a pipe (TB_PROC_CAPTURE) or out_path (appended), a
  * name in o->out_dir when set (opened through its handle) or a path.
@@ -121,6 +127,8 @@ static int open_output(struct tb_proc *p, const struct tb_proc_opts *o, int pipe
 			    : tb_open_output(o->out_path, oflags, 0644);
 	if (*outfd < 0)
 		return *outfd;
+	if (bounded(o) && pipe2(pipefd, O_CLOEXEC))
+		return -errno;
 	if (o->out_dir && asprintf(&p->out_path, "%s/%s", o->out_dir->path, o->out_path) < 0)
 		p->out_path = NULL;
 	else if (!o->out_dir)
@@ -176,9 +184,9 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 		int devnull = open("/dev/null", O_RDWR);
 
 		child_exec(exe, argv,
-			   (flags & TB_PROC_CAPTURE) ? pipefd[1]
-			   : outfd >= 0		     ? outfd
-						     : devnull,
+			   (flags & TB_PROC_CAPTURE) || bounded(o) ? pipefd[1]
+			   : outfd >= 0				   ? outfd
+								   : devnull,
 			   o, devnull, errpipe[1]);
 	}
 	setpgid(pid, pid); /* also in the parent, so signals right after return reach the group */
@@ -195,6 +203,15 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 	if (flags & TB_PROC_CAPTURE) {
 		p->out_fd = pipefd[0];
 		pipefd[0] = -1;
+	}
+	if (bounded(o)) {
+		ret = tb_drain_start(&p->drain, pipefd[0], outfd, o->out_max, o->out_hook,
+				     o->out_hook_ctx);
+		pipefd[0] = outfd = -1; /* the drain's now */
+		if (ret) {
+			tb_proc_release(p);
+			goto out;
+		}
 	}
 out:
 	close_fd(&pipefd[0]);
@@ -272,12 +289,21 @@ reap_group:
 	return 0;
 }
 
+uint64_t tb_proc_output_done(struct tb_proc *p)
+{
+	uint64_t n = tb_drain_finish(p->drain, !p->pid || tb_proc_poll(p));
+
+	p->drain = NULL;
+	return n;
+}
+
 void tb_proc_release(struct tb_proc *p)
 {
 	if (p->pid && !tb_proc_poll(p)) {
 		kill(-p->pid, SIGKILL);
 		tb_proc_wait(p, 0);
 	}
+	tb_proc_output_done(p);
 	if (p->out_fd >= 0)
 		close(p->out_fd);
 	p->out_fd = -1;

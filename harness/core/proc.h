@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <sys/types.h>
 
+#include "core/bounded.h"
 #include "core/outdir.h"
 
 struct tb_proc {
@@ -21,6 +22,7 @@ struct tb_proc {
 	bool reaped;
 	struct rusage ru; /* of the child and its reaped descendants, once reaped */
 	uint64_t start_ns, end_ns;
+	struct tb_drain *drain; /* the bounded writer of out_path (out_max or out_hook), or NULL */
 };
 
 enum {
@@ -38,6 +40,11 @@ struct tb_proc_opts {
 	unsigned int flags; /* TB_PROC_* */
 	int cwd_fd;	    /* >= 0: run in this directory (fchdir), e.g. a private one */
 	int cgroup_fds[2];  /* >= 0: cgroup.procs files the child joins before exec */
+	/* With out_path: out_max > 0 keeps at most that many bytes of the output in the file,
+	 * out_hook sees its lines (core/bounded.h: through a pipe and a thread of ours). */
+	uint64_t out_max;
+	tb_line_hook out_hook;
+	void *out_hook_ctx;
 };
 
 #define TB_PROC_OPTS_INIT                              \
@@ -64,7 +71,14 @@ int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns);
  * or -ETIMEDOUT when SIGKILL was needed.
  */
 int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns);
-/* Close fds and free; kills and reaps the group first if still running. */
+/*
+ * The bounded output complete in out_path (what the pipe holds read, the kept tail written):
+ * call once the program stopped, before reading its file. Returns the bytes it wrote in all
+ * (0 without a bounded output). Idempotent.
+ */
+uint64_t tb_proc_output_done(struct tb_proc *p);
+/* Close fds and free (the bounded output completed); kills and reaps the group first if still
+ * running. */
 void tb_proc_release(struct tb_proc *p);
 /* Human text for a wait status: "exited with status 3", "killed by signal 9". */
 const char *tb_proc_status_str(int status, char *buf, size_t len);

@@ -34,6 +34,33 @@ void tb_request_stop(void)
 		stop_flag = 1;
 }
 
+int tb_exit_code(int err)
+{
+	switch (err) {
+	case 0:
+		return TB_EXIT_OK;
+	case -EINVAL:
+	case -ENOENT:
+	case -ELOOP:
+	case -EISDIR:
+	case -ENOTDIR:
+	case -EEXIST:
+	case -EMLINK:
+	case -ENAMETOOLONG:
+		return TB_EXIT_USAGE;
+	case -ENOSPC:
+	case -EDQUOT:
+	case -EROFS:
+	case -EACCES:
+	case -EPERM:
+	case -EBUSY:
+	case -EHOSTUNREACH:
+		return TB_EXIT_UNAVAILABLE;
+	default:
+		return TB_EXIT_FAIL;
+	}
+}
+
 bool tb_stop_hurried(void)
 {
 	return stop_flag > 1;

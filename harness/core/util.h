@@ -112,6 +112,15 @@ void tb_request_stop(void);
  */
 bool tb_stop_hurried(void);
 void tb_request_hurry(void);
+
+/*
+ * The exit code of the class of a failure -errno, the same for every command (core/base.h):
+ * TB_EXIT_USAGE for bad input or a path that cannot be one (-EINVAL, -ENOENT, -ELOOP, -EISDIR,
+ * -ENOTDIR, -EEXIST, -EMLINK, -ENAMETOOLONG), TB_EXIT_UNAVAILABLE for what this machine does not
+ * allow now (-ENOSPC, -EDQUOT, -EROFS, -EACCES, -EPERM, -EBUSY, -EHOSTUNREACH), TB_EXIT_OK for
+ * 0, else TB_EXIT_FAIL.
+ */
+int tb_exit_code(int err);
 #define TB_HURRY_GRACE_NS 200000000ull
 
 #endif /* TB_UTIL_H */

@@ -187,7 +187,13 @@ static void sl_close(struct tb_hdb *db)
 static int sl_exec(struct tb_hdb *db, const char *sql)
 {
 	struct sl_db *d = (struct sl_db *)db;
-	int rc = sqlite3_exec(d->db, sql, NULL, NULL, NULL);
+	int rc;
+
+	/* SQLite rolled back by itself (a full disk, an I/O error): nothing left to undo, and
+	 * no "cannot rollback - no transaction is active" to say. */
+	if (!strcmp(sql, "ROLLBACK") && sqlite3_get_autocommit(d->db))
+		return 0;
+	rc = sqlite3_exec(d->db, sql, NULL, NULL, NULL);
 
 	return rc == SQLITE_OK ? 0 : sl_error(d, rc, sql);
 }

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <zlib.h>
 
@@ -294,8 +295,12 @@ int tb_history_open(const char *target, unsigned flags, struct tb_history **out)
 {
 	const struct tb_hdb_ops *ops =
 		tb_hdb_is_postgres(target) ? &tb_hdb_postgres : &tb_hdb_sqlite;
+	/* A database file this open creates and cannot give a schema (a full disk) is removed:
+	 * no 0-byte file is left to look like a history. */
+	bool made = ops == &tb_hdb_sqlite && (flags & TB_HISTORY_WRITE) && access(target, F_OK);
 	struct tb_history *h;
 	unsigned int ms;
+	struct stat st;
 	int ret;
 
 	*out = NULL;
@@ -335,6 +340,8 @@ int tb_history_open(const char *target, unsigned flags, struct tb_history **out)
 	return 0;
 fail:
 	tb_history_close(h);
+	if (made && !lstat(target, &st) && S_ISREG(st.st_mode) && st.st_size == 0)
+		unlink(target);
 	return ret;
 }
 
@@ -389,21 +396,7 @@ int tb_history_migrate(struct tb_history *h, int *from)
 
 int tb_history_exit_code(int err)
 {
-	switch (err) {
-	case 0:
-		return TB_EXIT_OK;
-	case -EHOSTUNREACH:
-		return TB_EXIT_UNAVAILABLE;
-	case -EINVAL:
-	case -ENOENT:
-	case -ELOOP:
-	case -EBUSY:
-	case -EACCES:
-	case -ENAMETOOLONG:
-		return TB_EXIT_USAGE;
-	default:
-		return TB_EXIT_FAIL;
-	}
+	return tb_exit_code(err);
 }
 
 /* ---- adding a run ---------------------------------------------------------------------------- */

@@ -66,8 +66,9 @@ int tb_history_schema_version(const struct tb_history *h);
 /* Bring an older schema to TB_HISTORY_SCHEMA_VERSION in one transaction; *from gets the
  * version it had. Returns 0 (also when there was nothing to do) or -errno. */
 int tb_history_migrate(struct tb_history *h, int *from);
-/* The exit code for one of the errors above: 3 for an unreachable server, 2 for bad input
- * (the database or a file), 1 otherwise. */
+/* The exit code for one of the errors above: tb_exit_code()'s class (core/util.h), as in
+ * every command: 3 for a full disk, a locked database or an unreachable server, 2 for bad
+ * input (the database, a file, a link), 1 otherwise. */
 int tb_history_exit_code(int err);
 
 /* What tb_history_add_result did. */

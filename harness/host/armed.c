@@ -21,6 +21,7 @@ static const char *const kind_names[TB_ARMED_NKINDS] = {
 	[TB_ARMED_BPF_PROG] = "bpf_prog", [TB_ARMED_BPF_LINK] = "bpf_link",
 	[TB_ARMED_BPF_PIN] = "bpf_pin",	  [TB_ARMED_SCRATCH] = "scratch",
 	[TB_ARMED_CGROUP] = "cgroup",	  [TB_ARMED_DYNEVENT] = "dynevent",
+	[TB_ARMED_PLOT_TMP] = "plot_tmp",
 };
 
 struct item {

@@ -31,11 +31,12 @@ enum tb_armed_kind {
 	TB_ARMED_CGROUP,   /* a cgroup directory (host/cgroup.h); cleanup kills what is in it and
 			      removes it */
 	TB_ARMED_DYNEVENT, /* tracefs dynamic event tracebench/<value> (global); cleanup removes it */
+	TB_ARMED_PLOT_TMP, /* a plot session's .../plots/.tracebench-<pid>-XXXXXX; cleanup removes it */
 	TB_ARMED_NKINDS,
 };
 
 /* "instance", "pgid", "bpf_prog", "bpf_link", "bpf_pin", "scratch", "cgroup",
- * "dynevent"; NULL for a bad kind. */
+ * "dynevent", "plot_tmp"; NULL for a bad kind. */
 const char *tb_armed_kind_name(enum tb_armed_kind kind);
 /* The kind of such a name (as a record file holds it), or -1 when it is none. */
 int tb_armed_kind_from_name(const char *name);

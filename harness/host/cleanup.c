@@ -26,8 +26,32 @@
 struct cleanup_ctx {
 	unsigned int flags;
 	json_t *report;
+	json_t *seen; /* "<kind> <value>" of what was acted on: each item is listed once */
 	int actions, failures;
+	int tracefs; /* tracefs usable: -1 not probed yet (probed when an item needs it) */
 };
+
+/* tracefs mounted (mounted now if it can be): probed once, and only when an item needs it. */
+static bool tracefs_ready(struct cleanup_ctx *c)
+{
+	if (c->tracefs < 0)
+		c->tracefs = !tb_tracefs_ensure();
+	return c->tracefs;
+}
+
+/* First time this item is seen in this cleanup (a record's item is also found by the sweeps). */
+static bool first_time(struct cleanup_ctx *c, const char *kind, const char *value)
+{
+	char key[PATH_MAX + 32];
+
+	snprintf(key, sizeof(key), "%s %s", kind, value);
+	if (!c->seen)
+		c->seen = json_object();
+	if (!c->seen || json_object_get(c->seen, key))
+		return !c->seen;
+	json_object_set_new(c->seen, key, json_true());
+	return true;
+}
 
 static void note(struct cleanup_ctx *c, bool action, bool failed, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -56,6 +80,8 @@ static void act(struct cleanup_ctx *c, int (*fn)(const char *), const char *verb
 {
 	int ret;
 
+	if (!first_time(c, kind, what))
+		return;
 	if (c->flags & TB_CLEANUP_DRY_RUN) {
 		note(c, true, false, "would %s %s %s (%s)", verb, kind, what, why);
 		return;
@@ -91,7 +117,7 @@ static void clean_dynevent(struct cleanup_ctx *c, const char *event, const char 
 	for (i = 0; names && names[i]; i++)
 		there = there || !strcmp(names[i], event);
 	tracefs_list_free(names);
-	if (!there)
+	if (!there || !first_time(c, "dynamic event", event))
 		return;
 	if (dry) {
 		note(c, true, false, "would remove dynamic event %s:%s (%s)", TB_DYNEVENT_SYSTEM,
@@ -195,10 +221,29 @@ static void clean_scratch(struct cleanup_ctx *c, const char *value, const char *
 	act(c, tb_rm_rf, "remove", "removed", "scratch directory", value, why);
 }
 
+/* A plot session's private directory <dir>/plots/.tracebench-<pid>-*: nothing else is removed. */
+static void clean_plot_tmp(struct cleanup_ctx *c, const char *value, const char *why)
+{
+	const char *base = strrchr(value, '/');
+	struct stat st;
+	int pid;
+
+	if (value[0] != '/' || !base || base - value < 6 || strncmp(base - 6, "/plots", 6) ||
+	    sscanf(base + 1, ".tracebench-%d-", &pid) != 1 || strstr(value, "/../")) {
+		note(c, false, false, "ignored plot directory entry '%s': not one of ours", value);
+		return;
+	}
+	if (lstat(value, &st) || !S_ISDIR(st.st_mode))
+		return;
+	act(c, tb_rm_rf, "remove", "removed", "plot directory", value, why);
+}
+
 static void clean_cgroup(struct cleanup_ctx *c, const char *value, const char *why)
 {
 	int n;
 
+	if (!first_time(c, "cgroup", value))
+		return;
 	if (c->flags & TB_CLEANUP_DRY_RUN) {
 		if (!access(value, F_OK))
 			note(c, true, false, "would kill what is in cgroup %s and remove it (%s)",
@@ -261,9 +306,26 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 	close(fd);
 }
 
-static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_ok)
+/* A torn or foreign armed record: dropped once the pid in its name is gone, else left. */
+static void clean_torn_record(struct cleanup_ctx *c, const char *path, const char *why)
 {
-	json_error_t jerr;
+	const char *base = strrchr(path, '/');
+	pid_t fpid = (pid_t)atoi(base ? base + 7 : "0");
+
+	if (fpid > 0 && tb_armed_owner_alive(fpid, 0))
+		note(c, false, false, "ignored unreadable armed record %s", path);
+	else if (c->flags & TB_CLEANUP_DRY_RUN)
+		note(c, true, false, "would remove unreadable armed record %s", path);
+	else if (unlink(path) && errno != ENOENT)
+		note(c, true, true, "failed to remove unreadable armed record %s: %s", path,
+		     strerror(errno));
+	else
+		note(c, true, false, "removed unreadable armed record %s (%s)", path, why);
+}
+
+static void clean_record(struct cleanup_ctx *c, const char *path)
+{
+	json_error_t jerr = {0};
 	json_t *root, *items, *it;
 	json_int_t pid, st;
 	char why[96], *text = NULL;
@@ -279,22 +341,8 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 	if (!root ||
 	    json_unpack(root, "{s:I, s:I, s:o}", "pid", &pid, "start_time", &st, "items", &items) ||
 	    !json_is_array(items)) {
-		/* Torn or foreign: drop it once the pid in its name is gone, else leave it. */
-		const char *base = strrchr(path, '/');
-		pid_t fpid = (pid_t)atoi(base ? base + 7 : "0");
-
 		json_decref(root);
-		if (fpid > 0 && tb_armed_owner_alive(fpid, 0)) {
-			note(c, false, false, "ignored unreadable armed record %s", path);
-		} else if (c->flags & TB_CLEANUP_DRY_RUN) {
-			note(c, true, false, "would remove unreadable armed record %s", path);
-		} else if (unlink(path) && errno != ENOENT) {
-			note(c, true, true, "failed to remove unreadable armed record %s: %s", path,
-			     strerror(errno));
-		} else {
-			note(c, true, false, "removed unreadable armed record %s (%s)", path,
-			     jerr.text[0] ? jerr.text : "wrong fields");
-		}
+		clean_torn_record(c, path, jerr.text[0] ? jerr.text : "wrong fields");
 		return;
 	}
 	if ((pid_t)pid == getpid())
@@ -313,7 +361,7 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 			continue;
 		switch (kind) {
 		case TB_ARMED_INSTANCE:
-			if (*tracefs_ok)
+			if (tracefs_ready(c))
 				clean_instance(c, v, why);
 			break;
 		case TB_ARMED_PGID:
@@ -325,8 +373,11 @@ static void clean_record(struct cleanup_ctx *c, const char *path, bool *tracefs_
 		case TB_ARMED_CGROUP:
 			clean_cgroup(c, v, why);
 			break;
+		case TB_ARMED_PLOT_TMP:
+			clean_plot_tmp(c, v, why);
+			break;
 		case TB_ARMED_DYNEVENT:
-			if (*tracefs_ok)
+			if (tracefs_ready(c))
 				clean_dynevent(c, v, why);
 			break;
 		default:
@@ -403,10 +454,20 @@ static void clean_unrecorded(struct cleanup_ctx *c)
 	tb_cgroup_foreach_stale(stale_cgroup, c);
 }
 
+/* The report handed out (or dropped), the result as tb_cleanup_stale() returns it. */
+static int finish(struct cleanup_ctx *c, json_t **report)
+{
+	json_decref(c->seen);
+	if (report)
+		*report = c->report;
+	else
+		json_decref(c->report);
+	return c->failures ? -EIO : c->actions;
+}
+
 int tb_cleanup_stale(unsigned int flags, json_t **report)
 {
-	struct cleanup_ctx c = {.flags = flags};
-	bool tracefs_ok = !tb_tracefs_ensure();
+	struct cleanup_ctx c = {.flags = flags, .tracefs = -1};
 	struct dirent *de;
 	char path[4096];
 	DIR *d;
@@ -421,20 +482,40 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 			    strstr(de->d_name, ".tmp"))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", tb_state_dir(), de->d_name);
-			clean_record(&c, path, &tracefs_ok);
+			clean_record(&c, path);
 		}
 		closedir(d);
 	}
 	/* Instances of dead owners that no record names (killed between mkdir and record). */
-	if (tracefs_ok)
+	if (tracefs_ready(&c))
 		sweep(&c, tracefs_instances(NULL), tb_tracefs_instance_owner, clean_instance);
 	/* Dynamic events of dead owners that no record names, once their instances are gone. */
-	if (tracefs_ok)
+	if (tracefs_ready(&c))
 		sweep(&c, tb_tracefs_dynevents(), tb_tracefs_dynevent_owner, clean_dynevent);
 	clean_unrecorded(&c);
-	if (report)
-		*report = c.report;
-	else
-		json_decref(c.report);
-	return c.failures ? -EIO : c.actions;
+	return finish(&c, report);
+}
+
+int tb_cleanup_reaped(pid_t pid)
+{
+	struct cleanup_ctx c = {.tracefs = -1};
+	char path[4096];
+	json_t *it;
+	size_t i;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/armed-%d.json", tb_state_dir(), (int)pid);
+	if (pid <= 0 || pid == getpid() || access(path, F_OK))
+		return 0;
+	c.report = json_array();
+	if (!c.report)
+		return -ENOMEM;
+	clean_record(&c, path);
+	json_array_foreach(c.report, i, it)
+		tb_debug("cleanup of reaped pid %d: %s", (int)pid, json_string_value(it));
+	ret = finish(&c, NULL);
+	if (ret < 0)
+		tb_warn("cannot undo all that process %d left (tracebench cleanup retries): %s",
+			(int)pid, strerror(-ret));
+	return ret;
 }

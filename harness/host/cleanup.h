@@ -7,6 +7,8 @@
 #ifndef TB_CLEANUP_H
 #define TB_CLEANUP_H
 
+#include <sys/types.h>
+
 struct json_t;
 
 enum {
@@ -25,5 +27,15 @@ enum {
  * that would be taken), -EIO when some action failed (the report says which), or -ENOMEM.
  */
 int tb_cleanup_stale(unsigned int flags, struct json_t **report);
+
+/*
+ * The one place that undoes what a process of ours left when it ended: called by whoever
+ * reaped pid (a forked child of tracebench: a sample's workload process), on every path (it
+ * exited, failed, or was killed before its teardown ran). Undoes what pid's armed record names
+ * (its cgroups, scratch, process groups, ...) and removes the record. Actions go to the debug
+ * log, a failure is warned about (cleanup retries it). Returns the number of actions, 0 when pid
+ * left no record, or -EIO / -ENOMEM.
+ */
+int tb_cleanup_reaped(pid_t pid);
 
 #endif /* TB_CLEANUP_H */

@@ -16,6 +16,7 @@
 #include "core/hist.h"
 #include "core/io.h"
 #include "core/tb.h"
+#include "host/cleanup.h"
 #include "model/bpf-progs.h"
 #include "model/measured.h"
 #include "runner/child.h"
@@ -43,6 +44,7 @@ struct child {
 	int to, from;		/* "arm" down, messages up */
 	_Atomic uint32_t *gate; /* TB_GATE_*, in a page shared with the child */
 	int status;		/* wait status once reaped */
+	pid_t reaped;		/* its pid once reaped, for what it left */
 };
 
 /* The workload process: never returns. calibrate_ns > 0 calibrates instead of a sample. */
@@ -127,7 +129,11 @@ unmap:
 	return e;
 }
 
-/* Kill (if still running) and reap; returns the wait status. */
+/*
+ * Kill (if still running) and reap; returns the wait status. What the child armed and did not
+ * undo (it is killed here while its teardown may still run, or died) is undone here, the one
+ * place every path goes through.
+ */
 static int child_end(struct child *c, bool kill_it)
 {
 	int status = 0;
@@ -142,9 +148,13 @@ static int child_end(struct child *c, bool kill_it)
 			kill(c->pid, SIGKILL);
 		while (waitpid(c->pid, &status, 0) < 0 && errno == EINTR)
 			;
+		c->reaped = c->pid;
 	} else {
 		status = c->status; /* reaped while waiting at the gate */
 	}
+	if (c->reaped > 0)
+		tb_cleanup_reaped(c->reaped);
+	c->reaped = 0;
 	c->pid = 0;
 	if (c->gate)
 		munmap((void *)c->gate, sizeof(*c->gate));
@@ -172,6 +182,7 @@ static int gate_wait(struct child *c, uint32_t state, uint64_t timeout_ns)
 		if (tb_stop_requested())
 			return -EINTR;
 		if (c->pid > 0 && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
+			c->reaped = c->pid;
 			c->pid = 0;
 			return -EPIPE;
 		}

@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/tb.h"
 #include "runner/child.h"
@@ -63,6 +64,28 @@ struct tb_runner_dirs {
 };
 
 /*
+ * d's path made absolute: a tracer hands it to tools that do not run in our directory or take a
+ * URL (lttng's file://results/... is not one), so every tracer gets an absolute outdir.
+ */
+static int absolute(struct tb_dir *d)
+{
+	char cwd[PATH_MAX], abs[PATH_MAX];
+
+	if (d->path[0] == '/')
+		return 0;
+	if (!getcwd(cwd, sizeof(cwd))) {
+		tb_err("%s: cannot make the path absolute: %s", d->path, strerror(errno));
+		return -errno;
+	}
+	if ((size_t)snprintf(abs, sizeof(abs), "%s/%s", cwd, d->path) >= sizeof(abs)) {
+		tb_err("%s/%s: path too long", cwd, d->path);
+		return -ENAMETOOLONG;
+	}
+	memcpy(d->path, abs, sizeof(d->path));
+	return 0;
+}
+
+/*
  * <run dir>/tracers/<name>/ for the files of tracer section tr (name: its name), made without
  * following links (core/outdir.h) and opened once, so that every sample's tracer, held ones
  * included, writes into the directory made here even if the run directory's path is swapped
@@ -88,6 +111,9 @@ static int tracer_dir(struct tb_runner *rn, size_t tr, const char *name, const s
 		return -EINVAL;
 	if (d->tracers.fd < 0) {
 		ret = tb_dir_sub(rn->dir, "tracers", TB_DIR_CREATE, 0755, &d->tracers);
+		if (ret)
+			return ret;
+		ret = absolute(&d->tracers);
 		if (ret)
 			return ret;
 	}

@@ -38,6 +38,7 @@
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -92,6 +93,7 @@ struct priv {
 	int64_t wall_start_ns;	  /* CLOCK_REALTIME at spawn, for keep-raw's file times */
 	struct tb_cmd_sample smp; /* this sample's argv, BPF account and figures */
 	bool smp_begun;
+	_Atomic bool ready_line; /* a line of its output matched ready (set by the drain) */
 };
 
 enum { KIND_AUTO, KIND_EVENTS, KIND_SAMPLING, KIND_UNKNOWN };
@@ -132,8 +134,9 @@ static const struct tb_option cmd_opts[] = {
 	 "hold bpf_enable_stats over the window for the runs and run time (two clock reads more in "
 	 "every BPF program run on the host: METHODOLOGY.md, bpf_stats' own cost)"},
 	{"log-max", TB_OPT_SIZE, offsetof(struct cfg, log_max), "16M",
-	 "bytes of each sample's output kept in its log (the first and last halves; its figures are "
-	 "read from all of it first); 0: keep everything"},
+	 "bytes of each sample's output kept in its log, on every path (the first and last halves "
+	 "and a line saying how much was cut between them; its figures are read from what is "
+	 "kept); 0: keep everything"},
 	{"keep-raw", TB_OPT_BOOL, offsetof(struct cfg, keep_raw), "false",
 	 "keep the files it writes in its directory (perf.data, perf.data.old, ...); else their "
 	 "size is counted and they are deleted after each sample"},
@@ -405,17 +408,30 @@ static double leader_cpu_s(pid_t pid)
 	return (double)(ut + st + cut + cst) / (double)sysconf(_SC_CLK_TCK);
 }
 
+/*
+ * Each line of the output as it passes (core/bounded.h, in the drain's thread), until one
+ * matches ready: the first line is seen however much follows it.
+ */
+static bool ready_hook(void *ctx, const char *line, size_t len)
+{
+	struct priv *p = ctx;
+	char buf[4097];
+
+	memcpy(buf, line, len < sizeof(buf) - 1 ? len : sizeof(buf) - 1);
+	buf[len < sizeof(buf) - 1 ? len : sizeof(buf) - 1] = '\0';
+	if (regexec(&p->ready_re, buf, 0, NULL, 0))
+		return false;
+	atomic_store(&p->ready_line, true);
+	return true;
+}
+
 /* Every configured readiness condition holds: the ready regex, the BPF programs' rise. */
 static bool is_ready(struct priv *p, const struct cfg *c, int base)
 {
 	bool ready = true;
 
-	if (p->have_ready_re) {
-		char *out = read_output(p);
-
-		ready = out && !regexec(&p->ready_re, out, 0, NULL, 0);
-		free(out);
-	}
+	if (p->have_ready_re)
+		ready = atomic_load(&p->ready_line);
 	if (ready && c->ready_bpf_progs > 0) {
 		int n = tb_bpf_prog_count();
 
@@ -446,6 +462,12 @@ static int spawn(struct tb_tracer *t)
 	o.out_dir = p->dir;
 	o.out_path = p->logname;
 	o.flags = TB_PROC_NULLIN | TB_PROC_CHDIR;
+	/* Bounded on every path (it floods, fails, is given up), the ready lines seen. */
+	o.out_max = c->log_max;
+	if (p->have_ready_re) {
+		o.out_hook = ready_hook;
+		o.out_hook_ctx = p;
+	}
 	ret = tb_proc_spawn_opts(&p->proc, p->smp.argv.v, &o);
 	if (ret) {
 		tb_tracer_fail(t, "cannot start the tracer command '%s': %s", c->command.v[0],
@@ -475,6 +497,7 @@ static int wait_ready(struct tb_tracer *t, int base)
 		tb_cgroup_sample(&p->cg);
 		if (tb_proc_poll(&p->proc)) {
 			p->died = true;
+			tb_proc_output_done(&p->proc);
 			last_output(p, out, sizeof(out));
 			tb_tracer_fail(
 				t,
@@ -488,6 +511,7 @@ static int wait_ready(struct tb_tracer *t, int base)
 			return 0;
 		if (tb_now_ns() >= deadline || tb_stop_requested()) {
 			give_up(t);
+			tb_proc_output_done(&p->proc);
 			last_output(p, out, sizeof(out));
 			tb_tracer_fail(
 				t,
@@ -687,45 +711,6 @@ static int64_t own_files(const struct tb_tracer *t, const struct priv *p, bool k
 	return bytes;
 }
 
-/*
- * Keep at most max bytes of this sample's output in the log, its first and last halves, once
- * its figures were read: a tool that prints every event (opensnoop) writes tens of MB a sample.
- */
-static void trim_log(const struct tb_tracer *t, const struct priv *p, uint64_t max)
-{
-	char buf[65536], note[96];
-	off_t size, keep = (off_t)(max / 2), from, to;
-	struct stat st;
-	ssize_t n;
-	int fd;
-
-	fd = tb_dir_open_output(p->dir, p->logname, O_RDWR, 0); /* says why it cannot */
-	if (fd < 0)
-		return;
-	if (fstat(fd, &st) || (size = st.st_size - p->log_start) <= (off_t)max) {
-		close(fd);
-		return;
-	}
-	n = snprintf(note, sizeof(note), "\n[tracebench: %lld bytes of this sample's output cut]\n",
-		     (long long)(size - 2 * keep));
-	to = p->log_start + keep;
-	if (pwrite(fd, note, (size_t)n, to) != n)
-		goto fail;
-	to += n;
-	for (from = st.st_size - keep; from < st.st_size; from += n, to += n) {
-		n = pread(fd, buf, sizeof(buf), from);
-		if (n <= 0 || pwrite(fd, buf, (size_t)n, to) != n)
-			goto fail;
-	}
-	if (!ftruncate(fd, to)) {
-		close(fd);
-		return;
-	}
-fail:
-	tb_warn("[tracer %s] cannot cut its log %s: %s", t->name, p->log, strerror(errno));
-	close(fd);
-}
-
 static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
@@ -739,8 +724,10 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 
 	if (!p || !p->spawned || !p->proc.reaped)
 		return -EINVAL;
+	tb_proc_output_done(&p->proc); /* the log complete, and within log-max */
 	tb_proc_status_str(p->proc.status, status, sizeof(status));
 	if (p->died) {
+		own_files(t, p, c->keep_raw); /* keep-raw = false holds on this path too */
 		last_output(p, tail, sizeof(tail));
 		tb_tracer_fail(
 			t, "the tracer command '%s' %s during the measurement: %s (output in %s)",
@@ -780,14 +767,13 @@ static int cmd_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 				? "at least "
 				: "",
 			(long long)st->lost, p->log);
-	if (c->log_max)
-		trim_log(t, p, c->log_max);
 	st->extra = extra;
 	return 0;
 }
 
 static void cmd_teardown(struct tb_tracer *t)
 {
+	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
 
 	if (!p)
@@ -798,6 +784,9 @@ static void cmd_teardown(struct tb_tracer *t)
 		tb_proc_release(&p->proc); /* kills and reaps the group if still running */
 		if (pid)
 			tb_armed_remove_pgid(pid);
+		/* A sample that was given up or failed before collect: its files go too. */
+		if (!c->keep_raw)
+			own_files(t, p, false);
 	}
 	if (p->smp_begun)
 		tb_cmd_sample_end(&p->smp);

@@ -54,6 +54,9 @@ kill -0 "$child" || fail "the owner's child should outlive it"
 
 expect_exit 0 "$TB" cleanup --dry-run
 grep -q "would destroy tracefs instance $inst" "$TMP/out" || { cat "$TMP/out"; fail "dry run silent"; }
+# Each item once (issue 27): the record names it and the sweep of dead owners' instances finds it.
+[ "$(grep -c "would destroy tracefs instance $inst (" "$TMP/out")" -eq 1 ] ||
+	{ cat "$TMP/out"; fail "dry run lists $inst more than once"; }
 grep -q "would kill process group $child" "$TMP/out" || { cat "$TMP/out"; fail "dry run: no pgid"; }
 [ -d "$T/instances/$inst" ] || fail "--dry-run removed the instance"
 kill -0 "$child" || fail "--dry-run killed the child"

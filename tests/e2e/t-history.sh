@@ -166,7 +166,7 @@ c.execute("COMMIT")
 PY
 lock=$!
 for _ in $(seq 1 50); do [ -e "$TMP/locked" ] && break; sleep 0.1; done
-TRACEBENCH_DB_TIMEOUT=300ms expect_exit 2 "$TB" history add "$TMP/syn/run-0000" --db "$TMP/s.db"
+TRACEBENCH_DB_TIMEOUT=300ms expect_exit 3 "$TB" history add "$TMP/syn/run-0000" --db "$TMP/s.db"
 grep -q 's.db: the database is locked' "$TMP/err" || fail "locked: $(cat "$TMP/err")"
 wait $lock
 expect_exit 3 "$TB" history list --db 'postgresql://tb:pw@/h?host=/nonexistent&port=1'

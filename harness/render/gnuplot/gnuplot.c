@@ -10,6 +10,8 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <dirent.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -20,6 +22,7 @@
 #include "core/env.h"
 #include "core/proc.h"
 #include "core/tb.h"
+#include "host/armed.h"
 #include "render/gnuplot/plot.h"
 #include "render/gnuplot/gnuplot.h"
 #include "render/text.h"
@@ -91,9 +94,55 @@ int tb_gp_outdir(struct tb_dir *d, const char *outdir)
 	return tb_dir_open(d, outdir, TB_DIR_PATH | TB_DIR_CREATE | TB_DIR_PARENTS, 0755);
 }
 
+/*
+ * The plot session's private directory is plots/.tracebench-<pid>-XXXXXX: the owner's pid in
+ * its name (cleanup and the next plot find a killed owner's by it) and in the owner's armed
+ * record (host/armed.h: `tracebench cleanup` removes it once its owner is dead).
+ */
+static void remove_stale_work(const struct tb_dir *plots)
+{
+	int fd = openat(plots->fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), pid;
+	struct dirent *de;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((de = readdir(d))) {
+		if (de->d_type != DT_DIR || sscanf(de->d_name, ".tracebench-%d-", &pid) != 1 ||
+		    pid <= 0 || pid == getpid() || tb_armed_owner_alive(pid, 0))
+			continue;
+		if (!tb_dir_remove(plots, de->d_name))
+			tb_info("plot: removed %s/%s (its owner, pid %d, is gone)", plots->path,
+				de->d_name, pid);
+	}
+	closedir(d);
+}
+
+/* In the armed record where one can be kept (plot and report run without root, and need none:
+ * the next plot removes what a killed one left). */
+static void record_work(struct tb_gp *g, bool add)
+{
+	char path[PATH_MAX + NAME_MAX + 2], abs[PATH_MAX];
+
+	if (add && access(tb_state_dir(), W_OK) && (errno != ENOENT || geteuid()))
+		return;
+	if (!realpath(g->plotdir, abs) || (size_t)snprintf(path, sizeof(path), "%s/%s", abs,
+							   tb_dir_name(&g->work)) >= sizeof(path))
+		return;
+	if (add)
+		tb_armed_add(TB_ARMED_PLOT_TMP, path);
+	else if (tb_armed_has(TB_ARMED_PLOT_TMP, path))
+		tb_armed_remove(TB_ARMED_PLOT_TMP, path);
+}
+
 int tb_gp_open(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const char *host,
 	       const char *scenario)
 {
+	char prefix[32];
+
 	int ret;
 
 	memset(g, 0, sizeof(*g));
@@ -113,10 +162,14 @@ int tb_gp_open(struct tb_gp *g, const struct tb_dir *out, unsigned flags, const 
 	ret = tb_dir_sub(out, "plots", TB_DIR_CREATE, 0755, &g->plots);
 	if (!ret)
 		ret = tb_dir_sub(&g->plots, "data", TB_DIR_CREATE, 0755, &g->data);
-	if (!ret)
-		ret = tb_dir_mktemp(&g->plots, ".tracebench-", &g->work);
+	if (!ret) {
+		remove_stale_work(&g->plots);
+		snprintf(prefix, sizeof(prefix), ".tracebench-%d-", (int)getpid());
+		ret = tb_dir_mktemp(&g->plots, prefix, &g->work);
+	}
 	if (ret)
 		return ret;
+	record_work(g, true);
 	if (flags & TB_PLOT_DATA_ONLY)
 		return 0;
 	if (tb_plot_find_scripts(g->scripts, sizeof(g->scripts))) {
@@ -155,6 +208,7 @@ int tb_gp_finish(struct tb_gp *g)
 	if (g->work.fd >= 0) {
 		tb_dir_close(&g->work);
 		tb_dir_remove(&g->plots, tb_dir_name(&g->work));
+		record_work(g, false);
 	}
 	tb_dir_close(&g->data);
 	tb_dir_close(&g->plots);
