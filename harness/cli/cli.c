@@ -66,6 +66,7 @@ static void bad_option(char **argv, int optind_now, int c, const struct option *
 {
 	const char *typed = optind_now > 0 ? argv[optind_now - 1] : "";
 	const struct option *o = NULL;
+	const char *name;
 	char word[64], hint[96];
 	struct tb_suggest sg;
 
@@ -89,7 +90,8 @@ static void bad_option(char **argv, int optind_now, int c, const struct option *
 			tb_err("%s: unknown option -%c", argv[0], optopt);
 		return;
 	}
-	snprintf(word, sizeof(word), "%.*s", (int)strcspn(typed + 2, "="), typed + 2);
+	name = strncmp(typed, "--", 2) ? typed : typed + 2;
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(name, "="), name);
 	tb_suggest_init(&sg, word);
 	for (const struct option *k = lo; k->name; k++)
 		tb_suggest_offer(&sg, k->name);
