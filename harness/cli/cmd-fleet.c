@@ -38,6 +38,8 @@
 
 /* The abort play after Ctrl-C: a host or an inventory that hangs does not hold fleet longer. */
 #define ABORT_LIMIT_NS (300ull * 1000000000)
+/* An inventory is text a person writes: beyond this it is not one. */
+#define TB_INVENTORY_MAX_BYTES (16u << 20)
 
 const char tb_usage_fleet[] =
 	"usage: tracebench fleet SCENARIO.ini -i INVENTORY [options]\n"
@@ -484,22 +486,16 @@ out:
  */
 static int check_inventory(const char *path)
 {
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), ret = 0;
-	struct stat st;
+	int fd = tb_open_input(AT_FDCWD, path, TB_INVENTORY_MAX_BYTES, 0);
 
 	if (fd < 0) {
-		ret = -errno;
 		tb_err("fleet: %s: cannot read the inventory: %s", path,
-		       errno == ELOOP ? "a symbolic link (give the file it points to)"
-				      : strerror(errno));
-		return ret;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		tb_err("fleet: %s: cannot read the inventory: not a regular file", path);
+		       fd == -EFBIG ? "larger than 16 MiB: not an inventory"
+				    : tb_input_strerror(fd));
+		return fd;
 	}
 	close(fd);
-	return ret;
+	return 0;
 }
 
 /* Returns -1 to go on, else the exit code. */
@@ -623,7 +619,7 @@ static int load(struct fleet *x)
 		tb_err("fleet: %s: no host ran%s%s%s", x->o.inventory,
 		       x->o.limit ? " (--limit matched nothing?)" : "",
 		       *x->out.said ? "; ansible said: " : "", x->out.said);
-		return x->out.interrupted ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+		return x->out.interrupted ? TB_EXIT_INTERRUPTED : TB_EXIT_USAGE;
 	}
 	return tb_fleet_merge(&x->f, 0) ? TB_EXIT_FAIL : -1;
 }
@@ -757,7 +753,9 @@ static int publish(struct fleet *x)
 	}
 	if (err)
 		return tb_dir_exit_code(err);
-	if (hist_failed || x->out.interrupted || tb_fleet_nbad(&x->f))
+	if (x->out.interrupted)
+		return TB_EXIT_INTERRUPTED; /* as run: what it shows is partial */
+	if (hist_failed || tb_fleet_nbad(&x->f))
 		return TB_EXIT_FAIL;
 	return TB_EXIT_OK;
 }

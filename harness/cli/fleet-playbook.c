@@ -361,10 +361,8 @@ static int read_record(struct tb_fleet_host *h, const char *path, char **text, s
 	if (!ret || ret == -ENOMEM)
 		return ret;
 	snprintf(bad, sizeof(bad), "%s: %s", path,
-		 ret == -EFBIG			    ? "larger than a host's record can be (1 MiB)"
-		 : ret == -ELOOP		    ? "a symbolic link; not followed"
-		 : ret == -ENOTTY || ret == -EISDIR ? "not a regular file"
-						    : strerror(-ret));
+		 ret == -EFBIG ? "larger than a host's record can be (1 MiB)"
+			       : tb_input_strerror(ret));
 	return tb_fleet_host_set(h, TB_FLEET_FAILED, "read the host's record", bad) ? -ENOMEM : 1;
 }
 

@@ -230,6 +230,20 @@ int tb_open_input(int dirfd, const char *path, size_t max, unsigned flags)
 	return fd;
 }
 
+const char *tb_input_strerror(int err)
+{
+	switch (err) {
+	case -ENOTTY:
+		return "not a regular file";
+	case -EISDIR:
+		return "not a regular file (a directory)";
+	case -ELOOP:
+		return "is a symbolic link (or one is on its way); not followed";
+	default:
+		return strerror(-err);
+	}
+}
+
 /* Read what tb_open_input opens. */
 static int read_input(int dirfd, const char *path, size_t max, unsigned flags, char **out,
 		      size_t *len)

@@ -31,6 +31,9 @@ int tb_open_input(int dirfd, const char *path, size_t max, unsigned flags);
 /* path through tb_open_input (no size limit: a kernel file says 0) as a stdio stream to read;
  * NULL with errno on failure. For the line-by-line readers of the system's files. */
 FILE *tb_fopen_input(const char *path, unsigned flags);
+/* What a tb_open_input error means for its user ("not a regular file", "is a symbolic link; not
+ * followed", else strerror); -EFBIG's limit is the caller's to say. Static text. */
+const char *tb_input_strerror(int err);
 /* A whole system file (a kernel file, one of ours; up to 64 MiB) through tb_open_input with
  * TB_INPUT_FOLLOW into a new NUL-terminated buffer (trailing newline kept). */
 int tb_read_file(const char *path, char **out, size_t *len);

@@ -417,10 +417,7 @@ static int read_any(int dirfd, const char *path, const char *shown, struct tb_fo
 
 	if (ret) {
 		tb_err("%s: cannot read the folded stacks: %s", shown,
-		       ret == -EFBIG	? "larger than 64 MiB"
-		       : ret == -ELOOP	? "is a symbolic link (or one is on its way); not followed"
-		       : ret == -ENOTTY ? "not a regular file"
-					: strerror(-ret));
+		       ret == -EFBIG ? "larger than 64 MiB" : tb_input_strerror(ret));
 		free(text);
 		return ret == -ENOENT ? -ENOENT : ret == -EIO || ret == -ENOMEM ? ret : -EINVAL;
 	}

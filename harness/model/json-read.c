@@ -87,11 +87,9 @@ static int load_text(const char *path, char **text, size_t *len)
 	if (!ret)
 		return 0;
 	snprintf(last_error, sizeof(last_error), "%s: %s%s", path,
-		 ret == -EFBIG	  ? "too large for a result file (over 1 GiB)"
-		 : ret == -ENOTTY ? "not a regular file"
-		 : ret == -EISDIR ? "not a regular file (a directory)"
-		 : ret == -ELOOP  ? "is a symbolic link; not followed"
-				  : "cannot read: ",
+		 ret == -EFBIG ? "too large for a result file (over 1 GiB)"
+		 : ret == -ENOTTY || ret == -EISDIR || ret == -ELOOP ? tb_input_strerror(ret)
+								     : "cannot read: ",
 		 ret == -ENOENT || ret == -EIO || ret == -EACCES || ret == -ENOMEM ? strerror(-ret)
 										   : "");
 	tb_err("%s", last_error);

@@ -274,11 +274,8 @@ int tb_scenario_load(const char *path, struct tb_scenario **out)
 	ret = tb_read_regular(path, TB_SCN_MAX_TEXT + 1, &text, &len);
 	if (ret) {
 		tb_err("%s: cannot read scenario: %s", path,
-		       ret == -EISDIR	? "is a directory"
-		       : ret == -ENOTTY ? "not a regular file"
-		       : ret == -EFBIG	? "larger than 1 MiB: not a scenario file"
-		       : ret == -ELOOP	? "is a symbolic link; not followed (name the file itself)"
-					: strerror(-ret));
+		       ret == -EFBIG ? "larger than 1 MiB: not a scenario file"
+				     : tb_input_strerror(ret));
 		return ret == -ENOTTY || ret == -EFBIG ? -EINVAL : ret;
 	}
 	nul = memchr(text, '\0', len);

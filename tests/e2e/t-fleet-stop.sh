@@ -43,7 +43,7 @@ if kill -0 $pid 2>/dev/null; then
 fi
 wait $pid
 rc=$?
-[ $rc -ne 0 ] || fail "an interrupted fleet exited 0"
+[ $rc -eq 130 ] || fail "an interrupted fleet exited $rc, not 130 (as an interrupted run)"
 sleep 0.3
 pgrep -f "$TMP/bin/ansible-playbook" >/dev/null && { pkill -9 -f "$TMP/bin/ansible-playbook"; fail "ansible-playbook left running"; }
 grep -q 'tb_action=cleanup' "$TMP/err" || { cat "$TMP/err"; fail "no word on how to clean up the hosts"; }
