@@ -2,8 +2,10 @@
 /*
  * command: a user's own program (stress-ng, fio, a service benchmark) run to completion per op
  * and per sample (TB_WL_ONESHOT: never calibrated, ops = 1). argv is split like a shell would
- * but no shell runs it. Its stdout+stderr go to a file in the scratch directory; `metric`, a
- * POSIX extended regex with one capture group, takes a number from that output (first match).
+ * but no shell runs it. Its stdout+stderr go to a file in the scratch directory, bounded by
+ * output-max through core/bounded.h's drain (a thread of the workload process, the same in the
+ * baseline and the traced cells); `metric`, a POSIX extended regex with one capture group,
+ * takes a number from what is kept (first match).
  * Wall time is the sample's elapsed time; its CPU time comes from RUSAGE_CHILDREN.
  * A non-zero exit, a timeout or a metric that matches nothing fails the sample.
  *
@@ -30,6 +32,7 @@ struct cmd_cfg {
 	struct tb_strlist argv;
 	char *metric;
 	uint64_t timeout;
+	uint64_t output_max;
 };
 
 struct cmd_priv {
@@ -49,6 +52,10 @@ static const struct tb_option cmd_opts[] = {
 	{"timeout", TB_OPT_DURATION, offsetof(struct cmd_cfg, timeout), "10m",
 	 "stop the program (SIGTERM, then SIGKILL) and fail the sample after this long; 0: never",
 	 0, 86400e9},
+	{"output-max", TB_OPT_SIZE, offsetof(struct cmd_cfg, output_max), "16M",
+	 "bytes of each run's stdout+stderr kept, however much it writes (the first and last halves "
+	 "and a line saying how much was cut; the metric is read from what is kept)",
+	 4096, 1073741824.0},
 	TB_OPT_END,
 };
 
@@ -179,6 +186,7 @@ static int cmd_run_batch(struct tb_workload *w, uint64_t n)
 	int ret = 0, left;
 
 	o.out_path = p->out;
+	o.out_max = c->output_max; /* core/bounded.h: a flooding program never fills the disk */
 	o.flags = TB_PROC_NULLIN;
 	tb_cgroup_spawn_opts(&p->cg, &o);
 	for (i = 0; i < n; i++) {
