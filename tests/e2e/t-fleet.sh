@@ -19,14 +19,6 @@ INV=$TMP/inventory
 NS=tbfleet$$
 VA=tbf$$a VB=tbf$$b
 
-state() {
-	if [ -d $T/instances ]; then
-		ls $T/instances; cat $T/current_tracer $T/tracing_on $T/set_event $T/set_event_pid
-	fi
-	bpftool prog show 2>/dev/null | grep -E ' (tracepoint|tracing|raw_tracepoint|perf_event) ' |
-		grep -v -E 'name (tb_|tbt_)' | awk '{print $1}' || true
-}
-
 # ---- the SSH host: a network namespace with a veth pair and an sshd of our own ---------------
 made_run_sshd= sshd_pid=
 ssh_down() {
@@ -111,7 +103,7 @@ EOF
 ssh1 ansible_host=$SSH_ADDR ansible_user=root ansible_ssh_private_key_file=$TMP/key ansible_ssh_common_args='-o UserKnownHostsFile=$TMP/known_hosts -o StrictHostKeyChecking=yes' ansible_ssh_args='-o ControlMaster=no' ansible_pipelining=true tb_install_dir=$H/ssh1
 EOF
 nmerged=$([ -n "$SSH_ADDR" ] && echo 3 || echo 2)
-before=$(state)
+before=$(own_tracing_state)
 
 # 1. The fleet: reachable hosts merged, the failing ones reported by name with the reason, exit 1.
 expect_exit 1 "$TB" fleet "$D/tiny.ini" -i "$INV" -o "$TMP/f1" --no-plots --poll 1s \
@@ -186,8 +178,7 @@ PY
 	fail "binary install: no build/helpers/ or plots/ beside the binary"
 
 # Nothing left armed, on this machine that is every host: the same tracing state as before.
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state changed by the fleet: $(diff <(echo "$before") <(echo "$after"))"
+state_unchanged "$before" || fail "tracing state changed by the fleet (the difference above)"
 "$TB" cleanup --dry-run | grep -q 'nothing to clean' || fail "cleanup --dry-run finds something"
 
 echo "step 1 (the fleet of $(( nmerged + 2 )) hosts) done at ${SECONDS}s"
@@ -243,11 +234,10 @@ for _ in $(seq 900); do kill -0 $fpid 2>/dev/null || break; sleep 0.1; done
 if kill -0 $fpid 2>/dev/null; then kill -KILL $fpid; fail "fleet did not stop within 90 s of SIGINT"; fi
 wait $fpid
 rc=$?
-[ $rc -eq 1 ] || { cat "$TMP/err3"; fail "interrupted fleet exited $rc, expected 1"; }
+[ $rc -eq 130 ] || { cat "$TMP/err3"; fail "interrupted fleet exited $rc, expected 130"; }
 grep -q 'tb_action=abort' "$TMP/err3" || { cat "$TMP/err3"; fail "no abort play after SIGINT"; }
 pgrep -f -- " run .* -o $H/ctl/runs/fleet-" >/dev/null && fail "the host's run still runs after the abort"
-after=$(state)
-[ "$before" = "$after" ] || fail "tracing state changed by the interrupted fleet"
+state_unchanged "$before" || fail "tracing state changed by the interrupted fleet (the difference above)"
 "$TB" cleanup --dry-run | grep -q 'nothing to clean' || fail "cleanup --dry-run finds something after Ctrl-C"
 
 echo "step 3 (Ctrl-C) done at ${SECONDS}s"

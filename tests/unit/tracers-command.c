@@ -402,7 +402,8 @@ static void test_perf_record(void)
 {
 	char path[4096], cmd[512], data[300];
 	const char *kv[] = {
-		"command", cmd, "ready-settle", "500ms", "events-regex", "\\(([0-9]+) samples\\)", NULL};
+		"command", cmd, "ready-settle", "500ms", "events-regex", "\\(([0-9]+) samples\\)",
+		NULL};
 	struct tb_tracer_stats st = {.extra = NULL};
 	struct stat sb;
 	struct run r;
@@ -533,17 +534,21 @@ static void test_bpf_account(void)
 		(snprintf(path, sizeof(path), "%d", (int)child), path));
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "bpf_method")),
 			       "fdinfo");
-	/* exactly the program it loaded: the sys_enter_getpid one that appeared with it */
-	CU_ASSERT_EQUAL(nd, nb + 1);
-	for (int i = 0; i < nd; i++) {
+	/*
+	 * Exactly the program it loaded: of the sys_enter_getpid programs that appeared with it
+	 * (another run on a shared machine may load its own meanwhile), one and only one is its.
+	 */
+	CU_ASSERT(nd >= nb + 1);
+	for (int i = 0, nmine = 0; i < nd; i++) {
 		bool old = false;
 
 		for (int k = 0; k < nb; k++)
 			old |= during[i] == before[k];
-		if (!old)
+		if (!old && listed(progs, during[i]) && ++nmine == 1)
 			mine = during[i];
+		CU_ASSERT(nmine <= 1);
 	}
-	CU_ASSERT(mine && listed(progs, mine));
+	CU_ASSERT(mine != 0);
 	CU_ASSERT_FALSE(listed(progs, other_id));
 	CU_ASSERT(other1 - other0 >= n); /* it ran beside, and was not counted */
 	{
@@ -561,10 +566,11 @@ static void test_bpf_account(void)
 					       "tracepoint:syscalls:sys_enter_getpid");
 			CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(p, "type")),
 					       "tracepoint");
-			/* every getpid of the host runs it: the workload's, and a few others' */
+			/*
+			 * Every getpid of the host runs it: the workload's and any other's (on a
+			 * shared machine, another run's millions), so only the floor is known.
+			 */
 			CU_ASSERT(json_integer_value(json_object_get(p, "runs")) >= (json_int_t)n);
-			CU_ASSERT(json_integer_value(json_object_get(p, "runs")) <=
-				  (json_int_t)(n + n / 10));
 			CU_ASSERT(json_real_value(json_object_get(p, "ns_per_run")) > 0);
 		}
 	}
