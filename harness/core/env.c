@@ -7,7 +7,9 @@
 const struct tb_env_var tb_env_vars[] = {
 	{TB_ENV_STATE_DIR, "Where the run lock, the records of what live runs armed (for "
 			   "cleanup) and the record of BPF programs being freed are kept. "
-			   "Default: /run/tracebench."},
+			   "Default: /run/tracebench. A run with a state directory of its own "
+			   "still takes the machine's lock (/run/tracebench/lock) first: runs "
+			   "measure one at a time whatever their state directories."},
 	{TB_ENV_RUN_DIR_OLD, "The former name of " TB_ENV_STATE_DIR ", read when that is not set."},
 	{TB_ENV_GNUPLOT, "The gnuplot program to draw plots with. Default: gnuplot in PATH."},
 	{TB_ENV_PLOTS_DIR, "The directory of the gnuplot scripts (*.gp). Default: plots/ next to "

@@ -38,6 +38,9 @@ static struct {
 
 static int lock_fd = -1;
 static pid_t lock_pid; /* process that took the lock: a forked child does not hold it */
+/* The machine's lock beside a private state directory's (0 pid: held to the exit) */
+static int machine_fd = -1;
+static pid_t machine_pid;
 
 const char *tb_armed_kind_name(enum tb_armed_kind kind)
 {
@@ -60,7 +63,7 @@ const char *tb_state_dir(void)
 
 	if (!d || !*d)
 		d = getenv(TB_ENV_RUN_DIR_OLD);
-	return d && *d ? d : "/run/tracebench";
+	return d && *d ? d : TB_MACHINE_STATE_DIR;
 }
 
 uint64_t tb_armed_start_time(pid_t pid)
@@ -306,26 +309,18 @@ static pid_t read_pid_fd(int fd)
 	return (pid_t)atoi(buf);
 }
 
-int tb_lock_acquire(bool wait, pid_t *holder)
+/* flock dir/lock, then write our pid into it. Returns the fd or -errno (-EBUSY: *holder). */
+static int lock_dir(const char *dir, bool wait, pid_t *holder)
 {
 	char path[4096], buf[32];
 	int fd, ret, len;
 
-	if (holder)
-		*holder = 0;
-	if (lock_fd >= 0 && lock_pid == getpid())
-		return 0;
-	if (lock_fd >= 0) {
-		/* Inherited across fork: closing our copy leaves the parent's lock alone. */
-		close(lock_fd);
-		lock_fd = -1;
-	}
-	ret = tb_mkdir_p(tb_state_dir(), 0755);
+	ret = tb_mkdir_p(dir, 0755);
 	if (ret) {
-		tb_err("lock: cannot create %s: %s", tb_state_dir(), strerror(-ret));
+		tb_err("lock: cannot create %s: %s", dir, strerror(-ret));
 		return ret;
 	}
-	snprintf(path, sizeof(path), "%s/lock", tb_state_dir());
+	snprintf(path, sizeof(path), "%s/lock", dir);
 	fd = tb_open_output(path, O_RDWR | O_CREAT, 0644); /* says why it failed */
 	if (fd < 0)
 		return fd;
@@ -357,13 +352,74 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		close(fd);
 		return ret;
 	}
+	return fd;
+}
+
+static void unlock_fd(int fd)
+{
+	if (ftruncate(fd, 0))
+		tb_debug("lock: truncate failed: %s", strerror(errno));
+	flock(fd, LOCK_UN);
+	close(fd);
+}
+
+/* A state directory of its own (TB_STATE_DIR, as the tests use) is not a machine of its own. */
+static bool private_state_dir(void)
+{
+	return strcmp(tb_state_dir(), TB_MACHINE_STATE_DIR) != 0;
+}
+
+int tb_lock_acquire(bool wait, pid_t *holder)
+{
+	int fd;
+
+	if (holder)
+		*holder = 0;
+	if (lock_fd >= 0 && lock_pid == getpid())
+		return 0;
+	if (lock_fd >= 0) {
+		/* Inherited across fork: closing our copy leaves the parent's lock alone. */
+		close(lock_fd);
+		lock_fd = -1;
+	}
+	/* The machine's lock first (kept when inherited: the parent measures for us too). */
+	if (private_state_dir() && machine_fd < 0) {
+		machine_fd = lock_dir(TB_MACHINE_STATE_DIR, wait, holder);
+		if (machine_fd < 0) {
+			fd = machine_fd;
+			machine_fd = -1;
+			return fd;
+		}
+		machine_pid = getpid();
+	}
+	fd = lock_dir(tb_state_dir(), wait, holder);
+	if (fd < 0)
+		return fd;
 	lock_fd = fd;
 	lock_pid = getpid();
 	return 0;
 }
 
+int tb_lock_hold_machine(void)
+{
+	int fd;
+
+	if (machine_fd >= 0)
+		return 0;
+	fd = lock_dir(TB_MACHINE_STATE_DIR, true, NULL);
+	if (fd < 0)
+		return fd;
+	machine_fd = fd;
+	machine_pid = 0; /* held to the exit: tb_lock_release leaves it */
+	return 0;
+}
+
 void tb_lock_release(void)
 {
+	if (machine_fd >= 0 && machine_pid == getpid()) {
+		unlock_fd(machine_fd);
+		machine_fd = -1;
+	}
 	if (lock_fd < 0)
 		return;
 	if (lock_pid != getpid()) {
@@ -371,10 +427,7 @@ void tb_lock_release(void)
 		lock_fd = -1;
 		return;
 	}
-	if (ftruncate(lock_fd, 0))
-		tb_debug("lock: truncate failed: %s", strerror(errno));
-	flock(lock_fd, LOCK_UN);
-	close(lock_fd);
+	unlock_fd(lock_fd);
 	lock_fd = -1;
 }
 

@@ -40,6 +40,8 @@ enum tb_armed_kind {
 const char *tb_armed_kind_name(enum tb_armed_kind kind);
 /* The kind of such a name (as a record file holds it), or -1 when it is none. */
 int tb_armed_kind_from_name(const char *name);
+/* The machine's state directory: its lock is the one every run takes. */
+#define TB_MACHINE_STATE_DIR "/run/tracebench"
 /* The state directory (/run/tracebench or $TB_STATE_DIR), not a results run directory; a
  * static string. */
 const char *tb_state_dir(void);
@@ -70,11 +72,20 @@ uint64_t tb_armed_start_time(pid_t pid);
 bool tb_armed_owner_alive(pid_t pid, uint64_t start_time);
 
 /*
- * Take the run lock (flock on <run dir>/lock, which then holds our pid). With wait, block
- * until it is free. Returns 0, or -EBUSY when another process holds it (its pid in *holder
- * when known, else 0), or -errno. The lock is released by tb_lock_release() or at exit.
+ * Take the run lock (flock on <state dir>/lock, which then holds our pid). With a state
+ * directory of its own (TB_STATE_DIR) the machine's lock (TB_MACHINE_STATE_DIR/lock) is taken
+ * first as well: runs with other state directories still measure one at a time. With wait,
+ * block until both are free. Returns 0, or -EBUSY when another process holds one (its pid in
+ * *holder when known, else 0), or -errno. Released by tb_lock_release() or at exit.
  */
 int tb_lock_acquire(bool wait, pid_t *holder);
+/*
+ * Wait for the machine's lock and hold it to the exit (tb_lock_release leaves it): for a
+ * process that traces without being a run (the unit tests), so that no run measures beside
+ * it. Its own tb_lock_acquire calls then take only their state directory's lock. Returns 0 or
+ * -errno.
+ */
+int tb_lock_hold_machine(void);
 void tb_lock_release(void);
 /* Pid of the lock's current holder (getpid() when it is us), 0 when free. */
 pid_t tb_lock_holder(void);

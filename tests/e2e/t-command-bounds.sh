@@ -36,7 +36,7 @@ workloads = getpid
 tracers = flood, dies
 EOF
 sed -i 's/^duration = 300ms/duration = 2s/' "$TMP/b.ini" # the dying one dies mid-sample
-"$TB" run "$TMP/b.ini" -o "$TMP/r" -q --no-plots >"$TMP/out" 2>"$TMP/err"
+"$TB" run "$TMP/b.ini" -o "$TMP/r" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
 grep -q "flood.*not ready" "$TMP/err" && { cat "$TMP/err"; fail "the flooding tool's first line 'ready' was not seen"; }
 grep -q "dies.*exited with status 3" "$TMP/err" || { cat "$TMP/err"; fail "the dying tool's exit was not reported"; }
 python3 - "$TMP/r/result.json" $max <<'PY' || fail "the flooding tool's samples failed"
@@ -75,9 +75,9 @@ output-max = 64K
 workloads = chatty
 tracers = none
 EOF
-"$TB" run "$TMP/w.ini" -o "$TMP/w" -q --no-plots >"$TMP/wout" 2>"$TMP/werr" &
+"$TB" run "$TMP/w.ini" -o "$TMP/w" -q --no-plots --wait >"$TMP/wout" 2>"$TMP/werr" &
 pid=$!
-for _ in $(seq 1 200); do [ -e "$TMP/written" ] && break; sleep 0.05; done
+for _ in $(seq 1 3600); do [ -e "$TMP/written" ] && break; sleep 0.05; done # it may queue (--wait)
 [ -e "$TMP/written" ] || { kill $pid; cat "$TMP/werr"; fail "the command workload did not run"; }
 sleep 0.3
 out=$(find /tmp/tracebench-$pid-* -name 'command-output*' 2>/dev/null | head -n 1)

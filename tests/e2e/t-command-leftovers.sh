@@ -26,7 +26,7 @@ records() { ls "$TB_STATE_DIR" 2>/dev/null | grep armed-; }
 [ -z "$(ours)" ] || fail "cgroups of this test exist before it: $(ours)"
 for cmd in /bin/true /bin/false "sleep 30"; do
 	sed "s#^command = CMD#command = $cmd#" "$TMP/c.ini" >"$TMP/run.ini"
-	"$TB" run "$TMP/run.ini" -o "$TMP/r" -q --no-plots >"$TMP/out" 2>"$TMP/err"
+	"$TB" run "$TMP/run.ini" -o "$TMP/r" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	if [ "$cmd" = /bin/true ] && [ $rc -ne 0 ]; then
 		cat "$TMP/err"

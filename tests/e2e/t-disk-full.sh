@@ -64,7 +64,7 @@ workloads = getpid
 tracers = none
 EOF
 head -c 8200000 /dev/zero >"$FULL/filler" 2>/dev/null
-"$TB" run "$TMP/r.ini" -o "$FULL/run" -q >"$TMP/out" 2>"$TMP/err"
+"$TB" run "$TMP/r.ini" -o "$FULL/run" -q --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?
 [ $rc -eq 3 ] || { cat "$TMP/err"; fail "a run on a full disk exited $rc, expected 3"; }
 nospc "run"

@@ -15,8 +15,9 @@ N=${TB_INTERRUPT_RUNS:-6}
 cp "${TB_ROOT:?}/tests/data/run/interrupt.ini" "$TMP/s.ini"
 before=$(own_tracing_state) # only what this test's runs could leave (lib.sh)
 
-first_round() { # DIR: wait (up to 4 s) until its result.json holds a completed round
-	for _ in $(seq 1 200); do
+first_round() { # DIR: wait (up to 3 min: the run may queue behind another) for a completed round
+	local end=$((SECONDS + 180))
+	while [ $SECONDS -lt $end ]; do
 		python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["rounds"] < 1)' \
 			"$1/result.json" 2>/dev/null && return
 		sleep 0.02
@@ -95,7 +96,7 @@ python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["
 # Ctrl-C once a round is done, plots on (issue 28): exit 130, the partial result drawn and
 # reported, its shortfall said last; the gate fails it (JUnit says why) unless --allow-partial.
 d=$TMP/drawn
-"$TB" run "$TMP/s.ini" -o "$d" -q >"$TMP/out" 2>"$TMP/err" &
+"$TB" run "$TMP/s.ini" -o "$d" -q --wait >"$TMP/out" 2>"$TMP/err" &
 pid=$!
 pids="$pids $pid"
 first_round "$d"

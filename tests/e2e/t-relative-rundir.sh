@@ -32,7 +32,7 @@ tracers = ust, cmd
 EOF
 mkdir "$TMP/cwd"
 cd "$TMP/cwd" || fail "cd"
-"$TB" run "$TMP/rel.ini" -o rel -q --no-plots >"$TMP/out" 2>"$TMP/err"
+"$TB" run "$TMP/rel.ini" -o rel -q --no-plots --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if grep -q "lttng-ust.*unsupported here\|no lttng" "$TMP/err"; then
 	echo "note: lttng-ust unsupported here: only the command tracer is checked"

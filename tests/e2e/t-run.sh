@@ -61,18 +61,18 @@ PY
 d=$(state_unchanged "$before") || fail "tracing state changed by a run: $d"
 
 # 2. The run directory is never overwritten.
-expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q
+expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q --wait
 grep -q "never overwritten" "$TMP/err" || fail "no reason for refusing an existing directory"
 # A run directory another group may write into is refused as one everyone may write into (exit 3,
 # as for one of another owner); the group of this user, or root's, is fine.
 mkdir "$TMP/gw" && chgrp nogroup "$TMP/gw" && chmod 0775 "$TMP/gw"
-expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/gw" -q
+expect_exit 3 "$TB" run "$D/small.ini" -o "$TMP/gw" -q --wait
 grep -q "writable by group" "$TMP/err" || fail "a group-writable run directory: $(cat "$TMP/err")"
 chgrp "$(id -g)" "$TMP/gw"
 expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/gw" -q --dry-run
 
 # An unwritable run directory: a clear error, nothing measured (bad input: exit 2).
-expect_exit 2 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q
+expect_exit 2 "$TB" run "$D/small.ini" -o /proc/no-such-dir/run -q --wait
 grep -q "cannot create the run directory" "$TMP/err" || fail "no reason for an unwritable directory"
 
 # 3. Dry run: the plan and an estimate, nothing written.
@@ -133,6 +133,26 @@ expect_exit 0 env TB_STATE_DIR="$ws" "$TB" run "$D/small.ini" -o "$TMP/rw" --no-
 wait $fpid
 grep -q "waiting for another tracebench run to finish" "$TMP/err" ||
 	fail "--wait waited without saying so: $(cat "$TMP/err")"
+# 5c. A state directory of its own is not a machine of its own: a run with TB_STATE_DIR still
+#     queues behind a run that holds the machine's lock (the e2e scripts' private state
+#     directories let them measure beside `make demo`, and meet its tracing as foreign).
+ws2=$TMP/own-state
+mkdir -p "$ws2" /run/tracebench
+flock /run/tracebench/lock sh -c 'echo $$ >/run/tracebench/lock; exec sleep 5' &
+fpid=$!
+holder=
+for _ in $(seq 1 3000); do # a run of the machine may hold it first
+	holder=$(pgrep -P $fpid -x sleep) && [ "$(cat /run/tracebench/lock 2>/dev/null)" = "$holder" ] && break
+	holder=
+	sleep 0.05
+done
+[ -n "$holder" ] || { kill $fpid; fail "the stand-in run never held the machine's lock"; }
+expect_exit 3 env TB_STATE_DIR="$ws2" "$TB" run "$D/small.ini" -o "$TMP/rw2" --no-plots --rounds 1
+grep -q "another tracebench run (pid $holder)" "$TMP/err" ||
+	{ kill $fpid; fail "the machine's lock holder not named: $(cat "$TMP/err")"; }
+expect_exit 0 env TB_STATE_DIR="$ws2" "$TB" run "$D/small.ini" -o "$TMP/rw3" --no-plots --wait --rounds 1
+kill -0 $holder 2>/dev/null && fail "a run with its own state directory measured while the machine's lock was held"
+wait $fpid
 # 6. --anonymize: no host name, command line or scenario path in what is written.
 expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/anon" --anonymize --no-plots -q --wait
 python3 - "$TMP/anon/result.json" "$(hostname)" <<'PY' || fail "--anonymize left identifying data"

@@ -13,6 +13,7 @@
 
 #include "core/outdir.h"
 #include "core/tb.h"
+#include "host/armed.h"
 #include "stats/stats.h"
 #include "tb_test.h"
 
@@ -30,7 +31,7 @@ static int tmpcount, tmpmade;
 static struct tmpdir_open {
 	struct tb_dir d;
 	struct tmpdir_open *next;
-} *tmpdirs; /* tb_test_tmpdir_open's, closed at exit */
+} * tmpdirs; /* tb_test_tmpdir_open's, closed at exit */
 
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
 		      CU_TestInfo *tests)
@@ -208,8 +209,17 @@ int main(int argc, char **argv)
 	unsigned int i, failures;
 	CU_TestInfo *t;
 	CU_pSuite s;
+	int ret;
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	/*
+	 * The suites arm tracefs instances, BPF programs and perf events: a run measuring
+	 * meanwhile would find them as foreign instrumentation (and be biased by them). As root,
+	 * the runner queues for the machine's run lock like a run and holds it to its exit.
+	 */
+	if (!geteuid() && (ret = tb_lock_hold_machine()))
+		printf("unit: not holding the run lock (%s): a run measuring now meets our tracing\n",
+		       strerror(-ret));
 	tb_stats_init(); /* as main() does: GSL errors are statuses, never an abort */
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
