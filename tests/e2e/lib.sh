@@ -52,6 +52,19 @@ PY
 # Another user's live instance, program or tracer is left out. state_unchanged BEFORE [RE]
 # compares, allowing up to 3 s for the kernel's asynchronous frees (a closed program stays
 # listed up to ~0.5 s), and prints the difference when it stays.
+# measuring PID: wait until the run PID (started in the background with --wait) holds the
+# machine's run lock, i.e. has stopped queueing behind another run (make demo, another user's),
+# for up to 10 minutes; returns 1 when PID ended first. A test's own waits for a phase of the
+# run start after it, so they need not allow for the queue.
+measuring() {
+	local pid=$1 end=$((SECONDS + 600))
+	while [ $SECONDS -lt $end ]; do
+		[ "$(cat /run/tracebench/lock 2>/dev/null)" = "$pid" ] && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
 own_tracing_state() {
 	python3 - "$$" "${1:-.}" <<'PY'
 import os, re, sys

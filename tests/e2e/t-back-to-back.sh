@@ -34,7 +34,7 @@ PY
 }
 before=$(own_tracing_state '^tb_sc_') # another run's programs are not ours to count (lib.sh)
 for i in $(seq 1 "$runs"); do
-	timeout 60 "$TB" run --wait "$D/back-to-back.ini" -o "$TMP/r$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
+	timeout 600 "$TB" run --wait "$D/back-to-back.ini" -o "$TMP/r$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
 		{ cat "$TMP/out" "$TMP/err"; fail "run $i failed"; }
 	flagged_ours "$TMP/r$i" 'tb_sc_' || fail "run $i flagged an earlier run's program as foreign"
 done
@@ -63,7 +63,7 @@ workloads = getpid
 tracers = none, bt
 EOF2
 	for i in 1 2 3; do
-		timeout 120 "$TB" run --wait "$TMP/bpftrace.ini" -o "$TMP/b$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
+		timeout 600 "$TB" run --wait "$TMP/bpftrace.ini" -o "$TMP/b$i" -q --no-plots >"$TMP/out" 2>"$TMP/err" ||
 			{ cat "$TMP/out" "$TMP/err"; fail "bpftrace run $i failed"; }
 		prev=
 		[ "$i" -gt 1 ] && prev=$TMP/b$((i - 1))/result.json

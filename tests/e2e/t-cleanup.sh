@@ -111,6 +111,7 @@ tracers = tp
 EOF
 "$TB" run "$TMP/kill.ini" -o "$TMP/killed-run" --wait >"$TMP/run.out" 2>&1 &
 run=$!
+measuring $run
 armed=
 for _ in $(seq 200); do
 	if ls "$T/instances" | grep -q "^tracebench-$run-"; then
@@ -150,6 +151,7 @@ sed -e 's/^type = ftrace-events/type = bpf/' -e 's/^events = .*/program = syscal
 	"$TMP/kill.ini" >"$TMP/kill-bpf.ini"
 "$TB" run "$TMP/kill-bpf.ini" -o "$TMP/killed-bpf" --wait >"$TMP/run.out" 2>&1 &
 run=$!
+measuring $run
 armed=
 for _ in $(seq 200); do
 	grep -q '"bpf_prog"' "$TB_STATE_DIR/armed-$run.json" 2>/dev/null && { armed=1; break; }

@@ -77,7 +77,8 @@ tracers = none
 EOF
 "$TB" run "$TMP/w.ini" -o "$TMP/w" -q --no-plots --wait >"$TMP/wout" 2>"$TMP/werr" &
 pid=$!
-for _ in $(seq 1 3600); do [ -e "$TMP/written" ] && break; sleep 0.05; done # it may queue (--wait)
+measuring $pid
+for _ in $(seq 1 200); do [ -e "$TMP/written" ] && break; sleep 0.05; done
 [ -e "$TMP/written" ] || { kill $pid; cat "$TMP/werr"; fail "the command workload did not run"; }
 sleep 0.3
 out=$(find /tmp/tracebench-$pid-* -name 'command-output*' 2>/dev/null | head -n 1)

@@ -66,6 +66,7 @@ for m in $moments; do
 	d=$TMP/r$i
 	"$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 	pid=$!
+	measuring $pid
 	pids="$pids $pid"
 	sleep "$m"
 	kill -INT $pid 2>/dev/null
@@ -83,6 +84,7 @@ done
 d=$TMP/triple
 "$TB" run --wait "$TMP/s.ini" -o "$d" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
+measuring $pid
 pids="$pids $pid"
 first_round "$d"
 kill -INT $pid; sleep 0.01; kill -INT $pid; sleep 0.01; kill -INT $pid
@@ -98,6 +100,7 @@ python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["settings"]["
 d=$TMP/drawn
 "$TB" run "$TMP/s.ini" -o "$d" -q --wait >"$TMP/out" 2>"$TMP/err" &
 pid=$!
+measuring $pid
 pids="$pids $pid"
 first_round "$d"
 kill -INT $pid

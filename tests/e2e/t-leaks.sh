@@ -58,6 +58,7 @@ PY
 # SIGKILL mid-run: cleanup finds the daemon in the dead run's cgroup, the cgroup, the scratch.
 "$TB" run --wait "$TMP/d.ini" -o "$TMP/r2" -q --no-plots >"$TMP/out" 2>"$TMP/err" &
 pid=$!
+measuring $pid
 for _ in $(seq 1 100); do [ -n "$(left)" ] && break; sleep 0.05; done
 sleep 0.1
 kill -9 $pid

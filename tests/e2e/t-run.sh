@@ -93,6 +93,7 @@ fi
 #    meanwhile is refused by the lock (exit 3, naming the holder).
 "$TB" run "$D/long.ini" -o "$TMP/r2" -q --no-plots --wait >"$TMP/long.out" 2>"$TMP/long.err" &
 pid=$!
+measuring $pid
 # result.json exists from the start (written before the first sample); wait for a round in it.
 rounds() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["settings"]["rounds"])' \
 	"$TMP/r2/result.json" 2>/dev/null || echo 0; }

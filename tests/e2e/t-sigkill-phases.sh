@@ -59,13 +59,14 @@ kill_when() {
 	shift 2
 	"$TB" run "$TMP/k.ini" -o "$TMP/r-$name" -q --wait "$@" >"$TMP/out-$name" 2>"$TMP/err-$name" &
 	pid=$!
-	for i in $(seq 1 4800); do # 4 min: the run may queue behind another (--wait)
+	measuring $pid
+	for i in $(seq 1 1200); do
 		$cond $pid && break
 		kill -0 $pid 2>/dev/null || break
 		sleep 0.05
 	done
 	kill -0 $pid 2>/dev/null || { cat "$TMP/err-$name"; fail "$name: the run ended before the phase"; }
-	$cond $pid || { kill -9 $pid; fail "$name: the phase was not reached in 4 min"; }
+	$cond $pid || { kill -9 $pid; fail "$name: the phase was not reached in 60 s"; }
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	# The sample child dies of PDEATHSIG a moment later; cleanup leaves live owners alone.
