@@ -624,6 +624,28 @@ static int explain_read(struct tb_json_reader *rd, const struct tb_json_field *f
 
 static const struct tb_json_custom explain_io = {explain_write, explain_read};
 
+/* [accounting_samples]: the orders of the cell's accounting samples, listed apart from its
+ * timed ones (derived from samples[].accounting: written, never read). */
+static int acct_samples_write(json_t *o, const struct tb_json_field *f, const void *base)
+{
+	const struct tb_cell *c = base;
+	json_t *a = NULL;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		if (!c->samples[i].accounting)
+			continue;
+		if (!a && !(a = json_array()))
+			return -ENOMEM;
+		if (json_array_append_new(a, json_integer(c->samples[i].order))) {
+			json_decref(a);
+			return -ENOMEM;
+		}
+	}
+	return a ? tb_json_set(o, f->key, a) : 0;
+}
+
+static const struct tb_json_custom acct_samples_io = {acct_samples_write, NULL};
+
 static bool proof_judged(const void *cell)
 {
 	return ((const struct tb_cell *)cell)->proof.outcome != TB_PROOF_NONE;
@@ -676,6 +698,7 @@ static const struct tb_json_field cell_fields[] = {
 	 .when = proof_judged},
 	F_CUSTOM("explain", &explain_io, 0),
 	F_CHILD_SEEN("accounting", accounting, accounting.present, &accounting_table),
+	F_CUSTOM("accounting_samples", &acct_samples_io, TB_JSON_OUT),
 	F_END,
 };
 #undef T

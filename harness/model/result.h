@@ -216,7 +216,8 @@ struct tb_cell_prog {
  * What a cell's accounting samples (tb_sample.accounting) found, and what the accounting itself
  * cost: the accounting samples against the cell's timed ones, of the same rounds.
  * [accounting] {samples, ns_per_op, cost_pct, cost_ci, cost_ns_per_op, cost_ns_per_run,
- * bpf_runs_per_op, bpf_ns_per_run, ci_reason}
+ * bpf_runs_per_op, bpf_ns_per_run, ci_reason}; the cell's [accounting_samples] lists their
+ * orders (written from samples[].accounting, never read).
  */
 struct tb_accounting {
 	bool present;

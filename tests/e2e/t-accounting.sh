@@ -50,6 +50,8 @@ assert len(acct) == 3, f"{len(acct)} accounting samples, one per round expected"
 for s in acct:
     assert s.get("bpf_stats") is True, f"accounting sample {s['order']}: bpf_stats {s.get('bpf_stats')}"
     assert s["bpf_run_cnt"] and s["bpf_run_cnt"] > 0, f"accounting sample {s['order']}: no runs"
+assert sorted(c.get("accounting_samples", [])) == sorted(s["order"] for s in acct), \
+    f"accounting_samples {c.get('accounting_samples')}"
 a = c.get("accounting")
 assert a and a["samples"] == 3, f"accounting object: {a}"
 assert a["bpf_ns_per_run"] and a["bpf_ns_per_run"] > 0, f"no ns/run: {a}"

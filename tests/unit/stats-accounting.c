@@ -57,6 +57,7 @@ static struct tb_result *with_accounting(unsigned int nacct, struct tb_cell **ce
 		s = tb_cell_add_sample(c); /* the array may move: the timed one by its index */
 		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 		s->round = (int)k;
+		s->order = 100000 + k; /* after every sample of the fixture's run */
 		s->accounting = true;
 		s->bpf_stats = 1;
 		s->ns_per_op = c->samples[ti].ns_per_op * STATS_COST;
@@ -166,6 +167,23 @@ static void test_keys_round_trip(void)
 	CU_ASSERT_EQUAL(json_integer_value(json_object_get(a, "samples")), 10);
 	CU_ASSERT_TRUE(json_is_array(json_object_get(a, "cost_ci")));
 	CU_ASSERT_TRUE(json_is_number(json_object_get(a, "bpf_ns_per_run")));
+	/* listed apart: the orders of the accounting samples, and only theirs */
+	a = json_object_get(cell_json(doc, 1), "accounting_samples");
+	CU_ASSERT_EQUAL(json_array_size(a), 10);
+	json_array_foreach(a, i, s)
+	{
+		json_t *smp = NULL, *e;
+		size_t k;
+
+		json_array_foreach(samples, k, e)
+		{
+			if (json_integer_value(json_object_get(e, "order")) ==
+			    json_integer_value(s))
+				smp = e;
+		}
+		CU_ASSERT_TRUE(smp && json_is_true(json_object_get(smp, "accounting")));
+	}
+	CU_ASSERT_PTR_NULL(json_object_get(cell_json(doc, 0), "accounting_samples"));
 	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "acct.json", &back), 0);
 	CU_ASSERT_TRUE(back->cells[1].accounting.present);
 	CU_ASSERT_DOUBLE_EQUAL(back->cells[1].accounting.cost_pct, c->accounting.cost_pct, 1e-9);
