@@ -80,6 +80,27 @@ static int round_read(struct tb_json_reader *rd, const struct tb_json_field *f, 
 
 static const struct tb_json_custom round_io = {round_write, round_read};
 
+/* [bpf_stats]: true or false when the tracer held a BPF account, absent (-1) otherwise. */
+static int bpf_stats_write(json_t *o, const struct tb_json_field *f, const void *base)
+{
+	int v = ((const struct tb_sample *)base)->bpf_stats;
+
+	return v < 0 ? 0 : tb_json_set(o, f->key, json_boolean(v));
+}
+
+static int bpf_stats_read(struct tb_json_reader *rd, const struct tb_json_field *f, json_t *v,
+			  void *base)
+{
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_boolean(v))
+		return tb_json_bad(rd, f->key, "expected true, false or null");
+	((struct tb_sample *)base)->bpf_stats = json_is_true(v);
+	return 0;
+}
+
+static const struct tb_json_custom bpf_stats_io = {bpf_stats_write, bpf_stats_read};
+
 /* A completed sample took time: 0 (or a denormal) would make every ratio infinite. */
 static int sample_check(struct tb_json_reader *rd, json_t *o, void *base)
 {
@@ -120,6 +141,8 @@ static const struct tb_json_field sample_fields[] = {
 	F_COUNT("bpf_run_time_ns", bpf_run_time_ns, 0),
 	F_COUNT("tracer_disk_bytes", disk_bytes, 0),
 	F_COUNT("workload_events", workload_events, TB_JSON_OMIT),
+	F_BOOL("accounting", accounting, TB_JSON_OMIT),
+	F_CUSTOM("bpf_stats", &bpf_stats_io, 0),
 	F_END,
 };
 #undef T
@@ -544,6 +567,30 @@ static const struct tb_json_field proof_fields[] = {
 
 static const struct tb_json_table proof_table = {proof_fields, proof_init, NULL};
 
+/* ---- a cell's accounting samples --------------------------------------------------------------- */
+
+static void accounting_init(void *base)
+{
+	tb_accounting_init(base);
+}
+
+#define T struct tb_accounting
+static const struct tb_json_field accounting_fields[] = {
+	F_UINT("samples", samples, TB_RESULT_MAX_SAMPLES),
+	F_NUM("ns_per_op", ns_per_op, 0),
+	F_RANGE("cost_pct", cost_pct, -100, MAXV, 0),
+	F_PAIR("cost_ci", ci_lo, ci_hi, 0),
+	F_RANGE("cost_ns_per_op", cost_ns_per_op, -MAXV, MAXV, 0),
+	F_RANGE("cost_ns_per_run", cost_ns_per_run, -MAXV, MAXV, 0),
+	F_NUM("bpf_runs_per_op", bpf_runs_per_op, 0),
+	F_NUM("bpf_ns_per_run", bpf_ns_per_run, 0),
+	F_TEXT("ci_reason", ci_reason, TB_JSON_OMIT),
+	F_END,
+};
+#undef T
+
+static const struct tb_json_table accounting_table = {accounting_fields, accounting_init, NULL};
+
 /* ---- a cell ---------------------------------------------------------------------------------- */
 
 /* [tracer_extra] as written: with the cell's BPF programs and their derived figures. */
@@ -576,6 +623,28 @@ static int explain_read(struct tb_json_reader *rd, const struct tb_json_field *f
 }
 
 static const struct tb_json_custom explain_io = {explain_write, explain_read};
+
+/* [accounting_samples]: the orders of the cell's accounting samples, listed apart from its
+ * timed ones (derived from samples[].accounting: written, never read). */
+static int acct_samples_write(json_t *o, const struct tb_json_field *f, const void *base)
+{
+	const struct tb_cell *c = base;
+	json_t *a = NULL;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		if (!c->samples[i].accounting)
+			continue;
+		if (!a && !(a = json_array()))
+			return -ENOMEM;
+		if (json_array_append_new(a, json_integer(c->samples[i].order))) {
+			json_decref(a);
+			return -ENOMEM;
+		}
+	}
+	return a ? tb_json_set(o, f->key, a) : 0;
+}
+
+static const struct tb_json_custom acct_samples_io = {acct_samples_write, NULL};
 
 static bool proof_judged(const void *cell)
 {
@@ -628,6 +697,8 @@ static const struct tb_json_field cell_fields[] = {
 	 .sub = &proof_table,
 	 .when = proof_judged},
 	F_CUSTOM("explain", &explain_io, 0),
+	F_CHILD_SEEN("accounting", accounting, accounting.present, &accounting_table),
+	F_CUSTOM("accounting_samples", &acct_samples_io, TB_JSON_OUT),
 	F_END,
 };
 #undef T

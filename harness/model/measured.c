@@ -10,8 +10,43 @@
 
 bool tb_sample_measured(const struct tb_sample *s)
 {
-	return !s->warmup && !s->failed && !s->abandoned && !s->partial_round &&
+	return !s->warmup && !s->accounting && !s->failed && !s->abandoned && !s->partial_round &&
 	       isfinite(s->ns_per_op);
+}
+
+bool tb_sample_accounted(const struct tb_sample *s)
+{
+	return s->accounting && !s->failed && !s->abandoned && !s->partial_round &&
+	       isfinite(s->ns_per_op);
+}
+
+/* No measured sample knows its events (run_cnt needs the stats that they run without). */
+static bool events_from_accounting(const struct tb_cell *c)
+{
+	bool acct = false;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->events >= 0)
+			return false;
+		acct |= tb_sample_accounted(s) && s->events >= 0;
+	}
+	return acct;
+}
+
+bool tb_sample_counts_events(const struct tb_cell *c, const struct tb_sample *s)
+{
+	return events_from_accounting(c) ? tb_sample_accounted(s) : tb_sample_measured(s);
+}
+
+size_t tb_cell_nevent_samples(const struct tb_cell *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++)
+		n += tb_sample_counts_events(c, &c->samples[i]);
+	return n;
 }
 
 size_t tb_cell_nmeasured(const struct tb_cell *c)
@@ -25,9 +60,10 @@ size_t tb_cell_nmeasured(const struct tb_cell *c)
 
 enum { SUM_EVENTS, SUM_LOST, SUM_WORKLOAD };
 
-/* Sum of a per-sample count over measured samples; -1 when none knows it. */
+/* Sum of a per-sample count over the samples that count events; -1 when none knows it. */
 static int64_t sum_count(const struct tb_cell *c, int which)
 {
+	bool acct = events_from_accounting(c);
 	int64_t sum = -1;
 	size_t i;
 
@@ -37,7 +73,7 @@ static int64_t sum_count(const struct tb_cell *c, int which)
 			    : which == SUM_WORKLOAD ? s->workload_events
 						    : s->events;
 
-		if (tb_sample_measured(s) && v >= 0)
+		if ((acct ? tb_sample_accounted(s) : tb_sample_measured(s)) && v >= 0)
 			sum = tb_add_sat(sum < 0 ? 0 : sum, v); /* a crafted count must not wrap */
 	}
 	return sum;
@@ -169,7 +205,7 @@ double tb_cell_event_rate(const struct tb_cell *c)
 	size_t i;
 
 	for (i = 0; i < c->nsamples; i++)
-		if (tb_sample_measured(&c->samples[i]) && c->samples[i].elapsed_ns > 0)
+		if (tb_sample_counts_events(c, &c->samples[i]) && c->samples[i].elapsed_ns > 0)
 			el += c->samples[i].elapsed_ns;
 	return ev > 0 && el > 0 ? (double)ev / (el / 1e9) : NAN;
 }

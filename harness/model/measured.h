@@ -15,11 +15,21 @@
 /* A sample counts in statistics: a completed measured round (not a warmup, not the round a
  * stop interrupted), the sample completed (not failed, not abandoned), finite ns/op. */
 bool tb_sample_measured(const struct tb_sample *s);
+/* An accounting sample that completed in a completed round: the accounting's own figures. */
+bool tb_sample_accounted(const struct tb_sample *s);
+/*
+ * s is one of the samples c's event counts come from: its measured samples, or, when none of
+ * them knows its count (a command tracer's BPF runs: run_cnt is counted only while the stats
+ * are on, which the timed samples run without), its accounting samples.
+ */
+bool tb_sample_counts_events(const struct tb_cell *c, const struct tb_sample *s);
+/* How many samples c's event counts come from (tb_sample_counts_events). */
+size_t tb_cell_nevent_samples(const struct tb_cell *c);
 /* Measured samples of c. */
 size_t tb_cell_nmeasured(const struct tb_cell *c);
 /*
- * Events recorded (lost) over c's measured samples, summed from the samples; -1 when no
- * measured sample knows its count. The runner stores these as the cell's totals.
+ * Events recorded (lost) over the samples c's counts come from (tb_sample_counts_events),
+ * summed; -1 when none knows its count. The runner stores these as the cell's totals.
  */
 int64_t tb_cell_events_sum(const struct tb_cell *c);
 int64_t tb_cell_lost_sum(const struct tb_cell *c);

@@ -53,6 +53,13 @@ void tb_proof_init(struct tb_proof *p)
 	p->events_per_op = p->expected_per_op = p->lo = p->hi = NAN;
 }
 
+void tb_accounting_init(struct tb_accounting *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->ns_per_op = a->cost_pct = a->ci_lo = a->ci_hi = a->cost_ns_per_op = NAN;
+	a->cost_ns_per_run = a->bpf_runs_per_op = a->bpf_ns_per_run = NAN;
+}
+
 static void summary_init(struct tb_summary *s)
 {
 	s->n = 0;
@@ -187,6 +194,7 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r)
 	c->latency.max = NAN;
 	tb_overhead_init(&c->overhead);
 	tb_proof_init(&c->proof);
+	tb_accounting_init(&c->accounting);
 	return c;
 }
 
@@ -208,6 +216,7 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
 	s->metric = NAN;
 	s->bpf_run_cnt = s->bpf_run_time_ns = s->disk_bytes = -1;
 	s->workload_events = -1;
+	s->bpf_stats = -1;
 	c->nsamples++;
 	return s;
 }

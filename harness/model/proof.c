@@ -295,7 +295,7 @@ static double measured_per_op(const struct tb_cell *c, int64_t *events, bool *at
 	const struct tb_expected *x = &c->expected;
 	int64_t wl = tb_cell_workload_events(c);
 	double ops = (double)c->ops_per_sample * (double)(c->threads ? c->threads : 1) *
-		     (double)tb_cell_nmeasured(c);
+		     (double)tb_cell_nevent_samples(c);
 
 	*events = tb_cell_events(c);
 	*attributed = x->present && x->attributes && x->scope == TB_SCOPE_SYSTEM && wl >= 0;

@@ -77,6 +77,12 @@ struct tb_sample {
 	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
 	int64_t workload_events; /* [workload_events] the workload's own share of a system-wide
 				    count, -1 unknown (tracers that attribute: core/events.h) */
+	bool accounting; /* [accounting] an accounting sample: the tracer's costly accounting
+			    (BPF run-time stats) on; never in the overhead statistics, only in the
+			    cell's [accounting] object (METHODOLOGY.md, "The measurer never
+			    inflates the measured") */
+	int bpf_stats;	 /* [bpf_stats] BPF_STATS_RUN_TIME was on over the window: 1, 0, or -1
+			    (absent) when the tracer holds no BPF account */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */
@@ -206,6 +212,26 @@ struct tb_cell_prog {
 	unsigned int samples; /* [samples] measured samples in which it was found */
 };
 
+/*
+ * What a cell's accounting samples (tb_sample.accounting) found, and what the accounting itself
+ * cost: the accounting samples against the cell's timed ones, of the same rounds.
+ * [accounting] {samples, ns_per_op, cost_pct, cost_ci, cost_ns_per_op, cost_ns_per_run,
+ * bpf_runs_per_op, bpf_ns_per_run, ci_reason}; the cell's [accounting_samples] lists their
+ * orders (written from samples[].accounting, never read).
+ */
+struct tb_accounting {
+	bool present;
+	unsigned int samples;	/* [samples] measured accounting samples */
+	double ns_per_op;	/* [ns_per_op] their median ns/op */
+	double cost_pct;	/* [cost_pct] 100 * (median accounting / median timed - 1) */
+	double ci_lo, ci_hi;	/* [cost_ci] its bootstrap CI; null with too few points */
+	double cost_ns_per_op;	/* [cost_ns_per_op] median accounting - median timed */
+	double cost_ns_per_run; /* [cost_ns_per_run] cost_ns_per_op / bpf_runs_per_op */
+	double bpf_runs_per_op; /* [bpf_runs_per_op] the programs' runs per op and thread */
+	double bpf_ns_per_run;	/* [bpf_ns_per_run] run_time_ns / run_cnt in them */
+	char ci_reason[128];	/* [ci_reason] why cost_ci is null ("mean of 2 points ...") */
+};
+
 struct tb_cell {
 	char *id;		   /* [id] "workload/tracer", unique in the result */
 	char *workload;		   /* [workload] section name */
@@ -240,6 +266,7 @@ struct tb_cell {
 	struct tb_expected expected;	 /* [expected_events] traced cells, from the run */
 	struct tb_proof proof;		 /* [proof] traced cells once analysed */
 	struct tb_cell_explain *explain; /* [explain] where the overhead lands (model/explain.h) */
+	struct tb_accounting accounting; /* [accounting] cells with accounting samples */
 };
 
 /*
@@ -334,6 +361,7 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r);
 /* Every figure of an overhead (a proof) unknown: NAN, empty strings, no verdict. */
 void tb_overhead_init(struct tb_overhead *o);
 void tb_proof_init(struct tb_proof *p);
+void tb_accounting_init(struct tb_accounting *a);
 /* Append a sample to a cell; returns it with unknowns preset, or NULL on ENOMEM. */
 struct tb_sample *tb_cell_add_sample(struct tb_cell *c);
 /* The baseline cell of c's workload, or NULL. */

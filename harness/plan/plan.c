@@ -287,7 +287,7 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
 	double rounds = (double)(p->s->warmup + tb_scenario_first_rounds(p->s));
-	size_t i;
+	size_t i, nacct = 0;
 
 	memset(e, 0, sizeof(*e));
 	for (i = 0; i < p->ncells; i++) {
@@ -298,13 +298,25 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
 		e->process_s += rounds * TB_PLAN_PROCESS_S;
 		e->tracer_s += tracer_cost_s(p, t, rounds);
+		/* one accounting sample per measured round, its tracer set up afresh */
+		if (!(t->ops->flags & TB_TR_BASELINE) && t->ops->accounts &&
+		    t->ops->accounts(t->cfg)) {
+			double acct = (double)tb_scenario_first_rounds(p->s);
+
+			e->batch_s += acct * to_s(w->duration_ns);
+			e->settle_s += acct * 2 * to_s(t->settle_ns);
+			e->process_s += acct * TB_PLAN_PROCESS_S;
+			e->tracer_s +=
+				t->ops->est_cost_ns ? acct * to_s(t->ops->est_cost_ns(t->cfg)) : 0;
+			nacct += (size_t)acct;
+		}
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
 			e->explain_s += (double)p->s->explain_samples *
 					(to_s(w->duration_ns) + 2 * to_s(t->settle_ns) +
 					 TB_PLAN_PROCESS_S + 0.1);
 	}
-	e->nsamples = (size_t)rounds * p->ncells;
+	e->nsamples = (size_t)rounds * p->ncells + nacct;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
 	e->total_s =
 		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;

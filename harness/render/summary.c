@@ -60,7 +60,7 @@ static void bpf_table(FILE *f, const struct tb_cell *c)
 static void print_command_tracers(FILE *f, const struct tb_result *r)
 {
 	bool header = false;
-	char mem[32], rss[32], cpu[32];
+	char mem[32], rss[32], cpu[32], acct[640];
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
@@ -71,7 +71,7 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 			continue;
 		if (!header)
 			fprintf(f,
-				"\ncommand tracers: their own figures, and their BPF programs as the kernel counted them (run_cnt, run_time_ns) over the measured samples\n");
+				"\ncommand tracers: their own figures, and their BPF programs as the kernel counted them (run_cnt, run_time_ns) over their accounting samples (the timed samples run with the stats off)\n");
 		header = true;
 		tb_fmt_num(mem, sizeof(mem),
 			   tb_json_num_at(c->tracer_extra, "bpf_maps_memlock") / 1024.0,
@@ -87,6 +87,8 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 		if (tb_json_text_at(c->tracer_extra, "tool", "not_attached"))
 			fprintf(f, "  not attached (the tool says): %s\n",
 				tb_json_text_at(c->tracer_extra, "tool", "not_attached"));
+		if (c->accounting.present)
+			fprintf(f, "  %s\n", tb_fmt_accounting(acct, sizeof(acct), c));
 		if (c->nbpf_progs)
 			bpf_table(f, c);
 	}

@@ -84,6 +84,30 @@ const char *tb_fmt_ns(char *buf, size_t len, double ns)
 	return buf;
 }
 
+const char *tb_fmt_accounting(char *buf, size_t len, const struct tb_cell *c)
+{
+	const struct tb_accounting *a = &c->accounting;
+	char ci[160] = "", per[32], runs[32], cost[32], nsop[32], nsrun[32];
+
+	buf[0] = '\0';
+	if (!a->present)
+		return buf;
+	if (isfinite(a->ci_lo) && isfinite(a->ci_hi))
+		snprintf(ci, sizeof(ci), " [%+.1f, %+.1f]", a->ci_lo, a->ci_hi);
+	else if (a->ci_reason[0])
+		snprintf(ci, sizeof(ci), " (%s)", a->ci_reason);
+	snprintf(buf, len,
+		 "accounting: %u samples with bpf_enable_stats on, never in the overhead: %s "
+		 "ns/run, %s runs/op; the stats cost %s%%%s of the timed ns/op (%s ns/op, %s ns "
+		 "per run)",
+		 a->samples, tb_fmt_num(per, sizeof(per), a->bpf_ns_per_run, "%.1f"),
+		 tb_fmt_num(runs, sizeof(runs), a->bpf_runs_per_op, "%.2f"),
+		 tb_fmt_num(cost, sizeof(cost), a->cost_pct, "%+.1f"), ci,
+		 tb_fmt_num(nsop, sizeof(nsop), a->cost_ns_per_op, "%+.1f"),
+		 tb_fmt_num(nsrun, sizeof(nsrun), a->cost_ns_per_run, "%+.1f"));
+	return buf;
+}
+
 const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes)
 {
 	double b = (double)bytes;

@@ -45,6 +45,14 @@ struct tb_rate_model;
  */
 const char *tb_fmt_rate_model(char *buf, size_t len, const struct tb_rate_model *m);
 
+/*
+ * A cell's accounting samples as every output states them (result.h, struct tb_accounting):
+ * "accounting: 10 samples with bpf_enable_stats on, never in the overhead: 112.9 ns/run, 1.00
+ * runs/op; the stats cost +71.6% [65.2, 78.0] of the timed ns/op (+85.3 ns/op, 85.3 ns per
+ * run)", the CI replaced by the reason when there is none. "" for a cell without them.
+ */
+const char *tb_fmt_accounting(char *buf, size_t len, const struct tb_cell *c);
+
 /* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
  * "-" when negative (unknown). */
 const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes);

@@ -413,6 +413,7 @@ static int disarm(struct sample *sp, int ret)
 	sp->st.bpf_run_cnt = sp->st.bpf_run_time_ns = sp->st.workload_events = -1;
 	sp->st.disk_bytes = -1;
 	sp->st.cpu_s = -1;
+	sp->st.bpf_stats = -1;
 	if (t->ops->collect) {
 		unsigned long nerr = tb_log_error_count();
 		int cret = t->ops->collect(t, &sp->st);
@@ -471,9 +472,10 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->bpf_run_time_ns = sp->st.bpf_run_time_ns;
 	smp->workload_events = sp->st.workload_events;
 	smp->disk_bytes = sp->st.disk_bytes;
+	smp->bpf_stats = sp->st.bpf_stats;
 	if (sp->st.mem_bytes > cell->tracer_mem_bytes)
 		cell->tracer_mem_bytes = sp->st.mem_bytes;
-	if (sp->st.extra && tb_sample_measured(smp)) {
+	if (sp->st.extra && (sp->job->split ? tb_sample_accounted(smp) : tb_sample_measured(smp))) {
 		char err[256];
 
 		/* A command tracer's BPF programs add up over the cell's measured samples. */
@@ -485,7 +487,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 		cell->tracer_extra = sp->st.extra;
 		sp->st.extra = NULL;
 	}
-	if (!sp->job->w->latency || sp->job->warmup)
+	if (!sp->job->w->latency || sp->job->warmup || sp->job->accounting)
 		return;
 	if (!*hist) {
 		*hist = malloc(sizeof(**hist));
@@ -508,6 +510,7 @@ int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, stru
 		return -ENOMEM;
 	sp.smp->round = job->warmup ? -1 : job->round;
 	sp.smp->warmup = job->warmup;
+	sp.smp->accounting = job->accounting;
 	sp.smp->order = job->order;
 	sp.smp->failed = true; /* until it completes */
 	sp.t.ops = job->t->ops;
@@ -525,6 +528,7 @@ int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, stru
 	sp.t.expect = job->expect;
 	sp.t.nexpect = job->nexpect;
 	sp.t.sample = job->order;
+	sp.t.accounting = job->accounting;
 
 	ret = arm(&sp);
 	if (!ret) {

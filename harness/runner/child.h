@@ -50,6 +50,12 @@ struct tb_measure_job {
 	 * runner tears it down at the end with tb_child_release.
 	 */
 	struct tb_tracer *held;
+	/* An accounting sample (tracer.h, accounts): the tracer's accounting on, the sample
+	 * marked as such and kept out of the overhead statistics and the latency histogram. */
+	bool accounting;
+	/* The cell has accounting samples: its BPF programs' table comes from them alone (the
+	 * timed samples know no run figures). */
+	bool split;
 };
 
 /*

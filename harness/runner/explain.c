@@ -168,7 +168,7 @@ static int explain_sample(struct tb_runner *rn, struct phase *ph, size_t i, stru
 	cr.hist = NULL;
 	cr.dead = false;
 	cr.held = NULL; /* its own tracer, set up and torn down in the sample */
-	ret = tb_runner_sample(rn, &cr, -1, true, &t, sc);
+	ret = tb_runner_sample(rn, &cr, -1, true, false, &t, sc);
 	free(cr.hist);
 	smp = sc->nsamples ? &sc->samples[sc->nsamples - 1] : NULL;
 	if (ret || !smp)

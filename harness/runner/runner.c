@@ -79,28 +79,54 @@ static double steady_wall_s(const struct tb_plan_cell *cr, const struct tb_cell 
 	return wall;
 }
 
+/*
+ * The cells with accounting samples (tracer.h, accounts) into acct (room for ncells); returns
+ * how many.
+ */
+static size_t accounting_cells(const struct tb_runner *rn, size_t *acct)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rn->plan->ncells; i++)
+		if (tb_runner_accounts(rn, &rn->plan->cells[i]))
+			acct[n++] = i;
+	return n;
+}
+
+/*
+ * One round: every cell's sample and, in a measured round, one accounting sample of each cell
+ * that has them, all in one shuffled order, so that the accounting samples meet the same
+ * drift as the timed ones they are compared with (METHODOLOGY.md, "The measurer never
+ * inflates the measured"). Without accounting cells the order is the one it always was.
+ */
 static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int nround,
 		     unsigned int nrounds)
 {
 	struct tb_plan *p = rn->plan;
-	size_t order[p->ncells], i;
+	size_t acct[p->ncells ? p->ncells : 1], nacct = warmup ? 0 : accounting_cells(rn, acct);
+	size_t order[p->ncells + nacct], i;
 	int ret;
 
-	tb_runner_round_order(rn->rng, p->ncells, order);
-	for (i = 0; i < p->ncells; i++) {
-		struct tb_plan_cell *cr = &p->cells[order[i]];
+	tb_runner_round_order(rn->rng, p->ncells + nacct, order);
+	for (i = 0; i < p->ncells + nacct; i++) {
+		bool accounting = order[i] >= p->ncells;
+		struct tb_plan_cell *cr =
+			&p->cells[accounting ? acct[order[i] - p->ncells] : order[i]];
 		uint64_t t0 = tb_now_ns();
 
 		if (cr->dead)
 			continue;
 		tb_runner_progress_say(rn, warmup ? "warmup" : "round", nround, nrounds,
 				       &rn->r->cells[cr->cell]);
-		ret = tb_runner_sample(rn, cr, round, warmup, NULL, NULL);
+		ret = tb_runner_sample(rn, cr, round, warmup, accounting, NULL, NULL);
 		if (ret)
 			return ret;
 		rn->samples_done++;
-		cr->wall_s += steady_wall_s(cr, &rn->r->cells[cr->cell], to_s(tb_now_ns() - t0));
-		cr->nwall++;
+		if (!accounting) { /* an accounting sample sets its tracer up afresh: apart */
+			cr->wall_s +=
+				steady_wall_s(cr, &rn->r->cells[cr->cell], to_s(tb_now_ns() - t0));
+			cr->nwall++;
+		}
 		rn->sample_cost_s +=
 			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
 		if (cr->dead)
@@ -211,6 +237,7 @@ static int commit_histograms(struct tb_plan *p)
 static int measured_rounds(struct tb_runner *rn)
 {
 	struct tb_scenario *s = rn->plan->s;
+	size_t acct[rn->plan->ncells ? rn->plan->ncells : 1];
 	unsigned int done = 0, target = tb_scenario_first_rounds(s);
 	struct tb_runner_stop_rule rule = {
 		.rounds = s->rounds,
@@ -225,7 +252,7 @@ static int measured_rounds(struct tb_runner *rn)
 		const char *why;
 
 		if (done >= target) /* adaptive stopping asked for another round */
-			rn->planned += rn->plan->ncells;
+			rn->planned += rn->plan->ncells + accounting_cells(rn, acct);
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret == -EINTR)
 			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
@@ -321,6 +348,11 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	rn->t_start = tb_now_ns();
 	ret = calibrate_all(rn);
 	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
+	if (!ret) {
+		size_t acct[p->ncells ? p->ncells : 1];
+
+		rn->planned += (size_t)target * accounting_cells(rn, acct);
+	}
 	if (!ret && rn->on_disk) {
 		struct tb_runner_disk d;
 

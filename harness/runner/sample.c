@@ -126,8 +126,15 @@ static int tracer_dir(struct tb_runner *rn, size_t tr, const char *name, const s
 	return 0;
 }
 
+bool tb_runner_accounts(const struct tb_runner *rn, const struct tb_plan_cell *cr)
+{
+	const struct tb_scn_tracer *t = &rn->plan->s->tracers[cr->tr];
+
+	return !rn->r->cells[cr->cell].baseline && t->ops->accounts && t->ops->accounts(t->cfg);
+}
+
 int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
-		     const struct tb_scn_tracer *tracer, struct tb_cell *into)
+		     bool accounting, const struct tb_scn_tracer *tracer, struct tb_cell *into)
 {
 	struct tb_plan *p = rn->plan;
 	struct tb_cell *cell = into ? into : &rn->r->cells[cr->cell];
@@ -139,6 +146,8 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		.round = round,
 		.warmup = warmup,
 		.order = rn->order++,
+		.accounting = accounting,
+		.split = tb_runner_accounts(rn, cr),
 	};
 	int ret;
 
@@ -149,7 +158,7 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 	tb_runner_fill_req(p, cr->wl, &job.req);
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
-	job.held = cr->held;
+	job.held = accounting ? NULL : cr->held; /* a held tracer was set up without it */
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
 	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
 		cr->failures++;

@@ -74,10 +74,13 @@ struct tb_runner {
 
 /*
  * One sample of plan cell cr (runner.c), with tracer instead of the cell's own (NULL: its own)
- * and into another cell than the result's (NULL: the result's). Returns as tb_child_sample.
+ * and into another cell than the result's (NULL: the result's); with accounting, an
+ * accounting sample (tracer.h, accounts), set up afresh. Returns as tb_child_sample.
  */
 int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
-		     const struct tb_scn_tracer *tracer, struct tb_cell *into);
+		     bool accounting, const struct tb_scn_tracer *tracer, struct tb_cell *into);
+/* The cell's tracer section has accounting samples (tracer.h, accounts). */
+bool tb_runner_accounts(const struct tb_runner *rn, const struct tb_plan_cell *cr);
 /* What the workload process of workload section wi runs, into req. */
 void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_req *req);
 /* Calibrate workload section wi: its ops per sample into rn->plan->wls[wi].ops. Returns as

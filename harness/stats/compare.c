@@ -74,7 +74,7 @@ static double sample_seconds(const struct tb_cell *c)
 		/* Older results have no elapsed_ns: the batch's ops at its ns/op. */
 		double ns = isfinite(s->elapsed_ns) ? s->elapsed_ns : s->ns_per_op * (double)s->ops;
 
-		if (!s->warmup && !s->failed && isfinite(ns) && ns > 0)
+		if (!s->warmup && !s->accounting && !s->failed && isfinite(ns) && ns > 0)
 			v[n++] = ns / 1e9;
 	}
 	m = n ? tb_stats_median(v, n) : NAN;

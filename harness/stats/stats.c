@@ -28,8 +28,6 @@
 
 /* Consistency constant: 1.4826 * MAD estimates sd for normal data. */
 #define MAD_SCALE 1.4826
-/* Exact Mann-Whitney distribution up to this many samples per side (and no ties). */
-#define MW_EXACT_MAX 30
 /* Hodges-Lehmann uses every pair up to this many; beyond, a fixed-seed random subset. */
 #define HL_MAX_PAIRS 4000000
 
@@ -180,132 +178,6 @@ void tb_stats_init(void)
 	gsl_set_error_handler_off();
 }
 
-/* A p-value from GSL: NAN (cannot be computed) unless it is a probability. */
-static double probability(double p)
-{
-	return p >= 0 && p <= 1 ? p : NAN;
-}
-
-double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
-{
-	double mx, my, vx, vy, se2, t, df;
-
-	if (nx < 2 || ny < 2)
-		return NAN;
-	mx = gsl_stats_mean(x, 1, nx);
-	my = gsl_stats_mean(y, 1, ny);
-	vx = gsl_stats_variance_m(x, 1, nx, mx) / (double)nx;
-	vy = gsl_stats_variance_m(y, 1, ny, my) / (double)ny;
-	se2 = vx + vy;
-	if (se2 <= 0)
-		return mx == my ? 1.0 : 0.0;
-	t = (mx - my) / sqrt(se2);
-	/* Welch-Satterthwaite degrees of freedom. */
-	df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
-	if (!isfinite(t) || !(df > 0) || !isfinite(df))
-		return NAN;
-	return probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));
-}
-
-/* P(U <= u) under H0 for sample sizes m, n without ties: counts of arrangements by U. */
-static double mw_exact_cdf(size_t m, size_t n, double u)
-{
-	size_t w = m * n + 1;
-	double *prev = calloc((n + 1) * w, sizeof(double));
-	double *cur = calloc((n + 1) * w, sizeof(double));
-	double total = 0, below = 0, p = NAN;
-
-	if (!prev || !cur)
-		goto out;
-	/* c(i, j, u) = c(i - 1, j, u - j) + c(i, j - 1, u): the largest value is an x (it beats
-	 * all j y's) or a y. c(0, j, 0) = c(i, 0, 0) = 1. */
-	for (size_t j = 0; j <= n; j++)
-		prev[j * w] = 1;
-	for (size_t i = 1; i <= m; i++) {
-		memset(cur, 0, (n + 1) * w * sizeof(double));
-		cur[0] = 1;
-		for (size_t j = 1; j <= n; j++)
-			for (size_t k = 0; k <= i * j; k++)
-				cur[j * w + k] =
-					(k >= j ? prev[j * w + k - j] : 0) + cur[(j - 1) * w + k];
-		double *t = prev;
-
-		prev = cur;
-		cur = t;
-	}
-	for (size_t k = 0; k < w; k++) {
-		total += prev[n * w + k];
-		if ((double)k <= u + 1e-9)
-			below += prev[n * w + k];
-	}
-	p = below / total;
-out:
-	free(prev);
-	free(cur);
-	return p;
-}
-
-double tb_stats_mannwhitney(const double *x, size_t nx, const double *y, size_t ny, double *u)
-{
-	size_t n = nx + ny, *idx = NULL;
-	double *all = NULL, r1 = 0, ties = 0, u1, p = NAN;
-	bool tied = false;
-
-	if (u)
-		*u = NAN;
-	if (!nx || !ny)
-		return NAN;
-	all = malloc(n * sizeof(*all));
-	idx = malloc(n * sizeof(*idx));
-	if (!all || !idx)
-		goto out;
-	memcpy(all, x, nx * sizeof(*all));
-	memcpy(all + nx, y, ny * sizeof(*all));
-	gsl_sort_index(idx, all, 1, n);
-	/* Average ranks over runs of ties; sum(t^3 - t) for the variance correction. */
-	for (size_t i = 0; i < n;) {
-		size_t j = i;
-
-		while (j + 1 < n && all[idx[j + 1]] == all[idx[i]])
-			j++;
-		double rank = (double)(i + j + 2) / 2, t = (double)(j - i + 1);
-
-		if (t > 1) {
-			tied = true;
-			ties += t * t * t - t;
-		}
-		for (size_t k = i; k <= j; k++)
-			if (idx[k] < nx)
-				r1 += rank;
-		i = j + 1;
-	}
-	u1 = r1 - (double)nx * (double)(nx + 1) / 2;
-	if (u)
-		*u = u1;
-	if (!tied && nx <= MW_EXACT_MAX && ny <= MW_EXACT_MAX) {
-		double lo = mw_exact_cdf(nx, ny, u1);
-		double hi = mw_exact_cdf(nx, ny, (double)(nx * ny) - u1); /* P(U >= u1) */
-
-		p = fmin(1.0, 2 * fmin(lo, hi));
-	} else {
-		double mu = (double)nx * (double)ny / 2;
-		double var = (double)nx * (double)ny / 12 *
-			     ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
-		double z;
-
-		if (var <= 0) {
-			p = 1.0; /* every value tied */
-			goto out;
-		}
-		z = (fabs(u1 - mu) - 0.5) / sqrt(var);
-		p = z <= 0 ? 1.0 : fmin(1.0, 2 * gsl_cdf_ugaussian_Q(z));
-	}
-out:
-	free(all);
-	free(idx);
-	return p;
-}
-
 double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
 {
 	size_t npairs, k = 0;
@@ -338,19 +210,6 @@ double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size
 	free(d);
 	gsl_rng_free(rng);
 	return m;
-}
-
-double tb_stats_mde(double sd1, size_t n1, double sd2, size_t n2, double alpha, double power)
-{
-	double df, sp;
-
-	if (n1 < 2 || n2 < 2 || !isfinite(sd1) || !isfinite(sd2) || !(alpha > 0 && alpha < 1) ||
-	    !(power > 0 && power < 1))
-		return NAN;
-	df = (double)(n1 + n2 - 2);
-	sp = sqrt(((double)(n1 - 1) * sd1 * sd1 + (double)(n2 - 1) * sd2 * sd2) / df);
-	return (gsl_cdf_tdist_Pinv(1 - alpha / 2, df) + gsl_cdf_tdist_Pinv(power, df)) * sp *
-	       sqrt(1.0 / (double)n1 + 1.0 / (double)n2);
 }
 
 /* ---- bootstrap --------------------------------------------------------------------------------
@@ -616,7 +475,10 @@ static int summarize_cell(struct tb_cell *c)
 	return 0;
 }
 
-/* Σ run_time_ns / Σ run_cnt of the BPF programs over c's measured samples; NAN: none. */
+/*
+ * Σ run_time_ns / Σ run_cnt of the BPF programs over c's measured and accounting samples
+ * (those with the stats on: the others know no run figures); NAN: none.
+ */
 static double bpf_ns_per_run(const struct tb_cell *c)
 {
 	int64_t cnt = 0, ns = 0;
@@ -624,7 +486,8 @@ static double bpf_ns_per_run(const struct tb_cell *c)
 	for (size_t i = 0; i < c->nsamples; i++) {
 		const struct tb_sample *s = &c->samples[i];
 
-		if (tb_sample_measured(s) && s->bpf_run_cnt >= 0 && s->bpf_run_time_ns >= 0) {
+		if ((tb_sample_measured(s) || tb_sample_accounted(s)) && s->bpf_run_cnt >= 0 &&
+		    s->bpf_run_time_ns >= 0) {
 			cnt = tb_add_sat(cnt, s->bpf_run_cnt);
 			ns = tb_add_sat(ns, s->bpf_run_time_ns);
 		}
@@ -711,7 +574,7 @@ static int analyze_cell(struct tb_result *r, size_t idx, const struct tb_cell *b
 		o->ns_ci_hi = nci[1];
 	}
 verdict:
-	cost_figures(c, nt);
+	cost_figures(c, tb_cell_nevent_samples(c));
 	tb_stats_verdict(r, base, c);
 out:
 	tb_stats_cellpair_free(&pair);
@@ -823,9 +686,11 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 
 			if (!(se > 0))
 				m->p_quadratic = 1;
-			else
-				m->p_quadratic = probability(fmin(
-					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
+			else /* GSL's NAN (or worse) is no p-value */
+				m->p_quadratic = fmin(
+					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3)));
+			if (!(m->p_quadratic >= 0 && m->p_quadratic <= 1))
+				m->p_quadratic = NAN;
 			m->nonlinear = m->p_quadratic < alpha;
 		}
 	}
@@ -917,6 +782,125 @@ out:
 	return ret;
 }
 
+/* ---- accounting samples ---------------------------------------------------------------------- */
+
+/* The programs' runs per op and thread and ns per run over the accounting samples. */
+static void acct_bpf_figures(const struct tb_cell *c, struct tb_accounting *a)
+{
+	double runs = 0, ns = 0, ops = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_accounted(s) || s->bpf_run_cnt < 0 || s->bpf_run_time_ns < 0)
+			continue;
+		runs += (double)s->bpf_run_cnt;
+		ns += (double)s->bpf_run_time_ns;
+		ops += (double)s->ops * (double)(c->threads ? c->threads : 1);
+	}
+	if (ops > 0)
+		a->bpf_runs_per_op = runs / ops;
+	if (runs > 0)
+		a->bpf_ns_per_run = ns / runs;
+}
+
+/*
+ * The accounting samples' ns/op into acct and, of the same rounds, the timed samples' into
+ * timed (the first timed sample of each round): paired when every accounting sample found
+ * its round's timed one, as the cell's own rounds pair with the baseline's.
+ */
+static size_t pair_rounds(const struct tb_cell *c, double *acct, double *timed, bool *paired)
+{
+	size_t n = 0, matched = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_accounted(s))
+			continue;
+		acct[n] = s->ns_per_op;
+		for (size_t j = 0; j < c->nsamples; j++) {
+			const struct tb_sample *t = &c->samples[j];
+
+			if (tb_sample_measured(t) && t->round == s->round) {
+				timed[n] = t->ns_per_op;
+				matched++;
+				break;
+			}
+		}
+		n++;
+	}
+	*paired = n >= 2 && matched == n;
+	return n;
+}
+
+/*
+ * Cell idx of r's [accounting] (result.h) from its accounting samples: the BPF programs' runs
+ * per op and ns per run with the stats on, and what having them on cost against the cell's
+ * timed samples, which run with them off (METHODOLOGY.md, "The measurer never inflates the
+ * measured"). With fewer than TB_ACCOUNTING_CI_MIN of either, a ratio of means, said.
+ */
+static int accounting_figures(struct tb_result *r, size_t idx)
+{
+	struct tb_cell *c = &r->cells[idx];
+	struct tb_accounting *a = &c->accounting;
+	double *acct = NULL, *pt = NULL, *vt = NULL, ci[2], nci[2];
+	size_t na, nt = 0;
+	bool paired;
+	int ret = 0;
+
+	tb_accounting_init(a);
+	acct = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*acct));
+	pt = malloc((c->nsamples ? c->nsamples : 1) * sizeof(*pt));
+	if (!acct || !pt || tb_stats_measured(c, &vt, &nt)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	na = pair_rounds(c, acct, pt, &paired);
+	if (!na)
+		goto out;
+	a->present = true;
+	a->samples = (unsigned int)na;
+	a->ns_per_op = tb_stats_median(acct, na);
+	acct_bpf_figures(c, a);
+	if (!nt) {
+		snprintf(a->ci_reason, sizeof(a->ci_reason), "no timed sample to compare with");
+		goto out;
+	}
+	if (na < TB_ACCOUNTING_CI_MIN || nt < TB_ACCOUNTING_CI_MIN) {
+		/* Too few points for a median or a CI to mean much: the ratio of means, said. */
+		a->cost_pct = 100 * (gsl_stats_mean(acct, 1, na) / gsl_stats_mean(vt, 1, nt) - 1);
+		a->cost_ns_per_op = gsl_stats_mean(acct, 1, na) - gsl_stats_mean(vt, 1, nt);
+		snprintf(a->ci_reason, sizeof(a->ci_reason),
+			 "ratio of the means of %zu accounting and %zu timed samples: %d of each "
+			 "are needed for a CI",
+			 na, nt, TB_ACCOUNTING_CI_MIN);
+	} else {
+		double mt = tb_stats_median(vt, nt);
+
+		a->cost_pct = 100 * (a->ns_per_op / mt - 1);
+		a->cost_ns_per_op = a->ns_per_op - mt;
+		ret = paired ? tb_stats_bootstrap(
+				       pt, na, acct, na, true, r->resamples ? r->resamples : 10000,
+				       r->confidence, tb_stats_seed(r->seed, idx), ci, nci)
+			     : tb_stats_bootstrap(
+				       vt, nt, acct, na, false, r->resamples ? r->resamples : 10000,
+				       r->confidence, tb_stats_seed(r->seed, idx), ci, nci);
+		if (ret == -ENOMEM)
+			goto out;
+		ret = 0;
+		a->ci_lo = ci[0];
+		a->ci_hi = ci[1];
+	}
+	if (a->bpf_runs_per_op > 0)
+		a->cost_ns_per_run = a->cost_ns_per_op / a->bpf_runs_per_op;
+out:
+	free(acct);
+	free(pt);
+	free(vt);
+	return ret;
+}
+
 int tb_stats_analyze(struct tb_result *r)
 {
 	int ret;
@@ -931,7 +915,8 @@ int tb_stats_analyze(struct tb_result *r)
 			c->has_overhead = false;
 			continue;
 		}
-		if ((ret = analyze_cell(r, i, tb_result_baseline(r, c))))
+		if ((ret = analyze_cell(r, i, tb_result_baseline(r, c))) ||
+		    (ret = accounting_figures(r, i)))
 			return ret;
 	}
 	aa_calibrate(r);

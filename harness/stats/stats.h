@@ -31,6 +31,9 @@ void tb_stats_init(void);
  * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
  */
 int tb_stats_analyze(struct tb_result *r);
+/* Fewer accounting or timed samples than this: the accounting's cost is a ratio of means
+ * without a CI (result.h, struct tb_accounting). */
+#define TB_ACCOUNTING_CI_MIN 5
 
 double tb_stats_median(const double *x, size_t n);
 /*

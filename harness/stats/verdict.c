@@ -53,7 +53,7 @@ static int64_t max_per_sample(const struct tb_cell *c)
 
 		int64_t n = s->events + (s->lost > 0 ? s->lost : 0);
 
-		if (tb_sample_measured(s) && s->events >= 0 && n > m)
+		if (tb_sample_counts_events(c, s) && s->events >= 0 && n > m)
 			m = n;
 	}
 	return m;

@@ -174,6 +174,7 @@ int tb_cmd_sample_figures(struct tb_cmd_sample *s, const struct tb_dir *dir, con
 		if (ret)
 			return ret;
 		tb_bpf_account_totals(&s->acct, &runs, &ns);
+		st->bpf_stats = s->acct.stats;
 		if (s->acct.nprogs) {
 			st->bpf_run_cnt = runs;
 			st->bpf_run_time_ns = ns;

@@ -33,6 +33,8 @@ struct tb_tracer_stats {
 				    tell whose an event is: tb_hooks.attributes) */
 	int64_t disk_bytes;	 /* bytes it wrote to files in the window (streams, a command's
 				    output files), kept or not (keep-raw) */
+	int bpf_stats;		 /* BPF_STATS_RUN_TIME was on over the window (1, 0), or -1: it
+				    held no BPF account */
 };
 
 /* One tracer instance, as a tracer plugin sees it. The harness owns every field but priv. */
@@ -61,6 +63,9 @@ struct tb_tracer {
 	const struct tb_hook_expect *expect; /* per counted hook, what one op makes */
 	size_t nexpect;
 	unsigned int sample; /* the sample's position in the run (0-based, warmups included) */
+	/* An accounting sample (ops->accounts): turn on the accounting that costs the measured
+	 * (bpf_enable_stats); false in every timed sample, which must run without it. */
+	bool accounting;
 };
 
 /*
@@ -191,6 +196,14 @@ struct tb_tracer_ops {
 	 */
 	void (*lost_remedy)(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
 			    size_t len);
+	/*
+	 * Optional: this (validated) configuration has an accounting that inflates what it
+	 * measures (the command tracer's bpf_enable_stats: two clock reads in every BPF program
+	 * run). Its timed samples then run with it off (t->accounting false), and every measured
+	 * round adds one accounting sample of the cell (t->accounting true) at a shuffled place:
+	 * its run figures and the accounting's own cost, never in the overhead statistics.
+	 */
+	bool (*accounts)(const void *cfg);
 };
 
 /* The registry (tracers/registry.c, from tracers/registry.h): NULL-terminated, and lookup by

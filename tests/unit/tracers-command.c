@@ -512,6 +512,7 @@ static void test_bpf_account(void)
 	CU_ASSERT_EQUAL_FATAL(run_init(&r, kv), 0);
 	r.t.target = child;
 	r.t.sample = 3;
+	r.t.accounting = true; /* an accounting sample: the stats on, so runs and run time */
 	CU_ASSERT_EQUAL_FATAL(r.ops->setup(&r.t), 0);
 	CU_ASSERT_EQUAL_FATAL(r.ops->start(&r.t), 0);
 	nd = progs_named("sys_enter_getpi", during, 64);
@@ -574,6 +575,7 @@ static void test_bpf_account(void)
 			CU_ASSERT(json_real_value(json_object_get(p, "ns_per_run")) > 0);
 		}
 	}
+	CU_ASSERT_EQUAL(st.bpf_stats, 1);
 	/* no events-regex: its events are its programs' runs */
 	CU_ASSERT_EQUAL(st.events, st.bpf_run_cnt);
 	CU_ASSERT(st.events >= (int64_t)n);
@@ -597,7 +599,8 @@ static void test_bpf_account_none(void)
 	struct tb_tracer_stats st = {.events = -1,
 				     .lost = -1,
 				     .bpf_run_cnt = -1,
-				     .bpf_run_time_ns = -1}; /* as the runner pre-fills it */
+				     .bpf_run_time_ns = -1,
+				     .bpf_stats = -1}; /* as the runner pre-fills it */
 	int other = -1, link = -1;
 	struct run r;
 
@@ -618,6 +621,7 @@ static void test_bpf_account_none(void)
 	CU_ASSERT_EQUAL(json_array_size(json_object_get(st.extra, "bpf_programs")), 0);
 	CU_ASSERT_EQUAL(st.events, -1);
 	CU_ASSERT_EQUAL(st.bpf_run_cnt, -1);
+	CU_ASSERT_EQUAL(st.bpf_stats, 0); /* a timed sample: its account without the stats */
 	json_decref(st.extra);
 	run_fini(&r);
 	close(link);

@@ -24,7 +24,8 @@ static int write_cell(void *ctx, const struct tb_cell *c, int block, size_t ncel
 	size_t k, n = 0;
 
 	for (k = 0; k < c->nsamples; k++)
-		n += !c->samples[k].failed && isfinite(c->samples[k].ns_per_op);
+		n += !c->samples[k].failed && !c->samples[k].accounting &&
+		     isfinite(c->samples[k].ns_per_op);
 	if (!n)
 		return 0;
 	if (block)
@@ -33,8 +34,8 @@ static int write_cell(void *ctx, const struct tb_cell *c, int block, size_t ncel
 	for (k = 0; k < c->nsamples; k++) {
 		const struct tb_sample *s = &c->samples[k];
 
-		if (s->failed || !isfinite(s->ns_per_op))
-			continue;
+		if (s->failed || s->accounting || !isfinite(s->ns_per_op))
+			continue; /* accounting samples are not the cell's timing */
 		fprintf(tl->f, "%u\t%.6g\t%d\t%d\n", s->order, s->ns_per_op, s->warmup, s->round);
 		tl->nwarm += s->warmup;
 		if (s->order > tl->maxorder)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "render/html/html.h"
+#include "render/text.h"
 #include "model/json-util.h"
 #include "model/measured.h"
 
@@ -82,13 +83,20 @@ void tb_html_command_tracers(FILE *f, const struct tb_result *r)
 		    (!c->bpf_method[0] && !tb_json_text_at(c->tracer_extra, NULL, "events_from")))
 			continue;
 		if (!any)
-			fputs("<h2 id=\"command-tracers\">Command tracers</h2>\n<p>What each external tracer did, with no help from it: its BPF programs are the ones its processes hold (their file descriptors), and the kernel counted their runs and run time (<code>bpf_enable_stats</code>) over the measured samples. ns/op is runs/op &times; ns/run; the share is that against the measured overhead in ns/op (programs run for every task that hits their hook, so it can exceed 100%).</p>\n",
+			fputs("<h2 id=\"command-tracers\">Command tracers</h2>\n<p>What each external tracer did, with no help from it: its BPF programs are the ones its processes hold (their file descriptors), and the kernel counted their runs and run time (<code>bpf_enable_stats</code>) over the accounting samples: one per round, with the stats on, never in the overhead; the timed samples run with them off. ns/op is runs/op &times; ns/run; the share is that against the measured overhead in ns/op (programs run for every task that hits their hook, so it can exceed 100%).</p>\n",
 			      f);
 		any = true;
 		fputs("<h3>", f);
 		tb_html_esc(f, c->id ? c->id : c->tracer);
 		fputs("</h3>\n", f);
 		cell_note(f, c);
+		if (c->accounting.present) {
+			char acct[640];
+
+			fputs("<p class=\"accounting\">", f);
+			tb_html_esc(f, tb_fmt_accounting(acct, sizeof(acct), c));
+			fputs(".</p>\n", f);
+		}
 		if (!c->nbpf_progs)
 			continue;
 		fprintf(f, "<table id=\"bpf-programs-%zu\" class=\"bpf-programs\">\n", i);

@@ -572,6 +572,9 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 						"run_time_ns", (json_int_t)dn));
 	}
 	json_object_set_new(extra, "programs", progs);
+	/* Said per sample: with stats = true its timed samples carry the stats' cost (kept as
+	 * is: its events come from its own maps, the run time is the cross-check). */
+	st->bpf_stats = p->stats_fd >= 0;
 	if (p->stats_fd >= 0) {
 		st->bpf_run_cnt = cnt;
 		st->bpf_run_time_ns = ns;
