@@ -603,6 +603,7 @@ static const struct tb_json_field cell_sweep_fields[] = {
 	F_STR("section", section, TB_JSON_REQ),
 	F_STR("key", key, TB_JSON_REQ),
 	F_STR("value", value, TB_JSON_REQ),
+	F_STR("unit", unit, TB_JSON_REQ),
 	F_NUM("x", x, -MAXV),
 	F_END,
 };

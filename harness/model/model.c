@@ -118,6 +118,7 @@ static void cell_free(struct tb_cell *c)
 		free(cs->section);
 		free(cs->key);
 		free(cs->value);
+		free(cs->unit);
 	}
 }
 

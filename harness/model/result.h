@@ -207,12 +207,13 @@ struct tb_cell_prog {
 };
 
 /* The sweep point a cell is (parse/sweep.c): its swept section, the option and its value.
- * [workload_sweep] [tracer_sweep] {section, key, value, x} */
+ * [workload_sweep] [tracer_sweep] {section, key, value, unit, x} */
 struct tb_cell_sweep {
 	bool present;
 	char *section; /* [section] the swept section's name */
 	char *key;     /* [key] the swept option */
 	char *value;   /* [value] as written */
+	char *unit;    /* [unit] what one of x is: "byte", "ns", "call", "probe" */
 	double x;      /* [x] the value as a number in the option's unit, null when not one */
 };
 

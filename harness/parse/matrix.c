@@ -19,18 +19,27 @@ unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
 
 bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)
 {
-	char pair[512], swept[512];
-	size_t i;
+	const struct tb_scn_workload *w = &s->workloads[wi];
+	const struct tb_scn_tracer *t = &s->tracers[ti];
+	char pair[512];
 
 	if (ti == 0)
 		return false;
-	snprintf(pair, sizeof(pair), "%s/%s", s->workloads[wi].name, s->tracers[ti].name);
-	/* A sweep's cell is also its swept sections' pair: 'calls/tp' leaves out every point. */
-	snprintf(swept, sizeof(swept), "%s/%s", s->workloads[wi].pt.of ?: s->workloads[wi].name,
-		 s->tracers[ti].pt.of ?: s->tracers[ti].name);
-	for (i = 0; i < s->mx_exclude.n; i++)
-		if (!fnmatch(s->mx_exclude.v[i], pair, 0) || !fnmatch(s->mx_exclude.v[i], swept, 0))
-			return true;
+	/*
+	 * A sweep's cell is also its swept sections' pair ('calls/tp' leaves out every point),
+	 * and a point's name is matched as written too ('calls[calls=2]/tp': a glob would take
+	 * the brackets for a set of characters).
+	 */
+	for (int k = 0; k < 4; k++) {
+		if ((k & 1 && !w->pt.of) || (k & 2 && !t->pt.of))
+			continue;
+		snprintf(pair, sizeof(pair), "%s/%s", k & 1 ? w->pt.of : w->name,
+			 k & 2 ? t->pt.of : t->name);
+		for (size_t i = 0; i < s->mx_exclude.n; i++)
+			if (!fnmatch(s->mx_exclude.v[i], pair, 0) ||
+			    !strcmp(s->mx_exclude.v[i], pair))
+				return true;
+	}
 	return false;
 }
 

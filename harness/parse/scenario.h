@@ -23,8 +23,9 @@ struct tb_scn_point {
 	char *of;    /* the swept section's name; NULL: not made by a sweep */
 	char *key;   /* the swept option */
 	char *value; /* its value as written (lists) or generated (ranges) */
-	double x;    /* the value as a number in the option's unit (bytes, ns); NAN: not one */
-	int line;    /* of the sweep key */
+	char *unit; /* what one of x is: "byte" (sizes), "ns" (durations), else the key's singular */
+	double x;   /* the value as a number in the option's unit (bytes, ns); NAN: not one */
+	int line;   /* of the sweep key */
 };
 
 struct tb_scn_workload {

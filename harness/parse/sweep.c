@@ -25,6 +25,7 @@ void tb_scn_point_free(struct tb_scn_point *pt)
 	free(pt->of);
 	free(pt->key);
 	free(pt->value);
+	free(pt->unit);
 	*pt = (struct tb_scn_point){.x = NAN};
 }
 
@@ -305,6 +306,23 @@ static void replay(struct tb_scn_parse *p, int sec, const char *key, const char 
 	reader(p, key, value);
 }
 
+/* What one of the option's numbers is, to name a slope by: a size's byte, a duration's ns,
+ * else the key's singular ("calls" -> "call", "probes" -> "probe"). */
+static char *unit_of(const struct tb_option *o)
+{
+	size_t n = strlen(o->name);
+
+	if (o->type == TB_OPT_SIZE)
+		return strdup("byte");
+	if (o->type == TB_OPT_DURATION)
+		return strdup("ns");
+	if (o->type == TB_OPT_PERCENT)
+		return strdup("percentage point");
+	if (n > 1 && o->name[n - 1] == 's' && o->name[n - 2] != 's')
+		n--;
+	return strndup(o->name, n);
+}
+
 /* The point of a made section: its name, and what it varies. Returns 0 or -ENOMEM (said). */
 static int make_point(struct tb_scn_parse *p, const char *of, const struct sweep *sw, size_t i,
 		      char **name, struct tb_scn_point *pt)
@@ -316,9 +334,10 @@ static int make_point(struct tb_scn_parse *p, const char *of, const struct sweep
 	pt->of = strdup(of);
 	pt->key = strdup(sw->opt->name);
 	pt->value = strdup(sw->vals.v[i]);
+	pt->unit = unit_of(sw->opt);
 	pt->x = sw->xs[i];
 	pt->line = sw->line;
-	if (*name && pt->of && pt->key && pt->value)
+	if (*name && pt->of && pt->key && pt->value && pt->unit)
 		return 0;
 	tb_scn_perr(p, sw->line, "out of memory");
 	return -ENOMEM;

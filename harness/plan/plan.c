@@ -72,8 +72,9 @@ static int cell_sweep(struct tb_cell_sweep *cs, const struct tb_scn_point *pt)
 	cs->section = strdup(pt->of);
 	cs->key = strdup(pt->key);
 	cs->value = strdup(pt->value);
+	cs->unit = strdup(pt->unit);
 	cs->x = pt->x;
-	return cs->section && cs->key && cs->value ? 0 : -ENOMEM;
+	return cs->section && cs->key && cs->value && cs->unit ? 0 : -ENOMEM;
 }
 
 /* A result cell for workload w under tracer t (aa: the second baseline "none-aa"). */

@@ -18,19 +18,6 @@
 #include "stats/fit.h"
 #include "stats/sweep.h"
 
-/* What the slope is per, from the swept key: sizes per byte, else the key's singular
- * ("calls" -> "call", "probes" -> "probe"). */
-static char *unit_of(const char *key)
-{
-	size_t n = strlen(key);
-
-	if (strstr(key, "size") || strstr(key, "bytes"))
-		return strdup("byte");
-	if (n > 1 && key[n - 1] == 's' && key[n - 2] != 's')
-		n--;
-	return strndup(key, n);
-}
-
 /* The sweep of (kind, section, key, against), made when it is new; NULL on ENOMEM. */
 static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
 				 const struct tb_cell_sweep *cs, const char *against)
@@ -50,7 +37,7 @@ static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
 	sw->section = strdup(cs->section);
 	sw->key = strdup(cs->key);
 	sw->against = strdup(against);
-	sw->unit = unit_of(cs->key);
+	sw->unit = strdup(cs->unit ? cs->unit : cs->key);
 	return sw->kind && sw->section && sw->key && sw->against && sw->unit ? sw : NULL;
 }
 
