@@ -3,7 +3,8 @@
 # = fixed_ns + cost_ns x events/op: the figures the terminal prints, in its key).
 # Variables: datafile (one block per tracer: events/op, ns/op, lo, hi), fitfile (the models'
 # lines, nf blocks, only accepted models), ng, g<k> (key titles), nf, f<k> (fit titles),
-# fl<k> (the fit's line type), logx, xmin, xmax,
+# fl<k> (the fit's line type), logx, xmin, xmax, optional xname (the x axis's label: a
+# sweep's key, render/gnuplot/sweep.c draws its sweep-<k> plots with this script),
 # plus those of common.gp.
 load plotsdir.'/common.gp'
 set title title font ',14'
@@ -12,6 +13,9 @@ if (logx) {
 	set xlabel 'traced events per op (log scale)'
 } else {
 	set xlabel 'traced events per op'
+}
+if (exists('xname')) {
+	set xlabel xname
 }
 xs = 1.0
 set ylabel 'overhead vs baseline (ns per op)'

@@ -45,6 +45,13 @@ int tb_cli_plot(int argc, char **argv)
 		if (!access(p, F_OK))
 			printf(" %s", tb_plot_names[i]);
 	}
+	for (i = 1; i <= TB_PLOT_MAX_SWEEPS; i++) {
+		char p[PATH_MAX + 64];
+
+		snprintf(p, sizeof(p), "%s/plots/sweep-%d.png", outdir, i);
+		if (!access(p, F_OK))
+			printf(" sweep-%d", i);
+	}
 	printf(" (.png and .svg)\n");
 	return TB_EXIT_OK;
 }

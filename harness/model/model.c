@@ -119,6 +119,14 @@ static void cell_free(struct tb_cell *c)
 	free(c->latency.bucket_ns);
 	free(c->latency.bucket_count);
 	tb_cell_explain_free(c->explain);
+	for (int k = 0; k < 2; k++) {
+		struct tb_cell_sweep *cs = k ? &c->tsweep : &c->wsweep;
+
+		free(cs->section);
+		free(cs->key);
+		free(cs->value);
+		free(cs->unit);
+	}
 }
 
 void tb_result_rate_models_free(struct tb_result *r)
@@ -156,6 +164,7 @@ void tb_result_free(struct tb_result *r)
 		cell_free(&r->cells[i]);
 	free(r->cells);
 	tb_result_rate_models_free(r);
+	tb_result_sweeps_free(r);
 	free(r->dir);
 	free(r);
 }
@@ -249,4 +258,49 @@ struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r)
 	m = &r->rate_models[r->nrate_models++];
 	rate_model_init(m);
 	return m;
+}
+
+struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
+{
+	struct tb_sweep *sw;
+
+	if (grow((void **)&r->sweeps, r->nsweeps, sizeof(*r->sweeps)))
+		return NULL;
+	sw = &r->sweeps[r->nsweeps++];
+	memset(sw, 0, sizeof(*sw));
+	rate_model_init(&sw->fit);
+	return sw;
+}
+
+struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw)
+{
+	struct tb_sweep_point *pt;
+
+	if (grow((void **)&sw->points, sw->npoints, sizeof(*sw->points)))
+		return NULL;
+	pt = &sw->points[sw->npoints++];
+	memset(pt, 0, sizeof(*pt));
+	pt->x = pt->ns_per_op = pt->ns_lo = pt->ns_hi = NAN;
+	return pt;
+}
+
+void tb_result_sweeps_free(struct tb_result *r)
+{
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		struct tb_sweep *sw = &r->sweeps[i];
+
+		free(sw->kind);
+		free(sw->section);
+		free(sw->key);
+		free(sw->against);
+		free(sw->unit);
+		for (size_t k = 0; k < sw->npoints; k++) {
+			free(sw->points[k].cell);
+			free(sw->points[k].value);
+		}
+		free(sw->points);
+	}
+	free(r->sweeps);
+	r->sweeps = NULL;
+	r->nsweeps = 0;
 }

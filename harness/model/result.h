@@ -232,6 +232,17 @@ struct tb_accounting {
 	char ci_reason[128];	/* [ci_reason] why cost_ci is null ("mean of 2 points ...") */
 };
 
+/* The sweep point a cell is (parse/sweep.c): its swept section, the option and its value.
+ * [workload_sweep] [tracer_sweep] {section, key, value, unit, x} */
+struct tb_cell_sweep {
+	bool present;
+	char *section; /* [section] the swept section's name */
+	char *key;     /* [key] the swept option */
+	char *value;   /* [value] as written */
+	char *unit;    /* [unit] what one of x is: "byte", "ns", "call", "probe" */
+	double x;      /* [x] the value as a number in the option's unit, null when not one */
+};
+
 struct tb_cell {
 	char *id;		   /* [id] "workload/tracer", unique in the result */
 	char *workload;		   /* [workload] section name */
@@ -267,6 +278,8 @@ struct tb_cell {
 	struct tb_proof proof;		 /* [proof] traced cells once analysed */
 	struct tb_cell_explain *explain; /* [explain] where the overhead lands (model/explain.h) */
 	struct tb_accounting accounting; /* [accounting] cells with accounting samples */
+	struct tb_cell_sweep wsweep;	 /* [workload_sweep] its workload is a sweep's point */
+	struct tb_cell_sweep tsweep;	 /* [tracer_sweep] its tracer is a sweep's point */
 };
 
 /*
@@ -302,6 +315,35 @@ struct tb_rate_model {
 	bool accepted;	    /* [accepted] the fit says something: its slope's CI excludes 0 and
 			       r2 >= TB_RATE_MIN_R2 (stats.h); outputs show only accepted models */
 	char why_not[192];  /* [why_not] why it was not accepted */
+};
+
+/* One point of a sweep: a traced cell and its overhead against its own baseline. */
+struct tb_sweep_point {
+	char *cell;	     /* [cell] its id */
+	char *value;	     /* [value] the swept value as written */
+	double x;	     /* [x] as a number (null: not one) */
+	double ns_per_op;    /* [ns_per_op] traced minus baseline, paired (the cell's overhead) */
+	double ns_lo, ns_hi; /* [ns_per_op_ci] */
+	bool used;	     /* [used] in the fit */
+	char why_not[128];   /* [why_not] why it is not (untrustworthy, lost events, ...) */
+};
+
+/*
+ * A sweep's model (stats/sweep.c): per-op cost (traced minus baseline) against the swept value,
+ * y = fixed + slope * x by least squares over the usable points, accepted as tb_stats_rate_fit
+ * accepts a rate model. One per swept section and the other side of its cells (a workload
+ * sweep per tracer, a tracer sweep per workload). [sweeps] [{...}]
+ */
+struct tb_sweep {
+	char *kind;		  /* [kind] "workload" or "tracer" */
+	char *section;		  /* [section] the swept section */
+	char *key;		  /* [key] the swept option */
+	char *against;		  /* [against] the tracer (workload sweeps) or workload section */
+	char *unit;		  /* [unit] what the slope is per: "call", "probe", "byte" */
+	struct tb_rate_model fit; /* [model] {points, fixed_ns, fixed_ns_ci, slope_ns,
+				       slope_ns_ci, r2, p_quadratic, nonlinear, accepted, why_not} */
+	struct tb_sweep_point *points; /* [points] by rising x */
+	size_t npoints;
 };
 
 struct tb_result {
@@ -347,6 +389,8 @@ struct tb_result {
 	struct tb_aa_summary aa_summary;   /* [aa_calibration] filled by stats.c when aa */
 	struct tb_rate_model *rate_models; /* [rate_models] filled by stats.c */
 	size_t nrate_models;
+	struct tb_sweep *sweeps; /* [sweeps] filled by stats/sweep.c */
+	size_t nsweeps;
 	/* Not in JSON: the directory of the result file (set by tb_result_load and by `run`), where
 	 * the files the result names (explain/...) are. NULL when unknown. */
 	char *dir;
@@ -386,6 +430,11 @@ int tb_result_from_json(json_t *doc, const char *what, struct tb_result **out);
 /* Append a rate model (NANs, zero counts) / free them all. NULL on ENOMEM. */
 struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r);
 void tb_result_rate_models_free(struct tb_result *r);
+/* Append a sweep (its model's numbers NAN) / a point of one (NAN) / free them all. NULL on
+ * ENOMEM. */
+struct tb_sweep *tb_result_add_sweep(struct tb_result *r);
+struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw);
+void tb_result_sweeps_free(struct tb_result *r);
 /* The message of the last load/validation failure in this thread ("" when none). */
 const char *tb_result_last_error(void);
 

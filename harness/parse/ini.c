@@ -372,7 +372,12 @@ static int handler(void *user, const char *section, const char *name, const char
 		if (k < p->nlong && p->long_vals[k])
 			value = p->long_vals[k];
 	}
-	if (key_wanted(p, name) && (size_t)p->kind < TB_ARRAY_SIZE(readers) && readers[p->kind])
+	if (!key_wanted(p, name))
+		return 1;
+	p->keys[p->nkeys - 1].value = strdup(value);
+	if (!p->keys[p->nkeys - 1].value)
+		tb_scn_perr(p, p->line, "out of memory");
+	else if ((size_t)p->kind < TB_ARRAY_SIZE(readers) && readers[p->kind])
 		readers[p->kind](p, name, value);
 	return 1;
 }
@@ -392,8 +397,10 @@ void tb_scn_parse_free(struct tb_scn_parse *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nkeys; i++)
+	for (i = 0; i < p->nkeys; i++) {
 		free(p->keys[i].name);
+		free(p->keys[i].value);
+	}
 	free(p->keys);
 	for (i = 0; i < p->nlong; i++)
 		free(p->long_vals[i]);

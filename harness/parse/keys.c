@@ -67,6 +67,9 @@ static const struct tb_option global_opts[] = {
 	{"confidence", TB_OPT_DOUBLE, G(confidence), "0.95", "confidence level of intervals", 0.5,
 	 0.9999},
 	{"resamples", TB_OPT_UINT, G(resamples), "10000", "bootstrap resamples", 1000, 1000000},
+	{"max-cells", TB_OPT_UINT, G(max_cells), "64",
+	 "the most cells a scenario with sweeps may make (a sweep's values times the matrix)", 1,
+	 4096},
 	{"explain", TB_OPT_BOOL, G(explain), "false",
 	 "after the rounds, profile every traced cell and its baseline: where the overhead lands"},
 	{"explain-samples", TB_OPT_UINT, G(explain_samples), "3",
@@ -87,6 +90,9 @@ static const struct tb_option wl_harness_opts[] = {
 	{"latency-every", TB_OPT_UINT, W(latency_every), NULL, "time one op in N", 1, 1000000},
 	{"duration", TB_OPT_DURATION, W(duration_ns), NULL, "per-sample duration", 1e6, 3600e9},
 	{"rate-sweep", TB_OPT_BOOL, W(rate_sweep), NULL, "feed the cost-per-event rate model"},
+	{"sweep", TB_OPT_STRING, W(sweep), NULL,
+	 "vary one of the plugin's options, a cell per value: 'KEY: V1, V2, ...', "
+	 "'KEY: FROM..TO xFACTOR' or 'KEY: FROM..TO +STEP'"},
 	TB_OPT_END,
 };
 #undef W
@@ -100,6 +106,9 @@ static const struct tb_option tr_harness_opts[] = {
 	 "targets"},
 	{"explain", TB_OPT_BOOL, T(explain), NULL,
 	 "profile where this tracer's cost lands ([global] explain when unset)"},
+	{"sweep", TB_OPT_STRING, T(sweep), NULL,
+	 "vary one of the plugin's options, a cell per value: 'KEY: V1, V2, ...', "
+	 "'KEY: FROM..TO xFACTOR' or 'KEY: FROM..TO +STEP'"},
 	TB_OPT_END,
 };
 #undef T

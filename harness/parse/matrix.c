@@ -19,15 +19,27 @@ unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
 
 bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)
 {
+	const struct tb_scn_workload *w = &s->workloads[wi];
+	const struct tb_scn_tracer *t = &s->tracers[ti];
 	char pair[512];
-	size_t i;
 
 	if (ti == 0)
 		return false;
-	snprintf(pair, sizeof(pair), "%s/%s", s->workloads[wi].name, s->tracers[ti].name);
-	for (i = 0; i < s->mx_exclude.n; i++)
-		if (!fnmatch(s->mx_exclude.v[i], pair, 0))
-			return true;
+	/*
+	 * A sweep's cell is also its swept sections' pair ('calls/tp' leaves out every point),
+	 * and a point's name is matched as written too ('calls[calls=2]/tp': a glob would take
+	 * the brackets for a set of characters).
+	 */
+	for (int k = 0; k < 4; k++) {
+		if ((k & 1 && !w->pt.of) || (k & 2 && !t->pt.of))
+			continue;
+		snprintf(pair, sizeof(pair), "%s/%s", k & 1 ? w->pt.of : w->name,
+			 k & 2 ? t->pt.of : t->name);
+		for (size_t i = 0; i < s->mx_exclude.n; i++)
+			if (!fnmatch(s->mx_exclude.v[i], pair, 0) ||
+			    !strcmp(s->mx_exclude.v[i], pair))
+				return true;
+	}
 	return false;
 }
 
@@ -69,10 +81,44 @@ static int resolve_exclude(struct tb_scn_parse *p)
 
 bool tb_scenario_runs_on(const struct tb_scn_tracer *t, const char *workload)
 {
-	for (size_t k = 0; k < t->only.n; k++)
-		if (!strcmp(t->only.v[k], workload))
+	for (size_t k = 0; k < t->only.n; k++) {
+		size_t n = strlen(t->only.v[k]);
+
+		/* NAME also names every point of its sweep, NAME[KEY=VALUE] */
+		if (!strncmp(t->only.v[k], workload, n) && (!workload[n] || workload[n] == '['))
 			return true;
+	}
 	return !t->only.n;
+}
+
+/* The matrix's entries for section idx: itself, or the sections its sweep made. */
+static void mx_add(struct tb_scn_parse *p, bool wl, int idx, int line, const char *name)
+{
+	struct tb_scenario *s = p->s;
+	size_t n = wl ? s->nworkloads : s->ntracers, *mx = wl ? s->mx_workloads : s->mx_tracers;
+	size_t *count = wl ? &s->nmx_workloads : &s->nmx_tracers;
+
+	for (size_t k = 0; k < n; k++) {
+		const char *of = wl ? s->workloads[k].pt.of : s->tracers[k].pt.of;
+		bool swept = wl ? s->workloads[idx].swept : s->tracers[idx].swept;
+
+		bool twice = false;
+
+		if (swept ? !of || strcmp(of, name) : k != (size_t)idx)
+			continue;
+		for (size_t j = 0; j < *count; j++)
+			twice |= mx[j] == k;
+		if (twice) {
+			tb_scn_perr(p, line, "[matrix]: %s '%s' listed twice",
+				    wl ? "workload" : "tracer", name);
+			return;
+		}
+		if (wl)
+			s->workloads[k].used = true;
+		else
+			s->tracers[k].used = true;
+		mx[(*count)++] = k;
+	}
 }
 
 /* Each tracer's 'workloads' names workloads of the matrix, once each. */
@@ -89,7 +135,9 @@ static void resolve_only(struct tb_scn_parse *p)
 			bool listed = false;
 
 			for (size_t j = 0; idx >= 0 && j < s->nmx_workloads; j++)
-				listed |= s->mx_workloads[j] == (size_t)idx;
+				listed |= s->mx_workloads[j] == (size_t)idx ||
+					  tb_streq(s->workloads[s->mx_workloads[j]].pt.of,
+						   t->only.v[k]);
 			if (!listed)
 				tb_scn_perr(
 					p, line,
@@ -122,7 +170,7 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 {
 	struct tb_scenario *s = p->s;
 	char hint[96];
-	size_t i, j;
+	size_t i;
 	int idx;
 
 	if (!p->have_matrix || !p->mx_w.n) {
@@ -134,8 +182,9 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 			    "no [matrix] with 'workloads = ...' (and 'tracers = ...')");
 		return -EINVAL;
 	}
-	s->mx_workloads = calloc(p->mx_w.n, sizeof(size_t));
-	s->mx_tracers = calloc(p->mx_t.n + 1, sizeof(size_t));
+	/* room for every section: a swept one stands for all of its points */
+	s->mx_workloads = calloc(p->mx_w.n + s->nworkloads, sizeof(size_t));
+	s->mx_tracers = calloc(p->mx_t.n + s->ntracers + 1, sizeof(size_t));
 	if (!s->mx_workloads || !s->mx_tracers)
 		return -ENOMEM;
 	for (i = 0; i < p->mx_w.n; i++) {
@@ -146,12 +195,7 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 				    section_hint(s, true, p->mx_w.v[i], hint, sizeof(hint)));
 			continue;
 		}
-		for (j = 0; j < s->nmx_workloads; j++)
-			if (s->mx_workloads[j] == (size_t)idx)
-				tb_scn_perr(p, p->mx_workloads_line,
-					    "[matrix]: workload '%s' listed twice", p->mx_w.v[i]);
-		s->workloads[idx].used = true;
-		s->mx_workloads[s->nmx_workloads++] = (size_t)idx;
+		mx_add(p, true, idx, p->mx_workloads_line, p->mx_w.v[i]);
 	}
 	/* The baseline always runs, first in the list. */
 	s->mx_tracers[s->nmx_tracers++] = 0;
@@ -166,12 +210,7 @@ int tb_scn_resolve_matrix(struct tb_scn_parse *p)
 		}
 		if (idx == 0)
 			continue;
-		for (j = 0; j < s->nmx_tracers; j++)
-			if (s->mx_tracers[j] == (size_t)idx)
-				tb_scn_perr(p, p->mx_tracers_line,
-					    "[matrix]: tracer '%s' listed twice", p->mx_t.v[i]);
-		s->tracers[idx].used = true;
-		s->mx_tracers[s->nmx_tracers++] = (size_t)idx;
+		mx_add(p, false, idx, p->mx_tracers_line, p->mx_t.v[i]);
 	}
 	resolve_only(p);
 	return resolve_exclude(p);

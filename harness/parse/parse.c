@@ -110,12 +110,16 @@ void tb_scenario_free(struct tb_scenario *s)
 			tb_opts_free(s->workloads[i].ops->opts, s->workloads[i].cfg);
 		free(s->workloads[i].cfg);
 		free(s->workloads[i].name);
+		free(s->workloads[i].sweep);
+		tb_scn_point_free(&s->workloads[i].pt);
 	}
 	for (i = 0; i < s->ntracers; i++) {
 		if (s->tracers[i].ops && s->tracers[i].cfg)
 			tb_opts_free(s->tracers[i].ops->opts, s->tracers[i].cfg);
 		free(s->tracers[i].cfg);
 		free(s->tracers[i].name);
+		free(s->tracers[i].sweep);
+		tb_scn_point_free(&s->tracers[i].pt);
 		tb_strlist_free(&s->tracers[i].only);
 	}
 	for (i = 0; i < s->ngate; i++) {
@@ -245,8 +249,12 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	if (ret)
 		goto out;
 	tb_scn_read_ini(&p);
+	if (!p.errors)
+		tb_scn_expand_sweeps(&p);
 	if (!p.errors || p.have_matrix)
 		tb_scn_resolve_matrix(&p);
+	if (!p.errors)
+		tb_scn_check_sweep_cells(&p);
 	if (!p.errors)
 		finish(&p);
 	if (p.errors > TB_SCN_MAX_SHOWN)

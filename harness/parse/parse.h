@@ -33,6 +33,7 @@ enum tb_scn_kind {
 /* A key as read: the line of its section's header and its own line. */
 struct tb_scn_key {
 	char *name;
+	char *value; /* as its reader was given it (a sweep replays the section's keys) */
 	int section, line;
 };
 
@@ -88,6 +89,12 @@ void tb_scn_matrix_key(struct tb_scn_parse *p, const char *name, const char *val
 void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_workload_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_tracer_key(struct tb_scn_parse *p, const char *name, const char *value);
+
+/* sweep.c: every section with a 'sweep' key into one section per value (before the matrix is
+ * resolved), and after it the cells they make held to max-cells. Problems are counted. */
+void tb_scn_expand_sweeps(struct tb_scn_parse *p);
+void tb_scn_check_sweep_cells(struct tb_scn_parse *p);
+void tb_scn_point_free(struct tb_scn_point *pt);
 
 /* matrix.c: [matrix] into s's indices, checked with exclude and the tracers' workloads.
  * Returns 0, -ENOMEM or -EINVAL (said). */

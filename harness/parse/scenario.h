@@ -14,6 +14,20 @@
 #include "workloads/workload.h"
 #include "tracers/tracer.h"
 
+/*
+ * A section a sweep made (parse/sweep.c): the swept section `[workload NAME]` with `sweep = KEY:
+ * ...` becomes one section per value, named `NAME[KEY=VALUE]`, that is the swept one with KEY
+ * set to VALUE; the swept section itself never runs (its `swept` is true).
+ */
+struct tb_scn_point {
+	char *of;    /* the swept section's name; NULL: not made by a sweep */
+	char *key;   /* the swept option */
+	char *value; /* its value as written (lists) or generated (ranges) */
+	char *unit; /* what one of x is: "byte" (sizes), "ns" (durations), else the key's singular */
+	double x;   /* the value as a number in the option's unit (bytes, ns); NAN: not one */
+	int line;   /* of the sweep key */
+};
+
 struct tb_scn_workload {
 	char *name;
 	const struct tb_workload_ops *ops;
@@ -26,6 +40,9 @@ struct tb_scn_workload {
 	unsigned int latency_every;
 	uint64_t duration_ns;
 	bool rate_sweep; /* cells of this workload feed the rate model */
+	char *sweep;	 /* its 'sweep' key as written, NULL: none */
+	bool swept;	 /* expanded into sections of its values: it never runs itself */
+	struct tb_scn_point pt;
 	bool used;
 };
 
@@ -39,6 +56,9 @@ struct tb_scn_tracer {
 	struct tb_strlist
 		only; /* its 'workloads' key: the matrix's workloads it runs on; empty: all */
 	bool explain; /* profile where its cost lands (explain/) */
+	char *sweep;  /* its 'sweep' key as written, NULL: none */
+	bool swept;   /* expanded into sections of its values: it never runs itself */
+	struct tb_scn_point pt;
 	bool used;
 };
 
@@ -69,6 +89,7 @@ struct tb_scenario {
 	int64_t seed;	       /* -1: none given (the run takes one from the clock) */
 	double precision, noise_threshold, alpha, power, confidence, max_cv;
 	unsigned int resamples;
+	unsigned int max_cells; /* the most cells a scenario with sweeps may make */
 	/* the explain phase (runner/explain.c): after the measured rounds */
 	bool explain;		      /* the default of every tracer section */
 	unsigned int explain_samples; /* profiled samples per cell and side */

@@ -63,6 +63,20 @@ int tb_plan_check_supported(struct tb_scenario *s, bool skip, json_t *unsupporte
 	return bad && !skip ? -EOPNOTSUPP : 0;
 }
 
+/* A cell's sweep point from its section's (nothing when the section is not a sweep's). */
+static int cell_sweep(struct tb_cell_sweep *cs, const struct tb_scn_point *pt)
+{
+	if (!pt->of)
+		return 0;
+	cs->present = true;
+	cs->section = strdup(pt->of);
+	cs->key = strdup(pt->key);
+	cs->value = strdup(pt->value);
+	cs->unit = strdup(pt->unit);
+	cs->x = pt->x;
+	return cs->section && cs->key && cs->value && cs->unit ? 0 : -ENOMEM;
+}
+
 /* A result cell for workload w under tracer t (aa: the second baseline "none-aa"). */
 static struct tb_cell *add_cell(struct tb_result *r, struct tb_scn_workload *w,
 				struct tb_scn_tracer *t, bool baseline, bool aa)
@@ -90,6 +104,8 @@ static struct tb_cell *add_cell(struct tb_result *r, struct tb_scn_workload *w,
 		return NULL;
 	if (w->rate_sweep)
 		json_object_set_new(c->workload_config, "rate-sweep", json_true());
+	if (cell_sweep(&c->wsweep, &w->pt) || (!aa && cell_sweep(&c->tsweep, &t->pt)))
+		return NULL;
 	return c;
 }
 

@@ -127,6 +127,55 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
+/* One sweep per row: its line's slope and intercept with their CIs, or why there is none. */
+static void print_sweeps(FILE *f, const struct tb_result *r)
+{
+	int sw_w = 20, aw = 12;
+
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		char name[160];
+
+		snprintf(name, sizeof(name), "%s %s: %s", r->sweeps[i].kind, r->sweeps[i].section,
+			 r->sweeps[i].key);
+		sw_w = widen(sw_w, name);
+		aw = widen(aw, r->sweeps[i].against);
+	}
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		const struct tb_sweep *sw = &r->sweeps[i];
+		const struct tb_rate_model *m = &sw->fit;
+		char name[160], pts[24], slope[80], fixed[64], fit[64];
+		size_t used = 0;
+
+		if (!i)
+			fprintf(f,
+				"\nsweeps: overhead ns/op (traced minus baseline) = fixed + slope x "
+				"value\n%-*s %-*s %7s %30s %24s  %s\n",
+				sw_w, "sweep", aw, "against", "points", "slope ns per unit [CI]",
+				"fixed ns [CI]", "fit");
+		for (size_t k = 0; k < sw->npoints; k++)
+			used += sw->points[k].used;
+		snprintf(name, sizeof(name), "%s %s: %s", sw->kind, sw->section, sw->key);
+		snprintf(pts, sizeof(pts), "%zu/%zu", used, sw->npoints);
+		snprintf(slope, sizeof(slope), "-");
+		snprintf(fixed, sizeof(fixed), "-");
+		if (m->accepted) {
+			snprintf(slope, sizeof(slope), "%.3g [%.3g, %.3g] per %.12s", m->cost_ns,
+				 m->cost_ci_lo, m->cost_ci_hi, sw->unit);
+			snprintf(fixed, sizeof(fixed), "%.1f [%.1f, %.1f]", m->fixed_ns,
+				 m->fixed_ci_lo, m->fixed_ci_hi);
+		}
+		snprintf(fit, sizeof(fit), m->accepted ? "accepted (R^2 %.3f)" : "refused", m->r2);
+		fprintf(f, "%-*s %-*s %7s %30s %24s  %s\n", sw_w, name, aw, sw->against, pts, slope,
+			fixed, fit);
+		if (!m->accepted)
+			fprintf(f, "%-*s   why: %s\n", sw_w, "", m->why_not);
+		else if (m->nonlinear)
+			fprintf(f,
+				"%-*s   not quite linear: a quadratic term is significant (p %.2g)\n",
+				sw_w, "", m->p_quadratic);
+	}
+}
+
 static void added(FILE *f, double base, double traced, double share)
 {
 	char pct[16] = "";
@@ -276,6 +325,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		fprintf(f, "%-*s   %s\n", ww, "", TB_COST_LEGEND);
 	print_command_tracers(f, r);
 	print_models(f, r);
+	print_sweeps(f, r);
 	print_ranking(f, r);
 	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)
 		fprintf(f, "%s%s\n", i ? "" : "\n",

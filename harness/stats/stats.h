@@ -12,11 +12,10 @@
 #include <stdint.h>
 
 #include "model/result.h"
+#include "stats/fit.h"
 
 /* Outlier rule: |x - median| > TB_OUTLIER_K * 1.4826 * MAD (Iglewicz & Hoaglin). */
 #define TB_OUTLIER_K 3.5
-/* A rate model is shown only with a slope whose CI excludes 0 and at least this r2. */
-#define TB_RATE_MIN_R2 0.9
 
 /*
  * Turn GSL's default error handler (print and abort) off, once at start-up of every program
@@ -107,16 +106,6 @@ int tb_stats_measured(const struct tb_cell *c, double **out, size_t *n);
 int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_cellpair *b,
 				  unsigned int resamples, double confidence, uint64_t seed,
 				  double ci[2]);
-
-/*
- * Least-squares fit y = fixed + cost * x (gsl_fit_linear) with CIs at 1 - alpha on both, r2, and
- * a quadratic term's two-sided p (n >= 4) flagging non-linearity when p < alpha. Fills m's
- * numbers and npoints (not its names), and accepted with why_not: a model is accepted only
- * when its slope's CI excludes 0 and r2 >= TB_RATE_MIN_R2, so that noise never prints as a
- * cost per event. Returns 0, -EINVAL when n < 3 or x has no spread (why_not says so).
- */
-int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
-		      struct tb_rate_model *m);
 
 /* Combine seed with a stream number into a generator seed (cells get independent streams). */
 uint64_t tb_stats_seed(uint64_t seed, uint64_t stream);

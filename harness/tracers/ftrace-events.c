@@ -28,6 +28,7 @@
 
 struct cfg {
 	struct tb_strlist events;
+	unsigned int probes; /* the first N of the expanded events, 0: all */
 	char *filter;
 	struct tb_ftrace_cfg ft;
 };
@@ -41,6 +42,10 @@ struct priv {
 static const struct tb_option ev_opts[] = {
 	{"events", TB_OPT_LIST, offsetof(struct cfg, events), NULL,
 	 "events to enable: system:event, globs allowed (syscalls:sys_enter_*)"},
+	{"probes", TB_OPT_UINT, offsetof(struct cfg, probes), "0",
+	 "enable only the first N of the events (after globs are expanded, sorted by name; "
+	 "0: all): a sweep over it prices each added tracepoint",
+	 0, 4096},
 	{"filter", TB_OPT_STRING, offsetof(struct cfg, filter), NULL,
 	 "filter expression applied to every listed event (e.g. 'id == 39')"},
 	TB_FTRACE_EVENT_PID_OPT(struct cfg, ft),
@@ -55,6 +60,26 @@ static int ev_supported(char *why, size_t len)
 	if (ret)
 		snprintf(why, len, "tracefs unavailable: %s", strerror(-ret));
 	return ret;
+}
+
+/* The events c enables: its list with globs expanded, cut to the first `probes` of them.
+ * Returns 0 or -errno with msg saying why (for `probes`: more than the list gives). */
+static int expand(const struct cfg *c, struct tb_strlist *out, char *msg, size_t len)
+{
+	int ret = tb_tracefs_events_expand(&c->events, out, msg, len);
+
+	if (ret || !c->probes)
+		return ret;
+	if (c->probes > out->n) {
+		snprintf(msg, len, "probes: %u is more than the %zu events 'events' gives",
+			 c->probes, out->n);
+		tb_strlist_free(out);
+		return -EINVAL;
+	}
+	for (size_t i = c->probes; i < out->n; i++)
+		free(out->v[i]);
+	out->n = c->probes;
+	return 0;
 }
 
 static int ev_validate(const void *vcfg, char *err, size_t len)
@@ -72,9 +97,9 @@ static int ev_validate(const void *vcfg, char *err, size_t len)
 		snprintf(err, len, "filter: empty expression");
 		return -EINVAL;
 	}
-	ret = tb_tracefs_events_expand(&c->events, &ex, msg, sizeof(msg));
+	ret = expand(c, &ex, msg, sizeof(msg));
 	if (ret) {
-		snprintf(err, len, "events: %s", msg);
+		snprintf(err, len, "%s%s", strncmp(msg, "probes:", 7) ? "events: " : "", msg);
 		return -EINVAL;
 	}
 	tb_strlist_free(&ex);
@@ -110,9 +135,9 @@ static int ev_setup(struct tb_tracer *t)
 	if (!p)
 		return -ENOMEM;
 	t->priv = p;
-	ret = tb_tracefs_events_expand(&c->events, &p->events, msg, sizeof(msg));
+	ret = expand(c, &p->events, msg, sizeof(msg));
 	if (ret) {
-		tb_err("[tracer %s] events: %s", t->name, msg);
+		tb_err("[tracer %s] %s", t->name, msg);
 		goto err;
 	}
 	ret = tb_ftrace_open(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
@@ -285,7 +310,7 @@ static int ev_hooks(const void *vcfg, struct tb_hooks *h)
 
 	h->kind = TB_HOOK_EVENTS;
 	h->scope = tb_ftrace_scope(&c->ft);
-	if (!tb_tracefs_events_expand(&c->events, &ex, msg, sizeof(msg)))
+	if (!expand(c, &ex, msg, sizeof(msg)))
 		evs = &ex;
 	if (c->filter)
 		by_id = !filter_ids(c->filter, ids, TB_ARRAY_SIZE(ids), &nids);

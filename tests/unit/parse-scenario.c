@@ -81,12 +81,15 @@ static void test_bad(void)
 		/* a bare fraction: refused with the spelling to use, in [gate] as in [global] */
 		{"bare-gate-max-overhead.ini", 8,
 		 "max-overhead = 5: a bare number is ambiguous; write 5% (or 500% if 5 was"},
-		{"bare-gate-max-regression.ini", 8, "max-regression = 5: a bare number is ambiguous"},
+		{"bare-gate-max-regression.ini", 8,
+		 "max-regression = 5: a bare number is ambiguous"},
 		{"bare-max-cv.ini", 3,
 		 "max-cv = 0.5: a bare number is ambiguous; write 0.5% (or 50% if 0.5 was"},
-		{"bare-noise-threshold.ini", 3, "noise-threshold = 0.5: a bare number is ambiguous"},
+		{"bare-noise-threshold.ini", 3,
+		 "noise-threshold = 0.5: a bare number is ambiguous"},
 		{"bare-precision.ini", 3, "precision = 0.5: a bare number is ambiguous"},
-		{"bare-explain-tolerance.ini", 3, "explain-tolerance = 0.5: a bare number is ambiguous"},
+		{"bare-explain-tolerance.ini", 3,
+		 "explain-tolerance = 0.5: a bare number is ambiguous"},
 		{"redefine-none.ini", 6, "built in"},
 		{"bad-section-name.ini", 1, "one name"},
 		{"long-line.ini", 6, "line longer than"},
@@ -143,9 +146,9 @@ static void test_missing_file(void)
 /* Every shipped scenario parses. */
 static void test_shipped(void)
 {
-	static const char *const files[] = {"quick",	  "syscalls",	       "sched",
-					    "io",	  "production-agents", "rate-sweep",
-					    "probe-types"};
+	static const char *const files[] = {
+		"quick",      "syscalls",    "sched", "io", "production-agents",
+		"rate-sweep", "probe-types", "sweeps"};
 	char path[512];
 	size_t i;
 
@@ -221,6 +224,34 @@ static int parse_captured(const char *text, struct tb_scenario **s, char **msgs)
 		(*msgs)[0] = '\0';
 	fclose(mem);
 	return ret;
+}
+
+/* A text that must fail with "edge.ini:LINE:" and a message holding needle. */
+struct line_case {
+	const char *text;
+	int line;
+	const char *needle;
+};
+
+static void check_line_cases(const struct line_case *cases, size_t n)
+{
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL, want[64];
+
+	for (size_t i = 0; i < n; i++) {
+		int ret = parse_captured(cases[i].text, &s, &msgs);
+
+		snprintf(want, sizeof(want), "edge.ini:%d: ", cases[i].line);
+		if (ret != -EINVAL || !strstr(msgs, want) || !strstr(msgs, cases[i].needle))
+			printf("\n    case %zu: ret %d, wanted line %d '%s', got: %s", i, ret,
+			       cases[i].line, cases[i].needle, msgs);
+		CU_ASSERT_EQUAL(ret, -EINVAL);
+		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, want));
+		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, cases[i].needle));
+		tb_scenario_free(s);
+		s = NULL;
+		free(msgs);
+	}
 }
 
 #define EDGE_HEAD "[global]\nrepetitions = 2\n"
@@ -386,12 +417,13 @@ static void test_key_tables(void)
  */
 static void test_inherit(void)
 {
-	static const char text[] = "[global]\nsettle = 7ms\nexplain = true\nthreads = 3\n"
-				   "[workload a]\ntype = getpid\nthreads = 2\n"
-				   "[tracer c]\ntype = command\ncommand = /bin/true\nready-settle = 1s\n"
-				   "[tracer e]\ntype = command\ncommand = /bin/true\nsettle = 3ms\n"
-				   "[tracer d]\ntype = delay\nsettle = 1ms\nexplain = false\n"
-				   "[matrix]\nworkloads = a\ntracers = c, d, e\n";
+	static const char text[] =
+		"[global]\nsettle = 7ms\nexplain = true\nthreads = 3\n"
+		"[workload a]\ntype = getpid\nthreads = 2\n"
+		"[tracer c]\ntype = command\ncommand = /bin/true\nready-settle = 1s\n"
+		"[tracer e]\ntype = command\ncommand = /bin/true\nsettle = 3ms\n"
+		"[tracer d]\ntype = delay\nsettle = 1ms\nexplain = false\n"
+		"[matrix]\nworkloads = a\ntracers = c, d, e\n";
 	struct tb_scenario *s = NULL;
 	char *msgs = NULL;
 	json_t *cfg;
@@ -422,11 +454,7 @@ static void test_inherit(void)
  */
 static void test_key_lines(void)
 {
-	static const struct {
-		const char *text;
-		int line;
-		const char *needle;
-	} cases[] = {
+	static const struct line_case cases[] = {
 		{"[workload c]\ntype = command\ntimeout = 1s\ncommand = /nonexistent/x\n"
 		 "[matrix]\nworkloads = c\ntracers = none\n",
 		 4, "command: '/nonexistent/x' not found"},
@@ -439,30 +467,15 @@ static void test_key_lines(void)
 		 2, "[workload c]: latency mode is not available for command (latency = true in"},
 		{"[global]\nmax-rounds = 10\nrepetitions = 3\nmin-rounds = 50\n" EDGE_TAIL, 4,
 		 "min-rounds (50) is above max-rounds (10)"},
-		{"[global]\nmax-rounds = 3\n" EDGE_TAIL, 2, "min-rounds (5) is above max-rounds (3)"},
+		{"[global]\nmax-rounds = 3\n" EDGE_TAIL, 2,
+		 "min-rounds (5) is above max-rounds (3)"},
 		{"[workload a]\ntype = getpid\n[matrix]\ntracers = none\n[gate]\nalpha = 0.1\n", 3,
 		 "no [matrix] with 'workloads"},
 		{"[workload a]\ntype = getpid\n[tracer t]\ntype = ftrace-events\nfilter = \n"
 		 "events = sched:sched_switch\n[matrix]\nworkloads = a\ntracers = t\n",
 		 5, "filter: empty expression"},
 	};
-	struct tb_scenario *s = NULL;
-	char *msgs = NULL, want[64];
-
-	for (size_t i = 0; i < TB_ARRAY_SIZE(cases); i++) {
-		int ret = parse_captured(cases[i].text, &s, &msgs);
-
-		snprintf(want, sizeof(want), "edge.ini:%d: ", cases[i].line);
-		if (ret != -EINVAL || !strstr(msgs, want) || !strstr(msgs, cases[i].needle))
-			printf("\n    case %zu: ret %d, wanted line %d '%s', got: %s", i, ret,
-			       cases[i].line, cases[i].needle, msgs);
-		CU_ASSERT_EQUAL(ret, -EINVAL);
-		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, want));
-		CU_ASSERT_PTR_NOT_NULL(strstr(msgs, cases[i].needle));
-		tb_scenario_free(s);
-		s = NULL;
-		free(msgs);
-	}
+	check_line_cases(cases, TB_ARRAY_SIZE(cases));
 }
 
 /*
@@ -473,8 +486,9 @@ static void test_key_lines(void)
  */
 static void test_one_meaning(void)
 {
-	static const char text[] = "[workload n]\ntype = nanosleep\nsleep = 20us\nduration = 200ms\n"
-				   "[matrix]\nworkloads = n\ntracers = none\n";
+	static const char text[] =
+		"[workload n]\ntype = nanosleep\nsleep = 20us\nduration = 200ms\n"
+		"[matrix]\nworkloads = n\ntracers = none\n";
 	static const char old[] = "[workload n]\ntype = nanosleep\nduration = 50us\n"
 				  "[matrix]\nworkloads = n\ntracers = none\n";
 	const struct tb_option *harness = tb_scenario_keys(TB_SCN_WORKLOAD), *o;
@@ -505,8 +519,8 @@ static void test_one_meaning(void)
 	for (size_t i = 0; tb_tracers[i]; i++)
 		for (o = tb_scenario_keys(TB_SCN_TRACER); o->name; o++) {
 			if (tb_opts_find(tb_tracers[i]->opts, o->name))
-				printf("\n    tracer %s has the harness's key '%s'", tb_tracers[i]->name,
-				       o->name);
+				printf("\n    tracer %s has the harness's key '%s'",
+				       tb_tracers[i]->name, o->name);
 			CU_ASSERT_PTR_NULL(tb_opts_find(tb_tracers[i]->opts, o->name));
 		}
 }
@@ -550,6 +564,126 @@ static void test_fifo(void)
 	unlink(path);
 }
 
+#define SW_TAIL	    "[matrix]\nworkloads = a\ntracers = none\n"
+#define SW_WL(spec) "[workload a]\ntype = getpid\nsweep = " spec "\n"
+
+/* Every bad sweep at --dry-run (parse) time: file:line of the sweep key and what is wrong. */
+static void test_sweep_bad(void)
+{
+	static const struct line_case cases[] = {
+		{SW_WL("cals: 1, 2") SW_TAIL, 3,
+		 "sweep: unknown key 'cals' for getpid; did you mean"},
+		{SW_WL("calls:") SW_TAIL, 3, "sweep: calls: an empty list of values"},
+		{SW_WL("calls: , ,") SW_TAIL, 3, "sweep: calls: an empty list of values"},
+		{SW_WL("calls: 1,,2") SW_TAIL, 3, "sweep: calls: an empty value"},
+		{SW_WL("1, 2") SW_TAIL, 3, "is not 'KEY: V1, V2, ...'"},
+		{SW_WL("calls: 16..1 x2") SW_TAIL, 3, "the range 16..1 x2 does not rise"},
+		{SW_WL("calls: 1..16 x1") SW_TAIL, 3, "does not rise"},
+		{SW_WL("calls: 1..16 +0") SW_TAIL, 3, "does not rise"},
+		{SW_WL("calls: 1..16") SW_TAIL, 3, "is not FROM..TO xFACTOR or FROM..TO +STEP"},
+		{SW_WL("calls: 1, x, 3") SW_TAIL, 3, "bad int value 'x'"},
+		{SW_WL("calls: 1, 2, 1") SW_TAIL, 3, "sweep: calls: '1' listed twice"},
+		{SW_WL("calls: 1/2") SW_TAIL, 3, "cannot name a cell"},
+		{SW_WL("calls: 1..100 +1") SW_TAIL, 3, "more cells than max-cells = 64"},
+		{"[global]\nmax-cells = 3\n" SW_WL("calls: 1, 2, 3, 4") SW_TAIL, 5,
+		 "more cells than max-cells = 3"},
+		/* 3 values x (baseline + a tracer) = 6 cells */
+		{"[global]\nmax-cells = 5\n" SW_WL(
+			 "calls: 1, 2, 3") "[tracer t]\ntype = delay\n[matrix]\nworkloads = a\ntracers = none, t\n",
+		 5, "makes 6 cells, more than max-cells = 5"},
+		{"[workload a]\ntype = getpid\n[tracer t]\ntype = delay\nsweep = nss: 1ns, 2ns\n"
+		 "[matrix]\nworkloads = a\ntracers = none, t\n",
+		 5, "[tracer t]: sweep: unknown key 'nss' for delay; did you mean 'ns'?"},
+		{"[workload a]\ntype = getpid\n[tracer t]\ntype = delay\nsweep = ns: 1ns, 5\n"
+		 "[matrix]\nworkloads = a\ntracers = none, t\n",
+		 5, "has no unit"},
+		{"[workload a]\ntype = getpid\n[tracer t]\ntype = ftrace-events\nevents = x:y\n"
+		 "sweep = pid-filter: 1..3 +1\n[matrix]\nworkloads = a\ntracers = none, t\n",
+		 6, "a range needs a number"},
+	};
+	check_line_cases(cases, TB_ARRAY_SIZE(cases));
+}
+
+/* The integer value of option key in section cfg (through the option table's JSON). */
+static long long opt_int(const struct tb_option *opts, const void *cfg, const char *key)
+{
+	json_t *j = tb_opts_to_json(opts, cfg);
+	long long v = json_integer_value(json_object_get(j, key));
+
+	json_decref(j);
+	return v;
+}
+
+/* A workload sweep and a tracer sweep: one section per value, the section's keys replayed,
+ * the matrix's name standing for all of them, and one cell per pair with its points. */
+static void test_sweep_expand(void)
+{
+	static const char text[] =
+		"[workload a]\ntype = getpid\nwork = 7\nsweep = calls: 1..16 x2\n"
+		"threads = 2\n"
+		"[workload b]\ntype = getpid\nsweep = calls: 1..10 +3\n"
+		"[tracer t]\ntype = delay\nsweep = ns: 10ns, 20ns\nworkloads = a\n"
+		"[matrix]\nworkloads = a, b\ntracers = none, t\n"
+		"exclude = a[calls=2]/t\n";
+	static const char *const names[] = {"a[calls=1]", "a[calls=2]", "a[calls=4]", "a[calls=8]",
+					    "a[calls=16]"};
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = tb_result_new();
+	struct tb_plan_cell *cells = NULL;
+	const struct tb_cell *c = NULL;
+	size_t ncells = 0;
+	char *msgs = NULL;
+	int wi, ti;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(text, &s, &msgs), 0);
+	free(msgs);
+	CU_ASSERT_EQUAL(s->nworkloads, 2 + 5 + 4);
+	CU_ASSERT_TRUE(s->workloads[0].swept);
+	CU_ASSERT_FALSE(s->workloads[0].used);
+	for (size_t i = 0; i < TB_ARRAY_SIZE(names); i++) {
+		wi = tb_scenario_workload(s, names[i]);
+		CU_ASSERT_FATAL(wi >= 0);
+		CU_ASSERT_TRUE(s->workloads[wi].used);
+		CU_ASSERT_STRING_EQUAL(s->workloads[wi].pt.of, "a");
+		CU_ASSERT_STRING_EQUAL(s->workloads[wi].pt.key, "calls");
+		CU_ASSERT_STRING_EQUAL(s->workloads[wi].pt.unit, "call");
+		CU_ASSERT_DOUBLE_EQUAL(s->workloads[wi].pt.x, (double)(1 << i), 0);
+		CU_ASSERT_EQUAL(opt_int(s->workloads[wi].ops->opts, s->workloads[wi].cfg, "calls"),
+				1 << i);
+		/* the section's own keys, the plugin's and the harness's, also after the sweep */
+		CU_ASSERT_EQUAL(opt_int(s->workloads[wi].ops->opts, s->workloads[wi].cfg, "work"),
+				7);
+		CU_ASSERT_EQUAL(s->workloads[wi].threads, 2);
+	}
+	/* an arithmetic range stops at or below its end */
+	CU_ASSERT(tb_scenario_workload(s, "b[calls=10]") >= 0);
+	CU_ASSERT(tb_scenario_workload(s, "b[calls=7]") >= 0);
+	CU_ASSERT(tb_scenario_workload(s, "b[calls=13]") < 0);
+	ti = tb_scenario_tracer(s, "t[ns=20ns]");
+	CU_ASSERT_FATAL(ti > 0);
+	CU_ASSERT_DOUBLE_EQUAL(s->tracers[ti].pt.x, 20, 0);
+	CU_ASSERT_STRING_EQUAL(s->tracers[ti].pt.unit, "ns"); /* a duration's */
+	CU_ASSERT_EQUAL(s->nmx_workloads, 9);
+	CU_ASSERT_EQUAL(s->nmx_tracers, 3);
+	/* cells: a's 5 points x (none + 2 tracer points) less the excluded pair (2 cells), b's 4
+	 * points with their baselines only (t runs on a) */
+	CU_ASSERT_EQUAL_FATAL(tb_plan_expand(s, r, &cells, &ncells), 0);
+	CU_ASSERT_EQUAL(ncells, 5 * 3 - 2 + 4);
+	for (size_t i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].id, "a[calls=4]/t[ns=20ns]"))
+			c = &r->cells[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT_TRUE(c->wsweep.present);
+	CU_ASSERT_STRING_EQUAL(c->wsweep.section, "a");
+	CU_ASSERT_STRING_EQUAL(c->wsweep.value, "4");
+	CU_ASSERT_TRUE(c->tsweep.present);
+	CU_ASSERT_STRING_EQUAL(c->tsweep.key, "ns");
+	CU_ASSERT_DOUBLE_EQUAL(c->tsweep.x, 20, 0);
+	free(cells);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
 static CU_TestInfo tests[] = {
 	{"valid file", test_good},
 	{"errors with line numbers", test_bad},
@@ -564,6 +698,8 @@ static CU_TestInfo tests[] = {
 	{"a workload key has one meaning", test_one_meaning},
 	{"many errors: a few, then a count", test_many_errors},
 	{"a FIFO is refused", test_fifo},
+	{"sweeps: every bad input at its line", test_sweep_bad},
+	{"sweeps: sections, matrix and cells", test_sweep_expand},
 	CU_TEST_INFO_NULL,
 };
 

@@ -241,6 +241,22 @@ int tb_html_plots_section(FILE *f, const struct tb_dir *d, bool compare)
 		fputs("</figure>\n", f);
 		n++;
 	}
+	/* The sweeps' plots: one image each (render/gnuplot/sweep.c). */
+	for (i = 1; !compare && i <= TB_PLOT_MAX_SWEEPS; i++) {
+		char name[NAME_MAX + 1];
+
+		snprintf(name, sizeof(name), "sweep-%d.svg", i);
+		if (fstatat(d->fd, name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		fprintf(f, "<figure id=\"plot-sweep-%d\">\n", i);
+		if (tb_html_inline_svg(f, d, name, 100 + i))
+			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
+		fprintf(f,
+			"<figcaption>Sweep %d: overhead ns/op against the swept value, 95%% CIs "
+			"as error bars, and the fitted line when its model was accepted.</figcaption>\n</figure>\n",
+			i);
+		n++;
+	}
 	return n;
 }
 

@@ -242,6 +242,49 @@ static void models_section(FILE *f, const struct tb_result *r)
 	fputs("</tbody>\n</table>\n", f);
 }
 
+/* The sweeps' models, one row each, and each plot's place (tb_plot_sweeps draws sweep-<k>). */
+static void sweeps_section(FILE *f, const struct tb_result *r)
+{
+	if (!r->nsweeps)
+		return;
+	fputs("<h2 id=\"sweeps\">Sweeps</h2>\n<p>Overhead ns/op (traced minus baseline) = fixed "
+	      "+ slope &times; the swept value, fitted over the points a sweep's cells give; a "
+	      "slope is said only when its CI excludes 0 and r&sup2; &ge; 0.9.</p>\n"
+	      "<table id=\"sweeps-table\">\n<thead><tr><th>sweep</th><th>against</th><th>points "
+	      "used</th><th>slope ns per unit [CI]</th><th>fixed ns/op [CI]</th><th>fit</th>"
+	      "<th>plot</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		const struct tb_sweep *sw = &r->sweeps[i];
+		const struct tb_rate_model *m = &sw->fit;
+		size_t used = 0;
+
+		for (size_t k = 0; k < sw->npoints; k++)
+			used += sw->points[k].used;
+		fputs("<tr><td>", f);
+		escf(f, "[%s %s] %s", sw->kind, sw->section, sw->key);
+		fputs("</td><td>", f);
+		tb_html_esc(f, sw->against);
+		fprintf(f, "</td><td class=\"n\">%zu of %zu</td>", used, sw->npoints);
+		if (m->accepted) {
+			fprintf(f, "<td class=\"n\">%.3g [%.3g, %.3g] per ", m->cost_ns,
+				m->cost_ci_lo, m->cost_ci_hi);
+			tb_html_esc(f, sw->unit);
+			fprintf(f,
+				"</td><td class=\"n\">%.1f [%.1f, %.1f]</td><td>accepted (r&sup2; "
+				"%.3f)</td>",
+				m->fixed_ns, m->fixed_ci_lo, m->fixed_ci_hi, m->r2);
+		} else {
+			fputs("<td>&ndash;</td><td>&ndash;</td><td>refused: ", f);
+			tb_html_esc(f, m->why_not);
+			fputs("</td>", f);
+		}
+		fprintf(f, "<td><a href=\"#plot-sweep-%zu\">sweep-%zu</a></td></tr>\n", i + 1,
+			i + 1);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
 /* The user's labels (run --label), as given. */
 static void labels(FILE *f, const struct tb_result *r)
 {
@@ -294,6 +337,7 @@ int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const
 	fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", f);
 	verdict_table(f, r);
 	models_section(f, r);
+	sweeps_section(f, r);
 	stats_table(f, r);
 	tb_html_command_tracers(f, r);
 	tb_report_explain_section(f, r);

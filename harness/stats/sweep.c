@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sweeps' models (sweep.h). The cells of one swept section (parse/sweep.c)
+ * under one tracer (a workload sweep) or on one workload (a tracer sweep) are a sweep's points:
+ * each point's y is its cell's overhead ns/op, the traced samples against its own baseline's,
+ * paired by round (analyze_cell), and its x the swept value. The line y = fixed + slope * x is
+ * the rate model's fit (tb_stats_line_fit) with its acceptance rule, so that a slope is said
+ * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "model/result.h"
+#include "stats/fit.h"
+#include "stats/sweep.h"
+
+/* The sweep of (kind, section, key, against), made when it is new; NULL on ENOMEM. */
+static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
+				 const struct tb_cell_sweep *cs, const char *against)
+{
+	struct tb_sweep *sw;
+
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		sw = &r->sweeps[i];
+		if (!strcmp(sw->kind, kind) && !strcmp(sw->section, cs->section) &&
+		    !strcmp(sw->key, cs->key) && !strcmp(sw->against, against))
+			return sw;
+	}
+	sw = tb_result_add_sweep(r);
+	if (!sw)
+		return NULL;
+	sw->kind = strdup(kind);
+	sw->section = strdup(cs->section);
+	sw->key = strdup(cs->key);
+	sw->against = strdup(against);
+	sw->unit = strdup(cs->unit ? cs->unit : cs->key);
+	return sw->kind && sw->section && sw->key && sw->against && sw->unit ? sw : NULL;
+}
+
+/* Cell c as a point of its sweep cs (kind "workload" or "tracer"). 0 or -ENOMEM. */
+static int add_point(struct tb_result *r, const struct tb_cell *c, const char *kind,
+		     const struct tb_cell_sweep *cs)
+{
+	struct tb_sweep *sw = sweep_of(r, kind, cs, kind[0] == 'w' ? c->tracer : c->workload);
+	struct tb_sweep_point *pt = sw ? tb_sweep_add_point(sw) : NULL;
+
+	if (!pt || !(pt->cell = strdup(c->id)) || !(pt->value = strdup(cs->value)))
+		return -ENOMEM;
+	pt->x = cs->x;
+	if (c->has_overhead) {
+		pt->ns_per_op = c->overhead.ns_per_op;
+		pt->ns_lo = c->overhead.ns_ci_lo;
+		pt->ns_hi = c->overhead.ns_ci_hi;
+	}
+	pt->used = tb_stats_fit_point(c, pt->why_not, sizeof(pt->why_not));
+	if (pt->used && !isfinite(pt->x)) {
+		pt->used = false;
+		snprintf(pt->why_not, sizeof(pt->why_not), "the value is not a number");
+	}
+	return 0;
+}
+
+static int by_x(const void *a, const void *b)
+{
+	double x = ((const struct tb_sweep_point *)a)->x, y = ((const struct tb_sweep_point *)b)->x;
+
+	return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x > y) - (x < y);
+}
+
+/* The line through a sweep's used points. 0 or -ENOMEM. */
+static int fit(struct tb_sweep *sw, double alpha)
+{
+	double *x = malloc((sw->npoints + 1) * 2 * sizeof(double)), *y;
+	char per[64], range[80], flat[160];
+	size_t n = 0;
+
+	if (!x)
+		return -ENOMEM;
+	y = x + sw->npoints + 1;
+	qsort(sw->points, sw->npoints, sizeof(*sw->points), by_x);
+	for (size_t i = 0; i < sw->npoints; i++)
+		if (sw->points[i].used) {
+			x[n] = sw->points[i].x;
+			y[n++] = sw->points[i].ns_per_op;
+		}
+	snprintf(per, sizeof(per), "%s", sw->unit);
+	snprintf(range, sizeof(range), "%s values", sw->key);
+	snprintf(flat, sizeof(flat), "the usable points have one %s: nothing to fit a line to",
+		 sw->key);
+	tb_stats_line_fit(x, y, n, alpha, per, range, flat, &sw->fit); /* why_not says why not */
+	if (n < 3 && n < sw->npoints)
+		snprintf(sw->fit.why_not, sizeof(sw->fit.why_not),
+			 "%zu of %zu points usable: at least 3 are needed (each point says why)", n,
+			 sw->npoints);
+	free(x);
+	return 0;
+}
+
+int tb_stats_sweeps(struct tb_result *r)
+{
+	int ret = 0;
+
+	tb_result_sweeps_free(r);
+	for (size_t i = 0; i < r->ncells && !ret; i++) {
+		const struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline)
+			continue;
+		if (c->wsweep.present)
+			ret = add_point(r, c, "workload", &c->wsweep);
+		if (!ret && c->tsweep.present)
+			ret = add_point(r, c, "tracer", &c->tsweep);
+	}
+	for (size_t i = 0; i < r->nsweeps && !ret; i++)
+		ret = fit(&r->sweeps[i], r->alpha);
+	return ret;
+}

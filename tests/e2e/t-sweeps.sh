@@ -1,0 +1,82 @@
+#!/bin/bash
+# Sweeps (METHODOLOGY.md 2.12): bad sweeps are file:line errors at --dry-run (exit 2); a tiny
+# tracer sweep runs, and result.json's sweeps has the model and every point, the summary its
+# table, the plots a sweep-1 image and the report its Sweeps table. No figure is judged here
+# (timings belong in validate*): only that each is there and says what it is.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
+
+cat >"$TMP/bad.ini" <<'INI'
+[workload w]
+type = getpid
+[tracer d]
+type = delay
+sweep = nss: 100ns, 200ns
+[matrix]
+workloads = w
+tracers = none, d
+INI
+expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
+grep -q "bad.ini:5: \[tracer d\]: sweep: unknown key 'nss' for delay; did you mean 'ns'?" "$TMP/err" ||
+	fail "unknown sweep key: $(cat "$TMP/err")"
+sed -i 's/^sweep = .*/sweep = ns: 800ns..100ns x2/' "$TMP/bad.ini"
+expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
+grep -q "bad.ini:5: .*does not rise" "$TMP/err" || fail "falling range: $(cat "$TMP/err")"
+sed -i 's/^sweep = .*/sweep = ns:/' "$TMP/bad.ini"
+expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
+grep -q "bad.ini:5: .*an empty list of values" "$TMP/err" || fail "empty list: $(cat "$TMP/err")"
+sed -i 's/^sweep = .*/sweep = ns: 1ns..100ns +1ns/' "$TMP/bad.ini"
+expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
+grep -q "bad.ini:5: .*max-cells = 64" "$TMP/err" || fail "too many cells: $(cat "$TMP/err")"
+
+need_root
+cat >"$TMP/sweep.ini" <<'INI'
+[global]
+repetitions = 5
+warmup = 0
+duration = 40ms
+max-cv = 50%
+[workload w]
+type = getpid
+[tracer d]
+type = delay
+sweep = ns: 100ns..800ns x2
+[matrix]
+workloads = w
+tracers = none, d
+INI
+expect_exit 0 "$TB" run "$TMP/sweep.ini" --dry-run
+grep -q "w/d\[ns=800ns\]" "$TMP/out" || fail "dry-run does not list the points: $(cat "$TMP/out")"
+expect_exit 0 "$TB" run "$TMP/sweep.ini" -o "$TMP/r" --wait
+grep -q "^sweeps: overhead ns/op" "$TMP/out" || fail "no sweep table in the summary: $(cat "$TMP/out")"
+grep -q "^tracer d: ns " "$TMP/out" || fail "no row for the sweep: $(cat "$TMP/out")"
+python3 - "$TMP/r/result.json" <<'PY' || fail "result.json's sweeps"
+import json, sys
+r = json.load(open(sys.argv[1]))
+sw = r["sweeps"]
+assert len(sw) == 1, sw
+s = sw[0]
+assert (s["kind"], s["section"], s["key"], s["against"], s["unit"]) == \
+    ("tracer", "d", "ns", "w", "ns"), s
+assert [p["value"] for p in s["points"]] == ["100ns", "200ns", "400ns", "800ns"], s["points"]
+assert [p["x"] for p in s["points"]] == [100, 200, 400, 800], s["points"]
+cells = {c["id"]: c for c in r["cells"]}
+for p in s["points"]:
+    c = cells[p["cell"]]
+    assert c["tracer_sweep"]["value"] == p["value"], c
+    assert p["used"] or p.get("why_not"), p
+m = s["model"]
+assert m["accepted"] in (True, False)
+assert m["accepted"] or m.get("why_not"), m
+if m["accepted"]:
+    assert m["slope_ns_ci"][0] <= m["slope_ns"] <= m["slope_ns_ci"][1], m
+print("    slope %s ns per ns, accepted %s" % (m["slope_ns"], m["accepted"]))
+PY
+[ -s "$TMP/r/plots/sweep-1.png" ] && [ -s "$TMP/r/plots/sweep-1.svg" ] ||
+	fail "no sweep-1 plot: $(ls "$TMP/r/plots")"
+grep -q 'id="sweeps-table"' "$TMP/r/report.html" || fail "the report has no Sweeps table"
+grep -q 'id="plot-sweep-1"' "$TMP/r/report.html" || fail "the report does not inline sweep-1"
+# the strict reader takes what the writer wrote
+expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
+"$TB" cleanup >/dev/null 2>&1
+exit 0

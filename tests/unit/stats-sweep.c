@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Sweeps' models (stats/sweep.c) on synthetic cells with a fixed seed: a known slope is
+ * recovered within its CI, a series that does not depend on the swept value yields no slope
+ * (refused, or a CI that includes 0), points that cannot be trusted are left out with their
+ * reason, and result.json's sweeps read back as written, strictly.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+
+#include "model/result.h"
+#include "stats/fit.h"
+#include "stats/stats.h"
+#include "stats/sweep.h"
+#include "tb_test.h"
+
+#define NPTS 5
+
+static const double xs[NPTS] = {1, 2, 4, 8, 16};
+
+/* A traced cell "w[probes=X]/t" of a tracer sweep over probes, its overhead ns/op y. */
+static void add_cell(struct tb_result *r, double x, double y, enum tb_verdict verdict)
+{
+	struct tb_cell *c = tb_result_add_cell(r);
+	char id[64], v[16];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	snprintf(v, sizeof(v), "%g", x);
+	snprintf(id, sizeof(id), "w/t[probes=%s]", v);
+	c->id = strdup(id);
+	c->workload = strdup("w");
+	c->workload_type = strdup("getpid");
+	c->tracer = strdup(id + 2);
+	c->tracer_type = strdup("ftrace-events");
+	c->has_overhead = true;
+	tb_overhead_init(&c->overhead);
+	c->overhead.ns_per_op = y;
+	c->overhead.ns_ci_lo = y - 5;
+	c->overhead.ns_ci_hi = y + 5;
+	c->overhead.verdict = verdict;
+	snprintf(c->overhead.reason, sizeof(c->overhead.reason), "CV 40%% > 10%%");
+	c->tsweep.present = true;
+	c->tsweep.section = strdup("t");
+	c->tsweep.key = strdup("probes");
+	c->tsweep.value = strdup(v);
+	c->tsweep.unit = strdup("probe");
+	c->tsweep.x = x;
+}
+
+/* y = 40 + 12 x plus noise (sd 3): the slope is recovered, named per probe. */
+static void test_known_slope(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *r = tb_result_new();
+	const struct tb_sweep *sw;
+
+	gsl_rng_set(rng, 7);
+	/* added in a shuffled order: the points come back by rising x */
+	for (int i = NPTS - 1; i >= 0; i--)
+		add_cell(r, xs[i], 40 + 12 * xs[i] + gsl_ran_gaussian(rng, 3), TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nsweeps, 1);
+	sw = &r->sweeps[0];
+	CU_ASSERT_STRING_EQUAL(sw->kind, "tracer");
+	CU_ASSERT_STRING_EQUAL(sw->section, "t");
+	CU_ASSERT_STRING_EQUAL(sw->against, "w");
+	CU_ASSERT_STRING_EQUAL(sw->unit, "probe");
+	CU_ASSERT_EQUAL_FATAL(sw->npoints, NPTS);
+	for (size_t i = 0; i < NPTS; i++) {
+		CU_ASSERT_DOUBLE_EQUAL(sw->points[i].x, xs[i], 0);
+		CU_ASSERT_TRUE(sw->points[i].used);
+	}
+	CU_ASSERT_TRUE(sw->fit.accepted);
+	CU_ASSERT(sw->fit.cost_ci_lo < 12 && 12 < sw->fit.cost_ci_hi);
+	CU_ASSERT_DOUBLE_EQUAL(sw->fit.cost_ns, 12, 1.0);
+	CU_ASSERT(sw->fit.fixed_ci_lo < 40 && 40 < sw->fit.fixed_ci_hi);
+	CU_ASSERT_EQUAL(sw->fit.npoints, NPTS);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
+/* A flat series (what the value does not change): no slope in >= 95% of 200 repeats. */
+static void test_flat_refused(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	int slopes = 0;
+
+	gsl_rng_set(rng, 42);
+	for (int trial = 0; trial < 200; trial++) {
+		struct tb_result *r = tb_result_new();
+		const struct tb_rate_model *m;
+
+		for (int i = 0; i < NPTS; i++)
+			add_cell(r, xs[i], 300 + gsl_ran_gaussian(rng, 20), TB_VERDICT_OVERHEAD);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+		m = &r->sweeps[0].fit;
+		if (m->accepted && (m->cost_ci_lo > 0 || m->cost_ci_hi < 0))
+			slopes++;
+		else
+			CU_ASSERT(!m->accepted && m->why_not[0]);
+		if (!trial && !m->accepted)
+			CU_ASSERT_PTR_NOT_NULL(strstr(m->why_not, "per probe"));
+		tb_result_free(r);
+	}
+	printf("\n    a slope from a flat series %d times in 200", slopes);
+	CU_ASSERT(slopes <= 10);
+	gsl_rng_free(rng);
+}
+
+/* Untrustworthy points are not fitted, with their reason; too few left: refused, said so. */
+static void test_unusable_points(void)
+{
+	struct tb_result *r = tb_result_new();
+	const struct tb_sweep *sw;
+
+	for (int i = 0; i < NPTS; i++)
+		add_cell(r, xs[i], 40 + 12 * xs[i],
+			 i < 3 ? TB_VERDICT_UNTRUSTWORTHY : TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	sw = &r->sweeps[0];
+	CU_ASSERT_FALSE(sw->points[0].used);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sw->points[0].why_not, "untrustworthy: CV 40%"));
+	CU_ASSERT_TRUE(sw->points[4].used);
+	CU_ASSERT_FALSE(sw->fit.accepted);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sw->fit.why_not, "2 of 5 points usable"));
+	tb_result_free(r);
+}
+
+/* result.json's sweeps: written and read back as they were; a bad kind is refused by key. */
+static void test_json(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	json_t *doc, *sweeps;
+
+	for (int i = 0; i < NPTS; i++)
+		add_cell(r, xs[i], 40 + 12 * xs[i] + (i % 2 ? 1 : -1), TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_EQUAL_FATAL(back->nsweeps, 1);
+	CU_ASSERT_STRING_EQUAL(back->sweeps[0].unit, "probe");
+	CU_ASSERT_EQUAL(back->sweeps[0].npoints, NPTS);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].fit.cost_ns, r->sweeps[0].fit.cost_ns, 1e-9);
+	CU_ASSERT_EQUAL(back->sweeps[0].fit.accepted, r->sweeps[0].fit.accepted);
+	CU_ASSERT_STRING_EQUAL(back->sweeps[0].points[2].cell, "w/t[probes=4]");
+	CU_ASSERT_TRUE(back->cells[2].tsweep.present);
+	CU_ASSERT_STRING_EQUAL(back->cells[2].tsweep.value, "4");
+	tb_result_free(back);
+	back = NULL;
+	sweeps = json_object_get(doc, "sweeps");
+	json_object_set_new(json_array_get(sweeps, 0), "kind", json_string("cell"));
+	CU_ASSERT_EQUAL(tb_result_from_json(doc, "r.json", &back), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_result_last_error(), "sweeps[0].kind"));
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+static CU_TestInfo tests[] = {
+	{"a known slope is recovered", test_known_slope},
+	{"a flat series gives no slope", test_flat_refused},
+	{"unusable points are said, not fitted", test_unusable_points},
+	{"result.json's sweeps", test_json},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("stats-sweep", NULL, NULL, tests);
