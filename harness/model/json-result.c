@@ -21,37 +21,7 @@
 #include "model/labels.h"
 #include "model/proof.h"
 
-#define MAXV TB_RESULT_MAX_VALUE
-
-/* Rows of the struct T (defined before each table). */
-/* clang-format off */
-#define AT(m)			TB_JSON_AT(T, m)
-#define F_STR(k, m, fl)		{.key = (k), .kind = TB_JSON_STR, .flags = (fl), AT(m)}
-#define F_TEXT(k, m, fl)	{.key = (k), .kind = TB_JSON_TEXT, .flags = (fl), AT(m)}
-#define F_RANGE(k, m, lo, hi, fl) \
-	{.key = (k), .kind = TB_JSON_NUM, .flags = (fl), AT(m), .min = (lo), .max = (hi)}
-#define F_NUM(k, m, lo)		F_RANGE(k, m, lo, MAXV, 0)
-#define F_PROB(k, m)		F_RANGE(k, m, 0, 1, 0)
-#define F_COUNT(k, m, fl)	{.key = (k), .kind = TB_JSON_COUNT, .flags = (fl), AT(m)}
-#define F_UINT(k, m, hi)	{.key = (k), .kind = TB_JSON_UINT, AT(m), .umax = (hi)}
-#define F_BOOL(k, m, fl)	{.key = (k), .kind = TB_JSON_BOOL, .flags = (fl), AT(m)}
-#define F_ENUM(k, m, e)		{.key = (k), .kind = TB_JSON_ENUM, AT(m), .names = (e)}
-#define F_OBJ(k, m, fl)		{.key = (k), .kind = TB_JSON_OBJ, .flags = (fl), AT(m)}
-#define F_STRINGS(k, m)		{.key = (k), .kind = TB_JSON_STRINGS, AT(m), .umax = 65536}
-#define F_CUSTOM(k, fn, fl)	{.key = (k), .kind = TB_JSON_CUSTOM, .flags = (fl), .io = (fn)}
-#define F_PAIR(k, a, b, fl) \
-	{.key = (k), .kind = TB_JSON_PAIR, .flags = (fl), .off = offsetof(T, a), \
-	 .off2 = offsetof(T, b), .min = -INFINITY, .max = MAXV}
-/* A child object: the struct at offset o of T (0: T itself). */
-#define F_CHILD(k, o, t)	{.key = (k), .kind = TB_JSON_CHILD, .off = (o), .sub = (t)}
-/* ... the member m, written only when the bool member seen is true, which reading it sets */
-#define F_CHILD_SEEN(k, m, seen, t) \
-	{.key = (k), .kind = TB_JSON_CHILD, .flags = TB_JSON_SEEN, .off = offsetof(T, m), \
-	 .off2 = offsetof(T, seen), .sub = (t)}
-#define F_ARRAY(k, m, a, fl) \
-	{.key = (k), .kind = TB_JSON_ARRAY, .flags = (fl), AT(m), .arr = (a)}
-#define F_END			{NULL}
-/* clang-format on */
+#include "model/json-rows.h"
 
 /* ---- a sample -------------------------------------------------------------------------------- */
 
@@ -665,21 +635,6 @@ static int cell_check(struct tb_json_reader *rd, json_t *o, void *base)
 	return ret == -EINVAL ? tb_json_bad(rd, "tracer_extra", "%s", why) : ret;
 }
 
-/* ---- a cell's sweep point, a sweep ---------------------------------------------------------- */
-
-#define T struct tb_cell_sweep
-static const struct tb_json_field cell_sweep_fields[] = {
-	F_STR("section", section, TB_JSON_REQ),
-	F_STR("key", key, TB_JSON_REQ),
-	F_STR("value", value, TB_JSON_REQ),
-	F_STR("unit", unit, TB_JSON_REQ),
-	F_NUM("x", x, -MAXV),
-	F_END,
-};
-#undef T
-
-static const struct tb_json_table cell_sweep_table = {cell_sweep_fields, NULL, NULL};
-
 #define T struct tb_cell
 static const struct tb_json_field cell_fields[] = {
 	F_STR("id", id, TB_JSON_REQ),
@@ -714,8 +669,8 @@ static const struct tb_json_field cell_fields[] = {
 	F_CUSTOM("explain", &explain_io, 0),
 	F_CHILD_SEEN("accounting", accounting, accounting.present, &accounting_table),
 	F_CUSTOM("accounting_samples", &acct_samples_io, TB_JSON_OUT),
-	F_CHILD_SEEN("workload_sweep", wsweep, wsweep.present, &cell_sweep_table),
-	F_CHILD_SEEN("tracer_sweep", tsweep, tsweep.present, &cell_sweep_table),
+	F_CHILD_SEEN("workload_sweep", wsweep, wsweep.present, &tb_json_cell_sweep_table),
+	F_CHILD_SEEN("tracer_sweep", tsweep, tsweep.present, &tb_json_cell_sweep_table),
 	F_END,
 };
 #undef T
@@ -801,91 +756,6 @@ static const struct tb_json_array rate_models_array = {
 	.count = offsetof(struct tb_result, nrate_models),
 	.max = TB_RESULT_MAX_CELLS,
 	.add = rate_model_add,
-};
-
-#define T struct tb_rate_model
-static const struct tb_json_field sweep_fit_fields[] = {
-	F_UINT("points", npoints, TB_RESULT_MAX_CELLS),
-	F_NUM("fixed_ns", fixed_ns, -MAXV),
-	F_PAIR("fixed_ns_ci", fixed_ci_lo, fixed_ci_hi, 0),
-	F_NUM("slope_ns", cost_ns, -MAXV),
-	F_PAIR("slope_ns_ci", cost_ci_lo, cost_ci_hi, 0),
-	F_NUM("r2", r2, -MAXV),
-	F_PROB("p_quadratic", p_quadratic),
-	F_BOOL("nonlinear", nonlinear, 0),
-	F_BOOL("accepted", accepted, TB_JSON_REQ),
-	F_TEXT("why_not", why_not, TB_JSON_OMIT),
-	F_END,
-};
-#undef T
-
-#define T struct tb_sweep_point
-static const struct tb_json_field sweep_point_fields[] = {
-	F_STR("cell", cell, TB_JSON_REQ),
-	F_STR("value", value, TB_JSON_REQ),
-	F_NUM("x", x, -MAXV),
-	F_NUM("ns_per_op", ns_per_op, -MAXV),
-	F_PAIR("ns_per_op_ci", ns_lo, ns_hi, 0),
-	F_BOOL("used", used, TB_JSON_REQ),
-	F_TEXT("why_not", why_not, TB_JSON_OMIT),
-	F_END,
-};
-#undef T
-
-static const struct tb_json_table sweep_fit_table = {sweep_fit_fields, NULL, NULL};
-static const struct tb_json_table sweep_point_table = {sweep_point_fields, NULL, NULL};
-
-static void *sweep_point_add(void *sw)
-{
-	return tb_sweep_add_point(sw);
-}
-
-static const struct tb_json_array sweep_points_array = {
-	.elem = &sweep_point_table,
-	.size = sizeof(struct tb_sweep_point),
-	.count = offsetof(struct tb_sweep, npoints),
-	.max = TB_RESULT_MAX_CELLS,
-	.add = sweep_point_add,
-};
-
-#define T struct tb_sweep
-static const struct tb_json_field sweep_fields[] = {
-	F_STR("kind", kind, TB_JSON_REQ),
-	F_STR("section", section, TB_JSON_REQ),
-	F_STR("key", key, TB_JSON_REQ),
-	F_STR("against", against, TB_JSON_REQ),
-	F_STR("unit", unit, TB_JSON_REQ),
-	F_CHILD("model", offsetof(T, fit), &sweep_fit_table),
-	F_ARRAY("points", points, &sweep_points_array, TB_JSON_REQ),
-	F_END,
-};
-#undef T
-
-/* A sweep is of a workload or a tracer section. */
-static int sweep_check(struct tb_json_reader *rd, json_t *o, void *base)
-{
-	const struct tb_sweep *sw = base;
-
-	(void)o;
-	if (strcmp(sw->kind, "workload") && strcmp(sw->kind, "tracer"))
-		return tb_json_bad(rd, "kind", "expected \"workload\" or \"tracer\", not \"%.40s\"",
-				   sw->kind);
-	return 0;
-}
-
-static const struct tb_json_table sweep_table = {sweep_fields, NULL, sweep_check};
-
-static void *sweep_add(void *r)
-{
-	return tb_result_add_sweep(r);
-}
-
-static const struct tb_json_array sweeps_array = {
-	.elem = &sweep_table,
-	.size = sizeof(struct tb_sweep),
-	.count = offsetof(struct tb_result, nsweeps),
-	.max = TB_RESULT_MAX_CELLS,
-	.add = sweep_add,
 };
 
 #define T struct tb_aa_summary
@@ -1040,7 +910,7 @@ static const struct tb_json_field result_fields[] = {
 	F_ARRAY("cells", cells, &cells_array, TB_JSON_REQ),
 	F_CHILD_SEEN("aa_calibration", aa_summary, aa_summary.present, &aa_table),
 	F_ARRAY("rate_models", rate_models, &rate_models_array, TB_JSON_OMIT),
-	F_ARRAY("sweeps", sweeps, &sweeps_array, TB_JSON_OMIT),
+	F_ARRAY("sweeps", sweeps, &tb_json_sweeps_array, TB_JSON_OMIT),
 	F_END,
 };
 #undef T
