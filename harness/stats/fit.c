@@ -12,11 +12,7 @@
 
 #include "model/measured.h"
 #include "stats/fit.h"
-
-static double probability(double p)
-{
-	return p >= 0 && p <= 1 ? p : NAN;
-}
+#include "stats/stats.h"
 
 /* Whether a fitted line says something (tb_stats_line_fit's comment); per and range word
  * its refusal ("event", "events per op"). */
@@ -101,7 +97,7 @@ int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, 
 			if (!(se > 0))
 				m->p_quadratic = 1;
 			else
-				m->p_quadratic = probability(fmin(
+				m->p_quadratic = tb_stats_probability(fmin(
 					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
 			m->nonlinear = m->p_quadratic < alpha;
 		}

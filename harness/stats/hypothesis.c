@@ -18,7 +18,7 @@
 #define MW_EXACT_MAX 30
 
 /* A p-value from GSL: NAN (cannot be computed) unless it is a probability. */
-static double probability(double p)
+double tb_stats_probability(double p)
 {
 	return p >= 0 && p <= 1 ? p : NAN;
 }
@@ -41,7 +41,7 @@ double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
 	df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
 	if (!isfinite(t) || !(df > 0) || !isfinite(df))
 		return NAN;
-	return probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));
+	return tb_stats_probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));
 }
 
 /* P(U <= u) under H0 for sample sizes m, n without ties: counts of arrangements by U. */

@@ -61,6 +61,8 @@ void tb_stats_box(double *x, size_t n, struct tb_stats_box *b);
 
 /* Welch's unequal-variance t-test, two-sided p. */
 double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny);
+/* p when GSL's p-value is a probability, else NAN (cannot be computed). */
+double tb_stats_probability(double p);
 /*
  * Mann-Whitney U test, two-sided p. *u (may be NULL) receives U of x (the number of pairs with
  * x > y, ties counting 1/2). Exact distribution when there are no ties and nx, ny <= 30;
