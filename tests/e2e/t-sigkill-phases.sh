@@ -32,7 +32,7 @@ pid-filter = workload
 
 [tracer slow]
 type = command
-command = sh -c 'sleep 0.$$; echo ready; exec sleep 600'
+command = sh -c 'sleep 0.$$; echo ready; exec sleep 600.$$'
 ready = ^ready\$
 
 [matrix]
@@ -47,9 +47,9 @@ state() {
 	ls -d /tmp/tracebench-$p-* 2>/dev/null
 	find "$TMP" -path "*/plots/.tracebench-*" 2>/dev/null
 	ls "$TB_STATE_DIR" 2>/dev/null | grep armed-
-	pgrep -f "sleep ($secs|600)$" 2>/dev/null
+	pgrep -f "sleep ($secs|600\.$$)$" 2>/dev/null
 }
-before=$(state '[0-9]*')
+before=$(state none) # its workload-named items; no run of its own is live yet
 [ -z "$before" ] || fail "state of this test exists before it: $before"
 
 # kill_when NAME CONDITION-COMMAND [RUN ARGS]: start a run, SIGKILL it once the condition
@@ -74,7 +74,7 @@ kill_when() {
 	"$TB" cleanup >"$TMP/cl-$name" 2>&1 || { cat "$TMP/cl-$name"; fail "$name: cleanup failed"; }
 	sleep 0.3
 	local after
-	after=$(state '[0-9]*')
+	after=$(state $pid) # this run's: another run on the machine may be live meanwhile
 	[ -z "$after" ] || { cat "$TMP/cl-$name"; fail "$name: left after SIGKILL and cleanup: $after"; }
 	echo "  $name: nothing left"
 }
