@@ -39,12 +39,15 @@ endif
 # debhelper, lintian: `make deb` (tests/e2e/t-deb.sh); python3-yaml: t-ci-gate.sh reads doc/ci.md;
 # openssh-server: the SSH host of tests/e2e/t-fleet.sh (an sshd of its own in a network namespace;
 # installing the package starts Debian's ssh service only where services are started at install).
+# nginx-light, redis-server, redis-tools, wrk, nghttp2-client (h2load), postgresql: the service
+# workloads' servers and their own load generators (each started by tracebench on loopback).
 DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-dev bpftool clang \
 	   llvm libelf-dev zlib1g-dev libgsl-dev libcunit1-dev gnuplot-nox libinih-dev \
 	   libjansson-dev libhwloc-dev linux-perf bpftrace xz-utils libclang-rt-14-dev valgrind \
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
-	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian python3-yaml
+	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian python3-yaml \
+	   nginx-light redis-server redis-tools wrk nghttp2-client
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto libdw
