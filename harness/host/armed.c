@@ -394,10 +394,18 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 	}
 	fd = lock_dir(tb_state_dir(), wait, holder);
 	if (fd < 0)
-		return fd;
+		goto out_machine;
 	lock_fd = fd;
 	lock_pid = getpid();
 	return 0;
+
+out_machine:
+	/* Not measuring after all: a machine lock taken here must not block every other run. */
+	if (machine_fd >= 0 && machine_pid == getpid()) {
+		unlock_fd(machine_fd);
+		machine_fd = -1;
+	}
+	return fd;
 }
 
 int tb_lock_hold_machine(void)
