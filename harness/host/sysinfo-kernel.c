@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The environment fingerprint's kernel and tracing sections (sysinfo-int.h): the kernel
- * (release, command line, config hash), virtualization, THP, the sysctls that matter to
- * tracing, tracefs, memory and load.
+ * (release, command line, config hash, what it offers uprobes), virtualization, THP, the
+ * sysctls that matter to tracing, tracefs, memory and load.
  */
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -60,6 +61,52 @@ static int config_hash(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * What the kernel offers user-space probes (kallsyms names, visible whatever kptr_restrict
+ * hides): the uretprobe syscall (6.11: a uretprobe's trampoline returns through a syscall
+ * instead of an int3 trap), the uprobe syscall and the nop5 optimisation (6.18: a uprobe on a
+ * 5-byte nop becomes a call into a trampoline). Figures of uprobe, uretprobe and USDT costs
+ * from kernels with and without them do not compare. null: kallsyms unreadable.
+ */
+static json_t *uprobe_features(struct si *s)
+{
+	static const struct {
+		const char *key, *suffix; /* a symbol ending so: "__x64_sys_uprobe" */
+	} want[] = {
+		{"uretprobe_syscall", "_sys_uretprobe"},
+		{"uprobe_syscall", "_sys_uprobe"},
+		{"uprobe_nop5_optimization", " arch_uprobe_optimize"},
+	};
+	bool found[TB_ARRAY_SIZE(want)] = {false};
+	char path[PATH_MAX], *line = NULL;
+	size_t cap = 0, i, left = TB_ARRAY_SIZE(want);
+	json_t *o = json_object();
+	FILE *f;
+
+	if (!o)
+		return NULL;
+	f = fopen(tb_si_path(s, "/proc/kallsyms", path, sizeof(path)), "re");
+	while (f && left && getline(&line, &cap, f) > 0) {
+		size_t n = strcspn(line, "\t\n"); /* a module's symbols carry "\t[module]" */
+
+		line[n] = '\0';
+		for (i = 0; i < TB_ARRAY_SIZE(want); i++) {
+			size_t k = strlen(want[i].suffix);
+
+			if (!found[i] && n >= k && !strcmp(line + n - k, want[i].suffix)) {
+				found[i] = true;
+				left--;
+			}
+		}
+	}
+	for (i = 0; i < TB_ARRAY_SIZE(want); i++)
+		tb_si_put(s, o, want[i].key, f ? json_boolean(found[i]) : json_null());
+	if (f)
+		fclose(f);
+	free(line);
+	return o;
+}
+
 json_t *tb_si_kernel(struct si *s)
 {
 	json_t *k = json_object();
@@ -83,6 +130,7 @@ json_t *tb_si_kernel(struct si *s)
 		rel[0] = '\0';
 	tb_si_put_str(s, k, "config_hash", rel[0] ? hash : NULL);
 	tb_si_put_str(s, k, "config_source", rel[0] ? rel : NULL);
+	tb_si_put(s, k, "uprobes", uprobe_features(s));
 	free(release);
 	return k;
 }

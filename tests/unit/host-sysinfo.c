@@ -70,14 +70,23 @@ static void test_full_kernel_cpu(void)
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.release"), "6.1.0-99-amd64");
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.version"),
 			       "#1 SMP PREEMPT_DYNAMIC Debian 6.1.99-1 (2024-07-15)");
-	CU_ASSERT_STRING_EQUAL(str(info, "kernel.cmdline"),
-			       "BOOT_IMAGE=/boot/vmlinuz-6.1.0-99-amd64 root=/dev/sda1 ro quiet isolcpus=3 nohz_full=3");
+	CU_ASSERT_STRING_EQUAL(
+		str(info, "kernel.cmdline"),
+		"BOOT_IMAGE=/boot/vmlinuz-6.1.0-99-amd64 root=/dev/sda1 ro quiet isolcpus=3 nohz_full=3");
 	/* The hash is over the decompressed text of the fixture's config.gz. */
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)fnv1a64("CONFIG_SMP=y\nCONFIG_NR_CPUS=64\nCONFIG_FTRACE=y\n"
 					     "CONFIG_BPF_SYSCALL=y\n"));
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_hash"), hash);
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_source"), "/proc/config.gz");
+	/* kallsyms names the uretprobe syscall only; a module's symbol does not count. */
+	CU_ASSERT_TRUE(json_is_true(json_object_get(
+		json_object_get(json_object_get(info, "kernel"), "uprobes"), "uretprobe_syscall")));
+	CU_ASSERT_TRUE(json_is_false(json_object_get(
+		json_object_get(json_object_get(info, "kernel"), "uprobes"), "uprobe_syscall")));
+	CU_ASSERT_TRUE(json_is_false(
+		json_object_get(json_object_get(json_object_get(info, "kernel"), "uprobes"),
+				"uprobe_nop5_optimization")));
 	CU_ASSERT_STRING_EQUAL(str(info, "cpu.model"), "Intel(R) Xeon(R) Gold 6230 CPU @ 2.10GHz");
 	CU_ASSERT_STRING_EQUAL(str(info, "cpu.vendor"), "GenuineIntel");
 	CU_ASSERT_STRING_EQUAL(str(info, "cpu.family"), "6");
@@ -239,6 +248,9 @@ static void test_minimal_unknowns(void)
 	/* No /proc/config.gz, no /boot/config-*. */
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_hash"), "unknown");
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.config_source"), "unknown");
+	/* No kallsyms: unknown, not "no". */
+	CU_ASSERT_TRUE(json_is_null(json_object_get(
+		json_object_get(json_object_get(info, "kernel"), "uprobes"), "uprobe_syscall")));
 	/* No cpufreq directory. */
 	CU_ASSERT_STRING_EQUAL(str(info, "cpufreq.driver"), "unknown");
 	CU_ASSERT_STRING_EQUAL(str(info, "cpufreq.governor"), "unknown");

@@ -28,6 +28,8 @@
 
 /* usercall's calls per op in the next spawn (1 but in the test of calls). */
 static int calls_per_op = 1;
+/* usercall's site in the next spawn (function but in the test of sites). */
+static const char *site_kv = "site=function";
 
 struct child {
 	pid_t pid;
@@ -63,7 +65,7 @@ static int spawn(bool getpid_wl, bool lttng, uint64_t n, struct child *c)
 {
 	const struct tb_workload_ops *ops = tb_workload_find(getpid_wl ? "getpid" : "usercall");
 	char calls[32];
-	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", calls, NULL};
+	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", calls, site_kv, NULL};
 	struct tb_workload w = {.ops = ops, .name = "probe-test", .cpu = -1};
 	int fds[2];
 	char go;
@@ -233,6 +235,74 @@ static void test_bpf_user(void)
 			json_decref(r.st.extra);
 			assert_clean(types[i], before);
 		}
+	}
+}
+
+/*
+ * The probe sites (usercall site =): each function starts with the instruction it is named
+ * after, a BPF uprobe (usdt-nop5: USDT) on it counts exactly its calls, and lttng = true is
+ * refused beside a site without the tracepoint.
+ */
+static void test_sites(void)
+{
+	static const struct {
+		const char *site, *attach, *target;
+		void *fn;
+		unsigned char first[5];
+		size_t len;
+	} sites[] = {
+		{"nop", "uprobe", TB_USERCALL_SITE_NOP, (void *)tb_usercall_site_nop, {0x90}, 1},
+		{"push", "uprobe", TB_USERCALL_SITE_PUSH, (void *)tb_usercall_site_push, {0x55}, 1},
+		{"ret", "uprobe", TB_USERCALL_SITE_RET, (void *)tb_usercall_site_ret, {0xc3}, 1},
+		{"nop5",
+		 "uprobe",
+		 TB_USERCALL_SITE_NOP5,
+		 (void *)tb_usercall_site_nop5,
+		 {0x0f, 0x1f, 0x44, 0x00, 0x00},
+		 5},
+		{"usdt-nop5",
+		 "usdt",
+		 TB_USERCALL_USDT_PROVIDER ":" TB_USERCALL_USDT5_NAME,
+		 (void *)tb_usercall_usdt5,
+		 {0x0f, 0x1f, 0x44, 0x00, 0x00},
+		 5},
+	};
+	const struct tb_workload_ops *wl = tb_workload_find("usercall");
+	const char *bad[] = {"lttng=true", "site=nop", NULL};
+	char a[64], t[128], site[64], err[256] = "";
+	uint32_t ids[256];
+	size_t i, before;
+	struct run r;
+	void *cfg;
+
+	cfg = make_cfg(wl->opts, wl->cfg_size, bad);
+	CU_ASSERT_NOT_EQUAL(wl->validate(cfg, err, sizeof(err)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "site = function"));
+	tb_opts_free(wl->opts, cfg);
+	free(cfg);
+#if defined(__x86_64__)
+	for (i = 0; i < TB_ARRAY_SIZE(sites); i++)
+		CU_ASSERT_EQUAL(memcmp(sites[i].fn, sites[i].first, sites[i].len), 0);
+#endif
+	TB_NEED_TRACING();
+	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+	for (i = 0; i < TB_ARRAY_SIZE(sites); i++) {
+		const char *kv[] = {a, t, "program=probe", "stats=false", "body=count", NULL};
+
+		snprintf(a, sizeof(a), "attach=%s", sites[i].attach);
+		snprintf(t, sizeof(t), "target=%s", sites[i].target);
+		snprintf(site, sizeof(site), "site=%s", sites[i].site);
+		site_kv = site;
+		traced("bpf", kv, false, false, OPS, &r);
+		site_kv = "site=function";
+		if (r.skipped)
+			continue;
+		printf("\n    bpf %s on site %s: %lld hits for %llu calls", sites[i].attach,
+		       sites[i].site, (long long)r.st.events, OPS);
+		CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+		CU_ASSERT_EQUAL(r.st.lost, 0);
+		json_decref(r.st.extra);
+		assert_clean(sites[i].site, before);
 	}
 }
 
@@ -504,6 +574,7 @@ static void test_expected_per_op(void)
 static CU_TestInfo probe_tests[] = {
 	{"bpf uprobe, uretprobe, usdt count every call", test_bpf_user},
 	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
+	{"usercall probe sites start so and count every call", test_sites},
 	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
 	{"lttng-ust records every call", test_lttng},
 	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
