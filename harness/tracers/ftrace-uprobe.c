@@ -206,8 +206,23 @@ static int resolve_binary(const struct tb_tracer *t, const struct cfg *c, char *
 		snprintf(link, sizeof(link), "/proc/%d/exe",
 			 t->target > 0 ? (int)t->target : (int)getpid());
 	if (!realpath(p, out)) {
-		tb_err("[tracer %s] binary: cannot resolve '%s': %s", t->name, p, strerror(errno));
-		return -errno;
+		int err = -errno;
+		char target[PATH_MAX];
+		ssize_t n = p == link ? readlink(link, target, sizeof(target) - 1) : -1;
+		const char *gone = " (deleted)";
+
+		/* A rebuild or an upgrade mid-run: the running binary has no name left to probe. */
+		if (n > (ssize_t)strlen(gone) &&
+		    !memcmp(target + n - strlen(gone), gone, strlen(gone))) {
+			target[n - strlen(gone)] = '\0';
+			tb_err("[tracer %s] binary: %s was replaced or removed while this run went on "
+			       "(rebuilt or upgraded?); a uprobe event names a file: rerun",
+			       t->name, target);
+		} else {
+			tb_err("[tracer %s] binary: cannot resolve '%s': %s", t->name, p,
+			       strerror(-err));
+		}
+		return err;
 	}
 	return 0;
 }
