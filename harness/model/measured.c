@@ -120,6 +120,22 @@ double tb_cell_ctxsw_per_op(const struct tb_cell *c)
 	return ops > 0 ? sw / ops : NAN;
 }
 
+double tb_cell_cpu_wait_share(const struct tb_cell *c)
+{
+	double wait = 0, t = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->wait_ns < 0 || !(s->elapsed_ns > 0))
+			continue;
+		wait += (double)s->wait_ns;
+		t += s->elapsed_ns * (double)(c->threads ? c->threads : 1);
+	}
+	return t > 0 ? wait / t : NAN;
+}
+
 /* Ops (per thread, times threads) of an average measured sample of c; NAN without one. */
 static double ops_per_sample(const struct tb_cell *c)
 {

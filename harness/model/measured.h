@@ -47,6 +47,11 @@ int64_t tb_cell_workload_events(const struct tb_cell *c);
  */
 double tb_cell_ctxsw_per_op(const struct tb_cell *c);
 /*
+ * The share of c's measured thread time its workload spent waiting, runnable, for a CPU that
+ * another task held (samples' cpu_wait_ns over elapsed times threads); NAN when unknown.
+ */
+double tb_cell_cpu_wait_share(const struct tb_cell *c);
+/*
  * In-kernel ns per run of program p of c (run_time_ns / runs; p NULL: of all c's programs);
  * NAN when unknown or without a run.
  */

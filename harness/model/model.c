@@ -221,6 +221,7 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
 	s->events = s->lost = -1;
 	s->tracer_cpu_s = s->wl_cpu_s = NAN;
 	s->nvcsw = s->nivcsw = s->minflt = -1;
+	s->wait_ns = s->steal_ns = -1;
 	s->setup_s = s->teardown_s = NAN;
 	s->metric = NAN;
 	s->bpf_run_cnt = s->bpf_run_time_ns = s->disk_bytes = -1;

@@ -83,6 +83,10 @@ struct tb_sample {
 			    inflates the measured") */
 	int bpf_stats;	 /* [bpf_stats] BPF_STATS_RUN_TIME was on over the window: 1, 0, or -1
 			    (absent) when the tracer holds no BPF account */
+	/* [cpu_wait_ns] the workload's threads waited, runnable, for a CPU another task held
+	 * (host/contention.h); [cpu_steal_ns] the hypervisor stole from its CPUs; -1 unknown */
+	int64_t wait_ns;
+	int64_t steal_ns;
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */

@@ -17,6 +17,7 @@
 #include "core/io.h"
 #include "core/tb.h"
 #include "host/cleanup.h"
+#include "host/contention.h"
 #include "model/bpf-progs.h"
 #include "model/measured.h"
 #include "runner/child.h"
@@ -351,14 +352,24 @@ static int arm(struct sample *sp)
 	return tb_stop_requested() ? -EINTR : 0;
 }
 
-/* Timed inside the child: release it and wait (sleeping) until its batch is done. */
+/*
+ * Timed inside the child: release it and wait (sleeping) until its batch is done. The
+ * contention counters are read from here around it, so the workload makes no syscall for them.
+ */
 static int measure(struct sample *sp)
 {
 	const struct tb_measure_job *job = sp->job;
+	struct tb_contention c0, c1;
 	int ret;
 
+	tb_contention_read(sp->c.pid, job->req.cpus, job->req.ncpus, &c0);
 	atomic_store_explicit(sp->c.gate, TB_GATE_GO, memory_order_release);
 	ret = gate_wait(&sp->c, TB_GATE_DONE, job->timeout_ns);
+	tb_contention_read(sp->c.pid, job->req.cpus, job->req.ncpus, &c1);
+	sp->smp->wait_ns =
+		c0.wait_ns >= 0 && c1.wait_ns >= c0.wait_ns ? c1.wait_ns - c0.wait_ns : -1;
+	sp->smp->steal_ns =
+		c0.steal_ns >= 0 && c1.steal_ns >= c0.steal_ns ? c1.steal_ns - c0.steal_ns : -1;
 	if (ret == -ETIMEDOUT)
 		tb_warn("%s: sample timed out after %.0f s; killed", sp->cell->id,
 			to_s(job->timeout_ns));

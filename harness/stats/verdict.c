@@ -14,6 +14,8 @@
 #define CV_MARGIN 0.8
 /* Beyond this a longer sample is no longer a practical remedy for noise. */
 #define MAX_SUGGESTED_S 30.0
+/* A workload that waited this share of its time for its CPU: the noise is said to be that. */
+#define TB_CPU_WAIT_SHARE_SAY 0.01
 
 char *tb_stats_fmt_above(char *buf, size_t len, double v, double t, const char *unit)
 {
@@ -85,12 +87,22 @@ static void noise_reason(const struct tb_result *r, const struct tb_cell *noisy,
 	double want_s = sample_s * (cv / target) * (cv / target);
 	json_t *la =
 		r->system ? json_object_get(json_object_get(r->system, "load"), "loadavg") : NULL;
-	char above[64], dur[96] = "", load[64] = "";
+	double wait = tb_cell_cpu_wait_share(noisy);
+	char above[64], dur[96] = "", load[192] = "", waited[96] = "", avg[48] = "";
 
 	tb_stats_fmt_above(above, sizeof(above), 100 * cv, 100 * max_cv, "%");
+	/* Evidence that the noise is the machine's: the workload waited for its own CPU. */
+	if (wait >= TB_CPU_WAIT_SHARE_SAY)
+		snprintf(
+			waited, sizeof(waited),
+			"its workload waited %.1f%% of its time for its CPU: another task ran there",
+			100 * wait);
 	if (json_is_number(json_array_get(la, 0)))
-		snprintf(load, sizeof(load), " (load average %.1f at the start)",
+		snprintf(avg, sizeof(avg), "load average %.1f at the start",
 			 json_number_value(json_array_get(la, 0)));
+	if (waited[0] || avg[0])
+		snprintf(load, sizeof(load), " (%s%s%s)", waited, waited[0] && avg[0] ? "; " : "",
+			 avg);
 	if (isfinite(want_s) && want_s > sample_s && want_s <= MAX_SUGGESTED_S)
 		snprintf(dur, sizeof(dur), ", or duration >= %.2gs (samples of %.2gs now)", want_s,
 			 sample_s);

@@ -17,6 +17,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "model/measured.h"
 #include "model/result.h"
 #include "stats/ranking.h"
 #include "stats/shortfall.h"
@@ -330,6 +331,17 @@ static void test_verdicts(void)
 	sp.cv = 0.2;
 	sp.pct = 50;
 	r = verdict_of(&sp, TB_VERDICT_UNTRUSTWORTHY, "too noisy");
+	CU_ASSERT_PTR_NULL(strstr(r->cells[1].overhead.reason, "waited"));
+	/* A workload that waited for its CPU a third of its time: the reason says so. */
+	for (size_t k = 0; k < r->ncells; k++)
+		for (size_t i = 0; i < r->cells[k].nsamples; i++)
+			r->cells[k].samples[i].wait_ns =
+				(int64_t)(r->cells[k].samples[i].elapsed_ns / 3);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(r->cells[1].overhead.reason,
+		       "waited 33.3% of its time for its CPU: another task ran there"));
+	CU_ASSERT_DOUBLE_EQUAL(tb_cell_cpu_wait_share(&r->cells[1]), 1.0 / 3, 1e-3);
 	/* ... unless the user raised max-cv knowingly (a noisy VM): then the CI decides. */
 	r->max_cv = 0.5;
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
