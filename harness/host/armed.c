@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The armed-state record and the run lock (the cleanup of what dead owners left is cleanup.c). */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -37,10 +38,12 @@ static struct {
 } rec = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int lock_fd = -1;
-static pid_t lock_pid; /* process that took the lock: a forked child does not hold it */
+static pid_t lock_pid;	  /* process that took the lock: a forked child does not hold it */
+static bool lock_adopted; /* lock_fd is a wrapper's lock (inherited_holder): never released */
 /* The machine's lock beside a private state directory's (0 pid: held to the exit) */
 static int machine_fd = -1;
 static pid_t machine_pid;
+static bool machine_adopted;
 
 const char *tb_armed_kind_name(enum tb_armed_kind kind)
 {
@@ -309,11 +312,47 @@ static pid_t read_pid_fd(int fd)
 	return (pid_t)atoi(buf);
 }
 
-/* flock dir/lock, then write our pid into it. Returns the fd or -errno (-EBUSY: *holder). */
-static int lock_dir(const char *dir, bool wait, pid_t *holder)
+/*
+ * Another fd of this process on fd's file whose open file holds the lock: one inherited from a
+ * wrapper (`flock /run/tracebench/lock CMD` keeps its locked fd open in CMD). Waiting on a new
+ * open file of ours would wait for ourselves; the wrapper's lock is ours to measure under.
+ * Returns that fd, or -1.
+ */
+static int inherited_holder(int fd)
+{
+	struct stat want, st;
+	struct dirent *de;
+	int n, found = -1;
+	DIR *d;
+
+	if (fstat(fd, &want))
+		return -1;
+	d = opendir("/proc/self/fd");
+	while (d && found < 0 && (de = readdir(d))) {
+		n = atoi(de->d_name);
+		if (de->d_name[0] < '0' || de->d_name[0] > '9' || n == fd || n == dirfd(d) ||
+		    n == lock_fd || n == machine_fd)
+			continue;
+		if (fstat(n, &st) || st.st_dev != want.st_dev || st.st_ino != want.st_ino)
+			continue;
+		/* Granted at once only to the open file that holds it already. */
+		if (!flock(n, LOCK_EX | LOCK_NB))
+			found = n;
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/*
+ * flock dir/lock, then write our pid into it. Returns the fd or -errno (-EBUSY: *holder);
+ * *adopted when the lock is a wrapper's that this process inherited (inherited_holder).
+ */
+static int lock_dir(const char *dir, bool wait, pid_t *holder, bool *adopted)
 {
 	char path[4096], buf[32];
-	int fd, ret, len;
+	int fd, ret, len, inh;
+	bool busy;
 
 	ret = tb_mkdir_p(dir, 0755);
 	if (ret) {
@@ -328,7 +367,19 @@ static int lock_dir(const char *dir, bool wait, pid_t *holder)
 	 * Said whenever it waits: the holder's pid is in the file only once it wrote it (an
 	 * empty file between its flock and its write), so the line cannot depend on reading one.
 	 */
-	if (wait && flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK) {
+	*adopted = false;
+	busy = flock(fd, LOCK_EX | LOCK_NB) && errno == EWOULDBLOCK;
+	inh = busy ? inherited_holder(fd) : -1;
+	if (inh >= 0) {
+		tb_info("lock: %s is held by a file this process inherited (fd %d: a wrapper such "
+			"as flock(1)); measuring under that lock",
+			path, inh);
+		close(fd);
+		fd = fcntl(inh, F_DUPFD_CLOEXEC, 3);
+		if (fd < 0)
+			return -errno;
+		*adopted = true;
+	} else if (busy && wait) {
 		pid_t pid = read_pid_fd(fd);
 
 		if (pid > 0)
@@ -355,8 +406,13 @@ static int lock_dir(const char *dir, bool wait, pid_t *holder)
 	return fd;
 }
 
-static void unlock_fd(int fd)
+/* An adopted lock (inherited_holder) stays the wrapper's: only our copy of it is closed. */
+static void unlock_fd(int fd, bool adopted)
 {
+	if (adopted) {
+		close(fd);
+		return;
+	}
 	if (ftruncate(fd, 0))
 		tb_debug("lock: truncate failed: %s", strerror(errno));
 	flock(fd, LOCK_UN);
@@ -384,7 +440,7 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 	}
 	/* The machine's lock first (kept when inherited: the parent measures for us too). */
 	if (private_state_dir() && machine_fd < 0) {
-		machine_fd = lock_dir(TB_MACHINE_STATE_DIR, wait, holder);
+		machine_fd = lock_dir(TB_MACHINE_STATE_DIR, wait, holder, &machine_adopted);
 		if (machine_fd < 0) {
 			fd = machine_fd;
 			machine_fd = -1;
@@ -392,7 +448,7 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 		}
 		machine_pid = getpid();
 	}
-	fd = lock_dir(tb_state_dir(), wait, holder);
+	fd = lock_dir(tb_state_dir(), wait, holder, &lock_adopted);
 	if (fd < 0)
 		goto out_machine;
 	lock_fd = fd;
@@ -402,7 +458,7 @@ int tb_lock_acquire(bool wait, pid_t *holder)
 out_machine:
 	/* Not measuring after all: a machine lock taken here must not block every other run. */
 	if (machine_fd >= 0 && machine_pid == getpid()) {
-		unlock_fd(machine_fd);
+		unlock_fd(machine_fd, machine_adopted);
 		machine_fd = -1;
 	}
 	return fd;
@@ -414,7 +470,7 @@ int tb_lock_hold_machine(void)
 
 	if (machine_fd >= 0)
 		return 0;
-	fd = lock_dir(TB_MACHINE_STATE_DIR, true, NULL);
+	fd = lock_dir(TB_MACHINE_STATE_DIR, true, NULL, &machine_adopted);
 	if (fd < 0)
 		return fd;
 	machine_fd = fd;
@@ -425,7 +481,7 @@ int tb_lock_hold_machine(void)
 void tb_lock_release(void)
 {
 	if (machine_fd >= 0 && machine_pid == getpid()) {
-		unlock_fd(machine_fd);
+		unlock_fd(machine_fd, machine_adopted);
 		machine_fd = -1;
 	}
 	if (lock_fd < 0)
@@ -435,7 +491,7 @@ void tb_lock_release(void)
 		lock_fd = -1;
 		return;
 	}
-	unlock_fd(lock_fd);
+	unlock_fd(lock_fd, lock_adopted);
 	lock_fd = -1;
 }
 
