@@ -396,6 +396,9 @@ static int lock_dir(const char *dir, bool wait, pid_t *holder, bool *adopted)
 		close(fd);
 		return ret;
 	}
+	/* A wrapper's file may be open read-only (flock(1) opens it so): its pid stays unsaid. */
+	if (*adopted)
+		return fd;
 	len = snprintf(buf, sizeof(buf), "%d\n", (int)getpid());
 	if (ftruncate(fd, 0) || pwrite(fd, buf, (size_t)len, 0) != len) {
 		ret = -errno;
