@@ -99,10 +99,11 @@ int tb_wl_svc_init(struct tb_wl_svc *s, struct tb_workload *w, const char *tag)
 		       w->name, why);
 		return -EOPNOTSUPP;
 	}
-	snprintf(cgtag, sizeof(cgtag), "%s-server", tag);
+	/* named by the section, as a command workload's: a test finds its own */
+	snprintf(cgtag, sizeof(cgtag), "%.56s-srv", w->name);
 	if ((ret = tb_cgroup_create(&s->cg, cgtag)))
 		return ret;
-	snprintf(cgtag, sizeof(cgtag), "%s-client", tag);
+	snprintf(cgtag, sizeof(cgtag), "%.56s-cli", w->name);
 	if ((ret = tb_cgroup_create(&s->client_cg, cgtag)))
 		return ret;
 	s->server_cpu = w->cpu;
