@@ -187,7 +187,8 @@ int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *arg
 	}
 	s->running = true;
 	for (;;) {
-		if (tb_proc_poll(&s->server)) { /* released by tb_wl_svc_stop */
+		if (tb_proc_poll(&s->server)) {		 /* released by tb_wl_svc_stop */
+			tb_proc_output_done(&s->server); /* its last words in the log */
 			tb_err("%s: %s %s before it answered on port %d", w->name, argv[0],
 			       tb_proc_status_str(s->server.status, st, sizeof(st)), s->port);
 			log_tail(w, "its log", s->log);
