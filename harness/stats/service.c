@@ -262,6 +262,9 @@ int tb_stats_service(const struct tb_result *r, size_t idx, const struct tb_cell
 		ret = change(r, idx, base, c, p99, true, &s->p99_delta, ci, &s->p99_verdict);
 	s->p99_lo = ci[0];
 	s->p99_hi = ci[1];
+	/* The cell's trust rules (rounds, noise, lost events, the proof) hold for all of them */
+	if (!ret && c->has_overhead && c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY)
+		s->thr_verdict = s->p50_verdict = s->p99_verdict = TB_VERDICT_UNTRUSTWORTHY;
 	if (!ret && c->has_overhead)
 		decide(r, c, s);
 	return ret;

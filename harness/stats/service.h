@@ -3,7 +3,7 @@
  * The service cells' figures and overheads (service.c, METHODOLOGY.md "Services"): throughput
  * loss and the p50 and p99 deltas of each traced service cell against its baseline, each with
  * a paired bootstrap CI (stats.h) and a verdict by the overhead's rules (a CI clear of 0 and a
- * change beyond the noise threshold); the metric the workload names (`decides`) gives the cell
+ * change beyond the noise threshold; untrustworthy when the cell's ns/op verdict is); the metric the workload names (`decides`) gives the cell
  * its verdict.
  */
 #ifndef TB_STATS_SERVICE_H
