@@ -86,7 +86,8 @@ int tb_wl_svc_path(const struct tb_wl_svc *s, const char *name, char *buf, size_
 int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
 		    char *const *ready_argv);
 /*
- * Run the client argv to completion (in its cgroup, on the client CPU, within timeout_ns) and
+ * Run the client argv to completion (in its cgroup, on the client CPU, within timeout_ns; 0:
+ * no limit but the harness's sample timeout) and
  * parse its output with parse (NULL: not parsed). A client that fails, times out or prints what parse refuses fails with its
  * message and last output. Fills f. Returns 0 or -errno.
  */
