@@ -117,7 +117,8 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision validate validate-history \
+	bench-workloads bench-estimate bench-history bench-precision bench-services validate \
+	validate-history \
 	validate-coverage validate-accounting fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
@@ -297,6 +298,12 @@ validate-coverage: deps
 bench-history: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-history.sh
+
+# The service workloads' throughput CV and overhead CI half-width (issue 30; SERVICES_ARGS:
+# seconds per cell and sample duration, default 60 5).
+bench-services: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-services.sh $(SERVICES_ARGS)
 
 fuzz: deps
 	$(Q)tools/fuzz.sh $(FUZZ_SECONDS)

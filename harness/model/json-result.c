@@ -115,6 +115,7 @@ static const struct tb_json_field sample_fields[] = {
 	F_CUSTOM("bpf_stats", &bpf_stats_io, 0),
 	F_COUNT("cpu_wait_ns", wait_ns, TB_JSON_OMIT),
 	F_COUNT("cpu_steal_ns", steal_ns, TB_JSON_OMIT),
+	F_CHILD_SEEN("service", svc, svc.present, &tb_json_sample_service_table),
 	F_END,
 };
 #undef T
@@ -326,7 +327,7 @@ static int verdict_parse(const char *s)
 	return tb_verdict_parse(s, &v) ? -1 : (int)v;
 }
 
-static const struct tb_json_enum verdicts = {"verdict", verdict_name, verdict_parse};
+const struct tb_json_enum tb_json_verdicts = {"verdict", verdict_name, verdict_parse};
 
 static bool has_driver(const void *o)
 {
@@ -362,7 +363,7 @@ static const struct tb_json_field overhead_fields[] = {
 	F_PROB("p_welch", p_welch),
 	F_NUM("hodges_lehmann_ns", hl_shift_ns, -MAXV),
 	F_NUM("mde_pct", mde_pct, 0),
-	F_ENUM("verdict", verdict, &verdicts),
+	F_ENUM("verdict", verdict, &tb_json_verdicts),
 	F_TEXT("reason", reason, TB_JSON_CUT),
 	F_TEXT("ns_per_event_reason", nse_reason, TB_JSON_OMIT),
 	{.key = "cost_driver",
@@ -673,6 +674,7 @@ static const struct tb_json_field cell_fields[] = {
 	F_CUSTOM("accounting_samples", &acct_samples_io, TB_JSON_OUT),
 	F_CHILD_SEEN("workload_sweep", wsweep, wsweep.present, &tb_json_cell_sweep_table),
 	F_CHILD_SEEN("tracer_sweep", tsweep, tsweep.present, &tb_json_cell_sweep_table),
+	F_CHILD_SEEN("service", service, service.present, &tb_json_cell_service_table),
 	F_END,
 };
 #undef T

@@ -44,6 +44,11 @@
 #define F_END			{NULL}
 /* clang-format on */
 
+/* model/json-result.c: a verdict's names */
+extern const struct tb_json_enum tb_json_verdicts;
+/* model/json-service.c: a service sample's figures, a service cell's figures and overheads */
+extern const struct tb_json_table tb_json_sample_service_table;
+extern const struct tb_json_table tb_json_cell_service_table;
 /* model/json-sweep.c: a cell's sweep point, and the result's sweeps */
 extern const struct tb_json_table tb_json_cell_sweep_table;
 extern const struct tb_json_array tb_json_sweeps_array;

@@ -49,6 +49,23 @@ enum tb_verdict {
 const char *tb_verdict_name(enum tb_verdict v);
 int tb_verdict_parse(const char *s, enum tb_verdict *v);
 
+/*
+ * A service workload's figures of one sample (workloads/service.h, METHODOLOGY.md
+ * "Services"): [service] {requests_per_s, p50_ns, p99_ns, p999_ns, errors, server_cpu_s,
+ * server_cpu_ns_per_request, server_ctxsw, decides}; the sample's ops are its completed
+ * requests.
+ */
+struct tb_sample_service {
+	bool present;
+	double rps;			/* [requests_per_s] */
+	double p50_ns, p99_ns, p999_ns; /* [p50_ns] [p99_ns] [p999_ns] the client's; NAN */
+	int64_t errors;			/* [errors] failed requests, -1 unknown */
+	double server_cpu_s;		/* [server_cpu_s] the server's cgroup over the run */
+	int64_t server_ctxsw;		/* [server_ctxsw] its context switches, -1 unknown */
+	char decides[16];		/* [decides] "throughput", "p50", "p99": the metric whose
+					   verdict is the cell's (closed loop: throughput) */
+};
+
 /* One timed sample: one run of one cell. */
 struct tb_sample {
 	int round;		 /* [round] 0-based measured round; -1 for warmups */
@@ -87,6 +104,7 @@ struct tb_sample {
 	 * (host/contention.h); [cpu_steal_ns] the hypervisor stole from its CPUs; -1 unknown */
 	int64_t wait_ns;
 	int64_t steal_ns;
+	struct tb_sample_service svc; /* [service] service workloads only */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */
@@ -106,6 +124,28 @@ struct tb_summary {
 	size_t outliers; /* [outliers] samples flagged by the MAD rule (|x-med| > 3.5 MAD') */
 	bool *outlier;	 /* per sample index (not in JSON; JSON marks [outlier] on samples) */
 	size_t noutlier; /* entries in outlier (samples added later have none) */
+};
+
+/*
+ * A service cell's figures and, traced, its overheads against the baseline (stats/service.c):
+ * [service] {requests_per_s, p50_ns, p99_ns, p999_ns, errors, server_cpu_ns_per_request,
+ * server_ctxsw_per_request, decides, and for traced cells throughput_loss_pct,
+ * throughput_loss_ci, p50_delta_ns, p50_delta_ci, p99_delta_ns, p99_delta_ci,
+ * throughput_verdict, p50_verdict, p99_verdict}. Medians over the measured samples; the CIs
+ * are paired bootstrap CIs as the overhead's (METHODOLOGY.md "Services").
+ */
+struct tb_service_overhead {
+	bool present;
+	double rps, p50_ns, p99_ns, p999_ns;	   /* medians of the samples' */
+	int64_t errors;				   /* summed over the measured samples */
+	double cpu_ns_per_req;			   /* [server_cpu_ns_per_request] */
+	double ctxsw_per_req;			   /* [server_ctxsw_per_request] */
+	char decides[16];			   /* [decides] */
+	bool traced;				   /* the overheads below are set */
+	double loss_pct, loss_lo, loss_hi;	   /* [throughput_loss_pct] [throughput_loss_ci] */
+	double p50_delta, p50_lo, p50_hi;	   /* [p50_delta_ns] [p50_delta_ci] */
+	double p99_delta, p99_lo, p99_hi;	   /* [p99_delta_ns] [p99_delta_ci] */
+	int thr_verdict, p50_verdict, p99_verdict; /* enum tb_verdict */
 };
 
 struct tb_overhead {
@@ -284,6 +324,7 @@ struct tb_cell {
 	struct tb_accounting accounting; /* [accounting] cells with accounting samples */
 	struct tb_cell_sweep wsweep;	 /* [workload_sweep] its workload is a sweep's point */
 	struct tb_cell_sweep tsweep;	 /* [tracer_sweep] its tracer is a sweep's point */
+	struct tb_service_overhead service; /* [service] cells of a service workload */
 };
 
 /*

@@ -265,6 +265,59 @@ out:
 }
 
 /* Last, so that it is what a user reads: every way the run fell short (stats/shortfall.h). */
+/* A latency in us, "-" when unknown. */
+static const char *us(char *buf, size_t len, double ns)
+{
+	return tb_fmt_num(buf, len, isfinite(ns) ? ns / 1e3 : NAN, "%.1f");
+}
+
+/* "+1.2 [+0.3, +2.0] verdict" of a service overhead, "-" when none. */
+static char *svc_change(char *buf, size_t len, double v, double lo, double hi, double scale,
+			int verdict)
+{
+	if (!isfinite(v))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%+.1f [%+.1f, %+.1f] %s", v / scale, lo / scale, hi / scale,
+			 tb_verdict_name((enum tb_verdict)verdict));
+	return buf;
+}
+
+/* The service cells' own figures and overheads (stats/service.h). */
+static void print_services(FILE *f, const struct tb_result *r, int ww, int tw)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_service_overhead *s = &c->service;
+		char rps[32], p50[32], p99[32], p999[32], cpu[32], thr[96], d99[96];
+
+		if (!s->present)
+			continue;
+		if (!head)
+			fprintf(f,
+				"\nservices (medians of the client's figures; server CPU per "
+				"request from its cgroup):\n%-*s %-*s %10s %9s %9s %9s %7s %9s  %-42s "
+				"%-42s %s\n",
+				ww, "workload", tw, "tracer", "req/s", "p50 us", "p99 us",
+				"p99.9 us", "errors", "CPU us/r", "throughput loss % [CI]",
+				"p99 delta us [CI]", "decides");
+		head = true;
+		tb_fmt_num(rps, sizeof(rps), s->rps, "%.0f");
+		tb_fmt_num(cpu, sizeof(cpu),
+			   isfinite(s->cpu_ns_per_req) ? s->cpu_ns_per_req / 1e3 : NAN, "%.1f");
+		svc_change(thr, sizeof(thr), s->traced ? s->loss_pct : NAN, s->loss_lo, s->loss_hi,
+			   1, s->thr_verdict);
+		svc_change(d99, sizeof(d99), s->traced ? s->p99_delta : NAN, s->p99_lo, s->p99_hi,
+			   1e3, s->p99_verdict);
+		fprintf(f, "%-*s %-*s %10s %9s %9s %9s %7lld %9s  %-42s %-42s %s\n", ww,
+			c->workload, tw, c->tracer, rps, us(p50, sizeof(p50), s->p50_ns),
+			us(p99, sizeof(p99), s->p99_ns), us(p999, sizeof(p999), s->p999_ns),
+			(long long)s->errors, cpu, thr, d99, s->decides);
+	}
+}
+
 static void print_shortfalls(FILE *f, const struct tb_result *r)
 {
 	size_t n = json_is_array(r->shortfalls) ? json_array_size(r->shortfalls) : 0;
@@ -323,6 +376,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 	}
 	if (legend)
 		fprintf(f, "%-*s   %s\n", ww, "", TB_COST_LEGEND);
+	print_services(f, r, ww, tw);
 	print_command_tracers(f, r);
 	print_models(f, r);
 	print_sweeps(f, r);

@@ -434,6 +434,7 @@ static struct tb_measure_run *run_new(const struct tb_measure_req *req)
 		wk->wl.tmpdir = req->tmpdir;
 		wk->wl.thread = i;
 		wk->wl.cpu = -1;
+		wk->wl.duration_ns = req->duration_ns;
 		tb_hist_init(&wk->hist);
 	}
 	return run;
@@ -547,6 +548,8 @@ static void go_reset(struct tb_measure_run *run, uint64_t ops, struct tb_measure
 		run->w[i].wl.has_metric = false;
 		run->w[i].wl.metric = 0;
 		run->w[i].wl.exit_status = 0;
+		run->w[i].wl.ops_done = 0;
+		memset(&run->w[i].wl.svc, 0, sizeof(run->w[i].wl.svc));
 	}
 }
 
@@ -714,6 +717,8 @@ int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_meas
 	usage_read(run, &u1, false);
 
 	res->elapsed_ns = end - t0;
+	if (run->w[0].wl.ops_done) /* one-shot, its ops counted by itself (a service) */
+		res->ops = ops = run->w[0].wl.ops_done;
 	res->ns_per_op = (double)res->elapsed_ns / (double)ops;
 	go_usage(res, &u0.self, &u1.self, &u0.children, &u1.children, u0.perf, u1.perf);
 	/* One thread spun on its own CPU around the batch: that CPU time is not the batch's. */
@@ -725,6 +730,7 @@ int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_meas
 	res->has_metric = run->w[0].wl.has_metric;
 	res->metric = run->w[0].wl.metric;
 	res->exit_status = run->w[0].wl.exit_status;
+	res->svc = run->w[0].wl.svc;
 	return res->error;
 }
 

@@ -65,6 +65,8 @@ struct tb_measure_req {
 	/* Software counters task-clock, context-switches, page-faults. They cost something on
 	 * every context switch and fork (they are inherited): leave them off where that matters. */
 	bool perf_counts;
+	uint64_t duration_ns; /* the section's sample duration, for one-shot workloads that run a
+				 client for that long (services) */
 };
 
 /* One sample's figures. Flat (no pointers): the sample process write()s it to its parent. */
@@ -72,9 +74,10 @@ struct tb_measure_res {
 	int error;	  /* 0, or the negative errno that failed the sample */
 	char errmsg[256]; /* why, when error != 0 */
 	unsigned int threads;
-	uint64_t ops;	     /* per thread */
-	uint64_t elapsed_ns; /* first release to last thread done */
-	double ns_per_op;    /* elapsed_ns / ops */
+	uint64_t ops;		  /* per thread */
+	uint64_t elapsed_ns;	  /* first release to last thread done */
+	struct tb_wl_service svc; /* a service workload's figures (workloads/workload.h) */
+	double ns_per_op;	  /* elapsed_ns / ops */
 	/* getrusage deltas over the batch: RUSAGE_SELF (every thread) + RUSAGE_CHILDREN (the
 	 * workload's children reaped during the batch: fork-exit, exec, command) */
 	double cpu_user_s, cpu_sys_s;

@@ -41,6 +41,7 @@ void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_re
 	req->latency_every = w->latency_every;
 	req->mlock = p->s->mlock;
 	req->perf_counts = p->s->perf_counts;
+	req->duration_ns = w->duration_ns;
 }
 
 int tb_runner_calibrate(struct tb_runner *rn, size_t wi)

@@ -21,329 +21,13 @@
 #include "model/result.h"
 #include "model/measured.h"
 #include "model/proof.h"
+#include "stats/service.h"
 #include "stats/fit.h"
 #include "stats/shortfall.h"
 #include "stats/stats.h"
 #include "stats/sweep.h"
 #include "stats/verdict.h"
 #include "core/tb.h"
-
-/* Consistency constant: 1.4826 * MAD estimates sd for normal data. */
-#define MAD_SCALE 1.4826
-/* Hodges-Lehmann uses every pair up to this many; beyond, a fixed-seed random subset. */
-#define HL_MAX_PAIRS 4000000
-
-/* ---- small helpers ------------------------------------------------------------------------- */
-
-double tb_stats_median(const double *x, size_t n)
-{
-	double *tmp, m;
-
-	if (!n)
-		return NAN;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return NAN;
-	memcpy(tmp, x, n * sizeof(*tmp));
-	m = gsl_stats_median(tmp, 1, n);
-	free(tmp);
-	return m;
-}
-
-double tb_stats_median_ci(const double *x, size_t n, double confidence, double ci[2])
-{
-	double *v, cover = NAN;
-	size_t j;
-
-	ci[0] = ci[1] = NAN;
-	if (n < 2 || !(confidence > 0 && confidence < 1) || !(v = malloc(n * sizeof(*v))))
-		return NAN;
-	memcpy(v, x, n * sizeof(*v));
-	gsl_sort(v, 1, n);
-	/*
-	 * [x(j), x(n-j+1)] (1-based) covers the median with probability 1 - 2 P(B <= j - 1),
-	 * B ~ Binomial(n, 1/2): the largest j that still reaches the confidence, else the
-	 * whole range.
-	 */
-	for (j = n / 2; j >= 1; j--) {
-		cover = 1 - 2 * gsl_cdf_binomial_P((unsigned int)(j - 1), 0.5, (unsigned int)n);
-		if (cover >= confidence)
-			break;
-	}
-	if (j < 1) {
-		j = 1;
-		cover = 1 - 2 * gsl_cdf_binomial_P(0, 0.5, (unsigned int)n);
-	}
-	ci[0] = v[j - 1];
-	ci[1] = v[n - j];
-	free(v);
-	return cover;
-}
-
-double tb_stats_mad(const double *x, size_t n)
-{
-	double *tmp, med, m;
-
-	if (!n)
-		return NAN;
-	tmp = malloc(n * sizeof(*tmp));
-	if (!tmp)
-		return NAN;
-	med = tb_stats_median(x, n);
-	for (size_t i = 0; i < n; i++)
-		tmp[i] = fabs(x[i] - med);
-	m = gsl_stats_median(tmp, 1, n);
-	free(tmp);
-	return m;
-}
-
-void tb_stats_summarize(const double *x, size_t n, struct tb_summary *s, bool *outlier)
-{
-	s->n = n;
-	s->outliers = 0;
-	s->median = s->mean = s->sd = s->cv = s->min = s->max = s->mad = NAN;
-	if (outlier)
-		memset(outlier, 0, n * sizeof(*outlier));
-	if (!n)
-		return;
-	s->median = tb_stats_median(x, n);
-	s->mean = gsl_stats_mean(x, 1, n);
-	gsl_stats_minmax(&s->min, &s->max, x, 1, n);
-	s->mad = tb_stats_mad(x, n);
-	if (n >= 2) {
-		s->sd = gsl_stats_sd_m(x, 1, n, s->mean);
-		s->cv = s->mean > 0 ? s->sd / s->mean : NAN;
-	}
-	/* Flag, never drop: a MAD of zero (half the values equal) flags nothing. */
-	if (s->mad > 0) {
-		for (size_t i = 0; i < n; i++) {
-			if (fabs(x[i] - s->median) > TB_OUTLIER_K * MAD_SCALE * s->mad) {
-				s->outliers++;
-				if (outlier)
-					outlier[i] = true;
-			}
-		}
-	}
-}
-
-void tb_stats_box(double *x, size_t n, struct tb_stats_box *b)
-{
-	double iqr;
-	size_t k;
-
-	b->n = n;
-	if (!n)
-		return;
-	gsl_sort(x, 1, n);
-	b->q1 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.25);
-	b->med = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.5);
-	b->q3 = gsl_stats_quantile_from_sorted_data(x, 1, n, 0.75);
-	b->min = b->wlo = x[0];
-	b->max = b->whi = x[n - 1];
-	iqr = b->q3 - b->q1;
-	for (k = 0; k < n; k++)
-		if (x[k] >= b->q1 - 1.5 * iqr) {
-			b->wlo = x[k];
-			break;
-		}
-	for (k = n; k-- > 0;)
-		if (x[k] <= b->q3 + 1.5 * iqr) {
-			b->whi = x[k];
-			break;
-		}
-}
-
-uint64_t tb_stats_seed(uint64_t seed, uint64_t stream)
-{
-	/* splitmix64 finaliser: nearby (seed, stream) give unrelated generator states. */
-	uint64_t z = seed + (stream + 1) * 0x9e3779b97f4a7c15ull;
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static gsl_rng *rng_new(uint64_t seed)
-{
-	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-
-	if (rng)
-		gsl_rng_set(rng, (unsigned long)seed);
-	return rng;
-}
-
-/* ---- tests ------------------------------------------------------------------------------------
- */
-
-void tb_stats_init(void)
-{
-	gsl_set_error_handler_off();
-}
-
-double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
-{
-	size_t npairs, k = 0;
-	double *d, m;
-	gsl_rng *rng = NULL;
-
-	if (!nx || !ny)
-		return NAN;
-	npairs = nx * ny;
-	if (npairs > HL_MAX_PAIRS || npairs / nx != ny) {
-		npairs = HL_MAX_PAIRS;
-		rng = rng_new(0x484c); /* fixed: the estimate must not change between runs */
-		if (!rng)
-			return NAN;
-	}
-	d = malloc(npairs * sizeof(*d));
-	if (!d) {
-		gsl_rng_free(rng);
-		return NAN;
-	}
-	if (rng) {
-		for (k = 0; k < npairs; k++)
-			d[k] = y[gsl_rng_uniform_int(rng, ny)] - x[gsl_rng_uniform_int(rng, nx)];
-	} else {
-		for (size_t i = 0; i < nx; i++)
-			for (size_t j = 0; j < ny; j++)
-				d[k++] = y[j] - x[i];
-	}
-	m = gsl_stats_median(d, 1, npairs);
-	free(d);
-	gsl_rng_free(rng);
-	return m;
-}
-
-/* ---- bootstrap --------------------------------------------------------------------------------
- */
-
-/* One resample of (x, y) into (bx, by); returns their medians. */
-static void draw(gsl_rng *rng, const double *x, size_t nx, const double *y, size_t ny, bool paired,
-		 double *bx, double *by, double *mx, double *my)
-{
-	if (paired) {
-		for (size_t i = 0; i < nx; i++) {
-			size_t k = gsl_rng_uniform_int(rng, nx);
-
-			bx[i] = x[k];
-			by[i] = y[k];
-		}
-	} else {
-		for (size_t i = 0; i < nx; i++)
-			bx[i] = x[gsl_rng_uniform_int(rng, nx)];
-		for (size_t i = 0; i < ny; i++)
-			by[i] = y[gsl_rng_uniform_int(rng, ny)];
-	}
-	*mx = gsl_stats_median(bx, 1, nx);
-	*my = gsl_stats_median(by, 1, ny);
-}
-
-static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
-{
-	gsl_sort(v, 1, n);
-	ci[0] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 - confidence) / 2);
-	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
-}
-
-/* What one resample computes: nstat figures into out, from scratch bx, by (room for the
- * largest sample set). */
-typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out);
-
-/*
- * The percentile bootstrap both interval kinds share: resamples draws of stat from one rng
- * seeded with seed, and the confidence interval of each of its nstat figures into ci[k].
- * Returns 0 or -ENOMEM.
- */
-static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, size_t room,
-		     size_t nstat, resample_fn stat, const void *ctx, double (*ci)[2])
-{
-	double *bx = malloc(room * sizeof(*bx)), *by = malloc(room * sizeof(*by));
-	double *v = malloc((size_t)resamples * nstat * sizeof(*v)), out[2];
-	gsl_rng *rng = rng_new(seed);
-	int ret = -ENOMEM;
-
-	if (!bx || !by || !v || !rng || nstat > 2)
-		goto out;
-	for (unsigned int b = 0; b < resamples; b++) {
-		stat(rng, ctx, bx, by, out);
-		for (size_t k = 0; k < nstat; k++)
-			v[k * resamples + b] = out[k];
-	}
-	for (size_t k = 0; k < nstat; k++)
-		percentile_ci(v + k * resamples, resamples, confidence, ci[k]);
-	ret = 0;
-out:
-	free(bx);
-	free(by);
-	free(v);
-	gsl_rng_free(rng);
-	return ret;
-}
-
-struct two_sets {
-	const double *x, *y;
-	size_t nx, ny;
-	bool paired;
-};
-
-/* The change of y's median against x's, in percent and in y's unit. */
-static void change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
-{
-	const struct two_sets *t = ctx;
-	double mx, my;
-
-	draw(rng, t->x, t->nx, t->y, t->ny, t->paired, bx, by, &mx, &my);
-	out[0] = 100 * (my / mx - 1);
-	out[1] = my - mx;
-}
-
-int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
-		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
-		       double ns_ci[2])
-{
-	struct two_sets t = {x, y, nx, ny, paired};
-	double ci[2][2];
-	int ret;
-
-	pct_ci[0] = pct_ci[1] = ns_ci[0] = ns_ci[1] = NAN;
-	if (nx < 2 || ny < 2 || (paired && nx != ny) || !resamples)
-		return -EINVAL;
-	ret = bootstrap(resamples, seed, confidence, nx > ny ? nx : ny, 2, change, &t, ci);
-	if (ret)
-		return ret;
-	memcpy(pct_ci, ci[0], sizeof(ci[0]));
-	memcpy(ns_ci, ci[1], sizeof(ci[1]));
-	return 0;
-}
-
-/* The difference of two cells' overheads (b's less a's), in percentage points. */
-static void pct_change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
-{
-	const struct tb_cellpair *const *p = ctx;
-	double ma, ta, mb, tb;
-
-	draw(rng, p[0]->base, p[0]->nb, p[0]->traced, p[0]->nt, p[0]->paired, bx, by, &ma, &ta);
-	draw(rng, p[1]->base, p[1]->nb, p[1]->traced, p[1]->nt, p[1]->paired, bx, by, &mb, &tb);
-	out[0] = 100 * (tb / mb - 1) - 100 * (ta / ma - 1);
-}
-
-int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_cellpair *b,
-				  unsigned int resamples, double confidence, uint64_t seed,
-				  double ci[2])
-{
-	size_t na = a->nb > a->nt ? a->nb : a->nt, nb = b->nb > b->nt ? b->nb : b->nt;
-	const struct tb_cellpair *p[2] = {a, b};
-	double out[1][2];
-	int ret;
-
-	ci[0] = ci[1] = NAN;
-	if (a->nb < 2 || a->nt < 2 || b->nb < 2 || b->nt < 2 || !resamples)
-		return -EINVAL;
-	ret = bootstrap(resamples, seed, confidence, na > nb ? na : nb, 1, pct_change, p, out);
-	if (!ret)
-		memcpy(ci, out[0], sizeof(out[0]));
-	return ret;
-}
 
 /* ---- cells ------------------------------------------------------------------------------------
  */
@@ -809,18 +493,23 @@ int tb_stats_analyze(struct tb_result *r)
 {
 	int ret;
 
-	for (size_t i = 0; i < r->ncells; i++)
+	for (size_t i = 0; i < r->ncells; i++) {
+		tb_stats_service_ops(&r->cells[i]);
 		if ((ret = summarize_cell(&r->cells[i])))
 			return ret;
+	}
 	for (size_t i = 0; i < r->ncells; i++) {
 		struct tb_cell *c = &r->cells[i];
 
 		if (c->baseline) {
 			c->has_overhead = false;
+			if ((ret = tb_stats_service(r, i, NULL, c)))
+				return ret;
 			continue;
 		}
 		if ((ret = analyze_cell(r, i, tb_result_baseline(r, c))) ||
-		    (ret = accounting_figures(r, i)))
+		    (ret = accounting_figures(r, i)) ||
+		    (ret = tb_stats_service(r, i, tb_result_baseline(r, c), c)))
 			return ret;
 	}
 	aa_calibrate(r);

@@ -219,9 +219,10 @@ static void check_events(const struct tb_workload_ops *wl, const void *cfg)
 		CU_ASSERT(e->per_op >= 0 && e->exits >= 0 && e->per_op + e->exits > 0);
 		CU_ASSERT(e->who >= TB_EV_SELF && e->who < TB_EV_NWHO);
 	}
-	if (!ev.syscalls_known && strcmp(wl->name, "command"))
+	/* a one-shot workload runs programs (a user's, a server and its client) */
+	if (!ev.syscalls_known && !(wl->flags & TB_WL_ONESHOT))
 		printf("\n    %s: its table knows none of its syscalls", wl->name);
-	CU_ASSERT(ev.syscalls_known || !strcmp(wl->name, "command"));
+	CU_ASSERT(ev.syscalls_known || (wl->flags & TB_WL_ONESHOT));
 }
 
 static void test_registry(void)
@@ -280,6 +281,35 @@ static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spe
 }
 
 /*
+ * The postgres workload keeps its cluster in the scratch directory for the run's later samples
+ * (workloads/postgres.c): the harness removes it with the directory, so does this test. Its
+ * server runs as the postgres user, who must reach the directory: the test's are private.
+ */
+static void drop_cluster(const char *tmpdir, unsigned int threads)
+{
+	char path[PATH_MAX];
+
+	for (unsigned int t = 0; t < threads; t++) {
+		snprintf(path, sizeof(path), "%s/pgdata-%u", tmpdir, t);
+		tb_rm_rf(path);
+		snprintf(path, sizeof(path), "%s/pgdata-%u.filled", tmpdir, t);
+		unlink(path);
+	}
+}
+
+static void share_dirs(const char *tmpdir)
+{
+	char parent[PATH_MAX], *slash;
+
+	snprintf(parent, sizeof(parent), "%s", tmpdir);
+	chmod(tmpdir, 0755);
+	if ((slash = strrchr(parent, '/')) && slash != parent) {
+		*slash = '\0';
+		chmod(parent, 0755);
+	}
+}
+
+/*
  * One workload: a small batch with `threads` instances and options `spec` ("k=v;k=v" over the
  * defaults, or NULL), the kernel's counts, the cleanup.
  */
@@ -314,6 +344,8 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 	req.name = wl->name;
 	req.cfg = cfg;
 	req.tmpdir = tmpdir;
+	if (!strcmp(wl->name, "postgres"))
+		share_dirs(tmpdir);
 	req.threads = threads;
 	req.ops = OPS;
 	req.latency = latency;
@@ -348,7 +380,8 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 	CU_ASSERT_EQUAL(ret, 0);
 	CU_ASSERT(res->elapsed_ns > 0);
 	CU_ASSERT_EQUAL(res->threads, threads);
-	CU_ASSERT_EQUAL(res->ops, (wl->flags & TB_WL_ONESHOT) ? 1 : OPS);
+	/* one run of a program; a service's ops are its client's completed requests */
+	CU_ASSERT((wl->flags & TB_WL_ONESHOT) ? res->ops >= 1 : res->ops == OPS);
 	CU_ASSERT(res->cpu_user_s + res->cpu_sys_s >= 0);
 	CU_ASSERT(res->perf_task_clock_ns > 0); /* software counters work here */
 	if (latency)
@@ -401,6 +434,8 @@ out:
 	for (k = 0; k < nfd; k++)
 		if (fds[k] >= 0)
 			close(fds[k]);
+	if (!strcmp(wl->name, "postgres"))
+		drop_cluster(tmpdir, threads);
 	assert_no_leftovers(wl->name, tmpdir);
 	free_cfg(wl, cfg);
 	free(res);

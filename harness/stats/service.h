@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The service cells' figures and overheads (service.c, METHODOLOGY.md "Services"): throughput
+ * loss and the p50 and p99 deltas of each traced service cell against its baseline, each with
+ * a paired bootstrap CI (stats.h) and a verdict by the overhead's rules (a CI clear of 0 and a
+ * change beyond the noise threshold; untrustworthy when the cell's ns/op verdict is); the metric the workload names (`decides`) gives the cell
+ * its verdict.
+ */
+#ifndef TB_STATS_SERVICE_H
+#define TB_STATS_SERVICE_H
+
+#include "model/result.h"
+
+/*
+ * A service cell's ops differ by sample (its completed requests): ops_per_sample becomes their
+ * mean over the measured samples, so that events/op and the proof count per request. Before
+ * the overheads.
+ */
+void tb_stats_service_ops(struct tb_cell *c);
+/*
+ * c's [service] object from its samples; for a traced cell also the overheads against base
+ * (NULL: none) and, when the deciding metric is a latency, the cell's verdict from it (an
+ * untrustworthy verdict stays). After the cell's own overhead. Returns 0 or -ENOMEM.
+ */
+int tb_stats_service(const struct tb_result *r, size_t idx, const struct tb_cell *base,
+		     struct tb_cell *c);
+
+#endif /* TB_STATS_SERVICE_H */

@@ -1,0 +1,145 @@
+#!/bin/bash
+# The service workloads end to end (issue 30), with the real servers and clients Debian packages
+# (no mocks): nginx + wrk, redis-server + redis-benchmark, PostgreSQL + pgbench, each under no
+# tracer and the BPF counter: a row per cell, a proof for the traced ones, result.json's
+# service keys, and nothing of theirs left (processes, cgroups). Then the faults: a missing
+# client is `unsupported here` with the package to install; a server that fails to start shows
+# its log's last lines; a client that fails fails the sample with its message; and a run
+# killed with SIGKILL mid-sample leaves nothing after `tracebench cleanup`. The fault cases
+# put a stand-in nginx or wrk first on PATH. Only this test's items are compared: its section
+# names (in the cgroups' names) and its runs' scratch directories (in the servers' argv).
+. "$(dirname "$0")/lib.sh"
+need_root
+for p in nginx wrk redis-server redis-benchmark; do
+	command -v $p >/dev/null || skip "needs $p (make deps: nginx-light wrk redis-server redis-tools)"
+done
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || skip "needs postgresql (make deps)"
+export TB_STATE_DIR=$TMP/state
+s=sv$$
+cat >"$TMP/s.ini" <<INI
+[global]
+repetitions = 2
+warmup = 0
+duration = 1s
+
+[workload ng$s]
+type = nginx
+
+[workload rd$s]
+type = redis
+
+[workload pg$s]
+type = postgres
+
+[tracer bpf]
+type = bpf
+pid-filter = none
+
+[matrix]
+workloads = ng$s, rd$s, pg$s
+tracers = none, bpf
+INI
+# What this test can have left: its cgroups, and processes of its runs' scratch directories.
+left() {
+	find /sys/fs/cgroup -maxdepth 8 -type d -name "tracebench-*-??$s-*" 2>/dev/null
+	local p
+	for p in "$@"; do pgrep -af "tracebench-$p-" | grep -v pgrep; done
+}
+[ -z "$(left none)" ] || fail "items of this test exist before it: $(left none)"
+
+"$TB" run "$TMP/s.ini" -o "$TMP/r" --no-plots --wait >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait $pid
+rc=$?
+[ $rc -eq 0 ] || { cat "$TMP/out" "$TMP/err"; fail "run exited $rc"; }
+for w in ng rd pg; do
+	grep -q "^$w$s *none .*(baseline)" "$TMP/out" || { cat "$TMP/out"; fail "no $w baseline row"; }
+	grep -Eq "^$w$s *bpf .*(overhead|no-detectable-overhead|untrustworthy|faster)" "$TMP/out" ||
+		{ cat "$TMP/out"; fail "no $w bpf row with a verdict"; }
+	grep -Eq "^$w$s *bpf +[0-9]+ .*\[[-+]" "$TMP/out" ||
+		{ cat "$TMP/out"; fail "no $w bpf row in the services table"; }
+done
+python3 - "$TMP/r/result.json" <<'PY' || fail "result.json's service keys"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["cells"]) == 6, len(r["cells"])
+for c in r["cells"]:
+    sv = c["service"]
+    for k in ("requests_per_s", "p50_ns", "p99_ns", "errors", "server_cpu_ns_per_request", "decides"):
+        assert k in sv, (c["id"], k)
+    assert sv["requests_per_s"] > 0 and sv["p99_ns"] >= sv["p50_ns"] > 0, (c["id"], sv)
+    assert sv["decides"] == "throughput", sv
+    assert c["ops_per_sample"] > 1, c["id"]
+    for s in c["samples"]:
+        assert not s["failed"], (c["id"], s)
+        assert s["ops"] > 1 and s["service"]["requests_per_s"] > 0, s
+        assert s["service"]["server_cpu_s"] > 0, s
+    if c["workload"].startswith("ng"):
+        assert "p999_ns" not in sv, "wrk gives no p99.9: never made up"
+    else:
+        assert sv["p999_ns"] >= sv["p99_ns"], sv
+    if c["baseline"]:
+        assert "throughput_loss_pct" not in sv, sv
+        continue
+    for k in ("throughput_loss_pct", "throughput_loss_ci", "p50_delta_ns", "p50_delta_ci",
+              "p99_delta_ns", "p99_delta_ci", "throughput_verdict", "p99_verdict"):
+        assert k in sv, (c["id"], k)
+    assert c["proof"]["outcome"], c["proof"]
+    assert c["events_recorded"] > 0, c["id"]
+PY
+sleep 0.3
+l=$(left $pid)
+[ -z "$l" ] || fail "left after the run: $l"
+echo "  real services: rows, proofs and keys; nothing left"
+
+# A missing client: unsupported here, naming the package.
+mkdir -p "$TMP/nowrk"
+ln -s "$(command -v nginx)" "$TMP/nowrk/nginx"
+PATH=$TMP/nowrk:/usr/sbin:/sbin expect_exit 0 "$TB" list
+grep -A1 -E "^  nginx +UNSUPPORTED" "$TMP/out" | grep -q "why: needs wrk: apt-get install nginx-light wrk" ||
+	{ cat "$TMP/out"; fail "a missing wrk is not unsupported with its package"; }
+echo "  missing client: unsupported here, with the package"
+
+one() { # one sample of one nginx cell, with $1 first on PATH, into $TMP/r-$2
+	sed -e '/^\[workload rd/,/^$/d' -e '/^\[workload pg/,/^$/d' -e 's/^repetitions = 2/repetitions = 1/' \
+		-e "s/^workloads = .*/workloads = ng$s/" -e 's/^tracers = .*/tracers = none/' \
+		"$TMP/s.ini" >"$TMP/one.ini"
+	PATH=$1:$PATH "$TB" run "$TMP/one.ini" -o "$TMP/r-$2" --no-plots --wait >"$TMP/out" 2>"$TMP/err"
+}
+mkdir -p "$TMP/badnginx" "$TMP/badwrk"
+printf '#!/bin/sh\necho "nginx: [emerg] a stand-in that fails (%s)" >&2\nexit 1\n' $$ >"$TMP/badnginx/nginx"
+printf '#!/bin/sh\necho "unable to connect: a stand-in (%s)" >&2\nexit 1\n' $$ >"$TMP/badwrk/wrk"
+chmod +x "$TMP/badnginx/nginx" "$TMP/badwrk/wrk"
+one "$TMP/badnginx" srv
+grep -q "before it answered on port" "$TMP/err" && grep -q "a stand-in that fails ($$)" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "a server that fails to start: no log lines"; }
+echo "  server that fails: its log's last lines"
+one "$TMP/badwrk" cli
+grep -q "the client wrk exited with status 1" "$TMP/err" && grep -q "unable to connect: a stand-in ($$)" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "a client that fails: no message"; }
+python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))["cells"][0]; assert c["samples"][0]["failed"], c' \
+	"$TMP/r-cli/result.json" || fail "the client's failure did not fail the sample"
+echo "  client that fails: the sample fails with its message"
+l=$(left)
+[ -z "$l" ] || fail "left after the faults: $l"
+
+# SIGKILL mid-sample (the client running against the server), then cleanup.
+sed -e 's/^duration = 1s/duration = 30s/' -e 's/^tracers = .*/tracers = none/' "$TMP/s.ini" >"$TMP/k.ini"
+"$TB" run "$TMP/k.ini" -o "$TMP/r-k" -q --no-plots --wait >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+measuring $pid || { cat "$TMP/err"; fail "the run to kill ended before it measured"; }
+for i in $(seq 1 600); do
+	pgrep -f "^(wrk|redis-benchmark|/usr/lib/postgresql/.*/pgbench) .*-[cn]" >/dev/null &&
+		[ -n "$(pgrep -f "tracebench-$pid-")" ] && break
+	sleep 0.05
+done
+[ -n "$(pgrep -f "tracebench-$pid-")" ] || { kill -9 $pid; fail "no server of the run came up"; }
+kill -9 $pid
+wait $pid 2>/dev/null
+sleep 0.5
+"$TB" cleanup >"$TMP/cl" 2>&1 || { cat "$TMP/cl"; fail "cleanup failed"; }
+sleep 0.5
+l=$(left $pid)
+[ -z "$l" ] || { cat "$TMP/cl"; fail "left after SIGKILL and cleanup: $l"; }
+echo "  SIGKILL mid-sample + cleanup: nothing left"
+exit 0

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The service runner the service workloads share (service.c; nginx.c, redis.c, postgres.c;
+ * METHODOLOGY.md "Services"). Each sample is a fresh workload process (runner/child.c), so its
+ * setup starts a fresh server: its own directory under the scratch directory (config, data,
+ * log), a free loopback port, its own cgroup (host/cgroup.h: accounted, killed as a whole,
+ * removed by `tracebench cleanup` when its owner died), pinned to the workload's CPU; it waits
+ * until the server answers and warms it with a short client run. The timed batch is one client
+ * run of the sample's duration, in a cgroup of its own, pinned to another CPU; its output is
+ * parsed (service-parse.h) into the sample's requests (its ops) and figures. Teardown kills
+ * both cgroups.
+ */
+#ifndef TB_WL_SERVICE_H
+#define TB_WL_SERVICE_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/proc.h"
+#include "host/cgroup.h"
+#include "workloads/service-parse.h"
+#include "workloads/workload.h"
+
+/* The options every service workload has, first in its table (struct tb_wl_svc_cfg first in
+ * its config). */
+struct tb_wl_svc_cfg {
+	int64_t connections;	/* the client's concurrent connections */
+	uint64_t client_warmup; /* ns of client load in setup, untimed */
+	uint64_t ready_timeout; /* ns the server has to answer */
+	int decides;		/* TB_WL_SVC_DECIDES_* */
+};
+
+enum {
+	TB_WL_SVC_DECIDES_AUTO,
+	TB_WL_SVC_DECIDES_THROUGHPUT,
+	TB_WL_SVC_DECIDES_P50,
+	TB_WL_SVC_DECIDES_P99
+};
+extern const char *const tb_wl_svc_decides[]; /* "auto", "throughput", "p50", "p99" */
+
+/* clang-format off */
+#define TB_WL_SVC_OPTS(type, conns)                                                              \
+	{"connections", TB_OPT_INT, offsetof(type, svc.connections), conns,                      \
+	 "the client's concurrent connections", 1, 10000},                                        \
+	{"client-warmup", TB_OPT_DURATION, offsetof(type, svc.client_warmup), "300ms",             \
+	 "client load on the fresh server before the timed run (untimed; 0: none)", 0, 600e9},    \
+	{"ready-timeout", TB_OPT_DURATION, offsetof(type, svc.ready_timeout), "20s",               \
+	 "how long the server has to start answering", 1e6, 600e9},                               \
+	{"decides", TB_OPT_CHOICE, offsetof(type, svc.decides), "auto",                            \
+	 "the metric whose verdict is the cell's: throughput, p50 or p99; auto: throughput in a "  \
+	 "closed loop, p99 in an open loop (a fixed rate)", 0, 0, tb_wl_svc_decides}
+/* clang-format on */
+
+/* One service instance of a sample. */
+struct tb_wl_svc {
+	struct tb_cgroup cg, client_cg;
+	struct tb_proc server;
+	bool running;
+	int port;
+	int server_cpu, client_cpu; /* -1: not pinned */
+	char dir[PATH_MAX];	    /* <tmpdir>/<tag>-<pid>: config, data, logs */
+	char log[PATH_MAX];	    /* the server's stdout+stderr */
+	char out[PATH_MAX];	    /* the client's */
+};
+
+/* A client's output parser (service-parse.h). */
+typedef int (*tb_wl_svc_parse_fn)(const char *text, struct tb_wl_svc_figs *f, char *err,
+				  size_t len);
+
+/*
+ * 0 when every program of progs (NULL-terminated; a name on PATH or an absolute path) can run
+ * here; else -ENOENT with "needs PROG: apt-get install PKG" in why.
+ */
+int tb_wl_svc_supported(const char *const *progs, const char *pkg, char *why, size_t len);
+/* s initialised for w: its directory made, its cgroups, its CPUs and a free loopback port
+ * (bound and released: a port in use is never chosen). Returns 0 or -errno (said). */
+int tb_wl_svc_init(struct tb_wl_svc *s, struct tb_workload *w, const char *tag);
+/* A path in s's directory into buf; -ENAMETOOLONG (said). */
+int tb_wl_svc_path(const struct tb_wl_svc *s, const char *name, char *buf, size_t len);
+/*
+ * Start the server argv in s's cgroup on its CPU and wait until it answers: ready_argv (NULL:
+ * a TCP connect to the port) exits 0. A server that exits, or does not answer within the
+ * timeout, fails with the last lines of its log. Returns 0 or -errno.
+ */
+int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
+		    char *const *ready_argv);
+/*
+ * Run the client argv to completion (in its cgroup, on the client CPU, within timeout_ns; 0:
+ * no limit but the harness's sample timeout) and
+ * parse its output with parse (NULL: not parsed). A client that fails, times out or prints what parse refuses fails with its
+ * message and last output. Fills f. Returns 0 or -errno.
+ */
+int tb_wl_svc_client(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
+		     uint64_t timeout_ns, tb_wl_svc_parse_fn parse, struct tb_wl_svc_figs *f);
+/*
+ * The timed part of a sample: the client run with the server's CPU time and context switches
+ * taken around it, into w->svc and w->ops_done (its completed requests); log (NULL: none) is
+ * a glob matching the one per-request log the client wrote, parsed by parse_log and removed.
+ * open: a fixed rate (the latency then decides under auto). Returns 0 or -errno.
+ */
+int tb_wl_svc_measure(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
+		      tb_wl_svc_parse_fn parse, const char *log, tb_wl_svc_parse_fn parse_log,
+		      bool open);
+/* Kill everything in both cgroups and remove them. Idempotent; s may be half initialised. */
+void tb_wl_svc_stop(struct tb_wl_svc *s);
+/* The sample's client duration in whole seconds, at least 1 (pgbench -T, wrk -d take seconds) */
+unsigned int tb_wl_svc_seconds(const struct tb_workload *w);
+
+/*
+ * What a service's op (a request) does in kernel terms is not known ahead (a counting pass
+ * would say, METHODOLOGY.md "Services"): syscalls and scheduler events unknown.
+ */
+int tb_wl_svc_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev);
+
+#endif /* TB_WL_SERVICE_H */
