@@ -260,6 +260,14 @@ struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r)
 	return m;
 }
 
+void tb_knee_model_init(struct tb_knee_model *k)
+{
+	*k = (struct tb_knee_model){0};
+	k->knee_x = k->fixed_ns = k->r2 = k->p_bend = NAN;
+	k->before_ns = k->before_lo = k->before_hi = NAN;
+	k->after_ns = k->after_lo = k->after_hi = NAN;
+}
+
 struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 {
 	struct tb_sweep *sw;
@@ -269,6 +277,8 @@ struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 	sw = &r->sweeps[r->nsweeps++];
 	memset(sw, 0, sizeof(*sw));
 	rate_model_init(&sw->fit);
+	sw->accepted_ns = sw->rejected_ns = sw->rej_lo = sw->rej_hi = NAN;
+	tb_knee_model_init(&sw->knee);
 	return sw;
 }
 

@@ -317,6 +317,26 @@ struct tb_rate_model {
 	char why_not[192];  /* [why_not] why it was not accepted */
 };
 
+/*
+ * A sweep's piecewise fit (stats/fit.c), tried where its line is refused or bent: two lines
+ * meeting at a knee, y = fixed + before * x + (after - before) * max(0, x - knee_x), the knee
+ * at one of the points. Accepted only when it explains the points (r2 >= TB_RATE_MIN_R2) and
+ * bends significantly (the bend's F-test against the line, Bonferroni over the knees tried,
+ * p < alpha); saturating when the slope after the knee's CI includes 0 or is below zero.
+ */
+struct tb_knee_model {
+	size_t npoints;				/* [points] */
+	double knee_x;				/* [knee_x] in the swept unit */
+	double fixed_ns;			/* [fixed_ns] at x = 0 */
+	double before_ns, before_lo, before_hi; /* [slope_before_ns] [..._ci] */
+	double after_ns, after_lo, after_hi;	/* [slope_after_ns] [..._ci] */
+	double r2;				/* [r2] */
+	double p_bend;				/* [p_bend] vs the line */
+	bool saturating;			/* [saturating] */
+	bool accepted;				/* [accepted] */
+	char why_not[192];			/* [why_not] */
+};
+
 /* One point of a sweep: a traced cell and its overhead against its own baseline. */
 struct tb_sweep_point {
 	char *cell;	     /* [cell] its id */
@@ -344,6 +364,13 @@ struct tb_sweep {
 				       slope_ns_ci, r2, p_quadratic, nonlinear, accepted, why_not} */
 	struct tb_sweep_point *points; /* [points] by rising x */
 	size_t npoints;
+	/* A filter's selectivity sweep (unit TB_UNIT_FILTERED, core/options.h): what an event the
+	 * filter keeps costs (the x = 0 point's ns per event) and one it rejects (that plus the
+	 * slope, with the slope's CI); NAN when there is no x = 0 point or no accepted line. */
+	double accepted_ns;		    /* [accepted_ns_per_event] */
+	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
+	bool has_knee;			    /* [knee] present: the line was refused or bent */
+	struct tb_knee_model knee;
 };
 
 struct tb_result {
@@ -432,6 +459,8 @@ struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r);
 void tb_result_rate_models_free(struct tb_result *r);
 /* Append a sweep (its model's numbers NAN) / a point of one (NAN) / free them all. NULL on
  * ENOMEM. */
+/* Every figure of a knee model unknown (NAN), not accepted. */
+void tb_knee_model_init(struct tb_knee_model *k);
 struct tb_sweep *tb_result_add_sweep(struct tb_result *r);
 struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw);
 void tb_result_sweeps_free(struct tb_result *r);

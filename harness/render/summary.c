@@ -127,6 +127,27 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
+/* Under a sweep's row: its knee model when one was tried, a filter's kept vs rejected event. */
+static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
+{
+	const struct tb_knee_model *k = &sw->knee;
+
+	if (isfinite(sw->rejected_ns))
+		fprintf(f,
+			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
+			"%.1f]\n",
+			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi);
+	if (sw->has_knee && k->accepted)
+		fprintf(f,
+			"%-*s   knee at %s %.4g: %.3g [%.3g, %.3g] ns per %s before, %.3g [%.3g, "
+			"%.3g] after%s (R^2 %.3f, bend p %.2g)\n",
+			w, "", sw->key, k->knee_x, k->before_ns, k->before_lo, k->before_hi,
+			sw->unit, k->after_ns, k->after_lo, k->after_hi,
+			k->saturating ? ": saturated" : "", k->r2, k->p_bend);
+	else if (sw->has_knee)
+		fprintf(f, "%-*s   no knee either: %s\n", w, "", k->why_not);
+}
+
 /* One sweep per row: its line's slope and intercept with their CIs, or why there is none. */
 static void print_sweeps(FILE *f, const struct tb_result *r)
 {
@@ -173,6 +194,7 @@ static void print_sweeps(FILE *f, const struct tb_result *r)
 			fprintf(f,
 				"%-*s   not quite linear: a quadratic term is significant (p %.2g)\n",
 				sw_w, "", m->p_quadratic);
+		print_sweep_extras(f, sw, sw_w);
 	}
 }
 

@@ -5,7 +5,9 @@
  * each point's y is its cell's overhead ns/op, the traced samples against its own baseline's,
  * paired by round (analyze_cell), and its x the swept value. The line y = fixed + slope * x is
  * the rate model's fit (tb_stats_line_fit) with its acceptance rule, so that a slope is said
- * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2.
+ * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2. Where the line is refused or bent, two
+ * lines meeting at a knee are tried (tb_stats_knee_fit), under a rule of their own. A filter's
+ * selectivity sweep (unit TB_UNIT_FILTERED) also says what a kept and a rejected event cost.
  */
 #include <errno.h>
 #include <math.h>
@@ -56,6 +58,8 @@ static int add_point(struct tb_result *r, const struct tb_cell *c, const char *k
 		pt->ns_lo = c->overhead.ns_ci_lo;
 		pt->ns_hi = c->overhead.ns_ci_hi;
 	}
+	if (!strcmp(sw->unit, TB_UNIT_FILTERED) && cs->x == 0 && c->has_overhead)
+		sw->accepted_ns = c->overhead.ns_per_event; /* every event kept */
 	pt->used = tb_stats_fit_point(c, pt->why_not, sizeof(pt->why_not));
 	if (pt->used && !isfinite(pt->x)) {
 		pt->used = false;
@@ -96,6 +100,16 @@ static int fit(struct tb_sweep *sw, double alpha)
 		snprintf(sw->fit.why_not, sizeof(sw->fit.why_not),
 			 "%zu of %zu points usable: at least 3 are needed (each point says why)", n,
 			 sw->npoints);
+	sw->has_knee = n >= 5 && (!sw->fit.accepted || sw->fit.nonlinear);
+	if (sw->has_knee && tb_stats_knee_fit(x, y, n, alpha, &sw->knee) == -ENOMEM) {
+		free(x);
+		return -ENOMEM;
+	}
+	if (sw->fit.accepted && isfinite(sw->accepted_ns)) {
+		sw->rejected_ns = sw->accepted_ns + sw->fit.cost_ns;
+		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
+		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;
+	}
 	free(x);
 	return 0;
 }

@@ -3,7 +3,8 @@
  * Sweeps' models (stats/sweep.c) on synthetic cells with a fixed seed: a known slope is
  * recovered within its CI, a series that does not depend on the swept value yields no slope
  * (refused, or a CI that includes 0), points that cannot be trusted are left out with their
- * reason, and result.json's sweeps read back as written, strictly.
+ * reason, and result.json's sweeps read back as written, strictly. The knee model: found where a
+ * cost stops, refused in a line and in noise; a filter's kept and rejected event's cost.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "core/options.h"
 #include "model/result.h"
 #include "stats/fit.h"
 #include "stats/stats.h"
@@ -161,11 +163,151 @@ static void test_json(void)
 	tb_result_free(r);
 }
 
+#define NKNEE 16
+
+/* y at x = 1..16 with noise sd: a line bent at 8 (after: slope after), or none when bend 0. */
+static void knee_series(gsl_rng *rng, double *x, double *y, double before, double after, double sd)
+{
+	for (int i = 0; i < NKNEE; i++) {
+		x[i] = i + 1;
+		y[i] = 50 + before * fmin(x[i], 8) + after * fmax(0, x[i] - 8) +
+		       gsl_ran_gaussian(rng, sd);
+	}
+}
+
+/* A cost that stops at 8: the knee is found there, its slopes within their CIs, saturated. */
+static void test_knee_found(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	struct tb_knee_model k;
+	int found = 0;
+
+	gsl_rng_set(rng, 11);
+	for (int trial = 0; trial < 50; trial++) {
+		knee_series(rng, x, y, 20, 0, 4);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		if (!k.accepted)
+			continue;
+		found++;
+		CU_ASSERT(fabs(k.knee_x - 8) <= 1);
+		CU_ASSERT(k.saturating || fabs(k.knee_x - 8) == 1);
+		CU_ASSERT_DOUBLE_EQUAL(k.before_ns, 20, 3);
+	}
+	printf("\n    the knee accepted %d times in 50", found);
+	CU_ASSERT(found >= 48);
+	/* the same through a sweep: its line is bent, the knee is said */
+	struct tb_result *r = tb_result_new();
+
+	knee_series(rng, x, y, 20, 0, 4);
+	for (int i = 0; i < NKNEE; i++)
+		add_cell(r, x[i], y[i], TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_TRUE(r->sweeps[0].has_knee);
+	CU_ASSERT_TRUE(r->sweeps[0].knee.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(r->sweeps[0].knee.knee_x, 8, 1);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
+/* A straight line and pure noise: no knee in >= 95% of 200 repeats each. */
+static void test_knee_refused(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	struct tb_knee_model k;
+	int line = 0, noise = 0;
+
+	gsl_rng_set(rng, 5);
+	for (int trial = 0; trial < 200; trial++) {
+		knee_series(rng, x, y, 12, 12, 4);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		line += k.accepted;
+		knee_series(rng, x, y, 0, 0, 20);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		noise += k.accepted;
+		if (!k.accepted)
+			CU_ASSERT(k.why_not[0] != '\0');
+	}
+	printf("\n    a knee in a line %d, in noise %d times in 200", line, noise);
+	CU_ASSERT(line <= 10);
+	CU_ASSERT(noise <= 10);
+	CU_ASSERT_EQUAL(tb_stats_knee_fit(x, y, 4, 0.05, &k), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(k.why_not, "fewer than 5"));
+	gsl_rng_free(rng);
+}
+
+/* A filter's selectivity sweep: a kept event's cost from the x = 0 point, a rejected one's from
+ * the slope; both and the knee read back from result.json. */
+static void test_filter_sweep(void)
+{
+	static const double share[] = {0, 50, 90, 99, 100};
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	json_t *doc;
+
+	for (int i = 0; i < 5; i++) {
+		add_cell(r, share[i], 100 * 60 - 45 * share[i] + (i % 2 ? 2 : -2),
+			 TB_VERDICT_OVERHEAD);
+		free(r->cells[i].tsweep.unit);
+		r->cells[i].tsweep.unit = strdup(TB_UNIT_FILTERED);
+		if (!i)
+			r->cells[i].overhead.ns_per_event = 60;
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	sw = &r->sweeps[0];
+	CU_ASSERT_TRUE_FATAL(sw->fit.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(sw->accepted_ns, 60, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sw->rejected_ns, 15, 0.5);
+	CU_ASSERT(sw->rej_lo < 15 && 15 < sw->rej_hi);
+	CU_ASSERT_FALSE(sw->has_knee);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rejected_ns, sw->rejected_ns, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rej_hi, sw->rej_hi, 1e-9);
+	CU_ASSERT_FALSE(back->sweeps[0].has_knee);
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+/* A knee read back as written. */
+static void test_knee_json(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	json_t *doc;
+
+	gsl_rng_set(rng, 3);
+	knee_series(rng, x, y, 20, 0, 2);
+	for (int i = 0; i < NKNEE; i++)
+		add_cell(r, x[i], y[i], TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_TRUE_FATAL(r->sweeps[0].has_knee);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_TRUE(back->sweeps[0].has_knee);
+	CU_ASSERT_EQUAL(back->sweeps[0].knee.accepted, r->sweeps[0].knee.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].knee.knee_x, r->sweeps[0].knee.knee_x, 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].knee.after_hi, r->sweeps[0].knee.after_hi, 1e-9);
+	CU_ASSERT_EQUAL(back->sweeps[0].knee.saturating, r->sweeps[0].knee.saturating);
+	CU_ASSERT_FALSE(isfinite(back->sweeps[0].rejected_ns));
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
 static CU_TestInfo tests[] = {
 	{"a known slope is recovered", test_known_slope},
 	{"a flat series gives no slope", test_flat_refused},
 	{"unusable points are said, not fitted", test_unusable_points},
 	{"result.json's sweeps", test_json},
+	{"a knee is found where the cost stops", test_knee_found},
+	{"no knee in a line or in noise", test_knee_refused},
+	{"a filter's kept and rejected event", test_filter_sweep},
+	{"result.json's knee", test_knee_json},
 	CU_TEST_INFO_NULL,
 };
 

@@ -2,7 +2,8 @@
 /*
  * The sweep plots: one per sweep (r->sweeps, stats/sweep.c), sweep-<k>.{png,svg}, its points'
  * overhead ns/op against the swept value with their CIs as error bars and, when the model was
- * accepted, its fitted line with the figures the terminal prints. Drawn by plots/rate.gp, the
+ * accepted, its fitted line with the figures the terminal prints (else its knee model's two
+ * lines when that was accepted). Drawn by plots/rate.gp, the
  * rate model's script, with the swept key as the x axis's label.
  */
 #include <errno.h>
@@ -36,6 +37,22 @@ static size_t write_points(FILE *f, const struct tb_sweep *sw, double *lo, doubl
 	return n;
 }
 
+/* The model drawn at x: the line when accepted, else the knee model when it is (knee()). */
+static double model_at(const struct tb_sweep *sw, double x)
+{
+	const struct tb_knee_model *k = &sw->knee;
+
+	if (sw->fit.accepted)
+		return sw->fit.fixed_ns + sw->fit.cost_ns * x;
+	return k->fixed_ns + k->before_ns * x +
+	       (k->after_ns - k->before_ns) * fmax(0, x - k->knee_x);
+}
+
+static bool knee(const struct tb_sweep *sw)
+{
+	return !sw->fit.accepted && sw->has_knee && sw->knee.accepted;
+}
+
 /* Sweep k's plot. Returns 1 (drawn), 0 (no point with a number) or -errno. */
 static int plot_one(struct tb_gp *g, const struct tb_sweep *sw, int k)
 {
@@ -54,16 +71,16 @@ static int plot_one(struct tb_gp *g, const struct tb_sweep *sw, int k)
 		return -ENOMEM;
 	fd = tb_gp_dat_open(g, name, "a sweep's points: overhead ns/op against the swept value",
 			    "x\tns_per_op\tci_lo\tci_hi\tcell\tused");
-	ff = tb_gp_dat_open(g, fit, "the sweep's fitted line: fixed_ns + slope_ns * x",
+	ff = tb_gp_dat_open(g, fit, "the sweep's fitted model: its line, or its knee's two",
 			    "x\tns_per_op_fitted");
 	n = fd && ff ? write_points(fd, sw, &lo, &hi) : 0;
 	logx = n && lo > 0 && hi / lo > 20;
-	if (n && m->accepted && hi > lo)
+	if (n && (m->accepted || knee(sw)) && hi > lo)
 		for (int s = 0; s <= LINE_STEPS; s++) {
 			double x = logx ? lo * pow(hi / lo, s / (double)LINE_STEPS)
 					: lo + (hi - lo) * s / (double)LINE_STEPS;
 
-			fprintf(ff, "%.6g\t%.6g\n", x, m->fixed_ns + m->cost_ns * x);
+			fprintf(ff, "%.6g\t%.6g\n", x, model_at(sw, x));
 		}
 	if (fd && ff) {
 		ret = tb_gp_dat_close_both(g, fd, name, ff, fit);
@@ -85,10 +102,18 @@ static int plot_one(struct tb_gp *g, const struct tb_sweep *sw, int k)
 			 "model: %.1f [%.1f, %.1f] ns + %.3g [%.3g, %.3g] ns per %s, R^2 %.3f",
 			 m->fixed_ns, m->fixed_ci_lo, m->fixed_ci_hi, m->cost_ns, m->cost_ci_lo,
 			 m->cost_ci_hi, sw->unit, m->r2);
-	tb_gp_var_s(&v, "f0", m->accepted ? t : "");
+	else if (knee(sw))
+		snprintf(
+			t, sizeof(t),
+			"model: a knee at %.4g: %.3g [%.3g, %.3g] ns per %s before, %.3g [%.3g, %.3g] "
+			"after, R^2 %.3f",
+			sw->knee.knee_x, sw->knee.before_ns, sw->knee.before_lo, sw->knee.before_hi,
+			sw->unit, sw->knee.after_ns, sw->knee.after_lo, sw->knee.after_hi,
+			sw->knee.r2);
+	tb_gp_var_s(&v, "f0", m->accepted || knee(sw) ? t : "");
 	tb_gp_var_d(&v, "fl0", 3);
 	tb_gp_var_d(&v, "ng", 1);
-	tb_gp_var_d(&v, "nf", m->accepted && hi > lo);
+	tb_gp_var_d(&v, "nf", (m->accepted || knee(sw)) && hi > lo);
 	tb_gp_var_d(&v, "logx", logx);
 	tb_gp_var_d(&v, "xmin", logx ? lo / 1.6 : lo - 0.05 * (hi - lo + 1));
 	tb_gp_var_d(&v, "xmax", logx ? hi * 1.6 : hi + 0.05 * (hi - lo + 1));
