@@ -47,6 +47,10 @@ static const struct tb_json_field sweep_point_fields[] = {
 	F_PAIR("ns_per_op_ci", ns_lo, ns_hi, 0),
 	F_BOOL("used", used, TB_JSON_REQ),
 	F_TEXT("why_not", why_not, TB_JSON_OMIT),
+	F_RANGE("events_per_s", events_per_s, 0, MAXV, TB_JSON_OMIT),
+	F_COUNT("lost", lost, TB_JSON_OMIT),
+	F_RANGE("lost_share", lost_share, 0, 1, TB_JSON_OMIT),
+	F_RANGE("tracer_cpu", tracer_cpu, 0, MAXV, TB_JSON_OMIT),
 	F_END,
 };
 #undef T
@@ -103,6 +107,9 @@ static const struct tb_json_field sweep_fields[] = {
 	F_RANGE("accepted_ns_per_event", accepted_ns, -MAXV, MAXV, TB_JSON_OMIT),
 	F_RANGE("rejected_ns_per_event", rejected_ns, -MAXV, MAXV, TB_JSON_OMIT),
 	F_PAIR("rejected_ns_per_event_ci", rej_lo, rej_hi, TB_JSON_OMIT),
+	F_RANGE("held_events_per_s", held_rate, 0, MAXV, TB_JSON_OMIT),
+	F_RANGE("held_tracer_cpu", held_cpu, 0, MAXV, TB_JSON_OMIT),
+	F_RANGE("lost_events_per_s", lost_rate, 0, MAXV, TB_JSON_OMIT),
 	F_ARRAY("points", points, &sweep_points_array, TB_JSON_REQ),
 	F_END,
 };

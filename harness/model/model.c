@@ -278,6 +278,7 @@ struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 	memset(sw, 0, sizeof(*sw));
 	rate_model_init(&sw->fit);
 	sw->accepted_ns = sw->rejected_ns = sw->rej_lo = sw->rej_hi = NAN;
+	sw->held_rate = sw->held_cpu = sw->lost_rate = NAN;
 	tb_knee_model_init(&sw->knee);
 	return sw;
 }
@@ -291,6 +292,8 @@ struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw)
 	pt = &sw->points[sw->npoints++];
 	memset(pt, 0, sizeof(*pt));
 	pt->x = pt->ns_per_op = pt->ns_lo = pt->ns_hi = NAN;
+	pt->events_per_s = pt->tracer_cpu = pt->lost_share = NAN;
+	pt->lost = -1;
 	return pt;
 }
 

@@ -346,6 +346,13 @@ struct tb_sweep_point {
 	double ns_lo, ns_hi; /* [ns_per_op_ci] */
 	bool used;	     /* [used] in the fit */
 	char why_not[128];   /* [why_not] why it is not (untrustworthy, lost events, ...) */
+	/* What the tracer was offered and kept (saturation): events recorded + lost per second
+	 * of the measured samples' batches, the events lost over them (-1 unknown) and the
+	 * tracer's CPU seconds per second there. */
+	double events_per_s; /* [events_per_s] NAN unknown */
+	int64_t lost;	     /* [lost] */
+	double lost_share;   /* [lost_share] of the events offered */
+	double tracer_cpu;   /* [tracer_cpu] */
 };
 
 /*
@@ -369,7 +376,12 @@ struct tb_sweep {
 	 * slope, with the slope's CI); NAN when there is no x = 0 point or no accepted line. */
 	double accepted_ns;		    /* [accepted_ns_per_event] */
 	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
-	bool has_knee;			    /* [knee] present: the line was refused or bent */
+	/* Saturation (a workload sweep that varies the event rate against one tracer): the
+	 * highest rate of a point that lost nothing, the tracer's CPU there, and the lowest rate
+	 * of a point that lost events; NAN when no point is of that kind. */
+	double held_rate, held_cpu; /* [held_events_per_s] [held_tracer_cpu] */
+	double lost_rate;	    /* [lost_events_per_s] */
+	bool has_knee;		    /* [knee] present: the line was refused or bent */
 	struct tb_knee_model knee;
 };
 

@@ -127,7 +127,8 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
-/* Under a sweep's row: its knee model when one was tried, a filter's kept vs rejected event. */
+/* Under a sweep's row: a filter's kept vs rejected event, the rates its tracer held and lost
+ * at, its knee model when one was tried. */
 static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 {
 	const struct tb_knee_model *k = &sw->knee;
@@ -137,6 +138,18 @@ static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
 			"%.1f]\n",
 			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi);
+	if (isfinite(sw->held_rate) || isfinite(sw->lost_rate)) {
+		char held[96] = "no point lost nothing", lost[64] = "none lost events";
+
+		if (isfinite(sw->held_rate))
+			snprintf(held, sizeof(held),
+				 "held %.3g events/s without a loss (tracer CPU %.2f)",
+				 sw->held_rate, sw->held_cpu);
+		if (isfinite(sw->lost_rate))
+			snprintf(lost, sizeof(lost), "lost events from %.3g events/s",
+				 sw->lost_rate);
+		fprintf(f, "%-*s   %s; %s\n", w, "", held, lost);
+	}
 	if (sw->has_knee && k->accepted)
 		fprintf(f,
 			"%-*s   knee at %s %.4g: %.3g [%.3g, %.3g] ns per %s before, %.3g [%.3g, "

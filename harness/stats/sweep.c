@@ -7,7 +7,8 @@
  * the rate model's fit (tb_stats_line_fit) with its acceptance rule, so that a slope is said
  * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2. Where the line is refused or bent, two
  * lines meeting at a knee are tried (tb_stats_knee_fit), under a rule of their own. A filter's
- * selectivity sweep (unit TB_UNIT_FILTERED) also says what a kept and a rejected event cost.
+ * selectivity sweep (unit TB_UNIT_FILTERED) also says what a kept and a rejected event cost,
+ * and a workload sweep the event rate its tracer held without a loss and the one it lost at.
  */
 #include <errno.h>
 #include <math.h>
@@ -16,6 +17,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "model/measured.h"
 #include "model/result.h"
 #include "stats/fit.h"
 #include "stats/sweep.h"
@@ -43,6 +45,61 @@ static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
 	return sw->kind && sw->section && sw->key && sw->against && sw->unit ? sw : NULL;
 }
 
+/* What c's tracer was offered and kept over its measured samples (struct tb_sweep_point). */
+static void offered(const struct tb_cell *c, struct tb_sweep_point *pt)
+{
+	double ns = 0, cpu = 0, events = 0;
+	int64_t lost = 0;
+	bool known = false;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->accounting || s->events < 0 || s->lost < 0 ||
+		    !(s->elapsed_ns > 0))
+			continue;
+		known = true;
+		ns += s->elapsed_ns;
+		events += (double)(s->events + s->lost);
+		lost += s->lost;
+		cpu += isfinite(s->tracer_cpu_s) ? s->tracer_cpu_s : 0;
+	}
+	if (!known)
+		return;
+	pt->events_per_s = events / ns * 1e9;
+	pt->lost = lost;
+	pt->lost_share = events > 0 ? (double)lost / events : NAN;
+	pt->tracer_cpu = cpu / ns * 1e9;
+}
+
+/* A workload sweep's saturation: the fastest point that lost nothing, the slowest that did. */
+static void saturation(struct tb_sweep *sw)
+{
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct tb_sweep_point *p = &sw->points[i];
+
+		if (!isfinite(p->events_per_s) || p->lost < 0)
+			continue;
+		if (!p->lost && !(p->events_per_s <= sw->held_rate)) {
+			sw->held_rate = p->events_per_s;
+			sw->held_cpu = p->tracer_cpu;
+		}
+		if (p->lost && !(p->events_per_s >= sw->lost_rate))
+			sw->lost_rate = p->events_per_s;
+	}
+}
+
+/* A sweep's held rate says something only beside a loss: of one of its section's sweeps (the
+ * same rates against another buffer size). Where none lost, it is no limit and not said. */
+static void no_limit(const struct tb_result *r, struct tb_sweep *sw)
+{
+	for (size_t i = 0; i < r->nsweeps; i++)
+		if (isfinite(r->sweeps[i].lost_rate) && !strcmp(r->sweeps[i].kind, sw->kind) &&
+		    !strcmp(r->sweeps[i].section, sw->section))
+			return;
+	sw->held_rate = sw->held_cpu = NAN;
+}
+
 /* Cell c as a point of its sweep cs (kind "workload" or "tracer"). 0 or -ENOMEM. */
 static int add_point(struct tb_result *r, const struct tb_cell *c, const char *kind,
 		     const struct tb_cell_sweep *cs)
@@ -53,6 +110,7 @@ static int add_point(struct tb_result *r, const struct tb_cell *c, const char *k
 	if (!pt || !(pt->cell = strdup(c->id)) || !(pt->value = strdup(cs->value)))
 		return -ENOMEM;
 	pt->x = cs->x;
+	offered(c, pt);
 	if (c->has_overhead) {
 		pt->ns_per_op = c->overhead.ns_per_op;
 		pt->ns_lo = c->overhead.ns_ci_lo;
@@ -129,7 +187,12 @@ int tb_stats_sweeps(struct tb_result *r)
 		if (!ret && c->tsweep.present)
 			ret = add_point(r, c, "tracer", &c->tsweep);
 	}
-	for (size_t i = 0; i < r->nsweeps && !ret; i++)
+	for (size_t i = 0; i < r->nsweeps && !ret; i++) {
 		ret = fit(&r->sweeps[i], r->alpha);
+		if (!ret && r->sweeps[i].kind[0] == 'w')
+			saturation(&r->sweeps[i]);
+	}
+	for (size_t i = 0; i < r->nsweeps; i++)
+		no_limit(r, &r->sweeps[i]);
 	return ret;
 }

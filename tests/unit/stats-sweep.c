@@ -4,7 +4,8 @@
  * recovered within its CI, a series that does not depend on the swept value yields no slope
  * (refused, or a CI that includes 0), points that cannot be trusted are left out with their
  * reason, and result.json's sweeps read back as written, strictly. The knee model: found where a
- * cost stops, refused in a line and in noise; a filter's kept and rejected event's cost.
+ * cost stops, refused in a line and in noise; a filter's kept and rejected event's cost; the
+ * event rate a tracer held without a loss and the one it lost at.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -299,6 +300,65 @@ static void test_knee_json(void)
 	gsl_rng_free(rng);
 }
 
+/* A workload sweep's cells offered rate events/s, losing lost of them per sample: the fastest
+ * lossless point is held with its tracer CPU, the slowest lossy one is where losses start. */
+static void test_saturation(void)
+{
+	static const double rate[] = {1e5, 4e5, 8e5, 1.6e6}, lost[] = {0, 0, 300, 9000};
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	json_t *doc;
+
+	for (int i = 0; i < 4; i++) {
+		struct tb_cell *c;
+		char v[16];
+
+		add_cell(r, i + 1, 100, TB_VERDICT_OVERHEAD);
+		c = &r->cells[i];
+		c->tsweep.present = false;
+		free(c->tracer);
+		c->tracer = strdup("t"); /* one tracer: one sweep */
+		snprintf(v, sizeof(v), "%d", i + 1);
+		c->wsweep.present = true;
+		c->wsweep.section = strdup("w");
+		c->wsweep.key = strdup("work");
+		c->wsweep.value = strdup(v);
+		c->wsweep.unit = strdup("work");
+		c->wsweep.x = i + 1;
+		for (int k = -1; k < 3; k++) {
+			struct tb_sample *sm = tb_cell_add_sample(c);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+			sm->round = k;
+			sm->warmup = k < 0;
+			sm->ops = 1000;
+			sm->ns_per_op = 100;
+			sm->elapsed_ns = 2e8;
+			sm->lost = (int64_t)lost[i];
+			sm->events = (int64_t)(rate[i] * 0.2) - sm->lost;
+			sm->tracer_cpu_s = 0.02 * (i + 1);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nsweeps, 1);
+	sw = &r->sweeps[0];
+	CU_ASSERT_STRING_EQUAL(sw->kind, "workload");
+	CU_ASSERT_DOUBLE_EQUAL(sw->points[1].events_per_s, 4e5, 1);
+	CU_ASSERT_EQUAL(sw->points[3].lost, 27000);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_rate, 4e5, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_cpu, 0.2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sw->lost_rate, 8e5, 1);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].held_rate, sw->held_rate, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].lost_rate, sw->lost_rate, 1e-6);
+	CU_ASSERT_EQUAL(back->sweeps[0].points[2].lost, 900);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].points[2].tracer_cpu, 0.3, 1e-9);
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
 static CU_TestInfo tests[] = {
 	{"a known slope is recovered", test_known_slope},
 	{"a flat series gives no slope", test_flat_refused},
@@ -308,6 +368,7 @@ static CU_TestInfo tests[] = {
 	{"no knee in a line or in noise", test_knee_refused},
 	{"a filter's kept and rejected event", test_filter_sweep},
 	{"result.json's knee", test_knee_json},
+	{"the rate a tracer held and lost at", test_saturation},
 	CU_TEST_INFO_NULL,
 };
 

@@ -4,7 +4,8 @@
  * overhead ns/op against the swept value with their CIs as error bars and, when the model was
  * accepted, its fitted line with the figures the terminal prints (else its knee model's two
  * lines when that was accepted). Drawn by plots/rate.gp, the
- * rate model's script, with the swept key as the x axis's label.
+ * rate model's script, with the swept key as the x axis's label. saturation.{png,svg}: the
+ * share of events lost against the rate offered, a series per workload sweep that knows both.
  */
 #include <errno.h>
 #include <math.h>
@@ -128,6 +129,77 @@ out:
 	return ret < 0 ? ret : n ? ret : 0;
 }
 
+/* Whether workload sweep sw knows what its tracer lost at each rate, beside a loss (the
+ * saturation plot). */
+static bool has_rates(const struct tb_sweep *sw)
+{
+	if (sw->kind[0] != 'w' || !(isfinite(sw->held_rate) || isfinite(sw->lost_rate)))
+		return false;
+	for (size_t i = 0; i < sw->npoints; i++)
+		if (isfinite(sw->points[i].events_per_s) && isfinite(sw->points[i].lost_share))
+			return true;
+	return false;
+}
+
+/* saturation.{png,svg}: the share of events lost against the rate offered, a series per
+ * workload sweep (a tracer at one buffer size). Returns 1 (drawn), 0 (none) or -errno. */
+static int plot_saturation(struct tb_gp *g, const struct tb_result *r)
+{
+	double lo = INFINITY, hi = -INFINITY;
+	struct tb_gp_vars v = {0};
+	int ng = 0, ret;
+	FILE *fd;
+
+	for (size_t i = 0; i < r->nsweeps; i++)
+		ng += has_rates(&r->sweeps[i]);
+	if (!ng)
+		return tb_gp_remove_images(g, TB_PLOT_SATURATION);
+	if (tb_gp_vars_open(&v))
+		return -ENOMEM;
+	fd = tb_gp_dat_open(g, TB_PLOT_SATURATION, "events lost against the rate offered, by sweep",
+			    "events_per_s\tlost_pct\tlo\thi");
+	ret = fd ? 0 : -EIO;
+	ng = 0;
+	for (size_t i = 0; fd && i < r->nsweeps; i++) {
+		const struct tb_sweep *sw = &r->sweeps[i];
+		char t[200];
+
+		if (!has_rates(sw))
+			continue;
+		for (size_t k = 0; k < sw->npoints; k++) {
+			const struct tb_sweep_point *p = &sw->points[k];
+			double y = 100 * p->lost_share;
+
+			if (!isfinite(p->events_per_s) || !isfinite(y) || !(p->events_per_s > 0))
+				continue;
+			tb_gp_row(fd, "dddd", p->events_per_s, y, y, y);
+			lo = fmin(lo, p->events_per_s);
+			hi = fmax(hi, p->events_per_s);
+		}
+		fprintf(fd, "\n\n");
+		snprintf(t, sizeof(t), "%s against %s", sw->section, sw->against);
+		tb_gp_var_si(&v, "g%d", ng++, t);
+	}
+	if (fd)
+		ret = tb_gp_dat_close(g, fd, TB_PLOT_SATURATION);
+	if (ret || !(hi > 0))
+		goto out;
+	tb_gp_var_dat(&v, g, "datafile", TB_PLOT_SATURATION);
+	tb_gp_var_dat(&v, g, "fitfile", TB_PLOT_SATURATION);
+	tb_gp_var_d(&v, "ng", ng);
+	tb_gp_var_d(&v, "nf", 0);
+	tb_gp_var_d(&v, "logx", 1);
+	tb_gp_var_d(&v, "xmin", lo / 1.6);
+	tb_gp_var_d(&v, "xmax", hi * 1.6);
+	tb_gp_var_s(&v, "xname", "events offered per second (log scale)");
+	tb_gp_var_s(&v, "yname", "events lost (% of those offered)");
+	tb_gp_main_title(&v, g, "Events lost against the event rate (workload sweeps)");
+	ret = tb_gp_run_as(g, "rate", TB_PLOT_SATURATION, &v, 1100, 600);
+out:
+	tb_gp_vars_free(&v);
+	return ret;
+}
+
 int tb_plot_sweeps(struct tb_gp *g, const struct tb_result *r)
 {
 	int ret, drawn = 0;
@@ -148,5 +220,6 @@ int tb_plot_sweeps(struct tb_gp *g, const struct tb_result *r)
 			return ret;
 		drawn |= ret > 0;
 	}
-	return drawn;
+	ret = plot_saturation(g, r);
+	return ret < 0 ? ret : drawn | (ret > 0);
 }
