@@ -196,3 +196,62 @@ int tb_stats_sweeps(struct tb_result *r)
 		no_limit(r, &r->sweeps[i]);
 	return ret;
 }
+
+/* A's sweep matching b's, or NULL. */
+static const struct tb_sweep *same_sweep(const struct tb_result *a, const struct tb_sweep *b)
+{
+	for (size_t i = 0; i < a->nsweeps; i++) {
+		const struct tb_sweep *s = &a->sweeps[i];
+
+		if (!strcmp(s->kind, b->kind) && !strcmp(s->section, b->section) &&
+		    !strcmp(s->key, b->key) && !strcmp(s->against, b->against))
+			return s;
+	}
+	return NULL;
+}
+
+static void slope_change(struct tb_cmp_sweep *d)
+{
+	const struct tb_rate_model *x = &d->a->fit, *y = &d->b->fit;
+	double ha = (x->cost_ci_hi - x->cost_ci_lo) / 2, hb = (y->cost_ci_hi - y->cost_ci_lo) / 2;
+	double h = sqrt(ha * ha + hb * hb);
+
+	d->change = d->ci_lo = d->ci_hi = NAN;
+	if (!x->accepted || !y->accepted) {
+		snprintf(d->why, sizeof(d->why), "no accepted line in %s",
+			 !x->accepted && !y->accepted ? "either"
+			 : !x->accepted		      ? "A"
+						      : "B");
+		return;
+	}
+	if (strcmp(d->a->unit, d->b->unit)) {
+		snprintf(d->why, sizeof(d->why), "per %.30s in A, per %.30s in B", d->a->unit,
+			 d->b->unit);
+		return;
+	}
+	d->change = y->cost_ns - x->cost_ns;
+	d->ci_lo = d->change - h;
+	d->ci_hi = d->change + h;
+	d->significant = d->ci_lo > 0 || d->ci_hi < 0;
+}
+
+int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
+			   struct tb_cmp_sweep **out, size_t *n)
+{
+	struct tb_cmp_sweep *d = calloc(a->nsweeps + 1, sizeof(*d));
+
+	*out = d;
+	*n = 0;
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nsweeps; i++) {
+		const struct tb_sweep *sb = same_sweep(b, &a->sweeps[i]);
+
+		if (!sb)
+			continue;
+		d[*n].a = &a->sweeps[i];
+		d[*n].b = sb;
+		slope_change(&d[(*n)++]);
+	}
+	return 0;
+}

@@ -5,7 +5,7 @@
  * (refused, or a CI that includes 0), points that cannot be trusted are left out with their
  * reason, and result.json's sweeps read back as written, strictly. The knee model: found where a
  * cost stops, refused in a line and in noise; a filter's kept and rejected event's cost; the
- * event rate a tracer held without a loss and the one it lost at.
+ * event rate a tracer held without a loss and the one it lost at; compare's change of a slope.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -359,6 +359,56 @@ static void test_saturation(void)
 	tb_result_free(r);
 }
 
+/* A result with one tracer sweep of slope `slope` (noise sd 1, seed seed); flat: none. */
+static struct tb_result *sloped(double slope, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *r = tb_result_new();
+
+	gsl_rng_set(rng, seed);
+	for (int i = 0; i < NPTS; i++)
+		add_cell(r, xs[i], 40 + slope * xs[i] + gsl_ran_gaussian(rng, 1),
+			 TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL(tb_stats_sweeps(r), 0);
+	gsl_rng_free(rng);
+	return r;
+}
+
+/* compare's sweeps: a slope that grew is a significant change, the same slope is not, a
+ * refused line is said instead of a change. */
+static void test_sweep_changes(void)
+{
+	struct tb_result *a = sloped(12, 1), *b = sloped(20, 2), *same = sloped(12, 3),
+			 *flat = sloped(0, 4);
+	struct tb_cmp_sweep *d;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, b, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d[0].change, 8, 1);
+	CU_ASSERT(d[0].ci_lo < d[0].change && d[0].change < d[0].ci_hi);
+	CU_ASSERT_TRUE(d[0].significant);
+	free(d);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, same, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_FALSE(d[0].significant);
+	free(d);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_FALSE(isfinite(d[0].change));
+	CU_ASSERT_STRING_EQUAL(d[0].why, "no accepted line in B");
+	free(d);
+	free(flat->sweeps[0].section);
+	flat->sweeps[0].section = strdup("other");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	free(d);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(same);
+	tb_result_free(flat);
+}
+
 static CU_TestInfo tests[] = {
 	{"a known slope is recovered", test_known_slope},
 	{"a flat series gives no slope", test_flat_refused},
@@ -369,6 +419,7 @@ static CU_TestInfo tests[] = {
 	{"a filter's kept and rejected event", test_filter_sweep},
 	{"result.json's knee", test_knee_json},
 	{"the rate a tracer held and lost at", test_saturation},
+	{"compare: a sweep's slope changed or not", test_sweep_changes},
 	CU_TEST_INFO_NULL,
 };
 
