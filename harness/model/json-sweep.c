@@ -109,6 +109,7 @@ static const struct tb_json_field sweep_fields[] = {
 	F_PAIR("rejected_ns_per_event_ci", rej_lo, rej_hi, TB_JSON_OMIT),
 	F_RANGE("held_events_per_s", held_rate, 0, MAXV, TB_JSON_OMIT),
 	F_RANGE("held_tracer_cpu", held_cpu, 0, MAXV, TB_JSON_OMIT),
+	F_TEXT("held_value", held_value, TB_JSON_OMIT),
 	F_RANGE("lost_events_per_s", lost_rate, 0, MAXV, TB_JSON_OMIT),
 	F_ARRAY("points", points, &sweep_points_array, TB_JSON_REQ),
 	F_END,

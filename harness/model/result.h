@@ -378,10 +378,14 @@ struct tb_sweep {
 	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
 	/* Saturation (a workload sweep that varies the event rate against one tracer): the
 	 * highest rate of a point that lost nothing, the tracer's CPU there, and the lowest rate
-	 * of a point that lost events; NAN when no point is of that kind. */
+	 * of a point that lost events; NAN when no point is of that kind. A tracer sweep: its
+	 * smallest-x point that lost nothing, where another lost (lost_rate NAN). */
 	double held_rate, held_cpu; /* [held_events_per_s] [held_tracer_cpu] */
-	double lost_rate;	    /* [lost_events_per_s] */
-	bool has_knee;		    /* [knee] present: the line was refused or bent */
+	/* [held_value] that point's value; a tracer sweep (over buffer-size) holds its smallest
+	 * value that lost nothing where another lost: the smallest buffer that held the rate */
+	char held_value[40];
+	double lost_rate; /* [lost_events_per_s] */
+	bool has_knee;	  /* [knee] present: the line was refused or bent */
 	struct tb_knee_model knee;
 };
 

@@ -138,7 +138,11 @@ static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
 			"%.1f]\n",
 			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi);
-	if (isfinite(sw->held_rate) || isfinite(sw->lost_rate)) {
+	if (sw->kind[0] == 't' && sw->held_value[0]) {
+		fprintf(f,
+			"%-*s   the smallest %s that lost nothing: %s (%.3g events/s, tracer CPU %.2f)\n",
+			w, "", sw->key, sw->held_value, sw->held_rate, sw->held_cpu);
+	} else if (isfinite(sw->held_rate) || isfinite(sw->lost_rate)) {
 		char held[96] = "no point lost nothing", lost[64] = "none lost events";
 
 		if (isfinite(sw->held_rate))

@@ -72,32 +72,80 @@ static void offered(const struct tb_cell *c, struct tb_sweep_point *pt)
 	pt->tracer_cpu = cpu / ns * 1e9;
 }
 
-/* A workload sweep's saturation: the fastest point that lost nothing, the slowest that did. */
+/* Point p as the one sw held (saturation). */
+static void held(struct tb_sweep *sw, const struct tb_sweep_point *p)
+{
+	sw->held_rate = p->events_per_s;
+	sw->held_cpu = p->tracer_cpu;
+	snprintf(sw->held_value, sizeof(sw->held_value), "%s", p->value);
+}
+
+/*
+ * A sweep's saturation. A workload sweep (rates against one tracer): the fastest point that
+ * lost nothing, the slowest that did. A tracer sweep (buffer sizes at one rate): its smallest
+ * value that lost nothing, where another value lost (the points are by rising x).
+ */
 static void saturation(struct tb_sweep *sw)
 {
+	bool lost = false;
+
 	for (size_t i = 0; i < sw->npoints; i++) {
 		const struct tb_sweep_point *p = &sw->points[i];
 
 		if (!isfinite(p->events_per_s) || p->lost < 0)
 			continue;
-		if (!p->lost && !(p->events_per_s <= sw->held_rate)) {
-			sw->held_rate = p->events_per_s;
-			sw->held_cpu = p->tracer_cpu;
+		lost |= p->lost > 0;
+		if (sw->kind[0] == 't') {
+			if (!p->lost && !sw->held_value[0])
+				held(sw, p);
+			continue;
 		}
+		if (!p->lost && !(p->events_per_s <= sw->held_rate))
+			held(sw, p);
 		if (p->lost && !(p->events_per_s >= sw->lost_rate))
 			sw->lost_rate = p->events_per_s;
 	}
+	if (sw->kind[0] == 't' && !lost) {
+		sw->held_rate = sw->held_cpu = NAN;
+		sw->held_value[0] = '\0';
+	}
 }
 
-/* A sweep's held rate says something only beside a loss: of one of its section's sweeps (the
- * same rates against another buffer size). Where none lost, it is no limit and not said. */
+/* A workload sweep's held rate says something only beside a loss: of one of its section's
+ * sweeps (the same rates against another buffer size). Where none lost, it is no limit. */
 static void no_limit(const struct tb_result *r, struct tb_sweep *sw)
 {
+	if (sw->kind[0] != 'w')
+		return;
 	for (size_t i = 0; i < r->nsweeps; i++)
 		if (isfinite(r->sweeps[i].lost_rate) && !strcmp(r->sweeps[i].kind, sw->kind) &&
 		    !strcmp(r->sweeps[i].section, sw->section))
 			return;
 	sw->held_rate = sw->held_cpu = NAN;
+	sw->held_value[0] = '\0';
+}
+
+/* The lost-events verdicts of a buffer-size sweep's lossy points name the size that held the
+ * same rate in this run, beside the estimate from their own counts. */
+static void lost_remedy(struct tb_result *r, const struct tb_sweep *sw)
+{
+	if (sw->kind[0] != 't' || !sw->held_value[0] || strcmp(sw->unit, "byte"))
+		return;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct tb_sweep_point *p = &sw->points[i];
+
+		for (size_t k = 0; p->lost > 0 && k < r->ncells; k++) {
+			struct tb_overhead *o = &r->cells[k].overhead;
+			size_t n = strlen(o->reason);
+
+			if (strcmp(r->cells[k].id, p->cell) || !r->cells[k].has_overhead ||
+			    !strstr(o->reason, "events lost"))
+				continue;
+			snprintf(o->reason + n, sizeof(o->reason) - n,
+				 "; in this run %s = %s held it (%.3g events/s)", sw->key,
+				 sw->held_value, sw->held_rate);
+		}
+	}
 }
 
 /* Cell c as a point of its sweep cs (kind "workload" or "tracer"). 0 or -ENOMEM. */
@@ -192,8 +240,12 @@ int tb_stats_sweeps(struct tb_result *r)
 		if (!ret && r->sweeps[i].kind[0] == 'w')
 			saturation(&r->sweeps[i]);
 	}
-	for (size_t i = 0; i < r->nsweeps; i++)
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		if (r->sweeps[i].kind[0] == 't')
+			saturation(&r->sweeps[i]);
 		no_limit(r, &r->sweeps[i]);
+		lost_remedy(r, &r->sweeps[i]);
+	}
 	return ret;
 }
 

@@ -359,6 +359,61 @@ static void test_saturation(void)
 	tb_result_free(r);
 }
 
+/* A tracer sweep over buffer-size at one rate: the smallest size that lost nothing is held,
+ * and the lossy points' lost-events reasons name it. */
+static void test_smallest_buffer(void)
+{
+	static const double size[] = {8192, 65536, 524288}, lost[] = {500, 20, 0};
+	static const char *const value[] = {"8K", "64K", "512K"};
+	struct tb_result *r = tb_result_new();
+	const struct tb_sweep *sw;
+
+	for (int i = 0; i < 3; i++) {
+		struct tb_cell *c;
+
+		add_cell(r, size[i], 100, i < 2 ? TB_VERDICT_UNTRUSTWORTHY : TB_VERDICT_OVERHEAD);
+		c = &r->cells[i];
+		free(c->tsweep.key);
+		free(c->tsweep.unit);
+		free(c->tsweep.value);
+		c->tsweep.key = strdup("buffer-size");
+		c->tsweep.unit = strdup("byte");
+		c->tsweep.value = strdup(value[i]);
+		snprintf(c->overhead.reason, sizeof(c->overhead.reason), "%g events lost", lost[i]);
+		for (int k = 0; k < 2; k++) {
+			struct tb_sample *sm = tb_cell_add_sample(c);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+			sm->round = k;
+			sm->ops = 1000;
+			sm->ns_per_op = 100;
+			sm->elapsed_ns = 1e8;
+			sm->lost = (int64_t)lost[i];
+			sm->events = 10000 - sm->lost;
+			sm->tracer_cpu_s = 0.01;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nsweeps, 1);
+	sw = &r->sweeps[0];
+	CU_ASSERT_STRING_EQUAL(sw->held_value, "512K");
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_rate, 1e5, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_cpu, 0.1, 1e-9);
+	CU_ASSERT_FALSE(isfinite(sw->lost_rate));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->cells[0].overhead.reason,
+				      "500 events lost; in this run buffer-size = 512K held it"));
+	CU_ASSERT_PTR_NULL(strstr(r->cells[2].overhead.reason, "held it"));
+	/* nothing lost anywhere: no smallest size to speak of */
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++) {
+			r->cells[i].samples[k].lost = 0;
+			r->cells[i].overhead.verdict = TB_VERDICT_OVERHEAD;
+		}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_STRING_EQUAL(r->sweeps[0].held_value, "");
+	tb_result_free(r);
+}
+
 /* A result with one tracer sweep of slope `slope` (noise sd 1, seed seed); flat: none. */
 static struct tb_result *sloped(double slope, unsigned long seed)
 {
@@ -420,6 +475,7 @@ static CU_TestInfo tests[] = {
 	{"result.json's knee", test_knee_json},
 	{"the rate a tracer held and lost at", test_saturation},
 	{"compare: a sweep's slope changed or not", test_sweep_changes},
+	{"the smallest buffer that held a rate", test_smallest_buffer},
 	CU_TEST_INFO_NULL,
 };
 
