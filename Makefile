@@ -118,8 +118,8 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
 	bench-workloads bench-estimate bench-history bench-precision bench-services validate \
-	validate-history \
-	validate-coverage validate-accounting fuzz fuzzers valgrind format format-check
+	validate-history validate-coverage validate-accounting validate-sweeps fuzz fuzzers valgrind \
+	format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -276,13 +276,20 @@ $(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)st=0; TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh || st=1; \
-	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-accounting.sh || st=1; exit $$st
+	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-accounting.sh || st=1; \
+	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-sweeps.sh || st=1; exit $$st
 
 # A command tracer's overhead with its accounting enabled equals it with the accounting
 # disabled, within the CIs (METHODOLOGY.md, "The measurer never inflates the measured").
 validate-accounting: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-accounting.sh
+
+# A sweep recovers the delay tracer's known slope, and a knob that changes nothing gives no
+# slope in >= 95% of 20 repeats (METHODOLOGY.md 2.12).
+validate-sweeps: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-sweeps.sh
 
 # Change-point detection on real histories of this machine (METHODOLOGY.md, section 8).
 validate-history: deps

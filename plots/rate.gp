@@ -4,8 +4,8 @@
 # Variables: datafile (one block per tracer: events/op, ns/op, lo, hi), fitfile (the models'
 # lines, nf blocks, only accepted models), ng, g<k> (key titles), nf, f<k> (fit titles),
 # fl<k> (the fit's line type), logx, xmin, xmax, optional xname (the x axis's label: a
-# sweep's key, render/gnuplot/sweep.c draws its sweep-<k> plots with this script),
-# plus those of common.gp.
+# sweep's key, render/gnuplot/sweep.c draws its sweep-<k> plots with this script), optional
+# yname (the y axis's label: the saturation plot's lost share), plus those of common.gp.
 load plotsdir.'/common.gp'
 set title title font ',14'
 if (logx) {
@@ -19,6 +19,9 @@ if (exists('xname')) {
 }
 xs = 1.0
 set ylabel 'overhead vs baseline (ns per op)'
+if (exists('yname')) {
+	set ylabel yname
+}
 # The key under the axis, one line an entry in its series' colour, the image taller by 20 px an
 # entry (rate.c): it can never cover a point or a line. Labels, not gnuplot's key, which drops
 # the entries past what it thinks fit (15 here) and the models' titles are long.

@@ -21,7 +21,7 @@ int tb_cli_plot(int argc, char **argv)
 {
 	const char *outdir, *file;
 	struct tb_result *r;
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX + 64];
 	int ret, i;
 
 	ret = tb_cli_one_result(argc, argv, tb_usage_plot, &outdir, &file, &r);
@@ -52,6 +52,9 @@ int tb_cli_plot(int argc, char **argv)
 		if (!access(p, F_OK))
 			printf(" sweep-%d", i);
 	}
+	snprintf(path, sizeof(path), "%s/plots/%s.png", outdir, TB_PLOT_SATURATION);
+	if (!access(path, F_OK))
+		printf(" %s", TB_PLOT_SATURATION);
 	printf(" (.png and .svg)\n");
 	return TB_EXIT_OK;
 }

@@ -35,6 +35,10 @@ enum tb_opt_type {
 	TB_OPT_SINT, /* int */
 };
 
+/* The unit of a knob that makes a share of the workload's events ones a filter rejects: its
+ * sweep's slope is what one filtered-out event costs beyond an accepted one (stats/sweep.c). */
+#define TB_UNIT_FILTERED "filtered-out event"
+
 struct tb_option {
 	const char *name; /* key in the scenario section */
 	enum tb_opt_type type;
@@ -44,6 +48,9 @@ struct tb_option {
 	double min, max;  /* range for numeric types, in the type's unit; max <= min: none */
 	const char *const *choices; /* NULL-terminated, for TB_OPT_CHOICE (and a size's word) */
 	unsigned int flags;	    /* TB_OPTF_* */
+	/* What one of its numbers is, to name a sweep's slope by ("filtered-out event"); NULL:
+	 * from its type (byte, ns) or the key's singular (parse/sweep.c). */
+	const char *unit;
 };
 
 enum {

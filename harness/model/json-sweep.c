@@ -47,11 +47,39 @@ static const struct tb_json_field sweep_point_fields[] = {
 	F_PAIR("ns_per_op_ci", ns_lo, ns_hi, 0),
 	F_BOOL("used", used, TB_JSON_REQ),
 	F_TEXT("why_not", why_not, TB_JSON_OMIT),
+	F_RANGE("events_per_s", events_per_s, 0, MAXV, TB_JSON_OMIT),
+	F_COUNT("lost", lost, TB_JSON_OMIT),
+	F_RANGE("lost_share", lost_share, 0, 1, TB_JSON_OMIT),
+	F_RANGE("tracer_cpu", tracer_cpu, 0, MAXV, TB_JSON_OMIT),
 	F_END,
 };
 #undef T
 
+#define T struct tb_knee_model
+static const struct tb_json_field sweep_knee_fields[] = {
+	F_UINT("points", npoints, TB_RESULT_MAX_CELLS),
+	F_NUM("knee_x", knee_x, -MAXV),
+	F_NUM("fixed_ns", fixed_ns, -MAXV),
+	F_NUM("slope_before_ns", before_ns, -MAXV),
+	F_PAIR("slope_before_ns_ci", before_lo, before_hi, 0),
+	F_NUM("slope_after_ns", after_ns, -MAXV),
+	F_PAIR("slope_after_ns_ci", after_lo, after_hi, 0),
+	F_NUM("r2", r2, -MAXV),
+	F_PROB("p_bend", p_bend),
+	F_BOOL("saturating", saturating, 0),
+	F_BOOL("accepted", accepted, TB_JSON_REQ),
+	F_TEXT("why_not", why_not, TB_JSON_OMIT),
+	F_END,
+};
+#undef T
+
+static void knee_init(void *k)
+{
+	tb_knee_model_init(k);
+}
+
 static const struct tb_json_table sweep_fit_table = {sweep_fit_fields, NULL, NULL};
+static const struct tb_json_table sweep_knee_table = {sweep_knee_fields, knee_init, NULL};
 static const struct tb_json_table sweep_point_table = {sweep_point_fields, NULL, NULL};
 
 static void *sweep_point_add(void *sw)
@@ -75,6 +103,14 @@ static const struct tb_json_field sweep_fields[] = {
 	F_STR("against", against, TB_JSON_REQ),
 	F_STR("unit", unit, TB_JSON_REQ),
 	F_CHILD("model", offsetof(T, fit), &sweep_fit_table),
+	F_CHILD_SEEN("knee", knee, has_knee, &sweep_knee_table),
+	F_RANGE("accepted_ns_per_event", accepted_ns, -MAXV, MAXV, TB_JSON_OMIT),
+	F_RANGE("rejected_ns_per_event", rejected_ns, -MAXV, MAXV, TB_JSON_OMIT),
+	F_PAIR("rejected_ns_per_event_ci", rej_lo, rej_hi, TB_JSON_OMIT),
+	F_RANGE("held_events_per_s", held_rate, 0, MAXV, TB_JSON_OMIT),
+	F_RANGE("held_tracer_cpu", held_cpu, 0, MAXV, TB_JSON_OMIT),
+	F_TEXT("held_value", held_value, TB_JSON_OMIT),
+	F_RANGE("lost_events_per_s", lost_rate, 0, MAXV, TB_JSON_OMIT),
 	F_ARRAY("points", points, &sweep_points_array, TB_JSON_REQ),
 	F_END,
 };

@@ -261,6 +261,14 @@ struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r)
 	return m;
 }
 
+void tb_knee_model_init(struct tb_knee_model *k)
+{
+	*k = (struct tb_knee_model){0};
+	k->knee_x = k->fixed_ns = k->r2 = k->p_bend = NAN;
+	k->before_ns = k->before_lo = k->before_hi = NAN;
+	k->after_ns = k->after_lo = k->after_hi = NAN;
+}
+
 struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 {
 	struct tb_sweep *sw;
@@ -270,6 +278,9 @@ struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 	sw = &r->sweeps[r->nsweeps++];
 	memset(sw, 0, sizeof(*sw));
 	rate_model_init(&sw->fit);
+	sw->accepted_ns = sw->rejected_ns = sw->rej_lo = sw->rej_hi = NAN;
+	sw->held_rate = sw->held_cpu = sw->lost_rate = NAN;
+	tb_knee_model_init(&sw->knee);
 	return sw;
 }
 
@@ -282,6 +293,8 @@ struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw)
 	pt = &sw->points[sw->npoints++];
 	memset(pt, 0, sizeof(*pt));
 	pt->x = pt->ns_per_op = pt->ns_lo = pt->ns_hi = NAN;
+	pt->events_per_s = pt->tracer_cpu = pt->lost_share = NAN;
+	pt->lost = -1;
 	return pt;
 }
 

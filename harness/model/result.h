@@ -362,6 +362,26 @@ struct tb_rate_model {
 	char why_not[192];  /* [why_not] why it was not accepted */
 };
 
+/*
+ * A sweep's piecewise fit (stats/fit.c), tried where its line is refused or bent: two lines
+ * meeting at a knee, y = fixed + before * x + (after - before) * max(0, x - knee_x), the knee
+ * at one of the points. Accepted only when it explains the points (r2 >= TB_RATE_MIN_R2) and
+ * bends significantly (the bend's F-test against the line, Bonferroni over the knees tried,
+ * p < alpha); saturating when the slope after the knee's CI includes 0 or is below zero.
+ */
+struct tb_knee_model {
+	size_t npoints;				/* [points] */
+	double knee_x;				/* [knee_x] in the swept unit */
+	double fixed_ns;			/* [fixed_ns] at x = 0 */
+	double before_ns, before_lo, before_hi; /* [slope_before_ns] [..._ci] */
+	double after_ns, after_lo, after_hi;	/* [slope_after_ns] [..._ci] */
+	double r2;				/* [r2] */
+	double p_bend;				/* [p_bend] vs the line */
+	bool saturating;			/* [saturating] */
+	bool accepted;				/* [accepted] */
+	char why_not[192];			/* [why_not] */
+};
+
 /* One point of a sweep: a traced cell and its overhead against its own baseline. */
 struct tb_sweep_point {
 	char *cell;	     /* [cell] its id */
@@ -371,6 +391,13 @@ struct tb_sweep_point {
 	double ns_lo, ns_hi; /* [ns_per_op_ci] */
 	bool used;	     /* [used] in the fit */
 	char why_not[128];   /* [why_not] why it is not (untrustworthy, lost events, ...) */
+	/* What the tracer was offered and kept (saturation): events recorded + lost per second
+	 * of the measured samples' batches, the events lost over them (-1 unknown) and the
+	 * tracer's CPU seconds per second there. */
+	double events_per_s; /* [events_per_s] NAN unknown */
+	int64_t lost;	     /* [lost] */
+	double lost_share;   /* [lost_share] of the events offered */
+	double tracer_cpu;   /* [tracer_cpu] */
 };
 
 /*
@@ -389,6 +416,22 @@ struct tb_sweep {
 				       slope_ns_ci, r2, p_quadratic, nonlinear, accepted, why_not} */
 	struct tb_sweep_point *points; /* [points] by rising x */
 	size_t npoints;
+	/* A filter's selectivity sweep (unit TB_UNIT_FILTERED, core/options.h): what an event the
+	 * filter keeps costs (the x = 0 point's ns per event) and one it rejects (that plus the
+	 * slope, with the slope's CI); NAN when there is no x = 0 point or no accepted line. */
+	double accepted_ns;		    /* [accepted_ns_per_event] */
+	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
+	/* Saturation (a workload sweep that varies the event rate against one tracer): the
+	 * highest rate of a point that lost nothing, the tracer's CPU there, and the lowest rate
+	 * of a point that lost events; NAN when no point is of that kind. A tracer sweep: its
+	 * smallest-x point that lost nothing, where another lost (lost_rate NAN). */
+	double held_rate, held_cpu; /* [held_events_per_s] [held_tracer_cpu] */
+	/* [held_value] that point's value; a tracer sweep (over buffer-size) holds its smallest
+	 * value that lost nothing where another lost: the smallest buffer that held the rate */
+	char held_value[40];
+	double lost_rate; /* [lost_events_per_s] */
+	bool has_knee;	  /* [knee] present: the line was refused or bent */
+	struct tb_knee_model knee;
 };
 
 struct tb_result {
@@ -477,6 +520,8 @@ struct tb_rate_model *tb_result_add_rate_model(struct tb_result *r);
 void tb_result_rate_models_free(struct tb_result *r);
 /* Append a sweep (its model's numbers NAN) / a point of one (NAN) / free them all. NULL on
  * ENOMEM. */
+/* Every figure of a knee model unknown (NAN), not accepted. */
+void tb_knee_model_init(struct tb_knee_model *k);
 struct tb_sweep *tb_result_add_sweep(struct tb_result *r);
 struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw);
 void tb_result_sweeps_free(struct tb_result *r);

@@ -306,12 +306,14 @@ static void replay(struct tb_scn_parse *p, int sec, const char *key, const char 
 	reader(p, key, value);
 }
 
-/* What one of the option's numbers is, to name a slope by: a size's byte, a duration's ns,
- * else the key's singular ("calls" -> "call", "probes" -> "probe"). */
+/* What one of the option's numbers is, to name a slope by: the option's own unit, a size's
+ * byte, a duration's ns, else the key's singular ("calls" -> "call", "probes" -> "probe"). */
 static char *unit_of(const struct tb_option *o)
 {
 	size_t n = strlen(o->name);
 
+	if (o->unit)
+		return strdup(o->unit);
 	if (o->type == TB_OPT_SIZE)
 		return strdup("byte");
 	if (o->type == TB_OPT_DURATION)

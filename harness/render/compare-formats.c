@@ -10,6 +10,31 @@
 #include "model/json-util.h"
 #include "stats/compare.h"
 
+/* The sweeps both results have: {kind, section, key, against, unit, slope_ns_a, slope_ns_b,
+ * change_ns, change_ci, significant, why_not}. NULL on ENOMEM. */
+static json_t *sweeps_json(const struct tb_comparison *c)
+{
+	json_t *arr = json_array();
+
+	for (size_t i = 0; arr && i < c->nsweeps; i++) {
+		const struct tb_cmp_sweep *d = &c->sweeps[i];
+		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:s?}",
+				      "kind", d->a->kind, "section", d->a->section, "key",
+				      d->a->key, "against", d->a->against, "unit", d->a->unit,
+				      "slope_ns_a", tb_json_num(d->a->fit.cost_ns), "slope_ns_b",
+				      tb_json_num(d->b->fit.cost_ns), "change_ns",
+				      tb_json_num(d->change), "change_ci",
+				      tb_json_pair(d->ci_lo, d->ci_hi), "significant",
+				      d->significant, "why_not", d->why[0] ? d->why : NULL);
+
+		if (!o || json_array_append_new(arr, o)) {
+			json_decref(arr);
+			return NULL;
+		}
+	}
+	return arr;
+}
+
 json_t *tb_render_compare_json(const struct tb_comparison *c)
 {
 	json_t *doc, *env = json_array(), *cells = json_array(), *only_a = json_array(),
@@ -78,6 +103,10 @@ json_t *tb_render_compare_json(const struct tb_comparison *c)
 				"environment_differences", env, "environment_differing",
 				(json_int_t)n, "environment_summary", envs, "cells", cells,
 				"only_in_a", only_a, "only_in_b", only_b);
+	}
+	if (doc && c->nsweeps && json_object_set_new(doc, "sweeps", sweeps_json(c))) {
+		json_decref(doc);
+		return NULL;
 	}
 	return doc;
 }
@@ -172,6 +201,26 @@ static void print_environment(FILE *f, const struct tb_comparison *c)
 	}
 }
 
+/* The sweeps both results have: A's slope, B's, and its change with a CI, or why none. */
+static void print_sweeps(FILE *f, const struct tb_comparison *c)
+{
+	for (size_t i = 0; i < c->nsweeps; i++) {
+		const struct tb_cmp_sweep *d = &c->sweeps[i];
+		char name[160];
+
+		if (!i)
+			fprintf(f, "\nsweeps: slope ns per unit, A -> B, change [CI]\n");
+		snprintf(name, sizeof(name), "%s %s: %s against %s", d->a->kind, d->a->section,
+			 d->a->key, d->a->against);
+		if (isfinite(d->change))
+			fprintf(f, "%-44s %.3g -> %.3g per %s, %+.3g [%+.3g, %+.3g]%s\n", name,
+				d->a->fit.cost_ns, d->b->fit.cost_ns, d->a->unit, d->change,
+				d->ci_lo, d->ci_hi, d->significant ? " *" : "");
+		else
+			fprintf(f, "%-44s (not compared: %s)\n", name, d->why);
+	}
+}
+
 void tb_render_compare_print(FILE *f, const struct tb_comparison *c)
 {
 	fprintf(f, "compare: %s (A) -> %s (B); CIs at %.0f%%, significance at p < %g\n", c->name_a,
@@ -203,6 +252,7 @@ void tb_render_compare_print(FILE *f, const struct tb_comparison *c)
 	if (!c->nmatched)
 		fprintf(f, "(no cell in common)\n");
 	print_only(f, c, false);
+	print_sweeps(f, c);
 	fprintf(f, "* significant: the CI excludes 0 (and, for ns/op, Mann-Whitney p < %g)\n",
 		c->alpha);
 }

@@ -127,6 +127,44 @@ static void print_models(FILE *f, const struct tb_result *r)
 	}
 }
 
+/* Under a sweep's row: a filter's kept vs rejected event, the rates its tracer held and lost
+ * at, its knee model when one was tried. */
+static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
+{
+	const struct tb_knee_model *k = &sw->knee;
+
+	if (isfinite(sw->rejected_ns))
+		fprintf(f,
+			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
+			"%.1f]\n",
+			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi);
+	if (sw->kind[0] == 't' && sw->held_value[0]) {
+		fprintf(f,
+			"%-*s   the smallest %s that lost nothing: %s (%.3g events/s, tracer CPU %.2f)\n",
+			w, "", sw->key, sw->held_value, sw->held_rate, sw->held_cpu);
+	} else if (isfinite(sw->held_rate) || isfinite(sw->lost_rate)) {
+		char held[96] = "no point lost nothing", lost[64] = "none lost events";
+
+		if (isfinite(sw->held_rate))
+			snprintf(held, sizeof(held),
+				 "held %.3g events/s without a loss (tracer CPU %.2f)",
+				 sw->held_rate, sw->held_cpu);
+		if (isfinite(sw->lost_rate))
+			snprintf(lost, sizeof(lost), "lost events from %.3g events/s",
+				 sw->lost_rate);
+		fprintf(f, "%-*s   %s; %s\n", w, "", held, lost);
+	}
+	if (sw->has_knee && k->accepted)
+		fprintf(f,
+			"%-*s   knee at %s %.4g: %.3g [%.3g, %.3g] ns per %s before, %.3g [%.3g, "
+			"%.3g] after%s (R^2 %.3f, bend p %.2g)\n",
+			w, "", sw->key, k->knee_x, k->before_ns, k->before_lo, k->before_hi,
+			sw->unit, k->after_ns, k->after_lo, k->after_hi,
+			k->saturating ? ": saturated" : "", k->r2, k->p_bend);
+	else if (sw->has_knee)
+		fprintf(f, "%-*s   no knee either: %s\n", w, "", k->why_not);
+}
+
 /* One sweep per row: its line's slope and intercept with their CIs, or why there is none. */
 static void print_sweeps(FILE *f, const struct tb_result *r)
 {
@@ -173,6 +211,7 @@ static void print_sweeps(FILE *f, const struct tb_result *r)
 			fprintf(f,
 				"%-*s   not quite linear: a quadratic term is significant (p %.2g)\n",
 				sw_w, "", m->p_quadratic);
+		print_sweep_extras(f, sw, sw_w);
 	}
 }
 

@@ -172,6 +172,7 @@ void tb_compare_free(struct tb_comparison *c)
 		return;
 	tb_fp_diffs_free(c->diffs, c->ndiffs);
 	free(c->rows);
+	free(c->sweeps);
 	free(c);
 }
 
@@ -284,7 +285,7 @@ int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_
 	if (!ka || !kb || !used || !c->rows || match_rows(c, ka, kb, used))
 		goto out;
 	add_unmatched(c, used);
-	ret = 0;
+	ret = tb_stats_sweep_changes(a, b, &c->sweeps, &c->nsweeps);
 out:
 	keys_free(ka, a->ncells);
 	keys_free(kb, b->ncells);

@@ -12,6 +12,7 @@
 
 #include "model/result.h"
 #include "model/system.h" /* struct tb_fp_diff */
+#include "stats/sweep.h"  /* struct tb_cmp_sweep */
 
 /* One cell, matched by (workload, tracer, canonical config) or present on one side only. */
 struct tb_cmp_row {
@@ -52,6 +53,8 @@ struct tb_comparison {
 	bool same_hardware;	       /* no hardware leaf differs */
 	struct tb_cmp_row *rows;       /* matched in A's order, then only-in-A, then only-in-B */
 	size_t nrows, nmatched;
+	struct tb_cmp_sweep *sweeps; /* the sweeps both have: their slopes' change */
+	size_t nsweeps;
 };
 
 /*

@@ -14,6 +14,60 @@
 #include "stats/fit.h"
 #include "stats/stats.h"
 
+/* A least-squares fit of y = c0 + c1 x + c2 third(x, arg) over n points, and its workspace. */
+struct fit3 {
+	gsl_matrix *X, *cov;
+	gsl_vector *yv, *coef;
+	gsl_multifit_linear_workspace *w;
+	double sse;
+};
+
+static void fit3_free(struct fit3 *f)
+{
+	gsl_matrix_free(f->X);
+	gsl_matrix_free(f->cov);
+	gsl_vector_free(f->yv);
+	gsl_vector_free(f->coef);
+	gsl_multifit_linear_free(f->w);
+	*f = (struct fit3){0};
+}
+
+/* 0, or -ENOMEM (f is freed either way by fit3_free). */
+static int fit3_alloc(struct fit3 *f, size_t n)
+{
+	f->X = gsl_matrix_alloc(n, 3);
+	f->cov = gsl_matrix_alloc(3, 3);
+	f->yv = gsl_vector_alloc(n);
+	f->coef = gsl_vector_alloc(3);
+	f->w = gsl_multifit_linear_alloc(n, 3);
+	return f->X && f->cov && f->yv && f->coef && f->w ? 0 : -ENOMEM;
+}
+
+/* Fit f's model with third(x, arg) as its third column: f->coef, f->cov, f->sse. 0 or -1. */
+static int fit3_run(struct fit3 *f, const double *x, const double *y, size_t n,
+		    double (*third)(double x, double arg), double arg)
+{
+	for (size_t i = 0; i < n; i++) {
+		gsl_matrix_set(f->X, i, 0, 1);
+		gsl_matrix_set(f->X, i, 1, x[i]);
+		gsl_matrix_set(f->X, i, 2, third(x[i], arg));
+		gsl_vector_set(f->yv, i, y[i]);
+	}
+	return gsl_multifit_linear(f->X, f->yv, f->coef, f->cov, &f->sse, f->w) ? -1 : 0;
+}
+
+static double square(double x, double arg)
+{
+	(void)arg;
+	return x * x;
+}
+
+/* The knee model's bend: max(0, x - knee). */
+static double past(double x, double knee)
+{
+	return x > knee ? x - knee : 0;
+}
+
 /* Whether a fitted line says something (tb_stats_line_fit's comment); per and range word
  * its refusal ("event", "events per op"). */
 static void rate_accept(struct tb_rate_model *m, const char *per, const char *range)
@@ -78,37 +132,100 @@ int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, 
 		return 0;
 	}
 	/* Non-linearity: is a quadratic term significant (t-test on its coefficient)? */
-	gsl_matrix *X = gsl_matrix_alloc(n, 3), *cov = gsl_matrix_alloc(3, 3);
-	gsl_vector *yv = gsl_vector_alloc(n), *coef = gsl_vector_alloc(3);
-	gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, 3);
-	double chisq;
+	struct fit3 f;
 
 	old = gsl_set_error_handler_off();
-	if (X && cov && yv && coef && w) {
-		for (size_t i = 0; i < n; i++) {
-			gsl_matrix_set(X, i, 0, 1);
-			gsl_matrix_set(X, i, 1, x[i]);
-			gsl_matrix_set(X, i, 2, x[i] * x[i]);
-			gsl_vector_set(yv, i, y[i]);
-		}
-		if (!gsl_multifit_linear(X, yv, coef, cov, &chisq, w)) {
-			double se = sqrt(gsl_matrix_get(cov, 2, 2)), c2 = gsl_vector_get(coef, 2);
+	if (!fit3_alloc(&f, n) && !fit3_run(&f, x, y, n, square, 0)) {
+		double se = sqrt(gsl_matrix_get(f.cov, 2, 2)), c2 = gsl_vector_get(f.coef, 2);
 
-			if (!(se > 0))
-				m->p_quadratic = 1;
-			else
-				m->p_quadratic = tb_stats_probability(fmin(
-					1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
-			m->nonlinear = m->p_quadratic < alpha;
-		}
+		if (!(se > 0))
+			m->p_quadratic = 1;
+		else
+			m->p_quadratic = tb_stats_probability(
+				fmin(1, 2 * gsl_cdf_tdist_Q(fabs(c2 / se), (double)(n - 3))));
+		m->nonlinear = m->p_quadratic < alpha;
 	}
 	gsl_set_error_handler(old);
-	gsl_matrix_free(X);
-	gsl_matrix_free(cov);
-	gsl_vector_free(yv);
-	gsl_vector_free(coef);
-	gsl_multifit_linear_free(w);
+	fit3_free(&f);
 	return 0;
+}
+
+/* The knee model's numbers from the best hinge's coef and cov (t: the CI's quantile). */
+static void knee_figures(struct tb_knee_model *k, const gsl_vector *coef, const gsl_matrix *cov,
+			 double t)
+{
+	double b = gsl_vector_get(coef, 1), c = gsl_vector_get(coef, 2);
+	double sb = sqrt(gsl_matrix_get(cov, 1, 1));
+	double sa = sqrt(fmax(0, gsl_matrix_get(cov, 1, 1) + gsl_matrix_get(cov, 2, 2) +
+					 2 * gsl_matrix_get(cov, 1, 2)));
+
+	k->fixed_ns = gsl_vector_get(coef, 0);
+	k->before_ns = b;
+	k->before_lo = b - t * sb;
+	k->before_hi = b + t * sb;
+	k->after_ns = b + c;
+	k->after_lo = b + c - t * sa;
+	k->after_hi = b + c + t * sa;
+	k->saturating = k->after_lo <= 0;
+}
+
+int tb_stats_knee_fit(const double *x, const double *y, size_t n, double alpha,
+		      struct tb_knee_model *k)
+{
+	gsl_error_handler_t *old = gsl_set_error_handler_off();
+	double best = INFINITY, c0, c1, c00, c01, c11, sse_line, tss = 0, ym, f;
+	struct fit3 h = {0};
+	size_t tried = 0;
+	int ret = -EINVAL;
+
+	tb_knee_model_init(k);
+	k->npoints = n;
+	snprintf(k->why_not, sizeof(k->why_not), "fewer than 5 points: a knee needs 5");
+	if (n < 5 || gsl_fit_linear(x, 1, y, 1, n, &c0, &c1, &c00, &c01, &c11, &sse_line))
+		goto out;
+	ret = fit3_alloc(&h, n);
+	if (ret)
+		goto out;
+	/* Knees at the points that leave two from the first to it and two from it to the last. */
+	for (size_t i = 1; i < n - 1; i++) {
+		if (x[i] == x[i - 1] || x[i] == x[n - 1])
+			continue;
+		tried++;
+		if (!fit3_run(&h, x, y, n, past, x[i]) && h.sse < best) {
+			best = h.sse;
+			k->knee_x = x[i];
+		}
+	}
+	ret = -EINVAL;
+	snprintf(k->why_not, sizeof(k->why_not), "no knee leaves two points on each side");
+	if (!tried || !isfinite(k->knee_x) || fit3_run(&h, x, y, n, past, k->knee_x))
+		goto out;
+	ym = gsl_stats_mean(y, 1, n);
+	for (size_t i = 0; i < n; i++)
+		tss += (y[i] - ym) * (y[i] - ym);
+	k->r2 = tss > 0 ? 1 - h.sse / tss : NAN;
+	knee_figures(k, h.coef, h.cov, gsl_cdf_tdist_Pinv(1 - alpha / 2, (double)(n - 3)));
+	/* The bend's F-test (1 and n - 3 df), Bonferroni over the knees tried: a knee picked
+	 * as the best of several would otherwise fit noise. */
+	f = h.sse > 0 ? (sse_line - h.sse) / (h.sse / (double)(n - 3)) : INFINITY;
+	k->p_bend = tb_stats_probability(fmin(
+		1, (double)tried *
+			   (isfinite(f) ? gsl_cdf_fdist_Q(fmax(f, 0), 1, (double)(n - 3)) : 0)));
+	k->why_not[0] = '\0';
+	if (!(k->p_bend < alpha))
+		snprintf(k->why_not, sizeof(k->why_not),
+			 "the bend at %.4g is not significant (p %.2g over %zu knees tried): noise",
+			 k->knee_x, k->p_bend, tried);
+	else if (!(k->r2 >= TB_RATE_MIN_R2))
+		snprintf(k->why_not, sizeof(k->why_not),
+			 "r2 %.3f < %.2f: the points follow neither a line nor two", k->r2,
+			 TB_RATE_MIN_R2);
+	k->accepted = !k->why_not[0];
+	ret = 0;
+out:
+	gsl_set_error_handler(old);
+	fit3_free(&h);
+	return ret;
 }
 
 bool tb_stats_fit_point(const struct tb_cell *c, char *why, size_t len)

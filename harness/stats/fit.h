@@ -30,6 +30,14 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, const char *per,
 		      const char *range, const char *flat, struct tb_rate_model *m);
 /*
+ * Two lines meeting at a knee through n points of rising x (struct tb_knee_model says the
+ * model and when it is accepted), for where a line is refused: a cost per unit that stops at
+ * a buffer's or a consumer's limit. Fills k (why_not says why not accepted). Returns 0,
+ * -EINVAL when n < 5 or no knee leaves two points each side, -ENOMEM.
+ */
+int tb_stats_knee_fit(const double *x, const double *y, size_t n, double alpha,
+		      struct tb_knee_model *k);
+/*
  * Whether a traced cell's overhead may be a point of a fitted line: a figure, no error, a
  * verdict that trusts it (an untrustworthy or faster-than-baseline cell would fit a model from
  * noise), a proof of tracing that does not block, nothing lost (the cost would be too low).

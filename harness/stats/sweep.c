@@ -5,7 +5,10 @@
  * each point's y is its cell's overhead ns/op, the traced samples against its own baseline's,
  * paired by round (analyze_cell), and its x the swept value. The line y = fixed + slope * x is
  * the rate model's fit (tb_stats_line_fit) with its acceptance rule, so that a slope is said
- * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2.
+ * only when its CI excludes 0 and r2 >= TB_RATE_MIN_R2. Where the line is refused or bent, two
+ * lines meeting at a knee are tried (tb_stats_knee_fit), under a rule of their own. A filter's
+ * selectivity sweep (unit TB_UNIT_FILTERED) also says what a kept and a rejected event cost,
+ * and a workload sweep the event rate its tracer held without a loss and the one it lost at.
  */
 #include <errno.h>
 #include <math.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 
 #include "core/tb.h"
+#include "model/measured.h"
 #include "model/result.h"
 #include "stats/fit.h"
 #include "stats/sweep.h"
@@ -41,6 +45,109 @@ static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
 	return sw->kind && sw->section && sw->key && sw->against && sw->unit ? sw : NULL;
 }
 
+/* What c's tracer was offered and kept over its measured samples (struct tb_sweep_point). */
+static void offered(const struct tb_cell *c, struct tb_sweep_point *pt)
+{
+	double ns = 0, cpu = 0, events = 0;
+	int64_t lost = 0;
+	bool known = false;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (!tb_sample_measured(s) || s->accounting || s->events < 0 || s->lost < 0 ||
+		    !(s->elapsed_ns > 0))
+			continue;
+		known = true;
+		ns += s->elapsed_ns;
+		events += (double)(s->events + s->lost);
+		lost += s->lost;
+		cpu += isfinite(s->tracer_cpu_s) ? s->tracer_cpu_s : 0;
+	}
+	if (!known)
+		return;
+	pt->events_per_s = events / ns * 1e9;
+	pt->lost = lost;
+	pt->lost_share = events > 0 ? (double)lost / events : NAN;
+	pt->tracer_cpu = cpu / ns * 1e9;
+}
+
+/* Point p as the one sw held (saturation). */
+static void held(struct tb_sweep *sw, const struct tb_sweep_point *p)
+{
+	sw->held_rate = p->events_per_s;
+	sw->held_cpu = p->tracer_cpu;
+	snprintf(sw->held_value, sizeof(sw->held_value), "%s", p->value);
+}
+
+/*
+ * A sweep's saturation. A workload sweep (rates against one tracer): the fastest point that
+ * lost nothing, the slowest that did. A tracer sweep (buffer sizes at one rate): its smallest
+ * value that lost nothing, where another value lost (the points are by rising x).
+ */
+static void saturation(struct tb_sweep *sw)
+{
+	bool lost = false;
+
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct tb_sweep_point *p = &sw->points[i];
+
+		if (!isfinite(p->events_per_s) || p->lost < 0)
+			continue;
+		lost |= p->lost > 0;
+		if (sw->kind[0] == 't') {
+			if (!p->lost && !sw->held_value[0])
+				held(sw, p);
+			continue;
+		}
+		if (!p->lost && !(p->events_per_s <= sw->held_rate))
+			held(sw, p);
+		if (p->lost && !(p->events_per_s >= sw->lost_rate))
+			sw->lost_rate = p->events_per_s;
+	}
+	if (sw->kind[0] == 't' && !lost) {
+		sw->held_rate = sw->held_cpu = NAN;
+		sw->held_value[0] = '\0';
+	}
+}
+
+/* A workload sweep's held rate says something only beside a loss: of one of its section's
+ * sweeps (the same rates against another buffer size). Where none lost, it is no limit. */
+static void no_limit(const struct tb_result *r, struct tb_sweep *sw)
+{
+	if (sw->kind[0] != 'w')
+		return;
+	for (size_t i = 0; i < r->nsweeps; i++)
+		if (isfinite(r->sweeps[i].lost_rate) && !strcmp(r->sweeps[i].kind, sw->kind) &&
+		    !strcmp(r->sweeps[i].section, sw->section))
+			return;
+	sw->held_rate = sw->held_cpu = NAN;
+	sw->held_value[0] = '\0';
+}
+
+/* The lost-events verdicts of a buffer-size sweep's lossy points name the size that held the
+ * same rate in this run, beside the estimate from their own counts. */
+static void lost_remedy(struct tb_result *r, const struct tb_sweep *sw)
+{
+	if (sw->kind[0] != 't' || !sw->held_value[0] || strcmp(sw->unit, "byte"))
+		return;
+	for (size_t i = 0; i < sw->npoints; i++) {
+		const struct tb_sweep_point *p = &sw->points[i];
+
+		for (size_t k = 0; p->lost > 0 && k < r->ncells; k++) {
+			struct tb_overhead *o = &r->cells[k].overhead;
+			size_t n = strlen(o->reason);
+
+			if (strcmp(r->cells[k].id, p->cell) || !r->cells[k].has_overhead ||
+			    !strstr(o->reason, "events lost"))
+				continue;
+			snprintf(o->reason + n, sizeof(o->reason) - n,
+				 "; in this run %s = %s held it (%.3g events/s)", sw->key,
+				 sw->held_value, sw->held_rate);
+		}
+	}
+}
+
 /* Cell c as a point of its sweep cs (kind "workload" or "tracer"). 0 or -ENOMEM. */
 static int add_point(struct tb_result *r, const struct tb_cell *c, const char *kind,
 		     const struct tb_cell_sweep *cs)
@@ -51,11 +158,14 @@ static int add_point(struct tb_result *r, const struct tb_cell *c, const char *k
 	if (!pt || !(pt->cell = strdup(c->id)) || !(pt->value = strdup(cs->value)))
 		return -ENOMEM;
 	pt->x = cs->x;
+	offered(c, pt);
 	if (c->has_overhead) {
 		pt->ns_per_op = c->overhead.ns_per_op;
 		pt->ns_lo = c->overhead.ns_ci_lo;
 		pt->ns_hi = c->overhead.ns_ci_hi;
 	}
+	if (!strcmp(sw->unit, TB_UNIT_FILTERED) && cs->x == 0 && c->has_overhead)
+		sw->accepted_ns = c->overhead.ns_per_event; /* every event kept */
 	pt->used = tb_stats_fit_point(c, pt->why_not, sizeof(pt->why_not));
 	if (pt->used && !isfinite(pt->x)) {
 		pt->used = false;
@@ -96,6 +206,16 @@ static int fit(struct tb_sweep *sw, double alpha)
 		snprintf(sw->fit.why_not, sizeof(sw->fit.why_not),
 			 "%zu of %zu points usable: at least 3 are needed (each point says why)", n,
 			 sw->npoints);
+	sw->has_knee = n >= 5 && (!sw->fit.accepted || sw->fit.nonlinear);
+	if (sw->has_knee && tb_stats_knee_fit(x, y, n, alpha, &sw->knee) == -ENOMEM) {
+		free(x);
+		return -ENOMEM;
+	}
+	if (sw->fit.accepted && isfinite(sw->accepted_ns)) {
+		sw->rejected_ns = sw->accepted_ns + sw->fit.cost_ns;
+		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
+		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;
+	}
 	free(x);
 	return 0;
 }
@@ -115,7 +235,75 @@ int tb_stats_sweeps(struct tb_result *r)
 		if (!ret && c->tsweep.present)
 			ret = add_point(r, c, "tracer", &c->tsweep);
 	}
-	for (size_t i = 0; i < r->nsweeps && !ret; i++)
+	for (size_t i = 0; i < r->nsweeps && !ret; i++) {
 		ret = fit(&r->sweeps[i], r->alpha);
+		if (!ret && r->sweeps[i].kind[0] == 'w')
+			saturation(&r->sweeps[i]);
+	}
+	for (size_t i = 0; i < r->nsweeps; i++) {
+		if (r->sweeps[i].kind[0] == 't')
+			saturation(&r->sweeps[i]);
+		no_limit(r, &r->sweeps[i]);
+		lost_remedy(r, &r->sweeps[i]);
+	}
 	return ret;
+}
+
+/* A's sweep matching b's, or NULL. */
+static const struct tb_sweep *same_sweep(const struct tb_result *a, const struct tb_sweep *b)
+{
+	for (size_t i = 0; i < a->nsweeps; i++) {
+		const struct tb_sweep *s = &a->sweeps[i];
+
+		if (!strcmp(s->kind, b->kind) && !strcmp(s->section, b->section) &&
+		    !strcmp(s->key, b->key) && !strcmp(s->against, b->against))
+			return s;
+	}
+	return NULL;
+}
+
+static void slope_change(struct tb_cmp_sweep *d)
+{
+	const struct tb_rate_model *x = &d->a->fit, *y = &d->b->fit;
+	double ha = (x->cost_ci_hi - x->cost_ci_lo) / 2, hb = (y->cost_ci_hi - y->cost_ci_lo) / 2;
+	double h = sqrt(ha * ha + hb * hb);
+
+	d->change = d->ci_lo = d->ci_hi = NAN;
+	if (!x->accepted || !y->accepted) {
+		snprintf(d->why, sizeof(d->why), "no accepted line in %s",
+			 !x->accepted && !y->accepted ? "either"
+			 : !x->accepted		      ? "A"
+						      : "B");
+		return;
+	}
+	if (strcmp(d->a->unit, d->b->unit)) {
+		snprintf(d->why, sizeof(d->why), "per %.30s in A, per %.30s in B", d->a->unit,
+			 d->b->unit);
+		return;
+	}
+	d->change = y->cost_ns - x->cost_ns;
+	d->ci_lo = d->change - h;
+	d->ci_hi = d->change + h;
+	d->significant = d->ci_lo > 0 || d->ci_hi < 0;
+}
+
+int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
+			   struct tb_cmp_sweep **out, size_t *n)
+{
+	struct tb_cmp_sweep *d = calloc(a->nsweeps + 1, sizeof(*d));
+
+	*out = d;
+	*n = 0;
+	if (!d)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nsweeps; i++) {
+		const struct tb_sweep *sb = same_sweep(b, &a->sweeps[i]);
+
+		if (!sb)
+			continue;
+		d[*n].a = &a->sweeps[i];
+		d[*n].b = sb;
+		slope_change(&d[(*n)++]);
+	}
+	return 0;
 }

@@ -3,9 +3,30 @@
 #ifndef TB_STATS_SWEEP_H
 #define TB_STATS_SWEEP_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "model/result.h"
 
 /* Every sweep's points and model from the analysed cells (sweep.c): r->sweeps. 0 or -ENOMEM. */
 int tb_stats_sweeps(struct tb_result *r);
+
+/* A sweep of two results (matched by kind, section, key and against) and its slope's change. */
+struct tb_cmp_sweep {
+	const struct tb_sweep *a, *b; /* borrowed */
+	/* B's slope minus A's, ns per unit, with a CI at 1 - alpha from the two slopes' CIs taken
+	 * as independent (their half widths added in quadrature); NAN unless both lines were
+	 * accepted in the same unit (why says otherwise). */
+	double change, ci_lo, ci_hi;
+	bool significant; /* the change's CI excludes 0 */
+	char why[96];
+};
+
+/*
+ * The sweeps a and b both have (their r->sweeps, from tb_stats_sweeps), in a's order, into
+ * *out (free()), their count into *n. 0 or -ENOMEM.
+ */
+int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
+			   struct tb_cmp_sweep **out, size_t *n);
 
 #endif /* TB_STATS_SWEEP_H */

@@ -1,5 +1,6 @@
 #!/bin/bash
-# Sweeps (METHODOLOGY.md 2.12): bad sweeps are file:line errors at --dry-run (exit 2); a tiny
+# Sweeps (METHODOLOGY.md 2.12): bad sweeps are file:line errors at --dry-run (exit 2), so is a
+# selectivity knob out of its range; the shipped sweeps.ini expands its filter sweeps; a tiny
 # tracer sweep runs, and result.json's sweeps has the model and every point, the summary its
 # table, the plots a sweep-1 image and the report its Sweeps table. No figure is judged here
 # (timings belong in validate*): only that each is there and says what it is.
@@ -28,6 +29,30 @@ grep -q "bad.ini:5: .*an empty list of values" "$TMP/err" || fail "empty list: $
 sed -i 's/^sweep = .*/sweep = ns: 1ns..100ns +1ns/' "$TMP/bad.ini"
 expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
 grep -q "bad.ini:5: .*max-cells = 64" "$TMP/err" || fail "too many cells: $(cat "$TMP/err")"
+# a selectivity sweep's knob: no more other calls than calls; the BPF filter only where it is
+cat >"$TMP/sel.ini" <<'INI'
+[workload w]
+type = getpid
+calls = 4
+sweep = other-calls: 0, 2, 5
+[tracer b]
+type = bpf
+program = runq-latency
+syscall-nr = 39
+[matrix]
+workloads = w
+tracers = none, b
+INI
+expect_exit 2 "$TB" run "$TMP/sel.ini" --dry-run
+grep -q "sel.ini:1: \[workload w\[other-calls=5\]\]: other-calls: 5 is more than the op's calls (4)" \
+	"$TMP/err" || fail "other-calls > calls: $(cat "$TMP/err")"
+grep -q "sel.ini:8: \[tracer b\]: syscall-nr: only used with program = syscall-count" "$TMP/err" ||
+	fail "syscall-nr off syscall-count: $(cat "$TMP/err")"
+# the shipped scenario's filter sweeps expand into their points
+expect_exit 0 "$TB" run "$TB_ROOT/scenarios/sweeps.ini" --quick --dry-run
+for id in "getpid-mix\[other-calls=99\]/ft-filter" "getpid-mix\[other-calls=100\]/bpf-filter"; do
+	grep -q "$id" "$TMP/out" || fail "sweeps.ini: no $id: $(cat "$TMP/out")"
+done
 
 need_root
 cat >"$TMP/sweep.ini" <<'INI'

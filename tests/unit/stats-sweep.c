@@ -3,7 +3,9 @@
  * Sweeps' models (stats/sweep.c) on synthetic cells with a fixed seed: a known slope is
  * recovered within its CI, a series that does not depend on the swept value yields no slope
  * (refused, or a CI that includes 0), points that cannot be trusted are left out with their
- * reason, and result.json's sweeps read back as written, strictly.
+ * reason, and result.json's sweeps read back as written, strictly. The knee model: found where a
+ * cost stops, refused in a line and in noise; a filter's kept and rejected event's cost; the
+ * event rate a tracer held without a loss and the one it lost at; compare's change of a slope.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -12,6 +14,7 @@
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 
+#include "core/options.h"
 #include "model/result.h"
 #include "stats/fit.h"
 #include "stats/stats.h"
@@ -161,11 +164,318 @@ static void test_json(void)
 	tb_result_free(r);
 }
 
+#define NKNEE 16
+
+/* y at x = 1..16 with noise sd: a line bent at 8 (after: slope after), or none when bend 0. */
+static void knee_series(gsl_rng *rng, double *x, double *y, double before, double after, double sd)
+{
+	for (int i = 0; i < NKNEE; i++) {
+		x[i] = i + 1;
+		y[i] = 50 + before * fmin(x[i], 8) + after * fmax(0, x[i] - 8) +
+		       gsl_ran_gaussian(rng, sd);
+	}
+}
+
+/* A cost that stops at 8: the knee is found there, its slopes within their CIs, saturated. */
+static void test_knee_found(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	struct tb_knee_model k;
+	int found = 0;
+
+	gsl_rng_set(rng, 11);
+	for (int trial = 0; trial < 50; trial++) {
+		knee_series(rng, x, y, 20, 0, 4);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		if (!k.accepted)
+			continue;
+		found++;
+		CU_ASSERT(fabs(k.knee_x - 8) <= 1);
+		CU_ASSERT(k.saturating || fabs(k.knee_x - 8) == 1);
+		CU_ASSERT_DOUBLE_EQUAL(k.before_ns, 20, 3);
+	}
+	printf("\n    the knee accepted %d times in 50", found);
+	CU_ASSERT(found >= 48);
+	/* the same through a sweep: its line is bent, the knee is said */
+	struct tb_result *r = tb_result_new();
+
+	knee_series(rng, x, y, 20, 0, 4);
+	for (int i = 0; i < NKNEE; i++)
+		add_cell(r, x[i], y[i], TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_TRUE(r->sweeps[0].has_knee);
+	CU_ASSERT_TRUE(r->sweeps[0].knee.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(r->sweeps[0].knee.knee_x, 8, 1);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
+/* A straight line and pure noise: no knee in >= 95% of 200 repeats each. */
+static void test_knee_refused(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	struct tb_knee_model k;
+	int line = 0, noise = 0;
+
+	gsl_rng_set(rng, 5);
+	for (int trial = 0; trial < 200; trial++) {
+		knee_series(rng, x, y, 12, 12, 4);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		line += k.accepted;
+		knee_series(rng, x, y, 0, 0, 20);
+		CU_ASSERT_EQUAL_FATAL(tb_stats_knee_fit(x, y, NKNEE, 0.05, &k), 0);
+		noise += k.accepted;
+		if (!k.accepted)
+			CU_ASSERT(k.why_not[0] != '\0');
+	}
+	printf("\n    a knee in a line %d, in noise %d times in 200", line, noise);
+	CU_ASSERT(line <= 10);
+	CU_ASSERT(noise <= 10);
+	CU_ASSERT_EQUAL(tb_stats_knee_fit(x, y, 4, 0.05, &k), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(k.why_not, "fewer than 5"));
+	gsl_rng_free(rng);
+}
+
+/* A filter's selectivity sweep: a kept event's cost from the x = 0 point, a rejected one's from
+ * the slope; both and the knee read back from result.json. */
+static void test_filter_sweep(void)
+{
+	static const double share[] = {0, 50, 90, 99, 100};
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	json_t *doc;
+
+	for (int i = 0; i < 5; i++) {
+		add_cell(r, share[i], 100 * 60 - 45 * share[i] + (i % 2 ? 2 : -2),
+			 TB_VERDICT_OVERHEAD);
+		free(r->cells[i].tsweep.unit);
+		r->cells[i].tsweep.unit = strdup(TB_UNIT_FILTERED);
+		if (!i)
+			r->cells[i].overhead.ns_per_event = 60;
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	sw = &r->sweeps[0];
+	CU_ASSERT_TRUE_FATAL(sw->fit.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(sw->accepted_ns, 60, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sw->rejected_ns, 15, 0.5);
+	CU_ASSERT(sw->rej_lo < 15 && 15 < sw->rej_hi);
+	CU_ASSERT_FALSE(sw->has_knee);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rejected_ns, sw->rejected_ns, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rej_hi, sw->rej_hi, 1e-9);
+	CU_ASSERT_FALSE(back->sweeps[0].has_knee);
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+/* A knee read back as written. */
+static void test_knee_json(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double x[NKNEE], y[NKNEE];
+	json_t *doc;
+
+	gsl_rng_set(rng, 3);
+	knee_series(rng, x, y, 20, 0, 2);
+	for (int i = 0; i < NKNEE; i++)
+		add_cell(r, x[i], y[i], TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_TRUE_FATAL(r->sweeps[0].has_knee);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_TRUE(back->sweeps[0].has_knee);
+	CU_ASSERT_EQUAL(back->sweeps[0].knee.accepted, r->sweeps[0].knee.accepted);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].knee.knee_x, r->sweeps[0].knee.knee_x, 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].knee.after_hi, r->sweeps[0].knee.after_hi, 1e-9);
+	CU_ASSERT_EQUAL(back->sweeps[0].knee.saturating, r->sweeps[0].knee.saturating);
+	CU_ASSERT_FALSE(isfinite(back->sweeps[0].rejected_ns));
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+	gsl_rng_free(rng);
+}
+
+/* A workload sweep's cells offered rate events/s, losing lost of them per sample: the fastest
+ * lossless point is held with its tracer CPU, the slowest lossy one is where losses start. */
+static void test_saturation(void)
+{
+	static const double rate[] = {1e5, 4e5, 8e5, 1.6e6}, lost[] = {0, 0, 300, 9000};
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	json_t *doc;
+
+	for (int i = 0; i < 4; i++) {
+		struct tb_cell *c;
+		char v[16];
+
+		add_cell(r, i + 1, 100, TB_VERDICT_OVERHEAD);
+		c = &r->cells[i];
+		c->tsweep.present = false;
+		free(c->tracer);
+		c->tracer = strdup("t"); /* one tracer: one sweep */
+		snprintf(v, sizeof(v), "%d", i + 1);
+		c->wsweep.present = true;
+		c->wsweep.section = strdup("w");
+		c->wsweep.key = strdup("work");
+		c->wsweep.value = strdup(v);
+		c->wsweep.unit = strdup("work");
+		c->wsweep.x = i + 1;
+		for (int k = -1; k < 3; k++) {
+			struct tb_sample *sm = tb_cell_add_sample(c);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+			sm->round = k;
+			sm->warmup = k < 0;
+			sm->ops = 1000;
+			sm->ns_per_op = 100;
+			sm->elapsed_ns = 2e8;
+			sm->lost = (int64_t)lost[i];
+			sm->events = (int64_t)(rate[i] * 0.2) - sm->lost;
+			sm->tracer_cpu_s = 0.02 * (i + 1);
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nsweeps, 1);
+	sw = &r->sweeps[0];
+	CU_ASSERT_STRING_EQUAL(sw->kind, "workload");
+	CU_ASSERT_DOUBLE_EQUAL(sw->points[1].events_per_s, 4e5, 1);
+	CU_ASSERT_EQUAL(sw->points[3].lost, 27000);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_rate, 4e5, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_cpu, 0.2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sw->lost_rate, 8e5, 1);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].held_rate, sw->held_rate, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].lost_rate, sw->lost_rate, 1e-6);
+	CU_ASSERT_EQUAL(back->sweeps[0].points[2].lost, 900);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].points[2].tracer_cpu, 0.3, 1e-9);
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+/* A tracer sweep over buffer-size at one rate: the smallest size that lost nothing is held,
+ * and the lossy points' lost-events reasons name it. */
+static void test_smallest_buffer(void)
+{
+	static const double size[] = {8192, 65536, 524288}, lost[] = {500, 20, 0};
+	static const char *const value[] = {"8K", "64K", "512K"};
+	struct tb_result *r = tb_result_new();
+	const struct tb_sweep *sw;
+
+	for (int i = 0; i < 3; i++) {
+		struct tb_cell *c;
+
+		add_cell(r, size[i], 100, i < 2 ? TB_VERDICT_UNTRUSTWORTHY : TB_VERDICT_OVERHEAD);
+		c = &r->cells[i];
+		free(c->tsweep.key);
+		free(c->tsweep.unit);
+		free(c->tsweep.value);
+		c->tsweep.key = strdup("buffer-size");
+		c->tsweep.unit = strdup("byte");
+		c->tsweep.value = strdup(value[i]);
+		snprintf(c->overhead.reason, sizeof(c->overhead.reason), "%g events lost", lost[i]);
+		for (int k = 0; k < 2; k++) {
+			struct tb_sample *sm = tb_cell_add_sample(c);
+
+			CU_ASSERT_PTR_NOT_NULL_FATAL(sm);
+			sm->round = k;
+			sm->ops = 1000;
+			sm->ns_per_op = 100;
+			sm->elapsed_ns = 1e8;
+			sm->lost = (int64_t)lost[i];
+			sm->events = 10000 - sm->lost;
+			sm->tracer_cpu_s = 0.01;
+		}
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_EQUAL_FATAL(r->nsweeps, 1);
+	sw = &r->sweeps[0];
+	CU_ASSERT_STRING_EQUAL(sw->held_value, "512K");
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_rate, 1e5, 1);
+	CU_ASSERT_DOUBLE_EQUAL(sw->held_cpu, 0.1, 1e-9);
+	CU_ASSERT_FALSE(isfinite(sw->lost_rate));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->cells[0].overhead.reason,
+				      "500 events lost; in this run buffer-size = 512K held it"));
+	CU_ASSERT_PTR_NULL(strstr(r->cells[2].overhead.reason, "held it"));
+	/* nothing lost anywhere: no smallest size to speak of */
+	for (size_t i = 0; i < r->ncells; i++)
+		for (size_t k = 0; k < r->cells[i].nsamples; k++) {
+			r->cells[i].samples[k].lost = 0;
+			r->cells[i].overhead.verdict = TB_VERDICT_OVERHEAD;
+		}
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_STRING_EQUAL(r->sweeps[0].held_value, "");
+	tb_result_free(r);
+}
+
+/* A result with one tracer sweep of slope `slope` (noise sd 1, seed seed); flat: none. */
+static struct tb_result *sloped(double slope, unsigned long seed)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *r = tb_result_new();
+
+	gsl_rng_set(rng, seed);
+	for (int i = 0; i < NPTS; i++)
+		add_cell(r, xs[i], 40 + slope * xs[i] + gsl_ran_gaussian(rng, 1),
+			 TB_VERDICT_OVERHEAD);
+	CU_ASSERT_EQUAL(tb_stats_sweeps(r), 0);
+	gsl_rng_free(rng);
+	return r;
+}
+
+/* compare's sweeps: a slope that grew is a significant change, the same slope is not, a
+ * refused line is said instead of a change. */
+static void test_sweep_changes(void)
+{
+	struct tb_result *a = sloped(12, 1), *b = sloped(20, 2), *same = sloped(12, 3),
+			 *flat = sloped(0, 4);
+	struct tb_cmp_sweep *d;
+	size_t n;
+
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, b, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_DOUBLE_EQUAL(d[0].change, 8, 1);
+	CU_ASSERT(d[0].ci_lo < d[0].change && d[0].change < d[0].ci_hi);
+	CU_ASSERT_TRUE(d[0].significant);
+	free(d);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, same, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_FALSE(d[0].significant);
+	free(d);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_FALSE(isfinite(d[0].change));
+	CU_ASSERT_STRING_EQUAL(d[0].why, "no accepted line in B");
+	free(d);
+	free(flat->sweeps[0].section);
+	flat->sweeps[0].section = strdup("other");
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
+	CU_ASSERT_EQUAL(n, 0);
+	free(d);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(same);
+	tb_result_free(flat);
+}
+
 static CU_TestInfo tests[] = {
 	{"a known slope is recovered", test_known_slope},
 	{"a flat series gives no slope", test_flat_refused},
 	{"unusable points are said, not fitted", test_unusable_points},
 	{"result.json's sweeps", test_json},
+	{"a knee is found where the cost stops", test_knee_found},
+	{"no knee in a line or in noise", test_knee_refused},
+	{"a filter's kept and rejected event", test_filter_sweep},
+	{"result.json's knee", test_knee_json},
+	{"the rate a tracer held and lost at", test_saturation},
+	{"compare: a sweep's slope changed or not", test_sweep_changes},
+	{"the smallest buffer that held a rate", test_smallest_buffer},
 	CU_TEST_INFO_NULL,
 };
 

@@ -22,7 +22,8 @@
 #include "model/result.h"
 
 #define TB_GP_NAME_MAX 40 /* longer names are cut in plots (the report has them whole) */
-#define TB_GP_MAX_DATS 16 /* data files of one session */
+/* Data files of one session: the other plots', and two for each of up to 64 sweeps (plot.h). */
+#define TB_GP_MAX_DATS (16 + 2 * 64)
 
 /*
  * One plotting session: where data and images go, and what draws them. gnuplot writes by

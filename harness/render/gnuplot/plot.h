@@ -28,6 +28,8 @@ enum {
 #define TB_PLOT_FAILED_EXT ".failed"
 /* The "sweeps" plot is one image per sweep, sweep-<k>.{png,svg}, k from 1 to at most this. */
 #define TB_PLOT_MAX_SWEEPS 64
+/* The lost-events-against-rate plot of the workload sweeps that lost events (sweep.c). */
+#define TB_PLOT_SATURATION "saturation"
 
 /* Every plot name, in the order a report shows them; NULL-terminated. */
 extern const char *const tb_plot_names[];

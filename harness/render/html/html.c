@@ -257,6 +257,17 @@ int tb_html_plots_section(FILE *f, const struct tb_dir *d, bool compare)
 			i);
 		n++;
 	}
+	if (!compare && !fstatat(d->fd, TB_PLOT_SATURATION ".svg", &st, AT_SYMLINK_NOFOLLOW)) {
+		fputs("<figure id=\"plot-saturation\">\n", f);
+		if (tb_html_inline_svg(f, d, TB_PLOT_SATURATION ".svg",
+				       100 + TB_PLOT_MAX_SWEEPS + 1))
+			fputs("<p class=\"note\">This plot could not be included.</p>\n", f);
+		fputs("<figcaption>Saturation: the share of events each tracer lost against the "
+		      "event rate offered, a series per workload sweep (a tracer at one buffer "
+		      "size).</figcaption>\n</figure>\n",
+		      f);
+		n++;
+	}
 	return n;
 }
 

@@ -70,6 +70,7 @@ struct bpf_cfg {
 	char *target;
 	char *binary;
 	int64_t top;
+	int64_t syscall_nr;
 	char *rodata_pid;
 	char *syscall;
 	int wakeup;

@@ -71,6 +71,10 @@ static const struct tb_option bpf_opts[] = {
 	 "program = probe, user types: the ELF file to probe (empty: the workload's executable)"},
 	{"top", TB_OPT_INT, offsetof(struct bpf_cfg, top), "10",
 	 "syscall-count: number of (process, syscall) counts reported in extra", 0, 10000},
+	{"syscall-nr", TB_OPT_INT, offsetof(struct bpf_cfg, syscall_nr), "-1",
+	 "syscall-count: count only this syscall number, returning early for the others (what a "
+	 "BPF filter saves); -1: every syscall",
+	 -1, 4095},
 	{"syscall", TB_OPT_STRING, offsetof(struct bpf_cfg, syscall), "read",
 	 "read-latency: the syscall whose latency it measures (read, pread64, readv, ...): its "
 	 "sys_enter_ and sys_exit_ tracepoints"},

@@ -370,6 +370,8 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 	if (cfg->program == PROG_PROBE)
 		return tb_bpftr_probe_prepare(t, p, cfg);
 	choose_attach(t, p, cfg);
+	if (cfg->program == PROG_SYSCALL_COUNT)
+		((struct syscall_count_bpf *)p->skel)->rodata->targ_id = (__s32)cfg->syscall_nr;
 	if (cfg->program == PROG_RINGBUF_EVENTS) {
 		struct ringbuf_events_bpf *rs = p->skel;
 
@@ -423,6 +425,10 @@ int tb_bpftr_bundled_validate(const struct bpf_cfg *cfg, char *err, size_t len)
 			cfg->syscall ? cfg->syscall : "", cfg->syscall ? cfg->syscall : "");
 		return -EINVAL;
 	}
+	if (cfg->program != PROG_SYSCALL_COUNT && cfg->syscall_nr >= 0) {
+		snprintf(err, len, "syscall-nr: only used with program = syscall-count");
+		return -EINVAL;
+	}
 	if (cfg->program != PROG_READ_LATENCY && cfg->syscall && strcmp(cfg->syscall, "read")) {
 		snprintf(err, len, "syscall: only used with program = read-latency");
 		return -EINVAL;
@@ -442,7 +448,9 @@ int tb_bpftr_bundled_hooks(const struct bpf_cfg *cfg, struct tb_hooks *h)
 	case PROG_SYSCALL_COUNT:
 	case PROG_RINGBUF_EVENTS:
 		h->attributes = true;
-		return tb_hooks_add(h, "raw_syscalls:sys_enter", -1, true);
+		return tb_hooks_add(h, "raw_syscalls:sys_enter",
+				    cfg->program == PROG_SYSCALL_COUNT ? (int)cfg->syscall_nr : -1,
+				    true);
 	case PROG_READ_LATENCY: {
 		/* one histogram entry per call of `syscall` that returned */
 		char in[TB_EV_NAME_MAX], out[TB_EV_NAME_MAX];
