@@ -62,4 +62,33 @@ grep -q "doc/workloads.md:[0-9]*: fingerprint 0123456789abcdef is not a figure" 
 # render puts back what the file says, and then check passes
 TB_ROOT=$R2 python3 "$FIG" render >/dev/null && grep -q '<!--fig demo.wall-s-->1.0<!--/fig-->' \
 	"$R2/README.md" || fail "render did not quote the file"
+# A run of a documented scenario says, in one line, which figures were measured on another
+# machine; a section of this machine's, or of a scenario not run, says nothing.
+T=$TMP/tree
+mkdir -p "$T/doc" "$T/scenarios" || fail "mkdir"
+printf '[global]\nrepetitions = 2\n\n[workload g]\ntype = getpid\n\n[tracer t]\ntype = none\n\n[matrix]\nworkloads = g\ntracers = t\n' \
+	>"$T/scenarios/s.ini"
+cp "$T/scenarios/s.ini" "$T/scenarios/other.ini"
+"$TB" sysinfo --json >"$TMP/si.json" || fail "sysinfo --json"
+python3 - "$TMP/si.json" "$T/doc/figures.json" <<'PY' || fail "the tree's figures file"
+import json, sys
+si = json.load(open(sys.argv[1]))
+here = {"cpu": {k: si["cpu"][k] for k in ("vendor", "family")}, "kernel": si["kernel"]["release"],
+        "hardware_class": si["hardware_class"]["id"]}
+other = dict(here, kernel="1.2.3", hardware_class="0123456789abcdef")
+sec = lambda scn, m, figs: {"command": "x", "scenarios": [scn], "machine": m,
+                            "figures": {f: "1" for f in figs}}
+json.dump({"schema": 1, "sections": {
+    "far": sec("scenarios/s.ini", dict(other, date="2020-01-01"), ["far.a", "far.b"]),
+    "near": sec("scenarios/s.ini", here, ["near.a"]),
+    "else": sec("scenarios/other.ini", here, ["else.a"])}}, open(sys.argv[2], "w"))
+PY
+"$TB" run "$T/scenarios/s.ini" --dry-run >/dev/null 2>"$TMP/note" || fail "dry-run"
+[ "$(grep -c 'documents this scenario from another machine' "$TMP/note")" = 1 ] ||
+	{ cat "$TMP/note" >&2; fail "no single note for a scenario measured elsewhere"; }
+grep -q 'the 2 figures far\.\* (measured on 2020-01-01: hardware class 0123456789abcdef, here [0-9a-f]\{16\} (.*); kernel 1\.2\.3, here .*) do not apply here$' \
+	"$TMP/note" || { cat "$TMP/note" >&2; fail "the note does not name the figures and what differs"; }
+grep -q 'near\.' "$TMP/note" && fail "the note names a section of this machine"
+"$TB" run "$T/scenarios/other.ini" --dry-run >/dev/null 2>"$TMP/note" || fail "dry-run"
+[ ! -s "$TMP/note" ] || { cat "$TMP/note" >&2; fail "a note for a scenario measured here"; }
 exit 0
