@@ -368,6 +368,20 @@ static void test_ns_per_event_rules(void)
 	CU_ASSERT(strstr(c->overhead.nse_reason, "above") ||
 		  strstr(c->overhead.nse_reason, "system-wide"));
 	tb_result_free(r);
+	/* ... a system-wide count that matches the expected events (issue 29: a command
+	 * tracer's BPF runs on its workload's syscall) is the workload's: its ns/event stands */
+	sp.events = OPS;
+	r = analysed(&sp, &x);
+	c = traced(r);
+	if (c->proof.outcome == TB_PROOF_MATCH) {
+		CU_ASSERT_DOUBLE_EQUAL(c->overhead.ns_per_event,
+				       c->overhead.ns_per_op / c->proof.events_per_op, 1e-9);
+	} else {
+		CU_FAIL("a count of exactly the expected events did not match");
+	}
+	/* ... and one above it is not */
+	tb_result_free(r);
+	sp.events = 3 * OPS;
 	/* ... unless the tracer tells the workload's own events apart */
 	x.attributes = true;
 	sp.mine = OPS;
@@ -434,9 +448,11 @@ static void test_reasons(void)
 	char buf[64];
 
 	/* rounding never makes a reason look contradictory */
-	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.04, 10, "%"), "10.04% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.04, 10, "%"),
+			       "10.04% > 10%");
 	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 31.2, 10, "%"), "31.2% > 10%");
-	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"), "10.0004% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"),
+			       "10.0004% > 10%");
 
 	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_TREE, "syscalls:sys_enter_getpid",
 	       &x);
