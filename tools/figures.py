@@ -282,7 +282,63 @@ def run_demo(out, from_dir):
         "disk": disk.group(1) if disk else "-", "summary": "\n```\n" + table + "\n```\n"})
 
 
-RUNNERS = {"accounting": run_accounting, "demo": run_demo}
+def tool_row(c):
+    """One row of doc/command-tracer.md's table: a command tracer's cell as the kernel saw it."""
+    o, te = c.get("overhead") or {}, c.get("tracer_extra") or {}
+    tool = te.get("tool") or {}
+    lo, hi = (o.get("ci") or [None, None])[:2]
+    ovh = (f"{o['ns_per_op']:+.0f} ({o['pct']:+.1f}% [{lo:+.1f}, {hi:+.1f}])"
+           if o.get("ns_per_op") is not None and lo is not None else "-")
+    epo = o.get("events_per_op")
+    src = te.get("events_from") or tool.get("events_from") or "?"
+    if src == "none" and any(p.get("runs") for p in te.get("bpf_programs") or []):
+        src = "bpf runs, of the accounting samples"  # tracer_extra is the last timed sample's
+    ev = f"{epo:.3f} ({src})" if epo is not None else "-"
+    lost = f"{c.get('events_lost')} ({tool.get('lost_from') or '-'})"
+    progs = sorted(te.get("bpf_programs") or [], key=lambda p: -(p.get("overhead_share") or 0))
+    parts = []
+    for i, p in enumerate(progs):
+        where = (p.get("attach") or p.get("name") or "?").split(":")[-1]
+        if p.get("ns_per_run") is None:
+            parts.append(f"{where}: no run figures")
+        elif i == 0 and p.get("runs_per_op") is not None and p.get("overhead_share") is not None:
+            parts.append(f"{where} {p['runs_per_op']:.3f} runs/op x {p['ns_per_run']:.1f} ns/run"
+                         f" = {p['overhead_share']:.0%} of the overhead")
+        else:
+            parts.append(f"{where} {p['ns_per_run']:.1f} ns/run")
+    if not parts:
+        nse = o.get("ns_per_event")
+        parts.append("none: no BPF" + (f"; {nse:.0f} ns per event" if nse is not None else ""))
+    return (f"| {c['workload']} / {c['tracer']} | {ovh} | {ev} | {lost} | {'; '.join(parts)} | "
+            f"{o.get('verdict') or '-'} |")
+
+
+def run_command_tracer(out, from_dir):
+    if not from_dir:
+        st = run_cmd([TB, "run", "scenarios/real-tools.ini", "--quick", "--wait", "--no-plots",
+                      "-o", os.path.join(out, "run")])
+        with open(os.path.join(out, "exit"), "w") as f:
+            f.write(f"{st}\n")
+        if st not in (0, 1):
+            die(f"command-tracer: the run exited {st}")
+    try:
+        with open(os.path.join(out, "run", "result.json")) as f:
+            r = json.load(f)
+        st = open(os.path.join(out, "exit")).read().strip()
+    except (OSError, ValueError) as e:
+        die(f"command-tracer: {e}")
+    rows = [tool_row(c) for c in r["cells"] if not c.get("baseline")]
+    # "line 70: [tracer runqlat.bt]: command is unsupported here: WHY: DETAIL" -> "runqlat.bt (WHY)"
+    skipped = "; ".join(
+        re.sub(r"^.*?\[tracer ([^]]*)\]: .*? here: (.*?)(?:: | \(|$).*", r"\1 (\2)", u)
+        for u in r.get("unsupported") or [] if isinstance(u, str)) or "none"
+    return {"exit": st, "skipped": skipped,
+            "table": "\n| cell | overhead ns/op [95% CI] | events/op (from) | lost | the programs, "
+            "as the kernel counted them | verdict |\n|---|---|---|---|---|---|\n"
+            + "\n".join(rows) + "\n"}
+
+
+RUNNERS = {"accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer}
 
 
 def run(d, names, from_dir):
@@ -305,7 +361,11 @@ def run(d, names, from_dir):
         except (OSError, ValueError) as e:
             die(f"{name}: {out}/sysinfo.json: {e}")
         figs = RUNNERS[name](out, from_dir)
-        sec["machine"] = machine(si, None if from_dir else loadavg())
+        end = os.path.join(out, "load-end")
+        if not from_dir:
+            with open(end, "w") as f:
+                f.write(loadavg() + "\n")
+        sec["machine"] = machine(si, open(end).read().strip() if os.path.exists(end) else None)
         sec["status"] = "measured by make figures"
         figs["machine"] = machine_text(sec["machine"])
         stale = set(sec["figures"]) - {f"{name}.{k}" for k in figs}

@@ -15,6 +15,7 @@
 
 #include "model/proof.h"
 #include "model/result.h"
+#include "render/summary.h"
 #include "runner/measure.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
@@ -390,6 +391,23 @@ static void test_ns_per_event_rules(void)
 	CU_ASSERT_EQUAL(c->proof.outcome, TB_PROOF_MATCH);
 	CU_ASSERT_DOUBLE_EQUAL(c->proof.events_per_op, 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(c->overhead.ns_per_event, c->overhead.ns_per_op, 1e-9);
+	/* a BPF cell's summary: its in-kernel ns/run next to the ns/event, and the rest */
+	{
+		struct tb_cell *m = (struct tb_cell *)c;
+		char *text = NULL, want[160];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		m->overhead.bpf_ns_per_run = 10;
+		tb_render_summary_print(f, r);
+		fclose(f);
+		snprintf(want, sizeof(want),
+			 "  getpid / wide: %.1f ns/event = 10.0 ns/run in-kernel %+.1f ns dispatch",
+			 m->overhead.ns_per_event, m->overhead.ns_per_event - 10);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+		free(text);
+	}
 	tb_result_free(r);
 
 	/* sampling: never ns/event; the cost per sample when the samples are the workload's */
