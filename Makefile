@@ -301,7 +301,7 @@ validate-coverage: deps
 FIGURES ?=
 comma	 := ,
 figures: deps
-	$(Q)$(MAKE) --no-print-directory all
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/figures.py run $(subst $(comma), ,$(FIGURES))
 
 # Adding 1,000 result files to a history and detecting over all its series: figures printed.

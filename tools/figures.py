@@ -338,7 +338,62 @@ def run_command_tracer(out, from_dir):
             + "\n".join(rows) + "\n"}
 
 
-RUNNERS = {"accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer}
+# doc/workloads.md's names for the workloads at bench-workloads' settings (their defaults)
+WL_LABEL = {"cpu": "cpu (1000 steps)", "read": "read (4K, page cache)", "write": "write (4K)",
+            "open-close": "open-close (depth 3)", "pipe-pingpong": "pipe-pingpong (processes)",
+            "mmap-touch": "mmap-touch (256K = 64 faults)", "tcp-rr": "tcp-rr (1 byte)",
+            "udp-rr": "udp-rr (1 byte)", "nanosleep": "nanosleep (50 us, default slack)"}
+
+
+def fmt_rate(x):
+    return (f"{x / 1e9:.2f}e9" if x >= 1e9 else f"{x / 1e6:.2f} M" if x >= 1e6 else
+            f"{x / 1e3:.0f} k" if x >= 1e5 else f"{x / 1e3:.1f} k" if x >= 1e4 else f"{x:.0f}")
+
+
+def run_workloads(out, from_dir):
+    if not from_dir:
+        # make figures builds build/bench-workloads first
+        st = run_cmd(["sh", "-c", "TB_BENCH=${TB_BENCH:-build/bench-workloads} "
+                      "TB_HELPERS=${TB_HELPERS:-build/helpers} "
+                      f"tools/bench-workloads.sh > '{out}/bench.txt'"])
+        if st:
+            die("workloads: tools/bench-workloads.sh failed")
+    try:
+        text = open(os.path.join(out, "bench.txt")).read()
+    except OSError as e:
+        die(f"workloads: {e}")
+    rows, perf = [], {}
+    for m in re.finditer(r"^(\S+)\s+([\d.]+)\s+(\d+)\s+([\d.]+)%\s+\d+$", text, re.M):
+        ns, rate, cv = float(m.group(2)), float(m.group(3)), float(m.group(4))
+        label = WL_LABEL.get(m.group(1), m.group(1))
+        nsf = f"{ns:.2f}" if ns < 10 else f"{ns:.0f}"
+        cvf = f"{cv:.1f}%" if cv < 10 else f"{cv:.0f}%"
+        rows.append(f"| {label} | {nsf} | {fmt_rate(rate)} | {cvf} |")
+    for m in re.finditer(r"^(perf bench \S+ \S+|tracebench \S+).*?median\s+([\d.]+)\s+min\s+"
+                         r"([\d.]+)", text, re.M):
+        perf[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    head = re.search(r"^== every workload.*?(\d+) samples of (\S+), pinned to CPU (\d+)", text, re.M)
+    if not rows or not head or len(perf) != 4:
+        die(f"workloads: {out}/bench.txt: not the output of tools/bench-workloads.sh")
+
+    def pair(bench, ours):
+        (bm, bn), (tm, tn) = perf[bench], perf[ours]
+        return f"{bm:.1f} / {bn:.1f} | ", f"{tm:.1f} / {tn:.1f} | {tm / bm:.3f} / {tn / bn:.3f} |"
+
+    sb, st_ = pair("perf bench syscall basic", "tracebench getpid")
+    pb, pt = pair("perf bench sched pipe", "tracebench pipe-pingpong")
+    return {"settings": f"{head.group(1)} samples of {head.group(2)} after a warmup, pinned to "
+            f"CPU {head.group(3)}",
+            "table": "\n| workload | ns/op | ops/s | CV |\n|---|---:|---:|---:|\n" +
+            "\n".join(rows) + "\n",
+            "perf": "\n| perf bench | median / min ns/op | tracebench | median / min ns/op | "
+            "ratio median / min |\n|---|---:|---:|---:|---:|\n"
+            f"| syscall basic (getppid) | {sb}getpid call=getppid | {st_}\n"
+            f"| sched pipe (2 processes) | {pb}pipe-pingpong | {pt}\n"}
+
+
+RUNNERS = {"accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
+           "workloads": run_workloads}
 
 
 def run(d, names, from_dir):
