@@ -338,6 +338,24 @@ def run_command_tracer(out, from_dir):
             + "\n".join(rows) + "\n"}
 
 
+def run_validation(out, from_dir):
+    if not from_dir and run_cmd(["tools/validate.sh"], {"VALIDATE_OUT": out}) == 2:
+        die("validation: tools/validate.sh could not run (its message above)")
+    try:
+        table = open(os.path.join(out, "table.txt")).read()
+        with open(os.path.join(out, "validation.json")) as f:
+            v = json.load(f)
+        decided = [c for c in v["checks"] if not c.get("info")]
+        failed = [f"{c['check']} {c['item']}".strip() for c in decided if not c["pass"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f"validation: {out}: not the output of tools/validate.sh ({e!r})")
+    if (v.get("meta") or {}).get("quick"):
+        die(f"validation: {out} is a VALIDATE_QUICK smoke test: its figures are no validation")
+    return {"output": "\n```\n" + table.rstrip("\n") + "\n```\n",
+            "result": f"{len(decided) - len(failed)} of {len(decided)} checks passed" +
+            (f"; failed: {', '.join(failed)}" if failed else "")}
+
+
 # doc/workloads.md's names for the workloads at bench-workloads' settings (their defaults)
 WL_LABEL = {"cpu": "cpu (1000 steps)", "read": "read (4K, page cache)", "write": "write (4K)",
             "open-close": "open-close (depth 3)", "pipe-pingpong": "pipe-pingpong (processes)",
@@ -393,7 +411,7 @@ def run_workloads(out, from_dir):
 
 
 RUNNERS = {"accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
-           "workloads": run_workloads}
+           "workloads": run_workloads, "validation": run_validation}
 
 
 def run(d, names, from_dir):
