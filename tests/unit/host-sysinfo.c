@@ -70,8 +70,9 @@ static void test_full_kernel_cpu(void)
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.release"), "6.1.0-99-amd64");
 	CU_ASSERT_STRING_EQUAL(str(info, "kernel.version"),
 			       "#1 SMP PREEMPT_DYNAMIC Debian 6.1.99-1 (2024-07-15)");
-	CU_ASSERT_STRING_EQUAL(str(info, "kernel.cmdline"),
-			       "BOOT_IMAGE=/boot/vmlinuz-6.1.0-99-amd64 root=/dev/sda1 ro quiet isolcpus=3 nohz_full=3");
+	CU_ASSERT_STRING_EQUAL(
+		str(info, "kernel.cmdline"),
+		"BOOT_IMAGE=/boot/vmlinuz-6.1.0-99-amd64 root=/dev/sda1 ro quiet isolcpus=3 nohz_full=3");
 	/* The hash is over the decompressed text of the fixture's config.gz. */
 	snprintf(hash, sizeof(hash), "%016llx",
 		 (unsigned long long)fnv1a64("CONFIG_SMP=y\nCONFIG_NR_CPUS=64\nCONFIG_FTRACE=y\n"
@@ -197,6 +198,9 @@ static void test_full_settings(void)
 	CU_ASSERT_EQUAL(num(info, "sysctl.bpf_stats_enabled"), 0);
 	CU_ASSERT_EQUAL(num(info, "sysctl.unprivileged_bpf_disabled"), 2);
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.mount"), "/sys/kernel/tracing");
+	/* the uprobe syscall's tracepoint is there, the uretprobe one's is not (issue 29) */
+	CU_ASSERT_TRUE(json_is_true(tb_sysinfo_get(info, "tracefs.uprobe_syscall")));
+	CU_ASSERT_TRUE(json_is_false(tb_sysinfo_get(info, "tracefs.uretprobe_syscall")));
 	tracers = tb_sysinfo_get(info, "tracefs.available_tracers");
 	CU_ASSERT_EQUAL(json_array_size(tracers), 8);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(tracers, 2)), "function_graph");
@@ -261,6 +265,7 @@ static void test_minimal_unknowns(void)
 	CU_ASSERT_TRUE(is_null(info, "memory.total_kb"));
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.mount"), "not mounted");
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.available_tracers"), "unknown");
+	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.uretprobe_syscall"), "unknown");
 	CU_ASSERT_STRING_EQUAL(str(info, "clocksource.current"), "kvm-clock");
 	/* The cpuinfo flag alone says "virtual machine"; nothing says which. */
 	CU_ASSERT_TRUE(json_is_true(tb_sysinfo_get(info, "virtualization.virtualized")));
