@@ -10,6 +10,7 @@
 #   make asan|ubsan  sanitizer builds (./tracebench-asan, ./tracebench-ubsan)
 #   make bench-workloads | bench-estimate | bench-history | validate | validate-history | fuzz
 #   make valgrind | format
+#   make figures     the figures the documents quote, into doc/figures.json (FIGURES=demo,...)
 
 PREFIX	?= /usr/local
 DESTDIR	?=
@@ -118,8 +119,8 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
 	bench-workloads bench-estimate bench-history bench-precision bench-services validate \
-	validate-history validate-coverage validate-accounting validate-sweeps fuzz fuzzers valgrind \
-	format format-check
+	validate-history validate-coverage validate-accounting validate-sweeps figures fuzz fuzzers \
+	valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -300,6 +301,16 @@ validate-history: deps
 validate-coverage: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/validate-coverage.py
+
+# The figures README.md, METHODOLOGY.md and doc/*.md quote, measured again with this machine's
+# fingerprint into doc/figures.json and rendered into the documents (tools/figures.py). A
+# benchmark: not part of make check, which checks the documents against the committed file.
+# FIGURES=accounting,demo regenerates those sections only (`tools/figures.py list`: all).
+FIGURES ?=
+comma	 := ,
+figures: deps
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/figures.py run $(subst $(comma), ,$(FIGURES))
 
 # Adding 1,000 result files to a history and detecting over all its series: figures printed.
 bench-history: deps

@@ -7,10 +7,17 @@
 # Usage: TB_BIN=./tracebench tools/bench-estimate.sh [SCENARIO.ini [run options...]]
 #   without arguments: the demo (scenarios/quick.ini, as `make demo`), real-tools --quick and
 #   the explain validation --quick. Run it under the tests' flock on a shared machine.
+#   ESTIMATE_KEEP=DIR keeps each run (DIR/NAME/result.json) and its summary (DIR/NAME.out):
+#   tools/figures.py quotes them.
 set -eu
 TB=${TB_BIN:-./tracebench}
-out=$(mktemp -d /tmp/tb-estimate.XXXXXX)
-trap 'rm -rf "$out"' EXIT
+if [ -n "${ESTIMATE_KEEP:-}" ]; then
+	out=$ESTIMATE_KEEP
+	mkdir -p "$out"
+else
+	out=$(mktemp -d /tmp/tb-estimate.XXXXXX)
+	trap 'rm -rf "$out"' EXIT
+fi
 
 one() {
 	local name=$1 scn=$2
@@ -19,7 +26,7 @@ one() {
 	plan=$("$TB" run "$scn" "$@" --dry-run 2>&1 | sed -n 's/^estimated time: \([0-9]*\)m\([0-9]*\)s.*/\1 \2/p')
 	start=$(date +%s.%N)
 	# stderr is a file, not a terminal: the re-estimate and the progress lines go there
-	"$TB" run "$scn" "$@" -o "$out/$name" --no-plots >/dev/null 2>"$out/$name.err" || {
+	"$TB" run "$scn" "$@" -o "$out/$name" --no-plots >"$out/$name.out" 2>"$out/$name.err" || {
 		echo "$name: the run failed:" >&2
 		tail -n 5 "$out/$name.err" >&2
 		return 1

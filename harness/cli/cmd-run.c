@@ -33,7 +33,9 @@
 #include "render/summary.h"
 #include "render/text.h"
 #include "plan/plan.h"
+#include "host/sysinfo.h"
 #include "model/anonymize.h"
+#include "model/figures.h"
 #include "model/labels.h"
 #include "model/measured.h"
 #include "model/result.h"
@@ -309,6 +311,16 @@ static char *command_line(int argc, char **argv)
 	return line;
 }
 
+/* One line when doc/figures.json documents this scenario from another machine (figures.h). */
+static void figures_note(const char *scenario, const json_t *system)
+{
+	char *note = NULL;
+
+	if (system && !tb_figures_note(scenario, system, &note) && note)
+		tb_warn("%s", note);
+	free(note);
+}
+
 /* The scenario and its plan, checked before anything waits or measures. */
 static int load_plan(struct run *x)
 {
@@ -326,7 +338,11 @@ static int load_plan(struct run *x)
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
 	if (x->o.dry_run) {
+		json_t *system = tb_sysinfo_collect("/", 0);
+
 		tb_plan_print(stdout, &x->plan, x->r);
+		figures_note(x->o.scenario, system);
+		json_decref(system);
 		return TB_EXIT_OK;
 	}
 	if (geteuid() != 0 && tb_plan_needs_root(&x->plan, x->r)) {
@@ -467,6 +483,7 @@ static int prepare(struct run *x)
 		tb_plan_print(stderr, &x->plan, x->r);
 	if (tb_plan_result_start(x->r))
 		return TB_EXIT_FAIL;
+	figures_note(x->o.scenario, x->r->system);
 	if (x->o.anonymize && tb_result_anonymize(x->r, 0))
 		return TB_EXIT_FAIL;
 	return check_writable(x);

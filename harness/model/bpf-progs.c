@@ -258,3 +258,44 @@ json_t *tb_cell_extra_json(const struct tb_cell *c)
 	}
 	return o;
 }
+
+/* The core/events.h name of a program's attach point into out, or false when it has none. */
+static bool attach_event(const char *attach, char *out, size_t len)
+{
+	static const char *const raw[] = {"raw_tracepoint:", "trace_raw_tp:", "tp_btf:"};
+	const char *name = NULL;
+
+	if (!strncmp(attach, "tracepoint:", 11) && strchr(attach + 11, ':') &&
+	    !strchr(strchr(attach + 11, ':') + 1, ':'))
+		return snprintf(out, len, "%s", attach + 11) < (int)len;
+	for (size_t i = 0; i < TB_ARRAY_SIZE(raw) && !name; i++)
+		if (!strncmp(attach, raw[i], strlen(raw[i])))
+			name = attach + strlen(raw[i]);
+	if (name && (!strcmp(name, "sys_enter") || !strcmp(name, "sys_exit")))
+		return snprintf(out, len, "raw_syscalls:%s", name) < (int)len;
+	if (name && !strncmp(name, "sched_", 6) && !strchr(name, ':'))
+		return snprintf(out, len, "sched:%s", name) < (int)len;
+	return false;
+}
+
+int tb_cell_bpf_hooks(const struct tb_cell *c, struct tb_hooks *h)
+{
+	char ev[TB_EV_NAME_MAX];
+	size_t i;
+	int ret;
+
+	if (!c->nbpf_progs)
+		return 0;
+	for (i = 0; i < c->nbpf_progs; i++)
+		if (!attach_event(c->bpf_progs[i].attach, ev, sizeof(ev)))
+			return 0;
+	h->kind = TB_HOOK_EVENTS;
+	h->scope = TB_SCOPE_SYSTEM;
+	for (i = 0; i < c->nbpf_progs; i++) {
+		attach_event(c->bpf_progs[i].attach, ev, sizeof(ev));
+		ret = tb_hooks_add(h, ev, -1, true);
+		if (ret)
+			return ret;
+	}
+	return 1;
+}

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "core/events.h"
 #include "model/result.h"
 
 /*
@@ -31,5 +32,16 @@ int tb_cell_bpf_load(struct tb_cell *c, const json_t *extra, char *err, size_t l
  * (null for a cell without tracer_extra), or NULL on ENOMEM.
  */
 json_t *tb_cell_extra_json(const struct tb_cell *c);
+
+/*
+ * What c's tracer hooks, from where its BPF programs were found attached (host/bpf-account.h):
+ * a tracepoint ("tracepoint:syscalls:sys_enter_getpid") or a raw one on the syscall or
+ * scheduler tracepoints ("raw_tracepoint:sys_enter", tp_btf's "trace_raw_tp:sched_switch")
+ * as core/events.h names it, one counted hook per program (each runs once per occurrence), kind
+ * events, scope system (a program runs for every task; a pid filter is inside it). Returns 1
+ * with h filled, 0 when c has no program or one attached elsewhere (a uprobe, a perf event,
+ * unknown: then nothing is added), or -ENOMEM.
+ */
+int tb_cell_bpf_hooks(const struct tb_cell *c, struct tb_hooks *h);
 
 #endif /* TB_BPF_PROGS_H */

@@ -451,8 +451,10 @@ bool tb_proof_ns_per_event_ok(const struct tb_cell *c, const struct tb_proof *p,
 	} else if (p->outcome != TB_PROOF_MATCH && p->outcome != TB_PROOF_UNVERIFIED) {
 		snprintf(why, len, "no proof that the events are the workload's (%s)",
 			 tb_proof_outcome_name(p->outcome));
-	} else if (x->present && x->scope == TB_SCOPE_SYSTEM &&
+	} else if (x->present && x->scope == TB_SCOPE_SYSTEM && p->outcome != TB_PROOF_MATCH &&
 		   !(x->attributes && tb_cell_workload_events(c) >= 0)) {
+		/* A system-wide count that matched the workload's expected events within the
+		 * tolerance is the workload's to that tolerance: its ns/event stands. */
 		snprintf(why, len, "a system-wide count: other tasks' events are in it");
 	} else if (!(p->events_per_op > 0)) {
 		snprintf(why, len, "no events");

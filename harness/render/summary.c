@@ -10,6 +10,7 @@
 #include "model/json-util.h"
 #include "model/explain.h"
 #include "model/measured.h"
+#include "model/proof.h"
 #include "model/result.h"
 #include "stats/ranking.h"
 
@@ -91,6 +92,33 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 			fprintf(f, "  %s\n", tb_fmt_accounting(acct, sizeof(acct), c));
 		if (c->nbpf_progs)
 			bpf_table(f, c);
+	}
+}
+
+/*
+ * BPF cells: the kernel's own time per program run (overhead.bpf_ns_per_run) next to the cell's
+ * quoted ns/event, and what is left of it: the hook's dispatch and the slow path it enables
+ * (METHODOLOGY.md 6.5), not the program's body.
+ */
+static void print_bpf_split(FILE *f, const struct tb_result *r)
+{
+	bool header = false;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_overhead *o = &c->overhead;
+
+		if (c->baseline || !c->has_overhead || !isfinite(o->bpf_ns_per_run) ||
+		    !tb_proof_ns_per_event_shown(c, NULL))
+			continue;
+		if (!header)
+			fprintf(f,
+				"\nBPF cells: ns/event against the program's own run time in the kernel (run_time_ns / run_cnt); the rest is the hook's dispatch and the slow path it enables\n");
+		header = true;
+		fprintf(f,
+			"  %s / %s: %.1f ns/event = %.1f ns/run in-kernel %+.1f ns dispatch and slow path\n",
+			c->workload, c->tracer, o->ns_per_event, o->bpf_ns_per_run,
+			o->ns_per_event - o->bpf_ns_per_run);
 	}
 }
 
@@ -417,6 +445,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		fprintf(f, "%-*s   %s\n", ww, "", TB_COST_LEGEND);
 	print_services(f, r, ww, tw);
 	print_command_tracers(f, r);
+	print_bpf_split(f, r);
 	print_models(f, r);
 	print_sweeps(f, r);
 	print_ranking(f, r);

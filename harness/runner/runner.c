@@ -8,6 +8,7 @@
 
 #include "core/hist.h"
 #include "core/tb.h"
+#include "model/bpf-progs.h"
 #include "model/measured.h"
 #include "model/proof.h"
 #include "runner/child.h"
@@ -143,10 +144,12 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 
 /*
  * What every traced cell should record per op (model/proof.h): its workload's events per op
- * matched with its tracer's hooks and the harness's own window (runner/measure.h). A plugin
- * that cannot say leaves the expectation unknown, which the proof treats as such.
+ * matched with its tracer's hooks (found: the hooks found in the run instead, else the
+ * tracer's own) and the harness's own window (runner/measure.h). A plugin that cannot say
+ * leaves the expectation unknown, which the proof treats as such.
  */
-static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
+static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr,
+			const struct tb_hooks *found)
 {
 	struct tb_plan *p = rn->plan;
 	const struct tb_scn_workload *w = &p->s->workloads[cr->wl];
@@ -168,7 +171,7 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
 		tb_op_events_init(&ops);
 	}
 	tb_hooks_init(&h);
-	ret = t->ops->hooks ? t->ops->hooks(t->cfg, &h) : -ENOTSUP;
+	ret = found ? 0 : t->ops->hooks ? t->ops->hooks(t->cfg, &h) : -ENOTSUP;
 	if (ret) {
 		tb_warn("[tracer %s]: what it hooks is unknown: %s", t->name, strerror(-ret));
 		tb_hooks_free(&h);
@@ -177,8 +180,53 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr)
 	}
 	tb_runner_fill_req(p, cr->wl, &req);
 	tb_measure_window_events(&req, &harness);
-	tb_proof_expect(&ops, &h, &harness, &cell->expected);
+	tb_proof_expect(&ops, found ? found : &h, &harness, &cell->expected);
 	tb_hooks_free(&h);
+}
+
+/* Every sample that counted its tracer's BPF runs recorded them as its events. */
+static bool events_are_bpf_runs(const struct tb_cell *c)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (s->bpf_run_cnt < 0)
+			continue;
+		if (s->events != s->bpf_run_cnt)
+			return false;
+		n++;
+	}
+	return n > 0;
+}
+
+/*
+ * A tracer that did not say what it hooks (a command without hooks): where its BPF programs
+ * were found attached says it, when its events are their runs (model/bpf-progs.h), so that a
+ * cell whose hooks its workload never reaches is a control and a mismatch names the hook.
+ */
+static void expect_from_attach(struct tb_runner *rn)
+{
+	struct tb_plan *p = rn->plan;
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		struct tb_cell *cell = &rn->r->cells[p->cells[i].cell];
+		struct tb_hooks h;
+		size_t n;
+
+		if (cell->baseline || !cell->expected.present ||
+		    cell->expected.kind != TB_HOOK_UNKNOWN || !events_are_bpf_runs(cell))
+			continue;
+		tb_hooks_init(&h);
+		if (tb_cell_bpf_hooks(cell, &h) == 1) {
+			expect_cell(rn, &p->cells[i], &h);
+			n = strlen(cell->expected.hooks);
+			snprintf(cell->expected.hooks + n, sizeof(cell->expected.hooks) - n,
+				 " (found attached)");
+		}
+		tb_hooks_free(&h);
+	}
 }
 
 static int calibrate_all(struct tb_runner *rn)
@@ -197,7 +245,7 @@ static int calibrate_all(struct tb_runner *rn)
 	for (i = 0; i < p->ncells; i++) {
 		rn->r->cells[p->cells[i].cell].ops_per_sample = p->wls[p->cells[i].wl].ops;
 		if (!rn->r->cells[p->cells[i].cell].baseline)
-			expect_cell(rn, &p->cells[i]);
+			expect_cell(rn, &p->cells[i], NULL);
 	}
 	return 0;
 }
@@ -365,6 +413,7 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 		ret = run_round(rn, -1, true, w + 1, p->s->warmup);
 	if (!ret)
 		ret = measured_rounds(rn);
+	expect_from_attach(rn);		  /* the samples found the tracers' programs */
 	for (i = 0; i < p->ncells; i++) { /* before explain: its samples set their tracers up */
 		tb_child_release(p->cells[i].held, &rn->r->cells[p->cells[i].cell]);
 		free(p->cells[i].held);

@@ -305,9 +305,20 @@ static bool rate_point(const struct tb_cell *c)
 	       tb_stats_fit_point(c, NULL, 0);
 }
 
-/* The x of a rate point: the workload's events per op (the proof's), else all of them. */
+/*
+ * The x of a rate point: the workload's events per op. A system-wide count that the tracer
+ * does not split holds other tasks' events too: the workload's own are then the expected ones,
+ * when the proof found at least those (match or above) and the expectation is exact. Else
+ * the proof's count, else all of them.
+ */
 static double rate_x(const struct tb_cell *c)
 {
+	const struct tb_expected *x = &c->expected;
+
+	if (x->present && x->scope == TB_SCOPE_SYSTEM && !x->attributes && !x->unknown &&
+	    !x->at_least && !x->filtered && c->proof.expected_per_op > 0 &&
+	    (c->proof.outcome == TB_PROOF_MATCH || c->proof.outcome == TB_PROOF_ABOVE))
+		return c->proof.expected_per_op;
 	return isfinite(c->proof.events_per_op) ? c->proof.events_per_op
 						: c->overhead.events_per_op;
 }

@@ -144,7 +144,8 @@ static const struct tb_option cmd_opts[] = {
 	 "size is counted and they are deleted after each sample"},
 	{"hooks", TB_OPT_LIST, offsetof(struct cfg, hooks), NULL,
 	 "the tracepoints its probes attach to (raw_syscalls:sys_enter, syscalls:sys_enter_read), "
-	 "for the proof of tracing"},
+	 "for the proof of tracing; unset, where its BPF programs are found attached says it "
+	 "when its events are their runs"},
 	{"hook-kind", TB_OPT_CHOICE, offsetof(struct cfg, kind), "auto",
 	 "what its events-regex counts: events (one per hooked event), sampling (samples), "
 	 "unknown; auto: events when hooks is set",

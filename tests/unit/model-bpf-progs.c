@@ -217,12 +217,51 @@ static void test_outputs(void)
 	tb_result_free(r);
 }
 
+/* The hooks a cell's programs were found attached to (issue 29), and where none can be said. */
+static void test_hooks(void)
+{
+	struct tb_cell_prog progs[3] = {
+		{.attach = "tracepoint:syscalls:sys_enter_getpid"},
+		{.attach = "raw_tracepoint:sys_enter"},
+		{.attach = "trace_raw_tp:sched_switch"},
+	};
+	struct tb_cell c = {.bpf_progs = progs, .nbpf_progs = 3};
+	struct tb_hooks h;
+
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 1);
+	CU_ASSERT_EQUAL(h.kind, TB_HOOK_EVENTS);
+	CU_ASSERT_EQUAL(h.scope, TB_SCOPE_SYSTEM);
+	CU_ASSERT_EQUAL_FATAL(h.n, 3);
+	CU_ASSERT_STRING_EQUAL(h.h[0].name, "syscalls:sys_enter_getpid");
+	CU_ASSERT_STRING_EQUAL(h.h[1].name, "raw_syscalls:sys_enter");
+	CU_ASSERT_STRING_EQUAL(h.h[2].name, "sched:sched_switch");
+	CU_ASSERT(h.h[0].counted && h.h[1].counted && h.h[2].counted);
+	tb_hooks_free(&h);
+	/* one program attached where the events' names do not reach: nothing said */
+	static const char *const other[] = {"uprobe:/usr/bin/x+0x10",
+					    "",
+					    "fd type 9",
+					    "tracepoint:nosystem",
+					    "raw_tracepoint:foo",
+					    "tracepoint:a:b:c"};
+	for (size_t i = 0; i < TB_ARRAY_SIZE(other); i++) {
+		snprintf(progs[1].attach, sizeof(progs[1].attach), "%s", other[i]);
+		tb_hooks_init(&h);
+		CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 0);
+		CU_ASSERT_EQUAL(h.n, 0);
+		tb_hooks_free(&h);
+	}
+	c.nbpf_progs = 0;
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 0);
+	tb_hooks_free(&h);
+}
+
 static CU_TestInfo bpf_progs_tests[] = {
-	{"samples merged", test_merge},
-	{"result.json round trip", test_roundtrip},
-	{"hostile tracer_extra", test_hostile},
-	{"summary and report", test_outputs},
-	CU_TEST_INFO_NULL,
+	{"hooks from attach points", test_hooks},   {"samples merged", test_merge},
+	{"result.json round trip", test_roundtrip}, {"hostile tracer_extra", test_hostile},
+	{"summary and report", test_outputs},	    CU_TEST_INFO_NULL,
 };
 
 TB_TEST_SUITE("model-bpf-progs", NULL, NULL, bpf_progs_tests);

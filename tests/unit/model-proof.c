@@ -15,6 +15,7 @@
 
 #include "model/proof.h"
 #include "model/result.h"
+#include "render/summary.h"
 #include "runner/measure.h"
 #include "stats/stats.h"
 #include "stats/verdict.h"
@@ -368,6 +369,20 @@ static void test_ns_per_event_rules(void)
 	CU_ASSERT(strstr(c->overhead.nse_reason, "above") ||
 		  strstr(c->overhead.nse_reason, "system-wide"));
 	tb_result_free(r);
+	/* ... a system-wide count that matches the expected events (issue 29: a command
+	 * tracer's BPF runs on its workload's syscall) is the workload's: its ns/event stands */
+	sp.events = OPS;
+	r = analysed(&sp, &x);
+	c = traced(r);
+	if (c->proof.outcome == TB_PROOF_MATCH) {
+		CU_ASSERT_DOUBLE_EQUAL(c->overhead.ns_per_event,
+				       c->overhead.ns_per_op / c->proof.events_per_op, 1e-9);
+	} else {
+		CU_FAIL("a count of exactly the expected events did not match");
+	}
+	/* ... and one above it is not */
+	tb_result_free(r);
+	sp.events = 3 * OPS;
 	/* ... unless the tracer tells the workload's own events apart */
 	x.attributes = true;
 	sp.mine = OPS;
@@ -376,6 +391,23 @@ static void test_ns_per_event_rules(void)
 	CU_ASSERT_EQUAL(c->proof.outcome, TB_PROOF_MATCH);
 	CU_ASSERT_DOUBLE_EQUAL(c->proof.events_per_op, 1, 1e-12);
 	CU_ASSERT_DOUBLE_EQUAL(c->overhead.ns_per_event, c->overhead.ns_per_op, 1e-9);
+	/* a BPF cell's summary: its in-kernel ns/run next to the ns/event, and the rest */
+	{
+		struct tb_cell *m = (struct tb_cell *)c;
+		char *text = NULL, want[160];
+		size_t len = 0;
+		FILE *f = open_memstream(&text, &len);
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+		m->overhead.bpf_ns_per_run = 10;
+		tb_render_summary_print(f, r);
+		fclose(f);
+		snprintf(want, sizeof(want),
+			 "  getpid / wide: %.1f ns/event = 10.0 ns/run in-kernel %+.1f ns dispatch",
+			 m->overhead.ns_per_event, m->overhead.ns_per_event - 10);
+		CU_ASSERT_PTR_NOT_NULL(strstr(text, want));
+		free(text);
+	}
 	tb_result_free(r);
 
 	/* sampling: never ns/event; the cost per sample when the samples are the workload's */
@@ -434,9 +466,11 @@ static void test_reasons(void)
 	char buf[64];
 
 	/* rounding never makes a reason look contradictory */
-	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.04, 10, "%"), "10.04% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.04, 10, "%"),
+			       "10.04% > 10%");
 	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 31.2, 10, "%"), "31.2% > 10%");
-	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"), "10.0004% > 10%");
+	CU_ASSERT_STRING_EQUAL(tb_stats_fmt_above(buf, sizeof(buf), 10.0004, 10, "%"),
+			       "10.0004% > 10%");
 
 	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_TREE, "syscalls:sys_enter_getpid",
 	       &x);

@@ -1,0 +1,53 @@
+#!/bin/bash
+# A command tracer that does not say what it hooks (no `hooks`): the attach points of the BPF
+# programs tracebench finds running for it (host/bpf-account.h) give the proof its expected
+# events (issue 29). A pid-filtered bpftrace one-liner on sys_enter_getpid over getpid matches,
+# hook named, and its system-wide count has a ns/event; over pipe-pingpong, which makes no
+# getpid, the cell is a control, not "the tracer recorded no events".
+. "$(dirname "$0")/lib.sh"
+need_root
+command -v bpftrace >/dev/null || skip "no bpftrace"
+[ -d /sys/kernel/tracing/events/syscalls ] || skip "no syscall tracepoints"
+cat >"$TMP/attach.ini" <<'EOF'
+[global]
+repetitions = 3
+warmup = 1
+duration = 100ms
+
+[workload getpid]
+type = getpid
+
+[workload pipe]
+type = pipe-pingpong
+
+[tracer bt]
+type = command
+command = bpftrace -B line -e 'BEGIN { printf("tb-ready\n"); } tracepoint:syscalls:sys_enter_getpid /pid == {pid}/ { @c = count(); }'
+ready = ^tb-ready$
+ready-timeout = 60s
+
+[matrix]
+workloads = getpid, pipe
+tracers = bt
+EOF
+"$TB" run "$TMP/attach.ini" --quick --wait --no-plots -o "$TMP/run" >"$TMP/out" 2>"$TMP/err" ||
+	{ tail -n 20 "$TMP/err" >&2; fail "the run failed"; }
+python3 - "$TMP/run/result.json" <<'PY' || fail "the proof from the attach points"
+import json, sys
+cells = {c["id"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+g, p = cells["getpid/bt"], cells["pipe/bt"]
+for c in (g, p):
+    x = c["expected_events"]
+    assert x["kind"] == "events" and x["scope"] == "system", x
+    assert x["hooks"] == "sys_enter_getpid (found attached)", x["hooks"]
+assert g["proof"]["outcome"] == "match", g["proof"]
+assert g["expected_events"]["per_op"] == 1.0, g["expected_events"]
+o = g["overhead"]
+if o["verdict"] == "overhead":  # the cost figures are shown only then
+    assert o["ns_per_event"] is not None, o
+    assert abs(o["ns_per_event"] - o["ns_per_op"] / o["events_per_op"]) < 1e-6, o
+assert p["proof"]["outcome"] == "control", p["proof"]
+assert "sys_enter_getpid" in p["proof"]["message"], p["proof"]
+assert "did not trace" not in p["overhead"].get("reason", ""), p["overhead"]
+PY
+exit 0
