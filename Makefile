@@ -117,7 +117,7 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision validate validate-history \
+	bench-workloads bench-estimate bench-history bench-precision bench-pid-knob validate validate-history \
 	validate-coverage validate-accounting fuzz fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
@@ -265,6 +265,12 @@ bench-precision: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/tb-getpid-loop
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_LOOP=$(CURDIR)/$(BUILD)/tools/tb-getpid-loop \
 		python3 tools/bench-precision.py $(PRECISION_ARGS)
+
+# The bpf tracer's pid filter: the writable global its rearm re-points against the folded .rodata
+# constant, paired within rounds (METHODOLOGY.md 9). PID_KNOB_ARGS: extra `run` arguments.
+bench-pid-knob: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-pid-knob.py
 
 # hyperfine's target for bench-precision: static, like the workload helpers.
 $(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps

@@ -294,7 +294,7 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 	if (!t->ops->est_cost_ns || samples < 1)
 		return 0;
 	once = to_s(t->ops->est_cost_ns(t->cfg));
-	if (!p->s->reuse_tracers || !t->ops->rearm)
+	if (!p->s->reuse_tracers || !tb_tracer_rearms(t->ops, t->cfg))
 		return samples * once;
 	again = t->ops->est_rearm_ns ? to_s(t->ops->est_rearm_ns(t->cfg)) : once;
 	return once + (samples - 1) * again;

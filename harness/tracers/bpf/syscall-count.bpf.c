@@ -10,8 +10,6 @@
 #include "syscall-count.h"
 #include "tb-bpf.h"
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TB_MAX_ENTRIES);
@@ -27,7 +25,7 @@ static __always_inline int count(long id)
 	struct sc_key key = {};
 	__u64 *val, one = 1;
 
-	if (targ_tgid && tgid != targ_tgid)
+	if (!tb_pid_ok(tgid))
 		return 0;
 	key.tgid = tgid;
 	key.id = (__u32)id;
