@@ -402,6 +402,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 		"function, default the usercall workload's, in a private tracefs instance",
 	.opts = up_opts,
 	.cfg_size = sizeof(struct cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = up_supported,
 	.validate = up_validate,
 	.setup = up_setup,

@@ -101,6 +101,9 @@ struct tb_tracer_record {
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
 	TB_TR_NOEVENTS = 1 << 1, /* events are not counted by design (cannot prove tracing) */
+	/* live when start returns and silent when stop returns (an enable write, an attach, an
+	 * ioctl): it needs no settle, and the plan's automatic choice gives it none */
+	TB_TR_NOSETTLE = 1 << 2,
 };
 
 struct tb_tracer_ops {

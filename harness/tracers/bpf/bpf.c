@@ -796,6 +796,7 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 		"run_cnt/run_time_ns",
 	.opts = bpf_opts,
 	.cfg_size = sizeof(struct bpf_cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = tb_bpftr_supported,
 	.validate = bpf_validate,
 	.supported_cfg = tb_bpftr_supported_cfg,
