@@ -259,8 +259,9 @@ bench-estimate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
 
-# Precision per minute (METHODOLOGY.md 8): tracebench --max-time 60s against hyperfine on the
-# same question for the same wall time. Run it under the tests' flock on a shared machine.
+# Precision per minute (METHODOLOGY.md 9): tracebench --max-time 60s against hyperfine on the
+# same question for the same wall time; PRECISION_FAMILIES=1: every tracer family's run of a
+# scenario of precision and max-time only. Run it under the tests' flock on a shared machine.
 bench-precision: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/tb-getpid-loop
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_LOOP=$(CURDIR)/$(BUILD)/tools/tb-getpid-loop \
