@@ -218,7 +218,9 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
  * events count as recorded, not lost. Dropped events (overwrite off) and events a streaming
  * reader did not keep up with are lost: they bias the overhead or the recording.
  * st->extra gets a new JSON object of the details (the caller owns it), with the tracer's own
- * figure count under count_key. Returns 0, -EINVAL before setup, or -errno.
+ * figure count under count_key; its read, overrun, dropped and commit_overrun are the window's
+ * (differences from f->base), its per_cpu array the kernel's counters as read (cumulative since
+ * the instance's creation or last reset: a kept instance is drained, not reset). Returns 0, -EINVAL before setup, or -errno.
  */
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
