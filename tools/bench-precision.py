@@ -22,11 +22,13 @@ issue-32 goal asks of every tracer family: one run per family of a scenario that
 `precision = 0.1%` and `max-time` (every other key at its default, so the run chooses its
 sample length and settle: settings.sample_length), on getpid or, for the user-space probes,
 usercall; per family the estimate, its 95% half-width in points and as a share of the
-traced/baseline ratio, the share of the wall time measuring, the rounds and the chosen sample
+traced/baseline ratio, the share of the run's wall time (result.json's started to finished,
+whole seconds: without the wait for the run lock) measuring, the rounds and the chosen sample
 length. No hyperfine in this mode: tb-getpid-loop switches the ftrace event alone, so the
 default mode (precision.ini, or PRECISION_SCENARIO=<the ftrace-event run's scenario file>) is
 the comparison at equal time; the other families' hyperfine figures are not done.
 """
+import datetime
 import json
 import math
 import os
@@ -159,6 +161,14 @@ def run_family(name, wl, tr, out):
     tb = run_tracebench(os.path.join(out, name))
     r = json.load(open(os.path.join(out, name, "result.json")))
     tb["length"] = r["settings"].get("sample_length") or "(the scenario's)"
+    # The run's own wall time, started (after the run lock) to finished: on a shared machine
+    # the command's time also holds its wait for the lock (--wait).
+    try:
+        t0, t1 = (datetime.datetime.strptime(r[k], "%Y-%m-%dT%H:%M:%SZ")
+                  for k in ("started", "finished"))
+        tb["wall"] = max((t1 - t0).total_seconds(), 1.0)
+    except (KeyError, TypeError, ValueError):
+        pass
     tb["duration_s"] = r["settings"]["duration_ns"] / 1e9
     return tb
 
