@@ -118,9 +118,9 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision bench-services validate \
-	validate-history validate-coverage validate-accounting validate-sweeps figures fuzz fuzzers \
-	valgrind format format-check
+	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob \
+	validate validate-history validate-coverage validate-accounting validate-sweeps figures fuzz \
+	fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
 
@@ -261,12 +261,19 @@ bench-estimate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/bench-estimate.sh $(ESTIMATE_ARGS)
 
-# Precision per minute (METHODOLOGY.md 8): tracebench --max-time 60s against hyperfine on the
-# same question for the same wall time. Run it under the tests' flock on a shared machine.
+# Precision per minute (METHODOLOGY.md 9): tracebench --max-time 60s against hyperfine on the
+# same question for the same wall time; PRECISION_FAMILIES=1: every tracer family's run of a
+# scenario of precision and max-time only. Run it under the tests' flock on a shared machine.
 bench-precision: deps
 	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/tb-getpid-loop
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_LOOP=$(CURDIR)/$(BUILD)/tools/tb-getpid-loop \
 		python3 tools/bench-precision.py $(PRECISION_ARGS)
+
+# The bpf tracer's pid filter: the writable global its rearm re-points against the folded .rodata
+# constant, paired within rounds (METHODOLOGY.md 9). PID_KNOB_ARGS: extra `run` arguments.
+bench-pid-knob: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-pid-knob.py
 
 # hyperfine's target for bench-precision: static, like the workload helpers.
 $(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps

@@ -16,7 +16,19 @@ could not run, 2 on bad usage). Run it under the tests' flock on a shared machin
 
 Environment: TB_BIN (tracebench), TB_LOOP (tb-getpid-loop), PRECISION_TIME (default 60s),
 PRECISION_RUN_MS (hyperfine's run length, default 200), PRECISION_SCENARIO.
+
+PRECISION_FAMILIES=1 (or =ftrace-event,bpf-tp_btf,... for a subset) asks instead what the
+issue-32 goal asks of every tracer family: one run per family of a scenario that sets only
+`precision = 0.1%` and `max-time` (every other key at its default, so the run chooses its
+sample length and settle: settings.sample_length), on getpid or, for the user-space probes,
+usercall; per family the estimate, its 95% half-width in points and as a share of the
+traced/baseline ratio, the share of the run's wall time (result.json's started to finished,
+whole seconds: without the wait for the run lock) measuring, the rounds and the chosen sample
+length. No hyperfine in this mode: tb-getpid-loop switches the ftrace event alone, so the
+default mode (precision.ini, or PRECISION_SCENARIO=<the ftrace-event run's scenario file>) is
+the comparison at equal time; the other families' hyperfine figures are not done.
 """
+import datetime
 import json
 import math
 import os
@@ -122,7 +134,87 @@ def run_hyperfine(tb, out, inst):
     }
 
 
+# Issue 32's families: (name, workload section, tracer section), each run alone.
+FAMILIES = [
+    ("ftrace-event", "type = getpid",
+     "type = ftrace-events\nevents = syscalls:sys_enter_getpid"),
+    ("bpf-tp_btf", "type = getpid", "type = bpf\nprogram = syscall-count\nattach = tp_btf"),
+    ("bpf-uprobe", "type = usercall", "type = bpf\nprogram = probe\nattach = uprobe"),
+    ("ftrace-uprobe", "type = usercall", "type = ftrace-uprobe"),
+    ("perf-count", "type = getpid", "type = perf-count\nevents = syscalls:sys_enter_getpid"),
+    ("perf-sample", "type = getpid", "type = perf-sample"),
+    ("lttng-ust", "type = usercall\nlttng = true", "type = lttng-ust"),
+    ("bpftrace", "type = getpid",
+     "type = command\ncommand = /usr/sbin/syscount.bt\nready = Hit Ctrl-C to end\n"
+     "hooks = raw_syscalls:sys_enter"),
+]
+
+
+def run_family(name, wl, tr, out):
+    """One family's run of a precision-and-max-time-only scenario; its figures."""
+    scn = os.path.join(out, f"{name}.ini")
+    with open(scn, "w") as f:
+        f.write(f"[global]\nprecision = 0.1%\nmax-time = {BUDGET}\n\n[workload w]\n{wl}\n\n"
+                f"[tracer t]\n{tr}\n\n[matrix]\nworkloads = w\ntracers = none, t\n")
+    global SCENARIO
+    SCENARIO = scn
+    tb = run_tracebench(os.path.join(out, name))
+    r = json.load(open(os.path.join(out, name, "result.json")))
+    tb["length"] = r["settings"].get("sample_length") or "(the scenario's)"
+    # The run's own wall time, started (after the run lock) to finished: on a shared machine
+    # the command's time also holds its wait for the lock (--wait).
+    try:
+        t0, t1 = (datetime.datetime.strptime(r[k], "%Y-%m-%dT%H:%M:%SZ")
+                  for k in ("started", "finished"))
+        tb["wall"] = max((t1 - t0).total_seconds(), 1.0)
+    except (KeyError, TypeError, ValueError):
+        pass
+    tb["duration_s"] = r["settings"]["duration_ns"] / 1e9
+    return tb
+
+
+def families(which):
+    """PRECISION_FAMILIES: every family's run, then the table (hyperfine beside the first)."""
+    names = [f[0] for f in FAMILIES]
+    want = names if which == "1" else which.split(",")
+    bad = [w for w in want if w not in names]
+    if bad:
+        print(f"bench-precision: PRECISION_FAMILIES: unknown {bad}; known: {names}",
+              file=sys.stderr)
+        return 2
+    out = tempfile.mkdtemp(prefix="tb-precision-families.")
+    rows = []
+    print(f"load before: {open('/proc/loadavg').read().strip()}", flush=True)
+    for name, wl, tr in FAMILIES:
+        if name not in want:
+            continue
+        try:
+            rows.append((name, run_family(name, wl, tr, out)))
+        except (SystemExit, OSError, KeyError, StopIteration) as e:
+            print(f"{name}: no figures: {e}", flush=True)
+    print(f"load after: {open('/proc/loadavg').read().strip()}")
+    print(f"results: {out}")
+    print()
+    print(f"{'family':14} {'estimate':>10} {'95% half-width':>15} {'of ratio':>9} "
+          f"{'measuring':>9} {'rounds':>6} {'sample':>7}  stop")
+    for name, tb in rows:
+        half = (tb["hi"] - tb["lo"]) / 2 if tb["lo"] is not None else float("nan")
+        share = half / (100 + tb["pct"]) * 100
+        print(f"{name:14} {tb['pct']:+9.2f}% {half:12.2f} pt {share:8.2f}% "
+              f"{100 * tb['measured_s'] / tb['wall']:8.0f}% {tb['rounds']:6d} "
+              f"{tb['duration_s']:6.2f}s  {tb['stop']}")
+    print()
+    for name, tb in rows:
+        print(f"{name}: sample length and settle {tb['length']}")
+    print("goal (quiet machine): half-width <= 0.3% of the ratio, >= 85% of the wall time "
+          "measuring")
+    return 0
+
+
 def main():
+    which = os.environ.get("PRECISION_FAMILIES")
+    if which:
+        return families(which)
     if len(sys.argv) > 1:
         print(__doc__, file=sys.stderr)
         return 2

@@ -260,6 +260,7 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 		s->rounds = 5;
 		s->min_rounds = 5;
 		s->warmup = s->warmup > 1 ? 1 : s->warmup;
+		s->duration_set = true; /* its own short samples, never the plan's choice */
 		if (s->duration_ns > 200000000)
 			s->duration_ns = 200000000;
 		for (i = 0; i < s->nworkloads; i++)
@@ -271,6 +272,7 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 	if (o->warmup >= 0)
 		s->warmup = (unsigned int)o->warmup;
 	if (o->dur) {
+		s->duration_set = true;
 		s->duration_ns = o->dur;
 		for (i = 0; i < s->nworkloads; i++)
 			s->workloads[i].duration_ns = o->dur;

@@ -887,6 +887,7 @@ static const struct tb_json_field settings_fields[] = {
 	F_RANGE("max_cv", max_cv, 0, 10, 0),
 	F_BOOL("aa", aa, 0),
 	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
+	F_STR("sample_length", sample_length, TB_JSON_OMIT),
 	F_END,
 };
 

@@ -460,6 +460,9 @@ struct tb_result {
 	/* [settings][allow_foreign] the user let the run go on with foreign instrumentation
 	 * active (run --allow-foreign): its cells keep their verdicts, each reason says so */
 	bool allow_foreign;
+	/* [settings][sample_length] the duration and settle the run chose itself and why
+	 * (plan/plan.h, tb_plan_auto_length); absent when the scenario set them */
+	char *sample_length;
 	json_t *foreign; /* [foreign_instrumentation] array of strings, may be empty */
 	/* [shortfalls] array of strings: every way the run fell short of what was asked (partial,
 	 * precision target missed, untrustworthy or faster cells, foreign instrumentation), one

@@ -27,11 +27,15 @@ static const struct tb_option global_opts[] = {
 	{"warmup", TB_OPT_UINT, G(warmup), "1", "warmup rounds (run, recorded, not analysed)", 0,
 	 1000},
 	{"duration", TB_OPT_DURATION, G(duration_ns), "1s",
-	 "per sample; batch size calibrated to it", 1e6, 3600e9},
+	 "per sample; batch size calibrated to it (unset, with precision and max-time: chosen "
+	 "from the tracers' fixed costs, as the run says)",
+	 1e6, 3600e9},
 	{"max-time", TB_OPT_DURATION, G(max_time_ns), "0",
 	 "stop adding rounds after this (0: none)"},
 	{"settle", TB_OPT_DURATION, G(settle_ns), "20ms",
-	 "delay after tracer start and before stop", 0, 60e9},
+	 "delay after tracer start and before stop (unset, with precision and max-time: 0 for "
+	 "the tracers that are live when started)",
+	 0, 60e9},
 	{"sample-timeout", TB_OPT_DURATION, G(sample_timeout_ns), "0",
 	 "kill a sample after this (0: 20 x duration + 60s)"},
 	{"cpus", TB_OPT_LIST, G(cpus), "auto",

@@ -40,7 +40,9 @@ static void finish_workload(struct tb_scn_parse *p, struct tb_scn_workload *w)
 		w->threads = s->threads;
 	if (!sets(p, w->line, own, "latency-every"))
 		w->latency_every = s->latency_every;
-	if (!sets(p, w->line, own, "duration"))
+	w->duration_set =
+		sets(p, w->line, own, "duration") || (w->pt.key && !strcmp(w->pt.key, "duration"));
+	if (!w->duration_set)
 		w->duration_ns = s->duration_ns;
 	if (s->latency)
 		w->latency = true;
@@ -70,7 +72,9 @@ static void finish_tracer(struct tb_scn_parse *p, struct tb_scn_tracer *t)
 	if ((t->ops->resolve && t->ops->resolve(t->cfg, p->dir, err, sizeof(err))) ||
 	    (t->ops->validate && t->ops->validate(t->cfg, err, sizeof(err))))
 		tb_scn_perr(p, tb_scn_msg_line(p, t->line, err), "[tracer %s]: %s", t->name, err);
-	if (!sets(p, t->line, t->ops->opts, "settle"))
+	t->settle_set = sets(p, t->line, t->ops->opts, "settle") ||
+			(t->pt.key && !strcmp(t->pt.key, "settle"));
+	if (!t->settle_set)
 		t->settle_ns = s->settle_ns;
 	if (!sets(p, t->line, t->ops->opts, "explain"))
 		t->explain = s->explain;
@@ -83,6 +87,8 @@ static void finish(struct tb_scn_parse *p)
 	int line;
 	size_t i;
 
+	s->duration_set = tb_scn_key_line(p, p->global_line, "duration") != 0;
+	s->settle_set = tb_scn_key_line(p, p->global_line, "settle") != 0;
 	for (i = 0; i < s->nworkloads; i++)
 		finish_workload(p, &s->workloads[i]);
 	for (i = 1; i < s->ntracers; i++)

@@ -39,9 +39,10 @@ struct tb_scn_workload {
 	bool latency; /* also when [global] latency is true */
 	unsigned int latency_every;
 	uint64_t duration_ns;
-	bool rate_sweep; /* cells of this workload feed the rate model */
-	char *sweep;	 /* its 'sweep' key as written, NULL: none */
-	bool swept;	 /* expanded into sections of its values: it never runs itself */
+	bool duration_set; /* by its own key (else [global]'s, or the plan's choice) */
+	bool rate_sweep;   /* cells of this workload feed the rate model */
+	char *sweep;	   /* its 'sweep' key as written, NULL: none */
+	bool swept;	   /* expanded into sections of its values: it never runs itself */
 	struct tb_scn_point pt;
 	bool used;
 };
@@ -53,6 +54,7 @@ struct tb_scn_tracer {
 	int line;
 	/* The harness's keys (tb_scenario_keys(TB_SCN_TRACER)); unset: [global]'s */
 	uint64_t settle_ns;
+	bool settle_set; /* by its own key (else [global]'s, or the plan's choice) */
 	struct tb_strlist
 		only; /* its 'workloads' key: the matrix's workloads it runs on; empty: all */
 	bool explain; /* profile where its cost lands (explain/) */
@@ -75,6 +77,9 @@ struct tb_scenario {
 	uint64_t duration_ns;
 	uint64_t max_time_ns; /* 0: unlimited */
 	uint64_t settle_ns;
+	/* duration and settle given by [global] (or the command line): with a precision target
+	 * and a max-time the plan chooses those left unset (plan/length.c) */
+	bool duration_set, settle_set;
 	uint64_t sample_timeout_ns;
 	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
 	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */

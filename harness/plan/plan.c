@@ -235,6 +235,8 @@ int tb_plan_build(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p)
 	ret = tb_plan_expand(s, r, &p->cells, &p->ncells);
 	if (!ret)
 		ret = choose_cpus(p);
+	if (!ret)
+		ret = tb_plan_auto_length(p, r);
 	return ret;
 }
 
@@ -294,7 +296,7 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 	if (!t->ops->est_cost_ns || samples < 1)
 		return 0;
 	once = to_s(t->ops->est_cost_ns(t->cfg));
-	if (!p->s->reuse_tracers || !t->ops->rearm)
+	if (!p->s->reuse_tracers || !tb_tracer_rearms(t->ops, t->cfg))
 		return samples * once;
 	again = t->ops->est_rearm_ns ? to_s(t->ops->est_rearm_ns(t->cfg)) : once;
 	return once + (samples - 1) * again;
@@ -363,6 +365,8 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	fprintf(f, "scenario %s (%s): %zu cells, %u warmup + %u rounds%s, %.3g s per sample\n",
 		s->name, s->path, p->ncells, s->warmup, tb_scenario_first_rounds(s), adaptive,
 		to_s(s->duration_ns));
+	if (r->sample_length)
+		fprintf(f, "  sample length and settle %s\n", r->sample_length);
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 

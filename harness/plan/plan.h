@@ -123,6 +123,28 @@ double tb_plan_estimate_s(const struct tb_plan *p);
 /* Cells the explain phase samples: the explained traced cells and their workloads' baselines. */
 size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
 
+/*
+ * The sample length and settle a run chooses itself (length.c). With a precision target and a
+ * max-time, [global] duration and settle left unset (also on the command line; --quick sets
+ * its own) are chosen: settle 0 for the tracers that need none (TB_TR_NOSETTLE) and set none,
+ * and the shortest duration, in steps of TB_PLAN_AUTO_STEP_NS within [TB_PLAN_AUTO_MIN_NS,
+ * TB_PLAN_AUTO_MAX_NS], whose fixed costs per sample (the workload process, two settles, the
+ * tracer's declared setup and teardown, or its rearm when it is kept) stay within
+ * TB_PLAN_AUTO_SHARE of the sample's wall time, on the cells' mean. The minimum is where the
+ * paired rounds were measured independent (lag-1 autocorrelation -0.01 at 200 ms, 0.19 at
+ * 20 ms: METHODOLOGY.md section 9); the maximum is the default duration. A workload or tracer
+ * section's own key wins over the choice. The choice and why go to r->sample_length (printed
+ * by tb_plan_print, kept as settings.sample_length); nothing when the scenario fixed both.
+ * Called by tb_plan_build. Returns 0 or -ENOMEM.
+ */
+#define TB_PLAN_AUTO_SHARE   0.15
+#define TB_PLAN_AUTO_MIN_NS  200000000ull
+#define TB_PLAN_AUTO_MAX_NS  1000000000ull
+#define TB_PLAN_AUTO_STEP_NS 50000000ull
+int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r);
+/* The rule on its own: the duration for cells of these fixed costs per sample (s), n > 0. */
+uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share);
+
 /* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);
 

@@ -373,7 +373,7 @@ static int hold_tracers(struct tb_runner *rn)
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 
-		if (!t->ops->rearm || rn->r->cells[p->cells[i].cell].baseline)
+		if (!tb_tracer_rearms(t->ops, t->cfg) || rn->r->cells[p->cells[i].cell].baseline)
 			continue;
 		p->cells[i].held = calloc(1, sizeof(*p->cells[i].held));
 		if (!p->cells[i].held)

@@ -177,19 +177,24 @@ uint64_t tb_ftrace_est_cost_ns(const struct tb_ftrace_cfg *c);
 
 /*
  * Declared cost of one sample of a reused instance (est_rearm_ns, tracer.h): the rearm and the
- * park, whose buffer reset and pid-list clearing each wait for an RCU grace period
- * (TB_FTRACE_REARM_COST_NS), plus the stream consumer's drain as above. Measured on the
- * reference VM with `make bench-precision` (scenarios/precision.ini, settle 0): median
- * tracer_setup_s + tracer_teardown_s of the traced samples, 5.4 + 59.1 ms.
+ * park, whose pid-list clearing waits for an RCU grace period and whose buffer is drained
+ * rather than reset (TB_FTRACE_REARM_COST_NS), plus the stream consumer's drain as above.
+ * Measured on the reference VM with `tracebench run scenarios/precision.ini --max-time 20s`
+ * (settle 0; load about 3): median tracer_setup_s + tracer_teardown_s of the traced samples,
+ * 6.8 + 49.2 and 9.2 + 44.6 ms (5.4 + 59.1 ms with the reset, on a quiet machine).
  */
-#define TB_FTRACE_REARM_COST_NS 65000000ull
+#define TB_FTRACE_REARM_COST_NS 55000000ull
 uint64_t tb_ftrace_est_rearm_ns(const struct tb_ftrace_cfg *c);
 
 /* The private instance of one ftrace tracer and its consumer, embedded in the tracer's priv. */
 struct tb_ftrace {
 	struct tracefs_instance *inst;
 	struct tb_ftrace_consumer cons;
-	bool pids;	    /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
+	bool pids; /* the pid file holds a target (tb_ftrace_open, tb_ftrace_rearm) */
+	/* The counters as the window starts: a buffer drained at park (tb_ftrace_rearm) keeps its
+	 * cumulative read, overrun and dropped counts, so the window's are differences; zero for
+	 * a fresh instance and after a reset. */
+	struct tb_ftrace_bufstats base;
 	uint64_t auto_size; /* buffer-size = auto: what the workload's CPUs got; 0: not auto */
 };
 
@@ -213,18 +218,22 @@ int tb_ftrace_open(struct tb_ftrace *f, const struct tb_tracer *t, const struct 
  * events count as recorded, not lost. Dropped events (overwrite off) and events a streaming
  * reader did not keep up with are lost: they bias the overhead or the recording.
  * st->extra gets a new JSON object of the details (the caller owns it), with the tracer's own
- * figure count under count_key. Returns 0, -EINVAL before setup, or -errno.
+ * figure count under count_key; its read, overrun, dropped and commit_overrun are the window's
+ * (differences from f->base), its per_cpu array the kernel's counters as read (cumulative since
+ * the instance's creation or last reset: a kept instance is drained, not reset). Returns 0, -EINVAL before setup, or -errno.
  */
 int tb_ftrace_collect(struct tb_ftrace *f, struct tb_tracer_stats *st, const char *count_key,
 		      int64_t count);
 
 /*
  * The rearm every ftrace tracer shares (tracer.h), for an instance switched off. With
- * t->target == 0 it parks the instance: the buffer emptied (the kernel zeroes the entries,
- * read, overrun and dropped counters with it), and with pid-filter = workload pid_file emptied
+ * t->target == 0 it parks the instance: the buffer drained (every CPU's trace_pipe_raw read
+ * until empty, which needs no RCU grace period as a reset does; its counters stay and become
+ * f->base), a reset only if draining fails, and with pid-filter = workload pid_file emptied
  * and fork_option off, so that an idle instance leaves no sched probes registered (a pid list
  * and fork following hook sched_switch, wakeups, fork and exit for every task). With a target it
- * checks the buffer is empty with zero counters, turns fork_option on and writes the target's
+ * checks the buffer is empty with the counters park left (nothing written while parked),
+ * turns fork_option on and writes the target's
  * threads to pid_file. Everything else setup wrote (buffer size, events' filters) stays. Returns
  * 0 or -errno (said).
  */

@@ -343,6 +343,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.help = "ftrace trace events in a private tracefs instance (libtracefs)",
 	.opts = ev_opts,
 	.cfg_size = sizeof(struct cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = ev_supported,
 	.validate = ev_validate,
 	.setup = ev_setup,

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * ftrace-uprobe: a uprobe or uretprobe trace event on a function of a user-space ELF file
- * (uprobe_events, through libtracefs's dynamic events), enabled in a private instance made fresh
- * for every sample, like ftrace-events: pid filter, buffer, overwrite and consumer are the same.
+ * (uprobe_events, through libtracefs's dynamic events), enabled in a private instance, like
+ * ftrace-events: pid filter, buffer, overwrite and consumer are the same, and so is the rearm
+ * (reuse-tracers): the instance and the event stay defined across a cell's samples, only the
+ * buffer is reset and the pid filter moves. The event is enabled only from start to stop, so a
+ * parked tracer inserts no breakpoint anywhere.
  *
  * probe = uprobe fires at the function's entry and records its first two arguments; uretprobe
  * at its return and records the return value (fetch changes what is recorded). The default
@@ -237,7 +240,9 @@ static int create_event(struct tb_tracer *t, const struct cfg *c, struct priv *p
 							  : FETCH_ENTRY;
 	int ret;
 
-	tb_tracefs_dynevent_name(p->event, sizeof(p->event), getpid(), t->name);
+	/* t->instance: several cells of one section are kept set up at once (reuse-tracers) */
+	tb_tracefs_dynevent_name(p->event, sizeof(p->event), getpid(),
+				 t->instance ? t->instance : t->name);
 	ret = tb_armed_add(TB_ARMED_DYNEVENT, p->event);
 	if (ret) {
 		tb_err("[tracer %s] cannot record dynamic event %s for crash safety: %s", t->name,
@@ -370,6 +375,17 @@ static void up_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* tb_ftrace_rearm: the buffer reset and the pid list moved; the event and its file stay. */
+static int up_rearm(struct tb_tracer *t)
+{
+	const struct cfg *c = t->cfg;
+	struct priv *p = t->priv;
+
+	if (!p || !p->created || p->enabled)
+		return -EINVAL;
+	return tb_ftrace_rearm(&p->ft, t, &c->ft, TRACEFS_OPTION_EVENT_FORK, "set_event_pid");
+}
+
 /* One event per entry (uprobe:SYMBOL) or return (uretprobe:SYMBOL), for the workload's tree. */
 static int up_hooks(const void *vcfg, struct tb_hooks *h)
 {
@@ -401,6 +417,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 		"function, default the usercall workload's, in a private tracefs instance",
 	.opts = up_opts,
 	.cfg_size = sizeof(struct cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = up_supported,
 	.validate = up_validate,
 	.setup = up_setup,
@@ -408,6 +425,7 @@ const struct tb_tracer_ops tb_tracer_ftrace_uprobe = {
 	.stop = up_stop,
 	.collect = up_collect,
 	.teardown = up_teardown,
+	.rearm = up_rearm,
 	.hooks = up_hooks,
 	.label = up_label,
 	.est_write_bytes = up_est_write_bytes,

@@ -474,6 +474,7 @@ const struct tb_tracer_ops tb_tracer_perf_count = {
 	.help = "perf counters (libperf) for the workload or all CPUs; unsupported ones reported",
 	.opts = pc_opts,
 	.cfg_size = sizeof(struct pc_cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = pc_supported,
 	.validate = pc_validate,
 	.setup = pc_setup,

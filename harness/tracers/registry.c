@@ -42,6 +42,11 @@ const struct tb_tracer_ops *tb_tracer_find(const char *name)
 	return NULL;
 }
 
+bool tb_tracer_rearms(const struct tb_tracer_ops *ops, const void *cfg)
+{
+	return ops->rearm && (!ops->can_rearm || ops->can_rearm(cfg));
+}
+
 const char *tb_tracer_label(const char *type, const struct tb_tracer_record *rec, char *buf,
 			    size_t len)
 {
@@ -108,6 +113,8 @@ static const char *callbacks_defect(const struct tb_tracer_ops *ops)
 		return "no hooks (what it hooks and counts)";
 	if (ops->est_rearm_ns && !ops->rearm)
 		return "est_rearm_ns is the cost of a rearm, but there is no rearm";
+	if (ops->can_rearm && !ops->rearm)
+		return "can_rearm says which configurations rearm, but there is no rearm";
 	if ((ops->flags & TB_TR_BASELINE) && (ops->label || ops->lost_remedy))
 		return "label or lost_remedy on the baseline, which hooks nothing and loses nothing";
 	if ((ops->flags & TB_TR_NOEVENTS) && ops->lost_remedy)

@@ -101,6 +101,9 @@ struct tb_tracer_record {
 enum {
 	TB_TR_BASELINE = 1 << 0, /* the "none" tracer: cells with it are the baseline */
 	TB_TR_NOEVENTS = 1 << 1, /* events are not counted by design (cannot prove tracing) */
+	/* live when start returns and silent when stop returns (an enable write, an attach, an
+	 * ioctl): it needs no settle, and the plan's automatic choice gives it none */
+	TB_TR_NOSETTLE = 1 << 2,
 };
 
 struct tb_tracer_ops {
@@ -150,6 +153,12 @@ struct tb_tracer_ops {
 	 * or -errno (said); on error the harness tears the tracer down.
 	 */
 	int (*rearm)(struct tb_tracer *t);
+	/*
+	 * Optional, with rearm: can this (validated) configuration rearm? (The bpf tracer's user
+	 * objects and folded .rodata pid filters cannot.) NULL: every configuration of a type
+	 * with a rearm can. The runner keeps only tracers that can; the estimate charges them so.
+	 */
+	bool (*can_rearm)(const void *cfg);
 	/*
 	 * Optional, for `run --dry-run`'s estimate: the declared time one sample's setup, start,
 	 * stop, collect and teardown take with this cfg, beyond the settle delays, in ns. Each
@@ -225,6 +234,9 @@ const char *tb_tracer_label(const char *type, const struct tb_tracer_record *rec
  */
 bool tb_tracer_lost_remedy(const char *type, const struct tb_tracer_record *rec, int64_t per_sample,
 			   char *buf, size_t len);
+/* Does a tracer of ops with the (validated) configuration cfg rearm: ops->rearm, and its
+ * can_rearm says yes when it has one. */
+bool tb_tracer_rearms(const struct tb_tracer_ops *ops, const void *cfg);
 /* The string at key of a record's object o (its config or extra; NULL: none), or NULL. */
 const char *tb_tracer_rec_str(const struct json_t *o, const char *key);
 /* The number at key of a record's object o (NULL: none), or NAN. */
@@ -239,7 +251,7 @@ const char *tb_tracer_size_text(char *buf, size_t len, double bytes);
  * Refuse malformed ops tables, as fio checks its option tables at start-up: each table of the
  * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
  * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check); of the
- * optional callbacks, est_rearm_ns only with rearm, label and lost_remedy not on the baseline,
+ * optional callbacks, est_rearm_ns and can_rearm only with rearm, label and lost_remedy not on the baseline,
  * lost_remedy not on a tracer that counts no events. Each defect is logged, naming the table.
  * Returns 0 or -EINVAL.
  */

@@ -733,6 +733,118 @@ static void test_teardown_waits(void)
 	state_check();
 }
 
+/* One window of a set-up (rearm false) or rearmed tracer on a new child doing n getpid calls. */
+static int rearm_window(struct tr *r, bool rearm, long n, struct tb_tracer_stats *st, pid_t *pid)
+{
+	struct child c = {0};
+	int err;
+
+	stats_init(st);
+	err = child_spawn(&c, CHILD_GETPID, n, -1);
+	if (err)
+		return err;
+	*pid = c.pid;
+	r->t.target = c.pid;
+	err = rearm ? bpf_ops->rearm(&r->t) : bpf_ops->setup(&r->t);
+	if (!err)
+		err = bpf_ops->start(&r->t);
+	if (err) {
+		child_kill(&c);
+		return err;
+	}
+	CU_ASSERT_EQUAL(child_run(&c), 0);
+	err = bpf_ops->stop(&r->t);
+	return err ? err : bpf_ops->collect(&r->t, st);
+}
+
+/*
+ * reuse-tracers: one loaded object, two samples. Parked between them it has no link, no stats
+ * fd (bpf_enable_stats times every program of the host) and a filter that matches no process;
+ * rearmed for another child, the same programs (ids) count that child's getpid calls exactly
+ * and nothing of the first child's. After teardown nothing is left.
+ */
+static void check_rearm(const char *program, const char *extra_kv)
+{
+	const char *kv[] = {program, extra_kv, NULL};
+	struct tb_tracer_stats st;
+	json_int_t id1, id2;
+	pid_t a, b;
+	int fds;
+	struct tr r;
+
+	CU_ASSERT_EQUAL_FATAL(tr_init(&r, kv), 0);
+	CU_ASSERT_FATAL(bpf_ops->can_rearm(r.t.cfg));
+	CU_ASSERT_EQUAL_FATAL(rearm_window(&r, false, 30000, &st, &a), 0);
+	CU_ASSERT(st.events >= 30000);
+	id1 = extra_int(json_array_get(json_object_get(st.extra, "programs"), 0), "id");
+	json_decref(st.extra);
+	fds = bpf_fds();
+	r.t.target = 0; /* park */
+	CU_ASSERT_EQUAL_FATAL(bpf_ops->rearm(&r.t), 0);
+	CU_ASSERT_EQUAL(armed_count("bpf_link"), 0);
+	CU_ASSERT_EQUAL(armed_count("bpf_prog"), 1);
+	CU_ASSERT_EQUAL(bpf_fds(), fds - 1); /* the stats fd closed */
+	CU_ASSERT_EQUAL(rearm_window(&r, true, 500, &st, &b), 0);
+	printf("\n    %s: rearmed for %d after %d: events %lld, workload %lld, lost %lld ",
+	       program + 8, (int)b, (int)a, (long long)st.events, (long long)st.workload_events,
+	       (long long)st.lost);
+	id2 = extra_int(json_array_get(json_object_get(st.extra, "programs"), 0), "id");
+	CU_ASSERT(id1 > 0 && id1 == id2); /* the same loaded program */
+	CU_ASSERT(st.events >= 500 && st.events <= 500 + 16);
+	CU_ASSERT_EQUAL(st.lost, 0);
+	if (strstr(program, "syscall-count")) {
+		CU_ASSERT_EQUAL(syscall_of(st.extra, b, SYS_getpid), 500);
+		CU_ASSERT_EQUAL(syscall_of(st.extra, a, SYS_getpid), -1);
+		CU_ASSERT_EQUAL(st.workload_events, st.events);
+	}
+	CU_ASSERT(st.bpf_run_cnt >= 500);
+	json_decref(st.extra);
+	tr_free(&r);
+	CU_ASSERT_EQUAL(armed_count("bpf_prog"), 0);
+	state_check();
+}
+
+static void test_rearm_syscall_count(void)
+{
+	NEED_BPF();
+	check_rearm("program=syscall-count", NULL);
+}
+
+static void test_rearm_ringbuf(void)
+{
+	NEED_BPF();
+	check_rearm("program=ringbuf-events", "ringbuf-size=4M");
+}
+
+static void test_rearm_probe(void)
+{
+	NEED_BPF();
+	check_rearm("program=probe", "body=count");
+}
+
+/* What cannot be re-pointed says so: a folded pid filter, a user's object. */
+static void test_rearm_refused(void)
+{
+	const char *rodata[] = {"program=syscall-count", "pid-filter=workload-rodata", NULL};
+	const char *obj[] = {"program=object", "object=" TB_TEST_BUILD_DIR
+			     "/tests/data/bpf-test-count.bpf.o", NULL};
+	struct tr r;
+
+	NEED_BPF();
+	CU_ASSERT_EQUAL_FATAL(tr_init(&r, rodata), 0);
+	CU_ASSERT(!bpf_ops->can_rearm(r.t.cfg));
+	CU_ASSERT(!tb_tracer_rearms(bpf_ops, r.t.cfg));
+	r.t.target = getpid();
+	CU_ASSERT_EQUAL_FATAL(bpf_ops->setup(&r.t), 0);
+	CU_ASSERT_EQUAL(bpf_ops->rearm(&r.t), -EINVAL);
+	tr_free(&r);
+	if (!tr_init(&r, obj))
+		CU_ASSERT(!bpf_ops->can_rearm(r.t.cfg));
+	tb_opts_free(bpf_ops->opts, r.t.cfg);
+	free(r.t.cfg);
+	state_check();
+}
+
 static int suite_init(void)
 {
 	const char *tmp = tb_test_tmpdir();
@@ -767,6 +879,10 @@ static CU_TestInfo bpf_tests[] = {
 	{"unknown program", test_unknown_program},
 	{"teardown idempotent", test_lifecycle},
 	{"teardown waits until the kernel freed its programs", test_teardown_waits},
+	{"rearm: syscall-count re-pointed, the old target's counts gone", test_rearm_syscall_count},
+	{"rearm: ringbuf-events drained and re-pointed", test_rearm_ringbuf},
+	{"rearm: probe re-pointed", test_rearm_probe},
+	{"rearm refused where the filter is folded or the object a user's", test_rearm_refused},
 	CU_TEST_INFO_NULL,
 };
 

@@ -343,7 +343,8 @@ static void rearm_window(struct tb_tracer *t, uint64_t n, bool rearm, struct tb_
 
 /*
  * reuse-tracers: a rearmed instance is what a fresh one would be. The first window overflows a
- * 4K buffer (dropped events); parked, the instance holds no pid list and no fork following;
+ * 4K buffer (dropped events); parked, the instance holds no pid list and no fork following, and
+ * its buffer was read out (drained, not reset: its counters stay, as the next window's base);
  * after the rearm the second window, of another process, counts its own getpid calls only and
  * loses nothing, in the same instance, re-pointed to the new pid.
  */
@@ -383,6 +384,15 @@ static void test_rearm(void)
 	CU_ASSERT(!pids || !*pids);
 	free(pids);
 	CU_ASSERT(!tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
+	{
+		/* Drained, not reset: empty, its counters kept as the next window's base. */
+		struct tb_ftrace_bufstats bs;
+
+		CU_ASSERT_EQUAL(tb_ftrace_bufstats_read(inst, &bs, NULL), 0);
+		CU_ASSERT_EQUAL(bs.entries, 0);
+		CU_ASSERT(bs.dropped > 0 && bs.read > 0);
+		CU_ASSERT_EQUAL(bs.dropped, ((struct tb_ftrace *)t.priv)->base.dropped);
+	}
 	rearm_window(&t, 50, true, &st);
 	CU_ASSERT(tracefs_option_is_enabled(inst, TRACEFS_OPTION_EVENT_FORK));
 	printf("\n    after the rearm: events %lld, lost %lld ", (long long)st.events,

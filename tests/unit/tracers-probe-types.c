@@ -379,6 +379,86 @@ static void test_ftrace_uprobe(void)
 	}
 }
 
+/* One window of t (set up, or rearmed when rearm) around n usercall calls of a new child. */
+static void rearm_window(struct tb_tracer *t, bool rearm, uint64_t n, struct run *r)
+{
+	struct child c;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	r->st = (struct tb_tracer_stats){-1, -1, -1, -1, -1, -1, NULL};
+	CU_ASSERT_EQUAL_FATAL(spawn(false, false, n, &c), 0);
+	t->target = c.pid;
+	ret = rearm ? t->ops->rearm(t) : t->ops->setup(t);
+	CU_ASSERT_EQUAL(ret, 0);
+	if (!ret) {
+		ret = t->ops->start(t);
+		CU_ASSERT_EQUAL(ret, 0);
+	}
+	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
+	r->status = finish(&c);
+	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
+	if (!ret) {
+		CU_ASSERT_EQUAL(t->ops->stop(t), 0);
+		CU_ASSERT_EQUAL(t->ops->collect(t, &r->st), 0);
+	}
+}
+
+/*
+ * reuse-tracers for the user-space probes: set up for one child, parked, rearmed for another
+ * that makes a different number of calls; the second window counts exactly the second child's
+ * calls (the BPF probe also reads exactly its arguments), and nothing is left afterwards.
+ */
+static void test_rearm_user(void)
+{
+	static const struct {
+		const char *type;
+		const char *kv[4];
+	} cases[] = {
+		{"ftrace-uprobe", {"probe=uprobe", "buffer-size=8M", "overwrite=false", NULL}},
+		{"bpf", {"program=probe", "attach=uprobe", "body=count", NULL}},
+	};
+	uint32_t ids[256];
+	size_t i, before;
+	struct run r;
+
+	TB_NEED_TRACING();
+	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+	for (i = 0; i < TB_ARRAY_SIZE(cases); i++) {
+		const struct tb_tracer_ops *ops = tb_tracer_find(cases[i].type);
+		struct tb_tracer t = {.ops = ops, .name = "rearm-test", .consumer_cpu = -1};
+		char why[512] = "";
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+		t.cfg = make_cfg(ops->opts, ops->cfg_size, cases[i].kv);
+		CU_ASSERT_FATAL(tb_tracer_rearms(ops, t.cfg));
+		if (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why))) {
+			printf("\n    %s: unsupported here: %s", cases[i].type, why);
+			goto next;
+		}
+		t.dir = tb_test_tmpdir_open();
+		t.outdir = t.dir ? t.dir->path : NULL;
+		rearm_window(&t, false, OPS, &r);
+		CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+		json_decref(r.st.extra);
+		t.target = 0; /* park */
+		CU_ASSERT_EQUAL(ops->rearm(&t), 0);
+		rearm_window(&t, true, OPS / 4, &r);
+		printf("\n    %s %s rearmed: %lld events for %llu calls", cases[i].type,
+		       cases[i].kv[0], (long long)r.st.events, OPS / 4);
+		CU_ASSERT_EQUAL(r.st.events, (int64_t)(OPS / 4));
+		CU_ASSERT_EQUAL(r.st.lost, 0);
+		if (!strcmp(cases[i].type, "bpf"))
+			CU_ASSERT_EQUAL(extra_int(&r, "arg_sum"), sum_args(OPS / 4));
+		json_decref(r.st.extra);
+		ops->teardown(&t);
+	next:
+		tb_opts_free(ops->opts, t.cfg);
+		free(t.cfg);
+		assert_clean(cases[i].type, before);
+	}
+}
+
 /* No lttng-sessiond of ours may outlive a sample. */
 static bool sessiond_running(void)
 {
@@ -576,6 +656,7 @@ static CU_TestInfo probe_tests[] = {
 	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
 	{"usercall probe sites start so and count every call", test_sites},
 	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
+	{"rearm: ftrace and bpf uprobes re-pointed count the new process only", test_rearm_user},
 	{"lttng-ust records every call", test_lttng},
 	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
 	{"bad probe configurations", test_bad_probe_configs},

@@ -406,6 +406,19 @@ int tb_bpftr_probe_validate(const struct bpf_cfg *cfg, char *err, size_t len)
  * program = probe: the attach type, its target and (user types) the file and pid, and only the
  * program of (attach, body) to load. Returns 0 or -errno, said.
  */
+void tb_bpftr_probe_point(const struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+{
+	p->pid = cfg->pid_filter != PIDF_NONE && t->target > 0 ? t->target : -1;
+	if (user_type(p->attach)) {
+		if (cfg->binary && *cfg->binary)
+			snprintf(p->binary, sizeof(p->binary), "%s", cfg->binary);
+		else if (t->target > 0)
+			snprintf(p->binary, sizeof(p->binary), "/proc/%d/exe", (int)t->target);
+		else
+			snprintf(p->binary, sizeof(p->binary), "/proc/self/exe");
+	}
+}
+
 int tb_bpftr_probe_prepare(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
 	struct bpf_program *prog;
@@ -419,15 +432,7 @@ int tb_bpftr_probe_prepare(struct tb_tracer *t, struct bpf_priv *p, const struct
 		       t->name);
 		return -ENOENT;
 	}
-	p->pid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? t->target : -1;
-	if (user_type(p->attach)) {
-		if (cfg->binary && *cfg->binary)
-			snprintf(p->binary, sizeof(p->binary), "%s", cfg->binary);
-		else if (t->target > 0)
-			snprintf(p->binary, sizeof(p->binary), "/proc/%d/exe", (int)t->target);
-		else
-			snprintf(p->binary, sizeof(p->binary), "/proc/self/exe");
-	}
+	tb_bpftr_probe_point(t, p, cfg);
 	r = probe_select(p->obj, p->attach, cfg->body, p->target, &prog);
 	if (r)
 		tb_err("%s: %s program for target '%s': %s", t->name,
@@ -498,7 +503,7 @@ int tb_bpftr_probe_hooks(const struct bpf_cfg *cfg, struct tb_hooks *h)
 	}
 	/* On sched_switch the tgid check counts the switches away from the workload (the current
 	 * task is prev), and the program runs on every switch of the host. */
-	if (!strcmp(name, "sched:sched_switch") && cfg->pid_filter == PIDF_WORKLOAD) {
+	if (!strcmp(name, "sched:sched_switch") && cfg->pid_filter != PIDF_NONE) {
 		int ret = tb_hooks_add(h, name, -1, false);
 
 		return ret ? ret : tb_hooks_add(h, "task:switches", -1, true);

@@ -32,7 +32,8 @@ enum {
 	PROG_PROBE,
 	PROG_OBJECT,
 };
-enum { PIDF_WORKLOAD, PIDF_NONE };
+/* workload: the writable targ_live, rearmable; workload-rodata: the folded targ_tgid (tb-bpf.h) */
+enum { PIDF_WORKLOAD, PIDF_NONE, PIDF_RODATA };
 /* auto, tp_btf and raw_tp for every bundled program; the rest with program = probe only. */
 enum {
 	ATTACH_AUTO,
@@ -81,8 +82,9 @@ struct bpf_priv;
 
 /* A bundled program: its skeleton behind three functions, and how its maps become figures. */
 struct bundled {
-	int (*open)(struct bpf_priv *p, __u32 tgid);
-	int (*load)(void *skel);
+	/* tgid: the folded filter (0: every process); rearm: filter on targ_live instead */
+	int (*open)(struct bpf_priv *p, __u32 tgid, bool rearm);
+	int (*load)(struct bpf_priv *p); /* and p->live pointed at the loaded targ_live */
 	void (*destroy)(void *skel);
 	int (*collect)(struct bpf_priv *p, const struct bpf_cfg *cfg, struct tb_tracer_stats *st,
 		       json_t *extra);
@@ -108,9 +110,10 @@ struct bpf_priv {
 	int attach;
 	char target[256];
 	char binary[4096];
-	pid_t pid;     /* user types: the process probed, -1 every process */
-	bool windowed; /* a start..stop window happened: collect has figures */
-	__u32 tgid;    /* the workload process, whose events are attributed; 0: none */
+	pid_t pid;	      /* user types: the process probed, -1 every process */
+	bool windowed;	      /* a start..stop window happened: collect has figures */
+	__u32 tgid;	      /* the workload process, whose events are attributed; 0: none */
+	volatile __u32 *live; /* a bundled program's targ_live in its mmapped .bss (tb-bpf.h) */
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
 	pthread_t thr;
@@ -148,6 +151,8 @@ int tb_bpftr_probe_validate(const struct bpf_cfg *cfg, char *err, size_t len);
 /* program = probe, at setup: the attach type, target, file and pid into p, and only the
  * program of (attach, body) set to load. Returns 0 or -errno, said. */
 int tb_bpftr_probe_prepare(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg);
+/* program = probe: the process its attachments name (pid, the default binary) from t->target. */
+void tb_bpftr_probe_point(const struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg);
 /* Attach p's probe program prog as p says (type, target, pid, binary); NULL with errno set. */
 struct bpf_link *tb_bpftr_probe_attach(struct bpf_priv *p, struct bpf_program *prog);
 /* program = probe: the one event it runs on, by the proof's names (hooks()). */
@@ -163,6 +168,9 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 int tb_bpftr_bundled_validate(const struct bpf_cfg *cfg, char *err, size_t len);
 /* Zero every map of a bundled program (but the ring buffer) so a window starts from nothing. */
 int tb_bpftr_bundled_clear(struct bpf_priv *p);
+/* Every map of a bundled program (but the ring buffer) empty or zero, as a fresh load's: 0,
+ * -ENOTEMPTY naming the map, or -errno. */
+int tb_bpftr_bundled_check_clear(struct tb_tracer *t, struct bpf_priv *p);
 /* A bundled program's figures of the window: attach, drops as lost, its maps into st/extra. */
 int tb_bpftr_bundled_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 			     struct tb_tracer_stats *st, json_t *extra);

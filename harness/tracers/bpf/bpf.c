@@ -36,7 +36,7 @@
 const char *const tb_bpftr_programs[] = {
 	"syscall-count", "read-latency", "runq-latency", "ringbuf-events", "probe", "object", NULL,
 };
-static const char *const pidf_choices[] = {"workload", "none", NULL};
+static const char *const pidf_choices[] = {"workload", "none", "workload-rodata", NULL};
 const char *const tb_bpftr_wakeups[] = {"adaptive", "none", "each", NULL};
 
 static const struct tb_option bpf_opts[] = {
@@ -48,7 +48,11 @@ static const struct tb_option bpf_opts[] = {
 	{"programs", TB_OPT_LIST, offsetof(struct bpf_cfg, programs), NULL,
 	 "programs of the object to load and attach by section type (default: all)"},
 	{"pid-filter", TB_OPT_CHOICE, offsetof(struct bpf_cfg, pid_filter), "workload",
-	 "trace only the workload process (rodata knob) or every process", .choices = pidf_choices},
+	 "trace only the workload process or every process; bundled programs: workload filters on a "
+	 "writable global, re-pointed for each sample of a kept tracer (reuse-tracers), "
+	 "workload-rodata on a .rodata constant the verifier folds (loaded for every sample); a "
+	 "user's object: its rodata-pid knob either way",
+	 .choices = pidf_choices},
 	{"ringbuf-size", TB_OPT_SIZE, offsetof(struct bpf_cfg, ringbuf_size), "1M",
 	 "ring buffer of ringbuf-events (power of two, >= 4096)", 4096, 1073741824.0},
 	{"stats", TB_OPT_BOOL, offsetof(struct bpf_cfg, stats), "true",
@@ -395,6 +399,28 @@ static int open_ringbufs(struct tb_tracer *t, struct bpf_priv *p)
 	return 0;
 }
 
+/* bpf_enable_stats while the tracer may run (stats = true): on for the whole host while open. */
+static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+{
+	if (!cfg->stats || p->stats_fd >= 0)
+		return;
+	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	if (p->stats_fd < 0)
+		tb_warn("%s: bpf_enable_stats: %s: no run_cnt/run_time_ns", t->name,
+			strerror(errno));
+}
+
+/* pid-filter = workload, bundled: targ_live to t->target (0: no process; tb-bpf.h). */
+static int point_filter(struct tb_tracer *t, struct bpf_priv *p)
+{
+	if (!p->live) {
+		tb_err("%s: the loaded program has no writable pid filter (targ_live)", t->name);
+		return -ENOENT;
+	}
+	*p->live = t->target > 0 ? (__u32)t->target : 0;
+	return 0;
+}
+
 static int bpf_setup(struct tb_tracer *t)
 {
 	const struct bpf_cfg *cfg = t->cfg;
@@ -416,9 +442,12 @@ static int bpf_setup(struct tb_tracer *t)
 	p->cpu = t->consumer_cpu;
 	p->poll_ms = (int)(cfg->poll_ns / 1000000);
 	t->priv = p;
-	tgid = cfg->pid_filter == PIDF_WORKLOAD && t->target > 0 ? (__u32)t->target : 0;
+	/* The folded knob: a user's object's, or a bundled program's with workload-rodata. */
+	tgid = cfg->pid_filter != PIDF_NONE && t->target > 0 ? (__u32)t->target : 0;
+	if (cfg->program != PROG_OBJECT && cfg->pid_filter == PIDF_WORKLOAD)
+		tgid = 0;
 	p->tgid = t->target > 0 ? (__u32)t->target : 0;
-	if (cfg->pid_filter == PIDF_WORKLOAD && t->target <= 0)
+	if (cfg->pid_filter != PIDF_NONE && t->target <= 0)
 		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
 			t->name);
 
@@ -427,7 +456,7 @@ static int bpf_setup(struct tb_tracer *t)
 	if (r)
 		goto fail;
 	what = p->b ? tb_bpftr_programs[cfg->program] : cfg->object;
-	r = p->b ? p->b->load(p->skel) : bpf_object__load(p->obj);
+	r = p->b ? p->b->load(p) : bpf_object__load(p->obj);
 	if (r) {
 		r = r < 0 ? r : -EINVAL;
 		tb_err("%s: loading %s failed (verifier log above): %s", t->name, what,
@@ -437,14 +466,11 @@ static int bpf_setup(struct tb_tracer *t)
 	r = record_programs(t, p, what);
 	if (!r)
 		r = open_ringbufs(t, p);
+	if (!r && p->b && cfg->pid_filter == PIDF_WORKLOAD)
+		r = point_filter(t, p);
 	if (r)
 		goto fail;
-	if (cfg->stats) {
-		p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
-		if (p->stats_fd < 0)
-			tb_warn("%s: bpf_enable_stats: %s: no run_cnt/run_time_ns", t->name,
-				strerror(errno));
-	}
+	stats_on(t, p, cfg);
 	tb_debug("%s: loaded %zu program(s), %s", t->name, p->nps,
 		 p->use_btf ? "tp_btf" : "raw_tp/tracepoint");
 	return 0;
@@ -607,6 +633,78 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
+/* Which configurations rearm: a bundled program whose filter is not folded into it. */
+static bool bpf_can_rearm(const void *vcfg)
+{
+	const struct bpf_cfg *cfg = vcfg;
+
+	return cfg->program != PROG_OBJECT && cfg->pid_filter != PIDF_RODATA;
+}
+
+/* Parked (t->target 0): the ring buffer drained, the maps zeroed, the filter at no process and
+ * the stats fd closed, since bpf_enable_stats times every BPF program of the host, other
+ * cells' too. */
+static int park(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg, int left)
+{
+	int r = left < 0 ? left : 0;
+
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
+	p->stats_fd = -1;
+	p->tgid = 0;
+	if (!r)
+		r = tb_bpftr_bundled_clear(p);
+	if (!r && cfg->pid_filter == PIDF_WORKLOAD)
+		r = point_filter(t, p);
+	return r;
+}
+
+/*
+ * reuse-tracers (tracer.h): a bundled program's object stays loaded across its cell's samples.
+ * Its programs are detached at stop and its reader joined, so parked it runs on nothing. The
+ * rearm checks that (the maps still zero, no ring-buffer record arrived), re-points the filter
+ * (targ_live, the probe's pid and binary) and reopens the stats fd: what a fresh setup for the
+ * new target gives, without the load and verification and the teardown's wait for the kernel
+ * to free the programs (bpf_est_cost_ns).
+ */
+static int bpf_rearm(struct tb_tracer *t)
+{
+	const struct bpf_cfg *cfg = t->cfg;
+	struct bpf_priv *p = t->priv;
+	int r, left;
+
+	if (!p || !bpf_can_rearm(cfg)) {
+		tb_err("%s: rearm: only a bundled program whose pid filter is not folded (pid-filter "
+		       "= workload or none) can be re-pointed",
+		       t->name);
+		return -EINVAL;
+	}
+	if (p->nlinks || p->thr_live) {
+		tb_err("%s: rearm: the programs are still attached", t->name);
+		return -EBUSY;
+	}
+	left = p->rb ? ring_buffer__consume(p->rb) : 0;
+	p->windowed = false;
+	if (t->target <= 0)
+		return park(t, p, cfg, left);
+	if (left) {
+		tb_err("%s: rearm: %s while parked", t->name,
+		       left < 0 ? strerror(-left) : "ring-buffer records arrived");
+		return left < 0 ? left : -ENOTEMPTY;
+	}
+	r = tb_bpftr_bundled_check_clear(t, p);
+	if (r)
+		return r;
+	p->tgid = (__u32)t->target;
+	if (cfg->program == PROG_PROBE)
+		tb_bpftr_probe_point(t, p, cfg);
+	if (cfg->pid_filter == PIDF_WORKLOAD)
+		r = point_filter(t, p);
+	if (!r)
+		stats_on(t, p, cfg);
+	return r;
+}
+
 /*
  * Declared: loading and verifying (~20 ms) and the teardown's wait for the kernel to free the
  * programs (80-300 ms here). Measured on the reference VM from `tracebench run
@@ -618,6 +716,19 @@ static uint64_t bpf_est_cost_ns(const void *cfg)
 	return 300000000ull;
 }
 
+/*
+ * Declared, for a kept tracer (rearm): the maps checked and zeroed, the stats fd reopened,
+ * attaching and detaching, the reader started and joined. Measured on the reference VM from
+ * `tracebench run scenarios/bpf-pid-knob.ini` (load 1.7-2.1): tracer_setup_s +
+ * tracer_teardown_s of the kept cells' samples between the first and the last, medians 11.8 and
+ * 15.5 ms (the baseline's 1.9 ms of the same included).
+ */
+static uint64_t bpf_est_rearm_ns(const void *cfg)
+{
+	(void)cfg;
+	return 12000000ull;
+}
+
 /* What the program runs on and counts: a probe's type (attach.c), a bundled program's
  * tracepoints (bundled.c), a user's object's sections (object.c). */
 static int bpf_hooks(const void *vcfg, struct tb_hooks *h)
@@ -626,7 +737,7 @@ static int bpf_hooks(const void *vcfg, struct tb_hooks *h)
 
 	tb_bpftr_log_init();
 	h->kind = TB_HOOK_EVENTS;
-	h->scope = cfg->pid_filter == PIDF_WORKLOAD ? TB_SCOPE_PROCESS : TB_SCOPE_SYSTEM;
+	h->scope = cfg->pid_filter != PIDF_NONE ? TB_SCOPE_PROCESS : TB_SCOPE_SYSTEM;
 	if (cfg->program == PROG_PROBE)
 		return tb_bpftr_probe_hooks(cfg, h);
 	if (cfg->program == PROG_OBJECT)
@@ -689,6 +800,7 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 		"run_cnt/run_time_ns",
 	.opts = bpf_opts,
 	.cfg_size = sizeof(struct bpf_cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = tb_bpftr_supported,
 	.validate = bpf_validate,
 	.supported_cfg = tb_bpftr_supported_cfg,
@@ -698,7 +810,10 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 	.stop = bpf_stop,
 	.collect = bpf_collect,
 	.teardown = bpf_teardown,
+	.rearm = bpf_rearm,
+	.can_rearm = bpf_can_rearm,
 	.est_cost_ns = bpf_est_cost_ns,
+	.est_rearm_ns = bpf_est_rearm_ns,
 	.hooks = bpf_hooks,
 	.label = bpf_label,
 	.lost_remedy = bpf_lost_remedy,

@@ -31,25 +31,31 @@
 
 /* ---- skeletons and their figures -------------------------------------------------------- */
 
-#define TB_SKEL_OPS(x)                                      \
-	static int x##_open(struct bpf_priv *p, __u32 tgid) \
-	{                                                   \
-		struct x##_bpf *s = x##_bpf__open();        \
-                                                            \
-		if (!s)                                     \
-			return errno ? -errno : -ENOMEM;    \
-		s->rodata->targ_tgid = tgid;                \
-		p->skel = s;                                \
-		p->obj = s->obj;                            \
-		return 0;                                   \
-	}                                                   \
-	static int x##_load(void *s)                        \
-	{                                                   \
-		return x##_bpf__load(s);                    \
-	}                                                   \
-	static void x##_destroy(void *s)                    \
-	{                                                   \
-		x##_bpf__destroy(s);                        \
+#define TB_SKEL_OPS(x)                                                  \
+	static int x##_open(struct bpf_priv *p, __u32 tgid, bool rearm) \
+	{                                                               \
+		struct x##_bpf *s = x##_bpf__open();                    \
+                                                                        \
+		if (!s)                                                 \
+			return errno ? -errno : -ENOMEM;                \
+		s->rodata->targ_tgid = tgid;                            \
+		s->rodata->targ_rearm = rearm;                          \
+		p->skel = s;                                            \
+		p->obj = s->obj;                                        \
+		return 0;                                               \
+	}                                                               \
+	static int x##_load(struct bpf_priv *p)                         \
+	{                                                               \
+		struct x##_bpf *s = p->skel;                            \
+		int r = x##_bpf__load(s);                               \
+                                                                        \
+		/* .bss is mmapped from the loaded map from here on */  \
+		p->live = r || !s->bss ? NULL : &s->bss->targ_live;     \
+		return r;                                               \
+	}                                                               \
+	static void x##_destroy(void *s)                                \
+	{                                                               \
+		x##_bpf__destroy(s);                                    \
 	}
 
 TB_SKEL_OPS(syscall_count)
@@ -361,7 +367,7 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 	int r;
 
 	p->b = &bundled[cfg->program];
-	r = p->b->open(p, tgid);
+	r = p->b->open(p, tgid, cfg->pid_filter == PIDF_WORKLOAD);
 	if (r) {
 		tb_err("%s: opening program %s: %s", t->name, tb_bpftr_programs[cfg->program],
 		       strerror(-r));
@@ -383,6 +389,61 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
 			bpf_map__set_max_entries(m, (__u32)cfg->ringbuf_size);
 	return 0;
+}
+
+/* The first nonzero byte's map, if any: a hash map with a key, an array with a nonzero value. */
+static int map_is_clear(int fd, enum bpf_map_type type, __u32 ksz, size_t vsz, __u32 max)
+{
+	unsigned char *key = malloc(ksz ? ksz : 1), *val = calloc(1, vsz);
+	int r = 0;
+	__u32 i;
+	size_t b;
+
+	if (!key || !val) {
+		r = -ENOMEM;
+		goto out;
+	}
+	if (type != BPF_MAP_TYPE_ARRAY && type != BPF_MAP_TYPE_PERCPU_ARRAY) {
+		r = bpf_map_get_next_key(fd, NULL, key) ? 0 : -ENOTEMPTY;
+		goto out;
+	}
+	for (i = 0; !r && i < max; i++) {
+		if (bpf_map_lookup_elem(fd, &i, val)) {
+			r = -errno;
+			break;
+		}
+		for (b = 0; b < vsz; b++)
+			if (val[b])
+				r = -ENOTEMPTY;
+	}
+out:
+	free(key);
+	free(val);
+	return r;
+}
+
+int tb_bpftr_bundled_check_clear(struct tb_tracer *t, struct bpf_priv *p)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct bpf_map *m;
+	int r = 0;
+
+	for (m = bpf_object__next_map(p->obj, NULL); !r && m; m = bpf_object__next_map(p->obj, m)) {
+		enum bpf_map_type type = bpf_map__type(m);
+		size_t vsz = bpf_map__value_size(m);
+
+		if (bpf_map__is_internal(m) || type == BPF_MAP_TYPE_RINGBUF)
+			continue;
+		if (type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH)
+			vsz = ((vsz + 7) / 8 * 8) * ncpu;
+		r = map_is_clear(bpf_map__fd(m), type, bpf_map__key_size(m), vsz,
+				 bpf_map__max_entries(m));
+		if (r)
+			tb_err("%s: rearm: map %s %s", t->name, bpf_map__name(m),
+			       r == -ENOTEMPTY ? "is not empty: something ran while parked"
+					       : strerror(-r));
+	}
+	return r;
 }
 
 int tb_bpftr_bundled_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,

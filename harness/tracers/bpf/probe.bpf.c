@@ -20,8 +20,6 @@
 #include "probe.h"
 #include "tb-bpf.h"
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -41,7 +39,7 @@ TB_DROPS_MAP;
 static __always_inline bool ours(__u32 *tgid)
 {
 	*tgid = bpf_get_current_pid_tgid() >> 32;
-	return !targ_tgid || *tgid == targ_tgid;
+	return tb_pid_ok(*tgid);
 }
 
 static __always_inline int empty(void)

@@ -11,8 +11,6 @@
 #include "read-latency.h"
 #include "tb-bpf.h"
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TB_MAX_ENTRIES);
@@ -36,7 +34,7 @@ int tb_rl_enter(struct trace_event_raw_sys_enter *ctx)
 	__u32 tid = (__u32)pid_tgid;
 	__u64 ts;
 
-	if (targ_tgid && (pid_tgid >> 32) != targ_tgid)
+	if (!tb_pid_ok(pid_tgid >> 32))
 		return 0;
 	ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&start, &tid, &ts, BPF_ANY))

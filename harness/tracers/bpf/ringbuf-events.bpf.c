@@ -10,7 +10,6 @@
 #include "ringbuf-events.h"
 #include "tb-bpf.h"
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
 /* 0: wake the reader when it has caught up (adaptive); BPF_RB_NO_WAKEUP: the reader polls. */
 const volatile __u64 submit_flags = 0;
 
@@ -26,7 +25,7 @@ static __always_inline int emit(long id)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rb_event *e;
 
-	if (targ_tgid && (pid_tgid >> 32) != targ_tgid)
+	if (!tb_pid_ok(pid_tgid >> 32))
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {

@@ -14,8 +14,6 @@
 
 #define TASK_RUNNING 0
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
-
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, TB_MAX_ENTRIES);
@@ -38,7 +36,7 @@ static __always_inline int enqueue(struct task_struct *p)
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	__u64 ts;
 
-	if (!pid || (targ_tgid && tgid != targ_tgid))
+	if (!pid || !tb_pid_ok(tgid))
 		return 0;
 	ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&start, &pid, &ts, BPF_ANY))

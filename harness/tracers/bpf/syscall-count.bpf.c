@@ -10,8 +10,7 @@
 #include "syscall-count.h"
 #include "tb-bpf.h"
 
-const volatile __u32 targ_tgid = 0; /* 0: every process */
-const volatile __s32 targ_id = -1;  /* syscall-nr: the one syscall counted; -1: every one */
+const volatile __s32 targ_id = -1; /* syscall-nr: the one syscall counted; -1: every one */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -28,7 +27,7 @@ static __always_inline int count(long id)
 	struct sc_key key = {};
 	__u64 *val, one = 1;
 
-	if (targ_tgid && tgid != targ_tgid)
+	if (!tb_pid_ok(tgid))
 		return 0;
 	/* the early-return filter a selectivity sweep prices (scenarios/sweeps.ini) */
 	if (targ_id >= 0 && id != targ_id)

@@ -6,6 +6,27 @@
 #include "tb-common.h"
 
 /*
+ * The pid filter of every bundled program. targ_tgid is .rodata, set before load and folded by
+ * the verifier into the program (0: every process, else that tgid only): pid-filter =
+ * workload-rodata, a fresh load per sample. With targ_rearm (pid-filter = workload, the
+ * default) the filter is the writable global targ_live (.bss, mmapped by user space) instead:
+ * one load, attach and detach per sample, and the filter re-pointed to each sample's process
+ * without a reload (tracer.h, rearm). targ_live 0 matches no process that runs the hooks (pid 0
+ * is the idle task) and is what a parked tracer holds. A load and a compare against a map
+ * value instead of a compare against a constant: METHODOLOGY.md section 9 measures both.
+ */
+const volatile __u32 targ_tgid = 0;
+const volatile bool targ_rearm = false;
+volatile __u32 targ_live = 0;
+
+static __always_inline bool tb_pid_ok(__u32 tgid)
+{
+	if (targ_rearm)
+		return tgid == targ_live;
+	return !targ_tgid || tgid == targ_tgid;
+}
+
+/*
  * Every bundled program counts what it could not record (full map, ring buffer full) in its own
  * per-CPU slot; user space sums the CPUs.
  */

@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sample length and settle a run chooses itself (plan.h, tb_plan_auto_length): with a
+ * precision target and a max-time, the keys the scenario left at their defaults. METHODOLOGY.md
+ * section 9 has the measurements the rule's constants come from.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/tb.h"
+#include "plan/plan.h"
+#include "tracers/tracer.h"
+
+static double to_s(uint64_t ns)
+{
+	return (double)ns / 1e9;
+}
+
+uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share)
+{
+	double sum = 0, d;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		sum += fixed_s[i] > 0 ? fixed_s[i] : 0;
+	if (!n || !(share > 0 && share < 1))
+		return TB_PLAN_AUTO_MIN_NS;
+	/* fixed / (d + fixed) <= share, on the cells' mean fixed cost */
+	d = sum / (double)n * (1 - share) / share * 1e9;
+	d = ceil(d / TB_PLAN_AUTO_STEP_NS - 1e-9) * TB_PLAN_AUTO_STEP_NS;
+	if (d < TB_PLAN_AUTO_MIN_NS)
+		return TB_PLAN_AUTO_MIN_NS;
+	return d > TB_PLAN_AUTO_MAX_NS ? TB_PLAN_AUTO_MAX_NS : (uint64_t)d;
+}
+
+/* A cell's fixed cost per sample beside its batch: process, two settles, its tracer's share. */
+static double cell_fixed_s(const struct tb_plan *p, const struct tb_scn_tracer *t)
+{
+	double f = TB_PLAN_PROCESS_S + 2 * to_s(t->settle_ns);
+
+	if (p->s->reuse_tracers && tb_tracer_rearms(t->ops, t->cfg) && t->ops->est_rearm_ns)
+		return f + to_s(t->ops->est_rearm_ns(t->cfg));
+	return f + (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+}
+
+/* Settle 0 for the used tracers that need none (TB_TR_NOSETTLE) and set none; their names. */
+static void choose_settle(struct tb_scenario *s, char *names, size_t len)
+{
+	size_t i, n = 0;
+
+	names[0] = '\0';
+	for (i = 0; i < s->ntracers; i++) {
+		struct tb_scn_tracer *t = &s->tracers[i];
+
+		if (t->settle_set || !(t->ops->flags & TB_TR_NOSETTLE) || (i && !t->used))
+			continue;
+		t->settle_ns = 0;
+		n += (size_t)snprintf(names + n, n < len ? len - n : 0, "%s%s", n ? ", " : "",
+				      t->name);
+	}
+	if (!s->settle_set)
+		s->settle_ns = s->tracers[0].settle_ns;
+}
+
+/* The chosen duration into the workloads without their own, and their cells. */
+static void apply_duration(struct tb_plan *p, struct tb_result *r, uint64_t d)
+{
+	size_t i;
+
+	p->s->duration_ns = d;
+	r->duration_ns = d;
+	for (i = 0; i < p->s->nworkloads; i++)
+		if (!p->s->workloads[i].duration_set)
+			p->s->workloads[i].duration_ns = d;
+	for (i = 0; i < p->ncells; i++)
+		r->cells[p->cells[i].cell].duration_ns =
+			p->s->workloads[p->cells[i].wl].duration_ns;
+}
+
+int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
+{
+	struct tb_scenario *s = p->s;
+	char settled[512], why[1024];
+	double *fixed, mean = 0;
+	uint64_t d = s->duration_ns;
+	size_t i;
+
+	if (!(s->precision > 0) || !s->max_time_ns || (s->duration_set && s->settle_set))
+		return 0;
+	if (!s->settle_set)
+		choose_settle(s, settled, sizeof(settled));
+	fixed = calloc(p->ncells + 1, sizeof(*fixed));
+	if (!fixed)
+		return -ENOMEM;
+	for (i = 0; i < p->ncells; i++) {
+		fixed[i] = cell_fixed_s(p, &s->tracers[p->cells[i].tr]);
+		mean += fixed[i] / (double)p->ncells;
+	}
+	if (!s->duration_set) {
+		d = tb_plan_auto_duration_ns(fixed, p->ncells, TB_PLAN_AUTO_SHARE);
+		apply_duration(p, r, d);
+	}
+	free(fixed);
+	snprintf(
+		why, sizeof(why),
+		"chosen for precision = %.3g%% within max-time = %.3g s: %s%.3g s samples, the "
+		"shortest of at least %.3g s (where paired rounds stay independent) whose fixed "
+		"costs (workload process, settles, the tracers' declared setup or rearm: %.1f ms a "
+		"sample, the mean over %zu cells) stay within %.0f%% of its wall time; settle %s%s%s; "
+		"set duration or settle to choose them",
+		100 * s->precision, to_s(s->max_time_ns), s->duration_set ? "the scenario's " : "",
+		to_s(d), to_s(TB_PLAN_AUTO_MIN_NS), 1e3 * mean, p->ncells, 100 * TB_PLAN_AUTO_SHARE,
+		s->settle_set ? "as the scenario sets it" : "0 for ",
+		s->settle_set ? "" : (*settled ? settled : "no tracer"),
+		s->settle_set ? "" : " (live when started), the others' as set");
+	free(r->sample_length);
+	r->sample_length = strdup(why);
+	return r->sample_length ? 0 : -ENOMEM;
+}

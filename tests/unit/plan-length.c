@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The sample length and settle the plan chooses (plan/length.c): the rule on synthetic fixed
+ * costs, and on parsed scenarios: chosen only with a precision target and a max-time, only for
+ * what the scenario left unset, and said in the result.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/result.h"
+#include "parse/scenario.h"
+#include "plan/plan.h"
+#include "tb_test.h"
+
+#define MS 1000000ull
+
+/* fixed / (d + fixed) <= share on the mean, rounded up to the step, within [min, max]. */
+static void test_rule(void)
+{
+	const double cheap[] = {0.01, 0.02};	 /* mean 15 ms: 85 ms -> the 200 ms floor */
+	const double ftrace[] = {0.01, 0.075};	 /* mean 42.5 ms: 240.8 ms -> 250 ms */
+	const double heavy[] = {0.01, 0.31};	 /* mean 160 ms: 906.7 ms -> 950 ms */
+	const double command[] = {0.01, 2.5};	 /* mean 1.255 s: above the 1 s cap */
+	const double exact[] = {0.0, 0.1, 0.05}; /* mean 50 ms at 20%: exactly 200 ms */
+
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(cheap, 2, 0.15), 200 * MS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(ftrace, 2, 0.15), 250 * MS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(heavy, 2, 0.15), 950 * MS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(command, 2, 0.15), TB_PLAN_AUTO_MAX_NS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(exact, 3, 0.20), 200 * MS);
+	/* a bigger share allows shorter samples, never below the floor */
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(heavy, 2, 0.30), 400 * MS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(ftrace, 2, 0.5), TB_PLAN_AUTO_MIN_NS);
+	/* nonsense in: the floor, never 0 or a huge value */
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(ftrace, 0, 0.15), TB_PLAN_AUTO_MIN_NS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(ftrace, 2, 0), TB_PLAN_AUTO_MIN_NS);
+	CU_ASSERT_EQUAL(tb_plan_auto_duration_ns(ftrace, 2, 1), TB_PLAN_AUTO_MIN_NS);
+}
+
+/* A plan of text, with the given [global] lines; *r and *s are the caller's. */
+static void plan_of(const char *global, const char *sections, struct tb_scenario **s,
+		    struct tb_result **r, struct tb_plan *p)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "[global]\n%s\n[workload getpid]\ntype = getpid\n%s\n"
+		 "[tracer tp]\ntype = ftrace-events\nevents = syscalls:sys_enter_getpid\n"
+		 "[tracer cmd]\ntype = command\ncommand = sleep 100\n"
+		 "[matrix]\nworkloads = getpid\ntracers = none, tp, cmd\n",
+		 global, sections);
+	*r = tb_result_new();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(*r);
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_parse(text, "auto.ini", s), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_build(*s, *r, p), 0);
+}
+
+static void done(struct tb_scenario *s, struct tb_result *r, struct tb_plan *p)
+{
+	tb_plan_free(p);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
+/* The settle of the tracer section named name. */
+static uint64_t settle_of(const struct tb_scenario *s, const char *name)
+{
+	int i = tb_scenario_tracer(s, name);
+
+	return i < 0 ? UINT64_MAX : s->tracers[i].settle_ns;
+}
+
+/*
+ * precision and max-time with the rest at defaults: settle 0 for the tracers that need none
+ * (the baseline and the ftrace event), 20 ms kept for the command tracer, and a duration from
+ * the cells' declared costs, the same in the scenario, its workload, the cells and the result,
+ * with the reason kept.
+ */
+static void test_chosen(void)
+{
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan p;
+	size_t i;
+
+	plan_of("precision = 0.3%\nmax-time = 60s", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(settle_of(s, "none"), 0);
+	CU_ASSERT_EQUAL(settle_of(s, "tp"), 0);
+	CU_ASSERT_EQUAL(settle_of(s, "cmd"), 20 * MS);
+	CU_ASSERT(s->duration_ns >= TB_PLAN_AUTO_MIN_NS && s->duration_ns <= TB_PLAN_AUTO_MAX_NS);
+	CU_ASSERT(s->duration_ns != 1000 * MS || tb_tracer_find("command")->est_cost_ns);
+	CU_ASSERT_EQUAL(s->duration_ns % TB_PLAN_AUTO_STEP_NS, 0);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, s->duration_ns);
+	CU_ASSERT_EQUAL(r->duration_ns, s->duration_ns);
+	for (i = 0; i < r->ncells; i++)
+		CU_ASSERT_EQUAL(r->cells[i].duration_ns, s->duration_ns);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->sample_length);
+	printf("\n    %s ", r->sample_length);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->sample_length, "settle 0 for none, tp"));
+	CU_ASSERT_PTR_NULL(strstr(r->sample_length, "cmd"));
+	done(s, r, &p);
+}
+
+/* The scenario's own values win: [global], a workload's duration, a tracer's settle. */
+static void test_scenario_wins(void)
+{
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan p;
+
+	plan_of("precision = 0.3%\nmax-time = 60s\nduration = 700ms\nsettle = 5ms", "", &s, &r,
+		&p);
+	CU_ASSERT_EQUAL(s->duration_ns, 700 * MS);
+	CU_ASSERT_EQUAL(settle_of(s, "tp"), 5 * MS);
+	CU_ASSERT_PTR_NULL(r->sample_length);
+	done(s, r, &p);
+
+	plan_of("precision = 0.3%\nmax-time = 60s", "duration = 650ms", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 650 * MS);
+	CU_ASSERT_EQUAL(r->cells[0].duration_ns, 650 * MS);
+	CU_ASSERT_NOT_EQUAL(s->duration_ns, 1000 * MS); /* [global]'s was still chosen */
+	done(s, r, &p);
+
+	plan_of("precision = 0.3%\nmax-time = 60s\nsettle = 7ms", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(settle_of(s, "tp"), 7 * MS);
+	CU_ASSERT_EQUAL(settle_of(s, "none"), 7 * MS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->sample_length);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->sample_length, "as the scenario sets it"));
+	done(s, r, &p);
+}
+
+/* Without a precision target or without a max-time nothing is chosen. */
+static void test_not_asked(void)
+{
+	static const char *const globals[] = {"precision = 0.3%", "max-time = 60s", ""};
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan p;
+	size_t i;
+
+	for (i = 0; i < TB_ARRAY_SIZE(globals); i++) {
+		plan_of(globals[i], "", &s, &r, &p);
+		CU_ASSERT_EQUAL(s->duration_ns, 1000 * MS);
+		CU_ASSERT_EQUAL(settle_of(s, "tp"), 20 * MS);
+		CU_ASSERT_PTR_NULL(r->sample_length);
+		done(s, r, &p);
+	}
+}
+
+static CU_TestInfo tests[] = {
+	{"the rule on synthetic fixed costs", test_rule},
+	{"chosen with precision and max-time", test_chosen},
+	{"the scenario's own values win", test_scenario_wins},
+	{"nothing chosen unless asked", test_not_asked},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("plan-length", NULL, NULL, tests);
