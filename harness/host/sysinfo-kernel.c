@@ -227,21 +227,6 @@ json_t *tb_si_tracefs(struct si *s)
 	snprintf(rel, sizeof(rel), "%s/available_tracers", mnt);
 	tracers = mnt[0] ? tb_si_line(s, rel) : NULL;
 	tb_si_put(s, o, "available_tracers", tracers ? tb_si_words(tracers) : json_string(UNKNOWN));
-	/* The uprobe and uretprobe syscalls (the kernel's optimised uprobe paths: nop5 sites, the
-	 * uretprobe trampoline) exist where their syscall tracepoints do. */
-	for (int i = 0; i < 2; i++) {
-		static const char *const sc[] = {"uprobe", "uretprobe"};
-		char key[32], buf[PATH_MAX + 64];
-		bool dir;
-
-		snprintf(rel, sizeof(rel), "%s/events/syscalls", mnt);
-		dir = mnt[0] && !access(tb_si_path(s, rel, buf, sizeof(buf)), F_OK);
-		snprintf(rel, sizeof(rel), "%s/events/syscalls/sys_enter_%s", mnt, sc[i]);
-		snprintf(key, sizeof(key), "%s_syscall", sc[i]);
-		tb_si_put(s, o, key,
-			  dir ? json_boolean(!access(tb_si_path(s, rel, buf, sizeof(buf)), F_OK))
-			      : json_string(UNKNOWN));
-	}
 	free(tracers);
 	free(mounts);
 	return o;

@@ -158,8 +158,6 @@ static const struct row {
 	{NULL, "unprivileged_bpf_disabled", "sysctl.unprivileged_bpf_disabled"},
 	{"Tracing", "tracefs mount", "tracefs.mount"},
 	{NULL, "available tracers", "tracefs.available_tracers"},
-	{NULL, "uprobe syscall", "tracefs.uprobe_syscall"},
-	{NULL, "uretprobe syscall", "tracefs.uretprobe_syscall"},
 	{"Load at capture", "load average", "load.loadavg"},
 	{NULL, "uptime (s)", "load.uptime_s"},
 };

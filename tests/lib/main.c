@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/outdir.h"
@@ -58,7 +59,9 @@ const char *tb_test_tmpdir(void)
 	static char path[64];
 
 	if (!tmpmade) {
-		if (!mkdtemp(tmproot))
+		/* 0711: a server a test starts as its own user (postgres) reaches its directory
+		 * below; nobody else lists what is here. */
+		if (!mkdtemp(tmproot) || chmod(tmproot, 0711))
 			return NULL;
 		tmpmade = 1;
 	}

@@ -206,9 +206,6 @@ static void test_full_settings(void)
 	CU_ASSERT_EQUAL(num(info, "sysctl.bpf_stats_enabled"), 0);
 	CU_ASSERT_EQUAL(num(info, "sysctl.unprivileged_bpf_disabled"), 2);
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.mount"), "/sys/kernel/tracing");
-	/* the uprobe syscall's tracepoint is there, the uretprobe one's is not (issue 29) */
-	CU_ASSERT_TRUE(json_is_true(tb_sysinfo_get(info, "tracefs.uprobe_syscall")));
-	CU_ASSERT_TRUE(json_is_false(tb_sysinfo_get(info, "tracefs.uretprobe_syscall")));
 	tracers = tb_sysinfo_get(info, "tracefs.available_tracers");
 	CU_ASSERT_EQUAL(json_array_size(tracers), 8);
 	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(tracers, 2)), "function_graph");
@@ -276,7 +273,6 @@ static void test_minimal_unknowns(void)
 	CU_ASSERT_TRUE(is_null(info, "memory.total_kb"));
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.mount"), "not mounted");
 	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.available_tracers"), "unknown");
-	CU_ASSERT_STRING_EQUAL(str(info, "tracefs.uretprobe_syscall"), "unknown");
 	CU_ASSERT_STRING_EQUAL(str(info, "clocksource.current"), "kvm-clock");
 	/* The cpuinfo flag alone says "virtual machine"; nothing says which. */
 	CU_ASSERT_TRUE(json_is_true(tb_sysinfo_get(info, "virtualization.virtualized")));
