@@ -281,8 +281,11 @@ static void test_sites(void)
 	tb_opts_free(wl->opts, cfg);
 	free(cfg);
 #if defined(__x86_64__)
-	for (i = 0; i < TB_ARRAY_SIZE(sites); i++)
+	/* The asm sites start so; the USDT site lies where the compiler put the probe (after a
+	 * sanitizer's prologue, say): within the function's first bytes. */
+	for (i = 0; i < TB_ARRAY_SIZE(sites) - 1; i++)
 		CU_ASSERT_EQUAL(memcmp(sites[i].fn, sites[i].first, sites[i].len), 0);
+	CU_ASSERT_PTR_NOT_NULL(memmem(sites[i].fn, 256, sites[i].first, sites[i].len));
 #endif
 	TB_NEED_TRACING();
 	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
