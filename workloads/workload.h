@@ -13,24 +13,9 @@
 
 #include "core/events.h"
 #include "core/options.h"
+#include "core/service.h"
 
 struct tb_workload_ops;
-
-/*
- * What a service workload (workloads/service.h) measured in one sample, from its client's
- * output and its server's cgroup; flat, so that it crosses the sample pipe as it is. A
- * latency the client does not give is NAN, a count it does not know -1.
- */
-struct tb_wl_service {
-	bool present;			/* set by a service workload's run_batch */
-	double rps;			/* requests per second, as the client computed it */
-	double p50_ns, p99_ns, p999_ns; /* the client's latency percentiles */
-	int64_t errors;			/* failed requests */
-	double server_cpu_s;		/* CPU time of the server's cgroup over the client run */
-	int64_t server_ctxsw;		/* its context switches (every thread of it), -1 unknown */
-	char decides[16];		/* the metric that decides the cell's verdict: "throughput"
-					   (closed loop), "p99" (open loop), "p50" */
-};
 
 /* One workload instance, as a workload plugin sees it. The harness owns every field but priv. */
 struct tb_workload {
@@ -48,8 +33,8 @@ struct tb_workload {
 	/* Set by one-shot workloads that count their own ops (services: requests completed);
 	 * 0: the batch was one op. */
 	uint64_t ops_done;
-	struct tb_wl_service svc; /* service workloads' figures (present: false otherwise) */
-	uint64_t duration_ns;	  /* the sample's duration (the section's `duration`) */
+	struct tb_svc_figures svc; /* service workloads' figures (present: false otherwise) */
+	uint64_t duration_ns;	   /* the sample's duration (the section's `duration`) */
 };
 
 enum {

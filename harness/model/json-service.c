@@ -6,7 +6,7 @@
 
 #include "model/json-rows.h"
 
-#define T struct tb_sample_service
+#define T struct tb_svc_figures
 static const struct tb_json_field sample_service_fields[] = {
 	F_NUM("requests_per_s", rps, 0),
 	F_RANGE("p50_ns", p50_ns, 0, MAXV, TB_JSON_OMIT),
@@ -23,7 +23,7 @@ static const struct tb_json_field sample_service_fields[] = {
 /* What a key left out means: unknown. */
 static void sample_service_init(void *base)
 {
-	struct tb_sample_service *s = base;
+	struct tb_svc_figures *s = base;
 
 	s->rps = s->p50_ns = s->p99_ns = s->p999_ns = s->server_cpu_s = NAN;
 	s->errors = s->server_ctxsw = -1;

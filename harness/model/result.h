@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "core/events.h"
+#include "core/service.h"
 
 #define TB_RESULT_SCHEMA "tracebench-result/1"
 
@@ -48,23 +49,6 @@ enum tb_verdict {
 };
 const char *tb_verdict_name(enum tb_verdict v);
 int tb_verdict_parse(const char *s, enum tb_verdict *v);
-
-/*
- * A service workload's figures of one sample (workloads/service.h, METHODOLOGY.md
- * "Services"): [service] {requests_per_s, p50_ns, p99_ns, p999_ns, errors, server_cpu_s,
- * server_cpu_ns_per_request, server_ctxsw, decides}; the sample's ops are its completed
- * requests.
- */
-struct tb_sample_service {
-	bool present;
-	double rps;			/* [requests_per_s] */
-	double p50_ns, p99_ns, p999_ns; /* [p50_ns] [p99_ns] [p999_ns] the client's; NAN */
-	int64_t errors;			/* [errors] failed requests, -1 unknown */
-	double server_cpu_s;		/* [server_cpu_s] the server's cgroup over the run */
-	int64_t server_ctxsw;		/* [server_ctxsw] its context switches, -1 unknown */
-	char decides[16];		/* [decides] "throughput", "p50", "p99": the metric whose
-					   verdict is the cell's (closed loop: throughput) */
-};
 
 /* One timed sample: one run of one cell. */
 struct tb_sample {
@@ -104,7 +88,7 @@ struct tb_sample {
 	 * (host/contention.h); [cpu_steal_ns] the hypervisor stole from its CPUs; -1 unknown */
 	int64_t wait_ns;
 	int64_t steal_ns;
-	struct tb_sample_service svc; /* [service] service workloads only */
+	struct tb_svc_figures svc; /* [service] service workloads only */
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */

@@ -460,20 +460,6 @@ static int disarm(struct sample *sp, int ret)
 	return ret;
 }
 
-/* A service workload's figures (workloads/workload.h) into the sample's (model/result.h). */
-static void record_service(const struct tb_wl_service *w, struct tb_sample_service *s)
-{
-	s->present = true;
-	s->rps = w->rps;
-	s->p50_ns = w->p50_ns;
-	s->p99_ns = w->p99_ns;
-	s->p999_ns = w->p999_ns;
-	s->errors = w->errors;
-	s->server_cpu_s = w->server_cpu_s;
-	s->server_ctxsw = w->server_ctxsw;
-	snprintf(s->decides, sizeof(s->decides), "%s", w->decides);
-}
-
 /* The completed sample's figures into the result. */
 static void record(struct sample *sp, struct tb_hist **hist)
 {
@@ -491,7 +477,7 @@ static void record(struct sample *sp, struct tb_hist **hist)
 	smp->minflt = res->minflt;
 	smp->metric = res->has_metric ? res->metric : NAN;
 	if (res->svc.present)
-		record_service(&res->svc, &smp->svc);
+		smp->svc = res->svc;
 	smp->events = sp->st.events;
 	smp->lost = sp->st.lost;
 	smp->tracer_cpu_s = sp->st.cpu_s >= 0 ? sp->st.cpu_s : NAN;

@@ -74,10 +74,10 @@ struct tb_measure_res {
 	int error;	  /* 0, or the negative errno that failed the sample */
 	char errmsg[256]; /* why, when error != 0 */
 	unsigned int threads;
-	uint64_t ops;		  /* per thread */
-	uint64_t elapsed_ns;	  /* first release to last thread done */
-	struct tb_wl_service svc; /* a service workload's figures (workloads/workload.h) */
-	double ns_per_op;	  /* elapsed_ns / ops */
+	uint64_t ops;		   /* per thread */
+	uint64_t elapsed_ns;	   /* first release to last thread done */
+	struct tb_svc_figures svc; /* a service workload's figures (core/service.h) */
+	double ns_per_op;	   /* elapsed_ns / ops */
 	/* getrusage deltas over the batch: RUSAGE_SELF (every thread) + RUSAGE_CHILDREN (the
 	 * workload's children reaped during the batch: fork-exit, exec, command) */
 	double cpu_user_s, cpu_sys_s;
