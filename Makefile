@@ -222,13 +222,14 @@ test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	@echo "== unit tests ($(TEST_BIN))"
 	$(Q)st=0; log=$$(mktemp /tmp/tb-test-XXXXXX.log); \
 	{ TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
-		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || echo st=1 >"$$log.st"; } | \
-		tee "$$log"; \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || \
+		echo "unit: the runner exited $$? (a sanitizer report above, if every test passed)" \
+		>"$$log.st"; } | tee "$$log"; \
 	echo "== end-to-end tests (tests/e2e)"; \
 	{ TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
-		tests/e2e/run.sh || echo st=1 >"$$log.st"; } | tee -a "$$log"; \
-	[ -e "$$log.st" ] && st=1; \
+		tests/e2e/run.sh || echo "e2e: the scripts exited $$?" >>"$$log.st"; } | tee -a "$$log"; \
 	echo "== summary"; grep -E '^(unit|e2e): ' "$$log" | grep -v -E '^e2e: (PASS|SKIP)'; \
+	[ -e "$$log.st" ] && { st=1; cat "$$log.st"; }; \
 	grep -q -E '^unit: [0-9]+ tests run' "$$log" || { echo "unit: the runner ended early"; st=1; }; \
 	rm -f "$$log" "$$log.st"; exit $$st
 

@@ -55,8 +55,10 @@ static void test_diff(void)
 	/* a small buffer is cut, never overrun */
 	CU_ASSERT_EQUAL(tb_figures_machine_diff(doc, here, what, 8), 1);
 	CU_ASSERT_EQUAL(strlen(what), 7);
-	CU_ASSERT_EQUAL(tb_figures_machine_diff(json_string("x"), here, what, sizeof(what)),
-			-EINVAL);
+	json_decref(doc);
+	/* not an object: refused (the caller owns and frees it) */
+	doc = json_string("x");
+	CU_ASSERT_EQUAL(tb_figures_machine_diff(doc, here, what, sizeof(what)), -EINVAL);
 	json_decref(doc);
 	json_decref(here);
 }
