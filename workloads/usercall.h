@@ -7,10 +7,12 @@
 #ifndef TB_WL_USERCALL_H
 #define TB_WL_USERCALL_H
 
+#include "core/events.h" /* TB_EV_UPROBE and the other user-space event prefixes */
+
 /* The probed function: its symbol in the tracebench binary (and in the test binary). */
-#define TB_USERCALL_SYMBOL "tb_usercall_target"
+#define TB_USERCALL_SYMBOL TB_EV_OWN_FUNC_PREFIX "target"
 /* The USDT probe in it (sys/sdt.h), provider:name. */
-#define TB_USERCALL_USDT_PROVIDER "tracebench"
+#define TB_USERCALL_USDT_PROVIDER TB_EV_OWN_PROVIDER
 #define TB_USERCALL_USDT_NAME	  "usercall"
 /*
  * The probe sites of `site` (kernel selftests' bench names: uprobe-nop, -push, -ret, -nop5),
@@ -20,26 +22,15 @@
  * it (sysinfo's kernel.uprobes). x86-64 only. usdt-nop5: a USDT probe whose site is a 5-byte nop
  * (sys/sdt.h emits a 1-byte one) in tb_usercall_usdt5.
  */
-#define TB_USERCALL_SITE_NOP	 "tb_usercall_site_nop"
-#define TB_USERCALL_SITE_PUSH	 "tb_usercall_site_push"
-#define TB_USERCALL_SITE_RET	 "tb_usercall_site_ret"
-#define TB_USERCALL_SITE_NOP5	 "tb_usercall_site_nop5"
-#define TB_USERCALL_USDT5_SYMBOL "tb_usercall_usdt5"
+#define TB_USERCALL_SITE_NOP	 TB_EV_OWN_FUNC_PREFIX "site_nop"
+#define TB_USERCALL_SITE_PUSH	 TB_EV_OWN_FUNC_PREFIX "site_push"
+#define TB_USERCALL_SITE_RET	 TB_EV_OWN_FUNC_PREFIX "site_ret"
+#define TB_USERCALL_SITE_NOP5	 TB_EV_OWN_FUNC_PREFIX "site_nop5"
+#define TB_USERCALL_USDT5_SYMBOL TB_EV_OWN_FUNC_PREFIX "usdt5"
 #define TB_USERCALL_USDT5_NAME	 "usercall_nop5"
 
 /* The LTTng-UST event of the lttng = true variant (workloads/helpers/ust/tb-usercall-tp.h). */
-#define TB_USERCALL_UST_EVENT "tracebench:usercall"
-
-/*
- * The names of user-space events in the proof of tracing's namespace (core/events.h): a probe
- * on a function's entry ("uprobe:SYMBOL") and return ("uretprobe:SYMBOL"), a USDT probe
- * ("usdt:PROVIDER:NAME") and an LTTng-UST tracepoint ("lttng:PROVIDER:NAME"). The usercall
- * workload declares each once per op, the user-space tracers hook them by these names.
- */
-#define TB_EV_UPROBE	"uprobe:"
-#define TB_EV_URETPROBE "uretprobe:"
-#define TB_EV_USDT	"usdt:"
-#define TB_EV_LTTNG	"lttng:"
+#define TB_USERCALL_UST_EVENT TB_EV_OWN_PROVIDER ":usercall"
 
 /*
  * One op's call: returns a value derived from both arguments, fires the USDT probe and, when

@@ -145,3 +145,21 @@ int tb_hook_scope_parse(const char *s)
 {
 	return parse(scopes, TB_ARRAY_SIZE(scopes), s);
 }
+
+bool tb_hooks_own_site(const char *name)
+{
+	static const char *const fn[] = {TB_EV_UPROBE, TB_EV_URETPROBE};
+	static const char *const prov[] = {TB_EV_USDT, TB_EV_LTTNG};
+
+	for (size_t i = 0; i < TB_ARRAY_SIZE(fn); i++)
+		if (!strncmp(name, fn[i], strlen(fn[i])) &&
+		    !strncmp(name + strlen(fn[i]), TB_EV_OWN_FUNC_PREFIX,
+			     strlen(TB_EV_OWN_FUNC_PREFIX)))
+			return true;
+	for (size_t i = 0; i < TB_ARRAY_SIZE(prov); i++)
+		if (!strncmp(name, prov[i], strlen(prov[i])) &&
+		    !strncmp(name + strlen(prov[i]), TB_EV_OWN_PROVIDER ":",
+			     strlen(TB_EV_OWN_PROVIDER ":")))
+			return true;
+	return false;
+}

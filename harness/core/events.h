@@ -34,6 +34,29 @@
 #include <stdint.h>
 #include <sys/syscall.h> /* SYS_<name> for TB_OP_SYSCALL */
 
+/*
+ * The names of user-space events in this namespace: a probe
+ * on a function's entry ("uprobe:SYMBOL") and return ("uretprobe:SYMBOL"), a USDT probe
+ * ("usdt:PROVIDER:NAME") and an LTTng-UST tracepoint ("lttng:PROVIDER:NAME"). The usercall
+ * workload declares each once per op, the user-space tracers hook them by these names, and
+ * host/elf-sites.h names a probe found attached by them.
+ */
+#define TB_EV_UPROBE	"uprobe:"
+#define TB_EV_URETPROBE "uretprobe:"
+#define TB_EV_USDT	"usdt:"
+#define TB_EV_LTTNG	"lttng:"
+
+/*
+ * tracebench's own probe sites: the usercall workload's functions (their symbols all start
+ * with TB_EV_OWN_FUNC_PREFIX) and its USDT and LTTng-UST provider. Only that workload reaches
+ * them and its table lists each it does, so for any workload's table a hook on one that the
+ * table does not list sees 0 per op (tb_hooks_own_site: a cell of another workload is a control).
+ */
+#define TB_EV_OWN_FUNC_PREFIX "tb_usercall_"
+#define TB_EV_OWN_PROVIDER    "tracebench"
+/* Whether event name is on one of tracebench's own probe sites (above). */
+bool tb_hooks_own_site(const char *name);
+
 #define TB_EV_NAME_MAX	 64
 #define TB_OP_EVENTS_MAX 48
 

@@ -278,21 +278,58 @@ static bool attach_event(const char *attach, char *out, size_t len)
 	return false;
 }
 
-int tb_cell_bpf_hooks(const struct tb_cell *c, struct tb_hooks *h)
+/*
+ * A user probe's attach point, "uprobe:PATH+0xOFF" or "uretprobe:PATH+0xOFF", named by namer
+ * into out: false when it is not one or namer cannot say what sits there.
+ */
+static bool attach_user(const char *attach, tb_elf_namer namer, char *out, size_t len)
+{
+	bool ret = !strncmp(attach, "uretprobe:", 10);
+	const char *path = attach + (ret ? 10 : 7), *plus = strrchr(attach, '+');
+	char file[sizeof(((struct tb_cell_prog *)0)->attach)];
+	unsigned long long off;
+	char *end;
+
+	if (!namer || (!ret && strncmp(attach, "uprobe:", 7)) || !plus || plus <= path ||
+	    strncmp(plus, "+0x", 3))
+		return false;
+	errno = 0;
+	off = strtoull(plus + 3, &end, 16);
+	if (errno || *end || end == plus + 3)
+		return false;
+	snprintf(file, sizeof(file), "%.*s", (int)(plus - path), path);
+	return !namer(file, off, ret, out, len);
+}
+
+int tb_cell_bpf_hooks(const struct tb_cell *c, tb_elf_namer namer, struct tb_hooks *h)
 {
 	char ev[TB_EV_NAME_MAX];
-	size_t i;
+	size_t i, sampling = 0;
 	int ret;
 
 	if (!c->nbpf_progs)
 		return 0;
-	for (i = 0; i < c->nbpf_progs; i++)
-		if (!attach_event(c->bpf_progs[i].attach, ev, sizeof(ev)))
-			return 0;
-	h->kind = TB_HOOK_EVENTS;
-	h->scope = TB_SCOPE_SYSTEM;
 	for (i = 0; i < c->nbpf_progs; i++) {
-		attach_event(c->bpf_progs[i].attach, ev, sizeof(ev));
+		const struct tb_cell_prog *p = &c->bpf_progs[i];
+
+		if (!strcmp(p->type, "perf_event"))
+			sampling++;
+		else if (!attach_event(p->attach, ev, sizeof(ev)) &&
+			 !attach_user(p->attach, namer, ev, sizeof(ev)))
+			return 0;
+	}
+	/* perf_event programs run on a sample of a perf event: mixed with hooks, no one unit */
+	if (sampling && sampling != c->nbpf_progs)
+		return 0;
+	h->kind = sampling ? TB_HOOK_SAMPLING : TB_HOOK_EVENTS;
+	h->scope = TB_SCOPE_SYSTEM;
+	if (sampling)
+		return tb_hooks_add(h, "perf:event", -1, false) ?: 1;
+	for (i = 0; i < c->nbpf_progs; i++) {
+		const char *at = c->bpf_progs[i].attach;
+
+		if (!attach_event(at, ev, sizeof(ev)))
+			attach_user(at, namer, ev, sizeof(ev));
 		ret = tb_hooks_add(h, ev, -1, true);
 		if (ret)
 			return ret;

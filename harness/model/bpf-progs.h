@@ -7,7 +7,9 @@
 #ifndef TB_BPF_PROGS_H
 #define TB_BPF_PROGS_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/events.h"
 #include "model/result.h"
@@ -34,14 +36,23 @@ int tb_cell_bpf_load(struct tb_cell *c, const json_t *extra, char *err, size_t l
 json_t *tb_cell_extra_json(const struct tb_cell *c);
 
 /*
+ * What sits at file offset off of the ELF file path, as core/events.h names it ("uprobe:FN",
+ * "uretprobe:FN" with ret, "usdt:PROVIDER:NAME"), into out: 0, or -errno when it cannot say
+ * (host/elf-sites.h's tb_elf_site_name is one; the model itself reads no files).
+ */
+typedef int (*tb_elf_namer)(const char *path, uint64_t off, bool ret, char *out, size_t len);
+
+/*
  * What c's tracer hooks, from where its BPF programs were found attached (host/bpf-account.h):
  * a tracepoint ("tracepoint:syscalls:sys_enter_getpid") or a raw one on the syscall or
  * scheduler tracepoints ("raw_tracepoint:sys_enter", tp_btf's "trace_raw_tp:sched_switch")
- * as core/events.h names it, one counted hook per program (each runs once per occurrence), kind
- * events, scope system (a program runs for every task; a pid filter is inside it). Returns 1
- * with h filled, 0 when c has no program or one attached elsewhere (a uprobe, a perf event,
- * unknown: then nothing is added), or -ENOMEM.
+ * as core/events.h names it, and a uprobe or uretprobe ("uprobe:/path+0x1a0") as namer (may be
+ * NULL: then none) names what sits there; one counted hook per program (each runs once per
+ * occurrence), kind events, scope system (a program runs for every task; a pid filter is
+ * inside it). Programs of type perf_event (all of them) are one sampling hook, "perf:event".
+ * Returns 1 with h filled, 0 when c has no program or one attached elsewhere (an offset
+ * namer cannot name, a kprobe, unknown: then nothing is added), or -ENOMEM.
  */
-int tb_cell_bpf_hooks(const struct tb_cell *c, struct tb_hooks *h);
+int tb_cell_bpf_hooks(const struct tb_cell *c, tb_elf_namer namer, struct tb_hooks *h);
 
 #endif /* TB_BPF_PROGS_H */

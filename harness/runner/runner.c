@@ -8,6 +8,7 @@
 
 #include "core/hist.h"
 #include "core/tb.h"
+#include "host/elf-sites.h"
 #include "model/bpf-progs.h"
 #include "model/measured.h"
 #include "model/proof.h"
@@ -219,7 +220,7 @@ static void expect_from_attach(struct tb_runner *rn)
 		    cell->expected.kind != TB_HOOK_UNKNOWN || !events_are_bpf_runs(cell))
 			continue;
 		tb_hooks_init(&h);
-		if (tb_cell_bpf_hooks(cell, &h) == 1) {
+		if (tb_cell_bpf_hooks(cell, tb_elf_site_name, &h) == 1) {
 			expect_cell(rn, &p->cells[i], &h);
 			n = strlen(cell->expected.hooks);
 			snprintf(cell->expected.hooks + n, sizeof(cell->expected.hooks) - n,

@@ -20,9 +20,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <jansson.h>
-#include <libelf.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -32,6 +30,7 @@
 
 #include "core/tb.h"
 #include "host/armed.h"
+#include "host/elf-sites.h"
 #include "host/tracefs.h"
 #include "tracers/ftrace-common.h"
 #include "tracers/tracer.h"
@@ -123,80 +122,6 @@ static int up_validate(const void *vcfg, char *err, size_t len)
 	return 0;
 }
 
-/* The value of the function symbol sym in e's .symtab or .dynsym; 0 when absent. */
-static GElf_Addr symbol_value(Elf *e, const char *sym)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	GElf_Sym s;
-	size_t i, n;
-	Elf_Data *d;
-	const char *name;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		n = d && sh.sh_entsize ? sh.sh_size / sh.sh_entsize : 0;
-		for (i = 0; i < n; i++) {
-			if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
-			    !s.st_value)
-				continue;
-			name = elf_strptr(e, sh.sh_link, s.st_name);
-			if (name && !strcmp(name, sym))
-				return s.st_value;
-		}
-	}
-	return 0;
-}
-
-/*
- * The file offset of sym's code in path (what uprobe_events takes): its address mapped through
- * the executable PT_LOAD segment that holds it. Returns 0 or -errno with the reason in err.
- */
-static int symbol_offset(const char *path, const char *sym, uint64_t *off, char *err, size_t len)
-{
-	GElf_Addr addr;
-	GElf_Phdr ph;
-	size_t i, n;
-	int fd, ret = -ENOENT;
-	Elf *e;
-
-	if (elf_version(EV_CURRENT) == EV_NONE) {
-		snprintf(err, len, "libelf: %s", elf_errmsg(-1));
-		return -EINVAL;
-	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, len, "cannot open '%s': %s", path, strerror(-ret));
-		return ret;
-	}
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n)) {
-		snprintf(err, len, "'%s' is not an ELF file: %s", path, elf_errmsg(-1));
-		ret = -EINVAL;
-		goto out;
-	}
-	addr = symbol_value(e, sym);
-	snprintf(err, len, "no function '%s' in '%s'", sym, path);
-	for (i = 0; addr && i < n; i++) {
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X) ||
-		    addr < ph.p_vaddr || addr >= ph.p_vaddr + ph.p_memsz)
-			continue;
-		*off = addr - ph.p_vaddr + ph.p_offset;
-		ret = 0;
-	}
-	if (addr && ret)
-		snprintf(err, len, "'%s' at 0x%llx in '%s' lies in no executable segment", sym,
-			 (unsigned long long)addr, path);
-out:
-	elf_end(e);
-	close(fd);
-	return ret;
-}
-
 /* The file to probe, as a real path (uprobe_events names files, not /proc links). */
 static int resolve_binary(const struct tb_tracer *t, const struct cfg *c, char *out)
 {
@@ -281,7 +206,7 @@ static int up_setup(struct tb_tracer *t)
 	ret = resolve_binary(t, c, p->path);
 	if (ret)
 		goto err;
-	ret = symbol_offset(p->path, c->symbol, &p->offset, err, sizeof(err));
+	ret = tb_elf_symbol_offset(p->path, c->symbol, &p->offset, err, sizeof(err));
 	if (ret) {
 		tb_err("[tracer %s] symbol: %s", t->name, err);
 		goto err;

@@ -50,4 +50,62 @@ assert p["proof"]["outcome"] == "control", p["proof"]
 assert "sys_enter_getpid" in p["proof"]["message"], p["proof"]
 assert "did not trace" not in p["overhead"].get("reason", ""), p["overhead"]
 PY
+
+# user-space probes and a perf event, on usercall (which calls tb_usercall_target) and getpid
+bin=$(readlink -f "$TB")
+cat >"$TMP/user.ini" <<EOF
+[global]
+repetitions = 3
+warmup = 1
+duration = 100ms
+
+[workload usercall]
+type = usercall
+
+[workload getpid]
+type = getpid
+
+[tracer up]
+type = command
+command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } uprobe:$bin:tb_usercall_target /pid == {pid}/ { @c = count(); }'
+ready = ^tb-ready\$
+ready-timeout = 60s
+
+[tracer usdt]
+type = command
+command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } usdt:$bin:tracebench:usercall /pid == {pid}/ { @c = count(); }'
+ready = ^tb-ready\$
+ready-timeout = 60s
+
+[tracer prof]
+type = command
+command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } profile:hz:99 /pid == {pid}/ { @c = count(); }'
+ready = ^tb-ready\$
+ready-timeout = 60s
+
+[matrix]
+workloads = usercall, getpid
+tracers = up, usdt, prof
+exclude = getpid/usdt, getpid/prof
+EOF
+"$TB" run "$TMP/user.ini" --quick --wait --no-plots -o "$TMP/user" >"$TMP/out" 2>"$TMP/err" ||
+	{ tail -n 20 "$TMP/err" >&2; fail "the user-space run failed"; }
+python3 - "$TMP/user/result.json" <<'PY' || fail "the proof from user-space attach points"
+import json, sys
+cells = {c["id"]: c for c in json.load(open(sys.argv[1]))["cells"]}
+for t, hook in (("up", "uprobe:tb_usercall_target"), ("usdt", "usdt:tracebench:usercall")):
+    u, g = cells["usercall/" + t], cells.get("getpid/" + t)
+    for c in (u, g) if g else (u,):
+        x = c["expected_events"]
+        assert x["kind"] == "events", (t, x)
+        assert x["hooks"] == hook + " (found attached)", (t, x["hooks"])
+    assert u["proof"]["outcome"] == "match", (t, u["proof"])
+    assert u["expected_events"]["per_op"] == 1.0, (t, u["expected_events"])
+    if g:  # tracebench's own function, which getpid never calls: a control
+        assert g["proof"]["outcome"] == "control", (t, g["proof"])
+c = cells["usercall/prof"]
+x = c["expected_events"]
+assert x["kind"] == "sampling" and x["hooks"] == "nothing it counts (found attached)", x
+assert c["proof"]["outcome"] == "sampled", c["proof"]
+PY
 exit 0

@@ -229,7 +229,7 @@ static void test_hooks(void)
 	struct tb_hooks h;
 
 	tb_hooks_init(&h);
-	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 1);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, NULL, &h), 1);
 	CU_ASSERT_EQUAL(h.kind, TB_HOOK_EVENTS);
 	CU_ASSERT_EQUAL(h.scope, TB_SCOPE_SYSTEM);
 	CU_ASSERT_EQUAL_FATAL(h.n, 3);
@@ -248,20 +248,83 @@ static void test_hooks(void)
 	for (size_t i = 0; i < TB_ARRAY_SIZE(other); i++) {
 		snprintf(progs[1].attach, sizeof(progs[1].attach), "%s", other[i]);
 		tb_hooks_init(&h);
-		CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 0);
+		CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, NULL, &h), 0);
 		CU_ASSERT_EQUAL(h.n, 0);
 		tb_hooks_free(&h);
 	}
 	c.nbpf_progs = 0;
 	tb_hooks_init(&h);
-	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, &h), 0);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, NULL, &h), 0);
+	tb_hooks_free(&h);
+}
+
+/* A namer that knows one site, as host/elf-sites.h would name it. */
+static int fake_namer(const char *path, uint64_t off, bool ret, char *out, size_t len)
+{
+	if (strcmp(path, "/opt/a+b/app") || off != 0x1a0)
+		return -ENOENT;
+	snprintf(out, len, "%s", ret ? "uretprobe:fn" : "uprobe:fn");
+	return 0;
+}
+
+/* User probes by what sits at their offset, and perf_event programs as sampling. */
+static void test_hooks_user(void)
+{
+	struct tb_cell_prog progs[2] = {
+		{.type = "kprobe", .attach = "uprobe:/opt/a+b/app+0x1a0"},
+		{.type = "kprobe", .attach = "uretprobe:/opt/a+b/app+0x1a0"},
+	};
+	struct tb_cell c = {.bpf_progs = progs, .nbpf_progs = 2};
+	struct tb_hooks h;
+
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, fake_namer, &h), 1);
+	CU_ASSERT_EQUAL(h.kind, TB_HOOK_EVENTS);
+	CU_ASSERT_EQUAL_FATAL(h.n, 2);
+	CU_ASSERT_STRING_EQUAL(h.h[0].name, "uprobe:fn");
+	CU_ASSERT_STRING_EQUAL(h.h[1].name, "uretprobe:fn");
+	tb_hooks_free(&h);
+	/* no namer, an offset it cannot name, malformed offsets: nothing said */
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, NULL, &h), 0);
+	tb_hooks_free(&h);
+	static const char *const bad[] = {
+		"uprobe:/opt/a+b/app+0x1a1",  "uprobe:/opt/a+b/app+0x",
+		"uprobe:/opt/a+b/app+0x1a0z", "uprobe:+0x1a0",
+		"uprobe:/opt/a+b/app+1a0",    "kprobe:/opt/a+b/app+0x1a0"};
+	for (size_t i = 0; i < TB_ARRAY_SIZE(bad); i++) {
+		snprintf(progs[1].attach, sizeof(progs[1].attach), "%s", bad[i]);
+		tb_hooks_init(&h);
+		CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, fake_namer, &h), 0);
+		CU_ASSERT_EQUAL(h.n, 0);
+		tb_hooks_free(&h);
+	}
+	/* every program on a perf event: one sampling hook, counted as samples */
+	snprintf(progs[0].type, sizeof(progs[0].type), "perf_event");
+	snprintf(progs[1].type, sizeof(progs[1].type), "perf_event");
+	progs[0].attach[0] = progs[1].attach[0] = '\0';
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, fake_namer, &h), 1);
+	CU_ASSERT_EQUAL(h.kind, TB_HOOK_SAMPLING);
+	CU_ASSERT_EQUAL_FATAL(h.n, 1);
+	CU_ASSERT_STRING_EQUAL(h.h[0].name, "perf:event");
+	tb_hooks_free(&h);
+	/* a perf_event program beside a tracepoint one: no one unit */
+	snprintf(progs[1].type, sizeof(progs[1].type), "tracepoint");
+	snprintf(progs[1].attach, sizeof(progs[1].attach), "tracepoint:syscalls:sys_enter_getpid");
+	tb_hooks_init(&h);
+	CU_ASSERT_EQUAL(tb_cell_bpf_hooks(&c, fake_namer, &h), 0);
 	tb_hooks_free(&h);
 }
 
 static CU_TestInfo bpf_progs_tests[] = {
-	{"hooks from attach points", test_hooks},   {"samples merged", test_merge},
-	{"result.json round trip", test_roundtrip}, {"hostile tracer_extra", test_hostile},
-	{"summary and report", test_outputs},	    CU_TEST_INFO_NULL,
+	{"hooks from attach points", test_hooks},
+	{"user probes and perf events", test_hooks_user},
+	{"samples merged", test_merge},
+	{"result.json round trip", test_roundtrip},
+	{"hostile tracer_extra", test_hostile},
+	{"summary and report", test_outputs},
+	CU_TEST_INFO_NULL,
 };
 
 TB_TEST_SUITE("model-bpf-progs", NULL, NULL, bpf_progs_tests);

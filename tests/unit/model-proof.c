@@ -130,6 +130,31 @@ static void test_matching(void)
 	CU_ASSERT(!x.at_least);
 	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 2, 0);
 
+	/* tracebench's own probe sites: listed by usercall, a known 0 for any other workload;
+	 * someone else's function (libc's) is not */
+	expect("usercall", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM,
+	       "uprobe:tb_usercall_target,usdt:tracebench:usercall", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 2, 0);
+	CU_ASSERT(!x.unknown);
+	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM,
+	       "uprobe:tb_usercall_target,uretprobe:tb_usercall_site_ret,usdt:tracebench:usercall,"
+	       "lttng:tracebench:usercall",
+	       &x);
+	CU_ASSERT(!x.unknown);
+	CU_ASSERT_EQUAL(x.exact_per_op + x.approx_per_op, 0);
+	CU_ASSERT_EQUAL(x.approx_zero, 0);
+	expect("usercall", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM,
+	       "uprobe:tb_usercall_site_nop", &x);
+	CU_ASSERT(!x.unknown); /* the site = function variant never calls the nop site */
+	CU_ASSERT_EQUAL(x.exact_per_op, 0);
+	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM, "uprobe:getpid", &x);
+	CU_ASSERT(x.unknown);
+	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM, "usdt:tracebenchx:usercall",
+	       &x);
+	CU_ASSERT(x.unknown);
+	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM, "uprobe:tb_usercall", &x);
+	CU_ASSERT(x.unknown);
+
 	/* a raw_syscalls filter on one number */
 	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_SYSTEM, "raw_syscalls:sys_enter#39",
 	       &x);
