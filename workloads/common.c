@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Helpers shared by the workload plugins. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,6 +14,8 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "core/io.h"
+#include "core/log.h"
 #include "workloads/common.h"
 
 #ifndef TB_LIBEXECDIR
@@ -171,6 +174,57 @@ void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns)
 		tb_sleep_ns(1000000);
 		waited += 1000000;
 	}
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+int tb_wl_pipes_round_trip(struct tb_wl_pipes *p, char *buf, size_t size)
+{
+	int ret = tb_write_full(p->to[1], buf, size);
+
+	return ret ? ret : tb_read_full(p->from[0], buf, size);
+}
+
+int tb_wl_pipes_start(struct tb_wl_pipes *p, const char *name, bool process, void *(*fn)(void *),
+		      void *arg, char *buf, size_t size)
+{
+	int mine[2], ret;
+
+	p->to[0] = p->to[1] = p->from[0] = p->from[1] = -1;
+	if (pipe2(p->to, O_CLOEXEC) || pipe2(p->from, O_CLOEXEC)) {
+		ret = -errno;
+		tb_err("%s: pipe: %s", name, strerror(errno));
+		return ret;
+	}
+	mine[0] = p->to[1];
+	mine[1] = p->from[0];
+	ret = tb_wl_partner_start(&p->partner, process, fn, arg, mine, 2);
+	if (ret) {
+		tb_err("%s: cannot start the partner: %s", name, strerror(-ret));
+		return ret;
+	}
+	if (process) {
+		close_fd(&p->to[0]);
+		close_fd(&p->from[1]);
+	}
+	ret = tb_wl_pipes_round_trip(p, buf, size);
+	if (ret)
+		tb_err("%s: first round trip with the partner: %s", name, strerror(-ret));
+	return ret;
+}
+
+void tb_wl_pipes_stop(struct tb_wl_pipes *p)
+{
+	close_fd(&p->to[1]);
+	tb_wl_partner_stop(&p->partner, 2000000000ull);
+	close_fd(&p->to[0]);
+	close_fd(&p->from[0]);
+	close_fd(&p->from[1]);
 }
 
 int tb_wl_pingpong_events(struct tb_op_events *ev, const struct tb_op_context *ctx,

@@ -79,6 +79,24 @@ int tb_wl_partner_start(struct tb_wl_partner *p, bool process, void *(*fn)(void 
 void tb_wl_partner_stop(struct tb_wl_partner *p, uint64_t grace_ns);
 
 /*
+ * Two pipes between a workload and its partner: to[] carries to the partner, from[] back.
+ * tb_wl_pipes_start opens them, starts fn(arg) as the partner (a process gets only its ends)
+ * and makes a first round trip of size bytes from buf so the partner runs before the timed
+ * batch; 0 or a negative errno with a message naming `name`. tb_wl_pipes_round_trip writes
+ * size bytes of buf and reads them back. tb_wl_pipes_stop closes our end (the partner reads
+ * EOF and returns), waits for it and closes the rest; safe after a start that failed.
+ */
+struct tb_wl_pipes {
+	int to[2], from[2];
+	struct tb_wl_partner partner;
+};
+
+int tb_wl_pipes_start(struct tb_wl_pipes *p, const char *name, bool process, void *(*fn)(void *),
+		      void *arg, char *buf, size_t size);
+int tb_wl_pipes_round_trip(struct tb_wl_pipes *p, char *buf, size_t size);
+void tb_wl_pipes_stop(struct tb_wl_pipes *p);
+
+/*
  * What one round trip of a ping-pong (pipe, TCP, UDP) does, into ev: `send` then `recv` here,
  * `recv` then `send` in the partner (a process outside the workload's pid filter when
  * partner_process), each flags (TB_EV_APPROX when a transfer may take several calls). When

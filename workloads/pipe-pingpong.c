@@ -6,10 +6,8 @@
  * switches per op: the scheduler's wakeup and switch paths.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stddef.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
 #include "core/io.h"
@@ -22,9 +20,8 @@ struct pipe_cfg {
 };
 
 struct pipe_priv {
-	int to[2], from[2]; /* to the partner, from the partner */
+	struct tb_wl_pipes pipes;
 	size_t size;
-	struct tb_wl_partner partner;
 	char buf[4096];
 	char pbuf[4096]; /* the partner's (thread mode shares the process) */
 };
@@ -42,57 +39,24 @@ static void *pipe_partner(void *arg)
 {
 	struct pipe_priv *p = arg;
 
-	while (!tb_read_full(p->to[0], p->pbuf, p->size))
-		if (tb_write_full(p->from[1], p->pbuf, p->size))
+	while (!tb_read_full(p->pipes.to[0], p->pbuf, p->size))
+		if (tb_write_full(p->pipes.from[1], p->pbuf, p->size))
 			break;
 	return NULL;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
 }
 
 static int pipe_setup(struct tb_workload *w)
 {
 	const struct pipe_cfg *c = w->cfg;
 	struct pipe_priv *p;
-	int ret;
 
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
-	p->to[0] = p->to[1] = p->from[0] = p->from[1] = -1;
 	w->priv = p;
 	p->size = (size_t)c->size;
-	if (pipe2(p->to, O_CLOEXEC) || pipe2(p->from, O_CLOEXEC)) {
-		ret = -errno;
-		tb_err("%s: pipe: %s", w->name, strerror(errno));
-		return ret;
-	}
-	{
-		int mine[2] = {p->to[1], p->from[0]};
-
-		ret = tb_wl_partner_start(&p->partner, c->mode == TB_WL_PARTNER_PROCESSES,
-					  pipe_partner, p, mine, 2);
-	}
-	if (ret) {
-		tb_err("%s: cannot start the partner: %s", w->name, strerror(-ret));
-		return ret;
-	}
-	if (p->partner.process) {
-		close_fd(&p->to[0]);
-		close_fd(&p->from[1]);
-	}
-	/* one round trip now, so the partner is up and running before the timed batch */
-	ret = tb_write_full(p->to[1], p->buf, p->size);
-	if (!ret)
-		ret = tb_read_full(p->from[0], p->buf, p->size);
-	if (ret)
-		tb_err("%s: first round trip: %s", w->name, strerror(-ret));
-	return ret;
+	return tb_wl_pipes_start(&p->pipes, w->name, c->mode == TB_WL_PARTNER_PROCESSES,
+				 pipe_partner, p, p->buf, p->size);
 }
 
 static int pipe_run_batch(struct tb_workload *w, uint64_t n)
@@ -102,10 +66,7 @@ static int pipe_run_batch(struct tb_workload *w, uint64_t n)
 	int ret;
 
 	for (i = 0; i < n; i++) {
-		ret = tb_write_full(p->to[1], p->buf, p->size);
-		if (ret)
-			return ret;
-		ret = tb_read_full(p->from[0], p->buf, p->size);
+		ret = tb_wl_pipes_round_trip(&p->pipes, p->buf, p->size);
 		if (ret)
 			return ret;
 	}
@@ -118,11 +79,7 @@ static void pipe_teardown(struct tb_workload *w)
 
 	if (!p)
 		return;
-	close_fd(&p->to[1]); /* the partner reads EOF and returns */
-	tb_wl_partner_stop(&p->partner, 2000000000ull);
-	close_fd(&p->to[0]);
-	close_fd(&p->from[0]);
-	close_fd(&p->from[1]);
+	tb_wl_pipes_stop(&p->pipes);
 	free(p);
 	w->priv = NULL;
 }

@@ -50,7 +50,8 @@ grep -q "sel.ini:8: \[tracer b\]: syscall-nr: only used with program = syscall-c
 	fail "syscall-nr off syscall-count: $(cat "$TMP/err")"
 # the shipped scenario's filter sweeps expand into their points
 expect_exit 0 "$TB" run "$TB_ROOT/scenarios/sweeps.ini" --quick --dry-run
-for id in "getpid-mix\[other-calls=99\]/ft-filter" "getpid-mix\[other-calls=100\]/bpf-filter"; do
+for id in "getpid-mix\[other-calls=99\]/ft-filter" "getpid-mix\[other-calls=100\]/bpf-filter" \
+	"getpid-pid\[partner-calls=90\]/ft-pid" "getpid-pid\[partner-calls=0\]/bpf-pid"; do
 	grep -q "$id" "$TMP/out" || fail "sweeps.ini: no $id: $(cat "$TMP/out")"
 done
 

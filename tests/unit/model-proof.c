@@ -25,7 +25,10 @@
 
 #define OPS 10000
 
-/* The registered workload name's table with its defaults (and key=val), run as ctx says. */
+/*
+ * The registered workload name's table with its defaults (and key=val, or with val NULL the
+ * options "k=v;k=v" in key), run as ctx says.
+ */
 static void table_of(const char *name, const char *key, const char *val, bool one_cpu,
 		     struct tb_op_events *ev)
 {
@@ -39,8 +42,21 @@ static void table_of(const char *name, const char *key, const char *val, bool on
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
 	if (wl->opts)
 		CU_ASSERT_EQUAL(tb_opts_defaults(wl->opts, cfg), 0);
-	if (key)
+	if (key && val)
 		CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, key, val, err, sizeof(err)), 0);
+	if (key && !val) {
+		char *spec = strdup(key), *kv, *save = NULL, *eq;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(spec);
+		for (kv = strtok_r(spec, ";", &save); kv; kv = strtok_r(NULL, ";", &save)) {
+			eq = strchr(kv, '=');
+			CU_ASSERT_PTR_NOT_NULL_FATAL(eq);
+			*eq = '\0';
+			CU_ASSERT_EQUAL(tb_opts_set(wl->opts, cfg, kv, eq + 1, err, sizeof(err)),
+					0);
+		}
+		free(spec);
+	}
 	tb_op_events_init(ev);
 	CU_ASSERT_EQUAL(wl->events(cfg, &ctx, ev), 0);
 	if (wl->opts)
@@ -113,6 +129,22 @@ static void test_matching(void)
 	       "raw_syscalls:sys_enter,sched:sched_switch", &x);
 	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 4, 0);
 	CU_ASSERT_DOUBLE_EQUAL(x.approx_per_op, 2, 0);
+
+	/* getpid's partner: its calls are outside the workload's pid filter, inside system-wide */
+	expect("getpid", "calls=100;partner=process;partner-calls=90", NULL, TB_HOOK_EVENTS,
+	       TB_SCOPE_TREE, "syscalls:sys_enter_getpid", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 10, 0);
+	expect("getpid", "calls=100;partner=process;partner-calls=90", NULL, TB_HOOK_EVENTS,
+	       TB_SCOPE_SYSTEM, "syscalls:sys_enter_getpid", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 100, 0);
+	expect("getpid", "calls=100;partner=process;partner-calls=100", NULL, TB_HOOK_EVENTS,
+	       TB_SCOPE_PROCESS, "syscalls:sys_enter_getpid", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op + x.approx_per_op, 0, 0);
+	CU_ASSERT(!x.unknown);
+	/* ... and the hand-over's write and read, 2 here and 2 there */
+	expect("getpid", "calls=100;partner=process;partner-calls=90", NULL, TB_HOOK_EVENTS,
+	       TB_SCOPE_TREE, "raw_syscalls:sys_enter", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 12, 0);
 
 	/* fork's children: followed by a pid filter with fork, not by a process filter */
 	expect("fork-exit", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_TREE,

@@ -259,9 +259,11 @@ static void test_registry(void)
 }
 
 /* Apply "key=val;key=val" to cfg; returns 0 or what tb_opts_set said. */
-static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spec)
+/* Set the options "k=v;k=v" on cfg; tb_opts_set's message for a bad one into err. */
+static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spec, char *err,
+		    size_t len)
 {
-	char *copy = strdup(spec), *kv, *save = NULL, *eq, err[256];
+	char *copy = strdup(spec), *kv, *save = NULL, *eq;
 	int ret = copy ? 0 : -ENOMEM;
 
 	for (kv = copy ? strtok_r(copy, ";", &save) : NULL; kv && !ret;
@@ -272,9 +274,7 @@ static int set_opts(const struct tb_workload_ops *wl, void *cfg, const char *spe
 			break;
 		}
 		*eq = '\0';
-		ret = tb_opts_set(wl->opts, cfg, kv, eq + 1, err, sizeof(err));
-		if (ret)
-			printf("\n    %s: %s", wl->name, err);
+		ret = tb_opts_set(wl->opts, cfg, kv, eq + 1, err, len);
 	}
 	free(copy);
 	return ret;
@@ -334,7 +334,10 @@ static void run_one(const struct tb_workload_ops *wl, unsigned int threads, bool
 	cfg = make_cfg(wl, err, sizeof(err));
 	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
 	if (spec) {
-		CU_ASSERT_EQUAL_FATAL(set_opts(wl, cfg, spec), 0);
+		ret = set_opts(wl, cfg, spec, err, sizeof(err));
+		if (ret)
+			printf("\n    %s %s: %s", wl->name, spec, err);
+		CU_ASSERT_EQUAL_FATAL(ret, 0);
 		err[0] = '\0';
 		if (wl->validate && wl->validate(cfg, err, sizeof(err)))
 			printf("\n    %s %s: %s", wl->name, spec, err);
@@ -498,6 +501,8 @@ static void test_variants(void)
 		{"udp-rr", "mode=processes;size=1400"},
 		{"nanosleep", "sleep=10us;slack=1"},
 		{"getpid", "work=50"},
+		{"getpid", "calls=10;partner=process;partner-calls=4"},
+		{"getpid", "calls=3;partner=process;partner-calls=3"},
 		{"command", "command=sh -c 'echo done: 7';metric=done: ([0-9]+)"},
 	};
 	const struct tb_workload_ops *wl;
@@ -512,8 +517,8 @@ static void test_variants(void)
 	}
 }
 
-/* Set key=val on wl's defaults; return what validate says, with its message in err. */
-static int validate_with(const char *name, const char *key, const char *val, char *err, size_t len)
+/* Set spec ("k=v;k=v") on wl's defaults; return what validate says, with its message in err. */
+static int validate_spec(const char *name, const char *spec, char *err, size_t len)
 {
 	const struct tb_workload_ops *wl = tb_workload_find(name);
 	void *cfg;
@@ -525,11 +530,20 @@ static int validate_with(const char *name, const char *key, const char *val, cha
 	if (!cfg)
 		return -ENOMEM;
 	err[0] = '\0';
-	ret = tb_opts_set(wl->opts, cfg, key, val, err, len);
+	ret = set_opts(wl, cfg, spec, err, len);
 	if (!ret && wl->validate)
 		ret = wl->validate(cfg, err, len);
 	free_cfg(wl, cfg);
 	return ret;
+}
+
+/* One key=val (a value without ';'). */
+static int validate_with(const char *name, const char *key, const char *val, char *err, size_t len)
+{
+	char spec[512];
+
+	snprintf(spec, sizeof(spec), "%s=%s", key, val);
+	return validate_spec(name, spec, err, len);
 }
 
 #define ASSERT_BAD(wl, key, val)                                                                 \
@@ -538,6 +552,12 @@ static int validate_with(const char *name, const char *key, const char *val, cha
 			CU_ASSERT_EQUAL(validate_with(wl, key, val, err, sizeof(err)), -EINVAL); \
 			CU_ASSERT_PTR_NOT_NULL(strstr(err, key));                                \
 		}                                                                                \
+	} while (0)
+
+#define ASSERT_BAD_SPEC(wl, spec, key)                                               \
+	do {                                                                         \
+		CU_ASSERT_EQUAL(validate_spec(wl, spec, err, sizeof(err)), -EINVAL); \
+		CU_ASSERT_PTR_NOT_NULL(strstr(err, key));                            \
 	} while (0)
 
 static void test_bad_configs(void)
@@ -550,6 +570,10 @@ static void test_bad_configs(void)
 	ASSERT_BAD("read", "path", "/nonexistent/file");
 	ASSERT_BAD("read", "path", "/");
 	ASSERT_BAD("getpid", "work", "-5");
+	ASSERT_BAD("getpid", "partner", "thread");
+	ASSERT_BAD("getpid", "partner-calls", "1"); /* no partner to make it */
+	ASSERT_BAD_SPEC("getpid", "calls=4;partner=process;partner-calls=5", "partner-calls");
+	ASSERT_BAD_SPEC("getpid", "calls=4;partner=process;other-calls=1", "other-calls");
 	ASSERT_BAD("cpu", "iterations", "0");
 	ASSERT_BAD("write", "dir", "/nonexistent/dir");
 	ASSERT_BAD("write", "size", "100G");
