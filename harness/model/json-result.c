@@ -116,6 +116,7 @@ static const struct tb_json_field sample_fields[] = {
 	F_COUNT("cpu_wait_ns", wait_ns, TB_JSON_OMIT),
 	F_COUNT("cpu_steal_ns", steal_ns, TB_JSON_OMIT),
 	F_CHILD_SEEN("service", svc, svc.present, &tb_json_sample_service_table),
+	F_TEXT("rerun", rerun, TB_JSON_OMIT),
 	F_END,
 };
 #undef T
@@ -564,6 +565,16 @@ static const struct tb_json_field accounting_fields[] = {
 
 static const struct tb_json_table accounting_table = {accounting_fields, accounting_init, NULL};
 
+#define T struct tb_cell_contention
+static const struct tb_json_field contention_fields[] = {
+	F_UINT("rounds_rerun", rerun, UINT_MAX),
+	F_UINT("rounds_kept_contended", kept, UINT_MAX),
+	F_END,
+};
+#undef T
+
+static const struct tb_json_table contention_table = {contention_fields, NULL, NULL};
+
 /* ---- a cell ---------------------------------------------------------------------------------- */
 
 /* [tracer_extra] as written: with the cell's BPF programs and their derived figures. */
@@ -675,6 +686,7 @@ static const struct tb_json_field cell_fields[] = {
 	F_CHILD_SEEN("workload_sweep", wsweep, wsweep.present, &tb_json_cell_sweep_table),
 	F_CHILD_SEEN("tracer_sweep", tsweep, tsweep.present, &tb_json_cell_sweep_table),
 	F_CHILD_SEEN("service", service, service.present, &tb_json_cell_service_table),
+	F_CHILD_SEEN("contention", contention, contention.present, &contention_table),
 	F_END,
 };
 #undef T
@@ -856,6 +868,8 @@ static int settings_check(struct tb_json_reader *rd, json_t *o, void *base)
 		r->max_cv = 0.10;
 	if (isnan(r->precision))
 		r->precision = 0;
+	if (isnan(r->contended_share)) /* older results: nothing was re-run */
+		r->contended_share = 0;
 	return 0;
 }
 
@@ -885,6 +899,7 @@ static const struct tb_json_field settings_fields[] = {
 	F_RANGE("confidence", confidence, 0, 1, TB_JSON_OPEN),
 	F_RANGE("precision", precision, 0, 1, 0),
 	F_RANGE("max_cv", max_cv, 0, 10, 0),
+	F_RANGE("contended_share", contended_share, 0, 1, TB_JSON_OMIT),
 	F_BOOL("aa", aa, 0),
 	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
 	F_STR("sample_length", sample_length, TB_JSON_OMIT),

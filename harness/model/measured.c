@@ -11,13 +11,31 @@
 bool tb_sample_measured(const struct tb_sample *s)
 {
 	return !s->warmup && !s->accounting && !s->failed && !s->abandoned && !s->partial_round &&
-	       isfinite(s->ns_per_op);
+	       !s->rerun[0] && isfinite(s->ns_per_op);
 }
 
 bool tb_sample_accounted(const struct tb_sample *s)
 {
-	return s->accounting && !s->failed && !s->abandoned && !s->partial_round &&
+	return s->accounting && !s->failed && !s->abandoned && !s->partial_round && !s->rerun[0] &&
 	       isfinite(s->ns_per_op);
+}
+
+double tb_sample_contended_share(const struct tb_sample *s, unsigned int threads,
+				 unsigned int ncpus, const char **why)
+{
+	double wait = NAN, steal = NAN;
+
+	if (!(s->elapsed_ns > 0))
+		return NAN;
+	if (s->wait_ns >= 0)
+		wait = (double)s->wait_ns / (s->elapsed_ns * (threads ? threads : 1));
+	if (s->steal_ns >= 0 && ncpus)
+		steal = (double)s->steal_ns / (s->elapsed_ns * ncpus);
+	if (why)
+		*why = isnan(steal) || wait >= steal ? "cpu-wait" : "steal";
+	if (isnan(wait))
+		return steal;
+	return isnan(steal) || wait >= steal ? wait : steal;
 }
 
 /* No measured sample knows its events (run_cnt needs the stats that they run without). */

@@ -13,7 +13,8 @@
 #include "model/result.h"
 
 /* A sample counts in statistics: a completed measured round (not a warmup, not the round a
- * stop interrupted), the sample completed (not failed, not abandoned), finite ns/op. */
+ * stop interrupted, not a contended round run again), the sample completed (not failed, not
+ * abandoned), finite ns/op. */
 bool tb_sample_measured(const struct tb_sample *s);
 /* An accounting sample that completed in a completed round: the accounting's own figures. */
 bool tb_sample_accounted(const struct tb_sample *s);
@@ -51,6 +52,14 @@ double tb_cell_ctxsw_per_op(const struct tb_cell *c);
  * another task held (samples' cpu_wait_ns over elapsed times threads); NAN when unknown.
  */
 double tb_cell_cpu_wait_share(const struct tb_cell *c);
+/*
+ * The share of sample s's batch the machine took from its workload: the larger of its threads'
+ * CPU wait (cpu_wait_ns over elapsed times threads) and the steal on the ncpus CPUs it was
+ * pinned to (0: none named); NAN when neither is known. *why (may be NULL) names the larger:
+ * "cpu-wait" or "steal".
+ */
+double tb_sample_contended_share(const struct tb_sample *s, unsigned int threads,
+				 unsigned int ncpus, const char **why);
 /*
  * In-kernel ns per run of program p of c (run_time_ns / runs; p NULL: of all c's programs);
  * NAN when unknown or without a run.

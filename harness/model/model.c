@@ -98,6 +98,7 @@ struct tb_result *tb_result_new(void)
 	r->resamples = 10000;
 	r->precision = 0;
 	r->max_cv = 0.10;
+	r->contended_share = 0;
 	aa_init(&r->aa_summary);
 	return r;
 }

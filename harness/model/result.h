@@ -89,6 +89,20 @@ struct tb_sample {
 	int64_t wait_ns;
 	int64_t steal_ns;
 	struct tb_svc_figures svc; /* [service] service workloads only */
+	/* [rerun] why this sample's round was run again ("" when it was not: runner/contended.h,
+	 * contended rounds): kept in the file, never in the statistics */
+	char rerun[160];
+};
+
+/*
+ * [contention] {rounds_rerun, rounds_kept_contended}, present when contended rounds are re-run
+ * (settings.contended_share > 0): the rounds whose samples of the cell were discarded and run
+ * again because a sample of the round was contended, and the cell's contended samples kept
+ * because the re-run bound was reached (runner/contended.c).
+ */
+struct tb_cell_contention {
+	bool present;
+	unsigned int rerun, kept;
 };
 
 /* Latency-mode histogram, merged over the cell's measured samples. */
@@ -308,7 +322,8 @@ struct tb_cell {
 	struct tb_accounting accounting; /* [accounting] cells with accounting samples */
 	struct tb_cell_sweep wsweep;	 /* [workload_sweep] its workload is a sweep's point */
 	struct tb_cell_sweep tsweep;	 /* [tracer_sweep] its tracer is a sweep's point */
-	struct tb_service_overhead service; /* [service] cells of a service workload */
+	struct tb_service_overhead service;   /* [service] cells of a service workload */
+	struct tb_cell_contention contention; /* [contention] */
 };
 
 /*
@@ -440,7 +455,10 @@ struct tb_result {
 	unsigned int resamples; /* default 10000 */
 	double precision;	/* fraction, 0 = fixed rounds */
 	double max_cv; /* [settings][max_cv] CV above which a cell is untrustworthy (0.10) */
-	bool aa;       /* [settings][aa] A/A calibration run */
+	/* [settings][contended_share] a measured round with a sample that lost more than this
+	 * share of its wall time to other tasks or the hypervisor is run again; 0: never */
+	double contended_share;
+	bool aa; /* [settings][aa] A/A calibration run */
 	/* [settings][allow_foreign] the user let the run go on with foreign instrumentation
 	 * active (run --allow-foreign): its cells keep their verdicts, each reason says so */
 	bool allow_foreign;

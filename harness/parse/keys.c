@@ -65,6 +65,11 @@ static const struct tb_option global_opts[] = {
 	 "smallest overhead called an effect", 0, 10},
 	{"max-cv", TB_OPT_PERCENT, G(max_cv), "10%",
 	 "a cell whose samples vary more (CV) is untrustworthy", 0.001, 10},
+	{"contended-share", TB_OPT_PERCENT, G(contended_share), "5%",
+	 "a measured round in which a sample lost more than this share of its time to other "
+	 "tasks on its CPU or to the hypervisor is run again (once; at most a quarter of the "
+	 "rounds); 0%: never",
+	 0, 1},
 	{"alpha", TB_OPT_DOUBLE, G(alpha), "0.05", "significance level", 1e-6, 0.5},
 	{"power", TB_OPT_DOUBLE, G(power), "0.8", "power for the minimal detectable effect", 0.5,
 	 0.999},

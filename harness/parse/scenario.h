@@ -93,6 +93,7 @@ struct tb_scenario {
 	bool skip_unsupported; /* leave out unsupported sections instead of refusing the run */
 	int64_t seed;	       /* -1: none given (the run takes one from the clock) */
 	double precision, noise_threshold, alpha, power, confidence, max_cv;
+	double contended_share; /* a round with a sample this contended is run again; 0: never */
 	unsigned int resamples;
 	unsigned int max_cells; /* the most cells a scenario with sweeps may make */
 	/* the explain phase (runner/explain.c): after the measured rounds */

@@ -26,6 +26,7 @@ static int header(struct tb_result *r, const struct tb_scenario *s, const char *
 	r->duration_ns = s->duration_ns;
 	r->noise_threshold = s->noise_threshold;
 	r->max_cv = s->max_cv;
+	r->contended_share = s->contended_share;
 	r->alpha = s->alpha;
 	r->power = s->power;
 	r->confidence = s->confidence;

@@ -331,6 +331,30 @@ out:
 	free(e);
 }
 
+/*
+ * The rounds run again because a sample was contended (runner/contended.h): how many and the
+ * first one's reason. Every cell of a round run again counts it, so the largest count is the
+ * run's.
+ */
+static void print_contention(FILE *f, const struct tb_result *r)
+{
+	unsigned int rerun = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+
+		if (c->contention.rerun > rerun)
+			rerun = c->contention.rerun;
+		for (size_t j = 0; !first && j < c->nsamples; j++)
+			if (c->samples[j].rerun[0])
+				first = c->samples[j].rerun;
+	}
+	if (rerun)
+		fprintf(f, "\n%u round%s run again, contended (the first: %s)\n", rerun,
+			rerun == 1 ? "" : "s", first ? first : "?");
+}
+
 /* Last, so that it is what a user reads: every way the run fell short (stats/shortfall.h). */
 /* A latency in us, "-" when unknown. */
 static const char *us(char *buf, size_t len, double ns)
@@ -453,5 +477,6 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		fprintf(f, "%s%s\n", i ? "" : "\n",
 			json_string_value(json_array_get(r->unsupported, i)));
 	print_explained(f, r);
+	print_contention(f, r);
 	print_shortfalls(f, r);
 }

@@ -13,6 +13,7 @@
 #include "model/measured.h"
 #include "model/proof.h"
 #include "runner/child.h"
+#include "runner/contended.h"
 #include "runner/explain.h"
 #include "runner/runner.h"
 #include "runner/sample.h"
@@ -282,12 +283,49 @@ static int commit_histograms(struct tb_plan *p)
 	return 0;
 }
 
+/*
+ * Round `done` just completed: run it again when it was contended (runner/contended.h), once,
+ * and while the run's bound holds. Its latency histograms go back to the last completed
+ * round's, and the samples it adds are planned. Returns true when it is to be run again.
+ */
+static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *again_done,
+			       unsigned int *reruns)
+{
+	struct tb_plan *p = rn->plan;
+	const struct tb_scenario *s = p->s;
+	unsigned int ncpus[rn->r->ncells ? rn->r->ncells : 1];
+	size_t acct[p->ncells ? p->ncells : 1], i;
+	bool allowed = !*again_done &&
+		       *reruns < tb_contended_cap(s->precision > 0 ? s->max_rounds : s->rounds);
+
+	memset(ncpus, 0, sizeof(ncpus));
+	for (i = 0; i < p->ncells; i++)
+		ncpus[p->cells[i].cell] = (unsigned int)p->wls[p->cells[i].wl].ncpus;
+	if (!tb_contended_round(rn->r, ncpus, done, allowed))
+		return false;
+	for (i = 0; i < p->ncells; i++) {
+		struct tb_plan_cell *cr = &p->cells[i];
+
+		if (!cr->hist)
+			continue;
+		if (cr->hist_done)
+			*cr->hist = *cr->hist_done;
+		else
+			tb_hist_init(cr->hist);
+	}
+	rn->planned += p->ncells + accounting_cells(rn, acct);
+	*again_done = true;
+	(*reruns)++;
+	return true;
+}
+
 /* Measured rounds until the stop rule says why to stop. */
 static int measured_rounds(struct tb_runner *rn)
 {
 	struct tb_scenario *s = rn->plan->s;
 	size_t acct[rn->plan->ncells ? rn->plan->ncells : 1];
-	unsigned int done = 0, target = tb_scenario_first_rounds(s);
+	unsigned int done = 0, target = tb_scenario_first_rounds(s), reruns = 0;
+	bool again_done = false;
 	struct tb_runner_stop_rule rule = {
 		.rounds = s->rounds,
 		.min_rounds = s->min_rounds,
@@ -297,16 +335,20 @@ static int measured_rounds(struct tb_runner *rn)
 	};
 	int ret;
 
+	tb_contended_start(rn->r);
 	for (;;) {
 		const char *why;
 
-		if (done >= target) /* adaptive stopping asked for another round */
+		if (done >= target && !again_done) /* adaptive stopping asked for another round */
 			rn->planned += rn->plan->ncells + accounting_cells(rn, acct);
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret == -EINTR)
 			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
 		if (ret)
 			return ret;
+		if (again_if_contended(rn, done, &again_done, &reruns))
+			continue;
+		again_done = false;
 		done++;
 		rn->r->rounds = done;
 		ret = commit_histograms(rn->plan);

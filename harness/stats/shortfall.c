@@ -138,6 +138,25 @@ static int cells_short(const struct tb_result *r)
 	return ret;
 }
 
+/* Contended samples kept in the statistics because the re-run bound was reached. */
+static int contended_kept(const struct tb_result *r)
+{
+	unsigned int kept = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		kept += r->cells[i].contention.kept;
+		if (!first && r->cells[i].contention.kept)
+			first = r->cells[i].id;
+	}
+	if (!kept)
+		return 0;
+	return say(
+		r->shortfalls,
+		"%u contended sample%s kept in the statistics (first: %s): more than %g%% of the batch went to other tasks or the hypervisor and the rounds run again reached their bound; a quieter machine, or fewer other tasks on the workload's CPU",
+		kept, kept == 1 ? "" : "s", first, 100 * r->contended_share);
+}
+
 int tb_stats_shortfalls(struct tb_result *r)
 {
 	size_t nforeign = json_is_array(r->foreign) ? json_array_size(r->foreign) : 0;
@@ -166,5 +185,7 @@ int tb_stats_shortfalls(struct tb_result *r)
 		ret = precision_missed(r);
 	if (!ret)
 		ret = cells_short(r);
+	if (!ret)
+		ret = contended_kept(r);
 	return ret;
 }
