@@ -44,7 +44,8 @@ def measured(cell):
     """A cell's measured samples (timed, not warmups, failed or cut) by round."""
     return {s["round"]: s for s in cell["samples"]
             if s.get("round", -1) >= 0 and not s.get("warmup") and not s.get("failed")
-            and not s.get("accounting") and not s.get("abandoned") and s.get("ns_per_op")}
+            and not s.get("accounting") and not s.get("abandoned") and not s.get("rerun")
+            and s.get("ns_per_op")}
 
 
 def ns_per_op(s):

@@ -112,7 +112,7 @@ def measured(cell):
     """tb_sample_measured: not a warmup, not failed, a finite ns/op; keyed by round."""
     return {s["round"]: s["ns_per_op"] for s in cell.get("samples", [])
             if isinstance(s, dict) and isinstance(s.get("round"), int) and s["round"] >= 0 and
-            not s.get("warmup") and not s.get("failed") and
+            not s.get("warmup") and not s.get("failed") and not s.get("rerun") and
             isinstance(s.get("ns_per_op"), (int, float)) and math.isfinite(s["ns_per_op"]) and
             s["ns_per_op"] > 0}
 

@@ -42,7 +42,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 c = [c for c in r["cells"] if c["tracer"] == "bt-getpid"][0]
 timed = [s for s in c["samples"] if not s.get("accounting") and not s["warmup"]]
-acct = [s for s in c["samples"] if s.get("accounting")]
+acct = [s for s in c["samples"] if s.get("accounting") and not s.get("rerun")]
 assert timed, "no timed sample"
 for s in timed:
     assert s.get("bpf_stats") is False, f"timed sample {s['order']}: bpf_stats {s.get('bpf_stats')}"

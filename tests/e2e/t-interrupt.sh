@@ -37,7 +37,7 @@ need(r["stop_reason"] == "interrupted", "stop_reason %r" % r["stop_reason"])
 R = r["settings"]["rounds"]
 abandoned = 0
 for c in r["cells"]:
-    done = [s for s in c["samples"] if not s.get("warmup") and s["round"] < R]
+    done = [s for s in c["samples"] if not s.get("warmup") and not s.get("rerun") and s["round"] < R]
     need(len(done) == R, "%s: %d samples in %d completed rounds" % (c["id"], len(done), R))
     need(sorted(s["round"] for s in done) == list(range(R)), "%s: rounds %r" % (c["id"], [s["round"] for s in done]))
     for s in c["samples"]:
