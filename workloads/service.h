@@ -6,9 +6,9 @@
  * log), a free loopback port, its own cgroup (host/cgroup.h: accounted, killed as a whole,
  * removed by `tracebench cleanup` when its owner died), pinned to the workload's CPU; it waits
  * until the server answers and warms it with a short client run. The timed batch is one client
- * run of the sample's duration, in a cgroup of its own, pinned to another CPU; its output is
- * parsed (service-parse.h) into the sample's requests (its ops) and figures. Teardown kills
- * both cgroups.
+ * run of the sample's duration, in a cgroup of its own, pinned to another CPU; the untimed
+ * finish_batch after it parses its output (service-parse.h) into the sample's requests (its
+ * ops) and figures. Teardown kills both cgroups.
  */
 #ifndef TB_WL_SERVICE_H
 #define TB_WL_SERVICE_H
