@@ -135,6 +135,8 @@ static int nginx_setup(struct tb_workload *w)
 		ret = tb_wl_svc_client(s, w, argv, c->svc.client_warmup * 10 + 30000000000ull, NULL,
 				       NULL);
 	}
+	if (!ret)
+		tb_wl_svc_mark(s);
 	return ret;
 }
 
@@ -146,6 +148,11 @@ static int nginx_run_batch(struct tb_workload *w, uint64_t n)
 	(void)n; /* one-shot: one client run */
 	wrk_argv(s, w->cfg, tb_wl_svc_seconds(w), bufs, argv);
 	return tb_wl_svc_measure(s, w, argv, tb_wl_svc_parse_wrk, NULL, NULL, false);
+}
+
+static int nginx_finish_batch(struct tb_workload *w)
+{
+	return tb_wl_svc_finish(w->priv, w);
 }
 
 static void nginx_teardown(struct tb_workload *w)
@@ -167,6 +174,7 @@ const struct tb_workload_ops tb_workload_nginx = {
 	.supported = nginx_supported,
 	.setup = nginx_setup,
 	.run_batch = nginx_run_batch,
+	.finish_batch = nginx_finish_batch,
 	.teardown = nginx_teardown,
 	.events = tb_wl_svc_events,
 };

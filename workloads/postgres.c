@@ -322,7 +322,9 @@ static int pg_setup(struct tb_workload *w)
 					 "postgres", "-d", "postgres", NULL});
 	if (!ret)
 		ret = fill(w, p);
-	return ret ? ret : pg_warm_up(w, p);
+	if (!ret && !(ret = pg_warm_up(w, p)))
+		tb_wl_svc_mark(&p->s);
+	return ret;
 }
 
 static int pg_run_batch(struct tb_workload *w, uint64_t n)
@@ -338,6 +340,13 @@ static int pg_run_batch(struct tb_workload *w, uint64_t n)
 	bench_argv(p, c, tb_wl_svc_seconds(w), bufs, argv);
 	return tb_wl_svc_measure(&p->s, w, argv, tb_wl_svc_parse_pgbench, log,
 				 tb_wl_svc_parse_pgbench_log, c->rate > 0);
+}
+
+static int pg_finish_batch(struct tb_workload *w)
+{
+	struct pg_priv *p = w->priv;
+
+	return tb_wl_svc_finish(&p->s, w);
 }
 
 static void pg_teardown(struct tb_workload *w)
@@ -361,6 +370,7 @@ const struct tb_workload_ops tb_workload_postgres = {
 	.supported = pg_supported,
 	.setup = pg_setup,
 	.run_batch = pg_run_batch,
+	.finish_batch = pg_finish_batch,
 	.teardown = pg_teardown,
 	.events = tb_wl_svc_events,
 };

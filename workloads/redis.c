@@ -120,7 +120,9 @@ static int redis_setup(struct tb_workload *w)
 					 "--save", "", "--appendonly", "no", "--dir", p->s.dir,
 					 "--daemonize", "no", "--logfile", "", NULL},
 			      NULL);
-	return ret ? ret : warm_up(w, p);
+	if (!ret && !(ret = warm_up(w, p)))
+		tb_wl_svc_mark(&p->s);
+	return ret;
 }
 
 static int redis_run_batch(struct tb_workload *w, uint64_t n)
@@ -131,6 +133,13 @@ static int redis_run_batch(struct tb_workload *w, uint64_t n)
 	(void)n;
 	bench_argv(p, w->cfg, p->requests, bufs, argv);
 	return tb_wl_svc_measure(&p->s, w, argv, tb_wl_svc_parse_redis, NULL, NULL, false);
+}
+
+static int redis_finish_batch(struct tb_workload *w)
+{
+	struct redis_priv *p = w->priv;
+
+	return tb_wl_svc_finish(&p->s, w);
 }
 
 static void redis_teardown(struct tb_workload *w)
@@ -154,6 +163,7 @@ const struct tb_workload_ops tb_workload_redis = {
 	.supported = redis_supported,
 	.setup = redis_setup,
 	.run_batch = redis_run_batch,
+	.finish_batch = redis_finish_batch,
 	.teardown = redis_teardown,
 	.events = tb_wl_svc_events,
 };

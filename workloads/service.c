@@ -336,24 +336,47 @@ static const char *deciding(const struct tb_wl_svc_cfg *c, bool open)
 	return tb_wl_svc_decides[c->decides];
 }
 
+void tb_wl_svc_mark(struct tb_wl_svc *s)
+{
+	int64_t mem;
+
+	tb_cgroup_usage(&s->cg, &s->cpu0, &mem);
+	s->sw0 = server_ctxsw(s);
+}
+
 int tb_wl_svc_measure(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
 		      tb_wl_svc_parse_fn parse, const char *log, tb_wl_svc_parse_fn parse_log,
 		      bool open)
 {
-	struct tb_wl_svc_figs f;
-	double cpu0, cpu1;
-	int64_t mem, sw0, sw1;
 	int ret;
 
-	tb_cgroup_usage(&s->cg, &cpu0, &mem);
-	sw0 = server_ctxsw(s);
+	s->parse = parse;
+	s->parse_log = parse_log;
+	s->open = open;
+	snprintf(s->log_glob, sizeof(s->log_glob), "%s", log ? log : "");
 	/* A blocking wait: a poll would wake on the server's CPU and see the end up to 20 ms late,
 	 * inside the timed window; a hung client is the harness's sample timeout's to stop. */
-	ret = tb_wl_svc_client(s, w, argv, 0, parse, &f);
-	tb_cgroup_usage(&s->cg, &cpu1, &mem);
-	sw1 = server_ctxsw(s);
-	if (!ret && log)
-		ret = parse_log_glob(w, log, parse_log, &f);
+	ret = tb_wl_svc_client(s, w, argv, 0, NULL, NULL);
+	s->measured = !ret;
+	return ret;
+}
+
+int tb_wl_svc_finish(struct tb_wl_svc *s, struct tb_workload *w)
+{
+	struct tb_wl_svc_figs f;
+	double cpu0 = s->cpu0;
+	int64_t sw0 = s->sw0;
+	int ret;
+
+	if (!s->measured) {
+		tb_err("%s: no client run to finish", w->name);
+		return -EINVAL;
+	}
+	s->measured = false;
+	tb_wl_svc_mark(s);
+	ret = parse_output(w, s->out, "the client's output", s->parse, &f);
+	if (!ret && s->log_glob[0])
+		ret = parse_log_glob(w, s->log_glob, s->parse_log, &f);
 	if (ret)
 		return ret;
 	if (!f.requests) {
@@ -367,10 +390,10 @@ int tb_wl_svc_measure(struct tb_wl_svc *s, struct tb_workload *w, char *const *a
 	w->svc.p99_ns = f.p99_ns;
 	w->svc.p999_ns = f.p999_ns;
 	w->svc.errors = f.errors;
-	w->svc.server_cpu_s = cpu1 - cpu0;
+	w->svc.server_cpu_s = s->cpu0 - cpu0;
 	/* threads that came and went during the run are missed: a lower bound */
-	w->svc.server_ctxsw = sw0 >= 0 && sw1 >= sw0 ? sw1 - sw0 : -1;
-	snprintf(w->svc.decides, sizeof(w->svc.decides), "%s", deciding(w->cfg, open));
+	w->svc.server_ctxsw = sw0 >= 0 && s->sw0 >= sw0 ? s->sw0 - sw0 : -1;
+	snprintf(w->svc.decides, sizeof(w->svc.decides), "%s", deciding(w->cfg, s->open));
 	return 0;
 }
 

@@ -6,9 +6,9 @@
  * log), a free loopback port, its own cgroup (host/cgroup.h: accounted, killed as a whole,
  * removed by `tracebench cleanup` when its owner died), pinned to the workload's CPU; it waits
  * until the server answers and warms it with a short client run. The timed batch is one client
- * run of the sample's duration, in a cgroup of its own, pinned to another CPU; its output is
- * parsed (service-parse.h) into the sample's requests (its ops) and figures. Teardown kills
- * both cgroups.
+ * run of the sample's duration, in a cgroup of its own, pinned to another CPU; the untimed
+ * finish_batch after it parses its output (service-parse.h) into the sample's requests (its
+ * ops) and figures. Teardown kills both cgroups.
  */
 #ifndef TB_WL_SERVICE_H
 #define TB_WL_SERVICE_H
@@ -52,6 +52,10 @@ extern const char *const tb_wl_svc_decides[]; /* "auto", "throughput", "p50", "p
 	 "closed loop, p99 in an open loop (a fixed rate)", 0, 0, tb_wl_svc_decides}
 /* clang-format on */
 
+/* A client's output parser (service-parse.h). */
+typedef int (*tb_wl_svc_parse_fn)(const char *text, struct tb_wl_svc_figs *f, char *err,
+				  size_t len);
+
 /* One service instance of a sample. */
 struct tb_wl_svc {
 	struct tb_cgroup cg, client_cg;
@@ -62,11 +66,14 @@ struct tb_wl_svc {
 	char dir[PATH_MAX];	    /* <tmpdir>/<tag>-<pid>: config, data, logs */
 	char log[PATH_MAX];	    /* the server's stdout+stderr */
 	char out[PATH_MAX];	    /* the client's */
+	/* Kept by tb_wl_svc_measure for tb_wl_svc_finish: */
+	double cpu0; /* the server cgroup's CPU time and context switches at the mark */
+	int64_t sw0;
+	bool measured; /* a client run awaits its finish */
+	bool open;
+	tb_wl_svc_parse_fn parse, parse_log;
+	char log_glob[PATH_MAX]; /* "": none */
 };
-
-/* A client's output parser (service-parse.h). */
-typedef int (*tb_wl_svc_parse_fn)(const char *text, struct tb_wl_svc_figs *f, char *err,
-				  size_t len);
 
 /*
  * 0 when every program of progs (NULL-terminated; a name on PATH or an absolute path) can run
@@ -94,14 +101,29 @@ int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *arg
 int tb_wl_svc_client(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
 		     uint64_t timeout_ns, tb_wl_svc_parse_fn parse, struct tb_wl_svc_figs *f);
 /*
- * The timed part of a sample: the client run with the server's CPU time and context switches
- * taken around it, into w->svc and w->ops_done (its completed requests); log (NULL: none) is
- * a glob matching the one per-request log the client wrote, parsed by parse_log and removed.
- * open: a fixed rate (the latency then decides under auto). Returns 0 or -errno.
+ * The baseline of the server cgroup's CPU time and context switches, taken untimed at the end of
+ * setup (after the warm-up): tb_wl_svc_finish takes the figures over the span from it, in which
+ * the server is idle but for the client run.
+ */
+void tb_wl_svc_mark(struct tb_wl_svc *s);
+
+/*
+ * The timed part of a sample: the client run only. Its output is kept for tb_wl_svc_finish,
+ * with parse, log (NULL: none; a glob matching the one per-request log the client writes,
+ * parsed by parse_log) and open (a fixed rate: the latency then decides under auto). Returns 0
+ * or -errno.
  */
 int tb_wl_svc_measure(struct tb_wl_svc *s, struct tb_workload *w, char *const *argv,
 		      tb_wl_svc_parse_fn parse, const char *log, tb_wl_svc_parse_fn parse_log,
 		      bool open);
+
+/*
+ * The untimed finish of that batch (a service's finish_batch): the server's cgroup and /proc
+ * read, the client's output and log parsed, into w->svc and w->ops_done (its completed
+ * requests); the mark moved to now. Returns 0 or -errno (said).
+ */
+int tb_wl_svc_finish(struct tb_wl_svc *s, struct tb_workload *w);
+
 /* Kill everything in both cgroups and remove them. Idempotent; s may be half initialised. */
 void tb_wl_svc_stop(struct tb_wl_svc *s);
 /* The sample's client duration in whole seconds, at least 1 (pgbench -T, wrk -d take seconds) */

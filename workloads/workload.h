@@ -59,6 +59,13 @@ struct tb_workload_ops {
 	int (*setup)(struct tb_workload *w);
 	/* Do n operations. No clock reads, no allocation, no printing. Returns 0 or -errno. */
 	int (*run_batch)(struct tb_workload *w, uint64_t n);
+	/*
+	 * Untimed: after a successful batch's end timestamp (and its usage counters), before the
+	 * runner takes the batch's figures (ops_done, metric, svc), in the measuring thread, once
+	 * per instance: post-processing such as parsing a client's output. Returns 0 or -errno
+	 * (said). NULL: nothing to finish.
+	 */
+	int (*finish_batch)(struct tb_workload *w);
 	/* Undo setup. Called after a failed setup too; must cope with partial state. */
 	void (*teardown)(struct tb_workload *w);
 	/*

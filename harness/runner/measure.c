@@ -693,6 +693,19 @@ static uint64_t batch(struct tb_measure_run *run, uint64_t ops, struct tb_measur
 	return end;
 }
 
+/* Each instance's untimed finish_batch after a batch that did not fail. */
+static void go_finish(struct tb_measure_run *run, struct tb_measure_res *res)
+{
+	int (*fin)(struct tb_workload *) = run->req.wl->finish_batch;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; fin && !res->error && i < run->nthreads; i++)
+		if ((ret = fin(&run->w[i].wl)))
+			set_err(res, ret, "%s: %s thread %u: finishing the batch failed: %s",
+				run->req.name, run->req.wl->name, i, strerror(-ret));
+}
+
 int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_measure_res *res,
 			_Atomic uint32_t *gate)
 {
@@ -715,6 +728,7 @@ int tb_measure_go_gated(struct tb_measure_run *run, uint64_t ops, struct tb_meas
 	gate_set(gate, TB_GATE_SPINNING);
 	end = batch(run, ops, res, gate, &t0);
 	usage_read(run, &u1, false);
+	go_finish(run, res); /* after the end and the counters: neither includes it */
 
 	res->elapsed_ns = end - t0;
 	if (run->w[0].wl.ops_done) /* one-shot, its ops counted by itself (a service) */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "runner/measure.h"
@@ -89,11 +90,11 @@ static void test_repeat_and_counts(void)
 	if (!wl || !res)
 		goto out;
 	req = (struct tb_measure_req){.wl = wl,
-				     .cfg = defaults(wl),
-				     .tmpdir = tb_test_tmpdir(),
-				     .threads = 3,
-				     .ops = 20000,
-				     .perf_counts = true};
+				      .cfg = defaults(wl),
+				      .tmpdir = tb_test_tmpdir(),
+				      .threads = 3,
+				      .ops = 20000,
+				      .perf_counts = true};
 	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
 	CU_ASSERT_EQUAL(tb_measure_tids(run, tids, 4), 3);
 	CU_ASSERT_EQUAL(tids[0], gettid());
@@ -141,11 +142,11 @@ static void test_latency(void)
 	if (!wl || !res)
 		goto out;
 	req = (struct tb_measure_req){.wl = wl,
-				     .cfg = defaults(wl),
-				     .tmpdir = tb_test_tmpdir(),
-				     .ops = 10000,
-				     .latency = true,
-				     .latency_every = 10};
+				      .cfg = defaults(wl),
+				      .tmpdir = tb_test_tmpdir(),
+				      .ops = 10000,
+				      .latency = true,
+				      .latency_every = 10};
 	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
 	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
 	CU_ASSERT_TRUE(res->latency);
@@ -257,6 +258,85 @@ static void test_pin_and_failures(void)
 	free(res);
 }
 
+/* A one-shot workload whose untimed finish sleeps, counts its ops and records when it ran. */
+static uint64_t fin_b0, fin_b1, fin_f0, fin_f1;
+static int fin_ret, fin_calls;
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int fin_run(struct tb_workload *w, uint64_t n)
+{
+	(void)w;
+	(void)n;
+	fin_b0 = mono_ns();
+	fin_b1 = mono_ns();
+	return 0;
+}
+
+static int fin_finish(struct tb_workload *w)
+{
+	fin_calls++;
+	fin_f0 = mono_ns();
+	usleep(50000);
+	w->ops_done = 1234;
+	fin_f1 = mono_ns();
+	return fin_ret;
+}
+
+static const struct tb_workload_ops fin = {
+	.name = "fin",
+	.help = "test workload with a finish_batch",
+	.flags = TB_WL_ONESHOT | TB_WL_NOLATENCY,
+	.run_batch = fin_run,
+	.finish_batch = fin_finish,
+};
+
+static void test_finish_batch(void)
+{
+	struct tb_measure_req req = {.wl = &fin, .name = "sec", .tmpdir = "/tmp", .ops = 1};
+	struct tb_measure_res *res = malloc(sizeof(*res));
+	struct tb_measure_run *run = NULL;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(res);
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	fin_ret = 0;
+	fin_calls = 0;
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), 0);
+	CU_ASSERT_EQUAL(fin_calls, 1);
+	/* it ran after the batch, and before the figures: its ops are the sample's */
+	CU_ASSERT(fin_f0 >= fin_b1);
+	CU_ASSERT_EQUAL(res->ops, 1234);
+	/* Outside the timed interval: had the batch's end been read after the finish, the
+	 * interval would span from before b0 to after f1. */
+	CU_ASSERT(res->elapsed_ns < fin_f1 - fin_b0);
+	CU_ASSERT(res->elapsed_ns > 0);
+
+	/* a failing finish fails the sample, naming the section and the step */
+	fin_ret = -EIO;
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), -EIO);
+	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "sec"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(res->errmsg, "finishing the batch"));
+	tb_measure_finish(run);
+
+	/* a failed batch is not finished */
+	fin_ret = 0;
+	fin_calls = 0;
+	probe_fail = 2;
+	req.wl = &probe;
+	CU_ASSERT_EQUAL_FATAL(tb_measure_prepare(&req, &run), 0);
+	CU_ASSERT_EQUAL(tb_measure_go(run, res), -EPIPE);
+	CU_ASSERT_EQUAL(fin_calls, 0);
+	tb_measure_finish(run);
+	probe_fail = 0;
+	free(res);
+}
+
 static void test_flat_result(void)
 {
 	struct tb_measure_res *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -298,6 +378,7 @@ static CU_TestInfo tests[] = {
 	{"repeated batches, threads, counts", test_repeat_and_counts},
 	{"latency mode", test_latency},
 	{"pinning and failures", test_pin_and_failures},
+	{"finish_batch runs untimed", test_finish_batch},
 	{"flat result", test_flat_result},
 	CU_TEST_INFO_NULL,
 };
