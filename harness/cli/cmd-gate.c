@@ -21,7 +21,7 @@
 	"                       [--allow-faster] [--allow-partial] [--allow-foreign]\n"             \
 	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
 	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
-	"                       [--max-throughput-loss 5%] [--max-p99-increase 10%]\n"             \
+	"                       [--max-throughput-loss 5%] [--max-p99-increase 10%]\n"              \
 	"  --allow-faster   skip, not fail, a cell faster than its baseline (suspect the setup)\n"  \
 	"  --allow-partial  let a partial (interrupted) result pass on the cells it measured\n"     \
 	"  --allow-foreign  let a result measured beside foreign instrumentation pass\n"            \
@@ -32,10 +32,10 @@
 	"                   --history FILE.db or URL): fail when the run's change from it is\n"     \
 	"                   significantly above max-regression\n"                                   \
 	"  --comparable     with --history: join runs whose scenario text differs\n"                \
-	"  --max-throughput-loss PCT  fail a traced service cell whose throughput loss is\n"       \
-	"                   significantly above PCT (default: no limit)\n"                         \
-	"  --max-p99-increase PCT  fail a traced service cell whose p99 rose significantly by\n"   \
-	"                   more than PCT of its baseline's p99 (default: no limit)\n"             \
+	"  --max-throughput-loss PCT  fail a traced service cell whose throughput loss is\n"        \
+	"                   significantly above PCT (default: no limit)\n"                          \
+	"  --max-p99-increase PCT  fail a traced service cell whose p99 rose significantly by\n"    \
+	"                   more than PCT of its baseline's p99 (default: no limit)\n"              \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
 	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \

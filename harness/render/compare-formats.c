@@ -43,11 +43,11 @@ static json_t *svc_json(const struct tb_cmp_row *w)
 
 	for (int m = 0; o && m < TB_SVC_NMETRICS; m++) {
 		const struct tb_cmp_svc *ch = &w->svc[m];
-		json_t *x = json_pack("{s:o, s:o, s:s, s:o, s:o, s:o, s:s}", "a", tb_json_num(ch->a),
-				      "b", tb_json_num(ch->b), "unit", m ? "ns" : "requests/s",
-				      "change_pct", tb_json_num(ch->pct), "change_ci",
-				      tb_json_pair(ch->ci_lo, ch->ci_hi), "p_mannwhitney",
-				      tb_json_num(ch->p), "verdict", tb_cmp_dir_name(ch->dir));
+		json_t *x = json_pack(
+			"{s:o, s:o, s:s, s:o, s:o, s:o, s:s}", "a", tb_json_num(ch->a), "b",
+			tb_json_num(ch->b), "unit", m ? "ns" : "requests/s", "change_pct",
+			tb_json_num(ch->pct), "change_ci", tb_json_pair(ch->ci_lo, ch->ci_hi),
+			"p_mannwhitney", tb_json_num(ch->p), "verdict", tb_cmp_dir_name(ch->dir));
 
 		if (!x || json_object_set_new(o, tb_svc_metric_names[m], x)) {
 			json_decref(o);

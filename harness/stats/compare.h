@@ -11,7 +11,7 @@
 #include <stdbool.h>
 
 #include "model/result.h"
-#include "model/system.h" /* struct tb_fp_diff */
+#include "model/system.h"  /* struct tb_fp_diff */
 #include "stats/service.h" /* enum tb_svc_metric */
 #include "stats/sweep.h"   /* struct tb_cmp_sweep */
 

@@ -242,7 +242,8 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
  * computes them; the p99 rise in % of the baseline's median p99). An untrustworthy cell was
  * judged already: its figures decide nothing.
  */
-static void judge_service(const struct tb_gate *g, struct tb_gate_cell *gc, const struct tb_result *r)
+static void judge_service(const struct tb_gate *g, struct tb_gate_cell *gc,
+			  const struct tb_result *r)
 {
 	const struct tb_service_overhead *s = &gc->c->service;
 	const struct tb_cell *b = tb_result_baseline(r, gc->c);
@@ -256,9 +257,10 @@ static void judge_service(const struct tb_gate *g, struct tb_gate_cell *gc, cons
 	} else if (isfinite(g->max_thr_loss)) {
 		add_msg(gc, "throughput loss %+.2f%% [%+.2f%%, %+.2f%%] (%s)", s->loss_pct,
 			s->loss_lo, s->loss_hi, tb_verdict_name(s->thr_verdict));
-		check_limit(gc, s->loss_pct, s->loss_lo, 100 * g->max_thr_loss, "throughput-loss",
-			    "exceeds max-throughput-loss %g%%: the CI's lower bound is above it",
-			    "above max-throughput-loss %g%% but not significantly: measure more rounds");
+		check_limit(
+			gc, s->loss_pct, s->loss_lo, 100 * g->max_thr_loss, "throughput-loss",
+			"exceeds max-throughput-loss %g%%: the CI's lower bound is above it",
+			"above max-throughput-loss %g%% but not significantly: measure more rounds");
 	}
 	if (isfinite(g->max_p99_rise) && !(isfinite(s->p99_lo) && isfinite(k))) {
 		add_msg(gc, "no p99 delta CI: max-p99-increase not checked");
@@ -266,10 +268,10 @@ static void judge_service(const struct tb_gate *g, struct tb_gate_cell *gc, cons
 		add_msg(gc, "p99 %+.2f%% [%+.2f%%, %+.2f%%] of the baseline's %.1f us (%s)",
 			k * s->p99_delta, k * s->p99_lo, k * s->p99_hi, bp99 / 1e3,
 			tb_verdict_name(s->p99_verdict));
-		check_limit(gc, k * s->p99_delta, k * s->p99_lo, 100 * g->max_p99_rise,
-			    "p99-increase",
-			    "exceeds max-p99-increase %g%%: the CI's lower bound is above it",
-			    "above max-p99-increase %g%% but not significantly: measure more rounds");
+		check_limit(
+			gc, k * s->p99_delta, k * s->p99_lo, 100 * g->max_p99_rise, "p99-increase",
+			"exceeds max-p99-increase %g%%: the CI's lower bound is above it",
+			"above max-p99-increase %g%% but not significantly: measure more rounds");
 	}
 }
 

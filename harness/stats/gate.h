@@ -70,7 +70,7 @@ struct tb_gate_opts {
 	 * traced service cell whose throughput loss / p99 rise (of its baseline's p99) is
 	 * significantly above this; JUnit's failure type names the metric. */
 	double max_thr_loss, max_p99_rise;
-	const char *name;   /* result file name for messages and reports ("result") */
+	const char *name; /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
 	const struct tb_gate_ref *history;	       /* one per cell of the result, or NULL */

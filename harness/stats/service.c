@@ -59,8 +59,7 @@ static int figures(const struct tb_cell *c, figure_fn fig, double **out, size_t 
 	return 0;
 }
 
-int tb_stats_service_values(const struct tb_cell *c, enum tb_svc_metric m, double **out,
-			    size_t *n)
+int tb_stats_service_values(const struct tb_cell *c, enum tb_svc_metric m, double **out, size_t *n)
 {
 	return figures(c, metric_fns[m], out, n);
 }

@@ -20,8 +20,7 @@ extern const char *const tb_svc_metric_names[TB_SVC_NMETRICS];
  * The finite values of metric m (requests/s or ns) over c's measured service samples: a new
  * array in *out (free it), its length in *n. Returns 0 or -ENOMEM.
  */
-int tb_stats_service_values(const struct tb_cell *c, enum tb_svc_metric m, double **out,
-			    size_t *n);
+int tb_stats_service_values(const struct tb_cell *c, enum tb_svc_metric m, double **out, size_t *n);
 
 /*
  * A service cell's ops differ by sample (its completed requests): ops_per_sample becomes their

@@ -559,7 +559,8 @@ static void test_gate_shortfalls(void)
 	o.allow_untrustworthy = o.allow_foreign = -1;
 	/* faster than the baseline by 20%: its own verdict, and a failure */
 	for (size_t i = 0; i < r->cells[1].nsamples; i++)
-		r->cells[1].samples[i].ns_per_op = r->cells[0].samples[i % r->cells[0].nsamples].ns_per_op * 0.8;
+		r->cells[1].samples[i].ns_per_op =
+			r->cells[0].samples[i % r->cells[0].nsamples].ns_per_op * 0.8;
 	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 	CU_ASSERT(file_has(junit, "<failure type=\"faster-than-baseline\""));
 	CU_ASSERT(file_has(junit, "suspect the setup"));
@@ -657,10 +658,10 @@ static void test_services(void)
 	doc = tb_render_compare_json(c);
 	CU_ASSERT_STRING_EQUAL(
 		json_string_value(json_object_get(
-			json_object_get(json_object_get(json_array_get(json_object_get(doc, "cells"),
-								       1),
-							"service"),
-					"p99"),
+			json_object_get(
+				json_object_get(json_array_get(json_object_get(doc, "cells"), 1),
+						"service"),
+				"p99"),
 			"verdict")),
 		"worse");
 	json_decref(doc);
