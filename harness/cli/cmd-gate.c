@@ -68,6 +68,24 @@ static bool allow_flag(int c, struct tb_gate_opts *o)
 	return flag != NULL;
 }
 
+/* A limit option c sets its field in o: 0, 1 (c is another option), or -1 (bad value, said). */
+static int limit_opt(int c, struct tb_gate_opts *o)
+{
+	double *field = c == 'o'   ? &o->max_overhead
+			: c == 'r' ? &o->max_regression
+			: c == 'T' ? &o->max_thr_loss
+			: c == '9' ? &o->max_p99_rise
+				   : NULL;
+	const char *name = c == 'o'   ? "--max-overhead"
+			   : c == 'r' ? "--max-regression"
+			   : c == 'T' ? "--max-throughput-loss"
+				      : "--max-p99-increase";
+
+	if (!field)
+		return 1;
+	return opt_pct(name, optarg, field) ? -1 : 0;
+}
+
 /* What the command line asks for. */
 struct args {
 	struct tb_gate_opts o;
@@ -99,30 +117,19 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{NULL, 0, NULL, 0},
 	};
 	struct tb_gate_opts *o = &a->o;
-	int c;
+	int c, ret;
 
 	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
 		if (allow_flag(c, o))
 			continue;
+		ret = limit_opt(c, o);
+		if (ret < 0)
+			return TB_EXIT_USAGE;
+		if (!ret)
+			continue;
 		switch (c) {
 		case 'b':
 			o->baseline_name = optarg;
-			break;
-		case 'o':
-			if (opt_pct("--max-overhead", optarg, &o->max_overhead))
-				return TB_EXIT_USAGE;
-			break;
-		case 'r':
-			if (opt_pct("--max-regression", optarg, &o->max_regression))
-				return TB_EXIT_USAGE;
-			break;
-		case 'T':
-			if (opt_pct("--max-throughput-loss", optarg, &o->max_thr_loss))
-				return TB_EXIT_USAGE;
-			break;
-		case '9':
-			if (opt_pct("--max-p99-increase", optarg, &o->max_p99_rise))
-				return TB_EXIT_USAGE;
 			break;
 		case 'a':
 			if (tb_parse_double(optarg, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))

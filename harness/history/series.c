@@ -42,7 +42,7 @@ enum {
 	M_P50,
 	M_P99,
 	M_P999,
-	M_SVC, /* M_SVC + enum tb_svc_metric */
+	M_SVC, /* M_SVC + enum tb_stats_svc */
 };
 
 const struct tb_hmetric *tb_hmetric_find(const char *name)
@@ -342,11 +342,11 @@ static int service_points(struct pts *ps, const struct tb_result *r, const struc
 {
 	int ret = 0;
 
-	for (int m = 0; !ret && c->service.present && m < TB_SVC_NMETRICS; m++) {
+	for (int m = 0; !ret && c->service.present && m < TB_STATS_SVC_N; m++) {
 		double *v;
 		size_t n;
 
-		if (tb_stats_service_values(c, (enum tb_svc_metric)m, &v, &n))
+		if (tb_stats_service_values(c, (enum tb_stats_svc)m, &v, &n))
 			return -ENOMEM;
 		ret = add_median_point(ps, r, c, M_SVC + m, v, n);
 	}

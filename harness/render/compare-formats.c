@@ -41,7 +41,7 @@ static json_t *svc_json(const struct tb_cmp_row *w)
 {
 	json_t *o = json_object();
 
-	for (int m = 0; o && m < TB_SVC_NMETRICS; m++) {
+	for (int m = 0; o && m < TB_STATS_SVC_N; m++) {
 		const struct tb_cmp_svc *ch = &w->svc[m];
 		json_t *x = json_pack(
 			"{s:o, s:o, s:s, s:o, s:o, s:o, s:s}", "a", tb_json_num(ch->a), "b",
@@ -49,7 +49,7 @@ static json_t *svc_json(const struct tb_cmp_row *w)
 			tb_json_num(ch->pct), "change_ci", tb_json_pair(ch->ci_lo, ch->ci_hi),
 			"p_mannwhitney", tb_json_num(ch->p), "verdict", tb_cmp_dir_name(ch->dir));
 
-		if (!x || json_object_set_new(o, tb_svc_metric_names[m], x)) {
+		if (!x || json_object_set_new(o, tb_stats_svc_names[m], x)) {
 			json_decref(o);
 			return NULL;
 		}
@@ -155,7 +155,7 @@ static const char *svc_text(char *buf, size_t len, const struct tb_cmp_row *w)
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (int m = 0; m < TB_SVC_NMETRICS && off < len; m++) {
+	for (int m = 0; m < TB_STATS_SVC_N && off < len; m++) {
 		const struct tb_cmp_svc *ch = &w->svc[m];
 		double k = m ? 1e3 : 1; /* latencies in us */
 		char a[32], b[32], chg[64];
@@ -164,7 +164,7 @@ static const char *svc_text(char *buf, size_t len, const struct tb_cmp_row *w)
 		tb_fmt_num(b, sizeof(b), ch->b / k, m ? "%.1f" : "%.0f");
 		fmt_change(chg, sizeof(chg), ch->pct, ch->ci_lo, ch->ci_hi, "%");
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s -> %s %s, %s %s",
-					m ? "; " : "", tb_svc_metric_names[m], a, b,
+					m ? "; " : "", tb_stats_svc_names[m], a, b,
 					m ? "us" : "req/s", chg, tb_cmp_dir_name(ch->dir));
 	}
 	return buf;

@@ -149,14 +149,14 @@ static int svc_changes(const struct tb_comparison *c, struct tb_cmp_row *w, uint
 	const double *med_b[] = {&w->b->service.rps, &w->b->service.p50_ns, &w->b->service.p99_ns};
 
 	w->has_svc = true;
-	for (int m = 0; m < TB_SVC_NMETRICS; m++) {
+	for (int m = 0; m < TB_STATS_SVC_N; m++) {
 		struct tb_cmp_svc *ch = &w->svc[m];
 		double *va = NULL, *vb = NULL;
 		size_t na, nb;
 		int ret = -ENOMEM;
 
-		if (!tb_stats_service_values(w->a, (enum tb_svc_metric)m, &va, &na) &&
-		    !tb_stats_service_values(w->b, (enum tb_svc_metric)m, &vb, &nb)) {
+		if (!tb_stats_service_values(w->a, (enum tb_stats_svc)m, &va, &na) &&
+		    !tb_stats_service_values(w->b, (enum tb_stats_svc)m, &vb, &nb)) {
 			ch->a = *med_a[m];
 			ch->b = *med_b[m];
 			ret = change_of(c, va, na, vb, nb, seed + (uint64_t)m, ch);
@@ -165,7 +165,7 @@ static int svc_changes(const struct tb_comparison *c, struct tb_cmp_row *w, uint
 		free(vb);
 		if (ret)
 			return ret;
-		if (m == TB_SVC_RPS && ch->dir != TB_CMP_SAME)
+		if (m == TB_STATS_SVC_RPS && ch->dir != TB_CMP_SAME)
 			ch->dir = ch->dir == TB_CMP_WORSE ? TB_CMP_BETTER : TB_CMP_WORSE;
 	}
 	return 0;

@@ -12,7 +12,7 @@
 
 #include "model/result.h"
 #include "model/system.h"  /* struct tb_fp_diff */
-#include "stats/service.h" /* enum tb_svc_metric */
+#include "stats/service.h" /* enum tb_stats_svc */
 #include "stats/sweep.h"   /* struct tb_cmp_sweep */
 
 /* Which way a service metric of a matched row moved, B against A (tb_cmp_svc). */
@@ -59,9 +59,9 @@ struct tb_cmp_row {
 	 * differ: each output says so beside the row (tb_cmp_row_note). */
 	unsigned int caveats;
 	double sample_s_a, sample_s_b; /* median wall time of one measured sample, s */
-	/* Service cells (both sides): throughput, p50, p99 (enum tb_svc_metric). */
+	/* Service cells (both sides): throughput, p50, p99 (enum tb_stats_svc). */
 	bool has_svc;
-	struct tb_cmp_svc svc[TB_SVC_NMETRICS];
+	struct tb_cmp_svc svc[TB_STATS_SVC_N];
 };
 
 enum {

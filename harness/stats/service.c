@@ -38,8 +38,8 @@ static double p999(const struct tb_sample *s)
 	return s->svc.p999_ns;
 }
 
-const char *const tb_svc_metric_names[TB_SVC_NMETRICS] = {"throughput", "p50", "p99"};
-static const figure_fn metric_fns[TB_SVC_NMETRICS] = {rps, p50, p99};
+const char *const tb_stats_svc_names[TB_STATS_SVC_N] = {"throughput", "p50", "p99"};
+static const figure_fn metric_fns[TB_STATS_SVC_N] = {rps, p50, p99};
 
 static bool counted(const struct tb_sample *s, figure_fn fig)
 {
@@ -59,7 +59,7 @@ static int figures(const struct tb_cell *c, figure_fn fig, double **out, size_t 
 	return 0;
 }
 
-int tb_stats_service_values(const struct tb_cell *c, enum tb_svc_metric m, double **out, size_t *n)
+int tb_stats_service_values(const struct tb_cell *c, enum tb_stats_svc m, double **out, size_t *n)
 {
 	return figures(c, metric_fns[m], out, n);
 }

@@ -643,9 +643,9 @@ static void test_services(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
 	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "a", "b", 0.05, &c), 0);
 	for (size_t i = 0; i < c->nmatched; i++) {
-		const struct tb_cmp_svc *thr = &c->rows[i].svc[TB_SVC_RPS],
-					*p50 = &c->rows[i].svc[TB_SVC_P50],
-					*p99 = &c->rows[i].svc[TB_SVC_P99];
+		const struct tb_cmp_svc *thr = &c->rows[i].svc[TB_STATS_SVC_RPS],
+					*p50 = &c->rows[i].svc[TB_STATS_SVC_P50],
+					*p99 = &c->rows[i].svc[TB_STATS_SVC_P99];
 
 		CU_ASSERT_FATAL(c->rows[i].has_svc);
 		CU_ASSERT(thr->present && thr->a > thr->b);
