@@ -119,7 +119,7 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
 	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob \
-	validate validate-history validate-coverage validate-accounting validate-sweeps figures fuzz \
+	validate validate-history validate-coverage validate-accounting validate-sweeps validate-services figures fuzz \
 	fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
@@ -286,7 +286,8 @@ validate: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)st=0; TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate.sh || st=1; \
 	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-accounting.sh || st=1; \
-	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-sweeps.sh || st=1; exit $$st
+	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-sweeps.sh || st=1; \
+	TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-services.sh || st=1; exit $$st
 
 # A command tracer's overhead with its accounting enabled equals it with the accounting
 # disabled, within the CIs (METHODOLOGY.md, "The measurer never inflates the measured").
@@ -299,6 +300,12 @@ validate-accounting: deps
 validate-sweeps: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-sweeps.sh
+
+# An A/A of each service (two `none` cells): no throughput or p99 overhead verdict in >= 95% of
+# the judged pairs over VALIDATE_SVC_REPEATS runs (METHODOLOGY.md "Services").
+validate-services: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) tools/validate-services.sh
 
 # Change-point detection on real histories of this machine (METHODOLOGY.md, section 8).
 validate-history: deps

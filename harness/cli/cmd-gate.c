@@ -21,6 +21,7 @@
 	"                       [--allow-faster] [--allow-partial] [--allow-foreign]\n"             \
 	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
 	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
+	"                       [--max-throughput-loss 5%] [--max-p99-increase 10%]\n"              \
 	"  --allow-faster   skip, not fail, a cell faster than its baseline (suspect the setup)\n"  \
 	"  --allow-partial  let a partial (interrupted) result pass on the cells it measured\n"     \
 	"  --allow-foreign  let a result measured beside foreign instrumentation pass\n"            \
@@ -31,6 +32,10 @@
 	"                   --history FILE.db or URL): fail when the run's change from it is\n"     \
 	"                   significantly above max-regression\n"                                   \
 	"  --comparable     with --history: join runs whose scenario text differs\n"                \
+	"  --max-throughput-loss PCT  fail a traced service cell whose throughput loss is\n"        \
+	"                   significantly above PCT (default: no limit)\n"                          \
+	"  --max-p99-increase PCT  fail a traced service cell whose p99 rose significantly by\n"    \
+	"                   more than PCT of its baseline's p99 (default: no limit)\n"              \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
 	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \
@@ -63,6 +68,24 @@ static bool allow_flag(int c, struct tb_gate_opts *o)
 	return flag != NULL;
 }
 
+/* A limit option c sets its field in o: 0, 1 (c is another option), or -1 (bad value, said). */
+static int limit_opt(int c, struct tb_gate_opts *o)
+{
+	double *field = c == 'o'   ? &o->max_overhead
+			: c == 'r' ? &o->max_regression
+			: c == 'T' ? &o->max_thr_loss
+			: c == '9' ? &o->max_p99_rise
+				   : NULL;
+	const char *name = c == 'o'   ? "--max-overhead"
+			   : c == 'r' ? "--max-regression"
+			   : c == 'T' ? "--max-throughput-loss"
+				      : "--max-p99-increase";
+
+	if (!field)
+		return 1;
+	return opt_pct(name, optarg, field) ? -1 : 0;
+}
+
 /* What the command line asks for. */
 struct args {
 	struct tb_gate_opts o;
@@ -88,26 +111,25 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"benchmark-json", required_argument, NULL, 'B'},
 		{"history", optional_argument, NULL, 'H'},
 		{"comparable", no_argument, NULL, 'c'},
+		{"max-throughput-loss", required_argument, NULL, 'T'},
+		{"max-p99-increase", required_argument, NULL, '9'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct tb_gate_opts *o = &a->o;
-	int c;
+	int c, ret;
 
 	while ((c = tb_cli_getopt(argc, argv, "h", longopts, GATE_USAGE)) != -1) {
 		if (allow_flag(c, o))
 			continue;
+		ret = limit_opt(c, o);
+		if (ret < 0)
+			return TB_EXIT_USAGE;
+		if (!ret)
+			continue;
 		switch (c) {
 		case 'b':
 			o->baseline_name = optarg;
-			break;
-		case 'o':
-			if (opt_pct("--max-overhead", optarg, &o->max_overhead))
-				return TB_EXIT_USAGE;
-			break;
-		case 'r':
-			if (opt_pct("--max-regression", optarg, &o->max_regression))
-				return TB_EXIT_USAGE;
 			break;
 		case 'a':
 			if (tb_parse_double(optarg, &o->alpha) || !(o->alpha > 0 && o->alpha < 0.5))

@@ -12,6 +12,7 @@
 #include "model/measured.h"
 #include "model/result.h"
 #include "model/system.h"
+#include "stats/service.h"
 #include "stats/stats.h"
 
 const struct tb_hmetric tb_hmetrics[] = {
@@ -24,6 +25,10 @@ const struct tb_hmetric tb_hmetrics[] = {
 	{"latency_p50", "ns", "latency p50 (ns)", TB_HMAG_RELATIVE, false},
 	{"latency_p99", "ns", "latency p99 (ns)", TB_HMAG_RELATIVE, false},
 	{"latency_p999", "ns", "latency p99.9 (ns)", TB_HMAG_RELATIVE, false},
+	/* service cells (stats/service.h): the client's figures, every cell */
+	{"service_rps", "req/s", "service throughput (req/s)", TB_HMAG_RELATIVE, false},
+	{"service_p50", "ns", "service p50 (ns)", TB_HMAG_RELATIVE, false},
+	{"service_p99", "ns", "service p99 (ns)", TB_HMAG_RELATIVE, false},
 	{NULL, NULL, NULL, TB_HMAG_RELATIVE, false},
 };
 
@@ -37,6 +42,7 @@ enum {
 	M_P50,
 	M_P99,
 	M_P999,
+	M_SVC, /* M_SVC + enum tb_stats_svc */
 };
 
 const struct tb_hmetric *tb_hmetric_find(const char *name)
@@ -331,6 +337,22 @@ out:
 	return ret;
 }
 
+/* A service cell's throughput, p50 and p99: each the median of its samples' with its CI. */
+static int service_points(struct pts *ps, const struct tb_result *r, const struct tb_cell *c)
+{
+	int ret = 0;
+
+	for (int m = 0; !ret && c->service.present && m < TB_STATS_SVC_N; m++) {
+		double *v;
+		size_t n;
+
+		if (tb_stats_service_values(c, (enum tb_stats_svc)m, &v, &n))
+			return -ENOMEM;
+		ret = add_median_point(ps, r, c, M_SVC + m, v, n);
+	}
+	return ret;
+}
+
 void tb_hpoints_free(struct tb_hpoints *pts)
 {
 	for (size_t i = 0; pts && i < pts->n; i++)
@@ -353,6 +375,8 @@ int tb_hpoints_of_result(const struct tb_result *r, struct tb_hpoints *out)
 		if (c->error || !c->id || !c->workload || !c->tracer || !tb_cell_nmeasured(c))
 			continue;
 		ret = c->baseline ? baseline_points(&ps, r, c) : traced_points(&ps, r, c);
+		if (!ret)
+			ret = service_points(&ps, r, c);
 	}
 	if (ret)
 		tb_hpoints_free(out);

@@ -210,7 +210,8 @@ void tb_scn_matrix_key(struct tb_scn_parse *p, const char *name, const char *val
 }
 
 /* In this order: tb_scn_gate_key() checks the values by position (percent, percent, alpha,
- * bools). */
+ * bools, from GATE_SVC_KEYS percentages). */
+#define GATE_SVC_KEYS 8
 const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
 	{"max-overhead", "fail a traced cell whose overhead is significantly above this (5%)"},
 	{"max-regression", "against --baseline: fail a cell whose ns/op or overhead grew "
@@ -224,6 +225,11 @@ const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
 	{"allow-partial", "let a partial (interrupted) result pass on the cells it measured "
 			  "(false)"},
 	{"allow-foreign", "let a result measured beside foreign instrumentation pass (false)"},
+	/* percentages again: GATE_SVC_KEYS is the first of them */
+	{"max-throughput-loss", "fail a traced service cell whose throughput loss is "
+				"significantly above this (none)"},
+	{"max-p99-increase", "fail a traced service cell whose p99 rose significantly by more "
+			     "than this, of its baseline's p99 (none)"},
 	{NULL, NULL},
 };
 
@@ -249,17 +255,17 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 			tb_suggest_offer(&sg, gate_keys[k].name);
 		tb_scn_perr(
 			p, p->line,
-			"[gate]: unknown key '%s'%s (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign)",
+			"[gate]: unknown key '%s'%s (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign, max-throughput-loss, max-p99-increase)",
 			name, tb_suggest_text(&sg, hint, sizeof(hint)));
 		return;
 	}
-	if (k <= 1 && (ret = tb_parse_threshold(value, &d))) {
+	if ((k <= 1 || k >= GATE_SVC_KEYS) && (ret = tb_parse_threshold(value, &d))) {
 		tb_scn_perr(p, p->line, "[gate]: %s",
 			    tb_percent_why(ret, name, value, true, why, sizeof(why)));
 		return;
 	}
 	if ((k == 2 && (tb_parse_double(value, &d) || d <= 0 || d >= 1)) ||
-	    (k >= 3 && tb_parse_bool(value, &b))) {
+	    (k >= 3 && k < GATE_SVC_KEYS && tb_parse_bool(value, &b))) {
 		tb_scn_perr(p, p->line, "[gate]: bad value '%s' for '%s'", value, name);
 		return;
 	}

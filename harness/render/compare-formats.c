@@ -35,6 +35,28 @@ static json_t *sweeps_json(const struct tb_comparison *c)
 	return arr;
 }
 
+/* A service row's metrics: {throughput|p50|p99: {a, b, unit, change_pct, change_ci,
+ * p_mannwhitney, verdict}}. NULL on ENOMEM. */
+static json_t *svc_json(const struct tb_cmp_row *w)
+{
+	json_t *o = json_object();
+
+	for (int m = 0; o && m < TB_STATS_SVC_N; m++) {
+		const struct tb_cmp_svc *ch = &w->svc[m];
+		json_t *x = json_pack(
+			"{s:o, s:o, s:s, s:o, s:o, s:o, s:s}", "a", tb_json_num(ch->a), "b",
+			tb_json_num(ch->b), "unit", m ? "ns" : "requests/s", "change_pct",
+			tb_json_num(ch->pct), "change_ci", tb_json_pair(ch->ci_lo, ch->ci_hi),
+			"p_mannwhitney", tb_json_num(ch->p), "verdict", tb_cmp_dir_name(ch->dir));
+
+		if (!x || json_object_set_new(o, tb_stats_svc_names[m], x)) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	return o;
+}
+
 json_t *tb_render_compare_json(const struct tb_comparison *c)
 {
 	json_t *doc, *env = json_array(), *cells = json_array(), *only_a = json_array(),
@@ -71,6 +93,8 @@ json_t *tb_render_compare_json(const struct tb_comparison *c)
 			bad = json_object_set_new(
 				o, "note", json_string(tb_cmp_row_note(c, w, note, sizeof(note))));
 		}
+		if (o && w->has_svc && json_object_set_new(o, "service", svc_json(w)))
+			bad = true;
 		if (o && w->traced) {
 			json_t *ov = json_pack("{s:o, s:o, s:o, s:o, s:b, s:s, s:s}", "a",
 					       tb_json_num(w->ovh_a), "b", tb_json_num(w->ovh_b),
@@ -121,6 +145,28 @@ static const char *fmt_change(char *buf, size_t len, double v, double lo, double
 		snprintf(buf, len, "%+.2f%s [%+.2f, %+.2f]", v, unit, lo, hi);
 	else
 		snprintf(buf, len, "%+.2f%s", v, unit);
+	return buf;
+}
+
+/* "throughput 10000 -> 9000 req/s -10.00% [-11.0, -9.0] worse; p50 ...": a service row's
+ * metrics for the table and Markdown. */
+static const char *svc_text(char *buf, size_t len, const struct tb_cmp_row *w)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (int m = 0; m < TB_STATS_SVC_N && off < len; m++) {
+		const struct tb_cmp_svc *ch = &w->svc[m];
+		double k = m ? 1e3 : 1; /* latencies in us */
+		char a[32], b[32], chg[64];
+
+		tb_fmt_num(a, sizeof(a), ch->a / k, m ? "%.1f" : "%.0f");
+		tb_fmt_num(b, sizeof(b), ch->b / k, m ? "%.1f" : "%.0f");
+		fmt_change(chg, sizeof(chg), ch->pct, ch->ci_lo, ch->ci_hi, "%");
+		off += (size_t)snprintf(buf + off, len - off, "%s%s %s -> %s %s, %s %s",
+					m ? "; " : "", tb_stats_svc_names[m], a, b,
+					m ? "us" : "req/s", chg, tb_cmp_dir_name(ch->dir));
+	}
 	return buf;
 }
 
@@ -234,7 +280,7 @@ void tb_render_compare_print(FILE *f, const struct tb_comparison *c)
 	for (size_t i = 0; i < c->nmatched; i++) {
 		const struct tb_cmp_row *w = &c->rows[i];
 		struct row_text t;
-		char note[768];
+		char note[768], svc[512];
 
 		row_text(&t, w, "%+.1f");
 		if (w->ns_significant)
@@ -246,6 +292,8 @@ void tb_render_compare_print(FILE *f, const struct tb_comparison *c)
 		else
 			fprintf(f, " (baseline)");
 		fputc('\n', f);
+		if (w->has_svc)
+			fprintf(f, "  service: %s\n", svc_text(svc, sizeof(svc), w));
 		if (w->caveats)
 			fprintf(f, "  ! note: %s\n", tb_cmp_row_note(c, w, note, sizeof(note)));
 	}
@@ -280,6 +328,28 @@ static void markdown_environment(FILE *f, const struct tb_comparison *c)
 	fputc('\n', f);
 }
 
+/* The service rows' throughput and latencies, a list item each. */
+static void markdown_services(FILE *f, const struct tb_comparison *c)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < c->nmatched; i++) {
+		const struct tb_cmp_row *w = &c->rows[i];
+		char svc[512];
+
+		if (!w->has_svc)
+			continue;
+		if (!head)
+			fprintf(f, "\nServices (medians A -> B, change [CI], verdict):\n\n");
+		head = true;
+		fprintf(f, "- `");
+		tb_fput_markdown(f, w->id);
+		fprintf(f, "`: ");
+		tb_fput_markdown(f, svc_text(svc, sizeof(svc), w));
+		fputc('\n', f);
+	}
+}
+
 void tb_render_compare_markdown(FILE *f, const struct tb_comparison *c)
 {
 	fprintf(f, "## tracebench compare: `");
@@ -312,6 +382,7 @@ void tb_render_compare_markdown(FILE *f, const struct tb_comparison *c)
 		}
 		fprintf(f, " |\n");
 	}
+	markdown_services(f, c);
 	print_only(f, c, true);
 	fprintf(f, "\n\\* significant: the CI excludes 0 (ns/op: and Mann-Whitney p < %g).\n",
 		c->alpha);

@@ -85,6 +85,11 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 	if (g->has_run)
 		fprintf(f, "  %s%s %-28s %s\n", status_name(g->run.st), g->run.warn ? "!" : " ",
 			"(the run)", g->run.msg);
+	if (isfinite(g->max_thr_loss) || isfinite(g->max_p99_rise)) {
+		fmt_limit(mo, sizeof(mo), g->max_thr_loss, "%");
+		fmt_limit(mr, sizeof(mr), g->max_p99_rise, "%");
+		fprintf(f, "  services: max-throughput-loss %s, max-p99-increase %s\n", mo, mr);
+	}
 	for (size_t i = 0; i < g->ncells; i++) {
 		const struct tb_gate_cell *gc = &g->cells[i];
 
@@ -135,7 +140,7 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 {
 	size_t ntests = g->ncells + g->has_run, nfail = g->nfail + (g->run.st == TB_GATE_FAIL);
 	double secs = 0;
-	char mo[32], mr[32];
+	char mo[32], mr[32], tl[32], p99[32];
 
 	for (size_t i = 0; i < g->ncells; i++)
 		secs += cell_seconds(g->cells[i].c);
@@ -150,13 +155,17 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 	fprintf(f,
 		"\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
 		ntests, nfail, g->nskip, secs);
+	fmt_limit(tl, sizeof(tl), g->max_thr_loss, "%");
+	fmt_limit(p99, sizeof(p99), g->max_p99_rise, "%");
 	fprintf(f,
 		"    <properties>\n      <property name=\"max-overhead\" value=\"%s\"/>\n"
 		"      <property name=\"max-regression\" value=\"%s\"/>\n"
+		"      <property name=\"max-throughput-loss\" value=\"%s\"/>\n"
+		"      <property name=\"max-p99-increase\" value=\"%s\"/>\n"
 		"      <property name=\"alpha\" value=\"%g\"/>\n"
 		"      <property name=\"require-power\" value=\"%s\"/>\n"
 		"      <property name=\"underpowered\" value=\"%zu\"/>\n    </properties>\n",
-		mo, mr, g->alpha, g->require_power ? "true" : "false", g->nunderpowered);
+		mo, mr, tl, p99, g->alpha, g->require_power ? "true" : "false", g->nunderpowered);
 	/* What the run as a whole fell short of: a CI log shows why a partial result failed */
 	if (g->has_run) {
 		fprintf(f, "    <testcase classname=\"tracebench.run\" name=\"run\" time=\"%.3f\">",

@@ -107,11 +107,76 @@ static void row_caveats(const struct tb_comparison *c, struct tb_cmp_row *w)
 		w->caveats |= TB_CMP_SETTINGS;
 }
 
+const char *tb_cmp_dir_name(enum tb_cmp_dir d)
+{
+	return d == TB_CMP_WORSE ? "worse" : d == TB_CMP_BETTER ? "better" : "same";
+}
+
+/*
+ * The change of one figure from A's values va to B's vb, into ch (whose medians a and b the
+ * caller set): % change of the medians, its bootstrap CI (independent resampling), the
+ * Mann-Whitney p, and its direction when p < alpha and the CI excludes 0 (a rise is worse).
+ * The one rule ns/op and the service metrics share. Returns 0 or -ENOMEM.
+ */
+static int change_of(const struct tb_comparison *c, const double *va, size_t na, const double *vb,
+		     size_t nb, uint64_t seed, struct tb_cmp_svc *ch)
+{
+	unsigned int resamples = c->a->resamples ? c->a->resamples : 10000;
+	double pci[2], nci[2];
+
+	ch->pct = ch->ci_lo = ch->ci_hi = ch->p = NAN;
+	ch->dir = TB_CMP_SAME;
+	ch->present = na >= 2 && nb >= 2;
+	if (na && nb && ch->a > 0)
+		ch->pct = 100 * (ch->b / ch->a - 1);
+	if (!ch->present)
+		return 0;
+	ch->p = tb_stats_mannwhitney(va, na, vb, nb, NULL);
+	if (tb_stats_bootstrap(va, na, vb, nb, false, resamples, 1 - c->alpha, seed, pci, nci) ==
+	    -ENOMEM)
+		return -ENOMEM;
+	ch->ci_lo = pci[0];
+	ch->ci_hi = pci[1];
+	if (ch->p < c->alpha && (pci[0] > 0 || pci[1] < 0))
+		ch->dir = pci[0] > 0 ? TB_CMP_WORSE : TB_CMP_BETTER;
+	return 0;
+}
+
+/* A service row's throughput, p50 and p99, B against A (a fall of throughput is worse). */
+static int svc_changes(const struct tb_comparison *c, struct tb_cmp_row *w, uint64_t seed)
+{
+	const double *med_a[] = {&w->a->service.rps, &w->a->service.p50_ns, &w->a->service.p99_ns};
+	const double *med_b[] = {&w->b->service.rps, &w->b->service.p50_ns, &w->b->service.p99_ns};
+
+	w->has_svc = true;
+	for (int m = 0; m < TB_STATS_SVC_N; m++) {
+		struct tb_cmp_svc *ch = &w->svc[m];
+		double *va = NULL, *vb = NULL;
+		size_t na, nb;
+		int ret = -ENOMEM;
+
+		if (!tb_stats_service_values(w->a, (enum tb_stats_svc)m, &va, &na) &&
+		    !tb_stats_service_values(w->b, (enum tb_stats_svc)m, &vb, &nb)) {
+			ch->a = *med_a[m];
+			ch->b = *med_b[m];
+			ret = change_of(c, va, na, vb, nb, seed + (uint64_t)m, ch);
+		}
+		free(va);
+		free(vb);
+		if (ret)
+			return ret;
+		if (m == TB_STATS_SVC_RPS && ch->dir != TB_CMP_SAME)
+			ch->dir = ch->dir == TB_CMP_WORSE ? TB_CMP_BETTER : TB_CMP_WORSE;
+	}
+	return 0;
+}
+
 static int fill_row(struct tb_comparison *c, struct tb_cmp_row *w, size_t idx)
 {
 	const struct tb_result *ra = c->a, *rb = c->b;
 	const struct tb_cell *a = w->a, *b = w->b;
-	double *va = NULL, *vb = NULL, pci[2], nci[2];
+	double *va = NULL, *vb = NULL, pci[2];
+	struct tb_cmp_svc ch;
 	struct tb_cellpair pa = {0}, pb = {0};
 	uint64_t seed = tb_stats_seed(ra->seed ^ rb->seed, 1000003 + idx);
 	unsigned int resamples = ra->resamples ? ra->resamples : 10000;
@@ -125,17 +190,17 @@ static int fill_row(struct tb_comparison *c, struct tb_cmp_row *w, size_t idx)
 	row_caveats(c, w);
 	if (tb_stats_measured(a, &va, &na) || tb_stats_measured(b, &vb, &nb))
 		goto out;
-	if (na && nb && w->ns_a > 0)
-		w->ns_pct = 100 * (w->ns_b / w->ns_a - 1);
-	if (na >= 2 && nb >= 2) {
-		w->p = tb_stats_mannwhitney(va, na, vb, nb, NULL);
-		if (tb_stats_bootstrap(va, na, vb, nb, false, resamples, 1 - c->alpha, seed, pci,
-				       nci) == -ENOMEM)
-			goto out;
-		w->ns_ci_lo = pci[0];
-		w->ns_ci_hi = pci[1];
-		w->ns_significant = w->p < c->alpha && (pci[0] > 0 || pci[1] < 0);
-	}
+	ch.a = w->ns_a;
+	ch.b = w->ns_b;
+	if (change_of(c, va, na, vb, nb, seed, &ch))
+		goto out;
+	w->ns_pct = ch.pct;
+	w->ns_ci_lo = ch.ci_lo;
+	w->ns_ci_hi = ch.ci_hi;
+	w->p = ch.p;
+	w->ns_significant = ch.dir != TB_CMP_SAME;
+	if (a->service.present && b->service.present && svc_changes(c, w, seed + 2))
+		goto out;
 	w->traced = !a->baseline && !b->baseline;
 	if (w->traced) {
 		const struct tb_cell *ba = tb_result_baseline(ra, a),

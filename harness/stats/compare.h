@@ -11,8 +11,32 @@
 #include <stdbool.h>
 
 #include "model/result.h"
-#include "model/system.h" /* struct tb_fp_diff */
-#include "stats/sweep.h"  /* struct tb_cmp_sweep */
+#include "model/system.h"  /* struct tb_fp_diff */
+#include "stats/service.h" /* enum tb_stats_svc */
+#include "stats/sweep.h"   /* struct tb_cmp_sweep */
+
+/* Which way a service metric of a matched row moved, B against A (tb_cmp_svc). */
+enum tb_cmp_dir {
+	TB_CMP_SAME,   /* not significant */
+	TB_CMP_WORSE,  /* significant: lower throughput or higher latency */
+	TB_CMP_BETTER, /* significant, the other way */
+};
+
+/*
+ * One service metric of a matched service cell, B against A, by ns/op's rules: the medians
+ * (requests/s or ns), the % change with a bootstrap CI (independent resampling), the
+ * Mann-Whitney p; significant when p < alpha and the CI excludes 0.
+ */
+struct tb_cmp_svc {
+	bool present; /* both sides have 2 or more values */
+	double a, b;
+	double pct, ci_lo, ci_hi;
+	double p;
+	enum tb_cmp_dir dir;
+};
+
+/* "same", "worse", "better". */
+const char *tb_cmp_dir_name(enum tb_cmp_dir d);
 
 /* One cell, matched by (workload, tracer, canonical config) or present on one side only. */
 struct tb_cmp_row {
@@ -35,6 +59,9 @@ struct tb_cmp_row {
 	 * differ: each output says so beside the row (tb_cmp_row_note). */
 	unsigned int caveats;
 	double sample_s_a, sample_s_b; /* median wall time of one measured sample, s */
+	/* Service cells (both sides): throughput, p50, p99 (enum tb_stats_svc). */
+	bool has_svc;
+	struct tb_cmp_svc svc[TB_STATS_SVC_N];
 };
 
 enum {

@@ -14,7 +14,7 @@
 void tb_gate_opts_init(struct tb_gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->max_overhead = o->max_regression = o->alpha = NAN;
+	o->max_overhead = o->max_regression = o->alpha = o->max_thr_loss = o->max_p99_rise = NAN;
 	o->allow_untrustworthy = o->allow_faster = o->allow_partial = o->allow_foreign = -1;
 }
 
@@ -76,11 +76,13 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 {
 	json_t *j = r->gate, *v;
 	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
-	double alpha = TB_GATE_DEFAULT_ALPHA;
+	double alpha = TB_GATE_DEFAULT_ALPHA, tl = INFINITY, p99 = INFINITY;
 	bool allow = false, power = false, faster = false, partial = false, foreign = false;
 
 	if (gate_pct(g->name, j, "max-overhead", &mo) ||
-	    gate_pct(g->name, j, "max-regression", &mr))
+	    gate_pct(g->name, j, "max-regression", &mr) ||
+	    gate_pct(g->name, j, "max-throughput-loss", &tl) ||
+	    gate_pct(g->name, j, "max-p99-increase", &p99))
 		return -EINVAL;
 	if (j && (v = json_object_get(j, "alpha"))) {
 		if (!(json_is_number(v) ? (alpha = json_number_value(v), true)
@@ -103,6 +105,8 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 	g->max_overhead = isnan(o->max_overhead) ? mo : o->max_overhead;
 	g->max_regression = isnan(o->max_regression) ? mr : o->max_regression;
 	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
+	g->max_thr_loss = isnan(o->max_thr_loss) ? tl : o->max_thr_loss;
+	g->max_p99_rise = isnan(o->max_p99_rise) ? p99 : o->max_p99_rise;
 	g->allow = o->allow_untrustworthy < 0 ? allow : o->allow_untrustworthy;
 	g->require_power = o->require_power || power;
 	return 0;
@@ -230,6 +234,44 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 		add_msg(gc, "allowed by --allow-untrustworthy");
 	} else {
 		fail(gc, "untrustworthy");
+	}
+}
+
+/*
+ * A traced service cell's throughput loss and p99 rise against their limits (stats/service.h
+ * computes them; the p99 rise in % of the baseline's median p99). An untrustworthy cell was
+ * judged already: its figures decide nothing.
+ */
+static void judge_service(const struct tb_gate *g, struct tb_gate_cell *gc,
+			  const struct tb_result *r)
+{
+	const struct tb_service_overhead *s = &gc->c->service;
+	const struct tb_cell *b = tb_result_baseline(r, gc->c);
+	double bp99 = b ? b->service.p99_ns : NAN, k = bp99 > 0 ? 100 / bp99 : NAN;
+
+	if (!s->traced || gc->c->overhead.verdict == TB_VERDICT_UNTRUSTWORTHY ||
+	    (!isfinite(g->max_thr_loss) && !isfinite(g->max_p99_rise)))
+		return;
+	if (isfinite(g->max_thr_loss) && !isfinite(s->loss_lo)) {
+		add_msg(gc, "no throughput loss CI: max-throughput-loss not checked");
+	} else if (isfinite(g->max_thr_loss)) {
+		add_msg(gc, "throughput loss %+.2f%% [%+.2f%%, %+.2f%%] (%s)", s->loss_pct,
+			s->loss_lo, s->loss_hi, tb_verdict_name(s->thr_verdict));
+		check_limit(
+			gc, s->loss_pct, s->loss_lo, 100 * g->max_thr_loss, "throughput-loss",
+			"exceeds max-throughput-loss %g%%: the CI's lower bound is above it",
+			"above max-throughput-loss %g%% but not significantly: measure more rounds");
+	}
+	if (isfinite(g->max_p99_rise) && !(isfinite(s->p99_lo) && isfinite(k))) {
+		add_msg(gc, "no p99 delta CI: max-p99-increase not checked");
+	} else if (isfinite(g->max_p99_rise)) {
+		add_msg(gc, "p99 %+.2f%% [%+.2f%%, %+.2f%%] of the baseline's %.1f us (%s)",
+			k * s->p99_delta, k * s->p99_lo, k * s->p99_hi, bp99 / 1e3,
+			tb_verdict_name(s->p99_verdict));
+		check_limit(
+			gc, k * s->p99_delta, k * s->p99_lo, 100 * g->max_p99_rise, "p99-increase",
+			"exceeds max-p99-increase %g%%: the CI's lower bound is above it",
+			"above max-p99-increase %g%% but not significantly: measure more rounds");
 	}
 }
 
@@ -370,6 +412,7 @@ static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct 
 		gc->st = TB_GATE_PASS;
 		gc->type = "";
 		judge_cell(g, gc);
+		judge_service(g, gc, r);
 		if (g->has_old)
 			judge_regression(g, gc, g->cmp ? tb_compare_find(g->cmp, gc->c) : NULL);
 		if (hist)

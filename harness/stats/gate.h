@@ -66,7 +66,11 @@ struct tb_gate_opts {
 	int allow_partial;  /* -1 unset, 0, 1: a partial result passes on what it measured */
 	int allow_foreign;  /* -1 unset, 0, 1: foreign instrumentation does not fail the run */
 	bool require_power; /* an underpowered cell fails instead of warning */
-	const char *name;   /* result file name for messages and reports ("result") */
+	/* Service cells (stats/service.h), fractions, NAN unset (default: no limit): fail a
+	 * traced service cell whose throughput loss / p99 rise (of its baseline's p99) is
+	 * significantly above this; JUnit's failure type names the metric. */
+	double max_thr_loss, max_p99_rise;
+	const char *name; /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
 	const struct tb_gate_ref *history;	       /* one per cell of the result, or NULL */
@@ -86,8 +90,8 @@ struct tb_gate_cell {
 	const struct tb_cell *c; /* borrowed from the gated result */
 	enum tb_gate_status st;
 	const char *type;      /* failure type for JUnit: "overhead", "regression", "untrustworthy",
-			     "underpowered", "faster-than-baseline"; for the run: "partial",
-			     "foreign-instrumentation" */
+			     "underpowered", "faster-than-baseline", "throughput-loss",
+			     "p99-increase"; for the run: "partial", "foreign-instrumentation" */
 	char msg[1024];	       /* what was checked and found, "; " between the checks */
 	bool warn;	       /* passed, but the point estimate is over a limit, or underpowered */
 	bool underpowered;     /* its MDE exceeds a limit it was gated against */
@@ -101,6 +105,7 @@ struct tb_gate {
 	double max_overhead, max_regression, alpha; /* resolved; INFINITY: no limit */
 	bool allow; /* untrustworthy cells are skipped, not failed */
 	bool allow_faster, allow_partial, allow_foreign; /* tb_gate_opts' */
+	double max_thr_loss, max_p99_rise;		 /* resolved; INFINITY: no limit */
 	/* The run as a whole (c NULL): its shortfalls (stats/shortfall.h) joined; fails when it
 	 * is partial or ran beside foreign instrumentation and that is not allowed. Reported
 	 * (JUnit: a test case "run") only when has_run. */

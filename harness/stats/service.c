@@ -38,6 +38,9 @@ static double p999(const struct tb_sample *s)
 	return s->svc.p999_ns;
 }
 
+const char *const tb_stats_svc_names[TB_STATS_SVC_N] = {"throughput", "p50", "p99"};
+static const figure_fn metric_fns[TB_STATS_SVC_N] = {rps, p50, p99};
+
 static bool counted(const struct tb_sample *s, figure_fn fig)
 {
 	return tb_sample_measured(s) && s->svc.present && isfinite(fig(s));
@@ -54,6 +57,11 @@ static int figures(const struct tb_cell *c, figure_fn fig, double **out, size_t 
 		if (counted(&c->samples[i], fig))
 			(*out)[(*n)++] = fig(&c->samples[i]);
 	return 0;
+}
+
+int tb_stats_service_values(const struct tb_cell *c, enum tb_stats_svc m, double **out, size_t *n)
+{
+	return figures(c, metric_fns[m], out, n);
 }
 
 static double median_of(const struct tb_cell *c, figure_fn fig)

@@ -11,6 +11,17 @@
 
 #include "model/result.h"
 
+/* A service sample's figures that compare, gate and history follow, in this order. */
+enum tb_stats_svc { TB_STATS_SVC_RPS, TB_STATS_SVC_P50, TB_STATS_SVC_P99, TB_STATS_SVC_N };
+
+/* "throughput", "p50", "p99": the names outputs give the metrics (decides uses them too). */
+extern const char *const tb_stats_svc_names[TB_STATS_SVC_N];
+/*
+ * The finite values of metric m (requests/s or ns) over c's measured service samples: a new
+ * array in *out (free it), its length in *n. Returns 0 or -ENOMEM.
+ */
+int tb_stats_service_values(const struct tb_cell *c, enum tb_stats_svc m, double **out, size_t *n);
+
 /*
  * A service cell's ops differ by sample (its completed requests): ops_per_sample becomes their
  * mean over the measured samples, so that events/op and the proof count per request. Before

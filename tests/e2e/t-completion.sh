@@ -22,7 +22,7 @@ comp "report run" r
 comp "report" re
 comp "history" hi
 comp "--quick --quiet" run --qu
-comp "--max-overhead --max-regression" gate r.json --max-
+comp "--max-overhead --max-p99-increase --max-regression --max-throughput-loss" gate r.json --max-
 comp "--help --quiet --verbose --version" -
 comp "detect" history de
 comp "--window" history detect --wi
@@ -39,7 +39,7 @@ mkdir -p "$TMP/dir/scenarios-x"
 for cmd in run gate compare plot report cleanup sysinfo list explain anonymize fleet; do
 	"$TB" $cmd --help >"$TMP/help" 2>&1
 	bash "$TMP/c.sh" "$SCRIPT" "$TB" $cmd - >"$TMP/offered"
-	for opt in $(grep -oE '(^|[ [,])--[a-zA-Z][a-zA-Z-]*' "$TMP/help" | sed 's/^[ [,]//' | sort -u); do
+	for opt in $(grep -oE '(^|[ [,])--[a-zA-Z][a-zA-Z0-9-]*' "$TMP/help" | sed 's/^[ [,]//' | sort -u); do
 		grep -qx -- "$opt" "$TMP/offered" || fail "$cmd: $opt in --help but not completed"
 	done
 done

@@ -130,6 +130,31 @@ static void test_points_of_result(void)
 	tb_result_free(r);
 }
 
+/* A service cell: its throughput, p50 and p99 each a series, the median of its samples. */
+static void test_service_points(void)
+{
+	struct tb_result *r = NULL;
+	const struct tb_hpoint *p;
+	struct tb_hpoints pts;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/results/svc-a.json", tb_test_data_dir());
+	CU_ASSERT_EQUAL_FATAL(tb_result_load(path, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_hpoints_of_result(r, &pts), 0);
+	p = point(&pts, "nginx/bpf-count", "service_rps");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_DOUBLE_EQUAL(p->value, r->cells[1].service.rps, 1e-6);
+	CU_ASSERT(p->ci_lo <= p->value && p->value <= p->ci_hi);
+	CU_ASSERT_EQUAL(p->nsamples, 10);
+	p = point(&pts, "nginx/none", "service_p99");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_DOUBLE_EQUAL(p->value, r->cells[0].service.p99_ns, 1e-6);
+	CU_ASSERT_PTR_NOT_NULL(point(&pts, "nginx/none", "service_p50"));
+	tb_hpoints_free(&pts);
+	tb_result_free(r);
+}
+
 static void test_samples_text(void)
 {
 	static const double v[] = {1.5, -2.25, 1e-9, 123456.789};
@@ -185,6 +210,7 @@ static void test_series_match(void)
 }
 
 static CU_TestInfo series_tests[] = {
+	{"service cells: a series per service metric", test_service_points},
 	{"scenario variant: comments and spaces do not count", test_variant},
 	{"hardware class: CPU and virtualization, not software", test_hardware_class},
 	{"content hash: labels aside", test_run_hash},

@@ -83,6 +83,8 @@ static void test_bad(void)
 		 "max-overhead = 5: a bare number is ambiguous; write 5% (or 500% if 5 was"},
 		{"bare-gate-max-regression.ini", 8,
 		 "max-regression = 5: a bare number is ambiguous"},
+		{"bare-gate-max-throughput-loss.ini", 8,
+		 "max-throughput-loss = 5: a bare number is ambiguous"},
 		{"bare-max-cv.ini", 3,
 		 "max-cv = 0.5: a bare number is ambiguous; write 0.5% (or 50% if 0.5 was"},
 		{"bare-noise-threshold.ini", 3,

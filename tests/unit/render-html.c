@@ -728,14 +728,50 @@ static void test_summary_ends_with_shortfalls(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	at = strstr(text, "\nthe run fell short (");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-	CU_ASSERT_PTR_NOT_NULL(strstr(at, "  - precision target missed: the widest CI half-width is "));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(at, "  - precision target missed: the widest CI half-width is "));
 	CU_ASSERT_PTR_NOT_NULL(strstr(at, "0.3 asked (stopped at max-time"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(at, "traced cells untrustworthy; the commonest reason ("));
 	free(text);
 	tb_result_free(r);
 }
 
+/*
+ * A service result (tests/data/results/svc-a.json): the report's service table with the
+ * traced cell's req/s beside its baseline's, its loss and p99 delta with CIs and verdicts,
+ * the deciding metric, and the service plot inlined when gnuplot is here.
+ */
+static void test_service_report(void)
+{
+	struct tb_result *r = NULL;
+	char path[PATH_MAX], *html, *table;
+
+	snprintf(path, sizeof(path), "%s/results/svc-a.json", tb_test_data_dir());
+	CU_ASSERT_EQUAL_FATAL(tb_result_load(path, &r), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
+	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
+	CU_ASSERT_PTR_NULL(check_balanced(html));
+	table = strstr(html, "<table id=\"service-table\">");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(table);
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "<td>bpf-count</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "<td>throughput</td>"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "v-over"));
+	{
+		char want[64];
+
+		snprintf(want, sizeof(want), "%+.1f [%+.1f, %+.1f]", r->cells[1].service.loss_pct,
+			 r->cells[1].service.loss_lo, r->cells[1].service.loss_hi);
+		CU_ASSERT_PTR_NOT_NULL(strstr(table, want));
+	}
+	if (!tb_plot_find_gnuplot(path, sizeof(path)))
+		CU_ASSERT_PTR_NOT_NULL(strstr(html, "Service throughput loss and p99 delta"));
+	free(html);
+	tb_result_free(r);
+}
+
 static CU_TestInfo report_tests[] = {
+	{"service cells: the service table and plot", test_service_report},
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
 	{"hostile names are escaped", test_hostile_report},

@@ -559,7 +559,8 @@ static void test_gate_shortfalls(void)
 	o.allow_untrustworthy = o.allow_foreign = -1;
 	/* faster than the baseline by 20%: its own verdict, and a failure */
 	for (size_t i = 0; i < r->cells[1].nsamples; i++)
-		r->cells[1].samples[i].ns_per_op = r->cells[0].samples[i % r->cells[0].nsamples].ns_per_op * 0.8;
+		r->cells[1].samples[i].ns_per_op =
+			r->cells[0].samples[i % r->cells[0].nsamples].ns_per_op * 0.8;
 	CU_ASSERT_EQUAL(tb_cli_gate_result(r, NULL, &o, NULL), TB_EXIT_FAIL);
 	CU_ASSERT(file_has(junit, "<failure type=\"faster-than-baseline\""));
 	CU_ASSERT(file_has(junit, "suspect the setup"));
@@ -622,6 +623,82 @@ static void test_compare_notes(void)
 	tb_result_free(b);
 }
 
+/*
+ * Service cells (gen.py's svc-a/svc-b.json: B's throughput 8% lower, p99 30% higher, p50 the
+ * same): compare gives each metric's change, CI and verdict; the gate's service limits fail
+ * the traced cell by the metric that is over, and a limit above the CI passes it.
+ */
+static void test_services(void)
+{
+	struct tb_result *a = fixture("svc-a.json"), *b = fixture("svc-b.json");
+	struct tb_gate_opts o;
+	struct tb_comparison *c;
+	struct tb_gate g;
+	char *text;
+	size_t len;
+	json_t *doc;
+	FILE *f;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+	CU_ASSERT_EQUAL_FATAL(tb_compare_build(a, b, "a", "b", 0.05, &c), 0);
+	for (size_t i = 0; i < c->nmatched; i++) {
+		const struct tb_cmp_svc *thr = &c->rows[i].svc[TB_STATS_SVC_RPS],
+					*p50 = &c->rows[i].svc[TB_STATS_SVC_P50],
+					*p99 = &c->rows[i].svc[TB_STATS_SVC_P99];
+
+		CU_ASSERT_FATAL(c->rows[i].has_svc);
+		CU_ASSERT(thr->present && thr->a > thr->b);
+		CU_ASSERT(thr->ci_lo <= thr->pct && thr->pct <= thr->ci_hi && thr->ci_hi < -4);
+		CU_ASSERT_EQUAL(thr->dir, TB_CMP_WORSE);
+		CU_ASSERT_DOUBLE_EQUAL(p99->pct, 30, 6);
+		CU_ASSERT_EQUAL(p99->dir, TB_CMP_WORSE);
+		CU_ASSERT_EQUAL(p50->dir, TB_CMP_SAME);
+	}
+	doc = tb_render_compare_json(c);
+	CU_ASSERT_STRING_EQUAL(
+		json_string_value(json_object_get(
+			json_object_get(
+				json_object_get(json_array_get(json_object_get(doc, "cells"), 1),
+						"service"),
+				"p99"),
+			"verdict")),
+		"worse");
+	json_decref(doc);
+	f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	tb_render_compare_print(f, c);
+	tb_render_compare_markdown(f, c);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "  service: throughput "));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "- `nginx/bpf-count`: throughput"));
+	free(text);
+	tb_compare_free(c);
+
+	/* svc-a: the traced cell loses ~10% throughput and its p99 rises ~20% */
+	tb_gate_opts_init(&o);
+	o.max_overhead = INFINITY;
+	o.max_thr_loss = 0.05;
+	CU_ASSERT_EQUAL(tb_gate_evaluate(&g, a, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.nfail, 1);
+	CU_ASSERT_STRING_EQUAL(g.cells[1].type, "throughput-loss");
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.cells[1].msg, "exceeds max-throughput-loss 5%"));
+	tb_gate_release(&g);
+	o.max_thr_loss = 0.5;
+	o.max_p99_rise = 0.1;
+	CU_ASSERT_EQUAL(tb_gate_evaluate(&g, a, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.nfail, 1);
+	CU_ASSERT_STRING_EQUAL(g.cells[1].type, "p99-increase");
+	tb_gate_release(&g);
+	o.max_p99_rise = 0.5;
+	CU_ASSERT_EQUAL(tb_gate_evaluate(&g, a, NULL, &o), 0);
+	CU_ASSERT(tb_gate_passed(&g));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.cells[1].msg, "p99 +"));
+	tb_gate_release(&g);
+	tb_result_free(a);
+	tb_result_free(b);
+}
+
 static CU_TestInfo gate_tests[] = {
 	{"compare: matching, changes, environment diff", test_compare_build},
 	{"gate: pass, fail, untrustworthy, regression", test_gate_fixtures},
@@ -633,6 +710,7 @@ static CU_TestInfo gate_tests[] = {
 	{"compare: notes beside untrustworthy or differently set rows", test_compare_notes},
 	{"compare/gate commands: bad input exits 2", test_commands_bad_input},
 	{"gate simulation: false positives and power", test_gate_simulation},
+	{"compare and gate: service metrics", test_services},
 	CU_TEST_INFO_NULL,
 };
 

@@ -201,6 +201,8 @@ int tb_plot_timeline(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_rate(struct tb_gp *g, const struct tb_result *r);
 /* One plot per sweep, sweep-<k> (k from 1), drawn by plots/rate.gp. */
 int tb_plot_sweeps(struct tb_gp *g, const struct tb_result *r);
+/* The traced service cells' throughput loss and p99 delta with CIs (plots/service.gp). */
+int tb_plot_service(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_draw_compare(struct tb_gp *g, const struct tb_result *const *rs,
 			 const char *const *labels, size_t n);
 struct tb_hanalysis;

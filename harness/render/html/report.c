@@ -336,6 +336,7 @@ int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const
 	labels(f, r);
 	fputs("<h2 id=\"verdicts\">Verdicts</h2>\n", f);
 	verdict_table(f, r);
+	tb_report_service_section(f, r);
 	models_section(f, r);
 	sweeps_section(f, r);
 	stats_table(f, r);

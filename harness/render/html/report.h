@@ -32,6 +32,10 @@ int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const
  */
 void tb_report_explain_section(FILE *f, const struct tb_result *r);
 
+/* The "Services" section (report-service.c): the traced service cells' throughput loss and
+ * p99 delta with CIs and verdicts, and the deciding metric. Nothing without service cells. */
+void tb_report_service_section(FILE *f, const struct tb_result *r);
+
 /*
  * A comparison of n results (named "#i host kernel"): a per-cell side-by-side table of
  * baseline ns/op, overhead [CI] and verdict, the compare plot, and each result's environment.

@@ -95,3 +95,33 @@ bd["cells"][1]["id"] = bd["cells"][0]["id"]
 dump("bad-duplicate.json", bd)
 with open(os.path.join(here, "bad-huge.json"), "w") as f:
     f.write('{"schema": "tracebench-result/1", "cells": [' + ",".join(["{}"] * 4097) + "]}\n")
+
+# Service fixtures (METHODOLOGY.md "Services"): svc-a.json, nginx under the BPF counter with a
+# ~10% throughput loss and a ~20% p99 rise; svc-b.json the same cells with throughput down 8% and
+# p99 up 30% in both (for compare, gate and the report's service table).
+def svc_samples(rng, rps, p50, p99, rounds=10):
+    out = []
+    for r in range(rounds):
+        q = rng.gauss(rps, rps * 0.01)
+        out.append({"round": r, "warmup": False, "ns_per_op": 1e9 / q, "ops": int(q),
+                    "elapsed_ns": 1e9,
+                    "service": {"requests_per_s": q, "p50_ns": rng.gauss(p50, p50 * 0.01),
+                                "p99_ns": rng.gauss(p99, p99 * 0.01),
+                                "p999_ns": rng.gauss(2 * p99, p99 * 0.02), "errors": 0,
+                                "server_cpu_s": 0.4, "server_ctxsw": int(q),
+                                "decides": "throughput"}})
+    return out
+
+def svc_pair(rng, rps, p50, p99, loss, rise):
+    b = cell("nginx", "none", "none", True, svc_samples(rng, rps, p50, p99), -1, -1)
+    ts = svc_samples(rng, rps * (1 - loss / 100), p50, p99 * (1 + rise / 100))
+    for s in ts:
+        s["events"] = 5 * s["ops"]
+        s["lost"] = 0
+    t = cell("nginx", "bpf-count", "bpf", False, ts, sum(s["events"] for s in ts), 0)
+    b["ops_per_sample"] = t["ops_per_sample"] = int(rps)
+    return [b, t]
+
+srng = random.Random(30)
+dump("svc-a.json", result(svc_pair(srng, 20000, 100e3, 400e3, 10, 20)))
+dump("svc-b.json", result(svc_pair(srng, 18400, 100e3, 520e3, 10, 20)))
