@@ -28,6 +28,13 @@ bool tb_plan_bisect_bracketed(const struct tb_plan_bisect *b)
 	return !isnan(b->yes) && !isnan(b->no);
 }
 
+bool tb_plan_bisect_fine(const struct tb_plan_bisect *b, double at_yes, double at_no,
+			 double resolution)
+{
+	return tb_plan_bisect_bracketed(b) &&
+	       (!(at_no > at_yes * (1 + resolution)) || b->yes <= b->no * (1 + resolution));
+}
+
 /* Between no and yes (no < yes): the geometric middle, as a power of two or an integer; 0 when
  * there is none strictly inside. */
 static double middle(const struct tb_plan_bisect *b)

@@ -38,5 +38,13 @@ bool tb_plan_bisect_next(struct tb_plan_bisect *b, double *v);
 void tb_plan_bisect_record(struct tb_plan_bisect *b, double v, bool yes);
 /* Has the search bracketed the change: a value true with a false one below it. */
 bool tb_plan_bisect_bracketed(const struct tb_plan_bisect *b);
+/*
+ * Is the bracket fine enough to stop: bracketed, and the figures measured at its two ends
+ * (at_yes, at_no: the rates, the slower at yes) within resolution of each other, or its two
+ * values are (a rate about inverse to the value, measured with more noise than the
+ * resolution on a busy machine). The caller then sets done.
+ */
+bool tb_plan_bisect_fine(const struct tb_plan_bisect *b, double at_yes, double at_no,
+			 double resolution);
 
 #endif /* TB_PLAN_LIMIT_H */

@@ -275,12 +275,10 @@ static double rate_at(const struct search *x, double v)
 	return rate;
 }
 
-/* The bracket over the knob is fine enough: its two rates within the resolution. */
+/* The bracket over the knob is fine enough (plan/limit.h): from the rates at its ends. */
 static bool fine(const struct search *x, const struct tb_plan_bisect *b)
 {
-	double slow = rate_at(x, b->yes), fast = rate_at(x, b->no);
-
-	return tb_plan_bisect_bracketed(b) && !(fast > slow * (1 + TB_LIMIT_RESOLUTION));
+	return tb_plan_bisect_fine(b, rate_at(x, b->yes), rate_at(x, b->no), TB_LIMIT_RESOLUTION);
 }
 
 static double knob_max(const struct tb_option *o)

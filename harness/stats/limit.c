@@ -4,9 +4,10 @@
  * probe lost at: its limit is the fastest probe that lost nothing below that rate. Loss is
  * expected to be monotone in the rate for a fixed buffer and consumer; a probe that held
  * above a rate that lost says it was not (a consumer that fell behind once, a noisy machine),
- * and the conclusion says so rather than picking the higher figure. A buffer search works on
- * the probes that offered the named rate: the smallest buffer that held it, and the largest
- * below it that lost.
+ * and the conclusion says so rather than picking the higher figure. A buffer search: a buffer
+ * held the named rate where a probe lost nothing at the rate or above, and it did not where a
+ * probe lost events at the rate or below (within the resolution): the answer is the smallest
+ * buffer that held, beside the largest below it that did not.
  */
 #include <math.h>
 #include <stdio.h>
@@ -89,19 +90,19 @@ static void conclude_rate(struct tb_limit *l)
 static void conclude_buffer(struct tb_limit *l)
 {
 	const struct tb_limit_probe *best = NULL, *below = NULL;
-	double at = l->target / (1 + l->resolution);
+	double at = l->target * (1 + l->resolution);
 
 	for (size_t i = 0; i < l->nprobes; i++) {
 		const struct tb_limit_probe *p = &l->probes[i];
 
-		if (usable(p) && p->events_per_s >= at && !p->lost &&
+		if (usable(p) && p->events_per_s >= l->target && !p->lost &&
 		    (!best || p->buffer_x < best->buffer_x))
 			best = p;
 	}
 	for (size_t i = 0; i < l->nprobes; i++) {
 		const struct tb_limit_probe *p = &l->probes[i];
 
-		if (!usable(p) || p->events_per_s < at || !p->lost)
+		if (!usable(p) || p->events_per_s > at || !p->lost)
 			continue;
 		if (best && p->buffer_x >= best->buffer_x)
 			l->monotone = false;
@@ -124,7 +125,7 @@ static void conclude_buffer(struct tb_limit *l)
 	else if (!l->monotone)
 		snprintf(
 			l->note, sizeof(l->note),
-			"not monotone: a buffer of %s or more lost events at the rate; the answer is the smallest that held",
+			"not monotone: a buffer of %s or more lost events at or below the rate; the answer is the smallest that held",
 			best->buffer);
 	else if (!below)
 		snprintf(l->note, sizeof(l->note),
