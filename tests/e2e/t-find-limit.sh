@@ -39,7 +39,7 @@ grep -q "bad value 'fast' for --find-limit" "$TMP/err" || fail "rate as a word: 
 expect_exit 0 "$TB" run --find-limit 200k "$TMP/ok.ini" --dry-run
 
 need_root
-expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit -o "$TMP/r" --wait --no-plots
+expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit -o "$TMP/r" --wait
 grep -q "^limits (run --find-limit): the highest event rate" "$TMP/out" ||
 	fail "no limits table: $(cat "$TMP/out")"
 grep -q "^w/t  *buffer-size = 8K" "$TMP/out" || fail "no row for w/t: $(cat "$TMP/out")"
@@ -73,6 +73,13 @@ else:
 print("    held %s events/s, lost from %s, %d probes" % (
     l.get("held_events_per_s"), l.get("lost_events_per_s"), len(ps)))
 PY
+if command -v gnuplot >/dev/null; then
+	[ -s "$TMP/r/plots/limits.png" ] && [ -s "$TMP/r/plots/limits.svg" ] ||
+		fail "no limits plot: $(ls "$TMP/r/plots")"
+	grep -q 'id="plot-limits"' "$TMP/r/report.html" || fail "the report does not inline limits"
+fi
+grep -q 'id="limits-table"' "$TMP/r/report.html" || fail "the report has no Limits table"
+# the strict reader takes what the writer wrote
 expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
 "$TB" cleanup --dry-run >"$TMP/clean" 2>&1
 grep -q "nothing to clean" "$TMP/clean" || fail "left behind: $(cat "$TMP/clean")"

@@ -201,6 +201,8 @@ int tb_plot_timeline(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_rate(struct tb_gp *g, const struct tb_result *r);
 /* One plot per sweep, sweep-<k> (k from 1), drawn by plots/rate.gp. */
 int tb_plot_sweeps(struct tb_gp *g, const struct tb_result *r);
+/* run --find-limit's probes: lost share against the rate offered, a series per search. */
+int tb_plot_limits(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_draw_compare(struct tb_gp *g, const struct tb_result *const *rs,
 			 const char *const *labels, size_t n);
 struct tb_hanalysis;
