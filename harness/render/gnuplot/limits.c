@@ -55,9 +55,7 @@ int tb_plot_limits(struct tb_gp *g, const struct tb_result *r)
 		return tb_gp_remove_images(g, "limits");
 	if (tb_gp_vars_open(&v))
 		return -ENOMEM;
-	fd = tb_gp_dat_open(g, "limits", "events lost against the rate offered, by search",
-			    "events_per_s\tlost_pct\tlo\thi");
-	ret = fd ? 0 : -EIO;
+	fd = tb_plot_lost_rate_open(g, "limits", "by search");
 	ng = 0;
 	for (size_t i = 0; fd && i < r->nlimits; i++) {
 		const struct tb_limit *l = &r->limits[i];
@@ -73,22 +71,9 @@ int tb_plot_limits(struct tb_gp *g, const struct tb_result *r)
 				 l->target);
 		tb_gp_var_si(&v, "g%d", ng++, t);
 	}
-	if (fd)
-		ret = tb_gp_dat_close(g, fd, "limits");
-	if (ret || !(hi > 0))
-		goto out;
-	tb_gp_var_dat(&v, g, "datafile", "limits");
-	tb_gp_var_dat(&v, g, "fitfile", "limits");
-	tb_gp_var_d(&v, "ng", ng);
-	tb_gp_var_d(&v, "nf", 0);
-	tb_gp_var_d(&v, "logx", 1);
-	tb_gp_var_d(&v, "xmin", lo / 1.6);
-	tb_gp_var_d(&v, "xmax", hi * 1.6);
-	tb_gp_var_s(&v, "xname", "events offered per second (log scale)");
-	tb_gp_var_s(&v, "yname", "events lost (% of those offered)");
-	tb_gp_main_title(&v, g, "Events lost against the event rate (run --find-limit's probes)");
-	ret = tb_gp_run_as(g, "rate", "limits", &v, 1100, 600);
-out:
+	ret = tb_plot_lost_rate_draw(
+		g, fd, &v, "limits", ng, lo, hi,
+		"Events lost against the event rate (run --find-limit's probes)");
 	tb_gp_vars_free(&v);
 	return ret;
 }
