@@ -335,6 +335,17 @@ static void figures_note(const char *scenario, const json_t *system)
 	free(note);
 }
 
+/* --find-limit's part of the plan's text. */
+static void print_limits_plan(FILE *f, const struct run *x)
+{
+	size_t n;
+	double s = tb_runner_limit_estimate_s(&x->plan, x->r, !isnan(x->o.limit_rate), &n);
+
+	fprintf(f,
+		"find-limit: %zu cells searched after the rounds, about %.0f s more (%d probes of a calibration and %d rounds each, typically)\n",
+		n, s, TB_LIMIT_TYPICAL_PROBES * (isnan(x->o.limit_rate) ? 1 : 2), TB_LIMIT_ROUNDS);
+}
+
 /* The scenario and its plan, checked before anything waits or measures. */
 static int load_plan(struct run *x)
 {
@@ -357,6 +368,8 @@ static int load_plan(struct run *x)
 		json_t *system = tb_sysinfo_collect("/", 0);
 
 		tb_plan_print(stdout, &x->plan, x->r);
+		if (x->o.find_limit)
+			print_limits_plan(stdout, x);
 		figures_note(x->o.scenario, system);
 		json_decref(system);
 		return TB_EXIT_OK;
@@ -497,6 +510,8 @@ static int prepare(struct run *x)
 	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
+	if (!x->o.quiet && x->o.find_limit)
+		print_limits_plan(stderr, x);
 	if (tb_plan_result_start(x->r))
 		return TB_EXIT_FAIL;
 	figures_note(x->o.scenario, x->r->system);

@@ -153,6 +153,24 @@ int tb_runner_limit_check(const struct tb_plan *p, const struct tb_result *r)
 	return ok ? 0 : -EINVAL;
 }
 
+double tb_runner_limit_estimate_s(const struct tb_plan *p, const struct tb_result *r, bool buffer,
+				  size_t *ncells)
+{
+	const struct tb_option *buf;
+	struct tb_plan_estimate e;
+	double probe_s;
+	char why[256];
+
+	*ncells = 0;
+	for (size_t i = 0; i < p->ncells; i++)
+		*ncells += !r->cells[p->cells[i].cell].baseline &&
+			   !why_not(p->s, &p->cells[i], &buf, why, sizeof(why));
+	tb_plan_estimate(p, &e);
+	probe_s = TB_PLAN_CALIB_S +
+		  2.0 * TB_LIMIT_ROUNDS * (e.nsamples ? (e.total_s - e.calib_s) / e.nsamples : 0);
+	return (double)*ncells * TB_LIMIT_TYPICAL_PROBES * (buffer ? 2 : 1) * probe_s;
+}
+
 /* ---- one probe --------------------------------------------------------------------------- */
 
 /* The probe's settings from the run's result: what the analysis of its cells uses. */

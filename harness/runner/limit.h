@@ -37,6 +37,16 @@ struct tb_runner_limit_req {
 int tb_runner_limit_check(const struct tb_plan *p, const struct tb_result *r);
 
 /*
+ * What the searches will add to the run (seconds), for the plan's text: a probe is a
+ * calibration and TB_LIMIT_ROUNDS rounds of two of the plan's mean samples, a rate search
+ * typically TB_LIMIT_TYPICAL_PROBES of them (a buffer search twice that). The cells it will
+ * search into *ncells.
+ */
+#define TB_LIMIT_TYPICAL_PROBES 8
+double tb_runner_limit_estimate_s(const struct tb_plan *p, const struct tb_result *r, bool buffer,
+				  size_t *ncells);
+
+/*
  * Search every cell tb_runner_limit_check accepts into rn->r->limits (one per cell), with
  * rn's plan, result and run directory (the probes' tracers write under it as the run's do).
  * The scenario's sections and rounds are changed for each probe and restored after it.
