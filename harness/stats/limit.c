@@ -132,6 +132,20 @@ static void conclude_buffer(struct tb_limit *l)
 			 "the smallest buffer probed held the rate: a smaller one may too");
 }
 
+/* The probes the conclusion could not use, said after the note. */
+static void left_out(struct tb_limit *l)
+{
+	size_t n = 0, len = strlen(l->note);
+
+	for (size_t i = 0; i < l->nprobes; i++)
+		n += !usable(&l->probes[i]);
+	if (n)
+		snprintf(
+			l->note + len, sizeof(l->note) - len,
+			"%s%zu of %zu probes left out (no counts, or the proof found the workload not traced)",
+			len ? "; " : "", n, l->nprobes);
+}
+
 void tb_stats_limit_conclude(struct tb_limit *l)
 {
 	l->found = false;
@@ -144,6 +158,7 @@ void tb_stats_limit_conclude(struct tb_limit *l)
 		conclude_buffer(l);
 	else
 		conclude_rate(l);
+	left_out(l);
 }
 
 /* The smallest buffer a search of c's workload found to hold rate (its key = value and the

@@ -81,6 +81,24 @@ fi
 grep -q 'id="limits-table"' "$TMP/r/report.html" || fail "the report has no Limits table"
 # the strict reader takes what the writer wrote
 expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
+# a named rate: the smallest buffer that holds it, in powers of two
+expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit=50k -o "$TMP/b" --wait --no-plots
+grep -q "^limits (run --find-limit 5e+04): the smallest buffer" "$TMP/out" ||
+	fail "no buffer table: $(cat "$TMP/out")"
+python3 - "$TMP/b/result.json" <<'PY' || fail "result.json's buffer search"
+import json, sys
+(l,) = json.load(open(sys.argv[1]))["limits"]
+assert (l["kind"], l["target_events_per_s"]) == ("buffer", 50000), l
+ps = l["probes"]
+sizes = {p["buffer_x"] for p in ps}
+assert all(x > 0 and int(x) & (int(x) - 1) == 0 for x in sizes), sizes
+if l["found"]:
+    best = [p for p in ps if p["buffer"] == l["held_buffer"]]
+    assert any(p["lost"] == 0 and p["events_per_s"] >= 50000 for p in best), (l, best)
+else:
+    assert l["note"], l
+print("    smallest buffer %s (%d probes)" % (l.get("held_buffer"), len(ps)))
+PY
 "$TB" cleanup --dry-run >"$TMP/clean" 2>&1
 grep -q "nothing to clean" "$TMP/clean" || fail "left behind: $(cat "$TMP/clean")"
 exit 0

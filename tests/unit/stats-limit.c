@@ -68,6 +68,7 @@ static void test_rate(void)
 	CU_ASSERT_DOUBLE_EQUAL(l->lost_rate, 2.8e5, 1e-6);
 	/* 2.4e5..2.8e5 is wider than 10%: said */
 	CU_ASSERT_PTR_NOT_NULL(strstr(l->note, "wider than the resolution"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(l->note, "; 1 of 6 probes left out"));
 	/* idempotent: the analysis runs after every round */
 	tb_stats_limits(r);
 	CU_ASSERT_DOUBLE_EQUAL(l->held_rate, 2.4e5, 1e-6);
