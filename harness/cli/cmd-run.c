@@ -43,6 +43,8 @@
 #include "runner/runner.h"
 #include "parse/scenario.h"
 #include "cli/gate-run.h"
+#include "cli/run-limit.h"
+#include "runner/limit.h"
 #include "stats/gate.h"
 #include "stats/stats.h"
 
@@ -73,6 +75,9 @@ const char tb_usage_run[] =
 	"                          --gate, gate against the history first\n"
 	"      --explain           afterwards, profile every traced cell and its baseline: where\n"
 	"                          the overhead lands (folded stacks, flame graphs, a table)\n"
+	"      --find-limit[=RATE] afterwards, for each cell that can lose events: the highest\n"
+	"                          event rate its buffer holds (bisection); with RATE (events/s,\n"
+	"                          e.g. 200k): the smallest buffer that holds it\n"
 	"  -h, --help\n" TB_CLI_COMMON_USAGE
 	"                          (run -q: no plan or progress line either)\n";
 
@@ -84,6 +89,8 @@ struct run_opts {
 	bool history;	     /* --history */
 	const char *hist_db; /* its database, NULL for the default */
 	bool explain;
+	bool find_limit;	      /* --find-limit */
+	double limit_rate;	      /* its RATE, NAN: none */
 	int64_t rounds, warmup, seed; /* -1: not given */
 	uint64_t dur, maxt;	      /* 0: not given */
 	double prec;		      /* -1: not given */
@@ -185,6 +192,9 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 	case 'o':
 		o->outdir = optarg;
 		return -1;
+	case 'F':
+		o->find_limit = true;
+		return tb_cli_limit_arg(optarg, argc, argv, &o->limit_rate);
 	case 'H':
 		o->history = true;
 		o->hist_db = tb_cli_optional_db(argc, argv, optarg);
@@ -229,13 +239,15 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"label", required_argument, NULL, 'L'},
 		{"history", optional_argument, NULL, 'H'},
 		{"explain", no_argument, NULL, 'X'},
+		{"find-limit", optional_argument, NULL, 'F'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	int c, rc;
 
-	*o = (struct run_opts){.rounds = -1, .warmup = -1, .seed = -1, .prec = -1};
+	*o = (struct run_opts){
+		.rounds = -1, .warmup = -1, .seed = -1, .prec = -1, .limit_rate = NAN};
 	while ((c = tb_cli_getopt(argc, argv, "o:qh", longopts, tb_usage_run)) != -1) {
 		rc = parse_opt(c, o, argc, argv);
 		if (rc >= 0)
@@ -323,6 +335,17 @@ static void figures_note(const char *scenario, const json_t *system)
 	free(note);
 }
 
+/* --find-limit's part of the plan's text. */
+static void print_limits_plan(FILE *f, const struct run *x)
+{
+	size_t n;
+	double s = tb_runner_limit_estimate_s(&x->plan, x->r, !isnan(x->o.limit_rate), &n);
+
+	fprintf(f,
+		"find-limit: %zu cells searched after the rounds, about %.0f s more (%d probes of a calibration and %d rounds each, typically)\n",
+		n, s, TB_LIMIT_TYPICAL_PROBES * (isnan(x->o.limit_rate) ? 1 : 2), TB_LIMIT_ROUNDS);
+}
+
 /* The scenario and its plan, checked before anything waits or measures. */
 static int load_plan(struct run *x)
 {
@@ -339,10 +362,14 @@ static int load_plan(struct run *x)
 	}
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
+	if (x->o.find_limit && tb_runner_limit_check(&x->plan, x->r))
+		return TB_EXIT_USAGE;
 	if (x->o.dry_run) {
 		json_t *system = tb_sysinfo_collect("/", 0);
 
 		tb_plan_print(stdout, &x->plan, x->r);
+		if (x->o.find_limit)
+			print_limits_plan(stdout, x);
 		figures_note(x->o.scenario, system);
 		json_decref(system);
 		return TB_EXIT_OK;
@@ -483,6 +510,8 @@ static int prepare(struct run *x)
 	tb_cli_stop_on_signals();
 	if (!x->o.quiet)
 		tb_plan_print(stderr, &x->plan, x->r);
+	if (!x->o.quiet && x->o.find_limit)
+		print_limits_plan(stderr, x);
 	if (tb_plan_result_start(x->r))
 		return TB_EXIT_FAIL;
 	figures_note(x->o.scenario, x->r->system);
@@ -631,6 +660,18 @@ static int save_explained(void *ctx, struct tb_result *r, size_t cell,
 	return 0;
 }
 
+/* --find-limit after the rounds (cli/run-limit.h). Returns the exit code. */
+static int find_limits(struct run *x)
+{
+	int rc = tb_cli_run_limits(&x->rn, x->o.limit_rate, x->o.quiet, &x->interrupted);
+
+	if (x->interrupted) {
+		free(x->r->stop_reason);
+		x->r->stop_reason = strdup("interrupted");
+	}
+	return rc;
+}
+
 /* Returns the exit code so far (TB_EXIT_OK unless the run failed). */
 static int measure(struct run *x)
 {
@@ -666,7 +707,7 @@ static int measure(struct run *x)
 		tb_err("run: %s", strerror(-ret));
 		return TB_EXIT_FAIL;
 	}
-	return TB_EXIT_OK;
+	return x->o.find_limit ? find_limits(x) : TB_EXIT_OK;
 }
 
 /* ---- publish ------------------------------------------------------------------------------ */

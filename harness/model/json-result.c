@@ -931,6 +931,7 @@ static const struct tb_json_field result_fields[] = {
 	F_CHILD_SEEN("aa_calibration", aa_summary, aa_summary.present, &aa_table),
 	F_ARRAY("rate_models", rate_models, &rate_models_array, TB_JSON_OMIT),
 	F_ARRAY("sweeps", sweeps, &tb_json_sweeps_array, TB_JSON_OMIT),
+	F_ARRAY("limits", limits, &tb_json_limits_array, TB_JSON_OMIT),
 	F_END,
 };
 #undef T

@@ -52,5 +52,7 @@ extern const struct tb_json_table tb_json_cell_service_table;
 /* model/json-sweep.c: a cell's sweep point, and the result's sweeps */
 extern const struct tb_json_table tb_json_cell_sweep_table;
 extern const struct tb_json_array tb_json_sweeps_array;
+/* model/json-limit.c: run --find-limit's searches */
+extern const struct tb_json_array tb_json_limits_array;
 
 #endif /* TB_JSON_ROWS_H */

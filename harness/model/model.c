@@ -167,6 +167,7 @@ void tb_result_free(struct tb_result *r)
 	free(r->cells);
 	tb_result_rate_models_free(r);
 	tb_result_sweeps_free(r);
+	tb_result_limits_free(r);
 	free(r->dir);
 	free(r);
 }
@@ -319,4 +320,53 @@ void tb_result_sweeps_free(struct tb_result *r)
 	free(r->sweeps);
 	r->sweeps = NULL;
 	r->nsweeps = 0;
+}
+
+struct tb_limit *tb_result_add_limit(struct tb_result *r)
+{
+	struct tb_limit *l;
+
+	if (grow((void **)&r->limits, r->nlimits, sizeof(*r->limits)))
+		return NULL;
+	l = &r->limits[r->nlimits++];
+	memset(l, 0, sizeof(*l));
+	l->target = l->resolution = NAN;
+	l->held_rate = l->held_cpu = l->lost_rate = NAN;
+	return l;
+}
+
+struct tb_limit_probe *tb_limit_add_probe(struct tb_limit *l)
+{
+	struct tb_limit_probe *p;
+
+	if (grow((void **)&l->probes, l->nprobes, sizeof(*l->probes)))
+		return NULL;
+	p = &l->probes[l->nprobes++];
+	memset(p, 0, sizeof(*p));
+	p->buffer_x = p->events_per_s = p->lost_share = p->tracer_cpu = NAN;
+	p->events = p->lost = -1;
+	return p;
+}
+
+void tb_result_limits_free(struct tb_result *r)
+{
+	for (size_t i = 0; i < r->nlimits; i++) {
+		struct tb_limit *l = &r->limits[i];
+
+		free(l->kind);
+		free(l->cell);
+		free(l->workload);
+		free(l->tracer);
+		free(l->knob);
+		free(l->buffer_key);
+		free(l->buffer);
+		for (size_t k = 0; k < l->nprobes; k++) {
+			free(l->probes[k].knob_value);
+			free(l->probes[k].buffer);
+		}
+		free(l->probes);
+	}
+	free(r->limits);
+	r->limits = NULL;
+	r->nlimits = 0;
 }

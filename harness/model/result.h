@@ -433,6 +433,51 @@ struct tb_sweep {
 	struct tb_knee_model knee;
 };
 
+/* One probe of a saturation search (runner/limit.h): a short run of the cell at one workload
+ * knob value and one buffer, with the figures of struct tb_sweep_point's saturation. */
+struct tb_limit_probe {
+	char *knob_value;     /* [knob_value] the workload knob as set ("4096") */
+	char *buffer;	      /* [buffer] the buffer option as set ("64K", "128") */
+	double buffer_x;      /* [buffer_x] as a number (bytes, pages) */
+	double events_per_s;  /* [events_per_s] offered: recorded + lost per second of batch */
+	int64_t events, lost; /* [events] recorded, [lost] over its measured samples (-1 unknown) */
+	double lost_share;    /* [lost_share] of the events offered */
+	double tracer_cpu;    /* [tracer_cpu] the tracer's CPU seconds per second */
+	char proof[16];	      /* [proof] the cell's proof outcome ("match", ...; "" none) */
+};
+
+/*
+ * A saturation search of one traced cell (runner/limit.h; METHODOLOGY.md "Sweeps"). Kind
+ * "rate": the highest offered event rate its buffer held with no loss, by bisection over the
+ * workload's knob. Kind "buffer": the smallest buffer (a power of two) that held a named rate.
+ * The conclusion (found, held, lost, monotone) follows from the probes (stats/limit.c).
+ * [limits] [{...}]
+ */
+struct tb_limit {
+	char *kind;	   /* [kind] "rate" or "buffer" */
+	char *cell;	   /* [cell] the run's cell it searched (workload/tracer) */
+	char *workload;	   /* [workload] section */
+	char *tracer;	   /* [tracer] section */
+	char *knob;	   /* [knob] the workload option varied ("work") */
+	char *buffer_key;  /* [buffer_key] the tracer option sizing its buffer */
+	char *buffer;	   /* [buffer] kind rate: the buffer searched at, as written */
+	double target;	   /* [target_events_per_s] kind buffer: the named rate; NAN: rate */
+	double resolution; /* [resolution] the bracket's width at which the search stops */
+	bool found;	   /* [found] a loss bracketed by a probe that held (rate), or a buffer
+			      that held where a smaller lost (buffer) */
+	/* [held_events_per_s] [held_tracer_cpu] [held_knob] the highest rate that held below
+	 * the lowest that lost, the tracer's CPU there, its knob value; [lost_events_per_s] that
+	 * lowest lost rate (the bracket's top); kind buffer: [held_buffer] the smallest buffer
+	 * that held, [lost_buffer] the largest that lost below it */
+	double held_rate, held_cpu, lost_rate;
+	char held_knob[32], held_buffer[32], lost_buffer[32];
+	bool monotone;	/* [monotone] no probe held above a rate (or lost above a buffer) that
+			    lost (held): loss looked monotone, as bisection assumes */
+	char note[224]; /* [note] why nothing was found, or what was not monotone */
+	struct tb_limit_probe *probes; /* [probes] in the order run */
+	size_t nprobes;
+};
+
 struct tb_result {
 	char *schema;	     /* [schema] */
 	char *tool_version;  /* [tool] {name, version} */
@@ -484,6 +529,8 @@ struct tb_result {
 	size_t nrate_models;
 	struct tb_sweep *sweeps; /* [sweeps] filled by stats/sweep.c */
 	size_t nsweeps;
+	struct tb_limit *limits; /* [limits] run --find-limit's searches (runner/limit.h) */
+	size_t nlimits;
 	/* Not in JSON: the directory of the result file (set by tb_result_load and by `run`), where
 	 * the files the result names (explain/...) are. NULL when unknown. */
 	char *dir;
@@ -530,6 +577,11 @@ void tb_knee_model_init(struct tb_knee_model *k);
 struct tb_sweep *tb_result_add_sweep(struct tb_result *r);
 struct tb_sweep_point *tb_sweep_add_point(struct tb_sweep *sw);
 void tb_result_sweeps_free(struct tb_result *r);
+/* Append a limit search (figures NAN) / a probe of one (NAN, counts -1) / free them all. NULL
+ * on ENOMEM. */
+struct tb_limit *tb_result_add_limit(struct tb_result *r);
+struct tb_limit_probe *tb_limit_add_probe(struct tb_limit *l);
+void tb_result_limits_free(struct tb_result *r);
 /* The message of the last load/validation failure in this thread ("" when none). */
 const char *tb_result_last_error(void);
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render/limits.h"
 #include "render/summary.h"
 #include "render/text.h"
 #include "model/json-util.h"
@@ -472,6 +473,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 	print_bpf_split(f, r);
 	print_models(f, r);
 	print_sweeps(f, r);
+	tb_render_limits_print(f, r);
 	print_ranking(f, r);
 	for (i = 0; r->unsupported && i < json_array_size(r->unsupported); i++)
 		fprintf(f, "%s%s\n", i ? "" : "\n",

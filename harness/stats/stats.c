@@ -25,6 +25,7 @@
 #include "stats/fit.h"
 #include "stats/shortfall.h"
 #include "stats/stats.h"
+#include "stats/limit.h"
 #include "stats/sweep.h"
 #include "stats/verdict.h"
 #include "core/tb.h"
@@ -527,5 +528,7 @@ int tb_stats_analyze(struct tb_result *r)
 	ret = rate_models(r);
 	if (!ret)
 		ret = tb_stats_sweeps(r);
+	if (!ret)
+		tb_stats_limits(r);
 	return ret ? ret : tb_stats_shortfalls(r);
 }

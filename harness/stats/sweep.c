@@ -45,8 +45,7 @@ static struct tb_sweep *sweep_of(struct tb_result *r, const char *kind,
 	return sw->kind && sw->section && sw->key && sw->against && sw->unit ? sw : NULL;
 }
 
-/* What c's tracer was offered and kept over its measured samples (struct tb_sweep_point). */
-static void offered(const struct tb_cell *c, struct tb_sweep_point *pt)
+void tb_stats_offered(const struct tb_cell *c, struct tb_sweep_point *pt)
 {
 	double ns = 0, cpu = 0, events = 0;
 	int64_t lost = 0;
@@ -158,7 +157,7 @@ static int add_point(struct tb_result *r, const struct tb_cell *c, const char *k
 	if (!pt || !(pt->cell = strdup(c->id)) || !(pt->value = strdup(cs->value)))
 		return -ENOMEM;
 	pt->x = cs->x;
-	offered(c, pt);
+	tb_stats_offered(c, pt);
 	if (c->has_overhead) {
 		pt->ns_per_op = c->overhead.ns_per_op;
 		pt->ns_lo = c->overhead.ns_ci_lo;

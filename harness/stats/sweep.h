@@ -8,6 +8,14 @@
 
 #include "model/result.h"
 
+/*
+ * What c's tracer was offered and kept over its measured samples (timed, not accounting):
+ * pt's events_per_s (recorded + lost per second of batch), lost, lost_share and tracer_cpu;
+ * left as they are when no sample knows its counts. The saturation of sweeps and of
+ * `run --find-limit`'s probes (stats/limit.h).
+ */
+void tb_stats_offered(const struct tb_cell *c, struct tb_sweep_point *pt);
+
 /* Every sweep's points and model from the analysed cells (sweep.c): r->sweeps. 0 or -ENOMEM. */
 int tb_stats_sweeps(struct tb_result *r);
 

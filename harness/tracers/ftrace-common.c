@@ -886,6 +886,12 @@ out:
 
 /* ---- what a result says about a cell ----------------------------------------------------- */
 
+const char *tb_ftrace_buffer_key(const void *cfg)
+{
+	(void)cfg;
+	return "buffer-size";
+}
+
 void tb_ftrace_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
 			   size_t len)
 {

@@ -264,5 +264,7 @@ void tb_ftrace_close(struct tb_ftrace *f);
  */
 void tb_ftrace_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
 			   size_t len);
+/* buffer_key of ftrace-events and ftrace-function: the per-CPU ring buffer, buffer-size. */
+const char *tb_ftrace_buffer_key(const void *cfg);
 
 #endif /* TB_FTRACE_COMMON_H */

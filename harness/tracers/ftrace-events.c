@@ -358,4 +358,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_events = {
 	.hooks = ev_hooks,
 	.label = ev_label,
 	.lost_remedy = tb_ftrace_lost_remedy,
+	.buffer_key = tb_ftrace_buffer_key,
 };

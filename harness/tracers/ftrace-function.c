@@ -216,4 +216,5 @@ const struct tb_tracer_ops tb_tracer_ftrace_function = {
 	.est_write_bytes = fn_est_write_bytes,
 	.hooks = fn_hooks,
 	.lost_remedy = tb_ftrace_lost_remedy,
+	.buffer_key = tb_ftrace_buffer_key,
 };

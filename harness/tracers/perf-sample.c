@@ -581,6 +581,13 @@ static void ps_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sampl
 		 json_is_false(consumer) ? ", or consumer = true" : "");
 }
 
+/* The perf ring buffer's size is its data pages per CPU. */
+static const char *ps_buffer_key(const void *cfg)
+{
+	(void)cfg;
+	return "mmap-pages";
+}
+
 const struct tb_tracer_ops tb_tracer_perf_sample = {
 	.name = "perf-sample",
 	.help = "perf sampling (libperf) at a frequency, optional call graphs, ring buffers "
@@ -598,4 +605,5 @@ const struct tb_tracer_ops tb_tracer_perf_sample = {
 	.est_cost_ns = ps_est_cost_ns,
 	.hooks = ps_hooks,
 	.lost_remedy = ps_lost_remedy,
+	.buffer_key = ps_buffer_key,
 };

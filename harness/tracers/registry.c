@@ -119,6 +119,8 @@ static const char *callbacks_defect(const struct tb_tracer_ops *ops)
 		return "label or lost_remedy on the baseline, which hooks nothing and loses nothing";
 	if ((ops->flags & TB_TR_NOEVENTS) && ops->lost_remedy)
 		return "lost_remedy, but it counts no events (TB_TR_NOEVENTS), so it loses none";
+	if (ops->buffer_key && !ops->lost_remedy)
+		return "buffer_key names the buffer it loses events in, but there is no lost_remedy";
 	return NULL;
 }
 

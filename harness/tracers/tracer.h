@@ -206,6 +206,13 @@ struct tb_tracer_ops {
 	void (*lost_remedy)(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
 			    size_t len);
 	/*
+	 * Optional, with lost_remedy: the option of this (validated) configuration that sizes the
+	 * buffer it loses events in ("buffer-size", "ringbuf-size", "mmap-pages": a size or a
+	 * count, searched in powers of two by `run --find-limit`, runner/limit.h), or NULL when
+	 * this configuration loses none in a buffer (a BPF program that counts in maps).
+	 */
+	const char *(*buffer_key)(const void *cfg);
+	/*
 	 * Optional: this (validated) configuration has an accounting that inflates what it
 	 * measures (the command tracer's bpf_enable_stats: two clock reads in every BPF program
 	 * run). Its timed samples then run with it off (t->accounting false), and every measured
@@ -252,7 +259,7 @@ const char *tb_tracer_size_text(char *buf, size_t len, double bytes);
  * NULL-terminated list (normally tb_tracers) needs a name no other table has, help, all five
  * callbacks (setup to teardown), hooks and a well-formed option table (tb_opts_check); of the
  * optional callbacks, est_rearm_ns and can_rearm only with rearm, label and lost_remedy not on the baseline,
- * lost_remedy not on a tracer that counts no events. Each defect is logged, naming the table.
+ * lost_remedy not on a tracer that counts no events, buffer_key only with lost_remedy. Each defect is logged, naming the table.
  * Returns 0 or -EINVAL.
  */
 int tb_tracer_ops_check(const struct tb_tracer_ops *const *list);

@@ -9,14 +9,14 @@
 
 const char *const tb_plot_names[] = {
 	"overhead", "ns-per-op", "ns-per-event", "probe-types", "latency", "timeline",
-	"rate",	    "sweeps",	 "service",	 "compare",	NULL,
+	"rate",	    "sweeps",	 "service",	 "limits",	"compare", NULL,
 };
 
 /* The plots of one result, in tb_plot_names order (compare is tb_plot_compare's). */
 static int (*const result_plots[])(struct tb_gp *, const struct tb_result *) = {
-	tb_plot_overhead,    tb_plot_ns_per_op, tb_plot_ns_per_event,
-	tb_plot_probe_types, tb_plot_latency,	tb_plot_timeline,
-	tb_plot_rate,	     tb_plot_sweeps,	tb_plot_service,
+	tb_plot_overhead, tb_plot_ns_per_op, tb_plot_ns_per_event, tb_plot_probe_types,
+	tb_plot_latency,  tb_plot_timeline,  tb_plot_rate,	   tb_plot_sweeps,
+	tb_plot_service,  tb_plot_limits,
 };
 
 int tb_plot_result_at(const struct tb_result *r, const struct tb_dir *out, unsigned flags)

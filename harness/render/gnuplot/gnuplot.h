@@ -203,6 +203,17 @@ int tb_plot_rate(struct tb_gp *g, const struct tb_result *r);
 int tb_plot_sweeps(struct tb_gp *g, const struct tb_result *r);
 /* The traced service cells' throughput loss and p99 delta with CIs (plots/service.gp). */
 int tb_plot_service(struct tb_gp *g, const struct tb_result *r);
+/* run --find-limit's probes: lost share against the rate offered, a series per search. */
+int tb_plot_limits(struct tb_gp *g, const struct tb_result *r);
+/*
+ * A plot of the share of events lost against the rate offered, as saturation and limits draw
+ * it (sweep.c): its data file (rows events_per_s, lost_pct, lo, hi; a blank pair between
+ * series; NULL on failure), then the file closed and drawn by plots/rate.gp with ng series
+ * over rates lo..hi (nothing drawn without a rate). Returns 1 (drawn), 0 or -errno.
+ */
+FILE *tb_plot_lost_rate_open(struct tb_gp *g, const char *name, const char *by);
+int tb_plot_lost_rate_draw(struct tb_gp *g, FILE *fd, struct tb_gp_vars *v, const char *name,
+			   int ng, double lo, double hi, const char *title);
 int tb_plot_draw_compare(struct tb_gp *g, const struct tb_result *const *rs,
 			 const char *const *labels, size_t n);
 struct tb_hanalysis;

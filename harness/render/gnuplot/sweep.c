@@ -141,6 +141,34 @@ static bool has_rates(const struct tb_sweep *sw)
 	return false;
 }
 
+FILE *tb_plot_lost_rate_open(struct tb_gp *g, const char *name, const char *by)
+{
+	char what[96];
+
+	snprintf(what, sizeof(what), "events lost against the rate offered, %s", by);
+	return tb_gp_dat_open(g, name, what, "events_per_s\tlost_pct\tlo\thi");
+}
+
+int tb_plot_lost_rate_draw(struct tb_gp *g, FILE *fd, struct tb_gp_vars *v, const char *name,
+			   int ng, double lo, double hi, const char *title)
+{
+	int ret = fd ? tb_gp_dat_close(g, fd, name) : -EIO;
+
+	if (ret || !(hi > 0))
+		return ret;
+	tb_gp_var_dat(v, g, "datafile", name);
+	tb_gp_var_dat(v, g, "fitfile", name);
+	tb_gp_var_d(v, "ng", ng);
+	tb_gp_var_d(v, "nf", 0);
+	tb_gp_var_d(v, "logx", 1);
+	tb_gp_var_d(v, "xmin", lo / 1.6);
+	tb_gp_var_d(v, "xmax", hi * 1.6);
+	tb_gp_var_s(v, "xname", "events offered per second (log scale)");
+	tb_gp_var_s(v, "yname", "events lost (% of those offered)");
+	tb_gp_main_title(v, g, title);
+	return tb_gp_run_as(g, "rate", name, v, 1100, 600);
+}
+
 /* saturation.{png,svg}: the share of events lost against the rate offered, a series per
  * workload sweep (a tracer at one buffer size). Returns 1 (drawn), 0 (none) or -errno. */
 static int plot_saturation(struct tb_gp *g, const struct tb_result *r)
@@ -156,9 +184,7 @@ static int plot_saturation(struct tb_gp *g, const struct tb_result *r)
 		return tb_gp_remove_images(g, TB_PLOT_SATURATION);
 	if (tb_gp_vars_open(&v))
 		return -ENOMEM;
-	fd = tb_gp_dat_open(g, TB_PLOT_SATURATION, "events lost against the rate offered, by sweep",
-			    "events_per_s\tlost_pct\tlo\thi");
-	ret = fd ? 0 : -EIO;
+	fd = tb_plot_lost_rate_open(g, TB_PLOT_SATURATION, "by sweep");
 	ng = 0;
 	for (size_t i = 0; fd && i < r->nsweeps; i++) {
 		const struct tb_sweep *sw = &r->sweeps[i];
@@ -180,22 +206,8 @@ static int plot_saturation(struct tb_gp *g, const struct tb_result *r)
 		snprintf(t, sizeof(t), "%s against %s", sw->section, sw->against);
 		tb_gp_var_si(&v, "g%d", ng++, t);
 	}
-	if (fd)
-		ret = tb_gp_dat_close(g, fd, TB_PLOT_SATURATION);
-	if (ret || !(hi > 0))
-		goto out;
-	tb_gp_var_dat(&v, g, "datafile", TB_PLOT_SATURATION);
-	tb_gp_var_dat(&v, g, "fitfile", TB_PLOT_SATURATION);
-	tb_gp_var_d(&v, "ng", ng);
-	tb_gp_var_d(&v, "nf", 0);
-	tb_gp_var_d(&v, "logx", 1);
-	tb_gp_var_d(&v, "xmin", lo / 1.6);
-	tb_gp_var_d(&v, "xmax", hi * 1.6);
-	tb_gp_var_s(&v, "xname", "events offered per second (log scale)");
-	tb_gp_var_s(&v, "yname", "events lost (% of those offered)");
-	tb_gp_main_title(&v, g, "Events lost against the event rate (workload sweeps)");
-	ret = tb_gp_run_as(g, "rate", TB_PLOT_SATURATION, &v, 1100, 600);
-out:
+	ret = tb_plot_lost_rate_draw(g, fd, &v, TB_PLOT_SATURATION, ng, lo, hi,
+				     "Events lost against the event rate (workload sweeps)");
 	tb_gp_vars_free(&v);
 	return ret;
 }

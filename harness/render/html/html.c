@@ -183,6 +183,8 @@ static const struct {
 	{"timeline", "Every sample in run order: drift, warm-up (circled, not used) and the "
 		     "interleaving of baseline and traced runs."},
 	{"rate", "Overhead against event rate, with the least-squares line per tracer."},
+	{"limits", "run --find-limit: the share of events lost against the rate offered at each "
+		   "probe, a series per search (a tracer at one buffer size)."},
 	{"compare", "Overhead per cell for each result set, with confidence intervals."},
 };
 

@@ -285,6 +285,39 @@ static void sweeps_section(FILE *f, const struct tb_result *r)
 	fputs("</tbody>\n</table>\n", f);
 }
 
+/* run --find-limit's searches, one row each (tb_plot_limits draws their probes). */
+static void limits_section(FILE *f, const struct tb_result *r)
+{
+	if (!r->nlimits)
+		return;
+	fputs("<h2 id=\"limits\">Limits</h2>\n<p>run --find-limit: per cell, the highest event "
+	      "rate its buffer held without a loss (bisection over the workload's knob), or the "
+	      "smallest buffer that held a named rate; the probes are in the <a "
+	      "href=\"#plot-limits\">limits plot</a>.</p>\n<table id=\"limits-table\">\n<thead>"
+	      "<tr><th>cell</th><th>buffer</th><th>held events/s</th><th>tracer CPU</th><th>lost "
+	      "from events/s</th><th>probes</th><th>note</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < r->nlimits; i++) {
+		const struct tb_limit *l = &r->limits[i];
+
+		fputs("<tr><td>", f);
+		tb_html_esc(f, l->cell);
+		fputs("</td><td>", f);
+		escf(f, "%s = %s", l->buffer_key,
+		     isnan(l->target)	 ? l->buffer
+		     : l->held_buffer[0] ? l->held_buffer
+					 : "-");
+		fputs("</td>", f);
+		tb_html_num(f, l->held_rate, "%.3g");
+		tb_html_num(f, l->held_cpu, "%.2f");
+		tb_html_num(f, l->lost_rate, "%.3g");
+		fprintf(f, "<td class=\"n\">%zu</td><td>", l->nprobes);
+		tb_html_esc(f, l->note);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+}
+
 /* The user's labels (run --label), as given. */
 static void labels(FILE *f, const struct tb_result *r)
 {
@@ -339,6 +372,7 @@ int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const
 	tb_report_service_section(f, r);
 	models_section(f, r);
 	sweeps_section(f, r);
+	limits_section(f, r);
 	stats_table(f, r);
 	tb_html_command_tracers(f, r);
 	tb_report_explain_section(f, r);

@@ -793,6 +793,14 @@ static void bpf_lost_remedy(const struct tb_tracer_record *rec, int64_t per_samp
 			"a BPF map is full (the bundled maps hold 10240 entries): trace fewer processes (pid-filter = workload)");
 }
 
+/* Only ringbuf-events loses events in a buffer; the other programs count in maps. */
+static const char *bpf_buffer_key(const void *vcfg)
+{
+	const struct bpf_cfg *cfg = vcfg;
+
+	return cfg->program == PROG_RINGBUF_EVENTS ? "ringbuf-size" : NULL;
+}
+
 const struct tb_tracer_ops tb_tracer_bpf = {
 	.name = "bpf",
 	.help = "BPF programs (bundled CO-RE: syscall-count, read-latency, runq-latency, "
@@ -817,4 +825,5 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 	.hooks = bpf_hooks,
 	.label = bpf_label,
 	.lost_remedy = bpf_lost_remedy,
+	.buffer_key = bpf_buffer_key,
 };

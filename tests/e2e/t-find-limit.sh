@@ -1,0 +1,104 @@
+#!/bin/bash
+# run --find-limit (METHODOLOGY.md "Saturation by bisection"): a cell that cannot lose events,
+# a tracer with no buffer knob, a buffer at auto, a workload with no knob to raise the rate
+# and a rate that is not a number are each an error at --dry-run (exit 2); a quick run finds
+# the highest rate a small ftrace stream buffer holds, and result.json's limits has the search
+# with its bracket and every probe (rate, buffer, lost, events, tracer CPU). No figure is
+# judged (the machine is shared): only that each is there and agrees with the probes.
+. "$(dirname "$0")/lib.sh"
+command -v python3 >/dev/null || skip "python3 not installed"
+
+scenario() { # $1 file, $2 workload keys, $3 tracer keys
+	printf '[global]\nrepetitions = 2\nwarmup = 0\nduration = 100ms\nmax-cv = 50%%\n' >"$1"
+	printf '[workload w]\n%b\n[tracer t]\n%b\n' "$2" "$3" >>"$1"
+	printf '[matrix]\nworkloads = w\ntracers = none, t\n' >>"$1"
+}
+bad() { # $1 what, $2 expected message; the rest: the scenario
+	scenario "$TMP/bad.ini" "$3" "$4"
+	expect_exit 2 "$TB" run "$TMP/bad.ini" --find-limit --dry-run
+	grep -q "find-limit: w/t: $2" "$TMP/err" || fail "$1: $(cat "$TMP/err")"
+}
+bad "delay" "a delay tracer counts no events, so it cannot lose any" "type = getpid" "type = delay"
+bad "perf-count" "a perf-count tracer has no buffer knob" "type = getpid" "type = perf-count"
+bad "a BPF map" "this bpf configuration loses no events in a buffer" "type = getpid" \
+	"type = bpf\nprogram = syscall-count"
+bad "auto" "buffer-size = auto sizes the buffer for the rate" "type = getpid" \
+	"type = ftrace-events\nevents = raw_syscalls:sys_enter"
+bad "no knob" "workload \[w\] (nanosleep) has no knob to raise the event rate" \
+	"type = nanosleep" "type = ftrace-events\nevents = raw_syscalls:sys_enter\nbuffer-size = 8K"
+scenario "$TMP/ok.ini" "type = getpid\ncalls = 10\nwork = 65536" \
+	"type = ftrace-events\nevents = raw_syscalls:sys_enter\npid-filter = workload\nconsumer = stream\noverwrite = false\nbuffer-size = 8K"
+expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit --dry-run
+for rate in fast 1e5x -3 0; do
+	expect_exit 2 "$TB" run "$TMP/ok.ini" --find-limit="$rate" --dry-run
+	grep -q "bad value '$rate' for --find-limit: an event rate in events/s" "$TMP/err" ||
+		fail "rate $rate: $(cat "$TMP/err")"
+done
+expect_exit 2 "$TB" run --find-limit fast "$TMP/ok.ini" --dry-run
+grep -q "bad value 'fast' for --find-limit" "$TMP/err" || fail "rate as a word: $(cat "$TMP/err")"
+expect_exit 0 "$TB" run --find-limit 200k "$TMP/ok.ini" --dry-run
+
+need_root
+expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit -o "$TMP/r" --wait
+grep -q "^limits (run --find-limit): the highest event rate" "$TMP/out" ||
+	fail "no limits table: $(cat "$TMP/out")"
+grep -q "^w/t  *buffer-size = 8K" "$TMP/out" || fail "no row for w/t: $(cat "$TMP/out")"
+grep -q "^find-limit: w/t: work = 65536, buffer-size = 8K: " "$TMP/err" ||
+	fail "no probe on stderr: $(cat "$TMP/err")"
+python3 - "$TMP/r/result.json" <<'PY' || fail "result.json's limits"
+import json, math, sys
+r = json.load(open(sys.argv[1]))
+(l,) = r["limits"]
+assert (l["kind"], l["cell"], l["workload"], l["tracer"], l["knob"], l["buffer_key"],
+        l["buffer"]) == ("rate", "w/t", "w", "t", "work", "buffer-size", "8K"), l
+assert l["resolution"] == 0.1, l
+ps = l["probes"]
+assert 2 <= len(ps) <= 24, ps
+assert ps[0]["knob_value"] == "65536", ps[0]
+for p in ps:
+    assert p["buffer"] == "8K" and p["buffer_x"] == 8192, p
+    for k in ("events_per_s", "events", "lost", "tracer_cpu"):
+        assert isinstance(p[k], (int, float)) and p[k] >= 0, (k, p)
+lost = [p["events_per_s"] for p in ps if p["lost"] > 0]
+held = [p["events_per_s"] for p in ps if p["lost"] == 0]
+if l["found"]:
+    # the bracket: the fastest probe that held below the lowest that lost
+    assert l["lost_events_per_s"] == min(lost), l
+    assert l["held_events_per_s"] == max(h for h in held if h < min(lost)), l
+    assert l["held_events_per_s"] < l["lost_events_per_s"], l
+    assert l["held_knob"] in [p["knob_value"] for p in ps], l
+    assert l["held_tracer_cpu"] >= 0, l
+else:
+    assert l["note"], l
+print("    held %s events/s, lost from %s, %d probes" % (
+    l.get("held_events_per_s"), l.get("lost_events_per_s"), len(ps)))
+PY
+if command -v gnuplot >/dev/null; then
+	[ -s "$TMP/r/plots/limits.png" ] && [ -s "$TMP/r/plots/limits.svg" ] ||
+		fail "no limits plot: $(ls "$TMP/r/plots")"
+	grep -q 'id="plot-limits"' "$TMP/r/report.html" || fail "the report does not inline limits"
+fi
+grep -q 'id="limits-table"' "$TMP/r/report.html" || fail "the report has no Limits table"
+# the strict reader takes what the writer wrote
+expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
+# a named rate: the smallest buffer that holds it, in powers of two
+expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit=50k -o "$TMP/b" --wait --no-plots
+grep -q "^limits (run --find-limit 5e+04): the smallest buffer" "$TMP/out" ||
+	fail "no buffer table: $(cat "$TMP/out")"
+python3 - "$TMP/b/result.json" <<'PY' || fail "result.json's buffer search"
+import json, sys
+(l,) = json.load(open(sys.argv[1]))["limits"]
+assert (l["kind"], l["target_events_per_s"]) == ("buffer", 50000), l
+ps = l["probes"]
+sizes = {p["buffer_x"] for p in ps}
+assert all(x > 0 and int(x) & (int(x) - 1) == 0 for x in sizes), sizes
+if l["found"]:
+    best = [p for p in ps if p["buffer"] == l["held_buffer"]]
+    assert any(p["lost"] == 0 and p["events_per_s"] >= 50000 for p in best), (l, best)
+else:
+    assert l["note"], l
+print("    smallest buffer %s (%d probes)" % (l.get("held_buffer"), len(ps)))
+PY
+"$TB" cleanup --dry-run >"$TMP/clean" 2>&1
+grep -q "nothing to clean" "$TMP/clean" || fail "left behind: $(cat "$TMP/clean")"
+exit 0
