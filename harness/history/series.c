@@ -29,6 +29,8 @@ const struct tb_hmetric tb_hmetrics[] = {
 	{"service_rps", "req/s", "service throughput (req/s)", TB_HMAG_RELATIVE, false},
 	{"service_p50", "ns", "service p50 (ns)", TB_HMAG_RELATIVE, false},
 	{"service_p99", "ns", "service p99 (ns)", TB_HMAG_RELATIVE, false},
+	/* a sweep's accepted line (stats/sweep.h): its per-unit cost, a series per sweep */
+	{"sweep_slope", "ns", "a sweep's cost per unit (ns)", TB_HMAG_RELATIVE, false},
 	{NULL, NULL, NULL, TB_HMAG_RELATIVE, false},
 };
 
@@ -43,6 +45,7 @@ enum {
 	M_P99,
 	M_P999,
 	M_SVC, /* M_SVC + enum tb_stats_svc */
+	M_SWEEP_SLOPE = M_SVC + TB_STATS_SVC_N,
 };
 
 const struct tb_hmetric *tb_hmetric_find(const char *name)
@@ -142,13 +145,18 @@ struct pts {
 	size_t cap;
 };
 
-/* Append a point of cell c; v (n values, owned) becomes its samples, freed on failure. */
-static int add_point(struct pts *ps, const struct tb_cell *c, int metric, double value, double lo,
-		     double hi, double *v, size_t n)
+/*
+ * Append a point named cell (workload, tracer: its series); v (n values, owned) becomes its
+ * samples, freed on failure. *pp is the point, NULL when none was added.
+ */
+static int append(struct pts *ps, const char *cell, const char *workload, const char *tracer,
+		  int metric, double value, double lo, double hi, double *v, size_t n,
+		  struct tb_hpoint **pp)
 {
 	struct tb_hpoints *out = ps->out;
 	struct tb_hpoint *p;
 
+	*pp = NULL;
 	if (!isfinite(value)) {
 		free(v);
 		return 0;
@@ -166,9 +174,9 @@ static int add_point(struct pts *ps, const struct tb_cell *c, int metric, double
 	}
 	p = &out->p[out->n++];
 	memset(p, 0, sizeof(*p));
-	p->cell = c->id;
-	p->workload = c->workload;
-	p->tracer = c->tracer;
+	p->cell = cell;
+	p->workload = workload;
+	p->tracer = tracer;
 	p->metric = &tb_hmetrics[metric];
 	p->value = value;
 	p->ci_lo = isfinite(lo) ? lo : NAN;
@@ -178,10 +186,21 @@ static int add_point(struct pts *ps, const struct tb_cell *c, int metric, double
 	p->nsamples = n;
 	if (!n)
 		free(v);
-	if (!c->baseline && c->has_overhead)
+	*pp = p;
+	return 0;
+}
+
+/* Append a point of cell c, with its verdict. */
+static int add_point(struct pts *ps, const struct tb_cell *c, int metric, double value, double lo,
+		     double hi, double *v, size_t n)
+{
+	struct tb_hpoint *p;
+	int ret = append(ps, c->id, c->workload, c->tracer, metric, value, lo, hi, v, n, &p);
+
+	if (!ret && p && !c->baseline && c->has_overhead)
 		snprintf(p->verdict, sizeof(p->verdict), "%s",
 			 tb_verdict_name(c->overhead.verdict));
-	return 0;
+	return ret;
 }
 
 /* A metric whose point is the median of its per-sample values, with the median's CI. */
@@ -353,6 +372,29 @@ static int service_points(struct pts *ps, const struct tb_result *r, const struc
 	return ret;
 }
 
+/*
+ * Each sweep's accepted line: its slope with its CI, in the series of the swept section
+ * against the other (a workload sweep: the workload section and its tracer; a tracer sweep:
+ * the workload and the tracer section), named by the swept section.
+ */
+static int sweep_points(struct pts *ps, const struct tb_result *r)
+{
+	struct tb_hpoint *p;
+	int ret = 0;
+
+	for (size_t i = 0; !ret && i < r->nsweeps; i++) {
+		const struct tb_sweep *sw = &r->sweeps[i];
+		bool wl = sw->kind && !strcmp(sw->kind, "workload");
+
+		if (!sw->fit.accepted || !sw->section || !sw->against)
+			continue;
+		ret = append(ps, sw->section, wl ? sw->section : sw->against,
+			     wl ? sw->against : sw->section, M_SWEEP_SLOPE, sw->fit.cost_ns,
+			     sw->fit.cost_ci_lo, sw->fit.cost_ci_hi, NULL, 0, &p);
+	}
+	return ret;
+}
+
 void tb_hpoints_free(struct tb_hpoints *pts)
 {
 	for (size_t i = 0; pts && i < pts->n; i++)
@@ -378,6 +420,8 @@ int tb_hpoints_of_result(const struct tb_result *r, struct tb_hpoints *out)
 		if (!ret)
 			ret = service_points(&ps, r, c);
 	}
+	if (!ret)
+		ret = sweep_points(&ps, r);
 	if (ret)
 		tb_hpoints_free(out);
 	return ret;

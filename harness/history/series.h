@@ -89,7 +89,9 @@ struct tb_hpoints {
  * Every point r's analysed cells give (tb_stats_analyze must have run, or the figures come
  * from the file): baseline cells their ns/op (and latency percentiles in latency mode), traced
  * cells their overhead %, overhead ns/op, ns/event, events lost, tracer CPU % and latency
- * percentiles. Failed cells and unknown values give no point. Strings are borrowed from r.
+ * percentiles, service cells their throughput, p50 and p99, and each sweep whose line was
+ * accepted its slope (sweep_slope, named by the swept section). Failed cells and unknown
+ * values give no point. Strings are borrowed from r.
  * Returns 0 or -ENOMEM; free with tb_hpoints_free.
  */
 int tb_hpoints_of_result(const struct tb_result *r, struct tb_hpoints *out);

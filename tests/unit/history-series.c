@@ -155,6 +155,44 @@ static void test_service_points(void)
 	tb_result_free(r);
 }
 
+/*
+ * A sweep's accepted line: its slope is a point of the series of the swept section against the
+ * other side; a refused line gives none (sweep-slope history, issue 31).
+ */
+static void test_sweep_points(void)
+{
+	struct tb_result *r = tb_fixture_result(TB_FIX_NO_RATE);
+	struct tb_sweep *sw = tb_result_add_sweep(r), *refused;
+	const struct tb_hpoint *p;
+	struct tb_hpoints pts;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sw);
+	sw->kind = strdup("tracer");
+	sw->section = strdup("tp-idle");
+	sw->against = strdup("getpid");
+	sw->fit.accepted = true;
+	sw->fit.cost_ns = 12.5;
+	sw->fit.cost_ci_lo = 11;
+	sw->fit.cost_ci_hi = 14;
+	refused = tb_result_add_sweep(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(refused);
+	refused->kind = strdup("workload");
+	refused->section = strdup("getpid-mix");
+	refused->against = strdup("ft-filter");
+	refused->fit.cost_ns = 3;
+	CU_ASSERT_EQUAL_FATAL(tb_hpoints_of_result(r, &pts), 0);
+	p = point(&pts, "tp-idle", "sweep_slope");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_STRING_EQUAL(p->workload, "getpid");
+	CU_ASSERT_STRING_EQUAL(p->tracer, "tp-idle");
+	CU_ASSERT_DOUBLE_EQUAL(p->value, 12.5, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p->ci_lo, 11, 0);
+	CU_ASSERT_DOUBLE_EQUAL(p->ci_hi, 14, 0);
+	CU_ASSERT_PTR_NULL(point(&pts, "getpid-mix", "sweep_slope"));
+	tb_hpoints_free(&pts);
+	tb_result_free(r);
+}
+
 static void test_samples_text(void)
 {
 	static const double v[] = {1.5, -2.25, 1e-9, 123456.789};
@@ -211,6 +249,7 @@ static void test_series_match(void)
 
 static CU_TestInfo series_tests[] = {
 	{"service cells: a series per service metric", test_service_points},
+	{"sweeps: a series of each accepted line's slope", test_sweep_points},
 	{"scenario variant: comments and spaces do not count", test_variant},
 	{"hardware class: CPU and virtualization, not software", test_hardware_class},
 	{"content hash: labels aside", test_run_hash},
