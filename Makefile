@@ -48,7 +48,7 @@ DEB_PKGS = build-essential pkg-config libtracefs-dev libtraceevent-dev libbpf-de
 	   python3 libxml2-utils chromium systemtap-sdt-dev lttng-tools liblttng-ust-dev \
 	   liblttng-ctl-dev libbabeltrace2-dev libsqlite3-dev sqlite3 libpq-dev postgresql libssl-dev \
 	   hyperfine ansible openssh-server bpfcc-tools libdw-dev debhelper lintian python3-yaml \
-	   nginx-light redis-server redis-tools wrk nghttp2-client
+	   nginx-light redis-server redis-tools wrk nghttp2-client stress-ng
 
 PC_LIBS	= libtracefs libtraceevent libbpf gsl inih jansson hwloc libelf zlib lttng-ctl babeltrace2 \
 	  sqlite3 libpq libcrypto libdw
@@ -119,7 +119,7 @@ TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
 	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob \
-	validate validate-history validate-coverage validate-accounting validate-sweeps validate-services figures fuzz \
+	validate validate-history validate-coverage validate-coverage-loaded validate-accounting validate-sweeps validate-services figures fuzz \
 	fuzzers valgrind format format-check
 
 all: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
@@ -316,6 +316,12 @@ validate-history: deps
 validate-coverage: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/validate-coverage.py
+
+# The same under 0, 1 and 2 busy CPUs besides the measured one (stress-ng; issue 32).
+validate-coverage-loaded: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) COVERAGE_LOAD=$${COVERAGE_LOAD:-0,1,2} \
+		COVERAGE_RUNS=$${COVERAGE_RUNS:-8} python3 tools/validate-coverage.py
 
 # The figures README.md, METHODOLOGY.md and doc/*.md quote, measured again with this machine's
 # fingerprint into doc/figures.json and rendered into the documents (tools/figures.py). A
