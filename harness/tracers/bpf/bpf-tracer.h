@@ -76,6 +76,7 @@ struct bpf_cfg {
 	char *syscall;
 	int wakeup;
 	uint64_t poll_ns;
+	int64_t payload;
 };
 
 struct bpf_priv;
@@ -122,7 +123,8 @@ struct bpf_priv {
 	int cpu;
 	int poll_ms;
 	uint64_t consumed;
-	uint64_t consumed_mine; /* records of p->tgid */
+	uint64_t consumed_mine;	 /* records of p->tgid */
+	uint64_t consumed_bytes; /* the records' sizes, summed */
 	double cpu_s;
 };
 

@@ -88,6 +88,10 @@ static const struct tb_option bpf_opts[] = {
 	 "ringbuf-events: wake the reader when it caught up (adaptive), never (none: it polls "
 	 "every poll-interval) or for each record (each)",
 	 .choices = tb_bpftr_wakeups},
+	{"payload", TB_OPT_INT, offsetof(struct bpf_cfg, payload), "0",
+	 "ringbuf-events: bytes per record, 4..1024, copied from a per-CPU scratch record so "
+	 "backends can write equal records; 0: its own 24-byte record reserved in place",
+	 0, TB_RB_PAYLOAD_MAX},
 	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
 	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
@@ -134,6 +138,14 @@ static int bpf_validate(const void *vcfg, char *err, size_t len)
 		r = tb_bpftr_bundled_validate(cfg, err, len);
 	if (r)
 		return r;
+	if (cfg->payload &&
+	    (cfg->program != PROG_RINGBUF_EVENTS || cfg->payload < TB_RB_PAYLOAD_MIN)) {
+		snprintf(err, len, "payload: %lld %s", (long long)cfg->payload,
+			 cfg->program != PROG_RINGBUF_EVENTS
+				 ? "only with program = ringbuf-events"
+				 : "is below 4 bytes (0: the default record)");
+		return -EINVAL;
+	}
 	if (!is_pow2(cfg->ringbuf_size) || cfg->ringbuf_size % (uint64_t)getpagesize()) {
 		snprintf(err, len,
 			 "ringbuf-size: %llu is not a power of two multiple of the page size",
@@ -186,8 +198,9 @@ static int on_record(void *ctx, void *data, size_t size)
 	const struct rb_event *e = data;
 
 	p->consumed++;
-	/* bundled ringbuf-events records carry the tgid; a user's object's are its own */
-	if (p->b && size >= sizeof(*e) && p->tgid && e->tgid == p->tgid)
+	p->consumed_bytes += size;
+	/* bundled ringbuf-events records carry the tgid first; a user's object's are its own */
+	if (p->b && size >= sizeof(e->tgid) && p->tgid && e->tgid == p->tgid)
 		p->consumed_mine++;
 	return 0;
 }
@@ -221,7 +234,7 @@ static int reader_start(struct bpf_priv *p)
 	cpu_set_t set;
 	int err;
 
-	p->consumed = p->consumed_mine = 0;
+	p->consumed = p->consumed_mine = p->consumed_bytes = 0;
 	p->cpu_s = 0;
 	atomic_store(&p->thr_stop, false);
 	pthread_attr_init(&attr);

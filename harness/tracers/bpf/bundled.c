@@ -234,6 +234,13 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 		st->workload_events = (int64_t)p->consumed_mine;
 	json_object_set_new(extra, "ringbuf_size", json_integer((json_int_t)cfg->ringbuf_size));
 	json_object_set_new(extra, "ringbuf_wakeup", json_string(tb_bpftr_wakeups[cfg->wakeup]));
+	json_object_set_new(
+		extra, "payload",
+		json_integer(cfg->payload ? cfg->payload : (json_int_t)sizeof(struct rb_event)));
+	/* What the reader got, not what was asked: the comparison states the sizes it saw. */
+	json_object_set_new(extra, "record_bytes",
+			    p->consumed ? json_real((double)p->consumed_bytes / p->consumed)
+					: json_null());
 	return 0;
 }
 
@@ -384,6 +391,7 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 		rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE	? BPF_RB_NO_WAKEUP
 					   : cfg->wakeup == WAKEUP_EACH ? BPF_RB_FORCE_WAKEUP
 									: 0;
+		rs->rodata->payload = (__u32)cfg->payload;
 	}
 	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
 		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)

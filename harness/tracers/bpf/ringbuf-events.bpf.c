@@ -18,7 +18,42 @@ struct {
 	__uint(max_entries, 256 * 1024); /* set from the ringbuf-size option before load */
 } events SEC(".maps");
 
+/* 0: the struct rb_event reserved in place; TB_RB_PAYLOAD_MIN..MAX: a record of that many bytes
+ * copied from a per-CPU scratch record, so every payload size costs its copy. */
+const volatile __u32 payload = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rb_payload);
+} scratch SEC(".maps");
+
 TB_DROPS_MAP;
+
+static __always_inline void fill(struct rb_event *e, __u64 pid_tgid, long id)
+{
+	e->ts_ns = bpf_ktime_get_ns();
+	e->tgid = pid_tgid >> 32;
+	e->tid = (__u32)pid_tgid;
+	e->id = id;
+}
+
+static __always_inline int emit_payload(__u64 pid_tgid, long id)
+{
+	__u32 zero = 0, n = payload;
+	struct rb_payload *buf;
+
+	if (n < TB_RB_PAYLOAD_MIN || n > TB_RB_PAYLOAD_MAX)
+		return 0;
+	buf = bpf_map_lookup_elem(&scratch, &zero);
+	if (!buf)
+		return 0;
+	fill((struct rb_event *)buf->bytes, pid_tgid, id);
+	if (bpf_ringbuf_output(&events, buf->bytes, n, submit_flags))
+		tb_drop(&drops);
+	return 0;
+}
 
 static __always_inline int emit(long id)
 {
@@ -27,15 +62,14 @@ static __always_inline int emit(long id)
 
 	if (!tb_pid_ok(pid_tgid >> 32))
 		return 0;
+	if (payload)
+		return emit_payload(pid_tgid, id);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		tb_drop(&drops);
 		return 0;
 	}
-	e->ts_ns = bpf_ktime_get_ns();
-	e->tgid = pid_tgid >> 32;
-	e->tid = (__u32)pid_tgid;
-	e->id = id;
+	fill(e, pid_tgid, id);
 	bpf_ringbuf_submit(e, submit_flags);
 	return 0;
 }
