@@ -463,6 +463,40 @@ static void test_ringbuf_payload(void)
 	}
 }
 
+/* output = perfbuf: records reach the reader through each CPU's perf buffer, woken per record
+ * or by a watermark; perf pads a raw record to 8 bytes with its 4-byte size. */
+static void test_perfbuf(void)
+{
+	static const char *const marks[] = {"perfbuf-watermark=0", "perfbuf-watermark=64K"};
+	const long n = 20000;
+	struct tb_tracer_stats st;
+	size_t i;
+	pid_t pid;
+
+	NEED_BPF();
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *kv[] = {"program=ringbuf-events",
+				    "output=perfbuf",
+				    "ringbuf-size=1M",
+				    "payload=64",
+				    marks[i],
+				    NULL};
+		double bytes;
+
+		CU_ASSERT_EQUAL_FATAL(trace_child(kv, CHILD_GETPID, n, -1, -1, &st, &pid), 0);
+		bytes = json_number_value(json_object_get(st.extra, "record_bytes"));
+		printf("\n    %s: consumed %lld, lost %lld, %.1f bytes a record, reader %.3f s ",
+		       marks[i], (long long)st.events, (long long)st.lost, bytes, st.cpu_s);
+		CU_ASSERT(st.events + st.lost >= n);
+		CU_ASSERT(st.workload_events > 0 && st.workload_events <= st.events);
+		CU_ASSERT(bytes >= 64 && bytes < 72);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "output")),
+				       "perfbuf");
+		json_decref(st.extra);
+		state_check();
+	}
+}
+
 static void test_read_latency(void)
 {
 	const char *kv[] = {"program=read-latency", NULL};
@@ -583,6 +617,12 @@ static void test_bad_configs(void)
 	const char *ring[] = {"program=ringbuf-events", "ringbuf-size=5000", NULL};
 	const char *small[] = {"program=ringbuf-events", "payload=3", NULL};
 	const char *notrb[] = {"program=syscall-count", "payload=64", NULL};
+	const char *pbprog[] = {"program=syscall-count", "output=perfbuf", NULL};
+	const char *pbwake[] = {"program=ringbuf-events", "output=perfbuf", "ringbuf-wakeup=none",
+				NULL};
+	const char *pbmark[] = {"program=ringbuf-events", "perfbuf-watermark=4096", NULL};
+	const char *pbbig[] = {"program=ringbuf-events", "output=perfbuf", "ringbuf-size=64K",
+			       "perfbuf-watermark=64K", NULL};
 
 	NEED_BPF();
 	check_bad(missing, "object:");
@@ -592,6 +632,10 @@ static void test_bad_configs(void)
 	check_bad(ring, "ringbuf-size");
 	check_bad(small, "payload");
 	check_bad(notrb, "payload");
+	check_bad(pbprog, "output");
+	check_bad(pbwake, "output");
+	check_bad(pbmark, "perfbuf-watermark");
+	check_bad(pbbig, "output");
 }
 
 /* Through the scenario parser: the message names the file, line and [tracer ...] section. */
@@ -903,6 +947,7 @@ static CU_TestInfo bpf_tests[] = {
 	{"ringbuf 16 MiB consumes all", test_ringbuf_large_all},
 	{"ringbuf without wakeups", test_ringbuf_no_wakeup},
 	{"ringbuf payload 4 and 1024 bytes", test_ringbuf_payload},
+	{"perfbuf per record and by watermark", test_perfbuf},
 	{"read-latency histogram", test_read_latency},
 	{"runq-latency histogram", test_runq_latency},
 	{"runq-latency raw_tp fallback", test_runq_latency_raw_tp},

@@ -52,12 +52,14 @@ enum {
 };
 enum { BODY_EMPTY, BODY_COUNT };
 enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
+enum { OUTPUT_RINGBUF, OUTPUT_PERFBUF };
 
 /* The choices' names by the enums above (bpf.c, with the options). */
 extern const char *const tb_bpftr_programs[];
 extern const char *const tb_bpftr_attach_types[];
 extern const char *const tb_bpftr_bodies[];
 extern const char *const tb_bpftr_wakeups[];
+extern const char *const tb_bpftr_outputs[];
 
 struct bpf_cfg {
 	int program;
@@ -77,6 +79,8 @@ struct bpf_cfg {
 	int wakeup;
 	uint64_t poll_ns;
 	int64_t payload;
+	int output;
+	uint64_t perf_watermark;
 };
 
 struct bpf_priv;
@@ -117,6 +121,7 @@ struct bpf_priv {
 	volatile __u32 *live; /* a bundled program's targ_live in its mmapped .bss (tb-bpf.h) */
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
+	struct perf_buffer *pb; /* output = perfbuf, instead of rb */
 	pthread_t thr;
 	bool thr_live;
 	atomic_bool thr_stop;

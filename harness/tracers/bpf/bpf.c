@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <linux/perf_event.h>
+
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
@@ -38,6 +40,7 @@ const char *const tb_bpftr_programs[] = {
 };
 static const char *const pidf_choices[] = {"workload", "none", "workload-rodata", NULL};
 const char *const tb_bpftr_wakeups[] = {"adaptive", "none", "each", NULL};
+const char *const tb_bpftr_outputs[] = {"ringbuf", "perfbuf", NULL};
 
 static const struct tb_option bpf_opts[] = {
 	{"program", TB_OPT_CHOICE, offsetof(struct bpf_cfg, program), "syscall-count",
@@ -92,6 +95,13 @@ static const struct tb_option bpf_opts[] = {
 	 "ringbuf-events: bytes per record, 4..1024, copied from a per-CPU scratch record so "
 	 "backends can write equal records; 0: its own 24-byte record reserved in place",
 	 0, TB_RB_PAYLOAD_MAX},
+	{"output", TB_OPT_CHOICE, offsetof(struct bpf_cfg, output), "ringbuf",
+	 "ringbuf-events: a BPF ring buffer (ringbuf) or a per-CPU perf buffer (perfbuf, "
+	 "bpf_perf_event_output, ringbuf-size per CPU)",
+	 .choices = tb_bpftr_outputs},
+	{"perfbuf-watermark", TB_OPT_SIZE, offsetof(struct bpf_cfg, perf_watermark), "0",
+	 "output = perfbuf: wake the reader once this many bytes wait (0: for each record)", 0,
+	 1073741824.0},
 	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
 	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
@@ -144,6 +154,21 @@ static int bpf_validate(const void *vcfg, char *err, size_t len)
 			 cfg->program != PROG_RINGBUF_EVENTS
 				 ? "only with program = ringbuf-events"
 				 : "is below 4 bytes (0: the default record)");
+		return -EINVAL;
+	}
+	if (cfg->output == OUTPUT_PERFBUF &&
+	    (cfg->program != PROG_RINGBUF_EVENTS || cfg->wakeup != WAKEUP_ADAPTIVE ||
+	     cfg->perf_watermark >= cfg->ringbuf_size)) {
+		snprintf(
+			err, len, "output = perfbuf: %s",
+			cfg->program != PROG_RINGBUF_EVENTS ? "only with program = ringbuf-events"
+			: cfg->wakeup != WAKEUP_ADAPTIVE
+				? "ringbuf-wakeup is the ring buffer's; perfbuf-watermark sets its wakeups"
+				: "perfbuf-watermark must be below ringbuf-size (each CPU's buffer)");
+		return -EINVAL;
+	}
+	if (cfg->perf_watermark && cfg->output != OUTPUT_PERFBUF) {
+		snprintf(err, len, "perfbuf-watermark: only with output = perfbuf");
 		return -EINVAL;
 	}
 	if (!is_pow2(cfg->ringbuf_size) || cfg->ringbuf_size % (uint64_t)getpagesize()) {
@@ -205,6 +230,35 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* A perf buffer's sample: the raw record after its header and size (perf pads it to 8). */
+static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
+{
+	struct raw {
+		struct perf_event_header h;
+		__u32 size;
+		char data[];
+	} *s = (struct raw *)h;
+
+	(void)cpu;
+	/* PERF_RECORD_LOST repeats what the program's failed output already counted (drops) */
+	if (h->type == PERF_RECORD_SAMPLE)
+		on_record(ctx, s->data, s->size);
+	return LIBBPF_PERF_EVENT_CONT;
+}
+
+/* The reader over the ring buffer or the perf buffer, whichever the object has. */
+static int reader_poll(struct bpf_priv *p, int ms)
+{
+	return p->rb ? ring_buffer__poll(p->rb, ms) : perf_buffer__poll(p->pb, ms);
+}
+
+static int reader_consume(struct bpf_priv *p)
+{
+	if (p->rb)
+		return ring_buffer__consume(p->rb);
+	return p->pb ? perf_buffer__consume(p->pb) : 0;
+}
+
 static void *reader(void *arg)
 {
 	struct bpf_priv *p = arg;
@@ -212,17 +266,17 @@ static void *reader(void *arg)
 	int r;
 
 	while (!atomic_load(&p->thr_stop)) {
-		r = ring_buffer__poll(p->rb, p->poll_ms);
+		r = reader_poll(p, p->poll_ms);
 		if (r < 0 && r != -EINTR) {
 			tb_err("bpf: ring buffer poll: %s", strerror(-r));
 			break;
 		}
 		/* Timed out: without wakeups (ringbuf-wakeup = none) this is how records arrive. */
 		if (!r)
-			ring_buffer__consume(p->rb);
+			reader_consume(p);
 	}
 	/* Programs are detached by now: whatever is left is the last of the window. */
-	ring_buffer__consume(p->rb);
+	reader_consume(p);
 	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
 		p->cpu_s = ts.tv_sec + ts.tv_nsec / 1e9;
 	return NULL;
@@ -307,6 +361,8 @@ static void release_all(void *arg)
 	reader_stop(p);
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
+	perf_buffer__free(p->pb);
+	p->pb = NULL;
 	if (p->b && p->skel)
 		p->b->destroy(p->skel);
 	else if (!p->b)
@@ -412,6 +468,40 @@ static int open_ringbufs(struct tb_tracer *t, struct bpf_priv *p)
 	return 0;
 }
 
+/* output = perfbuf: one perf buffer of ringbuf-size per CPU over the `pevents` map, woken each
+ * record (perfbuf-watermark = 0) or once that many bytes wait. */
+static int open_perfbuf(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
+{
+	struct perf_event_attr attr = {
+		.size = sizeof(attr),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_type = PERF_SAMPLE_RAW,
+		.sample_period = 1,
+	};
+	struct bpf_map *m = bpf_object__find_map_by_name(p->obj, "pevents");
+	int r;
+
+	if (!m) {
+		tb_err("%s: output = perfbuf: the program has no pevents map", t->name);
+		return -ENOENT;
+	}
+	if (cfg->perf_watermark) {
+		attr.watermark = 1;
+		attr.wakeup_watermark = (__u32)cfg->perf_watermark;
+	} else {
+		attr.wakeup_events = 1;
+	}
+	p->pb = perf_buffer__new_raw(bpf_map__fd(m), cfg->ringbuf_size / getpagesize(), &attr,
+				     on_perf_event, p, NULL);
+	if (!p->pb) {
+		r = errno ? -errno : -ENOMEM;
+		tb_err("%s: perf buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
 /* bpf_enable_stats while the tracer may run (stats = true): on for the whole host while open. */
 static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
@@ -478,7 +568,9 @@ static int bpf_setup(struct tb_tracer *t)
 	}
 	r = record_programs(t, p, what);
 	if (!r)
-		r = open_ringbufs(t, p);
+		r = cfg->program == PROG_RINGBUF_EVENTS && cfg->output == OUTPUT_PERFBUF
+			    ? open_perfbuf(t, p, cfg)
+			    : open_ringbufs(t, p);
 	if (!r && p->b && cfg->pid_filter == PIDF_WORKLOAD)
 		r = point_filter(t, p);
 	if (r)
@@ -533,7 +625,7 @@ static int bpf_start(struct tb_tracer *t)
 		if (r)
 			return r;
 	}
-	if (p->rb) {
+	if (p->rb || p->pb) {
 		r = reader_start(p);
 		if (r)
 			return r;
@@ -627,7 +719,7 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
 		mem += map_mem(m);
 	st->mem_bytes = mem;
-	st->cpu_s = p->rb ? p->cpu_s : 0;
+	st->cpu_s = p->rb || p->pb ? p->cpu_s : 0;
 	if (p->b) {
 		json_object_set_new(extra, "attach", json_string(p->use_btf ? "tp_btf" : "raw_tp"));
 		r = tb_bpftr_bundled_collect(p, cfg, st, extra);
@@ -696,7 +788,7 @@ static int bpf_rearm(struct tb_tracer *t)
 		tb_err("%s: rearm: the programs are still attached", t->name);
 		return -EBUSY;
 	}
-	left = p->rb ? ring_buffer__consume(p->rb) : 0;
+	left = reader_consume(p);
 	p->windowed = false;
 	if (t->target <= 0)
 		return park(t, p, cfg, left);

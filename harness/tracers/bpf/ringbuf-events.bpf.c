@@ -21,6 +21,14 @@ struct {
 /* 0: the struct rb_event reserved in place; TB_RB_PAYLOAD_MIN..MAX: a record of that many bytes
  * copied from a per-CPU scratch record, so every payload size costs its copy. */
 const volatile __u32 payload = 0;
+/* output = perfbuf: the record goes to this CPU's perf buffer (bpf_perf_event_output). */
+const volatile bool perfbuf = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(__u32));
+} pevents SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -39,7 +47,7 @@ static __always_inline void fill(struct rb_event *e, __u64 pid_tgid, long id)
 	e->id = id;
 }
 
-static __always_inline int emit_payload(__u64 pid_tgid, long id)
+static __always_inline int emit_payload(void *ctx, __u64 pid_tgid, long id)
 {
 	__u32 zero = 0, n = payload;
 	struct rb_payload *buf;
@@ -50,12 +58,13 @@ static __always_inline int emit_payload(__u64 pid_tgid, long id)
 	if (!buf)
 		return 0;
 	fill((struct rb_event *)buf->bytes, pid_tgid, id);
-	if (bpf_ringbuf_output(&events, buf->bytes, n, submit_flags))
+	if (perfbuf ? bpf_perf_event_output(ctx, &pevents, BPF_F_CURRENT_CPU, buf->bytes, n)
+		    : bpf_ringbuf_output(&events, buf->bytes, n, submit_flags))
 		tb_drop(&drops);
 	return 0;
 }
 
-static __always_inline int emit(long id)
+static __always_inline int emit(void *ctx, long id)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct rb_event *e;
@@ -63,7 +72,7 @@ static __always_inline int emit(long id)
 	if (!tb_pid_ok(pid_tgid >> 32))
 		return 0;
 	if (payload)
-		return emit_payload(pid_tgid, id);
+		return emit_payload(ctx, pid_tgid, id);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		tb_drop(&drops);
@@ -77,13 +86,13 @@ static __always_inline int emit(long id)
 SEC("tp_btf/sys_enter")
 int BPF_PROG(tb_rb_tp_btf, struct pt_regs *regs, long id)
 {
-	return emit(id);
+	return emit(ctx, id);
 }
 
 SEC("raw_tp/sys_enter")
 int BPF_PROG(tb_rb_raw_tp, struct pt_regs *regs, long id)
 {
-	return emit(id);
+	return emit(ctx, id);
 }
 
 char LICENSE[] SEC("license") = "GPL";
