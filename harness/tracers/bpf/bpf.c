@@ -21,8 +21,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <linux/perf_event.h>
-
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <jansson.h>
@@ -215,107 +213,6 @@ static int prog_stats(struct bpf_program *prog, __u64 *cnt, __u64 *ns)
 	return 0;
 }
 
-/* ---- ring-buffer reader ------------------------------------------------------------------ */
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct bpf_priv *p = ctx;
-	const struct rb_event *e = data;
-
-	p->consumed++;
-	p->consumed_bytes += size;
-	/* bundled ringbuf-events records carry the tgid first; a user's object's are its own */
-	if (p->b && size >= sizeof(e->tgid) && p->tgid && e->tgid == p->tgid)
-		p->consumed_mine++;
-	return 0;
-}
-
-/* A perf buffer's sample: the raw record after its header and size (perf pads it to 8). */
-static enum bpf_perf_event_ret on_perf_event(void *ctx, int cpu, struct perf_event_header *h)
-{
-	struct raw {
-		struct perf_event_header h;
-		__u32 size;
-		char data[];
-	} *s = (struct raw *)h;
-
-	(void)cpu;
-	/* PERF_RECORD_LOST repeats what the program's failed output already counted (drops) */
-	if (h->type == PERF_RECORD_SAMPLE)
-		on_record(ctx, s->data, s->size);
-	return LIBBPF_PERF_EVENT_CONT;
-}
-
-/* The reader over the ring buffer or the perf buffer, whichever the object has. */
-static int reader_poll(struct bpf_priv *p, int ms)
-{
-	return p->rb ? ring_buffer__poll(p->rb, ms) : perf_buffer__poll(p->pb, ms);
-}
-
-static int reader_consume(struct bpf_priv *p)
-{
-	if (p->rb)
-		return ring_buffer__consume(p->rb);
-	return p->pb ? perf_buffer__consume(p->pb) : 0;
-}
-
-static void *reader(void *arg)
-{
-	struct bpf_priv *p = arg;
-	struct timespec ts;
-	int r;
-
-	while (!atomic_load(&p->thr_stop)) {
-		r = reader_poll(p, p->poll_ms);
-		if (r < 0 && r != -EINTR) {
-			tb_err("bpf: ring buffer poll: %s", strerror(-r));
-			break;
-		}
-		/* Timed out: without wakeups (ringbuf-wakeup = none) this is how records arrive. */
-		if (!r)
-			reader_consume(p);
-	}
-	/* Programs are detached by now: whatever is left is the last of the window. */
-	reader_consume(p);
-	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		p->cpu_s = ts.tv_sec + ts.tv_nsec / 1e9;
-	return NULL;
-}
-
-static int reader_start(struct bpf_priv *p)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	p->consumed = p->consumed_mine = p->consumed_bytes = 0;
-	p->cpu_s = 0;
-	atomic_store(&p->thr_stop, false);
-	pthread_attr_init(&attr);
-	if (p->cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(p->cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
-	err = pthread_create(&p->thr, &attr, reader, p);
-	pthread_attr_destroy(&attr);
-	if (err) {
-		tb_err("bpf: starting the ring-buffer reader: %s", strerror(err));
-		return -err;
-	}
-	p->thr_live = true;
-	return 0;
-}
-
-static void reader_stop(struct bpf_priv *p)
-{
-	if (!p->thr_live)
-		return;
-	atomic_store(&p->thr_stop, true);
-	pthread_join(p->thr, NULL);
-	p->thr_live = false;
-}
-
 /* ---- crash-safety record (host/armed.h) ------------------------------------------------ */
 
 static int armed_id(bool add, enum tb_armed_kind kind, __u32 id)
@@ -358,7 +255,7 @@ static void release_all(void *arg)
 	struct bpf_priv *p = arg;
 
 	detach_all(p);
-	reader_stop(p);
+	tb_bpftr_reader_stop(p);
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
 	perf_buffer__free(p->pb);
@@ -446,62 +343,6 @@ static int record_programs(struct tb_tracer *t, struct bpf_priv *p, const char *
 	return 0;
 }
 
-/* One ring_buffer consumer over every ring-buffer map of the object. */
-static int open_ringbufs(struct tb_tracer *t, struct bpf_priv *p)
-{
-	struct bpf_map *m;
-	int r = 0;
-
-	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
-		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
-			continue;
-		if (!p->rb)
-			p->rb = ring_buffer__new(bpf_map__fd(m), on_record, p, NULL);
-		else if (ring_buffer__add(p->rb, bpf_map__fd(m), on_record, p))
-			r = -errno;
-		if (!p->rb || r) {
-			r = r ? r : (errno ? -errno : -ENOMEM);
-			tb_err("%s: ring buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
-/* output = perfbuf: one perf buffer of ringbuf-size per CPU over the `pevents` map, woken each
- * record (perfbuf-watermark = 0) or once that many bytes wait. */
-static int open_perfbuf(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_type = PERF_SAMPLE_RAW,
-		.sample_period = 1,
-	};
-	struct bpf_map *m = bpf_object__find_map_by_name(p->obj, "pevents");
-	int r;
-
-	if (!m) {
-		tb_err("%s: output = perfbuf: the program has no pevents map", t->name);
-		return -ENOENT;
-	}
-	if (cfg->perf_watermark) {
-		attr.watermark = 1;
-		attr.wakeup_watermark = (__u32)cfg->perf_watermark;
-	} else {
-		attr.wakeup_events = 1;
-	}
-	p->pb = perf_buffer__new_raw(bpf_map__fd(m), cfg->ringbuf_size / getpagesize(), &attr,
-				     on_perf_event, p, NULL);
-	if (!p->pb) {
-		r = errno ? -errno : -ENOMEM;
-		tb_err("%s: perf buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
-		return r;
-	}
-	return 0;
-}
-
 /* bpf_enable_stats while the tracer may run (stats = true): on for the whole host while open. */
 static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
@@ -569,8 +410,8 @@ static int bpf_setup(struct tb_tracer *t)
 	r = record_programs(t, p, what);
 	if (!r)
 		r = cfg->program == PROG_RINGBUF_EVENTS && cfg->output == OUTPUT_PERFBUF
-			    ? open_perfbuf(t, p, cfg)
-			    : open_ringbufs(t, p);
+			    ? tb_bpftr_open_perfbuf(t, p, cfg)
+			    : tb_bpftr_open_ringbufs(t, p);
 	if (!r && p->b && cfg->pid_filter == PIDF_WORKLOAD)
 		r = point_filter(t, p);
 	if (r)
@@ -626,7 +467,7 @@ static int bpf_start(struct tb_tracer *t)
 			return r;
 	}
 	if (p->rb || p->pb) {
-		r = reader_start(p);
+		r = tb_bpftr_reader_start(p);
 		if (r)
 			return r;
 	}
@@ -670,7 +511,7 @@ static int bpf_stop(struct tb_tracer *t)
 	for (i = 0; i < p->nps; i++)
 		if (prog_stats(p->ps[i].prog, &p->ps[i].cnt1, &p->ps[i].ns1))
 			r = -EIO;
-	reader_stop(p);
+	tb_bpftr_reader_stop(p);
 	p->windowed = !r;
 	return r;
 }
@@ -788,7 +629,7 @@ static int bpf_rearm(struct tb_tracer *t)
 		tb_err("%s: rearm: the programs are still attached", t->name);
 		return -EBUSY;
 	}
-	left = reader_consume(p);
+	left = tb_bpftr_reader_consume(p);
 	p->windowed = false;
 	if (t->target <= 0)
 		return park(t, p, cfg, left);
@@ -883,15 +724,18 @@ static void bpf_lost_remedy(const struct tb_tracer_record *rec, int64_t per_samp
 			    size_t len)
 {
 	const char *prog = tb_tracer_rec_str(rec->config, "program");
+	const char *pl = tb_tracer_rec_str(rec->config, "payload");
 	double per = (double)per_sample;
+	/* a record and the ring's 8-byte header, rounded to 8 (the default record: 24 bytes) */
+	long rb = ((pl && atol(pl) ? atol(pl) : (long)sizeof(struct rb_event)) + 8 + 7) / 8 * 8;
 	char size[32];
 
 	if (prog && !strcmp(prog, "ringbuf-events"))
 		snprintf(
 			buf, len,
-			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
-			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * 32 * 1.25)),
-			per);
+			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of %ld bytes), or a faster reader (ringbuf-wakeup)",
+			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * rb * 1.25)),
+			per, rb);
 	else
 		snprintf(
 			buf, len,
