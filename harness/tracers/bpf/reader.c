@@ -19,18 +19,20 @@
 
 #include "core/tb.h"
 #include "tracers/bpf/bpf-tracer.h"
-#include "tracers/bpf/ringbuf-events.h"
 
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct bpf_priv *p = ctx;
-	const struct rb_event *e = data;
+	__u32 tgid;
 
 	p->consumed++;
 	p->consumed_bytes += size;
-	/* bundled ringbuf-events records carry the tgid first; a user's object's are its own */
-	if (p->b && size >= sizeof(e->tgid) && p->tgid && e->tgid == p->tgid)
-		p->consumed_mine++;
+	/* bundled ringbuf-events records carry the tgid first (copied: a perf buffer's raw
+	 * record is only 4-byte aligned); a user's object's are its own */
+	if (p->b && size >= sizeof(tgid) && p->tgid) {
+		memcpy(&tgid, data, sizeof(tgid));
+		p->consumed_mine += tgid == p->tgid;
+	}
 	return 0;
 }
 
