@@ -313,20 +313,25 @@ def tool_row(c):
             f"{o.get('verdict') or '-'} |")
 
 
-def run_command_tracer(out, from_dir):
+def quick_run(name, scenario, out, from_dir):
+    """A section's `tracebench run SCENARIO --quick` into OUT/run (unless --from): its result
+    and exit status (kept in OUT/exit)."""
     if not from_dir:
-        st = run_cmd([TB, "run", "scenarios/real-tools.ini", "--quick", "--wait", "--no-plots",
+        st = run_cmd([TB, "run", scenario, "--quick", "--wait", "--no-plots",
                       "-o", os.path.join(out, "run")])
         with open(os.path.join(out, "exit"), "w") as f:
             f.write(f"{st}\n")
         if st not in (0, 1):
-            die(f"command-tracer: the run exited {st}")
+            die(f"{name}: the run exited {st}")
     try:
         with open(os.path.join(out, "run", "result.json")) as f:
-            r = json.load(f)
-        st = open(os.path.join(out, "exit")).read().strip()
+            return json.load(f), open(os.path.join(out, "exit")).read().strip()
     except (OSError, ValueError) as e:
-        die(f"command-tracer: {e}")
+        die(f"{name}: {e}")
+
+
+def run_command_tracer(out, from_dir):
+    r, st = quick_run("command-tracer", "scenarios/real-tools.ini", out, from_dir)
     rows = [tool_row(c) for c in r["cells"] if not c.get("baseline")]
     # "line 70: [tracer runqlat.bt]: command is unsupported here: WHY: DETAIL" -> "runqlat.bt (WHY)"
     skipped = "; ".join(
@@ -410,7 +415,39 @@ def run_workloads(out, from_dir):
             f"| sched pipe (2 processes) | {pb}pipe-pingpong | {pt}\n"}
 
 
-RUNNERS = {"accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
+def backend_row(c):
+    """One row of METHODOLOGY's backends table: cost per event, record size, consumer CPU."""
+    o, te = c.get("overhead") or {}, c.get("tracer_extra") or {}
+    s = [x for x in c["samples"] if not x["warmup"] and not x["failed"] and not x.get("accounting")]
+    ops = sum(x["ops"] for x in s) or 1
+    cpu = sum(x.get("tracer_cpu_s") or 0 for x in s) / ops * 1e9
+    lo, hi = (o.get("ns_per_event_ci") or [None, None])[:2]
+    nse = (f"{o['ns_per_event']:.0f} [{lo:.0f}, {hi:.0f}]" if o.get("ns_per_event") is not None
+           and lo is not None else "- (" + (o.get("verdict") or "?") + ")")
+    rb = te.get("record_bytes") or te.get("bytes_per_event")
+    how = te.get("ringbuf_wakeup") or (f"watermark {te['perfbuf_watermark']}"
+                                        if "perfbuf_watermark" in te else te.get("consumer") or "-")
+    return (f"| {c['workload']} / {c['tracer']} | {nse} | {f'{rb:.0f}' if rb else '-'} | {how} | "
+            f"{cpu:.0f} | {(c.get('proof') or {}).get('outcome', '-')} |")
+
+
+def run_backends(out, from_dir):
+    r, _ = quick_run("backends", "scenarios/backends.ini", out, from_dir)
+    rows = [backend_row(c) for c in r["cells"] if not c.get("baseline")]
+    sw = [w for w in r.get("sweeps") or [] if w.get("section") == "rb-payload"]
+    m = (sw[0].get("model") or {}) if sw else {}
+    ci = m.get("slope_ns_ci") or [None, None]
+    slope = (f"{m['slope_ns']:.2f} ns per byte [{ci[0]:.2f}, {ci[1]:.2f}] over "
+             f"{m.get('points')} points" if m.get("slope_ns") is not None and ci[0] is not None
+             else "no fit")
+    if m and not m.get("accepted"):
+        slope += f" (refused: {m.get('why_not')})"
+    return {"table": "\n| cell | ns/event [95% CI] | bytes per record | wakeups / sink | consumer "
+            "CPU ns/op | proof |\n|---|---|---|---|---|---|\n" + "\n".join(rows) + "\n",
+            "payload-slope": slope}
+
+
+RUNNERS = {"backends": run_backends, "accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
            "workloads": run_workloads, "validation": run_validation}
 
 

@@ -434,6 +434,69 @@ static void test_ringbuf_no_wakeup(void)
 	state_check();
 }
 
+/* payload = N: every record the reader gets is N bytes, and they still name the workload. */
+static void test_ringbuf_payload(void)
+{
+	static const char *const sizes[] = {"payload=4", "payload=1024"};
+	const long n = 20000; /* 1024-byte records: 20 MB, more than the ring: the reader drains */
+	struct tb_tracer_stats st;
+	size_t i;
+	pid_t pid;
+
+	NEED_BPF();
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		const char *kv[] = {"program=ringbuf-events", "ringbuf-size=16M", sizes[i], NULL};
+		double want = atof(sizes[i] + strlen("payload="));
+
+		CU_ASSERT_EQUAL_FATAL(trace_child(kv, CHILD_GETPID, n, -1, -1, &st, &pid), 0);
+		printf("\n    %s: consumed %lld, lost %lld, %.1f bytes a record ", sizes[i],
+		       (long long)st.events, (long long)st.lost,
+		       json_number_value(json_object_get(st.extra, "record_bytes")));
+		CU_ASSERT(st.events + st.lost >= n);
+		CU_ASSERT(st.workload_events > 0 && st.workload_events <= st.events);
+		CU_ASSERT_DOUBLE_EQUAL(json_number_value(json_object_get(st.extra, "record_bytes")),
+				       want, 1e-9);
+		CU_ASSERT_EQUAL(json_integer_value(json_object_get(st.extra, "payload")),
+				(json_int_t)want);
+		json_decref(st.extra);
+		state_check();
+	}
+}
+
+/* output = perfbuf: records reach the reader through each CPU's perf buffer, woken per record
+ * or by a watermark; perf pads a raw record to 8 bytes with its 4-byte size. */
+static void test_perfbuf(void)
+{
+	static const char *const marks[] = {"perfbuf-watermark=0", "perfbuf-watermark=64K"};
+	const long n = 20000;
+	struct tb_tracer_stats st;
+	size_t i;
+	pid_t pid;
+
+	NEED_BPF();
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		const char *kv[] = {"program=ringbuf-events",
+				    "output=perfbuf",
+				    "ringbuf-size=1M",
+				    "payload=64",
+				    marks[i],
+				    NULL};
+		double bytes;
+
+		CU_ASSERT_EQUAL_FATAL(trace_child(kv, CHILD_GETPID, n, -1, -1, &st, &pid), 0);
+		bytes = json_number_value(json_object_get(st.extra, "record_bytes"));
+		printf("\n    %s: consumed %lld, lost %lld, %.1f bytes a record, reader %.3f s ",
+		       marks[i], (long long)st.events, (long long)st.lost, bytes, st.cpu_s);
+		CU_ASSERT(st.events + st.lost >= n);
+		CU_ASSERT(st.workload_events > 0 && st.workload_events <= st.events);
+		CU_ASSERT(bytes >= 64 && bytes < 72);
+		CU_ASSERT_STRING_EQUAL(json_string_value(json_object_get(st.extra, "output")),
+				       "perfbuf");
+		json_decref(st.extra);
+		state_check();
+	}
+}
+
 static void test_read_latency(void)
 {
 	const char *kv[] = {"program=read-latency", NULL};
@@ -552,6 +615,14 @@ static void test_bad_configs(void)
 	const char *noobj[] = {"program=object", NULL};
 	const char *stray[] = {"program=syscall-count", "object=/tmp/x.bpf.o", NULL};
 	const char *ring[] = {"program=ringbuf-events", "ringbuf-size=5000", NULL};
+	const char *small[] = {"program=ringbuf-events", "payload=3", NULL};
+	const char *notrb[] = {"program=syscall-count", "payload=64", NULL};
+	const char *pbprog[] = {"program=syscall-count", "output=perfbuf", NULL};
+	const char *pbwake[] = {"program=ringbuf-events", "output=perfbuf", "ringbuf-wakeup=none",
+				NULL};
+	const char *pbmark[] = {"program=ringbuf-events", "perfbuf-watermark=4096", NULL};
+	const char *pbbig[] = {"program=ringbuf-events", "output=perfbuf", "ringbuf-size=64K",
+			       "perfbuf-watermark=64K", NULL};
 
 	NEED_BPF();
 	check_bad(missing, "object:");
@@ -559,6 +630,12 @@ static void test_bad_configs(void)
 	check_bad(noobj, "object:");
 	check_bad(stray, "object:");
 	check_bad(ring, "ringbuf-size");
+	check_bad(small, "payload");
+	check_bad(notrb, "payload");
+	check_bad(pbprog, "output");
+	check_bad(pbwake, "output");
+	check_bad(pbmark, "perfbuf-watermark");
+	check_bad(pbbig, "output");
 }
 
 /* Through the scenario parser: the message names the file, line and [tracer ...] section. */
@@ -826,8 +903,8 @@ static void test_rearm_probe(void)
 static void test_rearm_refused(void)
 {
 	const char *rodata[] = {"program=syscall-count", "pid-filter=workload-rodata", NULL};
-	const char *obj[] = {"program=object", "object=" TB_TEST_BUILD_DIR
-			     "/tests/data/bpf-test-count.bpf.o", NULL};
+	const char *obj[] = {"program=object",
+			     "object=" TB_TEST_BUILD_DIR "/tests/data/bpf-test-count.bpf.o", NULL};
 	struct tr r;
 
 	NEED_BPF();
@@ -869,6 +946,8 @@ static CU_TestInfo bpf_tests[] = {
 	{"ringbuf 4 KiB drops", test_ringbuf_tiny_drops},
 	{"ringbuf 16 MiB consumes all", test_ringbuf_large_all},
 	{"ringbuf without wakeups", test_ringbuf_no_wakeup},
+	{"ringbuf payload 4 and 1024 bytes", test_ringbuf_payload},
+	{"perfbuf per record and by watermark", test_perfbuf},
 	{"read-latency histogram", test_read_latency},
 	{"runq-latency histogram", test_runq_latency},
 	{"runq-latency raw_tp fallback", test_runq_latency_raw_tp},

@@ -2,8 +2,9 @@
 /*
  * The bpf tracer's own header, shared by its files only (nothing outside tracers/bpf/ includes
  * it): the configuration, the instance's state, and what each file gives the others.
- *   bpf.c      the options, the ops table, the setup/start/stop/collect/teardown flow, the
- *              ring-buffer reader and the crash-safety record
+ *   bpf.c      the options, the ops table, the setup/start/stop/collect/teardown flow and
+ *              the crash-safety record
+ *   reader.c   the reader thread over the ring buffer or the perf buffer
  *   attach.c   the attach types of program = probe: their targets, support probes, variants,
  *              validation and hooks
  *   bundled.c  the bundled programs: their skeletons, maps and figures, their hooks
@@ -52,12 +53,14 @@ enum {
 };
 enum { BODY_EMPTY, BODY_COUNT };
 enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
+enum { OUTPUT_RINGBUF, OUTPUT_PERFBUF };
 
 /* The choices' names by the enums above (bpf.c, with the options). */
 extern const char *const tb_bpftr_programs[];
 extern const char *const tb_bpftr_attach_types[];
 extern const char *const tb_bpftr_bodies[];
 extern const char *const tb_bpftr_wakeups[];
+extern const char *const tb_bpftr_outputs[];
 
 struct bpf_cfg {
 	int program;
@@ -76,6 +79,9 @@ struct bpf_cfg {
 	char *syscall;
 	int wakeup;
 	uint64_t poll_ns;
+	int64_t payload;
+	int output;
+	uint64_t perf_watermark;
 };
 
 struct bpf_priv;
@@ -116,13 +122,15 @@ struct bpf_priv {
 	volatile __u32 *live; /* a bundled program's targ_live in its mmapped .bss (tb-bpf.h) */
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
+	struct perf_buffer *pb; /* output = perfbuf, instead of rb */
 	pthread_t thr;
 	bool thr_live;
 	atomic_bool thr_stop;
 	int cpu;
 	int poll_ms;
 	uint64_t consumed;
-	uint64_t consumed_mine; /* records of p->tgid */
+	uint64_t consumed_mine;	 /* records of p->tgid */
+	uint64_t consumed_bytes; /* the records' sizes, summed */
 	double cpu_s;
 };
 
@@ -134,6 +142,19 @@ void tb_bpftr_log_init(void);
 void tb_bpftr_log_quiet(bool quiet);
 /* The kernel id of a loaded program; 0 when the kernel does not say. */
 __u32 tb_bpftr_prog_id(struct bpf_program *prog);
+
+/* ---- reader.c ---- */
+
+/* The reader thread over p's ring buffer or perf buffer, counts zeroed; stop joins it and
+ * leaves its CPU time in p->cpu_s. */
+int tb_bpftr_reader_start(struct bpf_priv *p);
+void tb_bpftr_reader_stop(struct bpf_priv *p);
+/* What waits in the buffer, consumed now: records, or -errno (0 without a buffer). */
+int tb_bpftr_reader_consume(struct bpf_priv *p);
+/* One ring_buffer consumer over every ring-buffer map of p's object. 0 or -errno, said. */
+int tb_bpftr_open_ringbufs(struct tb_tracer *t, struct bpf_priv *p);
+/* output = perfbuf: a perf buffer over the `pevents` map. 0 or -errno, said. */
+int tb_bpftr_open_perfbuf(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg);
 
 /* ---- attach.c ---- */
 

@@ -38,6 +38,7 @@ const char *const tb_bpftr_programs[] = {
 };
 static const char *const pidf_choices[] = {"workload", "none", "workload-rodata", NULL};
 const char *const tb_bpftr_wakeups[] = {"adaptive", "none", "each", NULL};
+const char *const tb_bpftr_outputs[] = {"ringbuf", "perfbuf", NULL};
 
 static const struct tb_option bpf_opts[] = {
 	{"program", TB_OPT_CHOICE, offsetof(struct bpf_cfg, program), "syscall-count",
@@ -88,6 +89,17 @@ static const struct tb_option bpf_opts[] = {
 	 "ringbuf-events: wake the reader when it caught up (adaptive), never (none: it polls "
 	 "every poll-interval) or for each record (each)",
 	 .choices = tb_bpftr_wakeups},
+	{"payload", TB_OPT_INT, offsetof(struct bpf_cfg, payload), "0",
+	 "ringbuf-events: bytes per record, 4..1024, copied from a per-CPU scratch record so "
+	 "backends can write equal records; 0: its own 24-byte record reserved in place",
+	 0, TB_RB_PAYLOAD_MAX},
+	{"output", TB_OPT_CHOICE, offsetof(struct bpf_cfg, output), "ringbuf",
+	 "ringbuf-events: a BPF ring buffer (ringbuf) or a per-CPU perf buffer (perfbuf, "
+	 "bpf_perf_event_output, ringbuf-size per CPU)",
+	 .choices = tb_bpftr_outputs},
+	{"perfbuf-watermark", TB_OPT_SIZE, offsetof(struct bpf_cfg, perf_watermark), "0",
+	 "output = perfbuf: wake the reader once this many bytes wait (0: for each record)", 0,
+	 1073741824.0},
 	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
 	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
@@ -134,6 +146,29 @@ static int bpf_validate(const void *vcfg, char *err, size_t len)
 		r = tb_bpftr_bundled_validate(cfg, err, len);
 	if (r)
 		return r;
+	if (cfg->payload &&
+	    (cfg->program != PROG_RINGBUF_EVENTS || cfg->payload < TB_RB_PAYLOAD_MIN)) {
+		snprintf(err, len, "payload: %lld %s", (long long)cfg->payload,
+			 cfg->program != PROG_RINGBUF_EVENTS
+				 ? "only with program = ringbuf-events"
+				 : "is below 4 bytes (0: the default record)");
+		return -EINVAL;
+	}
+	if (cfg->output == OUTPUT_PERFBUF &&
+	    (cfg->program != PROG_RINGBUF_EVENTS || cfg->wakeup != WAKEUP_ADAPTIVE ||
+	     cfg->perf_watermark >= cfg->ringbuf_size)) {
+		snprintf(
+			err, len, "output = perfbuf: %s",
+			cfg->program != PROG_RINGBUF_EVENTS ? "only with program = ringbuf-events"
+			: cfg->wakeup != WAKEUP_ADAPTIVE
+				? "ringbuf-wakeup is the ring buffer's; perfbuf-watermark sets its wakeups"
+				: "perfbuf-watermark must be below ringbuf-size (each CPU's buffer)");
+		return -EINVAL;
+	}
+	if (cfg->perf_watermark && cfg->output != OUTPUT_PERFBUF) {
+		snprintf(err, len, "perfbuf-watermark: only with output = perfbuf");
+		return -EINVAL;
+	}
 	if (!is_pow2(cfg->ringbuf_size) || cfg->ringbuf_size % (uint64_t)getpagesize()) {
 		snprintf(err, len,
 			 "ringbuf-size: %llu is not a power of two multiple of the page size",
@@ -178,77 +213,6 @@ static int prog_stats(struct bpf_program *prog, __u64 *cnt, __u64 *ns)
 	return 0;
 }
 
-/* ---- ring-buffer reader ------------------------------------------------------------------ */
-
-static int on_record(void *ctx, void *data, size_t size)
-{
-	struct bpf_priv *p = ctx;
-	const struct rb_event *e = data;
-
-	p->consumed++;
-	/* bundled ringbuf-events records carry the tgid; a user's object's are its own */
-	if (p->b && size >= sizeof(*e) && p->tgid && e->tgid == p->tgid)
-		p->consumed_mine++;
-	return 0;
-}
-
-static void *reader(void *arg)
-{
-	struct bpf_priv *p = arg;
-	struct timespec ts;
-	int r;
-
-	while (!atomic_load(&p->thr_stop)) {
-		r = ring_buffer__poll(p->rb, p->poll_ms);
-		if (r < 0 && r != -EINTR) {
-			tb_err("bpf: ring buffer poll: %s", strerror(-r));
-			break;
-		}
-		/* Timed out: without wakeups (ringbuf-wakeup = none) this is how records arrive. */
-		if (!r)
-			ring_buffer__consume(p->rb);
-	}
-	/* Programs are detached by now: whatever is left is the last of the window. */
-	ring_buffer__consume(p->rb);
-	if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
-		p->cpu_s = ts.tv_sec + ts.tv_nsec / 1e9;
-	return NULL;
-}
-
-static int reader_start(struct bpf_priv *p)
-{
-	pthread_attr_t attr;
-	cpu_set_t set;
-	int err;
-
-	p->consumed = p->consumed_mine = 0;
-	p->cpu_s = 0;
-	atomic_store(&p->thr_stop, false);
-	pthread_attr_init(&attr);
-	if (p->cpu >= 0) {
-		CPU_ZERO(&set);
-		CPU_SET(p->cpu, &set);
-		pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
-	}
-	err = pthread_create(&p->thr, &attr, reader, p);
-	pthread_attr_destroy(&attr);
-	if (err) {
-		tb_err("bpf: starting the ring-buffer reader: %s", strerror(err));
-		return -err;
-	}
-	p->thr_live = true;
-	return 0;
-}
-
-static void reader_stop(struct bpf_priv *p)
-{
-	if (!p->thr_live)
-		return;
-	atomic_store(&p->thr_stop, true);
-	pthread_join(p->thr, NULL);
-	p->thr_live = false;
-}
-
 /* ---- crash-safety record (host/armed.h) ------------------------------------------------ */
 
 static int armed_id(bool add, enum tb_armed_kind kind, __u32 id)
@@ -291,9 +255,11 @@ static void release_all(void *arg)
 	struct bpf_priv *p = arg;
 
 	detach_all(p);
-	reader_stop(p);
+	tb_bpftr_reader_stop(p);
 	ring_buffer__free(p->rb);
 	p->rb = NULL;
+	perf_buffer__free(p->pb);
+	p->pb = NULL;
 	if (p->b && p->skel)
 		p->b->destroy(p->skel);
 	else if (!p->b)
@@ -377,28 +343,6 @@ static int record_programs(struct tb_tracer *t, struct bpf_priv *p, const char *
 	return 0;
 }
 
-/* One ring_buffer consumer over every ring-buffer map of the object. */
-static int open_ringbufs(struct tb_tracer *t, struct bpf_priv *p)
-{
-	struct bpf_map *m;
-	int r = 0;
-
-	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m)) {
-		if (bpf_map__type(m) != BPF_MAP_TYPE_RINGBUF)
-			continue;
-		if (!p->rb)
-			p->rb = ring_buffer__new(bpf_map__fd(m), on_record, p, NULL);
-		else if (ring_buffer__add(p->rb, bpf_map__fd(m), on_record, p))
-			r = -errno;
-		if (!p->rb || r) {
-			r = r ? r : (errno ? -errno : -ENOMEM);
-			tb_err("%s: ring buffer %s: %s", t->name, bpf_map__name(m), strerror(-r));
-			return r;
-		}
-	}
-	return 0;
-}
-
 /* bpf_enable_stats while the tracer may run (stats = true): on for the whole host while open. */
 static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
@@ -465,7 +409,9 @@ static int bpf_setup(struct tb_tracer *t)
 	}
 	r = record_programs(t, p, what);
 	if (!r)
-		r = open_ringbufs(t, p);
+		r = cfg->program == PROG_RINGBUF_EVENTS && cfg->output == OUTPUT_PERFBUF
+			    ? tb_bpftr_open_perfbuf(t, p, cfg)
+			    : tb_bpftr_open_ringbufs(t, p);
 	if (!r && p->b && cfg->pid_filter == PIDF_WORKLOAD)
 		r = point_filter(t, p);
 	if (r)
@@ -520,8 +466,8 @@ static int bpf_start(struct tb_tracer *t)
 		if (r)
 			return r;
 	}
-	if (p->rb) {
-		r = reader_start(p);
+	if (p->rb || p->pb) {
+		r = tb_bpftr_reader_start(p);
 		if (r)
 			return r;
 	}
@@ -565,7 +511,7 @@ static int bpf_stop(struct tb_tracer *t)
 	for (i = 0; i < p->nps; i++)
 		if (prog_stats(p->ps[i].prog, &p->ps[i].cnt1, &p->ps[i].ns1))
 			r = -EIO;
-	reader_stop(p);
+	tb_bpftr_reader_stop(p);
 	p->windowed = !r;
 	return r;
 }
@@ -614,7 +560,7 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
 		mem += map_mem(m);
 	st->mem_bytes = mem;
-	st->cpu_s = p->rb ? p->cpu_s : 0;
+	st->cpu_s = p->rb || p->pb ? p->cpu_s : 0;
 	if (p->b) {
 		json_object_set_new(extra, "attach", json_string(p->use_btf ? "tp_btf" : "raw_tp"));
 		r = tb_bpftr_bundled_collect(p, cfg, st, extra);
@@ -683,7 +629,7 @@ static int bpf_rearm(struct tb_tracer *t)
 		tb_err("%s: rearm: the programs are still attached", t->name);
 		return -EBUSY;
 	}
-	left = p->rb ? ring_buffer__consume(p->rb) : 0;
+	left = tb_bpftr_reader_consume(p);
 	p->windowed = false;
 	if (t->target <= 0)
 		return park(t, p, cfg, left);
@@ -778,15 +724,18 @@ static void bpf_lost_remedy(const struct tb_tracer_record *rec, int64_t per_samp
 			    size_t len)
 {
 	const char *prog = tb_tracer_rec_str(rec->config, "program");
+	const char *pl = tb_tracer_rec_str(rec->config, "payload");
 	double per = (double)per_sample;
+	/* a record and the ring's 8-byte header, rounded to 8 (the default record: 24 bytes) */
+	long rb = ((pl && atol(pl) ? atol(pl) : (long)sizeof(struct rb_event)) + 8 + 7) / 8 * 8;
 	char size[32];
 
 	if (prog && !strcmp(prog, "ringbuf-events"))
 		snprintf(
 			buf, len,
-			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of 32 bytes), or a faster reader (ringbuf-wakeup)",
-			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * 32 * 1.25)),
-			per);
+			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of %ld bytes), or a faster reader (ringbuf-wakeup)",
+			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * rb * 1.25)),
+			per, rb);
 	else
 		snprintf(
 			buf, len,

@@ -233,7 +233,20 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 	if (p->tgid)
 		st->workload_events = (int64_t)p->consumed_mine;
 	json_object_set_new(extra, "ringbuf_size", json_integer((json_int_t)cfg->ringbuf_size));
-	json_object_set_new(extra, "ringbuf_wakeup", json_string(tb_bpftr_wakeups[cfg->wakeup]));
+	json_object_set_new(extra, "output", json_string(tb_bpftr_outputs[cfg->output]));
+	if (cfg->output == OUTPUT_PERFBUF)
+		json_object_set_new(extra, "perfbuf_watermark",
+				    json_integer((json_int_t)cfg->perf_watermark));
+	else
+		json_object_set_new(extra, "ringbuf_wakeup",
+				    json_string(tb_bpftr_wakeups[cfg->wakeup]));
+	json_object_set_new(
+		extra, "payload",
+		json_integer(cfg->payload ? cfg->payload : (json_int_t)sizeof(struct rb_event)));
+	/* What the reader got, not what was asked: the comparison states the sizes it saw. */
+	json_object_set_new(extra, "record_bytes",
+			    p->consumed ? json_real((double)p->consumed_bytes / p->consumed)
+					: json_null());
 	return 0;
 }
 
@@ -283,6 +296,16 @@ static const struct bundled bundled[] = {
 
 /* ---- setup and the window ------------------------------------------------------------------ */
 
+/* Maps that hold no count: globals, the buffers records go through, ringbuf-events' per-CPU
+ * scratch record (deleting a perf buffer's entries would cut its reader off). */
+static bool not_a_figure(struct bpf_map *m)
+{
+	enum bpf_map_type type = bpf_map__type(m);
+
+	return bpf_map__is_internal(m) || type == BPF_MAP_TYPE_RINGBUF ||
+	       type == BPF_MAP_TYPE_PERF_EVENT_ARRAY || !strcmp(bpf_map__name(m), "scratch");
+}
+
 /* Zero every map of a bundled program (but the ring buffer) so a window starts from nothing. */
 int tb_bpftr_bundled_clear(struct bpf_priv *p)
 {
@@ -297,7 +320,7 @@ int tb_bpftr_bundled_clear(struct bpf_priv *p)
 		size_t vsz = bpf_map__value_size(m);
 		int fd = bpf_map__fd(m);
 
-		if (bpf_map__is_internal(m) || type == BPF_MAP_TYPE_RINGBUF)
+		if (not_a_figure(m))
 			continue;
 		if (type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH)
 			vsz = ((vsz + 7) / 8 * 8) * ncpu;
@@ -384,6 +407,13 @@ int tb_bpftr_bundled_open(struct tb_tracer *t, struct bpf_priv *p, const struct 
 		rs->rodata->submit_flags = cfg->wakeup == WAKEUP_NONE	? BPF_RB_NO_WAKEUP
 					   : cfg->wakeup == WAKEUP_EACH ? BPF_RB_FORCE_WAKEUP
 									: 0;
+		rs->rodata->payload = (__u32)cfg->payload;
+		/* the perf buffer has no reserve: it always copies, the default record's size */
+		if (cfg->output == OUTPUT_PERFBUF) {
+			rs->rodata->perfbuf = true;
+			if (!cfg->payload)
+				rs->rodata->payload = sizeof(struct rb_event);
+		}
 	}
 	for (m = bpf_object__next_map(p->obj, NULL); m; m = bpf_object__next_map(p->obj, m))
 		if (bpf_map__type(m) == BPF_MAP_TYPE_RINGBUF)
@@ -432,7 +462,7 @@ int tb_bpftr_bundled_check_clear(struct tb_tracer *t, struct bpf_priv *p)
 		enum bpf_map_type type = bpf_map__type(m);
 		size_t vsz = bpf_map__value_size(m);
 
-		if (bpf_map__is_internal(m) || type == BPF_MAP_TYPE_RINGBUF)
+		if (not_a_figure(m))
 			continue;
 		if (type == BPF_MAP_TYPE_PERCPU_ARRAY || type == BPF_MAP_TYPE_PERCPU_HASH)
 			vsz = ((vsz + 7) / 8 * 8) * ncpu;
