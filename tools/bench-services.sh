@@ -30,7 +30,7 @@ for c in r["cells"]:
     if not sv:
         continue
     x = [s["service"]["requests_per_s"] for s in c["samples"]
-         if not s["warmup"] and not s["failed"] and "service" in s]
+         if not s["warmup"] and not s["failed"] and not s.get("rerun") and "service" in s]
     cv = 100 * statistics.stdev(x) / statistics.mean(x) if len(x) > 1 else float("nan")
     loss = hw = ""
     if "throughput_loss_ci" in sv and None not in sv["throughput_loss_ci"]:

@@ -418,7 +418,8 @@ def run_workloads(out, from_dir):
 def backend_row(c):
     """One row of METHODOLOGY's backends table: cost per event, record size, consumer CPU."""
     o, te = c.get("overhead") or {}, c.get("tracer_extra") or {}
-    s = [x for x in c["samples"] if not x["warmup"] and not x["failed"] and not x.get("accounting")]
+    s = [x for x in c["samples"] if not x["warmup"] and not x["failed"] and not x.get("accounting")
+         and not x.get("rerun")]
     ops = sum(x["ops"] for x in s) or 1
     cpu = sum(x.get("tracer_cpu_s") or 0 for x in s) / ops * 1e9
     lo, hi = (o.get("ns_per_event_ci") or [None, None])[:2]

@@ -12,6 +12,8 @@ repetitions = 2
 warmup = 0
 duration = 20ms
 settle = 0
+; the files counted below are those of exactly two samples: no contended round run again
+contended-share = 0%
 
 [workload getpid]
 type = getpid
