@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "core/tb.h"
 #include "model/measured.h"
 #include "runner/contended.h"
 
@@ -86,5 +87,6 @@ bool tb_contended_round(struct tb_result *r, const unsigned int *ncpus, unsigned
 			}
 		r->cells[i].contention.rerun += marked;
 	}
+	tb_info("%s; the round is run again", reason);
 	return true;
 }

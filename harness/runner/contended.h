@@ -24,7 +24,8 @@ unsigned int tb_contended_cap(unsigned int rounds);
  * samples' cells pinned to ncpus[cell] CPUs, 0: none named). With one and `allowed` (the round
  * was not run again already, the cap not reached): every sample of the round is marked rerun
  * with the reason, every cell counts the round, and it returns true: run the round again.
- * Without `allowed`: the cells with a contended sample in the round count it as kept, false.
+ * The decision is said (info). Without `allowed`: the cells with a contended sample in the round
+ * count it as kept, false.
  * Nothing contended, or contended-share 0: false, nothing changed.
  */
 bool tb_contended_round(struct tb_result *r, const unsigned int *ncpus, unsigned int round,

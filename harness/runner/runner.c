@@ -303,6 +303,7 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 		ncpus[p->cells[i].cell] = (unsigned int)p->wls[p->cells[i].wl].ncpus;
 	if (!tb_contended_round(rn->r, ncpus, done, allowed))
 		return false;
+
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_plan_cell *cr = &p->cells[i];
 
