@@ -18,6 +18,7 @@
 
 #include "core/outdir.h"
 #include "core/tb.h"
+#include "core/thread.h"
 #include "host/tracefs.h"
 #include "tracers/ftrace-common.h"
 #include "tracers/tracer.h"
@@ -785,9 +786,10 @@ int tb_ftrace_stream_stop(struct tb_ftrace_stream **sp, uint64_t *bytes, double 
 
 	if (!s)
 		return 0;
-	atomic_store(&s->stop, true);
 	if (s->started)
-		pthread_join(s->thread, NULL);
+		tb_thread_stop(s->thread, &s->stop);
+	else
+		atomic_store(&s->stop, true);
 	if (bytes)
 		*bytes = s->bytes;
 	if (cpu_s)

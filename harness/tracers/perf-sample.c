@@ -31,6 +31,7 @@
 #include "core/outdir.h"
 #include "tracers/perf-common.h"
 #include "core/tb.h"
+#include "core/thread.h"
 #include "tracers/tracer.h"
 
 enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
@@ -38,7 +39,7 @@ enum { SCOPE_WORKLOAD, SCOPE_SYSTEM };
 static const char *const scope_choices[] = {"workload", "system", NULL};
 
 #define DEFAULT_FREQ	99
-#define POLL_MS		50 /* the reader's poll timeout: how soon it sees the stop request */
+#define POLL_MS		50 /* the reader's poll timeout (its stop wakes it: core/thread.h) */
 #define HUNGUP_SLEEP_NS 10000000ull /* drain period once a traced task has hung up */
 
 struct ps_cfg {
@@ -153,8 +154,7 @@ static void ps_stop_thread(struct ps_priv *p)
 {
 	if (!p->thread_running)
 		return;
-	atomic_store(&p->stop, true);
-	pthread_join(p->thread, NULL);
+	tb_thread_stop(p->thread, &p->stop);
 	p->thread_running = false;
 }
 

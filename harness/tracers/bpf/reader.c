@@ -18,6 +18,7 @@
 #include <bpf/libbpf.h>
 
 #include "core/tb.h"
+#include "core/thread.h"
 #include "tracers/bpf/bpf-tracer.h"
 
 static int on_record(void *ctx, void *data, size_t size)
@@ -117,8 +118,7 @@ void tb_bpftr_reader_stop(struct bpf_priv *p)
 {
 	if (!p->thr_live)
 		return;
-	atomic_store(&p->thr_stop, true);
-	pthread_join(p->thr, NULL);
+	tb_thread_stop(p->thr, &p->thr_stop);
 	p->thr_live = false;
 }
 
