@@ -14,6 +14,9 @@
  *            consumer's CPU time when the daemon is ours
  *   teardown destroy the session, remove the trace files (unless keep-trace), stop a daemon we
  *            started
+ * or, kept across a cell's samples ([global] reuse-tracers, not with keep-trace), the daemon
+ * and the session stay: the tracker is emptied and the session cleared after a sample (park)
+ * and pointed at the next sample's process before it (rearm).
  * Only the workload process links liblttng-ust (workloads/usercall.c, lttng = true); this
  * tracer links liblttng-ctl, which starts no threads.
  */
@@ -38,6 +41,7 @@
 
 #define SESSIOND	  "lttng-sessiond"
 #define SESSIOND_START_NS (10ull * 1000 * 1000 * 1000)
+#define CLEAR_TIMEOUT_MS  10000
 
 struct cfg {
 	char *event;
@@ -51,7 +55,8 @@ struct cfg {
 struct priv {
 	char session[128];
 	char trace_dir[PATH_MAX];
-	struct tb_proc daemon; /* the session daemon we started (pid 0: found one running) */
+	bool ours;     /* it uses the session daemon we started (false: found one running) */
+	pid_t tracked; /* the pid the session's tracker holds (0: none) */
 	bool session_made, registered, traced;
 	double cpu0, cpu1; /* the daemon group's CPU seconds at start and stop */
 	int64_t discarded, lost_packets;
@@ -151,7 +156,16 @@ static double group_cpu_s(pid_t pgid)
 
 static void daemon_stop(struct priv *p);
 
-/* A running session daemon, or one started as our child; 0 or -errno, said. */
+/*
+ * The session daemon we started, shared by every session of ours (tracers kept across their
+ * cells' samples live together), and how many use it: the last to stop stops it.
+ */
+static struct {
+	struct tb_proc proc;
+	int users;
+} sessiond;
+
+/* A running session daemon, or one started as our child (p->ours); 0 or -errno, said. */
 static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 {
 	char *argv[] = {SESSIOND, "--no-kernel", NULL};
@@ -160,8 +174,18 @@ static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 	uint64_t t0;
 	int ret;
 
-	if (lttng_session_daemon_alive() == 1)
+	if (lttng_session_daemon_alive() == 1) {
+		if (sessiond.users) {
+			sessiond.users++;
+			p->ours = true;
+		}
 		return 0;
+	}
+	if (sessiond.users) {
+		tb_err("[tracer %s] the %s we started (pid %d) no longer answers", t->name,
+		       SESSIOND, (int)sessiond.proc.pid);
+		return -ESRCH;
+	}
 	/* Its log through the tracer's directory's handle (no link followed); else in /tmp. */
 	if (t->dir)
 		snprintf(log, sizeof(log), "%.*s.sessiond.log", NAME_MAX - 14, t->name);
@@ -170,12 +194,14 @@ static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 	o.out_path = log;
 	o.out_dir = t->dir;
 	o.flags = TB_PROC_NULLIN;
-	ret = tb_proc_spawn_opts(&p->daemon, argv, &o);
+	ret = tb_proc_spawn_opts(&sessiond.proc, argv, &o);
 	if (ret) {
 		tb_err("[tracer %s] cannot start %s: %s", t->name, SESSIOND, strerror(-ret));
 		return ret;
 	}
-	ret = tb_armed_add_pgid(p->daemon.pid);
+	sessiond.users = 1;
+	p->ours = true;
+	ret = tb_armed_add_pgid(sessiond.proc.pid);
 	if (ret) {
 		tb_err("[tracer %s] cannot record %s for crash safety: %s", t->name, SESSIOND,
 		       strerror(-ret));
@@ -184,7 +210,7 @@ static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 	for (t0 = tb_now_ns(); tb_now_ns() - t0 < SESSIOND_START_NS; tb_sleep_ns(10000000)) {
 		if (lttng_session_daemon_alive() == 1)
 			return 0;
-		if (tb_proc_poll(&p->daemon) == 1)
+		if (tb_proc_poll(&sessiond.proc) == 1)
 			break;
 	}
 	/* Ours exited: another process may have started one meanwhile, which then serves. */
@@ -196,16 +222,26 @@ static int daemon_ensure(struct tb_tracer *t, struct priv *p)
 	return -ETIMEDOUT;
 }
 
+/* p no longer uses our daemon; the last user stops it. */
 static void daemon_stop(struct priv *p)
 {
-	pid_t pgid = p->daemon.pid;
+	pid_t pgid = sessiond.proc.pid;
 
-	if (!pgid)
+	if (!p->ours)
 		return;
-	tb_proc_stop(&p->daemon, SIGTERM, 2000000000ull);
-	tb_proc_release(&p->daemon);
+	p->ours = false;
+	if (--sessiond.users > 0 || !pgid)
+		return;
+	tb_proc_stop(&sessiond.proc, SIGTERM, 2000000000ull);
+	tb_proc_release(&sessiond.proc);
 	tb_armed_remove_pgid(pgid);
-	memset(&p->daemon, 0, sizeof(p->daemon));
+	memset(&sessiond.proc, 0, sizeof(sessiond.proc));
+}
+
+/* The process group of our daemon when p uses it, else 0 (its CPU time is not ours to read). */
+static pid_t daemon_pgid(const struct priv *p)
+{
+	return p->ours ? sessiond.proc.pid : 0;
 }
 
 /* ---- the session ------------------------------------------------------------------------ */
@@ -244,12 +280,44 @@ static bool wait_registered(const struct tb_tracer *t, const struct cfg *c)
 	return found;
 }
 
+/*
+ * The session's vpid tracker holds only pid (0: nobody, a parked session records nothing from
+ * any process); the pid it held before (p->tracked) is dropped. 0 or -EIO, said.
+ */
+static int track(const struct tb_tracer *t, struct priv *p, pid_t pid)
+{
+	struct lttng_process_attr_tracker_handle *th = NULL;
+	int ret = -EIO;
+
+	if (lttng_session_get_tracker_handle(p->session, LTTNG_DOMAIN_UST,
+					     LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID,
+					     &th) != LTTNG_OK ||
+	    lttng_process_attr_tracker_handle_set_tracking_policy(
+		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+		goto out;
+	if (p->tracked > 0 &&
+	    lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, p->tracked) !=
+		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+		goto out;
+	p->tracked = 0;
+	if (pid > 0 && lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, pid) !=
+			       LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
+		goto out;
+	p->tracked = pid;
+	ret = 0;
+out:
+	if (ret)
+		tb_err("[tracer %s] cannot track only pid %d", t->name, (int)pid);
+	lttng_process_attr_tracker_handle_destroy(th);
+	return ret;
+}
+
 /* The channel (default name), the event, and the tracker holding the workload's pid. */
 static int session_configure(const struct tb_tracer *t, const struct cfg *c, struct priv *p,
 			     struct lttng_handle *h)
 {
 	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
-	struct lttng_process_attr_tracker_handle *th = NULL;
 	struct lttng_channel *ch = lttng_channel_create(&dom);
 	struct lttng_event *ev = lttng_event_create();
 	int ret = -ENOMEM;
@@ -273,25 +341,24 @@ static int session_configure(const struct tb_tracer *t, const struct cfg *c, str
 		ret = lt_error(t, "enabling the event", ret);
 		goto out;
 	}
-	ret = 0;
-	if (t->target <= 0)
-		goto out;
-	if (lttng_session_get_tracker_handle(p->session, LTTNG_DOMAIN_UST,
-					     LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID,
-					     &th) != LTTNG_OK ||
-	    lttng_process_attr_tracker_handle_set_tracking_policy(
-		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) !=
-		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK ||
-	    lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, t->target) !=
-		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK) {
-		tb_err("[tracer %s] cannot track only pid %d", t->name, (int)t->target);
-		ret = -EIO;
-	}
+	ret = t->target > 0 ? track(t, p, t->target) : 0;
 out:
-	lttng_process_attr_tracker_handle_destroy(th);
 	lttng_event_destroy(ev);
 	lttng_channel_destroy(ch);
 	return ret;
+}
+
+/* The workload process registered (p->registered), waited for as the config says; a warning
+ * when it did not (its sample then records nothing, and the proof says so). */
+static void await_registered(const struct tb_tracer *t, struct priv *p)
+{
+	const struct cfg *c = t->cfg;
+
+	p->registered = t->target <= 0 || !c->register_timeout || wait_registered(t, c);
+	if (!p->registered)
+		tb_warn("[tracer %s] pid %d offers no %s after %.1f s: nothing will be recorded "
+			"(is it the usercall workload with lttng = true?)",
+			t->name, (int)t->target, c->event, (double)c->register_timeout / 1e9);
 }
 
 static void lt_teardown(struct tb_tracer *t);
@@ -312,12 +379,14 @@ static int lt_setup(struct tb_tracer *t)
 	ret = daemon_ensure(t, p);
 	if (ret)
 		goto err;
-	p->registered = t->target <= 0 || !c->register_timeout || wait_registered(t, c);
-	if (!p->registered)
-		tb_warn("[tracer %s] pid %d offers no %s after %.1f s: nothing will be recorded "
-			"(is it the usercall workload with lttng = true?)",
-			t->name, (int)t->target, c->event, (double)c->register_timeout / 1e9);
-	snprintf(p->session, sizeof(p->session), "tracebench-%d-%.80s", (int)getpid(), t->name);
+	await_registered(t, p);
+	/* Unique among the sessions live at once: a kept tracer's cells each hold one. A cell id's
+	 * '/' is not allowed in a session name (nor in its directory's name). */
+	snprintf(p->session, sizeof(p->session), "tracebench-%d-%.80s", (int)getpid(),
+		 t->instance ? t->instance : t->name);
+	for (char *ch = p->session; *ch; ch++)
+		if (*ch == '/')
+			*ch = '_';
 	snprintf(p->trace_dir, sizeof(p->trace_dir), "%s/%s.lttng", t->outdir ? t->outdir : "/tmp",
 		 p->session);
 	snprintf(url, sizeof(url), "file://%s", p->trace_dir);
@@ -345,7 +414,7 @@ static int lt_start(struct tb_tracer *t)
 
 	if (!p || !p->session_made)
 		return -EINVAL;
-	p->cpu0 = group_cpu_s(p->daemon.pid);
+	p->cpu0 = group_cpu_s(daemon_pgid(p));
 	ret = lttng_start_tracing(p->session);
 	if (ret < 0)
 		return lt_error(t, "starting the session", ret);
@@ -389,7 +458,7 @@ static int lt_stop(struct tb_tracer *t)
 		return 0;
 	ret = lttng_stop_tracing(p->session);
 	p->traced = false;
-	p->cpu1 = group_cpu_s(p->daemon.pid);
+	p->cpu1 = group_cpu_s(daemon_pgid(p));
 	if (ret < 0)
 		return lt_error(t, "stopping the session", ret);
 	return read_losses(t, p);
@@ -416,7 +485,7 @@ static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	}
 	st->events = n.events;
 	st->lost = p->discarded + p->lost_packets;
-	st->cpu_s = p->daemon.pid && p->cpu0 >= 0 && p->cpu1 >= p->cpu0 ? p->cpu1 - p->cpu0 : -1;
+	st->cpu_s = p->ours && p->cpu0 >= 0 && p->cpu1 >= p->cpu0 ? p->cpu1 - p->cpu0 : -1;
 	st->mem_bytes = (int64_t)(c->subbuf_size * (uint64_t)c->subbuf_count);
 	extra = json_object();
 	if (extra) {
@@ -424,7 +493,7 @@ static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 		json_object_set_new(extra, "discarded_events", json_integer(p->discarded));
 		json_object_set_new(extra, "lost_packets", json_integer(p->lost_packets));
 		json_object_set_new(extra, "registered", json_boolean(p->registered));
-		json_object_set_new(extra, "own_sessiond", json_boolean(p->daemon.pid != 0));
+		json_object_set_new(extra, "own_sessiond", json_boolean(p->ours));
 	}
 	st->extra = extra;
 	return 0;
@@ -456,6 +525,84 @@ static void lt_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
+/* Drop the stopped session's buffers and trace files, waiting until they are gone. */
+static int clear(const struct tb_tracer *t, struct priv *p)
+{
+	struct lttng_clear_handle *h = NULL;
+	enum lttng_error_code code, res = LTTNG_OK;
+	enum lttng_clear_handle_status st;
+	int ret = 0;
+
+	code = lttng_clear_session(p->session, &h);
+	if (code != LTTNG_OK)
+		return lt_error(t, "clearing the session", (int)code);
+	st = lttng_clear_handle_wait_for_completion(h, CLEAR_TIMEOUT_MS);
+	if (st == LTTNG_CLEAR_HANDLE_STATUS_TIMEOUT) {
+		tb_err("[tracer %s] clearing the session: not done after %d ms", t->name,
+		       CLEAR_TIMEOUT_MS);
+		ret = -ETIMEDOUT;
+	} else if (st != LTTNG_CLEAR_HANDLE_STATUS_COMPLETED ||
+		   lttng_clear_handle_get_result(h, &res) != LTTNG_CLEAR_HANDLE_STATUS_OK ||
+		   res != LTTNG_OK) {
+		ret = lt_error(t, "clearing the session",
+			       res != LTTNG_OK ? (int)res : LTTNG_ERR_UNK);
+	}
+	lttng_clear_handle_destroy(h);
+	return ret;
+}
+
+/*
+ * Kept across a cell's samples ([global] reuse-tracers): the daemon, the session, its channel
+ * and its event stay. Park (t->target 0): the tracker emptied, so no process records into the
+ * stopped session, and the session cleared, so the next sample's trace holds only its own
+ * events. Rearm: the tracker re-pointed to the new workload process once it registered, as
+ * setup waits for it. The per-sample costs left are start, stop (the consumer's flush), the
+ * trace's count and the clear; the daemon's start and stop and the session's creation and
+ * destruction go.
+ */
+static int lt_rearm(struct tb_tracer *t)
+{
+	struct priv *p = t->priv;
+	int ret;
+
+	if (!p || !p->session_made || p->traced)
+		return -EINVAL;
+	if (t->target > 0) {
+		await_registered(t, p);
+		return track(t, p, t->target);
+	}
+	ret = track(t, p, 0);
+	return ret ? ret : clear(t, p);
+}
+
+/* keep-trace keeps each sample's trace files, which a clear between samples would delete. */
+static bool lt_can_rearm(const void *vcfg)
+{
+	return !((const struct cfg *)vcfg)->keep_trace;
+}
+
+/*
+ * Declared (tracer.h) from 8 samples of 200 ms, settle 0, of the usercall workload at its
+ * defaults with lttng = true (about 1.1M events each) on the reference VM, medians of
+ * tracer_setup_s + tracer_teardown_s: fresh, 1.5 s: the daemon's start, the registration wait
+ * and the session's creation (0.2 s), the trace's count with libbabeltrace2 (0.4-0.65 s, in
+ * proportion to the events), and the session's destruction (0.5 s: the session daemon answers
+ * it at its next 500 ms pending check) and the daemon's stop.
+ */
+static uint64_t lt_est_cost_ns(const void *cfg)
+{
+	(void)cfg;
+	return 1500000000ull;
+}
+
+/* Declared as lt_est_cost_ns is, kept (rearm): 1.3 s, the count and the clear (0.5 s, which the
+ * daemon, too, answers at its pending check) remain. */
+static uint64_t lt_est_rearm_ns(const void *cfg)
+{
+	(void)cfg;
+	return 1300000000ull;
+}
+
 /* The UST event (lttng:PROVIDER:NAME), for the workload process (a vpid tracker). */
 static int lt_hooks(const void *vcfg, struct tb_hooks *h)
 {
@@ -482,5 +629,9 @@ const struct tb_tracer_ops tb_tracer_lttng_ust = {
 	.stop = lt_stop,
 	.collect = lt_collect,
 	.teardown = lt_teardown,
+	.rearm = lt_rearm,
+	.can_rearm = lt_can_rearm,
+	.est_cost_ns = lt_est_cost_ns,
+	.est_rearm_ns = lt_est_rearm_ns,
 	.hooks = lt_hooks,
 };

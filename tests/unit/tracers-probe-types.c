@@ -382,6 +382,18 @@ static void test_ftrace_uprobe(void)
 	}
 }
 
+/* No lttng-sessiond of ours may outlive a sample. */
+static bool sessiond_running(void)
+{
+	FILE *f = popen("pgrep -x lttng-sessiond", "r");
+	char line[64];
+	bool any = f && fgets(line, sizeof(line), f);
+
+	if (f)
+		pclose(f);
+	return any;
+}
+
 /* One window of t (set up, or rearmed when rearm) around n usercall calls of a new child. */
 static void rearm_window(struct tb_tracer *t, bool rearm, uint64_t n, struct run *r)
 {
@@ -390,7 +402,7 @@ static void rearm_window(struct tb_tracer *t, bool rearm, uint64_t n, struct run
 
 	memset(r, 0, sizeof(*r));
 	r->st = (struct tb_tracer_stats){-1, -1, -1, -1, -1, -1, NULL};
-	CU_ASSERT_EQUAL_FATAL(spawn(false, false, n, &c), 0);
+	CU_ASSERT_EQUAL_FATAL(spawn(false, !strcmp(t->ops->name, "lttng-ust"), n, &c), 0);
 	t->target = c.pid;
 	ret = rearm ? t->ops->rearm(t) : t->ops->setup(t);
 	CU_ASSERT_EQUAL(ret, 0);
@@ -410,7 +422,8 @@ static void rearm_window(struct tb_tracer *t, bool rearm, uint64_t n, struct run
 /*
  * reuse-tracers for the user-space probes: set up for one child, parked, rearmed for another
  * that makes a different number of calls; the second window counts exactly the second child's
- * calls (the BPF probe also reads exactly its arguments), and nothing is left afterwards.
+ * calls (the BPF probe also reads exactly its arguments; LTTng's cleared session holds none of
+ * the first child's events), and nothing is left afterwards (no session daemon of ours).
  */
 static void test_rearm_user(void)
 {
@@ -420,7 +433,9 @@ static void test_rearm_user(void)
 	} cases[] = {
 		{"ftrace-uprobe", {"probe=uprobe", "buffer-size=8M", "overwrite=false", NULL}},
 		{"bpf", {"program=probe", "attach=uprobe", "body=count", NULL}},
+		{"lttng-ust", {"register-timeout=10s", NULL}},
 	};
+	bool daemon_before = sessiond_running();
 	uint32_t ids[256];
 	size_t i, before;
 	struct run r;
@@ -435,7 +450,8 @@ static void test_rearm_user(void)
 		CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 		t.cfg = make_cfg(ops->opts, ops->cfg_size, cases[i].kv);
 		CU_ASSERT_FATAL(tb_tracer_rearms(ops, t.cfg));
-		if (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why))) {
+		if ((ops->supported && ops->supported(why, sizeof(why))) ||
+		    (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why)))) {
 			printf("\n    %s: unsupported here: %s", cases[i].type, why);
 			goto next;
 		}
@@ -455,23 +471,14 @@ static void test_rearm_user(void)
 			CU_ASSERT_EQUAL(extra_int(&r, "arg_sum"), sum_args(OPS / 4));
 		json_decref(r.st.extra);
 		ops->teardown(&t);
-	next:
+next:
 		tb_opts_free(ops->opts, t.cfg);
 		free(t.cfg);
 		assert_clean(cases[i].type, before);
 	}
-}
-
-/* No lttng-sessiond of ours may outlive a sample. */
-static bool sessiond_running(void)
-{
-	FILE *f = popen("pgrep -x lttng-sessiond", "r");
-	char line[64];
-	bool any = f && fgets(line, sizeof(line), f);
-
-	if (f)
-		pclose(f);
-	return any;
+	if (!daemon_before) {
+		CU_ASSERT(!sessiond_running());
+	}
 }
 
 /* LTTng-UST: the usercall workload with lttng = true, every call recorded, nothing lost. */
@@ -659,7 +666,8 @@ static CU_TestInfo probe_tests[] = {
 	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
 	{"usercall probe sites start so and count every call", test_sites},
 	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
-	{"rearm: ftrace and bpf uprobes re-pointed count the new process only", test_rearm_user},
+	{"rearm: uprobes and an LTTng session re-pointed count the new process only",
+	 test_rearm_user},
 	{"lttng-ust records every call", test_lttng},
 	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
 	{"bad probe configurations", test_bad_probe_configs},
