@@ -8,8 +8,8 @@ program, compares the cell whose filter is the writable global targ_live (pid-fi
 workload: the tracer kept and re-pointed across samples) with the cell whose filter is the
 .rodata constant the verifier folds (pid-filter = workload-rodata). The comparison is paired
 within rounds: per measured round, the rodata sample's ns/op minus the global sample's, and the
-same for the kernel's own run time per program run (bpf_enable_stats: the program's cost without
-the workload's noise); each mean with a Student t 95% interval. "same within CI" when that interval holds 0. A benchmark: exit 0
+same for the kernel's own run time per program run (bpf_enable_stats, from the cells' accounting
+samples of the same rounds: the program's cost without the workload's noise); each mean with a Student t 95% interval. "same within CI" when that interval holds 0. A benchmark: exit 0
 when the comparison could be made (1 when the run failed, 2 on bad usage). Run it under the
 tests' flock on a shared machine.
 
@@ -40,12 +40,13 @@ def t95(df):
             (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3))
 
 
-def measured(cell):
-    """A cell's measured samples (timed, not warmups, failed or cut) by round."""
+def measured(cell, accounting=False):
+    """A cell's measured samples (timed, not warmups, failed or cut) by round; accounting: its
+    accounting samples instead (stats = true holds bpf_enable_stats in those only)."""
     return {s["round"]: s for s in cell["samples"]
             if s.get("round", -1) >= 0 and not s.get("warmup") and not s.get("failed")
-            and not s.get("accounting") and not s.get("abandoned") and not s.get("rerun")
-            and s.get("ns_per_op")}
+            and bool(s.get("accounting")) == accounting and not s.get("abandoned")
+            and not s.get("rerun") and s.get("ns_per_op")}
 
 
 def ns_per_op(s):
@@ -96,9 +97,9 @@ def main():
             ci = o.get("ns_per_op_ci") or [math.nan, math.nan]
             print(f"  {t:14s} +{o.get('ns_per_op', math.nan):.2f} ns/op "
                   f"[{ci[0]:.2f}, {ci[1]:.2f}]  ({o.get('pct', math.nan):+.1f}%)")
-        a, b = measured(cells[g]), measured(cells[ro])
-        for what, fig in (("ns/op", ns_per_op), ("in-kernel ns/run", ns_per_run)):
-            p = paired(a, b, fig)
+        for what, fig, acct in (("ns/op", ns_per_op, False),
+                                ("in-kernel ns/run", ns_per_run, True)):
+            p = paired(measured(cells[g], acct), measured(cells[ro], acct), fig)
             if not p:
                 print(f"{name}: {what}: too few paired rounds")
                 ok = False

@@ -214,8 +214,8 @@ struct tb_tracer_ops {
 	const char *(*buffer_key)(const void *cfg);
 	/*
 	 * Optional: this (validated) configuration has an accounting that inflates what it
-	 * measures (the command tracer's bpf_enable_stats: two clock reads in every BPF program
-	 * run). Its timed samples then run with it off (t->accounting false), and every measured
+	 * measures (the command and bpf tracers' bpf_enable_stats: two clock reads in every BPF
+	 * program run). Its timed samples then run with it off (t->accounting false), and every measured
 	 * round adds one accounting sample of the cell (t->accounting true) at a shuffled place:
 	 * its run figures and the accounting's own cost, never in the overhead statistics.
 	 */

@@ -20,10 +20,11 @@ assert len(prog) >= 3, f"{len(prog)} progress lines"
 assert all(prog), [l for l in lines if l.startswith("progress:") and not pat.match(l)]
 nums = [int(m.group(4)) for m in prog]
 assert nums == sorted(nums) and len(set(nums)) == len(nums), nums
-# 6 cells x (1 warmup + 5 rounds), and 6 more for each contended round run again (said)
+# 6 cells x (1 warmup + 5 rounds), one accounting sample per measured round of each of the 2
+# bpf cells (stats = true), and 6 + 2 more for each contended round run again (said)
 again = sum(1 for l in lines if "the round is run again" in l)
 tot = [int(m.group(5)) for m in prog]
-assert tot == sorted(tot) and tot[-1] == 36 + 6 * again and {t % 6 for t in tot} == {0}, tot
+assert tot == sorted(tot) and tot[-1] == 46 + 8 * again and {(t - 46) % 8 for t in tot} == {0}, tot
 re_est = [l for l in lines if l.startswith("re-estimated after the first round: ")]
 assert len(re_est) == 1, re_est
 assert re.search(r"\d+m\d\ds in all, \d+m\d\ds left \(the plan said \d+m\d\ds", re_est[0]), re_est

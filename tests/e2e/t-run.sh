@@ -33,9 +33,15 @@ for c in r["cells"]:
     need(c, ["workload", "tracer", "tracer_config", "samples", "ops_per_sample", "events_recorded",
              "events_lost", "tracer_cpu_s", "summary"], c["id"])
     # a contended round run again keeps its first samples, marked rerun (METHODOLOGY 2.14)
-    measured = [s for s in c["samples"] if not s["warmup"] and not s.get("rerun")]
+    # and a bpf cell's accounting samples (stats = true) are apart (METHODOLOGY 2.11)
+    measured = [s for s in c["samples"]
+                if not s["warmup"] and not s.get("rerun") and not s.get("accounting")]
     assert len(measured) == 5, (c["id"], len(measured))
-    assert len([s for s in c["samples"] if not s.get("rerun")]) == 6
+    assert len([s for s in c["samples"] if not s.get("rerun") and not s.get("accounting")]) == 6
+    if c["tracer_type"] == "bpf":
+        acct = [s for s in c["samples"] if s.get("accounting") and not s.get("rerun")]
+        assert len(acct) == 5 and all(s["bpf_stats"] is True for s in acct), (c["id"], acct)
+        assert all(s["bpf_stats"] is False for s in measured), (c["id"], "stats in a timed sample")
     assert all(s["ns_per_op"] > 0 for s in measured)
     need(c["summary"], ["median", "mean", "sd", "cv"], c["id"])
     if c["baseline"]:

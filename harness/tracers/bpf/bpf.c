@@ -10,7 +10,9 @@
  *   collect  events (map counts / records consumed / run_cnt), drops, maps' memory, extra
  *   teardown destroy everything (idempotent)
  * Run statistics come from bpf_enable_stats(BPF_STATS_RUN_TIME): on only while our fd is open,
- * the kernel.bpf_stats_enabled sysctl is never touched.
+ * the kernel.bpf_stats_enabled sysctl is never touched. They add two clock reads to every
+ * program run, so with stats = true they are held only in the cell's accounting samples (one
+ * per measured round, set up afresh: tracer.h, accounts); the timed samples run without them.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -57,7 +59,8 @@ static const struct tb_option bpf_opts[] = {
 	{"ringbuf-size", TB_OPT_SIZE, offsetof(struct bpf_cfg, ringbuf_size), "1M",
 	 "ring buffer of ringbuf-events (power of two, >= 4096)", 4096, 1073741824.0},
 	{"stats", TB_OPT_BOOL, offsetof(struct bpf_cfg, stats), "true",
-	 "bpf_enable_stats for per-program run_cnt / run_time_ns (adds ~20 ns per run)"},
+	 "per-program run_cnt / run_time_ns from one accounting sample per round that holds "
+	 "bpf_enable_stats (it adds two clock reads per run; the timed samples run without it)"},
 	{"attach", TB_OPT_CHOICE, offsetof(struct bpf_cfg, attach), "auto",
 	 "bundled raw tracepoints: tp_btf where available (auto), or force tp_btf / raw_tp; "
 	 "program = probe also: tracepoint, fentry, fexit, kprobe, kretprobe, kprobe_multi, "
@@ -343,10 +346,13 @@ static int record_programs(struct tb_tracer *t, struct bpf_priv *p, const char *
 	return 0;
 }
 
-/* bpf_enable_stats while the tracer may run (stats = true): on for the whole host while open. */
+/*
+ * bpf_enable_stats while the tracer may run, in an accounting sample only (stats = true): on
+ * for the whole host while open, and it inflates what it measures.
+ */
 static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg)
 {
-	if (!cfg->stats || p->stats_fd >= 0)
+	if (!cfg->stats || !t->accounting || p->stats_fd >= 0)
 		return;
 	p->stats_fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
 	if (p->stats_fd < 0)
@@ -548,8 +554,7 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 						"run_time_ns", (json_int_t)dn));
 	}
 	json_object_set_new(extra, "programs", progs);
-	/* Said per sample: with stats = true its timed samples carry the stats' cost (kept as
-	 * is: its events come from its own maps, the run time is the cross-check). */
+	/* Said per sample: only an accounting sample holds the stats (and has run figures). */
 	st->bpf_stats = p->stats_fd >= 0;
 	if (p->stats_fd >= 0) {
 		st->bpf_run_cnt = cnt;
@@ -577,6 +582,12 @@ static int bpf_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	}
 	st->extra = extra;
 	return 0;
+}
+
+/* stats = true: the run figures come from accounting samples, apart from the timed ones. */
+static bool bpf_accounts(const void *vcfg)
+{
+	return ((const struct bpf_cfg *)vcfg)->stats;
 }
 
 /* Which configurations rearm: a bundled program whose filter is not folded into it. */
@@ -768,6 +779,7 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 	.collect = bpf_collect,
 	.teardown = bpf_teardown,
 	.rearm = bpf_rearm,
+	.accounts = bpf_accounts,
 	.can_rearm = bpf_can_rearm,
 	.est_cost_ns = bpf_est_cost_ns,
 	.est_rearm_ns = bpf_est_rearm_ns,
