@@ -22,6 +22,7 @@
 	"                       [--require-power] [--junit FILE] [--markdown FILE]\n"               \
 	"                       [--benchmark-json FILE] [--history[=DB]] [--comparable]\n"          \
 	"                       [--max-throughput-loss 5%] [--max-p99-increase 10%]\n"              \
+	"                       [--max-slope-increase 10%]\n"                                       \
 	"  --allow-faster   skip, not fail, a cell faster than its baseline (suspect the setup)\n"  \
 	"  --allow-partial  let a partial (interrupted) result pass on the cells it measured\n"     \
 	"  --allow-foreign  let a result measured beside foreign instrumentation pass\n"            \
@@ -36,6 +37,9 @@
 	"                   significantly above PCT (default: no limit)\n"                          \
 	"  --max-p99-increase PCT  fail a traced service cell whose p99 rose significantly by\n"    \
 	"                   more than PCT of its baseline's p99 (default: no limit)\n"              \
+	"  --max-slope-increase PCT  with --baseline: fail a sweep whose slope (its cost per\n"     \
+	"                   unit) rose significantly by more than PCT of the baseline's slope;\n"   \
+	"                   a sweep whose line was refused is skipped, said (default: no limit)\n"  \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
 	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \
@@ -75,11 +79,13 @@ static int limit_opt(int c, struct tb_gate_opts *o)
 			: c == 'r' ? &o->max_regression
 			: c == 'T' ? &o->max_thr_loss
 			: c == '9' ? &o->max_p99_rise
+			: c == 'S' ? &o->max_slope_rise
 				   : NULL;
 	const char *name = c == 'o'   ? "--max-overhead"
 			   : c == 'r' ? "--max-regression"
 			   : c == 'T' ? "--max-throughput-loss"
-				      : "--max-p99-increase";
+			   : c == '9' ? "--max-p99-increase"
+				      : "--max-slope-increase";
 
 	if (!field)
 		return 1;
@@ -113,6 +119,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{"comparable", no_argument, NULL, 'c'},
 		{"max-throughput-loss", required_argument, NULL, 'T'},
 		{"max-p99-increase", required_argument, NULL, '9'},
+		{"max-slope-increase", required_argument, NULL, 'S'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};

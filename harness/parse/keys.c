@@ -230,6 +230,8 @@ const struct tb_scn_gate_key tb_scenario_gate_keys[] = {
 				"significantly above this (none)"},
 	{"max-p99-increase", "fail a traced service cell whose p99 rose significantly by more "
 			     "than this, of its baseline's p99 (none)"},
+	{"max-slope-increase", "against --baseline: fail a sweep whose slope rose significantly "
+			       "by more than this, of the baseline's slope (none)"},
 	{NULL, NULL},
 };
 
@@ -255,7 +257,7 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 			tb_suggest_offer(&sg, gate_keys[k].name);
 		tb_scn_perr(
 			p, p->line,
-			"[gate]: unknown key '%s'%s (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign, max-throughput-loss, max-p99-increase)",
+			"[gate]: unknown key '%s'%s (expected max-overhead, max-regression, alpha, allow-untrustworthy, require-power, allow-faster, allow-partial, allow-foreign, max-throughput-loss, max-p99-increase, max-slope-increase)",
 			name, tb_suggest_text(&sg, hint, sizeof(hint)));
 		return;
 	}

@@ -72,10 +72,13 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 
 	fmt_limit(mo, sizeof(mo), g->max_overhead, "%");
 	fmt_limit(mr, sizeof(mr), g->max_regression, "%");
-	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s%s)\n", g->name,
+	fprintf(f, "gate: %s: %s (%zu of %zu cells failed%s", g->name,
 		tb_gate_passed(g) ? "PASSED" : "FAILED", g->nfail, g->ncells,
-		g->nskip ? ", some skipped" : "",
-		g->run.st == TB_GATE_FAIL ? "; the run failed as a whole" : "");
+		g->nskip ? ", some skipped" : "");
+	if (g->nsweeps)
+		fprintf(f, "; %zu of %zu sweeps failed, %zu skipped", g->nsweep_fail, g->nsweeps,
+			g->nsweep_skip);
+	fprintf(f, "%s)\n", g->run.st == TB_GATE_FAIL ? "; the run failed as a whole" : "");
 	fprintf(f,
 		"  max-overhead %s, max-regression %s%s%s%s%s, alpha %g (CIs at %g%%), untrustworthy cells %s\n",
 		mo, mr, g->has_old ? " vs " : (g->history_name ? "" : " (no --baseline)"),
@@ -95,6 +98,16 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 
 		fprintf(f, "  %s%s %-28s %s\n", status_name(gc->st), gc->warn ? "!" : " ",
 			gc->c->id, gc->msg);
+	}
+	if (g->nsweeps) {
+		fmt_limit(mo, sizeof(mo), g->max_slope_rise, "%");
+		fprintf(f, "  sweeps: max-slope-increase %s of %s's slope\n", mo, g->old_name);
+	}
+	for (size_t i = 0; i < g->nsweeps; i++) {
+		const struct tb_gate_sweep *sw = &g->sweeps[i];
+
+		fprintf(f, "  %s%s %-28s %s\n", status_name(sw->v.st), sw->v.warn ? "!" : " ",
+			sw->name, sw->v.msg);
 	}
 	if (g->nunderpowered)
 		fprintf(f, "warning: %s\n", underpowered_line(g));
@@ -138,9 +151,10 @@ static void junit_outcome(FILE *f, const struct tb_gate_cell *gc)
  */
 void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 {
-	size_t ntests = g->ncells + g->has_run, nfail = g->nfail + (g->run.st == TB_GATE_FAIL);
+	size_t ntests = g->ncells + g->has_run + g->nsweeps,
+	       nfail = g->nfail + g->nsweep_fail + (g->run.st == TB_GATE_FAIL);
 	double secs = 0;
-	char mo[32], mr[32], tl[32], p99[32];
+	char mo[32], mr[32], tl[32], p99[32], sl[32];
 
 	for (size_t i = 0; i < g->ncells; i++)
 		secs += cell_seconds(g->cells[i].c);
@@ -154,18 +168,21 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 	markup(f, g->name);
 	fprintf(f,
 		"\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\" errors=\"0\" time=\"%.3f\">\n",
-		ntests, nfail, g->nskip, secs);
+		ntests, nfail, g->nskip + g->nsweep_skip, secs);
 	fmt_limit(tl, sizeof(tl), g->max_thr_loss, "%");
 	fmt_limit(p99, sizeof(p99), g->max_p99_rise, "%");
+	fmt_limit(sl, sizeof(sl), g->max_slope_rise, "%");
 	fprintf(f,
 		"    <properties>\n      <property name=\"max-overhead\" value=\"%s\"/>\n"
 		"      <property name=\"max-regression\" value=\"%s\"/>\n"
 		"      <property name=\"max-throughput-loss\" value=\"%s\"/>\n"
 		"      <property name=\"max-p99-increase\" value=\"%s\"/>\n"
+		"      <property name=\"max-slope-increase\" value=\"%s\"/>\n"
 		"      <property name=\"alpha\" value=\"%g\"/>\n"
 		"      <property name=\"require-power\" value=\"%s\"/>\n"
 		"      <property name=\"underpowered\" value=\"%zu\"/>\n    </properties>\n",
-		mo, mr, tl, p99, g->alpha, g->require_power ? "true" : "false", g->nunderpowered);
+		mo, mr, tl, p99, sl, g->alpha, g->require_power ? "true" : "false",
+		g->nunderpowered);
 	/* What the run as a whole fell short of: a CI log shows why a partial result failed */
 	if (g->has_run) {
 		fprintf(f, "    <testcase classname=\"tracebench.run\" name=\"run\" time=\"%.3f\">",
@@ -182,6 +199,13 @@ void tb_render_gate_junit(FILE *f, const struct tb_gate *g)
 		markup(f, gc->c->id);
 		fprintf(f, "\" time=\"%.3f\">", cell_seconds(gc->c));
 		junit_outcome(f, gc);
+		fprintf(f, "</testcase>\n");
+	}
+	for (size_t i = 0; i < g->nsweeps; i++) {
+		fprintf(f, "    <testcase classname=\"tracebench.sweep\" name=\"");
+		markup(f, g->sweeps[i].name);
+		fprintf(f, "\" time=\"0.000\">");
+		junit_outcome(f, &g->sweeps[i].v);
 		fprintf(f, "</testcase>\n");
 	}
 	if (g->nunderpowered) {
@@ -243,6 +267,22 @@ void tb_render_gate_markdown(FILE *f, const struct tb_gate *g)
 		else
 			fprintf(f, "` | | | %s | ", gc->c->baseline ? "baseline" : "-");
 		tb_fput_markdown(f, gc->msg);
+		fprintf(f, " |\n");
+	}
+	for (size_t i = 0; i < g->nsweeps; i++) {
+		const struct tb_gate_sweep *sw = &g->sweeps[i];
+
+		fprintf(f, "| %s | `",
+			sw->v.st == TB_GATE_FAIL		 ? "❌"
+			: sw->v.st == TB_GATE_SKIP || sw->v.warn ? "⚠️"
+								 : "✅");
+		tb_fput_markdown(f, sw->name);
+		if (isfinite(sw->pct))
+			fprintf(f, "` | slope %+.1f%% | [%+.1f%%, %+.1f%%] | %s | ", sw->pct,
+				sw->ci_lo, sw->ci_hi, sw->v.st == TB_GATE_FAIL ? "worse" : "sweep");
+		else
+			fprintf(f, "` | | | sweep | ");
+		tb_fput_markdown(f, sw->v.msg);
 		fprintf(f, " |\n");
 	}
 }

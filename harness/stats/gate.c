@@ -15,6 +15,7 @@ void tb_gate_opts_init(struct tb_gate_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->max_overhead = o->max_regression = o->alpha = o->max_thr_loss = o->max_p99_rise = NAN;
+	o->max_slope_rise = NAN;
 	o->allow_untrustworthy = o->allow_faster = o->allow_partial = o->allow_foreign = -1;
 }
 
@@ -76,13 +77,14 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 {
 	json_t *j = r->gate, *v;
 	double mo = TB_GATE_DEFAULT_MAX_OVERHEAD, mr = TB_GATE_DEFAULT_MAX_REGRESSION;
-	double alpha = TB_GATE_DEFAULT_ALPHA, tl = INFINITY, p99 = INFINITY;
+	double alpha = TB_GATE_DEFAULT_ALPHA, tl = INFINITY, p99 = INFINITY, slope = INFINITY;
 	bool allow = false, power = false, faster = false, partial = false, foreign = false;
 
 	if (gate_pct(g->name, j, "max-overhead", &mo) ||
 	    gate_pct(g->name, j, "max-regression", &mr) ||
 	    gate_pct(g->name, j, "max-throughput-loss", &tl) ||
-	    gate_pct(g->name, j, "max-p99-increase", &p99))
+	    gate_pct(g->name, j, "max-p99-increase", &p99) ||
+	    gate_pct(g->name, j, "max-slope-increase", &slope))
 		return -EINVAL;
 	if (j && (v = json_object_get(j, "alpha"))) {
 		if (!(json_is_number(v) ? (alpha = json_number_value(v), true)
@@ -107,6 +109,7 @@ static int resolve(struct tb_gate *g, const struct tb_result *r, const struct tb
 	g->alpha = isnan(o->alpha) ? alpha : o->alpha;
 	g->max_thr_loss = isnan(o->max_thr_loss) ? tl : o->max_thr_loss;
 	g->max_p99_rise = isnan(o->max_p99_rise) ? p99 : o->max_p99_rise;
+	g->max_slope_rise = isnan(o->max_slope_rise) ? slope : o->max_slope_rise;
 	g->allow = o->allow_untrustworthy < 0 ? allow : o->allow_untrustworthy;
 	g->require_power = o->require_power || power;
 	return 0;
@@ -370,6 +373,68 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 }
 
 /*
+ * One sweep of the baseline result against the gated result: its slope's change in % of the
+ * baseline's slope, whose CI is the change's (the two slopes' CIs as independent: sweep.h) over
+ * that slope, taken as exact (the rule METHODOLOGY.md "Sweeps" states). Fails when the CI's
+ * lower end is above max-slope-increase; a change that cannot be judged is skipped, said.
+ */
+static void judge_sweep(const struct tb_gate *g, struct tb_gate_sweep *s)
+{
+	struct tb_gate_cell *v = &s->v;
+	const struct tb_cmp_sweep *d = s->d;
+	double ref = s->a->fit.cost_ns;
+
+	v->st = TB_GATE_PASS;
+	v->type = "";
+	s->pct = s->ci_lo = s->ci_hi = NAN;
+	if (!d)
+		add_msg(v, "not in %s: its slope not checked", g->name);
+	else if (!isfinite(d->change))
+		add_msg(v, "slope not compared: %s", d->why[0] ? d->why : "no change computed");
+	else if (!(ref > 0))
+		add_msg(v, "%s's slope %.3g ns per %s is not positive: no relative change",
+			g->old_name, ref, s->a->unit);
+	if (v->msg[0]) {
+		v->st = TB_GATE_SKIP;
+		return;
+	}
+	s->pct = 100 * d->change / ref;
+	s->ci_lo = 100 * d->ci_lo / ref;
+	s->ci_hi = 100 * d->ci_hi / ref;
+	add_msg(v, "slope %.3g -> %.3g ns per %s, %+.1f%% [%+.1f%%, %+.1f%%] of %s's", ref,
+		d->b->fit.cost_ns, s->a->unit, s->pct, s->ci_lo, s->ci_hi, g->old_name);
+	check_limit(v, s->pct, s->ci_lo, 100 * g->max_slope_rise, "slope-increase",
+		    "exceeds max-slope-increase %g%%: the CI's lower bound is above it",
+		    "above max-slope-increase %g%% but not significantly: more rounds or points");
+}
+
+/* With a slope limit: every sweep of the baseline result judged (none without one). */
+static int judge_sweeps(struct tb_gate *g)
+{
+	const struct tb_result *a = g->old;
+
+	if (!isfinite(g->max_slope_rise) || !a || !a->nsweeps)
+		return 0;
+	g->sweeps = calloc(a->nsweeps, sizeof(*g->sweeps));
+	if (!g->sweeps)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nsweeps; i++) {
+		struct tb_gate_sweep *s = &g->sweeps[g->nsweeps++];
+
+		s->a = &a->sweeps[i];
+		for (size_t k = 0; g->cmp && k < g->cmp->nsweeps; k++)
+			if (g->cmp->sweeps[k].a == s->a)
+				s->d = &g->cmp->sweeps[k];
+		snprintf(s->name, sizeof(s->name), "%.16s %.80s: %.80s", s->a->kind, s->a->section,
+			 s->a->key);
+		judge_sweep(g, s);
+		g->nsweep_fail += s->v.st == TB_GATE_FAIL;
+		g->nsweep_skip += s->v.st == TB_GATE_SKIP;
+	}
+	return 0;
+}
+
+/*
  * The run as a whole: every shortfall said (stats/shortfall.h); a partial result and foreign
  * instrumentation fail it unless allowed, the others are said as a warning (their cells fail
  * on their own).
@@ -398,6 +463,8 @@ static void judge_run(struct tb_gate *g, const struct tb_result *r)
 	}
 	for (size_t i = 0; json_is_array(r->shortfalls) && i < json_array_size(r->shortfalls); i++)
 		add_msg(run, "%s", json_string_value(json_array_get(r->shortfalls, i)));
+	if (isfinite(g->max_slope_rise) && !g->has_old)
+		add_msg(run, "max-slope-increase needs --baseline: no sweep's slope checked");
 	g->has_run = run->msg[0] != '\0';
 	run->warn = g->has_run && run->st != TB_GATE_FAIL;
 }
@@ -463,6 +530,10 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 		return -ENOMEM;
 	}
 	evaluate(g, r, o->history);
+	if (judge_sweeps(g)) {
+		tb_err("gate: out of memory gating the sweeps of %s", g->name);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -480,6 +551,7 @@ void tb_gate_release(struct tb_gate *g)
 {
 	tb_compare_free(g->cmp);
 	free(g->cells);
+	free(g->sweeps);
 	restore(g->r, g->r_alpha, g->r_conf);
 	restore(g->old, g->old_alpha, g->old_conf);
 	memset(g, 0, sizeof(*g));
@@ -487,5 +559,5 @@ void tb_gate_release(struct tb_gate *g)
 
 bool tb_gate_passed(const struct tb_gate *g)
 {
-	return !g->nfail && g->ncells && g->run.st != TB_GATE_FAIL;
+	return !g->nfail && !g->nsweep_fail && g->ncells && g->run.st != TB_GATE_FAIL;
 }

@@ -28,6 +28,7 @@
 #include "model/result.h"
 
 struct tb_comparison;
+struct tb_cmp_sweep;
 
 /* Fewer runs than this in the last stable segment: no regression check against the history. */
 #define TB_GATE_HISTORY_MIN_RUNS 3
@@ -70,6 +71,10 @@ struct tb_gate_opts {
 	 * traced service cell whose throughput loss / p99 rise (of its baseline's p99) is
 	 * significantly above this; JUnit's failure type names the metric. */
 	double max_thr_loss, max_p99_rise;
+	/* Sweeps (stats/sweep.h), against --baseline, a fraction, NAN unset (default: no limit):
+	 * fail a sweep whose line's slope (its per-unit cost) rose significantly by more than
+	 * this share of the baseline result's slope. */
+	double max_slope_rise;
 	const char *name; /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
@@ -99,6 +104,20 @@ struct tb_gate_cell {
 	const char *mde_unit;  /* "%" or " pp" */
 };
 
+/*
+ * The gate's verdict on one sweep of the baseline result (max-slope-increase): its slope in the
+ * gated result against the baseline result's. Passes, fails (type "slope-increase") or is
+ * skipped with the reason: a line refused in either result, a sweep the gated result lacks, a
+ * baseline slope that is not positive (no relative change).
+ */
+struct tb_gate_sweep {
+	const struct tb_sweep *a;     /* the baseline result's sweep (borrowed) */
+	const struct tb_cmp_sweep *d; /* its change (the gate's comparison), NULL: not in B */
+	char name[192];		      /* "tracer t: probes" */
+	double pct, ci_lo, ci_hi;     /* the change in % of A's slope and its CI, NAN: none */
+	struct tb_gate_cell v;	      /* v.c NULL */
+};
+
 /* An evaluated gate: the thresholds that applied and a verdict per cell of the result. */
 struct tb_gate {
 	const char *name, *old_name; /* the result and the baseline result, for messages */
@@ -106,6 +125,10 @@ struct tb_gate {
 	bool allow; /* untrustworthy cells are skipped, not failed */
 	bool allow_faster, allow_partial, allow_foreign; /* tb_gate_opts' */
 	double max_thr_loss, max_p99_rise;		 /* resolved; INFINITY: no limit */
+	double max_slope_rise;				 /* resolved; INFINITY: no limit */
+	/* With a finite max_slope_rise and a baseline result: its sweeps, judged. */
+	struct tb_gate_sweep *sweeps;
+	size_t nsweeps, nsweep_fail, nsweep_skip;
 	/* The run as a whole (c NULL): its shortfalls (stats/shortfall.h) joined; fails when it
 	 * is partial or ran beside foreign instrumentation and that is not allowed. Reported
 	 * (JUnit: a test case "run") only when has_run. */
@@ -138,8 +161,8 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 int tb_gate_alpha(const struct tb_result *r, const struct tb_gate_opts *o, double *alpha);
 /* Free what g holds and analyse its results at their own settings again. */
 void tb_gate_release(struct tb_gate *g);
-/* The gate passed: no cell failed, the run did not, and there are cells (a run that measured
- * nothing fails). */
+/* The gate passed: no cell or sweep failed, the run did not, and there are cells (a run that
+ * measured nothing fails). */
 bool tb_gate_passed(const struct tb_gate *g);
 
 #endif /* TB_GATE_H */

@@ -22,7 +22,7 @@ comp "report run" r
 comp "report" re
 comp "history" hi
 comp "--quick --quiet" run --qu
-comp "--max-overhead --max-p99-increase --max-regression --max-throughput-loss" gate r.json --max-
+comp "--max-overhead --max-p99-increase --max-regression --max-slope-increase --max-throughput-loss" gate r.json --max-
 comp "--help --quiet --verbose --version" -
 comp "detect" history de
 comp "--window" history detect --wi

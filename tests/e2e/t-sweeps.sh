@@ -104,5 +104,15 @@ grep -q 'id="sweeps-table"' "$TMP/r/report.html" || fail "the report has no Swee
 grep -q 'id="plot-sweep-1"' "$TMP/r/report.html" || fail "the report does not inline sweep-1"
 # the strict reader takes what the writer wrote
 expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
+# gate on the slope: against itself the change is 0 (a pass, or skipped with the reason when
+# the line was refused), never silent; JUnit names the sweep; a bare number is refused
+expect_exit 0 "$TB" gate "$TMP/r/result.json" --baseline "$TMP/r/result.json" \
+	--max-overhead none --max-slope-increase 10% --allow-untrustworthy --junit "$TMP/j.xml"
+grep -Eq '^  (PASS|SKIP)  tracer d: ns ' "$TMP/out" || fail "gate: no sweep line: $(cat "$TMP/out")"
+grep -q 'classname="tracebench.sweep" name="tracer d: ns"' "$TMP/j.xml" ||
+	fail "JUnit has no sweep test case"
+expect_exit 2 "$TB" gate "$TMP/r/result.json" --baseline "$TMP/r/result.json" \
+	--max-slope-increase 10
+grep -q -- "--max-slope-increase" "$TMP/err" || fail "a bare slope limit not named: $(cat "$TMP/err")"
 "$TB" cleanup >/dev/null 2>&1
 exit 0

@@ -699,6 +699,124 @@ static void test_services(void)
 	tb_result_free(b);
 }
 
+/* ---- sweeps ---------------------------------------------------------------------------------- */
+
+/* A result of a baseline and a tracer sweep over probes = 1..16: ns/op 200 + slope x, 10
+ * rounds of about 1% noise (seeded). */
+static struct tb_result *swept(gsl_rng *rng, double slope)
+{
+	static const double xs[] = {1, 2, 4, 8, 16};
+	struct tb_result *r = tb_result_new();
+	double b[10];
+
+	r->resamples = 2000;
+	r->seed = gsl_rng_get(rng);
+	for (int i = 0; i < 10; i++)
+		b[i] = 200 * (1 + gsl_ran_gaussian(rng, 0.01));
+	add_cell(r, true, b, 10);
+	for (size_t k = 0; k < TB_ARRAY_SIZE(xs); k++) {
+		struct tb_cell *c = tb_result_add_cell(r);
+		char id[64], v[16];
+
+		snprintf(v, sizeof(v), "%g", xs[k]);
+		snprintf(id, sizeof(id), "w/t[probes=%s]", v);
+		c->id = strdup(id);
+		c->workload = strdup("w");
+		c->tracer = strdup(id + 2);
+		c->tracer_type = strdup("ftrace-events");
+		c->ops_per_sample = 1000;
+		c->events_recorded = 10000;
+		c->events_lost = 0;
+		c->tsweep = (struct tb_cell_sweep){true,      strdup("t"),     strdup("probes"),
+						   strdup(v), strdup("probe"), xs[k]};
+		for (int i = 0; i < 10; i++) {
+			struct tb_sample *smp = tb_cell_add_sample(c);
+
+			smp->round = i;
+			smp->ns_per_op = (200 + slope * xs[k]) * (1 + gsl_ran_gaussian(rng, 0.01));
+		}
+	}
+	return r;
+}
+
+/*
+ * gate --max-slope-increase against a baseline result: a slope that doubled fails at 10%
+ * (JUnit names the sweep and the metric), the same slope passes, a refused line (no slope in
+ * the gated result) is skipped with its reason rather than passed silently, and without a
+ * limit no sweep is judged.
+ */
+static void test_gate_sweeps(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *a, *b, *same, *flat;
+	struct tb_gate_opts o;
+	struct tb_gate g;
+	char *text;
+	size_t len;
+	FILE *f;
+
+	gsl_rng_set(rng, 11);
+	a = swept(rng, 10);
+	b = swept(rng, 20);
+	same = swept(rng, 10);
+	flat = swept(rng, 0);
+	tb_gate_opts_init(&o);
+	o.max_overhead = o.max_regression = INFINITY;
+	o.baseline_name = "old";
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, b, a, &o), 0);
+	CU_ASSERT_EQUAL(g.nsweeps, 0); /* no limit: not judged */
+	CU_ASSERT(tb_gate_passed(&g));
+	tb_gate_release(&g);
+
+	o.max_slope_rise = 0.10;
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, b, a, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(g.nsweeps, 1);
+	printf("\n    doubled: %s", g.sweeps[0].v.msg);
+	CU_ASSERT_EQUAL(g.sweeps[0].v.st, TB_GATE_FAIL);
+	CU_ASSERT_STRING_EQUAL(g.sweeps[0].v.type, "slope-increase");
+	CU_ASSERT_STRING_EQUAL(g.sweeps[0].name, "tracer t: probes");
+	CU_ASSERT_DOUBLE_EQUAL(g.sweeps[0].pct, 100, 15);
+	CU_ASSERT(g.sweeps[0].ci_lo > 10);
+	CU_ASSERT_FALSE(tb_gate_passed(&g));
+	f = open_memstream(&text, &len);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	tb_render_gate_junit(f, &g);
+	tb_render_gate_print(f, &g);
+	fclose(f);
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(text, "<testcase classname=\"tracebench.sweep\" name=\"tracer t: probes\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "<failure type=\"slope-increase\""));
+	CU_ASSERT_PTR_NOT_NULL(strstr(text, "1 of 1 sweeps failed"));
+	free(text);
+	tb_gate_release(&g);
+
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, same, a, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(g.nsweeps, 1);
+	printf("\n    same: %s", g.sweeps[0].v.msg);
+	CU_ASSERT_EQUAL(g.sweeps[0].v.st, TB_GATE_PASS);
+	CU_ASSERT(tb_gate_passed(&g));
+	tb_gate_release(&g);
+
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, flat, a, &o), 0);
+	CU_ASSERT_EQUAL_FATAL(g.nsweeps, 1);
+	printf("\n    flat: %s", g.sweeps[0].v.msg);
+	CU_ASSERT_EQUAL(g.sweeps[0].v.st, TB_GATE_SKIP);
+	CU_ASSERT_EQUAL(g.nsweep_skip, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.sweeps[0].v.msg, "slope not compared: "));
+	tb_gate_release(&g);
+
+	/* without a baseline result the limit is said, not silently dropped */
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, b, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.nsweeps, 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.run.msg, "max-slope-increase needs --baseline"));
+	tb_gate_release(&g);
+	tb_result_free(a);
+	tb_result_free(b);
+	tb_result_free(same);
+	tb_result_free(flat);
+	gsl_rng_free(rng);
+}
+
 static CU_TestInfo gate_tests[] = {
 	{"compare: matching, changes, environment diff", test_compare_build},
 	{"gate: pass, fail, untrustworthy, regression", test_gate_fixtures},
@@ -711,6 +829,7 @@ static CU_TestInfo gate_tests[] = {
 	{"compare/gate commands: bad input exits 2", test_commands_bad_input},
 	{"gate simulation: false positives and power", test_gate_simulation},
 	{"compare and gate: service metrics", test_services},
+	{"gate: a sweep's slope against a baseline result", test_gate_sweeps},
 	CU_TEST_INFO_NULL,
 };
 
