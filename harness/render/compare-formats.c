@@ -10,22 +10,27 @@
 #include "model/json-util.h"
 #include "stats/compare.h"
 
-/* The sweeps both results have: {kind, section, key, against, unit, slope_ns_a, slope_ns_b,
- * change_ns, change_ci, significant, why_not}. NULL on ENOMEM. */
+/* Every sweep of either result: {kind, section, key, against, unit, slope_ns_a, slope_ci_a,
+ * slope_ns_b, slope_ci_b, change_ns, change_ci, significant, verdict, why_not}; a side's slope
+ * is null where the sweep is absent. NULL on ENOMEM. */
 static json_t *sweeps_json(const struct tb_comparison *c)
 {
 	json_t *arr = json_array();
 
 	for (size_t i = 0; arr && i < c->nsweeps; i++) {
 		const struct tb_cmp_sweep *d = &c->sweeps[i];
-		json_t *o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:b, s:s?}",
-				      "kind", d->a->kind, "section", d->a->section, "key",
-				      d->a->key, "against", d->a->against, "unit", d->a->unit,
-				      "slope_ns_a", tb_json_num(d->a->fit.cost_ns), "slope_ns_b",
-				      tb_json_num(d->b->fit.cost_ns), "change_ns",
-				      tb_json_num(d->change), "change_ci",
-				      tb_json_pair(d->ci_lo, d->ci_hi), "significant",
-				      d->significant, "why_not", d->why[0] ? d->why : NULL);
+		const struct tb_sweep *s = d->a ? d->a : d->b, *x = d->a, *y = d->b;
+		json_t *o = json_pack(
+			"{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:b, s:s, s:s?}",
+			"kind", s->kind, "section", s->section, "key", s->key, "against",
+			s->against, "unit", s->unit, "slope_ns_a",
+			x ? tb_json_num(x->fit.cost_ns) : json_null(), "slope_ci_a",
+			x ? tb_json_pair(x->fit.cost_ci_lo, x->fit.cost_ci_hi) : json_null(),
+			"slope_ns_b", y ? tb_json_num(y->fit.cost_ns) : json_null(), "slope_ci_b",
+			y ? tb_json_pair(y->fit.cost_ci_lo, y->fit.cost_ci_hi) : json_null(),
+			"change_ns", tb_json_num(d->change), "change_ci",
+			tb_json_pair(d->ci_lo, d->ci_hi), "significant", d->significant, "verdict",
+			tb_sweep_dir_name(d->dir), "why_not", d->why[0] ? d->why : NULL);
 
 		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);
@@ -247,23 +252,68 @@ static void print_environment(FILE *f, const struct tb_comparison *c)
 	}
 }
 
-/* The sweeps both results have: A's slope, B's, and its change with a CI, or why none. */
+/* A sweep's slope with its CI ("12.3 [11.1, 13.5]"), "-" when absent, "refused" when its line
+ * was not accepted. */
+static const char *slope_text(char *buf, size_t len, const struct tb_sweep *s)
+{
+	if (!s)
+		snprintf(buf, len, "-");
+	else if (!s->fit.accepted)
+		snprintf(buf, len, "refused");
+	else
+		snprintf(buf, len, "%.3g [%.3g, %.3g]", s->fit.cost_ns, s->fit.cost_ci_lo,
+			 s->fit.cost_ci_hi);
+	return buf;
+}
+
+void tb_render_sweep_text(struct tb_sweep_text *t, const struct tb_cmp_sweep *d)
+{
+	const struct tb_sweep *s = d->a ? d->a : d->b;
+
+	snprintf(t->name, sizeof(t->name), "%s %s: %s against %s, per %s", s->kind, s->section,
+		 s->key, s->against, s->unit);
+	slope_text(t->a, sizeof(t->a), d->a);
+	slope_text(t->b, sizeof(t->b), d->b);
+	if (d->dir == TB_SWEEP_ONLY_A || d->dir == TB_SWEEP_ONLY_B)
+		t->change[0] = '\0';
+	else if (isfinite(d->change))
+		snprintf(t->change, sizeof(t->change), "%+.3g [%+.3g, %+.3g]%s", d->change,
+			 d->ci_lo, d->ci_hi, d->significant ? " *" : "");
+	else
+		snprintf(t->change, sizeof(t->change), "%s", d->why[0] ? d->why : "-");
+}
+
+/* Every sweep: A's slope, B's, the change with a CI and the verdict (METHODOLOGY "Sweeps"). */
 static void print_sweeps(FILE *f, const struct tb_comparison *c)
 {
 	for (size_t i = 0; i < c->nsweeps; i++) {
-		const struct tb_cmp_sweep *d = &c->sweeps[i];
-		char name[160];
+		struct tb_sweep_text t;
 
 		if (!i)
-			fprintf(f, "\nsweeps: slope ns per unit, A -> B, change [CI]\n");
-		snprintf(name, sizeof(name), "%s %s: %s against %s", d->a->kind, d->a->section,
-			 d->a->key, d->a->against);
-		if (isfinite(d->change))
-			fprintf(f, "%-44s %.3g -> %.3g per %s, %+.3g [%+.3g, %+.3g]%s\n", name,
-				d->a->fit.cost_ns, d->b->fit.cost_ns, d->a->unit, d->change,
-				d->ci_lo, d->ci_hi, d->significant ? " *" : "");
-		else
-			fprintf(f, "%-44s (not compared: %s)\n", name, d->why);
+			fprintf(f,
+				"\nsweeps: slope ns per unit [CI], A -> B, change [CI], verdict\n");
+		tb_render_sweep_text(&t, &c->sweeps[i]);
+		fprintf(f, "%s\n  %s -> %s%s%s: %s\n", t.name, t.a, t.b, t.change[0] ? ", " : "",
+			t.change, tb_sweep_dir_name(c->sweeps[i].dir));
+	}
+}
+
+/* The sweeps as a Markdown table. */
+static void markdown_sweeps(FILE *f, const struct tb_comparison *c)
+{
+	for (size_t i = 0; i < c->nsweeps; i++) {
+		struct tb_sweep_text t;
+
+		if (!i)
+			fprintf(f,
+				"\n| sweep | slope A [CI] | slope B [CI] | change [CI] | verdict |\n"
+				"|---|---|---|---|---|\n");
+		tb_render_sweep_text(&t, &c->sweeps[i]);
+		fputs("| ", f);
+		tb_fput_markdown(f, t.name);
+		fprintf(f, " | %s | %s | ", t.a, t.b);
+		tb_fput_markdown(f, t.change);
+		fprintf(f, " | %s |\n", tb_sweep_dir_name(c->sweeps[i].dir));
 	}
 }
 
@@ -383,6 +433,7 @@ void tb_render_compare_markdown(FILE *f, const struct tb_comparison *c)
 		fprintf(f, " |\n");
 	}
 	markdown_services(f, c);
+	markdown_sweeps(f, c);
 	print_only(f, c, true);
 	fprintf(f, "\n\\* significant: the CI excludes 0 (ns/op: and Mann-Whitney p < %g).\n",
 		c->alpha);

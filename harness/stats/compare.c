@@ -350,7 +350,7 @@ int tb_compare_build(struct tb_result *a, struct tb_result *b, const char *name_
 	if (!ka || !kb || !used || !c->rows || match_rows(c, ka, kb, used))
 		goto out;
 	add_unmatched(c, used);
-	ret = tb_stats_sweep_changes(a, b, &c->sweeps, &c->nsweeps);
+	ret = tb_stats_sweep_changes(a, b, &c->sweeps, &c->nsweeps, &c->nsweeps_both);
 out:
 	keys_free(ka, a->ncells);
 	keys_free(kb, b->ncells);

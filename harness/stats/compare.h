@@ -80,8 +80,8 @@ struct tb_comparison {
 	bool same_hardware;	       /* no hardware leaf differs */
 	struct tb_cmp_row *rows;       /* matched in A's order, then only-in-A, then only-in-B */
 	size_t nrows, nmatched;
-	struct tb_cmp_sweep *sweeps; /* the sweeps both have: their slopes' change */
-	size_t nsweeps;
+	struct tb_cmp_sweep *sweeps; /* both (their slopes' change), then only-in-A, only-in-B */
+	size_t nsweeps, nsweeps_both;
 };
 
 /*

@@ -422,7 +422,7 @@ static int judge_sweeps(struct tb_gate *g)
 		struct tb_gate_sweep *s = &g->sweeps[g->nsweeps++];
 
 		s->a = &a->sweeps[i];
-		for (size_t k = 0; g->cmp && k < g->cmp->nsweeps; k++)
+		for (size_t k = 0; g->cmp && k < g->cmp->nsweeps_both; k++)
 			if (g->cmp->sweeps[k].a == s->a)
 				s->d = &g->cmp->sweeps[k];
 		snprintf(s->name, sizeof(s->name), "%.16s %.80s: %.80s", s->a->kind, s->a->section,

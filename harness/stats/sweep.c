@@ -261,7 +261,16 @@ static const struct tb_sweep *same_sweep(const struct tb_result *a, const struct
 	return NULL;
 }
 
-static void slope_change(struct tb_cmp_sweep *d)
+const char *tb_sweep_dir_name(enum tb_sweep_dir d)
+{
+	static const char *const names[] = {"same",	    "worse",	 "better",   "refused",
+					    "not compared", "only in A", "only in B"};
+
+	return (unsigned int)d < sizeof(names) / sizeof(names[0]) ? names[d] : "?";
+}
+
+/* B's slope minus A's with its CI, and the verdict; noise is a fraction of A's slope. */
+static void slope_change(struct tb_cmp_sweep *d, double noise)
 {
 	const struct tb_rate_model *x = &d->a->fit, *y = &d->b->fit;
 	double ha = (x->cost_ci_hi - x->cost_ci_lo) / 2, hb = (y->cost_ci_hi - y->cost_ci_lo) / 2;
@@ -269,6 +278,7 @@ static void slope_change(struct tb_cmp_sweep *d)
 
 	d->change = d->ci_lo = d->ci_hi = NAN;
 	if (!x->accepted || !y->accepted) {
+		d->dir = TB_SWEEP_REFUSED;
 		snprintf(d->why, sizeof(d->why), "no accepted line in %s",
 			 !x->accepted && !y->accepted ? "either"
 			 : !x->accepted		      ? "A"
@@ -276,6 +286,7 @@ static void slope_change(struct tb_cmp_sweep *d)
 		return;
 	}
 	if (strcmp(d->a->unit, d->b->unit)) {
+		d->dir = TB_SWEEP_UNCOMPARED;
 		snprintf(d->why, sizeof(d->why), "per %.30s in A, per %.30s in B", d->a->unit,
 			 d->b->unit);
 		return;
@@ -284,15 +295,20 @@ static void slope_change(struct tb_cmp_sweep *d)
 	d->ci_lo = d->change - h;
 	d->ci_hi = d->change + h;
 	d->significant = d->ci_lo > 0 || d->ci_hi < 0;
+	d->dir = TB_SWEEP_SAME;
+	/* A change inside the noise threshold is not a change even when its CI is tight. */
+	if (d->significant && fabs(d->change) > noise * fabs(x->cost_ns))
+		d->dir = d->change > 0 ? TB_SWEEP_WORSE : TB_SWEEP_BETTER;
 }
 
 int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
-			   struct tb_cmp_sweep **out, size_t *n)
+			   struct tb_cmp_sweep **out, size_t *n, size_t *nboth)
 {
-	struct tb_cmp_sweep *d = calloc(a->nsweeps + 1, sizeof(*d));
+	struct tb_cmp_sweep *d = calloc(a->nsweeps + b->nsweeps + 1, sizeof(*d));
+	double noise = isfinite(a->noise_threshold) ? a->noise_threshold : 0;
 
 	*out = d;
-	*n = 0;
+	*n = *nboth = 0;
 	if (!d)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->nsweeps; i++) {
@@ -302,7 +318,18 @@ int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
 			continue;
 		d[*n].a = &a->sweeps[i];
 		d[*n].b = sb;
-		slope_change(&d[(*n)++]);
+		slope_change(&d[(*n)++], noise);
 	}
+	*nboth = *n;
+	for (size_t i = 0; i < a->nsweeps; i++)
+		if (!same_sweep(b, &a->sweeps[i]))
+			d[(*n)++] =
+				(struct tb_cmp_sweep){.a = &a->sweeps[i], .dir = TB_SWEEP_ONLY_A};
+	for (size_t i = 0; i < b->nsweeps; i++)
+		if (!same_sweep(a, &b->sweeps[i]))
+			d[(*n)++] =
+				(struct tb_cmp_sweep){.b = &b->sweeps[i], .dir = TB_SWEEP_ONLY_B};
+	for (size_t i = *nboth; i < *n; i++)
+		d[i].change = d[i].ci_lo = d[i].ci_hi = NAN;
 	return 0;
 }

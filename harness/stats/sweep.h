@@ -19,9 +19,24 @@ void tb_stats_offered(const struct tb_cell *c, struct tb_sweep_point *pt);
 /* Every sweep's points and model from the analysed cells (sweep.c): r->sweeps. 0 or -ENOMEM. */
 int tb_stats_sweeps(struct tb_result *r);
 
+/* What a sweep's slope did from A to B (the rule: METHODOLOGY.md "Sweeps"). */
+enum tb_sweep_dir {
+	TB_SWEEP_SAME,	     /* the change's CI includes 0 or it is within the noise threshold */
+	TB_SWEEP_WORSE,	     /* significant rise beyond the noise threshold: costs more per unit */
+	TB_SWEEP_BETTER,     /* significant fall beyond it */
+	TB_SWEEP_REFUSED,    /* a line was refused in A or B (why names which) */
+	TB_SWEEP_UNCOMPARED, /* accepted in both but in different units */
+	TB_SWEEP_ONLY_A,     /* b is NULL */
+	TB_SWEEP_ONLY_B,     /* a is NULL */
+};
+
+/* "same", "worse", "better", "refused", "not compared", "only in A", "only in B". */
+const char *tb_sweep_dir_name(enum tb_sweep_dir d);
+
 /* A sweep of two results (matched by kind, section, key and against) and its slope's change. */
 struct tb_cmp_sweep {
-	const struct tb_sweep *a, *b; /* borrowed */
+	const struct tb_sweep *a, *b; /* borrowed; one is NULL for a sweep of one side only */
+	enum tb_sweep_dir dir;
 	/* B's slope minus A's, ns per unit, with a CI at 1 - alpha from the two slopes' CIs taken
 	 * as independent (their half widths added in quadrature); NAN unless both lines were
 	 * accepted in the same unit (why says otherwise). */
@@ -31,10 +46,12 @@ struct tb_cmp_sweep {
 };
 
 /*
- * The sweeps a and b both have (their r->sweeps, from tb_stats_sweeps), in a's order, into
- * *out (free()), their count into *n. 0 or -ENOMEM.
+ * The sweeps a and b both have (their r->sweeps, from tb_stats_sweeps), in a's order, then
+ * those only in a (b NULL), then those only in b (a NULL), into *out (free()), their count
+ * into *n, the count of the first kind into *nboth. The verdict's noise threshold is a's
+ * noise_threshold (a fraction of A's slope). 0 or -ENOMEM.
  */
 int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
-			   struct tb_cmp_sweep **out, size_t *n);
+			   struct tb_cmp_sweep **out, size_t *n, size_t *nboth);
 
 #endif /* TB_STATS_SWEEP_H */

@@ -114,5 +114,12 @@ grep -q 'classname="tracebench.sweep" name="tracer d: ns"' "$TMP/j.xml" ||
 expect_exit 2 "$TB" gate "$TMP/r/result.json" --baseline "$TMP/r/result.json" \
 	--max-slope-increase 10
 grep -q -- "--max-slope-increase" "$TMP/err" || fail "a bare slope limit not named: $(cat "$TMP/err")"
+# compare: the sweep against itself is "same" (or "refused", naming the side); JSON says so too
+expect_exit 0 "$TB" compare "$TMP/r/result.json" "$TMP/r/result.json"
+grep -Eq '^  .* -> .*: (same|refused)$' "$TMP/out" || fail "compare: no sweep verdict: $(cat "$TMP/out")"
+expect_exit 0 "$TB" compare "$TMP/r/result.json" "$TMP/r/result.json" --json
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweeps"][0]
+assert s["verdict"] in ("same", "refused") and "slope_ci_a" in s, s' "$TMP/out" ||
+	fail "compare --json: no sweep verdict"
 "$TB" cleanup >/dev/null 2>&1
 exit 0

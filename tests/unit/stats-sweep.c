@@ -429,34 +429,62 @@ static struct tb_result *sloped(double slope, unsigned long seed)
 	return r;
 }
 
-/* compare's sweeps: a slope that grew is a significant change, the same slope is not, a
- * refused line is said instead of a change. */
+/* compare's sweeps: a slope that grew is worse, one that fell better, the same slope same, a
+ * significant change inside the noise threshold same, a refused line refused (naming the
+ * side), a sweep of one side listed as such. */
 static void test_sweep_changes(void)
 {
 	struct tb_result *a = sloped(12, 1), *b = sloped(20, 2), *same = sloped(12, 3),
 			 *flat = sloped(0, 4);
 	struct tb_cmp_sweep *d;
-	size_t n;
+	size_t n, both;
 
-	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, b, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, b, &d, &n, &both), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(both, 1);
 	CU_ASSERT_DOUBLE_EQUAL(d[0].change, 8, 1);
 	CU_ASSERT(d[0].ci_lo < d[0].change && d[0].change < d[0].ci_hi);
 	CU_ASSERT_TRUE(d[0].significant);
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_WORSE);
+	CU_ASSERT_STRING_EQUAL(tb_sweep_dir_name(d[0].dir), "worse");
 	free(d);
-	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, same, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(b, a, &d, &n, &both), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 1);
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_BETTER);
+	free(d);
+	/* the same rise inside a noise threshold of 100% of A's slope is no change */
+	a->noise_threshold = 1.0;
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, b, &d, &n, &both), 0);
+	CU_ASSERT_TRUE(d[0].significant);
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_SAME);
+	free(d);
+	a->noise_threshold = 0.01;
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, same, &d, &n, &both), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_FALSE(d[0].significant);
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_SAME);
 	free(d);
-	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n, &both), 0);
 	CU_ASSERT_EQUAL_FATAL(n, 1);
 	CU_ASSERT_FALSE(isfinite(d[0].change));
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_REFUSED);
 	CU_ASSERT_STRING_EQUAL(d[0].why, "no accepted line in B");
+	free(d);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(flat, a, &d, &n, &both), 0);
+	CU_ASSERT_STRING_EQUAL(d[0].why, "no accepted line in A");
 	free(d);
 	free(flat->sweeps[0].section);
 	flat->sweeps[0].section = strdup("other");
-	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n), 0);
-	CU_ASSERT_EQUAL(n, 0);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweep_changes(a, flat, &d, &n, &both), 0);
+	CU_ASSERT_EQUAL_FATAL(n, 2);
+	CU_ASSERT_EQUAL(both, 0);
+	CU_ASSERT_EQUAL(d[0].dir, TB_SWEEP_ONLY_A);
+	CU_ASSERT_PTR_EQUAL(d[0].a, &a->sweeps[0]);
+	CU_ASSERT_PTR_NULL(d[0].b);
+	CU_ASSERT_EQUAL(d[1].dir, TB_SWEEP_ONLY_B);
+	CU_ASSERT_PTR_NULL(d[1].a);
+	CU_ASSERT_PTR_EQUAL(d[1].b, &flat->sweeps[0]);
+	CU_ASSERT_FALSE(isfinite(d[1].change));
 	free(d);
 	tb_result_free(a);
 	tb_result_free(b);

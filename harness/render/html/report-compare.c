@@ -11,6 +11,7 @@
 
 #include "core/outdir.h"
 #include "core/tb.h"
+#include "render/compare-formats.h"
 #include "render/html/html.h"
 #include "render/gnuplot/plot.h"
 #include "render/html/report.h"
@@ -203,6 +204,36 @@ static void verdict_short_td(FILE *f, const struct tb_cell *c, enum tb_verdict v
 	fputs("</td>", f);
 }
 
+/* Every sweep of either result: its slopes A -> B, the change and the verdict. */
+static void comparison_sweeps(FILE *f, const struct tb_comparison *c)
+{
+	for (size_t i = 0; i < c->nsweeps; i++) {
+		const struct tb_cmp_sweep *d = &c->sweeps[i];
+		const char *v = tb_sweep_dir_name(d->dir);
+		struct tb_sweep_text t;
+
+		if (!i)
+			fputs("<h3>Sweeps: slope ns per unit</h3>\n<div class=\"scroll\"><table>\n"
+			      "<thead><tr><th>sweep</th><th>A slope [CI]</th><th>B slope [CI]</th>"
+			      "<th>change [CI]</th><th>verdict</th></tr></thead>\n<tbody>\n",
+			      f);
+		tb_render_sweep_text(&t, d);
+		fputs("<tr><td>", f);
+		tb_html_esc(f, t.name);
+		fputs("</td><td>", f);
+		tb_html_esc(f, t.a);
+		fputs("</td><td>", f);
+		tb_html_esc(f, t.b);
+		fputs("</td><td>", f);
+		tb_html_esc(f, t.change);
+		fputs("</td><td>", f);
+		tb_html_esc(f, v);
+		fputs("</td></tr>\n", f);
+	}
+	if (c->nsweeps)
+		fputs("</tbody>\n</table></div>\n", f);
+}
+
 void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
 {
 	char envs[160], note[768];
@@ -277,6 +308,7 @@ void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k
 		"</tbody>\n</table></div>\n<p class=\"meta\">Significant: the confidence interval "
 		"excludes 0 (ns/op: and Mann-Whitney p &lt; %g). pp: percentage points.</p>\n",
 		c->alpha);
+	comparison_sweeps(f, c);
 }
 
 int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path)
