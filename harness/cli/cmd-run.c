@@ -355,6 +355,11 @@ static int load_plan(struct run *x)
 	if (ret)
 		return ret == -ENOMEM ? TB_EXIT_FAIL : TB_EXIT_USAGE;
 	apply_overrides(x->s, &x->o);
+	/* [limit] asks for --find-limit; the command line's --find-limit (and its RATE) wins */
+	if (!x->o.find_limit && x->s->limit) {
+		x->o.find_limit = true;
+		x->o.limit_rate = x->s->limit_rate;
+	}
 	ret = tb_plan_result(x->s, x->o.skip, x->cmdline, x->o.labels, &x->plan, &x->r);
 	if (ret == -EOPNOTSUPP) {
 		tb_err("run: unsupported plugins here (--skip-unsupported drops their cells)");

@@ -15,26 +15,16 @@
 
 int tb_cli_limit_arg(const char *optarg_given, int argc, char **argv, double *rate)
 {
-	static const char units[] = "kMG";
-	const char *v = optarg_given, *u;
+	const char *v = optarg_given;
 	struct stat st;
-	char *end;
-	double x;
 
 	if (!v && optind < argc && argv[optind][0] != '-' && stat(argv[optind], &st))
 		v = argv[optind++];
 	if (!v)
 		return -1;
-	x = strtod(v, &end);
-	u = end != v && *end && !end[1] ? strchr(units, *end) : NULL;
-	if (u)
-		x *= pow(1000, (double)(u - units + 1));
-	else if (end == v || *end)
-		x = NAN;
-	if (!isfinite(x) || x <= 0)
+	if (tb_parse_rate(v, rate))
 		return tb_cli_bad_value("run", "--find-limit", v,
 					"an event rate in events/s, e.g. 200000 or 200k");
-	*rate = x;
 	return -1;
 }
 

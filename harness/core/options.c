@@ -623,3 +623,28 @@ json_t *tb_opts_to_json(const struct tb_option *opts, const void *cfg)
 	}
 	return o;
 }
+
+int tb_parse_rate(const char *s, double *per_s)
+{
+	static const char units[] = "kMG";
+	const char *u;
+	char *end;
+	double x;
+
+	s = skip_ws(s);
+	errno = 0;
+	x = strtod(s, &end);
+	if (end == s || errno == ERANGE)
+		return -EINVAL;
+	u = *end ? strchr(units, *end) : NULL;
+	if (u) {
+		x *= pow(1000, (double)(u - units + 1));
+		end++;
+	}
+	if (!strncmp(end, "/s", 2))
+		end += 2;
+	if (*skip_ws(end) || !isfinite(x) || x <= 0)
+		return -EINVAL;
+	*per_s = x;
+	return 0;
+}

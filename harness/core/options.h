@@ -74,6 +74,9 @@ int tb_parse_duration(const char *s, uint64_t *ns);
 int tb_parse_bool(const char *s, bool *out);
 int tb_parse_int(const char *s, int64_t *out);
 int tb_parse_double(const char *s, double *out);
+/* An event rate in events/s: a number > 0 with an optional k, M or G (x1000), then an optional
+ * "/s" ("200k", "1M/s"). Returns 0 or -EINVAL. */
+int tb_parse_rate(const char *s, double *per_s);
 /*
  * A fraction written as a percentage: "5%" -> 0.05; "0" alone is zero. Returns 0, -EDOM for a
  * bare number ("5": 5% or 500%?), -ERANGE for a negative one, or -EINVAL. The one parser of

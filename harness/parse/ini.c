@@ -218,6 +218,9 @@ static void new_section(struct tb_scn_parse *p, const char *hdr, int line)
 		single_section(p, kind, TB_SCN_SEC_MATRIX, &p->have_matrix, &p->matrix_line, line);
 	} else if (n == 1 && !strcmp(kind, "gate")) {
 		p->kind = TB_SCN_SEC_GATE;
+	} else if (n == 1 && !strcmp(kind, "limit")) {
+		single_section(p, kind, TB_SCN_SEC_LIMIT, &p->have_limit, &p->limit_line, line);
+		s->limit = true;
 	} else if (n == 2 && (wl || !strcmp(kind, "tracer"))) {
 		if (!tb_scn_valid_name(name))
 			tb_scn_perr(p, line,
@@ -233,7 +236,7 @@ static void new_section(struct tb_scn_parse *p, const char *hdr, int line)
 	} else {
 		tb_scn_perr(
 			p, line,
-			"unknown section [%s] (expected [global], [workload NAME], [tracer NAME], [matrix] or [gate])",
+			"unknown section [%s] (expected [global], [workload NAME], [tracer NAME], [matrix], [gate] or [limit])",
 			hdr);
 	}
 }
@@ -361,6 +364,7 @@ static int handler(void *user, const char *section, const char *name, const char
 		[TB_SCN_SEC_TRACER] = tb_scn_tracer_key,
 		[TB_SCN_SEC_MATRIX] = tb_scn_matrix_key,
 		[TB_SCN_SEC_GATE] = tb_scn_gate_key,
+		[TB_SCN_SEC_LIMIT] = tb_scn_limit_key,
 	};
 	struct tb_scn_parse *p = user;
 

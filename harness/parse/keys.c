@@ -284,3 +284,16 @@ void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value
 	s->gate_vals[s->ngate] = strdup(value);
 	s->ngate++;
 }
+
+/* [limit]: `run --find-limit [RATE]` asked for by the file; its one key is the RATE. */
+void tb_scn_limit_key(struct tb_scn_parse *p, const char *name, const char *value)
+{
+	if (strcmp(name, "rate"))
+		tb_scn_perr(p, p->line, "[limit]: unknown key '%s' (expected rate)", name);
+	else if (tb_parse_rate(value, &p->s->limit_rate))
+		tb_scn_perr(
+			p, p->line,
+			"[limit]: rate: bad value '%s' (an event rate in events/s, e.g. 200000, "
+			"200k or 1M/s)",
+			value);
+}

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,7 @@ int tb_scenario_parse(const char *text, const char *what, struct tb_scenario **o
 	if (!s)
 		return -ENOMEM;
 	p.s = s;
+	s->limit_rate = NAN;
 	p.what = what;
 	p.text = p.pos = text;
 	scenario_dir(what, p.dir, sizeof(p.dir));

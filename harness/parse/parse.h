@@ -27,6 +27,7 @@ enum tb_scn_kind {
 	TB_SCN_SEC_TRACER,
 	TB_SCN_SEC_MATRIX,
 	TB_SCN_SEC_GATE,
+	TB_SCN_SEC_LIMIT,
 	TB_SCN_SEC_BAD, /* said at its header: its keys are skipped */
 };
 
@@ -64,7 +65,8 @@ struct tb_scn_parse {
 	char **long_vals;
 	size_t nlong;
 	struct tb_strlist mx_w, mx_t, mx_x;
-	bool have_matrix, have_global;
+	bool have_matrix, have_global, have_limit;
+	int limit_line; /* of the [limit] header */
 	char dir[4096]; /* the scenario file's directory, absolute: relative inputs are there */
 };
 
@@ -87,6 +89,7 @@ void tb_scn_parse_free(struct tb_scn_parse *p);
 void tb_scn_global_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_matrix_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_gate_key(struct tb_scn_parse *p, const char *name, const char *value);
+void tb_scn_limit_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_workload_key(struct tb_scn_parse *p, const char *name, const char *value);
 void tb_scn_tracer_key(struct tb_scn_parse *p, const char *name, const char *value);
 

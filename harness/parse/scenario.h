@@ -113,6 +113,10 @@ struct tb_scenario {
 	/* [gate]: raw key/values, interpreted by the gate */
 	char **gate_keys, **gate_vals;
 	size_t ngate;
+	/* [limit]: run --find-limit after the rounds (the command line's overrides it), with its
+	 * rate (events/s; NAN: none, the highest rate per buffer size) */
+	bool limit;
+	double limit_rate;
 };
 
 /*

@@ -37,6 +37,19 @@ done
 expect_exit 2 "$TB" run --find-limit fast "$TMP/ok.ini" --dry-run
 grep -q "bad value 'fast' for --find-limit" "$TMP/err" || fail "rate as a word: $(cat "$TMP/err")"
 expect_exit 0 "$TB" run --find-limit 200k "$TMP/ok.ini" --dry-run
+# [limit] asks for the search from the file; its rate is a file:line error when bad, and the
+# command line's --find-limit overrides it (no rate: the shorter search of one calibration)
+cp "$TMP/ok.ini" "$TMP/lim.ini"
+printf '[limit]\nrate = 1M/s\n' >>"$TMP/lim.ini"
+expect_exit 0 "$TB" run "$TMP/lim.ini" --dry-run
+grep -q "^find-limit: 1 cells searched after the rounds.*(16 probes" "$TMP/out" ||
+	fail "[limit] rate: no find-limit plan: $(cat "$TMP/out")"
+expect_exit 0 "$TB" run "$TMP/lim.ini" --find-limit --dry-run
+grep -q "^find-limit: .*(8 probes" "$TMP/out" || fail "--find-limit does not override [limit]"
+sed -i 's#^rate = .*#rate = fast#' "$TMP/lim.ini"
+expect_exit 2 "$TB" run "$TMP/lim.ini" --dry-run
+grep -q "lim.ini:$(grep -c '' "$TMP/lim.ini"): \[limit\]: rate: bad value 'fast'" "$TMP/err" ||
+	fail "[limit] bad rate: $(cat "$TMP/err")"
 
 need_root
 expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit -o "$TMP/r" --wait
