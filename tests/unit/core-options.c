@@ -227,7 +227,8 @@ static void test_narrow_ints(void)
 	static const struct tb_option no_range[] = {
 		{"n", TB_OPT_UINT, offsetof(struct narrow, n), NULL, "a count"}, TB_OPT_END};
 	static const struct tb_option negative[] = {
-		{"n", TB_OPT_UINT, offsetof(struct narrow, n), NULL, "a count", -1, 10}, TB_OPT_END};
+		{"n", TB_OPT_UINT, offsetof(struct narrow, n), NULL, "a count", -1, 10},
+		TB_OPT_END};
 	static const struct tb_option too_wide[] = {
 		{"cpu", TB_OPT_SINT, offsetof(struct narrow, cpu), NULL, "a CPU", 0, 4294967295.0},
 		TB_OPT_END};
@@ -264,6 +265,27 @@ static void test_narrow_ints(void)
 	json_decref(j);
 }
 
+/* [limit]'s rate and --find-limit's RATE: a number with k/M/G and an optional /s, above 0. */
+static void test_rate(void)
+{
+	static const char *const bad[] = {"", "fast", "0", "-3", "1e5x", "2kk", "1M/min", "k"};
+	double d;
+
+	CU_ASSERT_EQUAL(tb_parse_rate("200000", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 2e5, 1e-6);
+	CU_ASSERT_EQUAL(tb_parse_rate("200k", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 2e5, 1e-6);
+	CU_ASSERT_EQUAL(tb_parse_rate("1M/s", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 1e6, 1e-6);
+	CU_ASSERT_EQUAL(tb_parse_rate(" 1.5G ", &d), 0);
+	CU_ASSERT_DOUBLE_EQUAL(d, 1.5e9, 1);
+	for (size_t i = 0; i < TB_ARRAY_SIZE(bad); i++) {
+		d = 7;
+		CU_ASSERT_EQUAL(tb_parse_rate(bad[i], &d), -EINVAL);
+		CU_ASSERT_DOUBLE_EQUAL(d, 7, 0);
+	}
+}
+
 static CU_TestInfo tests[] = {
 	{"sizes", test_sizes},
 	{"durations", test_durations},
@@ -273,6 +295,7 @@ static CU_TestInfo tests[] = {
 	{"comma lists", test_list},
 	{"option table", test_table},
 	{"unsigned int and int fields", test_narrow_ints},
+	{"an event rate", test_rate},
 	CU_TEST_INFO_NULL,
 };
 

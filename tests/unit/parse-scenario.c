@@ -473,6 +473,9 @@ static void test_key_lines(void)
 		 "min-rounds (5) is above max-rounds (3)"},
 		{"[workload a]\ntype = getpid\n[matrix]\ntracers = none\n[gate]\nalpha = 0.1\n", 3,
 		 "no [matrix] with 'workloads"},
+		{EDGE_TAIL "[limit]\nrate = fast\n", 7, "[limit]: rate: bad value 'fast'"},
+		{EDGE_TAIL "[limit]\nbuffers = 8K\n", 7, "[limit]: unknown key 'buffers'"},
+		{EDGE_TAIL "[limit]\n[limit]\n", 7, "duplicate section [limit]"},
 		{"[workload a]\ntype = getpid\n[tracer t]\ntype = ftrace-events\nfilter = \n"
 		 "events = sched:sched_switch\n[matrix]\nworkloads = a\ntracers = t\n",
 		 5, "filter: empty expression"},
@@ -686,6 +689,28 @@ static void test_sweep_expand(void)
 	tb_scenario_free(s);
 }
 
+/* [limit] asks for the saturation search, with or without a rate; no section, no search. */
+static void test_limit_section(void)
+{
+	struct tb_scenario *s = NULL;
+	char *msgs = NULL;
+
+	CU_ASSERT_EQUAL_FATAL(parse_captured(EDGE_TAIL "[limit]\nrate = 1M/s\n", &s, &msgs), 0);
+	CU_ASSERT_TRUE(s->limit);
+	CU_ASSERT_DOUBLE_EQUAL(s->limit_rate, 1e6, 1e-6);
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(parse_captured(EDGE_TAIL "[limit]\n", &s, &msgs), 0);
+	CU_ASSERT_TRUE(s->limit);
+	CU_ASSERT_TRUE(isnan(s->limit_rate));
+	tb_scenario_free(s);
+	free(msgs);
+	CU_ASSERT_EQUAL_FATAL(parse_captured(EDGE_TAIL, &s, &msgs), 0);
+	CU_ASSERT_FALSE(s->limit);
+	tb_scenario_free(s);
+	free(msgs);
+}
+
 static CU_TestInfo tests[] = {
 	{"valid file", test_good},
 	{"errors with line numbers", test_bad},
@@ -702,6 +727,7 @@ static CU_TestInfo tests[] = {
 	{"a FIFO is refused", test_fifo},
 	{"sweeps: every bad input at its line", test_sweep_bad},
 	{"sweeps: sections, matrix and cells", test_sweep_expand},
+	{"[limit] asks for the saturation search", test_limit_section},
 	CU_TEST_INFO_NULL,
 };
 
