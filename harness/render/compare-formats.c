@@ -30,7 +30,7 @@ static json_t *sweeps_json(const struct tb_comparison *c)
 			y ? tb_json_pair(y->fit.cost_ci_lo, y->fit.cost_ci_hi) : json_null(),
 			"change_ns", tb_json_num(d->change), "change_ci",
 			tb_json_pair(d->ci_lo, d->ci_hi), "significant", d->significant, "verdict",
-			tb_sweep_dir_name(d->dir), "why_not", d->why[0] ? d->why : NULL);
+			tb_cmp_sweep_dir_name(d->dir), "why_not", d->why[0] ? d->why : NULL);
 
 		if (!o || json_array_append_new(arr, o)) {
 			json_decref(arr);
@@ -266,7 +266,7 @@ static const char *slope_text(char *buf, size_t len, const struct tb_sweep *s)
 	return buf;
 }
 
-void tb_render_sweep_text(struct tb_sweep_text *t, const struct tb_cmp_sweep *d)
+void tb_render_compare_sweep_text(struct tb_render_sweep_row *t, const struct tb_cmp_sweep *d)
 {
 	const struct tb_sweep *s = d->a ? d->a : d->b;
 
@@ -274,7 +274,7 @@ void tb_render_sweep_text(struct tb_sweep_text *t, const struct tb_cmp_sweep *d)
 		 s->key, s->against, s->unit);
 	slope_text(t->a, sizeof(t->a), d->a);
 	slope_text(t->b, sizeof(t->b), d->b);
-	if (d->dir == TB_SWEEP_ONLY_A || d->dir == TB_SWEEP_ONLY_B)
+	if (d->dir == TB_CMP_SWEEP_ONLY_A || d->dir == TB_CMP_SWEEP_ONLY_B)
 		t->change[0] = '\0';
 	else if (isfinite(d->change))
 		snprintf(t->change, sizeof(t->change), "%+.3g [%+.3g, %+.3g]%s", d->change,
@@ -287,14 +287,14 @@ void tb_render_sweep_text(struct tb_sweep_text *t, const struct tb_cmp_sweep *d)
 static void print_sweeps(FILE *f, const struct tb_comparison *c)
 {
 	for (size_t i = 0; i < c->nsweeps; i++) {
-		struct tb_sweep_text t;
+		struct tb_render_sweep_row t;
 
 		if (!i)
 			fprintf(f,
 				"\nsweeps: slope ns per unit [CI], A -> B, change [CI], verdict\n");
-		tb_render_sweep_text(&t, &c->sweeps[i]);
+		tb_render_compare_sweep_text(&t, &c->sweeps[i]);
 		fprintf(f, "%s\n  %s -> %s%s%s: %s\n", t.name, t.a, t.b, t.change[0] ? ", " : "",
-			t.change, tb_sweep_dir_name(c->sweeps[i].dir));
+			t.change, tb_cmp_sweep_dir_name(c->sweeps[i].dir));
 	}
 }
 
@@ -302,18 +302,18 @@ static void print_sweeps(FILE *f, const struct tb_comparison *c)
 static void markdown_sweeps(FILE *f, const struct tb_comparison *c)
 {
 	for (size_t i = 0; i < c->nsweeps; i++) {
-		struct tb_sweep_text t;
+		struct tb_render_sweep_row t;
 
 		if (!i)
 			fprintf(f,
 				"\n| sweep | slope A [CI] | slope B [CI] | change [CI] | verdict |\n"
 				"|---|---|---|---|---|\n");
-		tb_render_sweep_text(&t, &c->sweeps[i]);
+		tb_render_compare_sweep_text(&t, &c->sweeps[i]);
 		fputs("| ", f);
 		tb_fput_markdown(f, t.name);
 		fprintf(f, " | %s | %s | ", t.a, t.b);
 		tb_fput_markdown(f, t.change);
-		fprintf(f, " | %s |\n", tb_sweep_dir_name(c->sweeps[i].dir));
+		fprintf(f, " | %s |\n", tb_cmp_sweep_dir_name(c->sweeps[i].dir));
 	}
 }
 

@@ -11,10 +11,10 @@ struct tb_cmp_sweep;
 
 /* One compared sweep as every output words it: its name ("tracer d: probes against w, per
  * probe"), A's and B's slope with its CI ("-" absent, "refused"), the change [CI] or why none. */
-struct tb_sweep_text {
+struct tb_render_sweep_row {
 	char name[160], a[64], b[64], change[128];
 };
-void tb_render_sweep_text(struct tb_sweep_text *t, const struct tb_cmp_sweep *d);
+void tb_render_compare_sweep_text(struct tb_render_sweep_row *t, const struct tb_cmp_sweep *d);
 
 /* The comparison as a JSON object: a new reference (the caller owns it), NULL on ENOMEM. */
 json_t *tb_render_compare_json(const struct tb_comparison *c);

@@ -261,7 +261,7 @@ static const struct tb_sweep *same_sweep(const struct tb_result *a, const struct
 	return NULL;
 }
 
-const char *tb_sweep_dir_name(enum tb_sweep_dir d)
+const char *tb_cmp_sweep_dir_name(enum tb_cmp_sweep_dir d)
 {
 	static const char *const names[] = {"same",	    "worse",	 "better",   "refused",
 					    "not compared", "only in A", "only in B"};
@@ -278,7 +278,7 @@ static void slope_change(struct tb_cmp_sweep *d, double noise)
 
 	d->change = d->ci_lo = d->ci_hi = NAN;
 	if (!x->accepted || !y->accepted) {
-		d->dir = TB_SWEEP_REFUSED;
+		d->dir = TB_CMP_SWEEP_REFUSED;
 		snprintf(d->why, sizeof(d->why), "no accepted line in %s",
 			 !x->accepted && !y->accepted ? "either"
 			 : !x->accepted		      ? "A"
@@ -286,7 +286,7 @@ static void slope_change(struct tb_cmp_sweep *d, double noise)
 		return;
 	}
 	if (strcmp(d->a->unit, d->b->unit)) {
-		d->dir = TB_SWEEP_UNCOMPARED;
+		d->dir = TB_CMP_SWEEP_UNCOMPARED;
 		snprintf(d->why, sizeof(d->why), "per %.30s in A, per %.30s in B", d->a->unit,
 			 d->b->unit);
 		return;
@@ -295,10 +295,10 @@ static void slope_change(struct tb_cmp_sweep *d, double noise)
 	d->ci_lo = d->change - h;
 	d->ci_hi = d->change + h;
 	d->significant = d->ci_lo > 0 || d->ci_hi < 0;
-	d->dir = TB_SWEEP_SAME;
+	d->dir = TB_CMP_SWEEP_SAME;
 	/* A change inside the noise threshold is not a change even when its CI is tight. */
 	if (d->significant && fabs(d->change) > noise * fabs(x->cost_ns))
-		d->dir = d->change > 0 ? TB_SWEEP_WORSE : TB_SWEEP_BETTER;
+		d->dir = d->change > 0 ? TB_CMP_SWEEP_WORSE : TB_CMP_SWEEP_BETTER;
 }
 
 int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
@@ -323,12 +323,12 @@ int tb_stats_sweep_changes(const struct tb_result *a, const struct tb_result *b,
 	*nboth = *n;
 	for (size_t i = 0; i < a->nsweeps; i++)
 		if (!same_sweep(b, &a->sweeps[i]))
-			d[(*n)++] =
-				(struct tb_cmp_sweep){.a = &a->sweeps[i], .dir = TB_SWEEP_ONLY_A};
+			d[(*n)++] = (struct tb_cmp_sweep){.a = &a->sweeps[i],
+							  .dir = TB_CMP_SWEEP_ONLY_A};
 	for (size_t i = 0; i < b->nsweeps; i++)
 		if (!same_sweep(a, &b->sweeps[i]))
-			d[(*n)++] =
-				(struct tb_cmp_sweep){.b = &b->sweeps[i], .dir = TB_SWEEP_ONLY_B};
+			d[(*n)++] = (struct tb_cmp_sweep){.b = &b->sweeps[i],
+							  .dir = TB_CMP_SWEEP_ONLY_B};
 	for (size_t i = *nboth; i < *n; i++)
 		d[i].change = d[i].ci_lo = d[i].ci_hi = NAN;
 	return 0;

@@ -20,23 +20,23 @@ void tb_stats_offered(const struct tb_cell *c, struct tb_sweep_point *pt);
 int tb_stats_sweeps(struct tb_result *r);
 
 /* What a sweep's slope did from A to B (the rule: METHODOLOGY.md "Sweeps"). */
-enum tb_sweep_dir {
-	TB_SWEEP_SAME,	     /* the change's CI includes 0 or it is within the noise threshold */
-	TB_SWEEP_WORSE,	     /* significant rise beyond the noise threshold: costs more per unit */
-	TB_SWEEP_BETTER,     /* significant fall beyond it */
-	TB_SWEEP_REFUSED,    /* a line was refused in A or B (why names which) */
-	TB_SWEEP_UNCOMPARED, /* accepted in both but in different units */
-	TB_SWEEP_ONLY_A,     /* b is NULL */
-	TB_SWEEP_ONLY_B,     /* a is NULL */
+enum tb_cmp_sweep_dir {
+	TB_CMP_SWEEP_SAME,    /* the change's CI includes 0 or it is within the noise threshold */
+	TB_CMP_SWEEP_WORSE,   /* significant rise beyond the noise threshold: costs more per unit */
+	TB_CMP_SWEEP_BETTER,  /* significant fall beyond it */
+	TB_CMP_SWEEP_REFUSED, /* a line was refused in A or B (why names which) */
+	TB_CMP_SWEEP_UNCOMPARED, /* accepted in both but in different units */
+	TB_CMP_SWEEP_ONLY_A,	 /* b is NULL */
+	TB_CMP_SWEEP_ONLY_B,	 /* a is NULL */
 };
 
 /* "same", "worse", "better", "refused", "not compared", "only in A", "only in B". */
-const char *tb_sweep_dir_name(enum tb_sweep_dir d);
+const char *tb_cmp_sweep_dir_name(enum tb_cmp_sweep_dir d);
 
 /* A sweep of two results (matched by kind, section, key and against) and its slope's change. */
 struct tb_cmp_sweep {
 	const struct tb_sweep *a, *b; /* borrowed; one is NULL for a sweep of one side only */
-	enum tb_sweep_dir dir;
+	enum tb_cmp_sweep_dir dir;
 	/* B's slope minus A's, ns per unit, with a CI at 1 - alpha from the two slopes' CIs taken
 	 * as independent (their half widths added in quadrature); NAN unless both lines were
 	 * accepted in the same unit (why says otherwise). */

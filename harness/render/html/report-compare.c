@@ -209,15 +209,15 @@ static void comparison_sweeps(FILE *f, const struct tb_comparison *c)
 {
 	for (size_t i = 0; i < c->nsweeps; i++) {
 		const struct tb_cmp_sweep *d = &c->sweeps[i];
-		const char *v = tb_sweep_dir_name(d->dir);
-		struct tb_sweep_text t;
+		const char *v = tb_cmp_sweep_dir_name(d->dir);
+		struct tb_render_sweep_row t;
 
 		if (!i)
 			fputs("<h3>Sweeps: slope ns per unit</h3>\n<div class=\"scroll\"><table>\n"
 			      "<thead><tr><th>sweep</th><th>A slope [CI]</th><th>B slope [CI]</th>"
 			      "<th>change [CI]</th><th>verdict</th></tr></thead>\n<tbody>\n",
 			      f);
-		tb_render_sweep_text(&t, d);
+		tb_render_compare_sweep_text(&t, d);
 		fputs("<tr><td>", f);
 		tb_html_esc(f, t.name);
 		fputs("</td><td>", f);
