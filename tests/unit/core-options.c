@@ -269,16 +269,16 @@ static void test_narrow_ints(void)
 static void test_rate(void)
 {
 	static const char *const bad[] = {"", "fast", "0", "-3", "1e5x", "2kk", "1M/min", "k"};
+	static const struct {
+		const char *s;
+		double v;
+	} good[] = {{"200000", 2e5}, {"200k", 2e5}, {"1M/s", 1e6}, {" 1.5G ", 1.5e9}};
 	double d;
 
-	CU_ASSERT_EQUAL(tb_parse_rate("200000", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(d, 2e5, 1e-6);
-	CU_ASSERT_EQUAL(tb_parse_rate("200k", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(d, 2e5, 1e-6);
-	CU_ASSERT_EQUAL(tb_parse_rate("1M/s", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(d, 1e6, 1e-6);
-	CU_ASSERT_EQUAL(tb_parse_rate(" 1.5G ", &d), 0);
-	CU_ASSERT_DOUBLE_EQUAL(d, 1.5e9, 1);
+	for (size_t i = 0; i < TB_ARRAY_SIZE(good); i++) {
+		CU_ASSERT_EQUAL(tb_parse_rate(good[i].s, &d), 0);
+		CU_ASSERT_DOUBLE_EQUAL(d, good[i].v, 1e-6 * good[i].v);
+	}
 	for (size_t i = 0; i < TB_ARRAY_SIZE(bad); i++) {
 		d = 7;
 		CU_ASSERT_EQUAL(tb_parse_rate(bad[i], &d), -EINVAL);
