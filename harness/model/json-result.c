@@ -670,6 +670,7 @@ static const struct tb_json_field cell_fields[] = {
 	F_COUNT("events_recorded", events_recorded, 0),
 	F_COUNT("events_lost", events_lost, 0),
 	F_NUM("tracer_cpu_s", tracer_cpu_s, 0),
+	F_RANGE("disk_bytes_per_event", disk_bytes_per_event, 0, MAXV, TB_JSON_OMIT | TB_JSON_OUT),
 	F_RANGE("consumer_ns_per_event", consumer_ns_per_event, 0, MAXV,
 		TB_JSON_OMIT | TB_JSON_OUT),
 	F_COUNT("tracer_mem_bytes", tracer_mem_bytes, 0),

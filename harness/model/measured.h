@@ -86,6 +86,9 @@ double tb_cell_tracer_cpu_s(const struct tb_cell *c);
  */
 double tb_sample_consumer_ns_per_event(const struct tb_sample *s);
 double tb_cell_consumer_ns_per_event(const struct tb_cell *c);
+/* The bytes the tracer wrote to files per event, over c's measured samples that know both;
+ * NAN when none does. */
+double tb_cell_disk_bytes_per_event(const struct tb_cell *c);
 /*
  * Events per second the traced workload achieved: the cell's events (tb_cell_events) over its
  * measured samples' elapsed time. NAN when there are no events or no elapsed time.

@@ -200,6 +200,7 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r)
 	c->events_lost = -1;
 	c->tracer_cpu_s = NAN;
 	c->consumer_ns_per_event = NAN;
+	c->disk_bytes_per_event = NAN;
 	c->tracer_mem_bytes = -1;
 	summary_init(&c->summary);
 	c->latency.clock_cost_ns = NAN;

@@ -304,6 +304,9 @@ struct tb_cell {
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
+	/* [disk_bytes_per_event] tracer_disk_bytes per event over the measured samples (a
+	 * perf record cell: perf.data's bytes per record, its header included); written only */
+	double disk_bytes_per_event;
 	/* [consumer_ns_per_event] over the measured samples (model/measured.h; written only) */
 	double consumer_ns_per_event;
 	int64_t events_recorded;	/* [events_recorded] over measured samples, -1 unknown */

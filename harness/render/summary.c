@@ -103,7 +103,7 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 static void print_consumers(FILE *f, const struct tb_result *r, int ww, int tw)
 {
 	bool header = false;
-	char cpu[32], per[32];
+	char cpu[32], per[32], disk[32];
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
@@ -112,12 +112,14 @@ static void print_consumers(FILE *f, const struct tb_result *r, int ww, int tw)
 			continue;
 		if (!header)
 			fprintf(f,
-				"\nconsumers: the tracer's own reader/process CPU over its measured samples\n%-*s %-*s %11s %14s\n",
-				ww, "workload", tw, "tracer", "CPU", "ns/event");
+				"\nconsumers: the tracer's own reader/process CPU over its measured samples, and the bytes it wrote to files per event\n%-*s %-*s %11s %14s %14s\n",
+				ww, "workload", tw, "tracer", "CPU", "ns/event", "file B/event");
 		header = true;
 		tb_fmt_num(cpu, sizeof(cpu), c->tracer_cpu_s, "%.3f s");
 		tb_fmt_num(per, sizeof(per), c->consumer_ns_per_event, "%.1f");
-		fprintf(f, "%-*s %-*s %11s %14s\n", ww, c->workload, tw, c->tracer, cpu, per);
+		tb_fmt_num(disk, sizeof(disk), c->disk_bytes_per_event, "%.1f");
+		fprintf(f, "%-*s %-*s %11s %14s %14s\n", ww, c->workload, tw, c->tracer, cpu, per,
+			disk);
 	}
 }
 

@@ -70,9 +70,29 @@ static void test_no_consumer(void)
 	tb_result_free(r);
 }
 
+static void test_disk_bytes_per_event(void)
+{
+	struct tb_result *r = tb_result_new();
+	struct tb_cell *c;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	c = tb_result_add_cell(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT(isnan(tb_cell_disk_bytes_per_event(c)));
+	sample(c, false, 0, 1000)->disk_bytes = 40000;
+	sample(c, false, 0, 3000)->disk_bytes = 80000;
+	sample(c, false, 0, 5000); /* bytes unknown: left out */
+	sample(c, true, 0, 10)->disk_bytes = 1 << 20;
+	CU_ASSERT_DOUBLE_EQUAL(tb_cell_disk_bytes_per_event(c), 30, 1e-9);
+	tb_result_update_totals(r);
+	CU_ASSERT_DOUBLE_EQUAL(c->disk_bytes_per_event, 30, 1e-9);
+	tb_result_free(r);
+}
+
 static CU_TestInfo measured_tests[] = {
 	{"consumer CPU per event", test_consumer_per_event},
 	{"consumer CPU without a consumer", test_no_consumer},
+	{"disk bytes per event", test_disk_bytes_per_event},
 	CU_TEST_INFO_NULL,
 };
 
