@@ -232,6 +232,45 @@ double tb_cell_tracer_cpu_s(const struct tb_cell *c)
 	return sum;
 }
 
+double tb_sample_consumer_ns_per_event(const struct tb_sample *s)
+{
+	return isfinite(s->tracer_cpu_s) && s->events > 0
+		       ? s->tracer_cpu_s * 1e9 / (double)s->events
+		       : NAN;
+}
+
+double tb_cell_consumer_ns_per_event(const struct tb_cell *c)
+{
+	double cpu = 0;
+	int64_t ev = 0;
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && isfinite(tb_sample_consumer_ns_per_event(s))) {
+			cpu += s->tracer_cpu_s;
+			ev += s->events;
+		}
+	}
+	return ev > 0 ? cpu * 1e9 / (double)ev : NAN;
+}
+
+double tb_cell_disk_bytes_per_event(const struct tb_cell *c)
+{
+	int64_t bytes = 0, ev = 0;
+
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->disk_bytes >= 0 && s->events > 0) {
+			bytes += s->disk_bytes;
+			ev += s->events;
+		}
+	}
+	return ev > 0 ? (double)bytes / (double)ev : NAN;
+}
+
 double tb_cell_event_rate(const struct tb_cell *c)
 {
 	int64_t ev = tb_cell_events(c);
@@ -277,6 +316,11 @@ void tb_result_update_totals(struct tb_result *r)
 		c->events_recorded = tb_cell_events_sum(c);
 		c->events_lost = tb_cell_lost_sum(c);
 		c->tracer_cpu_s = tb_cell_tracer_cpu_s(c);
+		for (size_t j = 0; j < c->nsamples; j++)
+			c->samples[j].consumer_ns_per_event =
+				tb_sample_consumer_ns_per_event(&c->samples[j]);
+		c->consumer_ns_per_event = tb_cell_consumer_ns_per_event(c);
+		c->disk_bytes_per_event = tb_cell_disk_bytes_per_event(c);
 		/* Rate sweeps: the event rate the traced workload achieved feeds the rate model. */
 		if (!c->baseline && c->events_recorded >= 0 && tb_cell_in_sweep(c))
 			c->rate = tb_cell_event_rate(c);

@@ -80,6 +80,16 @@ double tb_cell_bpf_share(const struct tb_cell *c, const struct tb_cell_prog *p);
 /* The tracer's CPU seconds over c's measured samples; NAN when unknown. */
 double tb_cell_tracer_cpu_s(const struct tb_cell *c);
 /*
+ * The consumer's CPU per event in ns: tracer_cpu_s (reader thread, pipe reader, child
+ * processes) over the events of the same samples: a sample's own, a cell's summed over its
+ * measured samples. NAN without CPU time or events; 0 for a tracer with no consumer.
+ */
+double tb_sample_consumer_ns_per_event(const struct tb_sample *s);
+double tb_cell_consumer_ns_per_event(const struct tb_cell *c);
+/* The bytes the tracer wrote to files per event, over c's measured samples that know both;
+ * NAN when none does. */
+double tb_cell_disk_bytes_per_event(const struct tb_cell *c);
+/*
  * Events per second the traced workload achieved: the cell's events (tb_cell_events) over its
  * measured samples' elapsed time. NAN when there are no events or no elapsed time.
  */

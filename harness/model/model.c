@@ -199,6 +199,8 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r)
 	c->events_recorded = -1;
 	c->events_lost = -1;
 	c->tracer_cpu_s = NAN;
+	c->consumer_ns_per_event = NAN;
+	c->disk_bytes_per_event = NAN;
 	c->tracer_mem_bytes = -1;
 	summary_init(&c->summary);
 	c->latency.clock_cost_ns = NAN;
@@ -223,6 +225,7 @@ struct tb_sample *tb_cell_add_sample(struct tb_cell *c)
 	s->ns_per_op = s->elapsed_ns = NAN;
 	s->events = s->lost = -1;
 	s->tracer_cpu_s = s->wl_cpu_s = NAN;
+	s->consumer_ns_per_event = NAN;
 	s->nvcsw = s->nivcsw = s->minflt = -1;
 	s->wait_ns = s->steal_ns = -1;
 	s->setup_s = s->teardown_s = NAN;

@@ -88,6 +88,8 @@ struct tb_sample {
 	 * (host/contention.h); [cpu_steal_ns] the hypervisor stole from its CPUs; -1 unknown */
 	int64_t wait_ns;
 	int64_t steal_ns;
+	/* [consumer_ns_per_event] tracer_cpu_s per event, NAN (model/measured.h; written only) */
+	double consumer_ns_per_event;
 	struct tb_svc_figures svc; /* [service] service workloads only */
 	/* [rerun] why this sample's round was run again ("" when it was not: runner/contended.h,
 	 * contended rounds): kept in the file, never in the statistics */
@@ -302,6 +304,11 @@ struct tb_cell {
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
+	/* [disk_bytes_per_event] tracer_disk_bytes per event over the measured samples (a
+	 * perf record cell: perf.data's bytes per record, its header included); written only */
+	double disk_bytes_per_event;
+	/* [consumer_ns_per_event] over the measured samples (model/measured.h; written only) */
+	double consumer_ns_per_event;
 	int64_t events_recorded;	/* [events_recorded] over measured samples, -1 unknown */
 	int64_t events_lost;		/* [events_lost] */
 	double tracer_cpu_s;		/* [tracer_cpu_s] */

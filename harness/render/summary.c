@@ -97,6 +97,33 @@ static void print_command_tracers(FILE *f, const struct tb_result *r)
 }
 
 /*
+ * The consumers' own CPU (BPF reader thread, ftrace pipe reader, a command tracer's processes)
+ * per event they were given: a short table of its own, the main one has no room left.
+ */
+static void print_consumers(FILE *f, const struct tb_result *r, int ww, int tw)
+{
+	bool header = false;
+	char cpu[32], per[32], disk[32];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+
+		if (c->baseline || !(c->consumer_ns_per_event > 0))
+			continue;
+		if (!header)
+			fprintf(f,
+				"\nconsumers: the tracer's own reader/process CPU over its measured samples, and the bytes it wrote to files per event\n%-*s %-*s %11s %14s %14s\n",
+				ww, "workload", tw, "tracer", "CPU", "ns/event", "file B/event");
+		header = true;
+		tb_fmt_num(cpu, sizeof(cpu), c->tracer_cpu_s, "%.3f s");
+		tb_fmt_num(per, sizeof(per), c->consumer_ns_per_event, "%.1f");
+		tb_fmt_num(disk, sizeof(disk), c->disk_bytes_per_event, "%.1f");
+		fprintf(f, "%-*s %-*s %11s %14s %14s\n", ww, c->workload, tw, c->tracer, cpu, per,
+			disk);
+	}
+}
+
+/*
  * BPF cells: the kernel's own time per program run (overhead.bpf_ns_per_run) next to the cell's
  * quoted ns/event, and what is left of it: the hook's dispatch and the slow path it enables
  * (METHODOLOGY.md 6.5), not the program's body.
@@ -479,6 +506,7 @@ void tb_render_summary_print(FILE *f, const struct tb_result *r)
 		fprintf(f, "%-*s   %s\n", ww, "", TB_COST_LEGEND);
 	print_services(f, r, ww, tw);
 	print_command_tracers(f, r);
+	print_consumers(f, r, ww, tw);
 	print_bpf_split(f, r);
 	print_models(f, r);
 	print_sweeps(f, r);

@@ -85,6 +85,18 @@ for name in ("rb", "pb"):
 assert cells["rb"]["tracer_extra"]["record_bytes"] == 64
 assert cells["pb"]["tracer_extra"]["output"] == "perfbuf"
 assert cells["ft"]["tracer_extra"]["bytes_per_event"] > 0
+# each reader's own CPU per event it read: > 0 for the cell and every measured sample with events
+for name in ("rb", "pb"):
+    c = cells[name]
+    print(name, "tracer_cpu_s", c["tracer_cpu_s"], "consumer_ns_per_event", c["consumer_ns_per_event"])
+    assert c["tracer_cpu_s"] > 0 and c["consumer_ns_per_event"] > 0, c["tracer_cpu_s"]
+    for s in c["samples"]:
+        if not s["warmup"] and not s["failed"] and (s["events"] or 0) > 0:
+            assert s["consumer_ns_per_event"] > 0, s
+# an empty program has no consumer: no CPU of its own
+assert cells["empty"].get("consumer_ns_per_event", 0) == 0, cells["empty"]
 PY
+sed -n "/^consumers: /,/^$/p" "$TMP/out"
+grep -q "^consumers: " "$TMP/out" || { cat "$TMP/out" >&2; fail "no consumers table in the summary"; }
 expect_exit 0 "$TB" cleanup --dry-run
 exit 0
