@@ -27,6 +27,7 @@
 struct child_msg {
 	int err;
 	uint64_t ops;
+	pid_t target; /* in "ready": the process the tracer follows (0: this one) */
 	struct tb_measure_res res;
 };
 
@@ -67,6 +68,7 @@ static void child_main(const struct tb_measure_req *req, uint64_t calibrate_ns, 
 		_exit(m.err ? 1 : 0);
 	}
 	m.err = tb_measure_prepare(req, &run);
+	m.target = run ? tb_measure_target(run) : 0;
 	if (tb_write_full(wfd, &m, sizeof(m)) || m.err) {
 		if (run)
 			tb_measure_finish(run);
@@ -320,7 +322,7 @@ static int arm(struct sample *sp)
 		return ret ? ret : sp->m.err;
 	}
 	t0 = tb_now_ns();
-	t->target = sp->c.pid;
+	t->target = sp->m.target > 0 ? sp->m.target : sp->c.pid;
 	nerr = tb_log_error_count();
 	if (t->ops->setup) {
 		ret = setup_or_rearm(sp);
