@@ -92,6 +92,26 @@ l=$(left $pid)
 [ -z "$l" ] || fail "left after the run: $l"
 echo "  real services: rows, proofs and keys; nothing left"
 
+# A pid-filtered ftrace cell follows the server ({pid} is its main pid, set_event_pid its tree,
+# event-fork its later forks): nginx's workers make at least one syscall (enter + exit) per
+# request, while the workload process alone (what the filter held before) makes almost none.
+sed -e '/^\[workload rd/,/^$/d' -e '/^\[workload pg/,/^$/d' -e "s/^workloads = .*/workloads = ng$s/" \
+	-e 's/^tracers = .*/tracers = srv/' -e 's/^\[tracer bpf\]/[tracer srv]/' \
+	-e 's/^type = bpf/type = ftrace-events\nevents = raw_syscalls:sys_enter, raw_syscalls:sys_exit\nbuffer-size = 16M/' \
+	-e 's/^pid-filter = none/pid-filter = workload/' "$TMP/s.ini" >"$TMP/pf.ini"
+"$TB" run "$TMP/pf.ini" -o "$TMP/r-pf" --no-plots --wait >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait $pid || { cat "$TMP/out" "$TMP/err"; fail "the pid-filtered run failed"; }
+python3 - "$TMP/r-pf/result.json" <<'PY' || { cat "$TMP/out"; fail "the pid filter does not follow the server"; }
+import json, sys
+c = [c for c in json.load(open(sys.argv[1]))["cells"] if not c["baseline"]][0]
+assert c["proof"]["events_per_op"] >= 2, c["proof"]
+PY
+sleep 0.3
+l=$(left $pid)
+[ -z "$l" ] || fail "left after the pid-filtered run: $l"
+echo "  pid-filtered ftrace: follows the server's workers; nothing left"
+
 # A missing client: unsupported here, naming the package.
 mkdir -p "$TMP/nowrk"
 ln -s "$(command -v nginx)" "$TMP/nowrk/nginx"
