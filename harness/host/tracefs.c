@@ -388,16 +388,16 @@ static int put_threads(FILE *m, const char *file, pid_t pid)
 	return 0;
 }
 
-int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid)
+int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid, bool tree)
 {
-	pid_t *tree = NULL;
+	pid_t *kin = NULL;
 	char *buf = NULL;
 	size_t len = 0, n = 0;
 	FILE *m;
 	int ret;
 
 	/* A server forked its workers before the tracer: they are followed too. */
-	ret = tb_proc_tree(pid, &tree, &n);
+	ret = tree ? tb_proc_tree(pid, &kin, &n) : 0;
 	if (ret) {
 		tb_err("%s: cannot list the descendants of pid %d: %s", file, (int)pid,
 		       strerror(-ret));
@@ -405,14 +405,14 @@ int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t p
 	}
 	m = open_memstream(&buf, &len);
 	if (!m) {
-		free(tree);
+		free(kin);
 		return -ENOMEM;
 	}
 	ret = put_threads(m, file, pid);
 	for (size_t i = 0; !ret && i < n; i++)
-		if (tree[i] != pid)
-			put_threads(m, file, tree[i]); /* one that exited meanwhile is no loss */
-	free(tree);
+		if (kin[i] != pid)
+			put_threads(m, file, kin[i]); /* one that exited meanwhile is no loss */
+	free(kin);
 	fputc('\n', m);
 	if (fclose(m)) {
 		free(buf);

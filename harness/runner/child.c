@@ -323,6 +323,7 @@ static int arm(struct sample *sp)
 	}
 	t0 = tb_now_ns();
 	t->target = sp->m.target > 0 ? sp->m.target : sp->c.pid;
+	t->target_tree = sp->m.target > 0;
 	nerr = tb_log_error_count();
 	if (t->ops->setup) {
 		ret = setup_or_rearm(sp);
@@ -448,6 +449,7 @@ static int disarm(struct sample *sp, int ret)
 		/* Parked and kept for the cell's next sample (tb_child_sample hands it to the
 		 * runner); one that cannot park is torn down and the next sample sets up afresh. */
 		t->target = 0;
+		t->target_tree = false;
 		if (!t->ops->rearm(t)) {
 			sp->smp->teardown_s = to_s(tb_now_ns() - t1);
 			return 0;
