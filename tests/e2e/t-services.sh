@@ -96,15 +96,8 @@ echo "  real services: rows, proofs and keys; nothing left"
 # event-fork its later forks) and not the client: its syscalls per request are well below those
 # of the same set system-wide, which holds wrk's too. (Filtering on the workload process's tree
 # would hold wrk too; on the workload process alone, almost nothing.)
-cat >"$TMP/pf.ini" <<INI
-[global]
-repetitions = 2
-warmup = 0
-duration = 1s
-
-[workload ng$s]
-type = nginx
-
+sed '/^\[workload rd/,$d' "$TMP/s.ini" >"$TMP/pf.ini" # [global] and nginx
+cat >>"$TMP/pf.ini" <<INI
 [tracer srv]
 type = ftrace-events
 events = raw_syscalls:sys_enter, raw_syscalls:sys_exit
