@@ -186,6 +186,7 @@ int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *arg
 		return ret;
 	}
 	s->running = true;
+	w->target_pid = s->server.pid; /* the tracer's {pid} and pid filter: the server */
 	for (;;) {
 		if (tb_proc_poll(&s->server)) {		 /* released by tb_wl_svc_stop */
 			tb_proc_output_done(&s->server); /* its last words in the log */

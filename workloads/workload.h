@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "core/events.h"
 #include "core/options.h"
@@ -34,7 +35,10 @@ struct tb_workload {
 	 * 0: the batch was one op. */
 	uint64_t ops_done;
 	struct tb_svc_figures svc; /* service workloads' figures (present: false otherwise) */
-	uint64_t duration_ns;	   /* the sample's duration (the section's `duration`) */
+	/* Set by setup when the tracer must follow another process than the workload's (services:
+	 * the server's main pid; its forks are its descendants); 0: the workload process. */
+	pid_t target_pid;
+	uint64_t duration_ns; /* the sample's duration (the section's `duration`) */
 };
 
 enum {

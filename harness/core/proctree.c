@@ -87,7 +87,8 @@ static int collect(const struct ps *v, size_t nv, bool want, pid_t **pids, size_
 	return 0;
 }
 
-int tb_proc_group_tree(pid_t pgid, pid_t **pids, size_t *n)
+/* The processes of group pgid (by_group) or process pgid, and their descendants. */
+static int tree_of(pid_t pgid, bool by_group, pid_t **pids, size_t *n)
 {
 	struct ps *v = NULL;
 	size_t nv, i, j;
@@ -100,7 +101,7 @@ int tb_proc_group_tree(pid_t pgid, pid_t **pids, size_t *n)
 	if (ret)
 		return ret;
 	for (i = 0; i < nv; i++)
-		v[i].in = pgid > 0 && v[i].pgrp == pgid;
+		v[i].in = pgid > 0 && (by_group ? v[i].pgrp == pgid : v[i].pid == pgid);
 	/* Descendants: whoever's parent is in, until nothing changes (the tree is shallow). */
 	while (grew) {
 		grew = false;
@@ -112,6 +113,16 @@ int tb_proc_group_tree(pid_t pgid, pid_t **pids, size_t *n)
 	ret = collect(v, nv, true, pids, n);
 	free(v);
 	return ret;
+}
+
+int tb_proc_group_tree(pid_t pgid, pid_t **pids, size_t *n)
+{
+	return tree_of(pgid, true, pids, n);
+}
+
+int tb_proc_tree(pid_t pid, pid_t **pids, size_t *n)
+{
+	return tree_of(pid, false, pids, n);
 }
 
 int tb_proc_all_except(const pid_t *skip, size_t n_skip, pid_t **pids, size_t *n)

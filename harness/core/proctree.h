@@ -15,6 +15,8 @@
  * *n of them. Returns 0, -ENOMEM, or -errno when /proc cannot be read.
  */
 int tb_proc_group_tree(pid_t pgid, pid_t **pids, size_t *n);
+/* Process pid (if live) and its descendants, as tb_proc_group_tree. */
+int tb_proc_tree(pid_t pid, pid_t **pids, size_t *n);
 /* Every live process but those in skip (n_skip of them): for "held by another process". */
 int tb_proc_all_except(const pid_t *skip, size_t n_skip, pid_t **pids, size_t *n);
 

@@ -13,6 +13,7 @@
 #include <tracefs/tracefs.h>
 #include <unistd.h>
 
+#include "core/proctree.h"
 #include "core/tb.h"
 #include "host/armed.h"
 #include "host/tracefs.h"
@@ -364,38 +365,60 @@ out:
 	return ret;
 }
 
-int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid)
+/* The thread ids of process pid, each followed by a space, onto m. */
+static int put_threads(FILE *m, const char *file, pid_t pid)
 {
-	char path[64], *buf = NULL;
-	size_t len = 0;
+	char path[64];
 	struct dirent *de;
-	FILE *m;
 	DIR *d;
-	int ret = 0;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d) {
-		ret = -errno;
+		int ret = -errno;
+
 		tb_err("%s: cannot list the threads of pid %d: %s", file, (int)pid,
 		       strerror(errno));
 		return ret;
-	}
-	m = open_memstream(&buf, &len);
-	if (!m) {
-		closedir(d);
-		return -ENOMEM;
 	}
 	while ((de = readdir(d)))
 		if (isdigit((unsigned char)de->d_name[0]))
 			fprintf(m, "%s ", de->d_name);
 	closedir(d);
+	return 0;
+}
+
+int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid, bool tree)
+{
+	pid_t *kin = NULL;
+	char *buf = NULL;
+	size_t len = 0, n = 0;
+	FILE *m;
+	int ret;
+
+	/* A server forked its workers before the tracer: they are followed too. */
+	ret = tree ? tb_proc_tree(pid, &kin, &n) : 0;
+	if (ret) {
+		tb_err("%s: cannot list the descendants of pid %d: %s", file, (int)pid,
+		       strerror(-ret));
+		return ret;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m) {
+		free(kin);
+		return -ENOMEM;
+	}
+	ret = put_threads(m, file, pid);
+	for (size_t i = 0; !ret && i < n; i++)
+		if (kin[i] != pid)
+			put_threads(m, file, kin[i]); /* one that exited meanwhile is no loss */
+	free(kin);
 	fputc('\n', m);
 	if (fclose(m)) {
 		free(buf);
 		return -ENOMEM;
 	}
-	if (tracefs_instance_file_write(inst, file, buf) < 0) {
+	if (!ret && tracefs_instance_file_write(inst, file, buf) < 0) {
 		ret = errno ? -errno : -EIO;
 		tb_err("writing '%s' to %s of instance %s: %s", buf, file,
 		       tracefs_instance_get_name(inst), strerror(-ret));

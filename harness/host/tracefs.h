@@ -75,9 +75,9 @@ int tb_tracefs_events_expand(const struct tb_strlist *specs, struct tb_strlist *
 			     size_t errlen);
 
 /*
- * Write the thread ids of pid (every entry of /proc/<pid>/task) to the instance file
- * (set_event_pid or set_ftrace_pid), replacing its content. Returns 0 or -errno (logged).
+ * Write the thread ids of pid, and with tree of its descendants too (every entry of
+ * /proc/<p>/task), to the instance file (set_event_pid or set_ftrace_pid), replacing its content. Returns 0 or -errno (logged).
  */
-int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid);
+int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid, bool tree);
 
 #endif /* TB_TRACEFS_H */

@@ -27,6 +27,7 @@
 struct child_msg {
 	int err;
 	uint64_t ops;
+	pid_t target; /* in "ready": the process the tracer follows (0: this one) */
 	struct tb_measure_res res;
 };
 
@@ -67,6 +68,7 @@ static void child_main(const struct tb_measure_req *req, uint64_t calibrate_ns, 
 		_exit(m.err ? 1 : 0);
 	}
 	m.err = tb_measure_prepare(req, &run);
+	m.target = run ? tb_measure_target(run) : 0;
 	if (tb_write_full(wfd, &m, sizeof(m)) || m.err) {
 		if (run)
 			tb_measure_finish(run);
@@ -320,7 +322,8 @@ static int arm(struct sample *sp)
 		return ret ? ret : sp->m.err;
 	}
 	t0 = tb_now_ns();
-	t->target = sp->c.pid;
+	t->target = sp->m.target > 0 ? sp->m.target : sp->c.pid;
+	t->target_tree = sp->m.target > 0;
 	nerr = tb_log_error_count();
 	if (t->ops->setup) {
 		ret = setup_or_rearm(sp);
@@ -446,6 +449,7 @@ static int disarm(struct sample *sp, int ret)
 		/* Parked and kept for the cell's next sample (tb_child_sample hands it to the
 		 * runner); one that cannot park is torn down and the next sample sets up afresh. */
 		t->target = 0;
+		t->target_tree = false;
 		if (!t->ops->rearm(t)) {
 			sp->smp->teardown_s = to_s(tb_now_ns() - t1);
 			return 0;

@@ -468,6 +468,11 @@ static int start_threads(struct tb_measure_run *run)
 	return 0;
 }
 
+pid_t tb_measure_target(const struct tb_measure_run *run)
+{
+	return run->w[0].wl.target_pid;
+}
+
 int tb_measure_prepare(const struct tb_measure_req *req, struct tb_measure_run **out)
 {
 	struct tb_measure_run *run = NULL;

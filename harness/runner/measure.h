@@ -136,6 +136,9 @@ void tb_measure_window_events(const struct tb_measure_req *req, struct tb_op_eve
  * joined), then affinity is restored, munlockall, free. NULL: no-op.
  */
 void tb_measure_finish(struct tb_measure_run *run);
+/* The process a tracer must follow for run, set by instance 0's setup (services: the server's
+ * main pid); 0: the calling (workload) process. */
+pid_t tb_measure_target(const struct tb_measure_run *run);
 /* Kernel thread ids of the instances (tids[0] is the caller's); returns how many (<= max). */
 size_t tb_measure_tids(const struct tb_measure_run *run, pid_t *tids, size_t max);
 

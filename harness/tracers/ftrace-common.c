@@ -420,7 +420,7 @@ static int follow_target(struct tb_ftrace *f, const struct tb_tracer *t,
 		       tracefs_option_name(fork_option), strerror(-ret));
 		return ret;
 	}
-	ret = tb_tracefs_set_pids(f->inst, pid_file, t->target);
+	ret = tb_tracefs_set_pids(f->inst, pid_file, t->target, t->target_tree);
 	f->pids = !ret;
 	return ret;
 }

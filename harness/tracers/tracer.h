@@ -48,6 +48,9 @@ struct tb_tracer {
 	void *cfg;
 	void *priv;
 	pid_t target; /* the workload process to filter on (pid-filter = workload), or 0 */
+	/* target is a server that forked its workers already: a filter follows its descendants
+	 * too (a workload's own partner process stays out) */
+	bool target_tree;
 	/* Its directory for its own files (tracers/<name>/ of the run), opened once through the
 	 * run directory's handle: tracebench's opens, deletes and sizes go through it, so nothing
 	 * lands in a link's target even if the run directory became one. NULL: no files. */

@@ -92,6 +92,43 @@ l=$(left $pid)
 [ -z "$l" ] || fail "left after the run: $l"
 echo "  real services: rows, proofs and keys; nothing left"
 
+# A pid-filtered ftrace cell follows the server ({pid} is its main pid, set_event_pid its tree,
+# event-fork its later forks) and not the client: its syscalls per request are well below those
+# of the same set system-wide, which holds wrk's too. (Filtering on the workload process's tree
+# would hold wrk too; on the workload process alone, almost nothing.)
+sed '/^\[workload rd/,$d' "$TMP/s.ini" >"$TMP/pf.ini" # [global] and nginx
+cat >>"$TMP/pf.ini" <<INI
+[tracer srv]
+type = ftrace-events
+events = raw_syscalls:sys_enter, raw_syscalls:sys_exit
+buffer-size = 16M
+pid-filter = workload
+
+[tracer all]
+type = ftrace-events
+events = raw_syscalls:sys_enter, raw_syscalls:sys_exit
+buffer-size = 16M
+pid-filter = none
+
+[matrix]
+workloads = ng$s
+tracers = srv, all
+INI
+"$TB" run "$TMP/pf.ini" -o "$TMP/r-pf" --no-plots --wait >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+wait $pid || { cat "$TMP/out" "$TMP/err"; fail "the pid-filtered run failed"; }
+python3 - "$TMP/r-pf/result.json" <<'PY' || { cat "$TMP/out"; fail "the pid filter does not follow the server alone"; }
+import json, sys
+e = {c["tracer"]: c["proof"]["events_per_op"] for c in json.load(open(sys.argv[1]))["cells"]
+     if not c["baseline"]}
+assert e["srv"] >= 2, e  # nginx's workers: at least one syscall per request
+assert e["srv"] < 0.75 * e["all"], e  # but not the client's
+PY
+sleep 0.3
+l=$(left $pid)
+[ -z "$l" ] || fail "left after the pid-filtered run: $l"
+echo "  pid-filtered ftrace: follows the server's workers; nothing left"
+
 # A missing client: unsupported here, naming the package.
 mkdir -p "$TMP/nowrk"
 ln -s "$(command -v nginx)" "$TMP/nowrk/nginx"
