@@ -22,6 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <libpq-fe.h>
+
 #include "core/tb.h"
 #include "tb_test.h"
 
@@ -200,6 +202,17 @@ const char *tb_test_pg_start(char *reason, size_t len)
 	}
 	snprintf(pg.url, sizeof(pg.url), "postgresql://postgres@/postgres?host=%s&port=%d", pg.dir,
 		 PG_PORT);
+	/* The socket appears before the server accepts connections ("starting up"): a first
+	 * query right then failed under ASan, and every test skipped. Wait for it, 10 s at most. */
+	for (int i = 0; i < 200 && PQping(pg.url) != PQPING_OK; i++)
+		usleep(50000);
+	if (PQping(pg.url) != PQPING_OK) {
+		snprintf(reason, len, "the server does not accept connections (see %s/*.log)",
+			 pg.dir);
+		pg.url[0] = '\0';
+		tb_test_pg_stop();
+		return NULL;
+	}
 	return pg.url;
 }
 
