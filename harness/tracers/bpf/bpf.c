@@ -598,16 +598,12 @@ static bool bpf_can_rearm(const void *vcfg)
 	return cfg->program != PROG_OBJECT && cfg->pid_filter != PIDF_RODATA;
 }
 
-/* Parked (t->target 0): the ring buffer drained, the maps zeroed, the filter at no process and
- * the stats fd closed, since bpf_enable_stats times every BPF program of the host, other
- * cells' too. */
+/* Parked (t->target 0): the ring buffer drained, the maps zeroed, the filter at no process. A
+ * kept tracer holds no stats fd to close (bpf_enable_stats is an accounting sample's only). */
 static int park(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg, int left)
 {
 	int r = left < 0 ? left : 0;
 
-	if (p->stats_fd >= 0)
-		close(p->stats_fd);
-	p->stats_fd = -1;
 	p->tgid = 0;
 	if (!r)
 		r = tb_bpftr_bundled_clear(p);
@@ -655,10 +651,10 @@ static int bpf_rearm(struct tb_tracer *t)
 	p->tgid = (__u32)t->target;
 	if (cfg->program == PROG_PROBE)
 		tb_bpftr_probe_point(t, p, cfg);
+	/* No stats_on: a kept tracer serves timed samples only, an accounting sample sets its
+	 * tracer up afresh (runner/sample.c), so a rearmed one never holds the stats. */
 	if (cfg->pid_filter == PIDF_WORKLOAD)
 		r = point_filter(t, p);
-	if (!r)
-		stats_on(t, p, cfg);
 	return r;
 }
 
