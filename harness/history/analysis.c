@@ -315,10 +315,9 @@ int tb_history_gate_refs(struct tb_history *h, const struct tb_result *r, const 
 {
 	struct tb_hpoints pts = {0};
 	struct tb_hrun_id id;
+	double power = r->power > 0 && r->power < 1 ? r->power : 0.8;
 	int64_t self = 0;
 	int ret;
-
-	double power = r->power > 0 && r->power < 1 ? r->power : 0.8;
 
 	*refs = calloc(r->ncells + r->nsweeps ? r->ncells + r->nsweeps : 1, sizeof(**refs));
 	if (!*refs)

@@ -168,12 +168,15 @@ static void check_limit(struct tb_gate_cell *gc, double point, double lo, double
 	}
 }
 
+#define MORE_ROUNDS "more rounds or longer samples"
+
 /*
  * Power: can this check see an effect of the limit's size? mde (same unit as lim) above a
  * finite limit makes the cell underpowered, a warning or, with --require-power, a failure.
+ * remedy says what would narrow the check.
  */
 static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double mde, double lim,
-			const char *what, const char *unit)
+			const char *what, const char *unit, const char *remedy)
 {
 	if (!isfinite(mde) || !isfinite(lim) || mde <= lim)
 		return;
@@ -185,8 +188,9 @@ static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double
 	gc->underpowered = true;
 	add_msg(gc,
 		"underpowered: MDE %.1f%s exceeds %s %g%s, so an effect up to the limit could "
-		"pass unseen (more rounds or longer samples)%s",
-		mde, unit, what, lim, unit, g->require_power ? "; fails with --require-power" : "");
+		"pass unseen (%s)%s",
+		mde, unit, what, lim, unit, remedy,
+		g->require_power ? "; fails with --require-power" : "");
 	if (g->require_power)
 		fail(gc, "underpowered");
 	else
@@ -228,7 +232,8 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 			    "above max-overhead %g%% but not significantly: measure more rounds");
 		/* A cell that failed already needs no word on what it could have missed. */
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%");
+			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%",
+				    MORE_ROUNDS);
 	}
 	if (!untrusted)
 		return;
@@ -316,7 +321,8 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 			    "baseline ns/op regressed by more than max-regression %g%%",
 			    "above max-regression %g%% but not significantly");
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%");
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%",
+				    MORE_ROUNDS);
 	} else if (w->traced) {
 		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
 			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
@@ -324,7 +330,8 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 			    "overhead regressed by more than max-regression %g percentage points",
 			    "above max-regression %g pp but not significantly");
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp");
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp",
+				    MORE_ROUNDS);
 	}
 }
 
@@ -369,7 +376,8 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 			: "overhead regressed by more than max-regression %g percentage points against the history",
 		"above max-regression %g but not significantly against the history");
 	if (gc->st != TB_GATE_FAIL)
-		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp");
+		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp",
+			    MORE_ROUNDS);
 }
 
 /*
@@ -412,8 +420,8 @@ static void judge_sweep(const struct tb_gate *g, struct tb_gate_sweep *s)
  * One sweep of the gated result against its sweep_slope series in the history (s->h, from
  * history/analysis.h): the slope's change in % of the last stable segment's mean, with the
  * prediction interval, as a cell's history check has it (judge_history). Fails when the
- * interval's lower end is above max-slope-increase, warns when it is underpowered; a sweep it
- * cannot judge is skipped, said.
+ * interval's lower end is above max-slope-increase, warns when only the point is or when it is
+ * underpowered; a sweep it cannot judge is skipped, said.
  */
 static void judge_sweep_history(const struct tb_gate *g, struct tb_gate_sweep *s)
 {
@@ -454,13 +462,14 @@ static void judge_sweep_history(const struct tb_gate *g, struct tb_gate_sweep *s
 		    "bound is above it",
 		    "above max-slope-increase %g%% but not significantly against the history");
 	if (v->st != TB_GATE_FAIL)
-		check_power(g, v, h->mde, lim, "max-slope-increase", "%");
+		check_power(g, v, h->mde, lim, "max-slope-increase", "%",
+			    "more runs in the history, or less noise in each run's slope");
 }
 
 /*
- * With a slope limit: every sweep of the baseline result judged, or without one, with the
- * history (hist: one reference per cell, then per sweep), every sweep of the gated result;
- * none without a limit.
+ * With a slope limit: every sweep of the baseline result judged, or, against the history
+ * instead (hist: one reference per cell, then one per sweep), every sweep of the gated
+ * result; none without a limit.
  */
 static int judge_sweeps(struct tb_gate *g, const struct tb_gate_ref *hist)
 {

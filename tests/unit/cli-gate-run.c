@@ -308,9 +308,37 @@ static void test_benchmark_json(void)
 	tb_result_free(flat);
 }
 
+/*
+ * Three runs of 9, 10 and 11 ns per probe: the prediction interval is +-115% (t 9.92 x 1 x
+ * sqrt(4/3)), so a slope like theirs passes but cannot see a 10% rise: underpowered, a warning
+ * that says what would narrow it.
+ */
+static void test_underpowered(void)
+{
+	static const double three[] = {9, 10, 11};
+	const char *db = history_of(three, 3);
+	struct tb_result *r = run_slope(10, 10);
+	struct tb_gate_ref *refs = NULL;
+	struct tb_gate g;
+
+	evaluate(db, r, 0.10, &g, &refs);
+	CU_ASSERT_EQUAL_FATAL(g.nsweeps, 1);
+	printf("\n    thin: %s", g.sweeps[0].v.msg);
+	CU_ASSERT_EQUAL(g.sweeps[0].v.st, TB_GATE_PASS);
+	CU_ASSERT_TRUE(g.sweeps[0].v.warn);
+	CU_ASSERT_TRUE(g.sweeps[0].v.underpowered);
+	CU_ASSERT_DOUBLE_EQUAL(g.sweeps[0].ci_hi, 114.6, 0.1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.sweeps[0].v.msg, "underpowered: MDE"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.sweeps[0].v.msg, "more runs in the history"));
+	tb_gate_release(&g);
+	free(refs);
+	tb_result_free(r);
+}
+
 static CU_TestInfo gate_run_tests[] = {
 	{"a slope that rose fails against the history, one alike passes", test_rose_and_unchanged},
 	{"too little history, a refused line, no history: skipped, said", test_skipped},
+	{"a thin history: underpowered, said", test_underpowered},
 	{"benchmark JSON: an entry per accepted slope", test_benchmark_json},
 	CU_TEST_INFO_NULL,
 };
