@@ -39,7 +39,9 @@
 	"                   more than PCT of its baseline's p99 (default: no limit)\n"              \
 	"  --max-slope-increase PCT  with --baseline: fail a sweep whose slope (its cost per\n"     \
 	"                   unit) rose significantly by more than PCT of the baseline's slope;\n"   \
-	"                   a sweep whose line was refused is skipped, said (default: no limit)\n"  \
+	"                   with --history: of the mean slope of its series' last stable\n"         \
+	"                   segment; a sweep whose line was refused, or that the reference\n"       \
+	"                   lacks, is skipped, said (default: no limit)\n"                          \
 	"Exit 0 pass, 1 fail, 2 bad input, 3 the history's server cannot be reached. Limits also\n" \
 	"come from the result's [gate] section; the command line wins. Defaults: --max-overhead\n"  \
 	"5% --max-regression 3% --alpha 0.01. A limit takes its unit (5% or 1.05x; a bare\n"        \

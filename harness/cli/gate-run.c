@@ -71,7 +71,7 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 		/* The first run of a pipeline: nothing to regress against yet. */
 		tb_history_mask_buf(target, shown, sizeof(shown));
 		tb_warn("gate: no history at %s yet: no regression check against it", shown);
-		none = calloc(r->ncells ? r->ncells : 1, sizeof(*none));
+		none = calloc(r->ncells + r->nsweeps ? r->ncells + r->nsweeps : 1, sizeof(*none));
 		if (!none)
 			return TB_EXIT_FAIL;
 		for (size_t i = 0; i < r->ncells; i++)

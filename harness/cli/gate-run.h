@@ -25,8 +25,9 @@ int tb_cli_gate_result(struct tb_result *r, struct tb_result *old, const struct 
 
 /*
  * tb_cli_gate_result against the history db (tb_history_target: --db, $TRACEBENCH_DB, the
- * default): each cell's baseline ns/op or overhead against the last stable segment of its
- * series (comparable: scenario texts joined), among the runs before r (r itself left out; doc
+ * default): each cell's baseline ns/op or overhead, and with a max-slope-increase each sweep's
+ * slope, against the last stable segment of its series (comparable: scenario texts joined),
+ * among the runs before r (r itself left out; doc
  * is r's JSON for its content hash, NULL: built from r). A history that does not exist yet
  * gates without regression checks. Returns tb_cli_gate_result's codes, or tb_history_exit_code's
  * when the history cannot be read.

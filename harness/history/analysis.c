@@ -315,10 +315,11 @@ int tb_history_gate_refs(struct tb_history *h, const struct tb_result *r, const 
 {
 	struct tb_hpoints pts = {0};
 	struct tb_hrun_id id;
+	double power = r->power > 0 && r->power < 1 ? r->power : 0.8;
 	int64_t self = 0;
 	int ret;
 
-	*refs = calloc(r->ncells ? r->ncells : 1, sizeof(**refs));
+	*refs = calloc(r->ncells + r->nsweeps ? r->ncells + r->nsweeps : 1, sizeof(**refs));
 	if (!*refs)
 		return -ENOMEM;
 	ret = tb_hrun_identity(r, doc, &id);
@@ -338,8 +339,17 @@ int tb_history_gate_refs(struct tb_history *h, const struct tb_result *r, const 
 			continue;
 		(*refs)[c].c = &r->cells[c];
 		(*refs)[c].relative = pt->metric->mag == TB_HMAG_RELATIVE;
-		ret = gate_ref(h, &id, pt, comparable, o, alpha,
-			       r->power > 0 && r->power < 1 ? r->power : 0.8, self, &(*refs)[c]);
+		ret = gate_ref(h, &id, pt, comparable, o, alpha, power, self, &(*refs)[c]);
+	}
+	/* Every sweep with a slope, accepted here or not: the gate decides at its own alpha. */
+	for (size_t k = 0; !ret && k < r->nsweeps; k++) {
+		struct tb_gate_ref *ref = &(*refs)[r->ncells + k];
+		struct tb_hpoint sp;
+
+		if (!tb_hpoint_of_sweep(&r->sweeps[k], &sp))
+			continue;
+		ref->relative = true;
+		ret = gate_ref(h, &id, &sp, comparable, o, alpha, power, self, ref);
 	}
 	tb_hpoints_free(&pts);
 	if (ret) {

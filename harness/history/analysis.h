@@ -85,9 +85,11 @@ void tb_hanalysis_free(struct tb_hanalysis *a);
 struct tb_gate_ref;
 /*
  * The gate's references for result r (doc: its JSON, for its content hash): for every cell's
- * gated metric (baseline ns/op, overhead %), the run against the last stable segment of its
- * series among the runs started before it (r itself left out when it is stored already).
- * *refs gets one entry per cell of r, in its order (free with free()). Returns 0 or -errno.
+ * gated metric (baseline ns/op, overhead %) and every sweep's slope (sweep_slope, in % of the
+ * segment's mean), the run against the last stable segment of its series among the runs
+ * started before it (r itself left out when it is stored already). *refs gets one entry per
+ * cell of r, in its order, then one per sweep of r, in r->sweeps' order (free with free()).
+ * Returns 0 or -errno.
  */
 int tb_history_gate_refs(struct tb_history *h, const struct tb_result *r, const json_t *doc,
 			 bool comparable, const struct tb_detect_opts *o, double alpha,

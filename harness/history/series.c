@@ -372,25 +372,35 @@ static int service_points(struct pts *ps, const struct tb_result *r, const struc
 	return ret;
 }
 
-/*
- * Each sweep's accepted line: its slope with its CI, in the series of the swept section
- * against the other (a workload sweep: the workload section and its tracer; a tracer sweep:
- * the workload and the tracer section), named by the swept section.
- */
+bool tb_hpoint_of_sweep(const struct tb_sweep *sw, struct tb_hpoint *pt)
+{
+	bool wl = sw->kind && !strcmp(sw->kind, "workload");
+
+	if (!sw->section || !sw->against || !isfinite(sw->fit.cost_ns))
+		return false;
+	memset(pt, 0, sizeof(*pt));
+	pt->cell = sw->section;
+	pt->workload = wl ? sw->section : sw->against;
+	pt->tracer = wl ? sw->against : sw->section;
+	pt->metric = &tb_hmetrics[M_SWEEP_SLOPE];
+	pt->value = sw->fit.cost_ns;
+	pt->ci_lo = isfinite(sw->fit.cost_ci_lo) ? sw->fit.cost_ci_lo : NAN;
+	pt->ci_hi = isfinite(sw->fit.cost_ci_hi) ? sw->fit.cost_ci_hi : NAN;
+	pt->scale = NAN;
+	return true;
+}
+
+/* Each sweep's accepted line: its slope with its CI (tb_hpoint_of_sweep's series). */
 static int sweep_points(struct pts *ps, const struct tb_result *r)
 {
-	struct tb_hpoint *p;
+	struct tb_hpoint *p, sp;
 	int ret = 0;
 
 	for (size_t i = 0; !ret && i < r->nsweeps; i++) {
-		const struct tb_sweep *sw = &r->sweeps[i];
-		bool wl = sw->kind && !strcmp(sw->kind, "workload");
-
-		if (!sw->fit.accepted || !sw->section || !sw->against)
+		if (!r->sweeps[i].fit.accepted || !tb_hpoint_of_sweep(&r->sweeps[i], &sp))
 			continue;
-		ret = append(ps, sw->section, wl ? sw->section : sw->against,
-			     wl ? sw->against : sw->section, M_SWEEP_SLOPE, sw->fit.cost_ns,
-			     sw->fit.cost_ci_lo, sw->fit.cost_ci_hi, NULL, 0, &p);
+		ret = append(ps, sp.cell, sp.workload, sp.tracer, M_SWEEP_SLOPE, sp.value, sp.ci_lo,
+			     sp.ci_hi, NULL, 0, &p);
 	}
 	return ret;
 }

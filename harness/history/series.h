@@ -96,6 +96,14 @@ struct tb_hpoints {
  */
 int tb_hpoints_of_result(const struct tb_result *r, struct tb_hpoints *out);
 void tb_hpoints_free(struct tb_hpoints *pts);
+/*
+ * The point the slope of sw gives (sweep_slope; no samples), whether its line was accepted or
+ * not (the gate judges acceptance itself, at its own alpha): named by the swept section, in
+ * the series of that section against the other side (a workload sweep: the workload section
+ * and its tracer; a tracer sweep: the workload and the tracer section). Strings borrowed from
+ * sw. false (pt untouched) when sw has no finite slope or no section.
+ */
+bool tb_hpoint_of_sweep(const struct tb_sweep *sw, struct tb_hpoint *pt);
 
 /* Per-sample values as stored: a JSON array text (new string) / parsed back (a new array,
  * NULL with *n 0 for NULL or "[]"). Returns NULL on ENOMEM / 0, -EINVAL, -ENOMEM. */

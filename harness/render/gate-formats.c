@@ -101,7 +101,13 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g)
 	}
 	if (g->nsweeps) {
 		fmt_limit(mo, sizeof(mo), g->max_slope_rise, "%");
-		fprintf(f, "  sweeps: max-slope-increase %s of %s's slope\n", mo, g->old_name);
+		if (g->has_old)
+			fprintf(f, "  sweeps: max-slope-increase %s of %s's slope\n", mo,
+				g->old_name);
+		else
+			fprintf(f,
+				"  sweeps: max-slope-increase %s of the mean slope of the last stable segment in %s\n",
+				mo, g->history_name);
 	}
 	for (size_t i = 0; i < g->nsweeps; i++) {
 		const struct tb_gate_sweep *sw = &g->sweeps[i];
@@ -374,6 +380,51 @@ static int bench_traced(json_t *arr, const struct tb_gate *g, const struct tb_ga
 	return 0;
 }
 
+/* The gate's verdict on sweep sw of the gated result, or NULL when it was not judged. */
+static const struct tb_gate_sweep *gated_sweep(const struct tb_gate *g, const struct tb_sweep *sw)
+{
+	for (size_t i = 0; i < g->nsweeps; i++)
+		if (g->sweeps[i].b == sw)
+			return &g->sweeps[i];
+	return NULL;
+}
+
+/*
+ * An entry per sweep of the gated result whose line was accepted: its slope in ns per the
+ * swept unit, named by its identity (as compare names it) and unit. A refused line has no
+ * slope to track: it gives no entry (the gate's outputs say why).
+ */
+static int bench_sweeps(json_t *arr, const struct tb_gate *g)
+{
+	int conf = (int)lround(100 * (1 - g->alpha));
+
+	for (size_t i = 0; g->r && i < g->r->nsweeps; i++) {
+		const struct tb_sweep *sw = &g->r->sweeps[i];
+		const struct tb_rate_model *m = &sw->fit;
+		const struct tb_gate_sweep *gs = gated_sweep(g, sw);
+		char name[400], unit[96], range[64], ci[96], extra[1400];
+		const char *rg;
+		json_t *e;
+
+		if (!m->accepted || !isfinite(m->cost_ns))
+			continue;
+		snprintf(name, sizeof(name), "%.16s %.80s: %.80s against %.80s, ns per %.60s",
+			 sw->kind, sw->section, sw->key, sw->against, sw->unit);
+		snprintf(unit, sizeof(unit), "ns/%.60s", sw->unit);
+		rg = bench_range(m->cost_ns, m->cost_ci_lo, m->cost_ci_hi, range, sizeof(range), ci,
+				 sizeof(ci), "%.3g");
+		snprintf(
+			extra, sizeof(extra),
+			"sweep slope over %zu points; %s at %d%%; fixed %.1f ns/op; r2 %.3f%s%.1000s",
+			m->npoints, ci, conf, m->fixed_ns, m->r2, gs ? "; " : "",
+			gs ? gs->v.msg : "");
+		e = bench_entry(name, unit, m->cost_ns, rg, extra);
+		if (!e || json_array_append_new(arr, e))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 json_t *tb_render_gate_benchmark_json(const struct tb_gate *g)
 {
 	json_t *arr = json_array();
@@ -396,6 +447,8 @@ json_t *tb_render_gate_benchmark_json(const struct tb_gate *g)
 		if (c->has_overhead && bench_traced(arr, g, gc))
 			goto fail;
 	}
+	if (arr && bench_sweeps(arr, g))
+		goto fail;
 	return arr;
 fail:
 	json_decref(arr);

@@ -15,8 +15,9 @@ void tb_render_gate_print(FILE *f, const struct tb_gate *g);
 void tb_render_gate_junit(FILE *f, const struct tb_gate *g);
 /* Markdown for a pull-request comment: the verdict, the limits and a table of the cells. */
 void tb_render_gate_markdown(FILE *f, const struct tb_gate *g);
-/* github-action-benchmark's "customSmallerIsBetter" entries: ns/op and overhead per cell. A
- * new reference (the caller owns it), NULL on ENOMEM. */
+/* github-action-benchmark's "customSmallerIsBetter" entries: ns/op and overhead per cell,
+ * and the slope of each sweep whose line was accepted. A new reference (the caller owns it),
+ * NULL on ENOMEM. */
 json_t *tb_render_gate_benchmark_json(const struct tb_gate *g);
 /* Write the files o names (junit, markdown, benchmark_json), each atomically. Returns 0 or
  * -errno, the file and the reason printed through tb_err. */

@@ -168,12 +168,15 @@ static void check_limit(struct tb_gate_cell *gc, double point, double lo, double
 	}
 }
 
+#define MORE_ROUNDS "more rounds or longer samples"
+
 /*
  * Power: can this check see an effect of the limit's size? mde (same unit as lim) above a
  * finite limit makes the cell underpowered, a warning or, with --require-power, a failure.
+ * remedy says what would narrow the check.
  */
 static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double mde, double lim,
-			const char *what, const char *unit)
+			const char *what, const char *unit, const char *remedy)
 {
 	if (!isfinite(mde) || !isfinite(lim) || mde <= lim)
 		return;
@@ -185,8 +188,9 @@ static void check_power(const struct tb_gate *g, struct tb_gate_cell *gc, double
 	gc->underpowered = true;
 	add_msg(gc,
 		"underpowered: MDE %.1f%s exceeds %s %g%s, so an effect up to the limit could "
-		"pass unseen (more rounds or longer samples)%s",
-		mde, unit, what, lim, unit, g->require_power ? "; fails with --require-power" : "");
+		"pass unseen (%s)%s",
+		mde, unit, what, lim, unit, remedy,
+		g->require_power ? "; fails with --require-power" : "");
 	if (g->require_power)
 		fail(gc, "underpowered");
 	else
@@ -228,7 +232,8 @@ static void judge_cell(const struct tb_gate *g, struct tb_gate_cell *gc)
 			    "above max-overhead %g%% but not significantly: measure more rounds");
 		/* A cell that failed already needs no word on what it could have missed. */
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%");
+			check_power(g, gc, o->mde_pct, 100 * g->max_overhead, "max-overhead", "%",
+				    MORE_ROUNDS);
 	}
 	if (!untrusted)
 		return;
@@ -316,7 +321,8 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 			    "baseline ns/op regressed by more than max-regression %g%%",
 			    "above max-regression %g%% but not significantly");
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%");
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%",
+				    MORE_ROUNDS);
 	} else if (w->traced) {
 		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
 			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
@@ -324,7 +330,8 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 			    "overhead regressed by more than max-regression %g percentage points",
 			    "above max-regression %g pp but not significantly");
 		if (gc->st != TB_GATE_FAIL)
-			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp");
+			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp",
+				    MORE_ROUNDS);
 	}
 }
 
@@ -369,7 +376,8 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 			: "overhead regressed by more than max-regression %g percentage points against the history",
 		"above max-regression %g but not significantly against the history");
 	if (gc->st != TB_GATE_FAIL)
-		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp");
+		check_power(g, gc, h->mde, lim, "max-regression", h->relative ? "%" : " pp",
+			    MORE_ROUNDS);
 }
 
 /*
@@ -408,10 +416,64 @@ static void judge_sweep(const struct tb_gate *g, struct tb_gate_sweep *s)
 		    "above max-slope-increase %g%% but not significantly: more rounds or points");
 }
 
-/* With a slope limit: every sweep of the baseline result judged (none without one). */
-static int judge_sweeps(struct tb_gate *g)
+/*
+ * One sweep of the gated result against its sweep_slope series in the history (s->h, from
+ * history/analysis.h): the slope's change in % of the last stable segment's mean, with the
+ * prediction interval, as a cell's history check has it (judge_history). Fails when the
+ * interval's lower end is above max-slope-increase, warns when only the point is or when it is
+ * underpowered; a sweep it cannot judge is skipped, said.
+ */
+static void judge_sweep_history(const struct tb_gate *g, struct tb_gate_sweep *s)
 {
-	const struct tb_result *a = g->old;
+	const struct tb_gate_ref *h = s->h;
+	const struct tb_sweep *b = s->b;
+	struct tb_gate_cell *v = &s->v;
+	double lim = 100 * g->max_slope_rise;
+
+	v->st = TB_GATE_PASS;
+	v->type = "";
+	s->pct = s->ci_lo = s->ci_hi = NAN;
+	if (!b->fit.accepted)
+		add_msg(v, "no accepted line in %s (%s): its slope not checked", g->name,
+			b->fit.why_not[0] ? b->fit.why_not : "refused");
+	else if (!h->found)
+		add_msg(v, "new in %s: its slope not checked", g->history_name);
+	else if (h->npoints < TB_GATE_HISTORY_MIN_RUNS)
+		add_msg(v,
+			"%zu run%s in the last stable segment of %s: its slope not checked (needs %d)",
+			h->npoints, h->npoints == 1 ? "" : "s", g->history_name,
+			TB_GATE_HISTORY_MIN_RUNS);
+	else if (!(h->mean > 0) || !isfinite(h->ci_lo))
+		add_msg(v, "the history's slope %.3g ns per %s is not positive: no relative change",
+			h->mean, b->unit);
+	if (v->msg[0]) {
+		v->st = TB_GATE_SKIP;
+		return;
+	}
+	s->pct = h->change;
+	s->ci_lo = h->ci_lo;
+	s->ci_hi = h->ci_hi;
+	add_msg(v,
+		"slope %.3g ns per %s, %+.1f%% [%+.1f%%, %+.1f%%] of the last stable segment's mean %.3g (%zu runs since %s, %zu change point%s before; p %.2g)",
+		b->fit.cost_ns, b->unit, s->pct, s->ci_lo, s->ci_hi, h->mean, h->npoints, h->since,
+		h->nchanges, h->nchanges == 1 ? "" : "s", h->p);
+	check_limit(v, s->pct, s->ci_lo, lim, "slope-increase",
+		    "exceeds max-slope-increase %g%% against the history: the interval's lower "
+		    "bound is above it",
+		    "above max-slope-increase %g%% but not significantly against the history");
+	if (v->st != TB_GATE_FAIL)
+		check_power(g, v, h->mde, lim, "max-slope-increase", "%",
+			    "more runs in the history, or less noise in each run's slope");
+}
+
+/*
+ * With a slope limit: every sweep of the baseline result judged, or, against the history
+ * instead (hist: one reference per cell, then one per sweep), every sweep of the gated
+ * result; none without a limit.
+ */
+static int judge_sweeps(struct tb_gate *g, const struct tb_gate_ref *hist)
+{
+	const struct tb_result *a = g->old ? g->old : hist ? g->r : NULL;
 
 	if (!isfinite(g->max_slope_rise) || !a || !a->nsweeps)
 		return 0;
@@ -420,14 +482,24 @@ static int judge_sweeps(struct tb_gate *g)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->nsweeps; i++) {
 		struct tb_gate_sweep *s = &g->sweeps[g->nsweeps++];
+		const struct tb_sweep *sw = &a->sweeps[i];
 
-		s->a = &a->sweeps[i];
-		for (size_t k = 0; g->cmp && k < g->cmp->nsweeps_both; k++)
-			if (g->cmp->sweeps[k].a == s->a)
-				s->d = &g->cmp->sweeps[k];
-		snprintf(s->name, sizeof(s->name), "%.16s %.80s: %.80s", s->a->kind, s->a->section,
-			 s->a->key);
-		judge_sweep(g, s);
+		/* against too: a workload sweep under two tracers is two sweeps */
+		snprintf(s->name, sizeof(s->name),
+			 "%.16s %.80s: %.80s against %.80s: slope per %.60s", sw->kind, sw->section,
+			 sw->key, sw->against, sw->unit);
+		if (g->old) {
+			s->a = sw;
+			for (size_t k = 0; g->cmp && k < g->cmp->nsweeps_both; k++)
+				if (g->cmp->sweeps[k].a == s->a)
+					s->d = &g->cmp->sweeps[k];
+			s->b = s->d ? s->d->b : NULL;
+			judge_sweep(g, s);
+		} else {
+			s->b = sw;
+			s->h = &hist[g->r->ncells + i];
+			judge_sweep_history(g, s);
+		}
 		g->nsweep_fail += s->v.st == TB_GATE_FAIL;
 		g->nsweep_skip += s->v.st == TB_GATE_SKIP;
 	}
@@ -463,8 +535,9 @@ static void judge_run(struct tb_gate *g, const struct tb_result *r)
 	}
 	for (size_t i = 0; json_is_array(r->shortfalls) && i < json_array_size(r->shortfalls); i++)
 		add_msg(run, "%s", json_string_value(json_array_get(r->shortfalls, i)));
-	if (isfinite(g->max_slope_rise) && !g->has_old)
-		add_msg(run, "max-slope-increase needs --baseline: no sweep's slope checked");
+	if (isfinite(g->max_slope_rise) && !g->has_old && !g->history_name)
+		add_msg(run,
+			"max-slope-increase needs --baseline or --history: no sweep's slope checked");
 	g->has_run = run->msg[0] != '\0';
 	run->warn = g->has_run && run->st != TB_GATE_FAIL;
 }
@@ -530,7 +603,7 @@ int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *o
 		return -ENOMEM;
 	}
 	evaluate(g, r, o->history);
-	if (judge_sweeps(g)) {
+	if (judge_sweeps(g, o->history)) {
 		tb_err("gate: out of memory gating the sweeps of %s", g->name);
 		return -ENOMEM;
 	}

@@ -10,6 +10,9 @@
  * (4) against --history, the same against the last stable segment of its series: the lower end
  * of the prediction interval of the change is above max-regression and the run's samples differ
  * from the segment's pooled samples at p < alpha.
+ * A sweep fails when its slope rose by significantly more than max-slope-increase: against
+ * --baseline the change's CI, against --history the prediction interval of the last stable
+ * segment of its sweep_slope series, in % of the reference slope.
  * "Significantly" keeps a noisy but acceptable tracer from failing builds at random; a point
  * estimate above the limit without significance passes with a warning to measure longer.
  * A cell whose minimal detectable effect (MDE) exceeds a limit it is gated against is
@@ -35,10 +38,11 @@ struct tb_cmp_sweep;
 
 /*
  * The gated run against the last stable segment of one of its history's series (gate
- * --history; history/analysis.h fills these, one per cell, c NULL where none applies).
+ * --history; history/analysis.h fills these, one per cell, c NULL where none applies, then one
+ * per sweep of the result, c NULL, found false where its slope has no series).
  */
 struct tb_gate_ref {
-	const struct tb_cell *c;     /* the cell of the gated result */
+	const struct tb_cell *c;     /* the cell of the gated result (NULL for a sweep's) */
 	bool found;		     /* the series has runs before this one */
 	bool relative;		     /* change in % of the segment's mean (ns/op), else points */
 	size_t npoints;		     /* runs in the last stable segment */
@@ -71,15 +75,17 @@ struct tb_gate_opts {
 	 * traced service cell whose throughput loss / p99 rise (of its baseline's p99) is
 	 * significantly above this; JUnit's failure type names the metric. */
 	double max_thr_loss, max_p99_rise;
-	/* Sweeps (stats/sweep.h), against --baseline, a fraction, NAN unset (default: no limit):
-	 * fail a sweep whose line's slope (its per-unit cost) rose significantly by more than
-	 * this share of the baseline result's slope. */
+	/* Sweeps (stats/sweep.h), against --baseline or --history, a fraction, NAN unset
+	 * (default: no limit): fail a sweep whose line's slope (its per-unit cost) rose
+	 * significantly by more than this share of the baseline result's slope, or of its
+	 * history's last stable segment's mean slope. */
 	double max_slope_rise;
 	const char *name; /* result file name for messages and reports ("result") */
 	const char *baseline_name;
 	const char *junit, *markdown, *benchmark_json; /* output files, NULL for none */
-	const struct tb_gate_ref *history;	       /* one per cell of the result, or NULL */
-	const char *history_name;		       /* the history database, for messages */
+	/* One per cell of the result, then one per sweep of it (its sweeps' order), or NULL. */
+	const struct tb_gate_ref *history;
+	const char *history_name; /* the history database, for messages */
 };
 
 void tb_gate_opts_init(struct tb_gate_opts *o);
@@ -105,15 +111,20 @@ struct tb_gate_cell {
 };
 
 /*
- * The gate's verdict on one sweep of the baseline result (max-slope-increase): its slope in the
- * gated result against the baseline result's. Passes, fails (type "slope-increase") or is
- * skipped with the reason: a line refused in either result, a sweep the gated result lacks, a
- * baseline slope that is not positive (no relative change).
+ * The gate's verdict on one sweep (max-slope-increase): against --baseline, a sweep of the
+ * baseline result, its slope in the gated result against the baseline result's; against
+ * --history, a sweep of the gated result, its slope against the last stable segment of its
+ * series. Passes, fails (type "slope-increase") or is skipped with the reason: a line refused
+ * in either result, a sweep the gated result lacks, a sweep new to the history or with fewer
+ * than TB_GATE_HISTORY_MIN_RUNS runs in its last stable segment, a reference slope that is
+ * not positive (no relative change).
  */
 struct tb_gate_sweep {
-	const struct tb_sweep *a;     /* the baseline result's sweep (borrowed) */
+	const struct tb_sweep *a;     /* the baseline result's sweep (borrowed), NULL: history */
 	const struct tb_cmp_sweep *d; /* its change (the gate's comparison), NULL: not in B */
-	char name[192];		      /* "tracer t: probes" */
+	const struct tb_sweep *b;     /* the gated result's sweep (borrowed), NULL: not in it */
+	const struct tb_gate_ref *h;  /* history: its reference, else NULL */
+	char name[384];		      /* "tracer t: probes against w: slope per probe" */
 	double pct, ci_lo, ci_hi;     /* the change in % of A's slope and its CI, NAN: none */
 	struct tb_gate_cell v;	      /* v.c NULL */
 };
@@ -126,7 +137,8 @@ struct tb_gate {
 	bool allow_faster, allow_partial, allow_foreign; /* tb_gate_opts' */
 	double max_thr_loss, max_p99_rise;		 /* resolved; INFINITY: no limit */
 	double max_slope_rise;				 /* resolved; INFINITY: no limit */
-	/* With a finite max_slope_rise and a baseline result: its sweeps, judged. */
+	/* With a finite max_slope_rise and a baseline result: its sweeps, judged; with the
+	 * history instead: the gated result's sweeps. */
 	struct tb_gate_sweep *sweeps;
 	size_t nsweeps, nsweep_fail, nsweep_skip;
 	/* The run as a whole (c NULL): its shortfalls (stats/shortfall.h) joined; fails when it

@@ -109,7 +109,7 @@ expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
 expect_exit 0 "$TB" gate "$TMP/r/result.json" --baseline "$TMP/r/result.json" \
 	--max-overhead none --max-slope-increase 10% --allow-untrustworthy --junit "$TMP/j.xml"
 grep -Eq '^  (PASS|SKIP)  tracer d: ns ' "$TMP/out" || fail "gate: no sweep line: $(cat "$TMP/out")"
-grep -q 'classname="tracebench.sweep" name="tracer d: ns"' "$TMP/j.xml" ||
+grep -q 'classname="tracebench.sweep" name="tracer d: ns against w: slope per ns"' "$TMP/j.xml" ||
 	fail "JUnit has no sweep test case"
 expect_exit 2 "$TB" gate "$TMP/r/result.json" --baseline "$TMP/r/result.json" \
 	--max-slope-increase 10
