@@ -89,28 +89,32 @@ static void hooked(struct tb_runner *rn, size_t wi, struct pass *ps)
 	}
 }
 
-/* The counts per op into a new table; NULL when out of memory. */
+/* The counts per op into a new table, said in one line; NULL when out of memory. */
 static struct tb_op_events *per_op(const struct pass *ps, uint64_t ops)
 {
 	struct tb_op_events *ev = malloc(sizeof(*ev));
+	char line[1024] = "";
+	size_t used = 0;
 
 	if (!ev)
 		return NULL;
 	tb_op_events_init(ev);
 	for (size_t i = 0; i < ps->n; i++) {
 		int64_t v = tb_cgroup_count_read(ps->cc, i);
+		double per = (double)v / (double)ops;
 
 		if (v < 0) {
 			tb_warn("[workload %s]: counting pass: reading %s: %s", ps->wl,
 				ps->names[i], strerror((int)-v));
 			continue;
 		}
-		tb_op_events_add(ev, ps->names[i], (double)v / (double)ops, TB_EV_SELF,
-				 TB_EV_COUNTED | TB_EV_APPROX);
-		tb_info("[workload %s]: counting pass: %s %.3g per op (%lld over %llu ops)", ps->wl,
-			ps->names[i], (double)v / (double)ops, (long long)v,
-			(unsigned long long)ops);
+		tb_op_events_add(ev, ps->names[i], per, TB_EV_SELF, TB_EV_COUNTED | TB_EV_APPROX);
+		if (used < sizeof(line))
+			used += (size_t)snprintf(line + used, sizeof(line) - used, "%s%s %.3g",
+						 used ? ", " : "", ps->names[i], per);
 	}
+	tb_info("[workload %s]: counting pass over %llu ops, per op: %s", ps->wl,
+		(unsigned long long)ops, line);
 	return ev;
 }
 
@@ -139,7 +143,8 @@ int tb_runner_count(struct tb_runner *rn, size_t wi)
 			goto out;
 		}
 	}
-	tb_info("[workload %s]: counting pass: %zu tracepoints in the cgroup of the process the tracers follow, over one untimed sample",
+	tb_debug(
+		"[workload %s]: counting pass: %zu tracepoints in the cgroup of the process the tracers follow, over one untimed sample",
 		w->name, ps->n);
 	tb_runner_fill_req(p, wi, &req);
 	ret = tb_child_bracketed(&req, tb_runner_sample_timeout(p->s, w), &b, &ops);
