@@ -233,7 +233,11 @@ test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	grep -q -E '^unit: [0-9]+ tests run' "$$log" || { echo "unit: the runner ended early"; st=1; }; \
 	rm -f "$$log" "$$log.st"; exit $$st
 
+# The build before the tests uses every CPU (a fresh clone builds libperf and everything);
+# the tests themselves run one at a time (they share the machine's tracing state).
+CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: deps
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 	$(Q)$(MAKE) --no-print-directory test
 
 e2e: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)

@@ -170,7 +170,7 @@ const struct tb_workload_ops tb_workload_nginx = {
 		"request",
 	.opts = nginx_opts,
 	.cfg_size = sizeof(struct nginx_cfg),
-	.flags = TB_WL_ONESHOT | TB_WL_NOLATENCY,
+	.flags = TB_WL_ONESHOT | TB_WL_NOLATENCY | TB_WL_COUNTED,
 	.supported = nginx_supported,
 	.setup = nginx_setup,
 	.run_batch = nginx_run_batch,

@@ -130,8 +130,9 @@ void tb_wl_svc_stop(struct tb_wl_svc *s);
 unsigned int tb_wl_svc_seconds(const struct tb_workload *w);
 
 /*
- * What a service's op (a request) does in kernel terms is not known ahead (a counting pass
- * would say, METHODOLOGY.md "Services"): syscalls and scheduler events unknown.
+ * What a service's op (a request) does in kernel terms is not known ahead: syscalls and
+ * scheduler events unknown here; the runner's counting pass (TB_WL_COUNTED, runner/count.h)
+ * counts the hooked tracepoints in the server's cgroup instead.
  */
 int tb_wl_svc_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev);
 

@@ -44,6 +44,9 @@ struct tb_workload {
 enum {
 	TB_WL_ONESHOT = 1 << 0,	  /* one op is one run of an external program; never calibrated */
 	TB_WL_NOLATENCY = 1 << 1, /* latency mode makes no sense (ops are not individually timed) */
+	/* What an op does is not declared but counted: before the rounds the runner counts the
+	 * hooked tracepoints in the target's cgroup over one untimed sample (runner/count.c). */
+	TB_WL_COUNTED = 1 << 2,
 };
 
 struct tb_workload_ops {

@@ -67,6 +67,10 @@ enum {
 	/* The count depends on scheduling and timing (switches, wakeups, a partner that may skip
 	 * a wait): the proof allows a factor of two either way. */
 	TB_EV_APPROX = 1 << 0,
+	/* Counted, not declared: the named tracepoint's hits per op in the target's cgroup over
+	 * a counting pass (runner/count.c), every task of the target's included; it matches the
+	 * hook of that exact name (a raw_syscalls hook only without a syscall filter). */
+	TB_EV_COUNTED = 1 << 1,
 };
 
 /* One kind of event of an op: how often one op causes it, and in whose context. */

@@ -70,13 +70,22 @@ static void find_mounts(void)
 		fclose(f);
 }
 
-/* This process's cgroups from /proc/self/cgroup ("0::/path", "4:memory:/path"). */
-static void find_own(void)
+/*
+ * The cgroups of a process from its /proc/<pid>/cgroup ("0::/path", "4:memory:/path"): the
+ * cgroup2 directory into v2 and, when mem is not NULL, the v1 memory one into mem ("" when
+ * not found). Returns 0 or -errno of the open.
+ */
+static int read_cgroups(const char *file, char *v2, size_t v2len, char *mem, size_t memlen)
 {
 	char line[4096], *c1, *c2;
-	FILE *f = tb_fopen_input("/proc/self/cgroup", TB_INPUT_FOLLOW);
+	FILE *f = tb_fopen_input(file, TB_INPUT_FOLLOW);
 
-	while (f && fgets(line, sizeof(line), f)) {
+	v2[0] = '\0';
+	if (mem)
+		mem[0] = '\0';
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
 		line[strcspn(line, "\n")] = '\0';
 		c1 = strchr(line, ':');
 		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
@@ -84,14 +93,21 @@ static void find_own(void)
 			continue;
 		*c1 = *c2 = '\0'; /* line: the hierarchy id, c1 + 1: its controllers */
 		if (!strcmp(line, "0") && c1[1] == '\0' && where.v2_root[0])
-			snprintf(where.v2_own, sizeof(where.v2_own), "%s%s", where.v2_root,
+			snprintf(v2, v2len, "%s%s", where.v2_root,
 				 strcmp(c2 + 1, "/") ? c2 + 1 : "");
-		else if (has_word(c1 + 1, "memory") && where.mem_root[0])
-			snprintf(where.mem_own, sizeof(where.mem_own), "%s%s", where.mem_root,
+		else if (mem && has_word(c1 + 1, "memory") && where.mem_root[0])
+			snprintf(mem, memlen, "%s%s", where.mem_root,
 				 strcmp(c2 + 1, "/") ? c2 + 1 : "");
 	}
-	if (f)
-		fclose(f);
+	fclose(f);
+	return 0;
+}
+
+/* This process's cgroups. */
+static void find_own(void)
+{
+	read_cgroups("/proc/self/cgroup", where.v2_own, sizeof(where.v2_own), where.mem_own,
+		     sizeof(where.mem_own));
 }
 
 static bool file_exists(const char *dir, const char *name)
@@ -412,4 +428,22 @@ void tb_cgroup_foreach_stale(void (*fn)(void *ctx, const char *path, int pid), v
 	scan_stale(where.mem_own, fn, ctx);
 	if (strcmp(where.mem_own, where.mem_root))
 		scan_stale(where.mem_root, fn, ctx);
+}
+
+int tb_cgroup_of_pid(pid_t pid, char *path, size_t len)
+{
+	char file[64];
+	int ret;
+
+	ret = tb_cgroup_supported(NULL, 0);
+	if (ret && !where.v2_root[0])
+		return ret;
+	snprintf(file, sizeof(file), "/proc/%d/cgroup", (int)pid);
+	ret = read_cgroups(file, path, len, NULL, 0);
+	if (ret)
+		return ret;
+	/* a path read from the kernel's file still walks nowhere outside the hierarchy */
+	if (!path[0] || strstr(path, "/../") || strlen(path) >= len - 1)
+		return -ENOENT;
+	return 0;
 }

@@ -78,4 +78,11 @@ int tb_cgroup_remove_path(const char *path);
  */
 void tb_cgroup_foreach_stale(void (*fn)(void *ctx, const char *path, int pid), void *ctx);
 
+/*
+ * The cgroup2 directory process pid is in (from /proc/<pid>/cgroup and the cgroup2 mount), into
+ * path. Returns 0, or -ENOENT (no cgroup2 hierarchy, pid not in one) or -errno (ESRCH: no such
+ * process).
+ */
+int tb_cgroup_of_pid(pid_t pid, char *path, size_t len);
+
 #endif /* TB_CGROUP_H */

@@ -426,3 +426,36 @@ int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t p
 	free(buf);
 	return ret;
 }
+
+int tb_tracefs_event_id(const char *name, uint64_t *id, char *err, size_t len)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	char path[512], line[32], sys[256];
+	const char *colon = strchr(name, ':');
+	size_t i, n = colon ? (size_t)(colon - name) : 0;
+	int ret = -ENOENT;
+
+	/* a name is outside input: no path walks out of events/ */
+	if (!n || n >= sizeof(sys) || !colon[1] || strchr(colon + 1, '/') || strchr(name, '/') ||
+	    strstr(name, "..")) {
+		snprintf(err, len, "unknown tracepoint '%s' (a tracepoint is system:event)", name);
+		return -ENOENT;
+	}
+	memcpy(sys, name, n);
+	sys[n] = '\0';
+	for (i = 0; i < TB_ARRAY_SIZE(roots); i++) {
+		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], sys, colon + 1);
+		ret = tb_read_line(path, line, sizeof(line));
+		if (!ret)
+			break;
+	}
+	if (ret) {
+		if (access("/sys/kernel/tracing/events", F_OK))
+			snprintf(err, len, "tracepoint '%s': tracefs is not mounted", name);
+		else
+			snprintf(err, len, "unknown tracepoint '%s' (no %s)", name, path);
+		return -ENOENT;
+	}
+	*id = strtoull(line, NULL, 10);
+	return 0;
+}

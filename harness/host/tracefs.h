@@ -80,4 +80,11 @@ int tb_tracefs_events_expand(const struct tb_strlist *specs, struct tb_strlist *
  */
 int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t pid, bool tree);
 
+/*
+ * The perf tracepoint id of "system:event" from tracefs's events/<system>/<event>/id (wherever
+ * tracefs is mounted). Returns 0, or -ENOENT with the reason in err (a malformed name, tracefs
+ * not mounted, no such event).
+ */
+int tb_tracefs_event_id(const char *name, uint64_t *id, char *err, size_t len);
+
 #endif /* TB_TRACEFS_H */

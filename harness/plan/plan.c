@@ -336,6 +336,9 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 	}
 	e->nsamples = (size_t)rounds * p->ncells + nacct;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
+	for (i = 0; i < p->s->nworkloads; i++) /* a counted workload's pass is one sample more */
+		if (p->s->workloads[i].used && (p->s->workloads[i].ops->flags & TB_WL_COUNTED))
+			e->calib_s += to_s(p->s->workloads[i].duration_ns) + TB_PLAN_PROCESS_S;
 	e->total_s =
 		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;
 }
@@ -384,7 +387,7 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
 	fprintf(f,
 		"  = %zu samples: batches %.1f s + settle %.1f s + processes %.1f s + tracer setup "
-		"and teardown %.1f s; calibration %.1f s%s (traced batches also take longer by the "
+		"and teardown %.1f s; calibration and counting %.1f s%s (traced batches also take longer by the "
 		"tracer's overhead)\n",
 		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s, explain);
 }

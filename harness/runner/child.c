@@ -590,3 +590,49 @@ void tb_child_release(struct tb_tracer *held, struct tb_cell *cell)
 	if (cell && cell->nsamples)
 		cell->samples[cell->nsamples - 1].teardown_s += to_s(tb_now_ns() - t0);
 }
+
+int tb_child_bracketed(const struct tb_measure_req *req, uint64_t timeout_ns,
+		       const struct tb_child_bracket *b, uint64_t *ops)
+{
+	struct child c = {.to = -1, .from = -1};
+	struct child_msg m;
+	bool begun = false;
+	char arm = 'a';
+	int ret;
+
+	*ops = 0;
+	ret = child_start(req, 0, &c);
+	if (ret)
+		return ret;
+	ret = tb_read_full_timeout(c.from, &m, sizeof(m), timeout_ns);
+	if (!ret && m.err)
+		ret = m.err;
+	if (!ret)
+		ret = b->ready(b->ctx, m.target > 0 ? m.target : c.pid);
+	if (!ret)
+		ret = tb_write_full(c.to, &arm, 1);
+	if (!ret)
+		ret = gate_wait(&c, TB_GATE_SPINNING, timeout_ns);
+	if (!ret)
+		ret = b->begin(b->ctx);
+	begun = !ret;
+	if (!ret) {
+		atomic_store_explicit(c.gate, TB_GATE_GO, memory_order_release);
+		ret = gate_wait(&c, TB_GATE_DONE, timeout_ns);
+	}
+	if (begun)
+		b->end(b->ctx);
+	if (!ret) {
+		atomic_store_explicit(c.gate, TB_GATE_STOPPED, memory_order_release);
+		ret = tb_read_full_timeout(c.from, &m, sizeof(m), timeout_ns);
+	}
+	if (!ret && m.err) {
+		ret = m.err;
+		tb_warn("[workload %s]: %s", req->name,
+			m.res.errmsg[0] ? m.res.errmsg : strerror(-m.err));
+	}
+	if (!ret)
+		*ops = m.res.ops;
+	child_end(&c, ret != 0);
+	return tb_stop_requested() ? -EINTR : ret;
+}

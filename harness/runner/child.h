@@ -67,6 +67,28 @@ int tb_child_calibrate(const struct tb_measure_req *req, uint64_t target_ns, uin
 		       uint64_t *ops);
 
 /*
+ * A sample without a tracer whose batch the caller brackets (the counting pass, runner/count.c):
+ * ready is called once the workload process is set up, with the process a tracer would follow
+ * (its target, or the workload process), begin just before its batch is released and end
+ * right after it (when begin returned 0). A non-zero return of ready or begin ends the sample
+ * with it.
+ */
+struct tb_child_bracket {
+	void *ctx;
+	int (*ready)(void *ctx, pid_t target);
+	int (*begin)(void *ctx);
+	void (*end)(void *ctx);
+};
+
+/*
+ * One bracketed batch of req's workload in a child process; *ops: the ops it completed (a
+ * service's requests). Returns 0, -EINTR when a stop was requested, or -errno (a failure of
+ * the workload said).
+ */
+int tb_child_bracketed(const struct tb_measure_req *req, uint64_t timeout_ns,
+		       const struct tb_child_bracket *b, uint64_t *ops);
+
+/*
  * Run one sample of job into cell: a new sample is appended (failed until it completes, or
  * abandoned when a stop request cut it short), the tracer's figures recorded, the latency histogram of a measured sample merged into *hist
  * (allocated on first use; the caller frees it). A failure is recorded in cell->error (the

@@ -14,6 +14,7 @@
 #include "model/proof.h"
 #include "runner/child.h"
 #include "runner/contended.h"
+#include "runner/count.h"
 #include "runner/explain.h"
 #include "runner/runner.h"
 #include "runner/sample.h"
@@ -172,6 +173,12 @@ static void expect_cell(struct tb_runner *rn, const struct tb_plan_cell *cr,
 		tb_warn("[workload %s]: what one op does is unknown: %s", w->name, strerror(-ret));
 		tb_op_events_init(&ops);
 	}
+	if (rn->counted && rn->counted[cr->wl]) /* the counting pass's, beside what it declares */
+		for (size_t i = 0; i < rn->counted[cr->wl]->n; i++) {
+			const struct tb_op_event *e = &rn->counted[cr->wl]->ev[i];
+
+			tb_op_events_add(&ops, e->name, e->per_op, e->who, e->flags);
+		}
 	tb_hooks_init(&h);
 	ret = found ? 0 : t->ops->hooks ? t->ops->hooks(t->cfg, &h) : -ENOTSUP;
 	if (ret) {
@@ -241,6 +248,8 @@ static int calibrate_all(struct tb_runner *rn)
 		if (!p->s->workloads[i].used)
 			continue;
 		ret = tb_runner_calibrate(rn, i);
+		if (!ret)
+			ret = tb_runner_count(rn, i);
 		if (ret)
 			return ret;
 	}
@@ -477,4 +486,5 @@ void tb_runner_free(struct tb_runner *rn)
 		gsl_rng_free(rn->rng);
 	rn->rng = NULL;
 	tb_runner_dirs_free(rn);
+	tb_runner_count_free(rn);
 }

@@ -16,7 +16,7 @@
 #include "runner/sample.h"
 #include "tracers/tracer.h"
 
-static uint64_t sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w)
+uint64_t tb_runner_sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w)
 {
 	if (s->sample_timeout_ns)
 		return s->sample_timeout_ns;
@@ -55,7 +55,8 @@ int tb_runner_calibrate(struct tb_runner *rn, size_t wi)
 		return 0;
 	}
 	tb_runner_fill_req(p, wi, &req);
-	return tb_child_calibrate(&req, w->duration_ns, sample_timeout(p->s, w), &p->wls[wi].ops);
+	return tb_child_calibrate(&req, w->duration_ns, tb_runner_sample_timeout(p->s, w),
+				  &p->wls[wi].ops);
 }
 
 struct tb_runner_dirs {
@@ -143,7 +144,7 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		.w = &p->s->workloads[cr->wl],
 		.t = tracer ? tracer : &p->s->tracers[cr->tr],
 		.consumer_cpu = p->consumer_cpu,
-		.timeout_ns = sample_timeout(p->s, &p->s->workloads[cr->wl]),
+		.timeout_ns = tb_runner_sample_timeout(p->s, &p->s->workloads[cr->wl]),
 		.round = round,
 		.warmup = warmup,
 		.order = rn->order++,

@@ -70,6 +70,9 @@ struct tb_runner {
 	bool estimated;		     /* on_estimate was called */
 	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
 	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
+	/* [workload section]: what its counting pass counted per op (runner/count.h); NULL
+	 * entries where none ran; the array NULL until one does */
+	struct tb_op_events **counted;
 };
 
 /*
@@ -100,6 +103,10 @@ void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned in
 /* The order of the n cells in one round: a permutation drawn from rng (seeded with the
  * recorded seed, so a run's order can be reproduced). */
 void tb_runner_round_order(gsl_rng *rng, size_t n, size_t *order);
+
+/* How long workload section w's child may take to set up, and its batch to run: [global]
+ * sample-timeout, else 20 durations and a minute. */
+uint64_t tb_runner_sample_timeout(const struct tb_scenario *s, const struct tb_scn_workload *w);
 
 /* Close and free the tracers' directories (tb_runner_free). */
 void tb_runner_dirs_free(struct tb_runner *rn);

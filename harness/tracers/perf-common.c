@@ -12,6 +12,7 @@
 
 #include "tracers/perf-common.h"
 #include "core/tb.h"
+#include "host/tracefs.h"
 
 static const struct {
 	const char *name;
@@ -44,39 +45,6 @@ static const struct {
 	{"ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES},
 };
 
-/* "system:event" -> the tracepoint id from tracefs (wherever it is mounted). */
-static int tracepoint_id(const char *name, uint64_t *id, char *err, size_t len)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	char path[512], line[32], sys[256];
-	const char *colon = strchr(name, ':');
-	size_t i, n = colon ? (size_t)(colon - name) : 0;
-	int ret = -ENOENT;
-
-	if (!n || n >= sizeof(sys) || !colon[1] || strchr(colon + 1, '/') || strchr(name, '/')) {
-		snprintf(err, len, "unknown event '%s' (known: %s, or a tracepoint system:event)",
-			 name, tb_perfev_names());
-		return -ENOENT;
-	}
-	memcpy(sys, name, n);
-	sys[n] = '\0';
-	for (i = 0; i < TB_ARRAY_SIZE(roots); i++) {
-		snprintf(path, sizeof(path), "%s/events/%s/%s/id", roots[i], sys, colon + 1);
-		ret = tb_read_line(path, line, sizeof(line));
-		if (!ret)
-			break;
-	}
-	if (ret) {
-		if (access("/sys/kernel/tracing/events", F_OK))
-			snprintf(err, len, "tracepoint '%s': tracefs is not mounted", name);
-		else
-			snprintf(err, len, "unknown tracepoint '%s' (no %s)", name, path);
-		return -ENOENT;
-	}
-	*id = strtoull(line, NULL, 10);
-	return 0;
-}
-
 int tb_perfev_parse(const char *name, struct perf_event_attr *attr, char *err, size_t len)
 {
 	uint64_t id;
@@ -89,7 +57,12 @@ int tb_perfev_parse(const char *name, struct perf_event_attr *attr, char *err, s
 			return 0;
 		}
 	}
-	if (tracepoint_id(name, &id, err, len))
+	if (!strchr(name, ':')) {
+		snprintf(err, len, "unknown event '%s' (known: %s, or a tracepoint system:event)",
+			 name, tb_perfev_names());
+		return -ENOENT;
+	}
+	if (tb_tracefs_event_id(name, &id, err, len))
 		return -ENOENT;
 	attr->type = PERF_TYPE_TRACEPOINT;
 	attr->config = id;

@@ -84,7 +84,10 @@ for c in r["cells"]:
     for k in ("throughput_loss_pct", "throughput_loss_ci", "p50_delta_ns", "p50_delta_ci",
               "p99_delta_ns", "p99_delta_ci", "throughput_verdict", "p99_verdict"):
         assert k in sv, (c["id"], k)
-    assert c["proof"]["outcome"], c["proof"]
+    # the counting pass's expectation: system-wide, at least the server's syscalls
+    assert c["proof"]["outcome"] == "match", c["proof"]
+    assert "at least" in c["proof"]["message"], c["proof"]
+    assert "(counted in its cgroup)" in c["expected_events"]["does"], c["expected_events"]
     assert c["events_recorded"] > 0, c["id"]
 PY
 sleep 0.3
@@ -95,7 +98,9 @@ echo "  real services: rows, proofs and keys; nothing left"
 # A pid-filtered ftrace cell follows the server ({pid} is its main pid, set_event_pid its tree,
 # event-fork its later forks) and not the client: its syscalls per request are well below those
 # of the same set system-wide, which holds wrk's too. (Filtering on the workload process's tree
-# would hold wrk too; on the workload process alone, almost nothing.)
+# would hold wrk too; on the workload process alone, almost nothing.) The counting pass's count
+# of the server's cgroup is the expectation: matched both ways by the pid-filtered cell, as a
+# floor by the system-wide one.
 sed '/^\[workload rd/,$d' "$TMP/s.ini" >"$TMP/pf.ini" # [global] and nginx
 cat >>"$TMP/pf.ini" <<INI
 [tracer srv]
@@ -123,6 +128,10 @@ e = {c["tracer"]: c["proof"]["events_per_op"] for c in json.load(open(sys.argv[1
      if not c["baseline"]}
 assert e["srv"] >= 2, e  # nginx's workers: at least one syscall per request
 assert e["srv"] < 0.75 * e["all"], e  # but not the client's
+# the counting pass held both to the server cgroup's count: both ways on the server's tree
+p = {c["tracer"]: c["proof"] for c in json.load(open(sys.argv[1]))["cells"] if not c["baseline"]}
+assert p["srv"]["outcome"] == "match" and "at least" not in p["srv"]["message"], p["srv"]
+assert p["all"]["outcome"] == "match" and "at least" in p["all"]["message"], p["all"]
 PY
 sleep 0.3
 l=$(left $pid)

@@ -399,6 +399,86 @@ static void test_outcomes(void)
 	tb_result_free(r);
 }
 
+/* A service's counting pass (runner/count.h): counted tracepoints match hooks of their name. */
+static void counted_table(struct tb_op_events *ev)
+{
+	tb_op_events_init(ev);
+	CU_ASSERT_EQUAL(tb_op_events_add(ev, "raw_syscalls:sys_enter", 12, TB_EV_SELF,
+					 TB_EV_COUNTED | TB_EV_APPROX),
+			0);
+	CU_ASSERT_EQUAL(tb_op_events_add(ev, "raw_syscalls:sys_exit", 12, TB_EV_SELF,
+					 TB_EV_COUNTED | TB_EV_APPROX),
+			0);
+	CU_ASSERT_EQUAL(tb_op_events_add(ev, "sched:sched_switch", 3, TB_EV_SELF,
+					 TB_EV_COUNTED | TB_EV_APPROX),
+			0);
+}
+
+static void counted_expect(int scope, const char *hooks, struct tb_expected *x)
+{
+	struct tb_op_events ev;
+	struct tb_hooks h;
+
+	counted_table(&ev);
+	hooks_of(TB_HOOK_EVENTS, scope, hooks, &h);
+	tb_proof_expect(&ev, &h, NULL, x);
+	tb_hooks_free(&h);
+}
+
+static void test_counted(void)
+{
+	struct cellspec sp = {"nginx", "nginx", "tp", "ftrace-events", 10, 0.005, 24 * OPS,
+			      0,       -1,	0};
+	struct tb_expected x;
+	struct tb_result *r;
+	const struct tb_cell *c;
+
+	/* a tracer following the server's tree: both sides checked, within a factor of 2 */
+	counted_expect(TB_SCOPE_TREE, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.approx_per_op, 24, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(x.exact_per_op, 0, 1e-9);
+	CU_ASSERT(!x.at_least && !x.unknown);
+	CU_ASSERT_PTR_NOT_NULL(strstr(x.does, "raw_syscalls:sys_enter x12"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(x.does, "(counted in its cgroup)"));
+	r = analysed(&sp, &x);
+	c = traced(r);
+	show(c);
+	CU_ASSERT_EQUAL(c->proof.outcome, TB_PROOF_MATCH);
+	CU_ASSERT_EQUAL(c->overhead.verdict, TB_VERDICT_OVERHEAD);
+	tb_result_free(r);
+	/* one that sees the server's main process only: far below, untrustworthy */
+	sp.events = 2 * OPS;
+	r = analysed(&sp, &x);
+	CU_ASSERT_EQUAL(traced(r)->proof.outcome, TB_PROOF_BELOW);
+	CU_ASSERT_EQUAL(traced(r)->overhead.verdict, TB_VERDICT_UNTRUSTWORTHY);
+	tb_result_free(r);
+	/* ... and one that also records the client's: above */
+	sp.events = 60 * OPS;
+	r = analysed(&sp, &x);
+	CU_ASSERT_EQUAL(traced(r)->proof.outcome, TB_PROOF_ABOVE);
+	tb_result_free(r);
+
+	/* system-wide: at least the server's */
+	counted_expect(TB_SCOPE_SYSTEM, "raw_syscalls:sys_enter,raw_syscalls:sys_exit", &x);
+	CU_ASSERT(x.at_least && !x.unknown);
+	r = analysed(&sp, &x);
+	c = traced(r);
+	CU_ASSERT_EQUAL(c->proof.outcome, TB_PROOF_MATCH);
+	CU_ASSERT_PTR_NOT_NULL(strstr(c->proof.message, "at least 24 expected"));
+	tb_result_free(r);
+
+	/* a pid filter records switches into the server too: the switches out are a floor */
+	counted_expect(TB_SCOPE_TREE, "raw_syscalls:sys_enter,sched:sched_switch", &x);
+	CU_ASSERT_DOUBLE_EQUAL(x.approx_per_op, 15, 1e-9);
+	CU_ASSERT(x.at_least);
+	/* a raw hook of one syscall, or a hook not counted: not known */
+	counted_expect(TB_SCOPE_TREE, "raw_syscalls:sys_enter#0", &x);
+	CU_ASSERT(x.unknown);
+	CU_ASSERT_DOUBLE_EQUAL(x.approx_per_op, 0, 1e-9);
+	counted_expect(TB_SCOPE_TREE, "syscalls:sys_enter_read", &x);
+	CU_ASSERT(x.unknown);
+}
+
 /* An expectation of a kind and scope with nothing else in it. */
 static void bare(struct tb_expected *x, int kind, int scope)
 {
@@ -643,6 +723,7 @@ static void test_json(void)
 static CU_TestInfo tests[] = {
 	{"matching workloads' events with tracers' hooks", test_matching},
 	{"outcomes: mismatch, control, below, above, unproven", test_outcomes},
+	{"a counting pass's events: two-sided on the server, a floor system-wide", test_counted},
 	{"ns/event only for a per-event count of the workload", test_ns_per_event_rules},
 	{"reasons: remedies from the run, no contradictory rounding", test_reasons},
 	{"every untrustworthy reason names a remedy", test_reason_names_remedy},

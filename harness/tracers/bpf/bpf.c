@@ -371,6 +371,16 @@ static int point_filter(struct tb_tracer *t, struct bpf_priv *p)
 	return 0;
 }
 
+/*
+ * The process whose events are the workload's share (workload_events), 0: none. A server's
+ * tree (t->target_tree: a service's workers, and its backends forked later) is more than its
+ * main tgid, so its share is not one process's count and none is claimed.
+ */
+static __u32 attributed_tgid(const struct tb_tracer *t)
+{
+	return t->target > 0 && !t->target_tree ? (__u32)t->target : 0;
+}
+
 static int bpf_setup(struct tb_tracer *t)
 {
 	const struct bpf_cfg *cfg = t->cfg;
@@ -396,7 +406,7 @@ static int bpf_setup(struct tb_tracer *t)
 	tgid = cfg->pid_filter != PIDF_NONE && t->target > 0 ? (__u32)t->target : 0;
 	if (cfg->program != PROG_OBJECT && cfg->pid_filter == PIDF_WORKLOAD)
 		tgid = 0;
-	p->tgid = t->target > 0 ? (__u32)t->target : 0;
+	p->tgid = attributed_tgid(t);
 	if (cfg->pid_filter != PIDF_NONE && t->target <= 0)
 		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
 			t->name);
@@ -648,7 +658,7 @@ static int bpf_rearm(struct tb_tracer *t)
 	r = tb_bpftr_bundled_check_clear(t, p);
 	if (r)
 		return r;
-	p->tgid = (__u32)t->target;
+	p->tgid = attributed_tgid(t);
 	if (cfg->program == PROG_PROBE)
 		tb_bpftr_probe_point(t, p, cfg);
 	/* No stats_on: a kept tracer serves timed samples only, an accounting sample sets its

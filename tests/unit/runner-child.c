@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * runner/child.h's bracketed sample (what the counting pass runs on): the bracket is told the
+ * workload process, begin and end enclose its batch once each and in order, the ops come
+ * back; a ready that refuses ends the sample with its error, nothing begun, the child reaped.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "core/tb.h"
+#include "runner/child.h"
+#include "tb_test.h"
+#include "workloads/workload.h"
+
+struct seen {
+	pid_t target;
+	int calls[3]; /* ready, begin, end: the order each was called in (1, 2, 3), 0: never */
+	int n;
+	int refuse; /* ready's return */
+	bool alive_at_begin;
+};
+
+static int on_ready(void *ctx, pid_t target)
+{
+	struct seen *s = ctx;
+
+	s->target = target;
+	s->calls[0] = ++s->n;
+	return s->refuse;
+}
+
+static int on_begin(void *ctx)
+{
+	struct seen *s = ctx;
+
+	s->calls[1] = ++s->n;
+	s->alive_at_begin = kill(s->target, 0) == 0;
+	return 0;
+}
+
+static void on_end(void *ctx)
+{
+	struct seen *s = ctx;
+
+	s->calls[2] = ++s->n;
+}
+
+static void test_bracketed(void)
+{
+	const struct tb_workload_ops *wl = tb_workload_find("getpid");
+	struct seen s = {0};
+	struct tb_child_bracket b = {&s, on_ready, on_begin, on_end};
+	struct tb_measure_req req;
+	uint64_t ops = 7;
+	void *cfg;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(wl);
+	cfg = calloc(1, wl->cfg_size);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(cfg);
+	CU_ASSERT_EQUAL(tb_opts_defaults(wl->opts, cfg), 0);
+	req = (struct tb_measure_req){
+		.wl = wl, .name = "getpid", .cfg = cfg, .tmpdir = tb_test_tmpdir(), .ops = 5000};
+
+	CU_ASSERT_EQUAL(tb_child_bracketed(&req, 20000000000ull, &b, &ops), 0);
+	CU_ASSERT_EQUAL(ops, 5000);
+	CU_ASSERT(s.target > 0 && s.target != getpid());
+	CU_ASSERT(s.alive_at_begin);
+	CU_ASSERT(s.calls[0] == 1 && s.calls[1] == 2 && s.calls[2] == 3);
+	CU_ASSERT_EQUAL(waitpid(s.target, NULL, WNOHANG), -1); /* reaped */
+
+	/* a ready that refuses: its error, nothing begun, the child reaped */
+	s = (struct seen){.refuse = -EIO};
+	CU_ASSERT_EQUAL(tb_child_bracketed(&req, 20000000000ull, &b, &ops), -EIO);
+	CU_ASSERT_EQUAL(ops, 0);
+	CU_ASSERT(s.calls[0] == 1 && !s.calls[1] && !s.calls[2]);
+	CU_ASSERT_EQUAL(waitpid(s.target, NULL, WNOHANG), -1);
+	tb_opts_free(wl->opts, cfg);
+	free(cfg);
+}
+
+static CU_TestInfo tests[] = {
+	{"a bracketed sample: ready, begin, batch, end", test_bracketed},
+	CU_TEST_INFO_NULL,
+};
+
+TB_TEST_SUITE("runner-child", NULL, NULL, tests);
