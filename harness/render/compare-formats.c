@@ -153,7 +153,23 @@ static const char *fmt_change(char *buf, size_t len, double v, double lo, double
 	return buf;
 }
 
-/* "throughput 10000 -> 9000 req/s -10.00% [-11.0, -9.0] worse; p50 ...": a service row's
+void tb_render_compare_svc_text(struct tb_render_svc_row *t, const struct tb_cmp_row *w,
+				enum tb_stats_svc m)
+{
+	const struct tb_cmp_svc *ch = &w->svc[m];
+	bool rps = m == TB_STATS_SVC_RPS;
+	double k = rps ? 1 : 1e3; /* latencies in us */
+
+	t->name = tb_stats_svc_names[m];
+	t->unit = rps ? "req/s" : "us";
+	t->verdict = tb_cmp_dir_name(ch->dir);
+	tb_fmt_num(t->a, sizeof(t->a), ch->a / k, rps ? "%.0f" : "%.1f");
+	tb_fmt_num(t->b, sizeof(t->b), ch->b / k, rps ? "%.0f" : "%.1f");
+	fmt_change(t->change, sizeof(t->change), ch->pct, ch->ci_lo, ch->ci_hi, "%");
+	tb_fmt_num(t->p, sizeof(t->p), ch->p, "%.2g");
+}
+
+/* "throughput 10000 -> 9000 req/s, -10.00% [-11.0, -9.0] worse; p50 ...": a service row's
  * metrics for the table and Markdown. */
 static const char *svc_text(char *buf, size_t len, const struct tb_cmp_row *w)
 {
@@ -161,16 +177,12 @@ static const char *svc_text(char *buf, size_t len, const struct tb_cmp_row *w)
 
 	buf[0] = '\0';
 	for (int m = 0; m < TB_STATS_SVC_N && off < len; m++) {
-		const struct tb_cmp_svc *ch = &w->svc[m];
-		double k = m ? 1e3 : 1; /* latencies in us */
-		char a[32], b[32], chg[64];
+		struct tb_render_svc_row t;
 
-		tb_fmt_num(a, sizeof(a), ch->a / k, m ? "%.1f" : "%.0f");
-		tb_fmt_num(b, sizeof(b), ch->b / k, m ? "%.1f" : "%.0f");
-		fmt_change(chg, sizeof(chg), ch->pct, ch->ci_lo, ch->ci_hi, "%");
+		tb_render_compare_svc_text(&t, w, (enum tb_stats_svc)m);
 		off += (size_t)snprintf(buf + off, len - off, "%s%s %s -> %s %s, %s %s",
-					m ? "; " : "", tb_stats_svc_names[m], a, b,
-					m ? "us" : "req/s", chg, tb_cmp_dir_name(ch->dir));
+					m ? "; " : "", t.name, t.a, t.b, t.unit, t.change,
+					t.verdict);
 	}
 	return buf;
 }

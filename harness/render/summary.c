@@ -130,30 +130,26 @@ static void print_consumers(FILE *f, const struct tb_result *r, int ww, int tw)
  */
 static void print_bpf_split(FILE *f, const struct tb_result *r)
 {
-	bool header = false, split, acct;
+	struct tb_render_bpf_row b;
+	bool header = false;
 	char line[640];
 
 	for (size_t i = 0; i < r->ncells; i++) {
 		const struct tb_cell *c = &r->cells[i];
 		const struct tb_overhead *o = &c->overhead;
 
-		if (c->baseline || !c->has_overhead)
-			continue;
-		split = isfinite(o->bpf_ns_per_run) && tb_proof_ns_per_event_shown(c, NULL);
-		/* The bpf tracer's accounting; a command tracer's is in its own block. */
-		acct = c->accounting.present && c->tracer_type && !strcmp(c->tracer_type, "bpf");
-		if (!split && !acct)
+		if (!tb_render_bpf_split(c, &b))
 			continue;
 		if (!header)
 			fprintf(f,
 				"\nBPF cells: ns/event against the program's own run time in the kernel (run_time_ns / run_cnt, from accounting samples); the rest is the hook's dispatch and the slow path it enables\n");
 		header = true;
-		if (split)
+		if (b.split)
 			fprintf(f,
 				"  %s / %s: %.1f ns/event = %.1f ns/run in-kernel %+.1f ns dispatch and slow path\n",
 				c->workload, c->tracer, o->ns_per_event, o->bpf_ns_per_run,
-				o->ns_per_event - o->bpf_ns_per_run);
-		if (acct)
+				b.dispatch_ns);
+		if (b.acct)
 			fprintf(f, "  %s / %s: %s\n", c->workload, c->tracer,
 				tb_fmt_accounting(line, sizeof(line), c));
 	}

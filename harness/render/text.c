@@ -108,6 +108,21 @@ const char *tb_fmt_accounting(char *buf, size_t len, const struct tb_cell *c)
 	return buf;
 }
 
+bool tb_render_bpf_split(const struct tb_cell *c, struct tb_render_bpf_row *s)
+{
+	const struct tb_overhead *o = &c->overhead;
+
+	s->split = s->acct = false;
+	s->dispatch_ns = NAN;
+	if (c->baseline || !c->has_overhead)
+		return false;
+	s->split = isfinite(o->bpf_ns_per_run) && tb_proof_ns_per_event_shown(c, NULL);
+	s->acct = c->accounting.present && tb_streq(c->tracer_type, "bpf");
+	if (s->split)
+		s->dispatch_ns = o->ns_per_event - o->bpf_ns_per_run;
+	return s->split || s->acct;
+}
+
 const char *tb_fmt_bytes(char *buf, size_t len, int64_t bytes)
 {
 	double b = (double)bytes;

@@ -7,6 +7,7 @@
 #ifndef TB_TEXT_H
 #define TB_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -52,6 +53,19 @@ const char *tb_fmt_rate_model(char *buf, size_t len, const struct tb_rate_model 
  * run)", the CI replaced by the reason when there is none. "" for a cell without them.
  */
 const char *tb_fmt_accounting(char *buf, size_t len, const struct tb_cell *c);
+
+/*
+ * What a traced cell shows in the BPF cells' block of the summary and the report (METHODOLOGY.md
+ * 6.5): split when its in-kernel ns/run (overhead.bpf_ns_per_run) and a quoted ns/event are
+ * both known, with dispatch_ns = ns/event - ns/run (what is not the program's body: the hook's
+ * dispatch and the slow path it enables); acct when it is the bpf tracer's and has accounting
+ * samples (tb_fmt_accounting; a command tracer's are in its own block). Returns split || acct.
+ */
+struct tb_render_bpf_row {
+	bool split, acct;
+	double dispatch_ns; /* NAN without split */
+};
+bool tb_render_bpf_split(const struct tb_cell *c, struct tb_render_bpf_row *s);
 
 /* A size in bytes with a unit (powers of 1000): "512 B", "1.4 kB", "197 MB", "2.1 GB";
  * "-" when negative (unknown). */

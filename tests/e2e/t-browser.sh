@@ -1,7 +1,8 @@
 #!/bin/bash
 # report.html and compare.html in a real browser (Debian's chromium, headless): a screenshot of
 # the expected size, every plot's SVG present and drawn, no table overflowing a 1400 px window,
-# the environment table collapsed (issue 15), the cost column's ns/event only with an overhead.
+# the environment table collapsed (issue 15), the cost column's ns/event only with an overhead;
+# with a BPF cell's accounting in the report and compare's service rows in a comparison.
 # Skipped only where chromium is not installed.
 . "$(dirname "$0")/lib.sh"
 have_chromium || skip "chromium not installed (Debian: chromium; make deps installs it)"
@@ -47,9 +48,21 @@ assert not bad, "; ".join(bad)
 PY
 }
 mkdir -p "$TMP/res"
-cp "$R/plot-fixture.json" "$TMP/res/result.json"
+# One bundled BPF cell with its accounting: the BPF cells table with the cost statement.
+python3 - "$R/plot-fixture.json" "$TMP/res/result.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+c = next(c for c in r["cells"] if c["id"] == "getpid/bpf-raw-syscalls")
+c["accounting"] = {"samples": 10, "ns_per_op": 680.5, "cost_pct": 35.5, "cost_ci": [7.7, 60.9],
+                   "cost_ns_per_op": 63.2, "cost_ns_per_run": 31.6, "bpf_runs_per_op": 2.0,
+                   "bpf_ns_per_run": 61.5}
+json.dump(r, open(sys.argv[2], "w"))
+PY
 "$TB" report "$TMP/res/result.json" -o "$TMP/report.html" >/dev/null 2>"$TMP/err" || { cat "$TMP/err"; fail "report failed"; }
 check report "$TMP/report.html" 4
+grep -q '>getpid/bpf-raw-syscalls</td><td class="n">2.00</td><td class="n">61.5</td>' "$TMP/report.html" &&
+	grep -q 'the stats cost +35.5% \[+7.7, +60.9\] of the timed ns/op' "$TMP/report.html" ||
+	fail "report: no BPF cells row with the accounting"
 # The cost column as the browser shows it: ns/event with its CI only where the verdict is
 # "overhead"; a dash, and why on hover, where the overhead is not detectable or not trusted.
 python3 - "$TMP/report.json" <<'PY' || fail "report: the cost column quotes what it should not"
@@ -82,4 +95,15 @@ PY
 "$TB" compare "$R/a.json" "$TMP/b-long.json" "$R/c-otherhw.json" --html "$TMP/compare.html" >/dev/null 2>"$TMP/err" ||
 	{ cat "$TMP/err"; fail "compare --html failed"; }
 check compare "$TMP/compare.html" 1
+# compare --html of two service results: its service rows fit the page too.
+"$TB" compare "$R/svc-a.json" "$R/svc-b.json" --html "$TMP/svc-compare.html" >/dev/null 2>"$TMP/err" ||
+	{ cat "$TMP/err"; fail "compare --html of the service results failed"; }
+browser_check svc-compare "$TMP/svc-compare.html" # laid out only: check has shot a comparison
+python3 - "$TMP/svc-compare.json" <<'PY' || fail "svc-compare: the service table is missing or overflows"
+import json, sys
+r = json.load(open(sys.argv[1]))
+t = [x for x in r["tables"] if x["id"] == "compare-services-1"]
+assert t and t[0]["scroll"] and t[0]["pright"] <= r["bodyright"] + 1, r["tables"]
+print("svc-compare: the service table fits (%.0f of %.0f px)" % (t[0]["right"], r["bodyright"]))
+PY
 exit 0

@@ -2,7 +2,8 @@
 # The service metrics outside run (issue 30), on the fixtures (tests/data/results/svc-*.json):
 # history keeps a series per service metric and detect finds a step of p99 in eight runs whose
 # p99 rises 30% at the fifth (throughput unchanged: no step); gate's service limits fail by the
-# metric that is over (JUnit's type names it) and refuse a bare number; compare prints them.
+# metric that is over (JUnit's type names it) and refuse a bare number; compare prints them, and
+# compare --html has them as a table.
 . "$(dirname "$0")/lib.sh"
 FIX=$TB_ROOT/tests/data/results
 DB=$TMP/h.db
@@ -45,4 +46,14 @@ grep -q "bare number" "$TMP/err" || fail "a bare limit without the spelling to u
 expect_exit 0 "$TB" compare "$FIX/svc-a.json" "$FIX/svc-b.json"
 grep -q "service: throughput .* worse; p50 .*; p99 .* worse" "$TMP/out" ||
 	fail "compare has no service line: $(cat "$TMP/out")"
+# compare --html has the same rows: a table of the service cells' metrics, the terminal's words
+expect_exit 0 "$TB" compare "$FIX/svc-a.json" "$FIX/svc-b.json" --html "$TMP/svc.html"
+line=$(grep -o 'service: throughput [0-9]* -> [0-9]*' "$TMP/out" | head -n 1)
+a=$(echo "$line" | awk '{print $3}') b=$(echo "$line" | awk '{print $5}')
+[ -n "$b" ] || fail "no throughput A -> B in compare's table: $(cat "$TMP/out")"
+grep -q '<table id="compare-services-1">' "$TMP/svc.html" || fail "compare --html has no service table"
+grep -q "<td>throughput</td><td class=\"n\">$a</td><td class=\"n\">$b</td><td>req/s</td>" \
+	"$TMP/svc.html" || fail "compare --html's throughput is not the terminal's $a -> $b"
+[ "$(grep -c '<td class="sig">worse</td>' "$TMP/svc.html")" -ge 2 ] ||
+	fail "compare --html does not say that throughput and p99 got worse"
 echo "ok"

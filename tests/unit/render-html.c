@@ -1,13 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The HTML report: well-formed, complete, self-contained, and every name escaped. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "stats/compare.h"
 #include "stats/ranking.h"
@@ -17,133 +15,17 @@
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "fixture.h"
+#include "html-check.h"
 #include "stats/stats.h"
 #include "tb_test.h"
 
-static const char *const void_tags[] = {"area",	 "base", "br",	 "col",	   "embed", "hr",  "img",
-					"input", "link", "meta", "source", "track", "wbr", NULL};
-
-static bool is_void(const char *name)
-{
-	int i;
-
-	for (i = 0; void_tags[i]; i++)
-		if (!strcasecmp(name, void_tags[i]))
-			return true;
-	return false;
-}
-
-/*
- * Check that tags balance: every start tag (not void, not self-closed) is closed in order.
- * Returns NULL when well-formed, else a static message. Attribute values are skipped whole
- * so that a '>' inside quotes does not end the tag.
- */
-static const char *check_balanced(const char *html)
-{
-	static char msg[256];
-	char stack[512][32];
-	int depth = 0;
-	const char *p = html;
-
-	while ((p = strchr(p, '<')) != NULL) {
-		char name[32];
-		bool closing = false, selfclose = false;
-		size_t n = 0;
-
-		if (!strncmp(p, "<!--", 4)) {
-			p = strstr(p, "-->");
-			if (!p)
-				return "unterminated comment";
-			continue;
-		}
-		if (p[1] == '!' || p[1] == '?') {
-			p = strchr(p, '>');
-			if (!p)
-				return "unterminated declaration";
-			continue;
-		}
-		p++;
-		if (*p == '/') {
-			closing = true;
-			p++;
-		}
-		if (!isalpha((unsigned char)*p)) {
-			snprintf(msg, sizeof(msg), "stray '<' before '%.20s'", p);
-			return msg;
-		}
-		while ((isalnum((unsigned char)*p) || *p == '-' || *p == ':') &&
-		       n < sizeof(name) - 1)
-			name[n++] = (char)tolower((unsigned char)*p++);
-		name[n] = '\0';
-		/* attributes */
-		while (*p && *p != '>') {
-			if (*p == '"' || *p == '\'') {
-				const char *q = strchr(p + 1, *p);
-
-				if (!q)
-					return "unterminated attribute value";
-				p = q + 1;
-				continue;
-			}
-			if (*p == '/' && p[1] == '>')
-				selfclose = true;
-			if (*p == '<')
-				return "'<' inside a tag";
-			p++;
-		}
-		if (!*p)
-			return "unterminated tag";
-		p++;
-		if (closing) {
-			if (!depth || strcmp(stack[depth - 1], name)) {
-				snprintf(msg, sizeof(msg), "</%s> closes <%s>", name,
-					 depth ? stack[depth - 1] : "(nothing)");
-				return msg;
-			}
-			depth--;
-		} else if (!selfclose && !is_void(name)) {
-			if (depth == 512)
-				return "nesting too deep";
-			snprintf(stack[depth++], sizeof(stack[0]), "%s", name);
-			if (!strcmp(name, "style")) {
-				p = strstr(p, "</style>");
-				if (!p)
-					return "unterminated style";
-			}
-		}
-	}
-	if (depth) {
-		snprintf(msg, sizeof(msg), "<%s> never closed", stack[depth - 1]);
-		return msg;
-	}
-	return NULL;
-}
-
-static char *render(struct tb_result *r, const char *plotdir)
-{
-	const char *dir = tb_test_tmpdir();
-	struct tb_dir plots = TB_DIR_INIT;
-	char path[PATH_MAX], *html = NULL;
-	int ret;
-
-	if (!dir || (plotdir && tb_dir_open(&plots, plotdir, TB_DIR_PATH, 0)))
-		return NULL;
-	snprintf(path, sizeof(path), "%s/report.html", dir);
-	ret = tb_report_write(r, plotdir ? &plots : NULL, NULL, path);
-	tb_dir_close(&plots);
-	if (ret)
-		return NULL;
-	if (tb_read_file(path, &html, NULL))
-		return NULL;
-	return html;
-}
-
 static void test_checker(void)
 {
-	CU_ASSERT_PTR_NULL(check_balanced("<p a=\"x>y\"><b>t</b><br><svg><path d='1'/></svg></p>"));
-	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p><b>t</p></b>"));
-	CU_ASSERT_PTR_NOT_NULL(check_balanced("<div><p>t</p>"));
-	CU_ASSERT_PTR_NOT_NULL(check_balanced("<p>a < b</p>"));
+	CU_ASSERT_PTR_NULL(
+		tb_test_html_check("<p a=\"x>y\"><b>t</b><br><svg><path d='1'/></svg></p>"));
+	CU_ASSERT_PTR_NOT_NULL(tb_test_html_check("<p><b>t</p></b>"));
+	CU_ASSERT_PTR_NOT_NULL(tb_test_html_check("<div><p>t</p>"));
+	CU_ASSERT_PTR_NOT_NULL(tb_test_html_check("<p>a < b</p>"));
 }
 
 static void assert_self_contained(const char *html)
@@ -197,13 +79,13 @@ static void test_fixture_report(void)
 		m->cost_ci_hi = 65.1;
 		snprintf(m->why_not, sizeof(m->why_not), "the CI includes 0: noise");
 	}
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "1 false positive (rate 8.3%)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "408.2 [400.1, 415.9]"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "none: the CI includes 0: noise"));
 	CU_ASSERT_PTR_NULL(strstr(html, "12.3 [-40.5, 65.1]"));
-	err = check_balanced(html);
+	err = tb_test_html_check(html);
 	if (err)
 		fprintf(stderr, "\n    report not well-formed: %s\n", err);
 	CU_ASSERT_PTR_NULL(err);
@@ -270,9 +152,9 @@ static void test_hostile_report(void)
 	char *html;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
-	err = check_balanced(html);
+	err = tb_test_html_check(html);
 	if (err)
 		fprintf(stderr, "\n    hostile report not well-formed: %s\n", err);
 	CU_ASSERT_PTR_NULL(err);
@@ -287,11 +169,11 @@ static void test_hostile_report(void)
 	free(html);
 	/* Labels are the user's text: escaped too. */
 	json_object_set_new(r->labels, "commit", json_string("<b>9f3e</b>&"));
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"labels\""));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "commit=&lt;b&gt;9f3e&lt;/b&gt;&amp;"));
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	free(html);
 	tb_result_free(r);
 }
@@ -303,12 +185,12 @@ static void test_no_gnuplot(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	setenv("TB_GNUPLOT", "/nonexistent/gnuplot", 1);
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	unsetenv("TB_GNUPLOT");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "gnuplot was not found"));
 	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "id=\"verdict-table\""));
 	free(html);
 	tb_result_free(r);
@@ -326,12 +208,12 @@ static void test_given_plotdir(void)
 		TB_SKIP("gnuplot not installed");
 	CU_ASSERT_EQUAL(tb_plot_result(r, dir, 0), 6);
 	snprintf(plotdir, sizeof(plotdir), "%s/plots", dir);
-	html = render(r, plotdir);
+	html = tb_test_report(r, plotdir);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-timeline\">"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-probe-types\">"));
 	CU_ASSERT_PTR_NULL(strstr(html, "<figure id=\"plot-latency\">"));
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	free(html);
 	tb_result_free(r);
 }
@@ -352,7 +234,7 @@ static void test_compare_report(void)
 	snprintf(path, sizeof(path), "%s/compare.html", keep && *keep ? keep : dir);
 	CU_ASSERT_EQUAL_FATAL(tb_report_compare_write(rs, 2, path), 0);
 	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	assert_self_contained(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>getpid/tp-getpid</td>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "not in this set"));
@@ -392,7 +274,7 @@ static void test_comparison_report(void)
 	CU_ASSERT_EQUAL_FATAL(
 		tb_report_comparison_write((const struct tb_comparison *const *)cs, 2, path), 0);
 	CU_ASSERT_EQUAL_FATAL(tb_read_file(path, &html, NULL), 0);
-	err = check_balanced(html);
+	err = tb_test_html_check(html);
 	if (err)
 		fprintf(stderr, "\n    comparison report not well-formed: %s\n", err);
 	CU_ASSERT_PTR_NULL(err);
@@ -403,6 +285,7 @@ static void test_comparison_report(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "6.1.0-&lt;b&gt;"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "significant"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "only in A"));
+	CU_ASSERT_PTR_NULL(strstr(html, "compare-services"));
 	if (!tb_plot_find_gnuplot(path, sizeof(path)))
 		CU_ASSERT_PTR_NOT_NULL(strstr(html, "<figure id=\"plot-compare\">"));
 	free(html);
@@ -421,9 +304,9 @@ static void test_empty_result(void)
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	r->partial = true;
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "0 traced cells"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "Partial run"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "The result records no environment."));
@@ -445,9 +328,9 @@ static void test_shortfalls_shown(void)
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
 	CU_ASSERT(json_array_size(r->shortfalls) >= 2);
 	json_array_append_new(r->shortfalls, json_string("a <b>hostile</b> line"));
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	counts = strstr(html, "traced cells: <b>");
 	list = strstr(html, "<div id=\"shortfalls\">");
 	CU_ASSERT(counts && list && counts < list); /* right under the counts */
@@ -470,7 +353,7 @@ static void test_environment_table(void)
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	json_object_set_new(r->system, "load",
 			    json_pack("{s:f, s:f}", "loadavg_1", 0.94, "x", 1e-7));
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<th>load.loadavg_1</th><td>0.94</td>"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "<td>1e-7</td>"));
@@ -497,7 +380,7 @@ static void test_plot_failed(void)
 	snprintf(fake, sizeof(fake), "%s/gnuplot-segv", dir);
 	CU_ASSERT_EQUAL_FATAL(tb_write_atomic(fake, script, strlen(script), 0755), 0);
 	setenv("TB_GNUPLOT", fake, 1);
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	unsetenv("TB_GNUPLOT");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL(
@@ -505,7 +388,7 @@ static void test_plot_failed(void)
 			     "plot-failed\">plot failed: gnuplot (svg) killed by signal 11"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(html, "line 27: boom"));
 	CU_ASSERT_PTR_NULL(strstr(html, "<svg"));
-	CU_ASSERT_PTR_NULL(check_balanced(html));
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
 	free(html);
 	tb_result_free(r);
 }
@@ -525,19 +408,6 @@ static void samplers_not_per_event(struct tb_result *r)
 }
 
 /* The terminal summary of r, as run prints it. */
-static char *summary_text(const struct tb_result *r)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	if (!f)
-		return NULL;
-	tb_render_summary_print(f, r);
-	fclose(f);
-	return buf;
-}
-
 /* A copy of the part of text that starts with start and ends before end (or with text). */
 static char *line_of(const char *text, const char *start, const char *end)
 {
@@ -560,8 +430,8 @@ static void test_cost_column(void)
 	size_t i, shown = 0, hidden = 0;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	html = render(r, NULL);
-	term = summary_text(r);
+	html = tb_test_report(r, NULL);
+	term = tb_test_summary(r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
 	for (i = 0; i < r->ncells; i++) {
@@ -636,7 +506,7 @@ static void test_summary_long_names(void)
 	c->workload = strdup(wl);
 	c->tracer = strdup(tr);
 	c->workload_type = strdup("pipe-pingpong");
-	term = summary_text(r);
+	term = tb_test_summary(r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
 	head = line_with(term, "workload", "base ns/op");
 	row = line_with(term, wl, tr);
@@ -685,7 +555,7 @@ static void test_ranking_left_out(void)
 	}
 	for (i = n; i < n + nleft; i++)
 		CU_ASSERT(isnan(e[i].ns) && e[i].why);
-	term = summary_text(r);
+	term = tb_test_summary(r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
 	rank = line_of(term, "ns/event, cheapest first", "\n\n");
 	CU_ASSERT_PTR_NULL(strstr(rank, "perf-99hz"));
@@ -693,7 +563,7 @@ static void test_ranking_left_out(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(rank, left));
 	if (!strstr(rank, left))
 		fprintf(stderr, "\n%s\n", rank);
-	html = render(r, NULL);
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
 	if (tb_plot_find_gnuplot(path, sizeof(path)) == 0) {
 		char *fig = line_of(html, "<figure id=\"plot-probe-types\">", "</figure>");
@@ -724,7 +594,7 @@ static void test_summary_ends_with_shortfalls(void)
 	free(r->stop_reason);
 	r->stop_reason = strdup("max-time");
 	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
-	text = summary_text(r);
+	text = tb_test_summary(r);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
 	at = strstr(text, "\nthe run fell short (");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
@@ -737,41 +607,67 @@ static void test_summary_ends_with_shortfalls(void)
 }
 
 /*
- * A service result (tests/data/results/svc-a.json): the report's service table with the
- * traced cell's req/s beside its baseline's, its loss and p99 delta with CIs and verdicts,
- * the deciding metric, and the service plot inlined when gnuplot is here.
+ * The report's BPF cells: for the bpf tracer's cell with accounting samples, runs/op, the
+ * in-kernel ns/run, ns/event and their difference, the accounting samples and the stats' cost
+ * statement, the same figures the summary prints; a BPF cell without accounting has its split
+ * only; the hostile cell name escaped.
  */
-static void test_service_report(void)
+static void test_bpf_cells(void)
 {
-	struct tb_result *r = NULL;
-	char path[PATH_MAX], *html, *table;
+	struct tb_result *r = tb_fixture_result(TB_FIX_HOSTILE);
+	struct tb_cell *c = NULL;
+	struct tb_accounting *a;
+	char want[256], *html, *table, *end, *term;
 
-	snprintf(path, sizeof(path), "%s/results/svc-a.json", tb_test_data_dir());
-	CU_ASSERT_EQUAL_FATAL(tb_result_load(path, &r), 0);
-	CU_ASSERT_EQUAL_FATAL(tb_stats_analyze(r), 0);
-	html = render(r, NULL);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	for (size_t i = 0; i < r->ncells && !c; i++)
+		if (!strcmp(r->cells[i].tracer, "bpf-raw-syscalls") &&
+		    !strncmp(r->cells[i].workload, "getpid<", 7))
+			c = &r->cells[i];
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	a = &c->accounting;
+	a->present = true;
+	a->samples = 10;
+	a->cost_pct = 35.5;
+	a->ci_lo = 7.7;
+	a->ci_hi = 60.9;
+	a->cost_ns_per_op = a->cost_ns_per_run = 63.2;
+	a->bpf_runs_per_op = 2;
+	a->bpf_ns_per_run = 61.5;
+	html = tb_test_report(r, NULL);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(html);
-	CU_ASSERT_PTR_NULL(check_balanced(html));
-	table = strstr(html, "<table id=\"service-table\">");
+	CU_ASSERT_PTR_NULL(tb_test_html_check(html));
+	table = strstr(html, "<table id=\"bpf-cells-table\">");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(table);
-	CU_ASSERT_PTR_NOT_NULL(strstr(table, "<td>bpf-count</td>"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(table, "<td>throughput</td>"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(table, "v-over"));
-	{
-		char want[64];
-
-		snprintf(want, sizeof(want), "%+.1f [%+.1f, %+.1f]", r->cells[1].service.loss_pct,
-			 r->cells[1].service.loss_lo, r->cells[1].service.loss_hi);
-		CU_ASSERT_PTR_NOT_NULL(strstr(table, want));
-	}
-	if (!tb_plot_find_gnuplot(path, sizeof(path)))
-		CU_ASSERT_PTR_NOT_NULL(strstr(html, "Service throughput loss and p99 delta"));
+	end = strstr(table, "</table>");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(end);
+	*end = '\0';
+	CU_ASSERT_PTR_NULL(strstr(table, "<script>"));
+	snprintf(
+		want, sizeof(want),
+		"<td>getpid&lt;script&gt;alert(1)&lt;/script&gt;/bpf-raw-syscalls</td><td class=\"n\">2.00</td><td "
+		"class=\"n\">61.5</td><td class=\"n\">%.1f</td><td class=\"n\">%+.1f</td><td "
+		"class=\"n\">10</td><td>accounting: 10 samples",
+		c->overhead.ns_per_event, c->overhead.ns_per_event - 61.5);
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, want));
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "the stats cost +35.5% [+7.7, +60.9] of the timed "
+					     "ns/op (+63.2 ns/op, +63.2 ns per run)"));
+	/* pipe-pingpong's BPF cell: its split, no accounting */
+	CU_ASSERT_PTR_NOT_NULL(strstr(table, "<td>pipe-pingpong/bpf-raw-syscalls</td><td "
+					     "class=\"n\">&ndash;</td><td class=\"n\">58.2</td>"));
+	/* the summary states the same difference */
+	term = tb_test_summary(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(term);
+	snprintf(want, sizeof(want), "%.1f ns/event = 61.5 ns/run in-kernel %+.1f ns dispatch",
+		 c->overhead.ns_per_event, c->overhead.ns_per_event - 61.5);
+	CU_ASSERT_PTR_NOT_NULL(strstr(term, want));
+	free(term);
 	free(html);
 	tb_result_free(r);
 }
 
 static CU_TestInfo report_tests[] = {
-	{"service cells: the service table and plot", test_service_report},
+	{"BPF cells: the split and the accounting", test_bpf_cells},
 	{"tag checker", test_checker},
 	{"fixture report", test_fixture_report},
 	{"hostile names are escaped", test_hostile_report},

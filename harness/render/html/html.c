@@ -541,6 +541,16 @@ void tb_html_warnings(FILE *f, const struct tb_result *r)
 
 /* ---- table cells ------------------------------------------------------------------------------ */
 
+void tb_html_text_td(FILE *f, const char *s, bool num)
+{
+	fputs(num ? "<td class=\"n\">" : "<td>", f);
+	if (s && *s)
+		tb_html_esc(f, s);
+	else
+		fputs("&ndash;", f);
+	fputs("</td>", f);
+}
+
 void tb_html_num(FILE *f, double v, const char *fmt)
 {
 	fputs("<td class=\"n\">", f);

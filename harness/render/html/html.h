@@ -61,8 +61,9 @@ void tb_html_warnings(FILE *f, const struct tb_result *r);
  * warnings and command (report-compare.c). */
 void tb_html_result_appendix(FILE *f, const struct tb_result *r, const char *label, size_t i);
 struct tb_comparison;
-/* Comparison k (HTML id comparison-<k+1>): its environment differences and one row per cell
- * with the ns/op and overhead changes and their CIs (report-compare.c). */
+/* Comparison k (HTML id comparison-<k+1>): its environment differences, one row per cell
+ * with the ns/op and overhead changes and their CIs, the service cells' throughput, p50 and p99
+ * changes (table compare-services-<k+1>) and the sweeps' slopes (report-compare.c). */
 void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k);
 
 /*
@@ -71,6 +72,8 @@ void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k
  * ns/op, share of the overhead). Nothing when r has none.
  */
 void tb_html_command_tracers(FILE *f, const struct tb_result *r);
+/* A text cell: s escaped, a dash when s is NULL or empty; right-aligned as a number's with num. */
+void tb_html_text_td(FILE *f, const char *s, bool num);
 /* A number cell: v with fmt, a dash when v is not finite. */
 void tb_html_num(FILE *f, double v, const char *fmt);
 /* The CSS class of a verdict's cell ("" for none). */

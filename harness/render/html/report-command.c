@@ -12,22 +12,15 @@
 #include "model/json-util.h"
 #include "model/measured.h"
 
-static void text_td(FILE *f, const char *s)
-{
-	fputs("<td>", f);
-	tb_html_esc(f, s && *s ? s : "\u2013");
-	fputs("</td>", f);
-}
-
 /* One program's row (p NULL: all of the cell's). */
 static void prog_row(FILE *f, const struct tb_cell *c, const struct tb_cell_prog *p)
 {
 	double per = tb_cell_bpf_runs_per_op(c, p), ns = tb_cell_bpf_ns_per_run(c, p);
 
 	fputs(p ? "<tr>" : "<tr class=\"total\">", f);
-	text_td(f, p ? p->name : "all programs");
-	text_td(f, p ? p->type : "");
-	text_td(f, p ? p->attach : "");
+	tb_html_text_td(f, p ? p->name : "all programs", false);
+	tb_html_text_td(f, p ? p->type : "", false);
+	tb_html_text_td(f, p ? p->attach : "", false);
 	if (p)
 		fprintf(f, "<td class=\"n\">%u</td>", p->id);
 	else

@@ -218,20 +218,69 @@ static void comparison_sweeps(FILE *f, const struct tb_comparison *c)
 			      "<th>change [CI]</th><th>verdict</th></tr></thead>\n<tbody>\n",
 			      f);
 		tb_render_compare_sweep_text(&t, d);
-		fputs("<tr><td>", f);
-		tb_html_esc(f, t.name);
-		fputs("</td><td>", f);
-		tb_html_esc(f, t.a);
-		fputs("</td><td>", f);
-		tb_html_esc(f, t.b);
-		fputs("</td><td>", f);
-		tb_html_esc(f, t.change);
-		fputs("</td><td>", f);
-		tb_html_esc(f, v);
-		fputs("</td></tr>\n", f);
+		fputs("<tr>", f);
+		tb_html_text_td(f, t.name, false);
+		tb_html_text_td(f, t.a, false);
+		tb_html_text_td(f, t.b, false);
+		tb_html_text_td(f, t.change, false);
+		tb_html_text_td(f, v, false);
+		fputs("</tr>\n", f);
 	}
 	if (c->nsweeps)
 		fputs("</tbody>\n</table></div>\n", f);
+}
+
+/*
+ * The service cells' throughput, p50 and p99 A -> B, three rows each: the medians, the change
+ * with its CI, Mann-Whitney's p and the verdict, as compare's table words them (stats/compare.h
+ * computed them, render/compare-formats.h writes the words). Nothing without a service row.
+ */
+static void comparison_services(FILE *f, const struct tb_comparison *c, size_t k)
+{
+	bool head = false;
+
+	for (size_t i = 0; i < c->nmatched; i++) {
+		const struct tb_cmp_row *w = &c->rows[i];
+
+		if (!w->has_svc)
+			continue;
+		if (!head)
+			fprintf(f,
+				"<h3>Services: the client's medians A &rarr; B</h3>\n<div "
+				"class=\"scroll\"><table id=\"compare-services-%zu\">\n<thead><tr>"
+				"<th>cell</th><th>metric</th><th>A</th><th>B</th><th>unit</th>"
+				"<th>change %% [CI]</th><th>p</th><th>verdict</th></tr></thead>\n"
+				"<tbody>\n",
+				k + 1);
+		head = true;
+		for (int m = 0; m < TB_STATS_SVC_N; m++) {
+			struct tb_render_svc_row t;
+
+			tb_render_compare_svc_text(&t, w, (enum tb_stats_svc)m);
+			fputs("<tr>", f);
+			if (!m) {
+				fprintf(f, "<td rowspan=\"%d\">", TB_STATS_SVC_N);
+				tb_html_esc(f, w->id);
+				fputs("</td>", f);
+			}
+			tb_html_text_td(f, t.name, false);
+			tb_html_text_td(f, t.a, true);
+			tb_html_text_td(f, t.b, true);
+			tb_html_text_td(f, t.unit, false);
+			tb_html_text_td(f, t.change, true);
+			tb_html_text_td(f, t.p, true);
+			fprintf(f, "<td%s>", w->svc[m].dir == TB_CMP_SAME ? "" : " class=\"sig\"");
+			tb_html_esc(f, t.verdict);
+			fputs("</td></tr>\n", f);
+		}
+	}
+	if (head)
+		fprintf(f,
+			"</tbody>\n</table></div>\n<p class=\"meta\">Each metric by ns/op's rules: "
+			"the change of the medians with a bootstrap CI (A's and B's samples "
+			"resampled apart); worse or better when Mann-Whitney p &lt; %g and the CI "
+			"excludes 0 (worse: less throughput, more latency).</p>\n",
+			c->alpha);
 }
 
 void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k)
@@ -308,6 +357,7 @@ void tb_html_comparison_section(FILE *f, const struct tb_comparison *c, size_t k
 		"</tbody>\n</table></div>\n<p class=\"meta\">Significant: the confidence interval "
 		"excludes 0 (ns/op: and Mann-Whitney p &lt; %g). pp: percentage points.</p>\n",
 		c->alpha);
+	comparison_services(f, c, k);
 	comparison_sweeps(f, c);
 }
 

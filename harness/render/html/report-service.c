@@ -57,11 +57,9 @@ void tb_report_service_section(FILE *f, const struct tb_result *r)
 		tb_html_esc(f, c->workload);
 		fputs("</td><td>", f);
 		tb_html_esc(f, c->tracer);
-		fputs("</td><td class=\"n\">", f);
-		tb_html_num(f, b ? b->service.rps : NAN, "%.0f");
-		fputs("</td><td class=\"n\">", f);
-		tb_html_num(f, s->rps, "%.0f");
 		fputs("</td>", f);
+		tb_html_num(f, b ? b->service.rps : NAN, "%.0f");
+		tb_html_num(f, s->rps, "%.0f");
 		change_td(f, s->loss_pct, s->loss_lo, s->loss_hi, 1);
 		verdict_td(f, s->thr_verdict);
 		change_td(f, s->p99_delta, s->p99_lo, s->p99_hi, 1e3);

@@ -15,6 +15,7 @@
 #include "render/html/html.h"
 #include "render/gnuplot/plot.h"
 #include "render/html/report.h"
+#include "render/text.h"
 #include "model/proof.h"
 #include "model/result.h"
 #include "model/measured.h"
@@ -180,6 +181,57 @@ static void stats_table(FILE *f, const struct tb_result *r)
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table></div>\n</details>\n", f);
+}
+
+/*
+ * The BPF cells as the summary's block states them (render/text.h tb_render_bpf_split): the
+ * programs' runs per op and their in-kernel ns per run, ns/event and what is left of it (the
+ * hook's dispatch and the slow path, METHODOLOGY.md 6.5), the accounting samples and, for the
+ * bpf tracer's cells, the accounting's own cost (a command tracer's is in its own section).
+ */
+static void bpf_section(FILE *f, const struct tb_result *r)
+{
+	struct tb_render_bpf_row b;
+	bool head = false;
+	char acct[640];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *c = &r->cells[i];
+		const struct tb_accounting *a = &c->accounting;
+
+		if (!tb_render_bpf_split(c, &b))
+			continue;
+		if (!head)
+			fputs("<h2 id=\"bpf-cells\">BPF cells</h2>\n<p>ns/event against the "
+			      "programs' own run time in the kernel (run_time_ns / run_cnt, counted "
+			      "with <code>bpf_enable_stats</code> on in the accounting samples only: one "
+			      "per round, never in the overhead); the rest is the hook's dispatch and "
+			      "the slow path it enables.</p>\n<div class=\"scroll\"><table "
+			      "id=\"bpf-cells-table\">\n<thead><tr><th>cell</th><th>runs/op</th>"
+			      "<th>in-kernel ns/run</th><th>ns/event</th><th>dispatch and slow path "
+			      "ns</th><th>accounting samples</th><th>the accounting's own cost</th>"
+			      "</tr></thead>\n<tbody>\n",
+			      f);
+		head = true;
+		fputs("<tr><td>", f);
+		tb_html_esc(f, c->id ? c->id : c->workload);
+		fputs("</td>", f);
+		tb_html_num(f, a->present ? a->bpf_runs_per_op : NAN, "%.2f");
+		tb_html_num(f, c->overhead.bpf_ns_per_run, "%.1f");
+		tb_html_num(f, b.split ? c->overhead.ns_per_event : NAN, "%.1f");
+		tb_html_num(f, b.dispatch_ns, "%+.1f");
+		tb_html_num(f, a->present ? (double)a->samples : NAN, "%.0f");
+		fputs("<td>", f);
+		if (b.acct)
+			tb_html_esc(f, tb_fmt_accounting(acct, sizeof(acct), c));
+		else if (a->present)
+			fputs("in <a href=\"#command-tracers\">Command tracers</a>", f);
+		else
+			fputs("&ndash;", f);
+		fputs("</td></tr>\n", f);
+	}
+	if (head)
+		fputs("</tbody>\n</table></div>\n", f);
 }
 
 /* A/A calibration and rate models, when stats.c computed them. */
@@ -374,6 +426,7 @@ int tb_report_write(const struct tb_result *r, const struct tb_dir *plots, const
 	sweeps_section(f, r);
 	limits_section(f, r);
 	stats_table(f, r);
+	bpf_section(f, r);
 	tb_html_command_tracers(f, r);
 	tb_report_explain_section(f, r);
 	fputs("<h2 id=\"plots\">Plots</h2>\n", f);

@@ -47,7 +47,7 @@ struct tb_comparison;
 /*
  * The HTML of `tracebench compare A B [C...] --html FILE`: the n comparisons (each of the same
  * A against another result, from tb_compare_build) with ns/op and overhead changes and their
- * CIs, environment differences, the compare plot over all results, each environment. path is
+ * CIs, the service cells' throughput, p50 and p99 changes, environment differences, the compare plot over all results, each environment. path is
  * the user's FILE. Returns 0 or -errno.
  */
 int tb_report_comparison_write(const struct tb_comparison *const *cs, size_t n, const char *path);
