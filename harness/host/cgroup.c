@@ -447,3 +447,17 @@ int tb_cgroup_of_pid(pid_t pid, char *path, size_t len)
 		return -ENOENT;
 	return 0;
 }
+
+int tb_cgroup_id_of_pid(pid_t pid, uint64_t *id)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	int ret = tb_cgroup_of_pid(pid, dir, sizeof(dir));
+
+	if (ret)
+		return ret;
+	if (stat(dir, &st))
+		return -errno;
+	*id = (uint64_t)st.st_ino; /* a cgroup2 directory's inode number is its kernfs id */
+	return 0;
+}

@@ -85,4 +85,10 @@ void tb_cgroup_foreach_stale(void (*fn)(void *ctx, const char *path, int pid), v
  */
 int tb_cgroup_of_pid(pid_t pid, char *path, size_t len);
 
+/*
+ * The id of that cgroup (what bpf_get_current_cgroup_id() gives for its tasks), into *id.
+ * Returns 0 or -errno as tb_cgroup_of_pid, or of its stat.
+ */
+int tb_cgroup_id_of_pid(pid_t pid, uint64_t *id);
+
 #endif /* TB_CGROUP_H */

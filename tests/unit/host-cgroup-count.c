@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * host/cgroup-count.h, live: a process in a cgroup of its own makes a known number of getppid
- * calls while this one makes others; the cgroup's counter sees exactly the former. Bad names
- * and a process that is gone are refused with their reason.
+ * calls while this one makes others; the cgroup's counter sees exactly the former, and its
+ * cgroup id is its directory's. Bad names and a process that is gone are refused with their
+ * reason.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,7 +61,8 @@ static void test_live(void)
 	struct tb_cgroup_count *cc = NULL;
 	char why[512], b;
 	int go = -1, done = -1, status, ret;
-	uint64_t id;
+	uint64_t id, cgid = 0, own = 0;
+	struct stat st;
 	pid_t pid;
 
 	if (tb_cgroup_supported(why, sizeof(why)))
@@ -70,6 +73,12 @@ static void test_live(void)
 	pid = caller(&cg, &go, &done);
 	CU_ASSERT_FATAL(pid > 0);
 	CU_ASSERT_EQUAL(read(done, &b, 1), 1); /* it is in the cgroup */
+	/* its cgroup's id, what a BPF filter on it compares, is cg's and not ours */
+	CU_ASSERT_EQUAL(tb_cgroup_id_of_pid(pid, &cgid), 0);
+	CU_ASSERT_EQUAL(stat(cg.path, &st), 0);
+	CU_ASSERT_EQUAL(cgid, (uint64_t)st.st_ino);
+	CU_ASSERT_EQUAL(tb_cgroup_id_of_pid(getpid(), &own), 0);
+	CU_ASSERT_NOT_EQUAL(own, cgid);
 	ret = tb_cgroup_count_open(pid, names, 2, &cc, why, sizeof(why));
 	if (ret == -EACCES || ret == -EPERM) {
 		kill(pid, SIGKILL);

@@ -120,6 +120,10 @@ struct bpf_priv {
 	bool windowed;	      /* a start..stop window happened: collect has figures */
 	__u32 tgid;	      /* the workload process, whose events are attributed; 0: none */
 	volatile __u32 *live; /* a bundled program's targ_live in its mmapped .bss (tb-bpf.h) */
+	/* A bundled program's filter is the target's cgroup (targ_cgroup: a server's tree), and
+	 * its targ_live_cgid in the .bss */
+	bool by_cgroup;
+	volatile __u64 *live_cgid;
 	/* ring-buffer reader */
 	struct ring_buffer *rb;
 	struct perf_buffer *pb; /* output = perfbuf, instead of rb */

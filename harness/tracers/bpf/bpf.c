@@ -30,6 +30,7 @@
 #include "core/tb.h"
 #include "host/armed.h"
 #include "host/bpf-freeing.h"
+#include "host/cgroup.h"
 #include "tracers/bpf/bpf-tracer.h"
 #include "workloads/usercall.h"
 
@@ -52,9 +53,9 @@ static const struct tb_option bpf_opts[] = {
 	 "programs of the object to load and attach by section type (default: all)"},
 	{"pid-filter", TB_OPT_CHOICE, offsetof(struct bpf_cfg, pid_filter), "workload",
 	 "trace only the workload process or every process; bundled programs: workload filters on a "
-	 "writable global, re-pointed for each sample of a kept tracer (reuse-tracers), "
-	 "workload-rodata on a .rodata constant the verifier folds (loaded for every sample); a "
-	 "user's object: its rodata-pid knob either way",
+	 "writable global, re-pointed for each sample of a kept tracer (reuse-tracers), and on a "
+	 "service on the server's cgroup; workload-rodata on a .rodata constant the verifier "
+	 "folds (loaded for every sample); a user's object: its rodata-pid knob either way",
 	 .choices = pidf_choices},
 	{"ringbuf-size", TB_OPT_SIZE, offsetof(struct bpf_cfg, ringbuf_size), "1M",
 	 "ring buffer of ringbuf-events (power of two, >= 4096)", 4096, 1073741824.0},
@@ -360,14 +361,29 @@ static void stats_on(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_c
 			strerror(errno));
 }
 
-/* pid-filter = workload, bundled: targ_live to t->target (0: no process; tb-bpf.h). */
+/* pid-filter = workload, bundled: targ_live to t->target (0: no process; tb-bpf.h), and for a
+ * server targ_live_cgid to its cgroup (0: none). */
 static int point_filter(struct tb_tracer *t, struct bpf_priv *p)
 {
-	if (!p->live) {
+	uint64_t cgid = 0;
+	int r;
+
+	if (!p->live || (p->by_cgroup && !p->live_cgid)) {
 		tb_err("%s: the loaded program has no writable pid filter (targ_live)", t->name);
 		return -ENOENT;
 	}
 	*p->live = t->target > 0 ? (__u32)t->target : 0;
+	if (!p->by_cgroup)
+		return 0;
+	if (t->target > 0) {
+		r = tb_cgroup_id_of_pid(t->target, &cgid);
+		if (r) {
+			tb_err("%s: the cgroup of the server (process %d) to filter on: %s",
+			       t->name, (int)t->target, strerror(-r));
+			return r;
+		}
+	}
+	*p->live_cgid = cgid;
 	return 0;
 }
 
@@ -407,6 +423,9 @@ static int bpf_setup(struct tb_tracer *t)
 	if (cfg->program != PROG_OBJECT && cfg->pid_filter == PIDF_WORKLOAD)
 		tgid = 0;
 	p->tgid = attributed_tgid(t);
+	/* a server's tree: its cgroup (tb-bpf.h); a cell's every sample has one, as its first */
+	p->by_cgroup = cfg->program != PROG_OBJECT && cfg->pid_filter == PIDF_WORKLOAD &&
+		       t->target > 0 && t->target_tree;
 	if (cfg->pid_filter != PIDF_NONE && t->target <= 0)
 		tb_warn("%s: pid-filter = workload without a target process: tracing every process",
 			t->name);

@@ -31,31 +31,33 @@
 
 /* ---- skeletons and their figures -------------------------------------------------------- */
 
-#define TB_SKEL_OPS(x)                                                  \
-	static int x##_open(struct bpf_priv *p, __u32 tgid, bool rearm) \
-	{                                                               \
-		struct x##_bpf *s = x##_bpf__open();                    \
-                                                                        \
-		if (!s)                                                 \
-			return errno ? -errno : -ENOMEM;                \
-		s->rodata->targ_tgid = tgid;                            \
-		s->rodata->targ_rearm = rearm;                          \
-		p->skel = s;                                            \
-		p->obj = s->obj;                                        \
-		return 0;                                               \
-	}                                                               \
-	static int x##_load(struct bpf_priv *p)                         \
-	{                                                               \
-		struct x##_bpf *s = p->skel;                            \
-		int r = x##_bpf__load(s);                               \
-                                                                        \
-		/* .bss is mmapped from the loaded map from here on */  \
-		p->live = r || !s->bss ? NULL : &s->bss->targ_live;     \
-		return r;                                               \
-	}                                                               \
-	static void x##_destroy(void *s)                                \
-	{                                                               \
-		x##_bpf__destroy(s);                                    \
+#define TB_SKEL_OPS(x)                                                   \
+	static int x##_open(struct bpf_priv *p, __u32 tgid, bool rearm)  \
+	{                                                                \
+		struct x##_bpf *s = x##_bpf__open();                     \
+                                                                         \
+		if (!s)                                                  \
+			return errno ? -errno : -ENOMEM;                 \
+		s->rodata->targ_tgid = tgid;                             \
+		s->rodata->targ_rearm = rearm;                           \
+		s->rodata->targ_cgroup = rearm && p->by_cgroup;          \
+		p->skel = s;                                             \
+		p->obj = s->obj;                                         \
+		return 0;                                                \
+	}                                                                \
+	static int x##_load(struct bpf_priv *p)                          \
+	{                                                                \
+		struct x##_bpf *s = p->skel;                             \
+		int r = x##_bpf__load(s);                                \
+                                                                         \
+		/* .bss is mmapped from the loaded map from here on */   \
+		p->live = r || !s->bss ? NULL : &s->bss->targ_live;      \
+		p->live_cgid = p->live ? &s->bss->targ_live_cgid : NULL; \
+		return r;                                                \
+	}                                                                \
+	static void x##_destroy(void *s)                                 \
+	{                                                                \
+		x##_bpf__destroy(s);                                     \
 	}
 
 TB_SKEL_OPS(syscall_count)

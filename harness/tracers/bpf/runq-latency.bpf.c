@@ -30,13 +30,21 @@ struct {
 
 TB_DROPS_MAP;
 
+/* The filter for task p, which need not be the current one (a wakee). */
+static __always_inline bool task_ok(struct task_struct *p, __u32 tgid)
+{
+	if (targ_rearm && targ_cgroup)
+		return BPF_CORE_READ(p, cgroups, dfl_cgrp, kn, id) == targ_live_cgid;
+	return tb_pid_ok(tgid);
+}
+
 /* BPF_CORE_READ works for both the BTF-typed and the raw tracepoint arguments. */
 static __always_inline int enqueue(struct task_struct *p)
 {
 	__u32 tgid = BPF_CORE_READ(p, tgid), pid = BPF_CORE_READ(p, pid);
 	__u64 ts;
 
-	if (!pid || !tb_pid_ok(tgid))
+	if (!pid || !task_ok(p, tgid))
 		return 0;
 	ts = bpf_ktime_get_ns();
 	if (bpf_map_update_elem(&start, &pid, &ts, BPF_ANY))

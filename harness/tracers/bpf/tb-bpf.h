@@ -18,9 +18,20 @@
 const volatile __u32 targ_tgid = 0;
 const volatile bool targ_rearm = false;
 volatile __u32 targ_live = 0;
+/*
+ * A server's processes (a service workload's target, its workers and later forks) share its
+ * cgroup and not one tgid: with targ_cgroup (.rodata, folded: no cost to the other programs)
+ * the rearmable filter is the cgroup2 id targ_live_cgid of the task instead, which the
+ * counting pass's counters (host/cgroup-count.h) also go by. 0 matches no task.
+ */
+const volatile bool targ_cgroup = false;
+volatile __u64 targ_live_cgid = 0;
 
+/* The filter for the current task, whose tgid is given. */
 static __always_inline bool tb_pid_ok(__u32 tgid)
 {
+	if (targ_rearm && targ_cgroup)
+		return bpf_get_current_cgroup_id() == targ_live_cgid;
 	if (targ_rearm)
 		return tgid == targ_live;
 	return !targ_tgid || tgid == targ_tgid;
