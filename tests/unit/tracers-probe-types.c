@@ -359,6 +359,27 @@ static void test_bpf_kernel(void)
 	assert_clean("refused types", before);
 }
 
+/* body = spin (the services' known delay): its hits counted as empty's, exactly the calls. */
+static void test_bpf_spin(void)
+{
+	const char *kv[] = {"attach=tracepoint", "program=probe", "stats=false",
+			    "body=spin",	 "spin=1us",	  NULL};
+	uint32_t ids[256];
+	size_t before;
+	struct run r;
+
+	TB_NEED_TRACING();
+	before = tb_test_bpf_progs(ids, TB_ARRAY_SIZE(ids));
+	traced("bpf", kv, true, false, OPS, &r);
+	if (r.skipped)
+		return;
+	printf("\n    bpf tracepoint spin: %lld hits for %llu getpid", (long long)r.st.events, OPS);
+	CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
+	CU_ASSERT_EQUAL(r.st.lost, 0);
+	json_decref(r.st.extra);
+	assert_clean("spin", before);
+}
+
 /* ftrace uprobe and uretprobe events: exact counts, the dynamic event gone afterwards. */
 static void test_ftrace_uprobe(void)
 {
@@ -544,8 +565,11 @@ static void test_lttng_isolated(void)
 /* The bpf tracer's probe options: shapes checked before anything loads. */
 static void test_bad_probe_configs(void)
 {
-	static const char *const bad[][3] = {
-		{"attach=kprobe", NULL, NULL}, /* only with program = probe */
+	static const char *const bad[][4] = {
+		{"attach=kprobe", NULL, NULL},	      /* only with program = probe */
+		{"program=probe", "body=spin", NULL}, /* no time */
+		{"program=probe", "spin=5us", NULL},  /* a time without the body */
+		{"program=probe", "body=spin", "spin=5us", "attach=uprobe"},
 		{"program=probe", "attach=tracepoint", "target=sys_enter_getpid"},
 		{"program=probe", "attach=usdt", "target=usercall"},
 		{"program=probe", "attach=kprobe", "target=a:b"},
@@ -558,7 +582,7 @@ static void test_bad_probe_configs(void)
 	size_t i;
 
 	for (i = 0; i < TB_ARRAY_SIZE(bad); i++) {
-		const char *kv[] = {bad[i][0], bad[i][1], bad[i][2], NULL};
+		const char *kv[] = {bad[i][0], bad[i][1], bad[i][2], bad[i][3], NULL};
 		void *cfg = make_cfg(bpf->opts, bpf->cfg_size, kv);
 
 		err[0] = '\0';
@@ -664,6 +688,7 @@ static void test_expected_per_op(void)
 static CU_TestInfo probe_tests[] = {
 	{"bpf uprobe, uretprobe, usdt count every call", test_bpf_user},
 	{"bpf kernel types count getpid or say why not", test_bpf_kernel},
+	{"bpf body = spin counts its hits", test_bpf_spin},
 	{"usercall probe sites start so and count every call", test_sites},
 	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
 	{"rearm: uprobes and an LTTng session re-pointed count the new process only",

@@ -388,6 +388,17 @@ int tb_bpftr_probe_validate(const struct bpf_cfg *cfg, char *err, size_t len)
 			 tb_bpftr_attach_types[a]);
 		return -EINVAL;
 	}
+	if ((cfg->body == BODY_SPIN) != (cfg->spin_ns > 0)) {
+		snprintf(err, len,
+			 cfg->spin_ns ? "spin: only with body = spin"
+				      : "body = spin: needs spin > 0 (the time per hit)");
+		return -EINVAL;
+	}
+	if (cfg->body == BODY_SPIN && user_type(a)) {
+		snprintf(err, len, "body = spin: a kernel attach type only (not %s)",
+			 tb_bpftr_attach_types[a]);
+		return -EINVAL;
+	}
 	if (cfg->binary && *cfg->binary) {
 		if (!user_type(a)) {
 			snprintf(err, len, "binary: only with attach = uprobe, uretprobe or usdt");
@@ -433,6 +444,7 @@ int tb_bpftr_probe_prepare(struct tb_tracer *t, struct bpf_priv *p, const struct
 		return -ENOENT;
 	}
 	tb_bpftr_probe_point(t, p, cfg);
+	((struct probe_bpf *)p->skel)->rodata->spin_ns = cfg->spin_ns;
 	r = probe_select(p->obj, p->attach, cfg->body, p->target, &prog);
 	if (r)
 		tb_err("%s: %s program for target '%s': %s", t->name,

@@ -51,7 +51,7 @@ enum {
 	ATTACH_USDT,
 	ATTACH_N,
 };
-enum { BODY_EMPTY, BODY_COUNT };
+enum { BODY_EMPTY, BODY_COUNT, BODY_SPIN };
 enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
 enum { OUTPUT_RINGBUF, OUTPUT_PERFBUF };
 
@@ -71,6 +71,7 @@ struct bpf_cfg {
 	bool stats;
 	int attach;
 	int body;
+	uint64_t spin_ns; /* body = spin: the time each hit spins */
 	char *target;
 	char *binary;
 	int64_t top;

@@ -68,9 +68,14 @@ static const struct tb_option bpf_opts[] = {
 	 "uprobe, uretprobe, usdt",
 	 .choices = tb_bpftr_attach_types},
 	{"body", TB_OPT_CHOICE, offsetof(struct bpf_cfg, body), "count",
-	 "program = probe: empty (pid check and a per-CPU hit count: the dispatch cost) or count "
-	 "(reads the argument or return value into a hash map keyed by tgid)",
+	 "program = probe: empty (pid check and a per-CPU hit count: the dispatch cost), count "
+	 "(reads the argument or return value into a hash map keyed by tgid) or spin (empty, then "
+	 "spins `spin` per hit: a known cost, kernel attach types)",
 	 .choices = tb_bpftr_bodies},
+	{"spin", TB_OPT_DURATION, offsetof(struct bpf_cfg, spin_ns), "0",
+	 "program = probe, body = spin: the time each hit spins in the program, measured with "
+	 "bpf_ktime_get_ns (the services' known per-request delay)",
+	 0, 1e6},
 	{"target", TB_OPT_STRING, offsetof(struct bpf_cfg, target), "",
 	 "program = probe: what to hook (empty: getpid's path for kernel types, i.e. "
 	 "syscalls:sys_enter_getpid, sys_enter or the getpid syscall function; the usercall "

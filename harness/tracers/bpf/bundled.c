@@ -265,7 +265,7 @@ static int probe_collect(struct bpf_priv *p, const struct bpf_cfg *cfg, struct t
 	json_object_set_new(extra, "target", json_string(p->target));
 	if (p->binary[0])
 		json_object_set_new(extra, "binary", json_string(p->binary));
-	if (cfg->body == BODY_EMPTY) {
+	if (cfg->body == BODY_EMPTY || cfg->body == BODY_SPIN) {
 		st->events = percpu_sum(map_fd(p, "hits"));
 		return st->events < 0 ? -EIO : 0;
 	}

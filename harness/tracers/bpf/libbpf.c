@@ -26,7 +26,7 @@ const char *const tb_bpftr_attach_types[] = {
 	"auto",	     "tp_btf",	     "raw_tp", "tracepoint", "fentry", "fexit", "kprobe",
 	"kretprobe", "kprobe_multi", "uprobe", "uretprobe",  "usdt",   NULL,
 };
-const char *const tb_bpftr_bodies[] = {"empty", "count", NULL};
+const char *const tb_bpftr_bodies[] = {"empty", "count", "spin", NULL};
 
 /* ---- libbpf's messages through our log -------------------------------------------------- */
 
