@@ -11,6 +11,7 @@
 #include <perf/threadmap.h>
 
 #include "tracers/perf-common.h"
+#include "core/proctree.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
 
@@ -111,45 +112,61 @@ const char *tb_perfev_names(void)
 	return event_names;
 }
 
-struct perf_thread_map *tb_perfev_threads_of(pid_t pid)
+/* Append every thread of process pid (its /proc/pid/task) to *tids. 0, -ESRCH or -ENOMEM. */
+static int add_threads(pid_t pid, pid_t **tids, size_t *n, size_t *cap)
 {
-	struct perf_thread_map *map = NULL;
 	struct dirent *de;
 	char path[64];
-	pid_t *tids = NULL, *tmp;
-	size_t n = 0, cap = 0;
+	pid_t *tmp;
+	int ret = 0;
 	DIR *d;
-	int saved;
 
 	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 	d = opendir(path);
 	if (!d)
-		return NULL;
-	while ((de = readdir(d))) {
+		return -ESRCH;
+	while (!ret && (de = readdir(d))) {
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
-		if (n == cap) {
-			cap = cap ? 2 * cap : 16;
-			tmp = realloc(tids, cap * sizeof(*tids));
+		if (*n == *cap) {
+			*cap = *cap ? 2 * *cap : 16;
+			tmp = realloc(*tids, *cap * sizeof(**tids));
 			if (!tmp) {
-				errno = ENOMEM;
-				goto out;
+				ret = -ENOMEM;
+				break;
 			}
-			tids = tmp;
+			*tids = tmp;
 		}
-		tids[n++] = (pid_t)atoi(de->d_name);
+		(*tids)[(*n)++] = (pid_t)atoi(de->d_name);
 	}
-	if (!n) {
-		errno = ESRCH;
-		goto out;
-	}
-	map = perf_thread_map__new_array((int)n, tids);
-	if (!map)
-		errno = ENOMEM;
-out:
-	saved = errno;
 	closedir(d);
+	return ret;
+}
+
+struct perf_thread_map *tb_perfev_threads_of(pid_t pid, bool tree)
+{
+	struct perf_thread_map *map = NULL;
+	pid_t *tids = NULL, *procs = NULL;
+	size_t n = 0, cap = 0, nprocs = 0;
+	int ret;
+
+	if (tree) {
+		ret = tb_proc_tree(pid, &procs, &nprocs);
+		/* a descendant that exits while it is read is not counted: it is gone */
+		for (size_t i = 0; !ret && i < nprocs; i++)
+			if (add_threads(procs[i], &tids, &n, &cap) == -ENOMEM)
+				ret = -ENOMEM;
+	} else {
+		ret = add_threads(pid, &tids, &n, &cap);
+	}
+	if (!ret && !n)
+		ret = -ESRCH;
+	if (!ret) {
+		map = perf_thread_map__new_array((int)n, tids);
+		ret = map ? 0 : -ENOMEM;
+	}
 	free(tids);
-	errno = saved;
+	free(procs);
+	errno = -ret;
 	return map;
 }

@@ -35,10 +35,11 @@ bool tb_perfev_is_time(const struct perf_event_attr *attr);
 const char *tb_perfev_names(void);
 
 /*
- * A thread map of every thread of process pid (from /proc/pid/task), so that threads created
+ * A thread map of every thread of process pid (from /proc/pid/task), and with tree of every
+ * process descended from it (a server's workers, core/proctree.h), so that threads created
  * before the events are opened are counted too (inherit covers the later ones). The caller
  * owns the reference (perf_thread_map__put). Returns NULL with errno set (ESRCH: no such pid).
  */
-struct perf_thread_map *tb_perfev_threads_of(pid_t pid);
+struct perf_thread_map *tb_perfev_threads_of(pid_t pid, bool tree);
 
 #endif /* TB_PERFUTIL_H */

@@ -149,7 +149,7 @@ static int pc_open_maps(struct tb_tracer *t, const struct pc_cfg *cfg, struct pc
 			tb_debug("perf-count '%s': no target process, counting tracebench itself",
 				 t->name);
 		p->cpus = perf_cpu_map__dummy_new();
-		p->threads = tb_perfev_threads_of(pid);
+		p->threads = tb_perfev_threads_of(pid, t->target_tree);
 		if (!p->threads) {
 			int err = errno == ENOENT ? ESRCH : errno;
 

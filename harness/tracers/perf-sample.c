@@ -191,7 +191,7 @@ static int ps_maps(struct tb_tracer *t, const struct ps_cfg *cfg, struct ps_priv
 		if (t->target <= 0)
 			tb_debug("perf-sample '%s': no target process, sampling tracebench itself",
 				 t->name);
-		p->threads = tb_perfev_threads_of(pid);
+		p->threads = tb_perfev_threads_of(pid, t->target_tree);
 		if (!p->threads) {
 			err = errno == ENOENT ? ESRCH : errno;
 			tb_err("perf-sample '%s': threads of process %d: %s", t->name, (int)pid,

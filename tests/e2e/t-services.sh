@@ -102,7 +102,7 @@ echo "  real services: rows, proofs and keys; nothing left"
 # of the same set system-wide, which holds wrk's too. (Filtering on the workload process's tree
 # would hold wrk too; on the workload process alone, almost nothing.) The counting pass's count
 # of the server's cgroup is the expectation: matched both ways by the pid-filtered cell, as a
-# floor by the system-wide one.
+# floor by the system-wide one; perf-count, opened on the server's tree, matched both ways.
 sed '/^\[workload rd/,$d' "$TMP/s.ini" >"$TMP/pf.ini" # [global] and nginx
 cat >>"$TMP/pf.ini" <<INI
 [tracer srv]
@@ -117,9 +117,13 @@ events = raw_syscalls:sys_enter, raw_syscalls:sys_exit
 buffer-size = 16M
 pid-filter = none
 
+[tracer pc]
+type = perf-count
+events = raw_syscalls:sys_enter
+
 [matrix]
 workloads = ng$s
-tracers = srv, all
+tracers = srv, all, pc
 INI
 "$TB" run "$TMP/pf.ini" -o "$TMP/r-pf" --no-plots --wait >"$TMP/out" 2>"$TMP/err" &
 pid=$!
@@ -134,6 +138,8 @@ assert e["srv"] < 0.75 * e["all"], e  # but not the client's
 p = {c["tracer"]: c["proof"] for c in json.load(open(sys.argv[1]))["cells"] if not c["baseline"]}
 assert p["srv"]["outcome"] == "match" and "at least" not in p["srv"]["message"], p["srv"]
 assert p["all"]["outcome"] == "match" and "at least" in p["all"]["message"], p["all"]
+# perf-count on the server's threads and its workers' (inherit adds later forks): both ways too
+assert p["pc"]["outcome"] == "match" and "at least" not in p["pc"]["message"], p["pc"]
 PY
 sleep 0.3
 l=$(left $pid)

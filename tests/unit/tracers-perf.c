@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <jansson.h>
+#include <perf/threadmap.h>
 #include <linux/perf_event.h>
 
 #include "tracers/perf-common.h"
@@ -470,6 +471,56 @@ static void test_count_dead_target(void)
 	leak_check_end();
 }
 
+/* A server's threads: its own alone, or with tree those of the processes it forked (a worker). */
+static void test_threads_of_tree(void)
+{
+	struct perf_thread_map *m;
+	int up[2], hold[2], status;
+	pid_t a, b = 0;
+	char c;
+
+	CU_ASSERT_EQUAL_FATAL(pipe(up), 0);
+	CU_ASSERT_EQUAL_FATAL(pipe(hold), 0);
+	a = fork();
+	if (!a) {
+		pid_t w = fork();
+
+		close(up[0]);
+		close(hold[1]);
+		if (w > 0 && write(up[1], &w, sizeof(w)) != sizeof(w))
+			_exit(1);
+		close(up[1]);
+		/* both wait until the test closes its end of hold */
+		_exit(read(hold[0], &c, 1) == 0 ? 0 : 2);
+	}
+	CU_ASSERT_FATAL(a > 0);
+	close(up[1]);
+	close(hold[0]);
+	CU_ASSERT_EQUAL(read(up[0], &b, sizeof(b)), (ssize_t)sizeof(b));
+	close(up[0]);
+	CU_ASSERT_FATAL(b > 0);
+	m = tb_perfev_threads_of(a, false);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(perf_thread_map__nr(m), 1);
+	CU_ASSERT_EQUAL(perf_thread_map__pid(m, 0), a);
+	perf_thread_map__put(m);
+	m = tb_perfev_threads_of(a, true);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+	CU_ASSERT_EQUAL(perf_thread_map__nr(m), 2);
+	if (perf_thread_map__nr(m) == 2)
+		CU_ASSERT(perf_thread_map__pid(m, 0) == b || perf_thread_map__pid(m, 1) == b);
+	perf_thread_map__put(m);
+	close(hold[1]); /* both exit; the grandchild is reaped by whoever inherits it */
+	waitpid(a, &status, 0);
+	CU_ASSERT(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* gone: no map, ESRCH, either way */
+	errno = 0;
+	CU_ASSERT_PTR_NULL(tb_perfev_threads_of(a, true));
+	CU_ASSERT_EQUAL(errno, ESRCH);
+	CU_ASSERT_PTR_NULL(tb_perfev_threads_of(a, false));
+	CU_ASSERT_EQUAL(errno, ESRCH);
+}
+
 /* A tracepoint counted through perf: exactly the syscalls the child made. */
 static void test_count_tracepoint(void)
 {
@@ -806,6 +857,7 @@ static void test_option_tables(void)
 }
 
 static CU_TestInfo perf_tests[] = {
+	{"a process's threads, and its tree's", test_threads_of_tree},
 	{"option tables", test_option_tables},
 	{"count page faults", test_count_page_faults},
 	{"count context switches", test_count_context_switches},
