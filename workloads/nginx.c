@@ -3,8 +3,9 @@
  * nginx: Debian's nginx-light serving one small response on a loopback port, driven by wrk in
  * a closed loop (workloads/service.h: a fresh server per sample, on the workload's CPU; the
  * client on another). The op is one HTTP request. wrk 4.1 has no fixed-rate mode (wrk2, which
- * has, is not packaged) and h2load's --rps prints no latency percentiles, so no Debian client
- * drives nginx in an open loop with a tail to read: closed loop only (METHODOLOGY.md
+ * has, is not packaged) and h2load's --rps times a request from its send, not from when it was
+ * due (a request made due while the streams are busy waits for a later tick), so no Debian
+ * client drives nginx in an open loop with a tail to read: closed loop only (METHODOLOGY.md
  * "Services"). wrk gives p50 and p99, not p99.9.
  */
 #include <errno.h>
