@@ -2,7 +2,8 @@
 # Sweeps (METHODOLOGY.md 2.12): bad sweeps are file:line errors at --dry-run (exit 2), so is a
 # selectivity knob out of its range; the shipped sweeps.ini expands its filter sweeps; a tiny
 # tracer sweep runs, and result.json's sweeps has the model and every point, the summary its
-# table, the plots a sweep-1 image and the report its Sweeps table. No figure is judged here
+# table, the plots a sweep-1 image and the report its Sweeps table; gate --history on the slope
+# passes a like line and fails a tripled one through a real SQLite history. No figure is judged here
 # (timings belong in validate*): only that each is there and says what it is.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -121,5 +122,48 @@ expect_exit 0 "$TB" compare "$TMP/r/result.json" "$TMP/r/result.json" --json
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1]))["sweeps"][0]
 assert s["verdict"] in ("same", "refused") and "slope_ci_a" in s, s' "$TMP/out" ||
 	fail "compare --json: no sweep verdict"
+# gate --history on the slope, end to end through a real SQLite history. The runs are this
+# run's result with its sweep points made an exact line of k ns per ns over the baseline, round
+# by round, and its stored line saying so (the measured line may be refused as noise): three runs of k = 1 (their own start times: three runs to the history) make
+# a stable segment; a fourth of k = 1 passes max-slope-increase 10% against it, one of k = 3
+# fails it, naming the sweep
+python3 - "$TMP" <<'PY' || fail "cannot write the history's runs"
+import json, os, sys
+t = sys.argv[1]
+def copy(name, day, k):
+    r = json.load(open(t + "/r/result.json"))
+    cells = {c["id"]: c for c in r["cells"]}
+    base = {s["round"]: s["ns_per_op"] for c in r["cells"] if c["baseline"]
+            for s in c["samples"] if not s["warmup"] and not s["failed"]}
+    for p in r["sweeps"][0]["points"]:
+        for s in cells[p["cell"]]["samples"]:
+            if not s["warmup"] and not s["failed"] and s["round"] in base:
+                s["ns_per_op"] = base[s["round"]] + k * p["x"]
+    # and the stored line says so (history add keeps a file's own figures; gate refits)
+    m = r["sweeps"][0]["model"]
+    m.update(accepted=True, slope_ns=float(k), slope_ns_ci=[float(k), float(k)])
+    m.pop("why_not", None)
+    r["started"] = "2026-11-%02dT00:00:00Z" % day
+    os.mkdir("%s/%s" % (t, name))
+    json.dump(r, open("%s/%s/result.json" % (t, name), "w"))
+for i in range(3):
+    copy("h%d" % i, i + 1, 1)
+copy("same", 5, 1)
+copy("up", 6, 3)
+PY
+for i in 0 1 2; do
+	expect_exit 0 "$TB" history add "$TMP/h$i" --db "$TMP/h.db"
+	grep -q "added as run $((i + 1)) " "$TMP/out" || fail "history add h$i: $(cat "$TMP/out")"
+done
+hgate() { "$TB" gate "$TMP/$1/result.json" --history "$TMP/h.db" --max-overhead none \
+	--max-slope-increase 10% --allow-untrustworthy >"$TMP/out" 2>"$TMP/err"; }
+hgate same || fail "gate --history of the history's own slope exited $?: $(cat "$TMP/out" "$TMP/err")"
+grep -Eq '^  PASS  tracer d: ns against w: slope per ns slope 1 ns per ns, .*last stable segment' \
+	"$TMP/out" || fail "gate --history: no passing sweep line: $(cat "$TMP/out")"
+hgate up
+rc=$?
+[ $rc -eq 1 ] || fail "a tripled slope passed gate --history (exit $rc): $(cat "$TMP/out" "$TMP/err")"
+grep -Eq '^  FAIL  tracer d: ns .*exceeds max-slope-increase 10% against the history' "$TMP/out" ||
+	fail "gate --history: the tripled slope's line: $(cat "$TMP/out")"
 "$TB" cleanup >/dev/null 2>&1
 exit 0
