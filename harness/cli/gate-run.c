@@ -60,7 +60,8 @@ int tb_cli_gate_history(struct tb_result *r, const json_t *doc, const char *db, 
 
 	if (tb_gate_alpha(r, o, &alpha))
 		return TB_EXIT_USAGE;
-	/* The run's points come from its figures: a file without them is analysed first. */
+	/* The run's points come from its samples, analysed again by this build (history add
+	 * keeps a file's own figures and analyses only a file without them). */
 	if (tb_stats_analyze(r)) {
 		tb_err("gate: out of memory analysing %s", o->name ? o->name : "the result");
 		return TB_EXIT_FAIL;
