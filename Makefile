@@ -118,7 +118,7 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob \
+	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob bench-rearm \
 	validate validate-history validate-coverage validate-coverage-loaded validate-accounting validate-sweeps validate-services validate-services-delay figures fuzz \
 	fuzzers valgrind format format-check
 
@@ -279,6 +279,12 @@ bench-precision: deps
 bench-pid-knob: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-pid-knob.py
+
+# What rearm saves per sample, per tracer family: reuse-tracers true against false on the same
+# scenario (METHODOLOGY.md 9). REARM_FAMILIES: a comma list of bench-precision's families.
+bench-rearm: deps
+	$(Q)$(MAKE) --no-print-directory all
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-rearm.py
 
 # hyperfine's target for bench-precision: static, like the workload helpers.
 $(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps

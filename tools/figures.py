@@ -448,7 +448,26 @@ def run_backends(out, from_dir):
             "payload-slope": slope}
 
 
-RUNNERS = {"backends": run_backends, "accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
+def run_rearm(out, from_dir):
+    if not from_dir:
+        st = run_cmd(["sh", "-c", f"REARM_JSON='{out}/rearm.json' python3 tools/bench-rearm.py"])
+        if st:
+            die("rearm: tools/bench-rearm.py failed")
+    try:
+        rows = json.load(open(os.path.join(out, "rearm.json")))
+        lines = [f"| {r['family']} | {r['mode']} | {r['setup_ms']:.1f} | {r['teardown_ms']:.1f} | "
+                 f"{r['measuring']:.0f}% | {r['pct']:+.1f}% [{r['lo']:+.1f}, {r['hi']:+.1f}] | "
+                 f"{r['verdict']} |"
+                 for r in rows["rows"]]
+        settings = f"{rows['rounds']} rounds of {rows['duration']} samples per run"
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f"rearm: {out}/rearm.json: {e}")
+    return {"settings": settings,
+            "table": "\n| family | mode | setup ms | teardown ms | measuring | overhead [95% CI] | "
+            "verdict |\n|---|---|---:|---:|---:|---|---|\n" + "\n".join(lines) + "\n"}
+
+
+RUNNERS = {"backends": run_backends, "rearm": run_rearm, "accounting": run_accounting, "demo": run_demo, "command-tracer": run_command_tracer,
            "workloads": run_workloads, "validation": run_validation}
 
 
