@@ -178,4 +178,5 @@ const struct tb_workload_ops tb_workload_nginx = {
 	.finish_batch = nginx_finish_batch,
 	.teardown = nginx_teardown,
 	.events = tb_wl_svc_events,
+	.batch_ns = tb_wl_svc_batch_ns,
 };

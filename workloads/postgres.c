@@ -373,4 +373,5 @@ const struct tb_workload_ops tb_workload_postgres = {
 	.finish_batch = pg_finish_batch,
 	.teardown = pg_teardown,
 	.events = tb_wl_svc_events,
+	.batch_ns = tb_wl_svc_batch_ns,
 };

@@ -409,11 +409,22 @@ void tb_wl_svc_stop(struct tb_wl_svc *s)
 		tb_rm_rf(s->dir);
 }
 
-unsigned int tb_wl_svc_seconds(const struct tb_workload *w)
+static unsigned int whole_seconds(uint64_t duration_ns)
 {
-	uint64_t s = (w->duration_ns + 500000000ull) / 1000000000ull;
+	uint64_t s = (duration_ns + 500000000ull) / 1000000000ull;
 
 	return s ? (unsigned int)s : 1;
+}
+
+unsigned int tb_wl_svc_seconds(const struct tb_workload *w)
+{
+	return whole_seconds(w->duration_ns);
+}
+
+uint64_t tb_wl_svc_batch_ns(const void *cfg, uint64_t duration_ns)
+{
+	(void)cfg;
+	return whole_seconds(duration_ns) * 1000000000ull;
 }
 
 int tb_wl_svc_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)

@@ -128,6 +128,8 @@ int tb_wl_svc_finish(struct tb_wl_svc *s, struct tb_workload *w);
 void tb_wl_svc_stop(struct tb_wl_svc *s);
 /* The sample's client duration in whole seconds, at least 1 (pgbench -T, wrk -d take seconds) */
 unsigned int tb_wl_svc_seconds(const struct tb_workload *w);
+/* The batch_ns of a service whose client takes whole seconds: that rounding, in ns. */
+uint64_t tb_wl_svc_batch_ns(const void *cfg, uint64_t duration_ns);
 
 /*
  * What a service's op (a request) does in kernel terms is not known ahead: syscalls and

@@ -83,6 +83,12 @@ struct tb_workload_ops {
 	 * kernel's own counts.
 	 */
 	int (*events)(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev);
+	/*
+	 * The wall time (ns) of one sample's batch for a section duration of duration_ns, when the
+	 * workload cannot hold that duration (a client that takes whole seconds), for the plan's
+	 * estimate. NULL: duration_ns.
+	 */
+	uint64_t (*batch_ns)(const void *cfg, uint64_t duration_ns);
 };
 
 /* The registry (workloads/registry.c, from workloads/registry.h): NULL-terminated, and lookup by

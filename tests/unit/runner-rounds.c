@@ -206,6 +206,37 @@ static void test_adaptive_stopping(void)
 }
 
 /*
+ * A service's client that takes whole seconds (wrk -d, pgbench -T) runs 1 s for a 200 ms
+ * sample: the estimate charges that (it charged 200 ms and came out 4x low on services.ini
+ * --quick), and getpid beside them keeps its 200 ms; 1 warmup + 3 rounds of 3 cells.
+ */
+static void test_estimate_whole_seconds(void)
+{
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = tb_result_new();
+	struct tb_plan_estimate e;
+	struct tb_plan p;
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/run/whole-seconds.ini", tb_test_data_dir());
+	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL_FATAL(tb_plan_build(s, r, &p), 0);
+	CU_ASSERT_EQUAL(p.ncells, 3);
+	tb_plan_estimate(&p, &e);
+	CU_ASSERT_DOUBLE_EQUAL(e.batch_s, 4 * (1.0 + 1.0 + 0.2), 1e-9);
+	/* a longer section rounds to the nearest second, never below 1 s */
+	CU_ASSERT_EQUAL(tb_workload_find("nginx")->batch_ns(NULL, 2400000000ull), 2000000000ull);
+	CU_ASSERT_EQUAL(tb_workload_find("postgres")->batch_ns(NULL, 2600000000ull),
+			3000000000ull);
+	CU_ASSERT_EQUAL(tb_workload_find("nginx")->batch_ns(NULL, 1), 1000000000ull);
+	CU_ASSERT_PTR_NULL(tb_workload_find("redis")->batch_ns);
+	tb_plan_free(&p);
+	tb_result_free(r);
+	tb_scenario_free(s);
+}
+
+/*
  * The estimate counts the tracers' setup and teardown (it ignored them and came out 1.2-4.8x
  * low, issue 15): with small.ini (getpid, nullw x none, tp-getpid, bpf-count; 1 warmup + 5
  * rounds) the parts are what the scenario and the tracers' declared costs say, and they add up.
@@ -381,6 +412,7 @@ static CU_TestInfo tests[] = {
 	{"plan expansion", test_plan},
 	{"plan: tracers' workloads, unusable tools", test_plan_targets},
 	{"the estimate counts tracer setup and teardown", test_estimate},
+	{"the estimate takes a sample as long as its client runs", test_estimate_whole_seconds},
 	{"the re-estimate times each cell, the tracers' slowdown in", test_reestimate},
 	{"round order", test_round_order},
 	{"adaptive stopping", test_adaptive_stopping},
