@@ -336,9 +336,9 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		}
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
-			e->explain_s += (double)p->s->explain_samples *
-					(batch_s(w) + 2 * to_s(t->settle_ns) +
-					 TB_PLAN_PROCESS_S + 0.1);
+			e->explain_s +=
+				(double)p->s->explain_samples *
+				(batch_s(w) + 2 * to_s(t->settle_ns) + TB_PLAN_PROCESS_S + 0.1);
 	}
 	e->nsamples = (size_t)rounds * p->ncells + nacct;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
@@ -387,8 +387,9 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 		const struct tb_scn_workload *w = &s->workloads[i];
 
 		if (w->used && batch_s(w) != to_s(w->duration_ns))
-			fprintf(f, "  [workload %s]: a sample takes %.3g s, not %.3g s: its client "
-				   "takes whole seconds\n",
+			fprintf(f,
+				"  [workload %s]: a sample takes %.3g s, not %.3g s: its client "
+				"takes whole seconds\n",
 				w->name, batch_s(w), to_s(w->duration_ns));
 	}
 	if (tb_plan_explain_cells(p, NULL))

@@ -227,8 +227,7 @@ static void test_estimate_whole_seconds(void)
 	CU_ASSERT_DOUBLE_EQUAL(e.batch_s, 4 * (1.0 + 1.0 + 0.2), 1e-9);
 	/* a longer section rounds to the nearest second, never below 1 s */
 	CU_ASSERT_EQUAL(tb_workload_find("nginx")->batch_ns(NULL, 2400000000ull), 2000000000ull);
-	CU_ASSERT_EQUAL(tb_workload_find("postgres")->batch_ns(NULL, 2600000000ull),
-			3000000000ull);
+	CU_ASSERT_EQUAL(tb_workload_find("postgres")->batch_ns(NULL, 2600000000ull), 3000000000ull);
 	CU_ASSERT_EQUAL(tb_workload_find("nginx")->batch_ns(NULL, 1), 1000000000ull);
 	CU_ASSERT_PTR_NULL(tb_workload_find("redis")->batch_ns);
 	tb_plan_free(&p);
@@ -275,8 +274,9 @@ static void test_estimate(void)
 		if (!ops->est_cost_ns)
 			continue;
 		tracer += (double)ops->est_cost_ns(cfg) / 1e9;
-		tracer += 5 * (double)(ops->rearm && ops->est_rearm_ns ? ops->est_rearm_ns(cfg)
-								       : ops->est_cost_ns(cfg)) /
+		tracer += 5 *
+			  (double)(ops->rearm && ops->est_rearm_ns ? ops->est_rearm_ns(cfg)
+								   : ops->est_cost_ns(cfg)) /
 			  1e9;
 		fresh += 6 * (double)ops->est_cost_ns(cfg) / 1e9;
 		if (ops->accounts && ops->accounts(cfg)) {
