@@ -15,7 +15,8 @@ identical; a family that cannot rearm shows the same setup time twice). A benchm
 is judged; it exits 0 when every run ran, 1 when one could not, 2 on bad usage.
 
 Environment: TB_BIN (tracebench), REARM_FAMILIES (a comma list, default every family),
-REARM_ROUNDS, REARM_DURATION, REARM_JSON (a file for the rows: tools/figures.py's rearm). Run it under the tests' flock on a shared machine.
+REARM_ROUNDS, REARM_DURATION, REARM_JSON (a file for the rows: tools/figures.py's rearm). Run
+it under the tests' flock on a shared machine.
 """
 import datetime
 import importlib.util
@@ -88,6 +89,11 @@ def main():
     if not os.access(TB, os.X_OK):
         print(f"bench-rearm: {TB}: not built (make all)", file=sys.stderr)
         return 1
+    # checked before the runs: a bad value would otherwise fail every run, or the JSON at the end
+    if not ROUNDS.isdigit() or int(ROUNDS) < 2:
+        print(f"bench-rearm: REARM_ROUNDS={ROUNDS!r}: not a whole number of rounds >= 2",
+              file=sys.stderr)
+        return 2
     fams = families()
     names = [f[0] for f in fams]
     want = os.environ.get("REARM_FAMILIES")
