@@ -306,11 +306,29 @@ static void clean_bpf(struct cleanup_ctx *c, enum tb_armed_kind kind, const char
 	close(fd);
 }
 
+/*
+ * The owner pid in an armed record's name: armed-<pid>.json, or .armed-<pid>.json.tmp-<x>, the
+ * private file outdir.c writes before it renames it into place (a process killed between the
+ * two leaves it). 0 for another name.
+ */
+static pid_t record_name_pid(const char *name, bool *tmp)
+{
+	int pid = 0, n = 0;
+
+	*tmp = name[0] == '.';
+	if (sscanf(name + *tmp, "armed-%d.json%n", &pid, &n) != 1 || pid <= 0)
+		return 0;
+	if (*tmp ? strncmp(name + 1 + n, ".tmp-", 5) != 0 : name[n] != '\0')
+		return 0;
+	return (pid_t)pid;
+}
+
 /* A torn or foreign armed record: dropped once the pid in its name is gone, else left. */
 static void clean_torn_record(struct cleanup_ctx *c, const char *path, const char *why)
 {
 	const char *base = strrchr(path, '/');
-	pid_t fpid = (pid_t)atoi(base ? base + 7 : "0");
+	bool tmp;
+	pid_t fpid = record_name_pid(base ? base + 1 : path, &tmp);
 
 	if (fpid > 0 && tb_armed_owner_alive(fpid, 0))
 		note(c, false, false, "ignored unreadable armed record %s", path);
@@ -477,9 +495,15 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 		return -ENOMEM;
 	d = opendir(tb_state_dir());
 	if (d) {
+		/*
+		 * A half-written record (.armed-<pid>.json.tmp-<x>) is read like a whole one: when
+		 * its owner died after writing it, it names what was armed; when torn, it goes.
+		 */
 		while ((de = readdir(d))) {
-			if (strncmp(de->d_name, "armed-", 6) || !strstr(de->d_name, ".json") ||
-			    strstr(de->d_name, ".tmp"))
+			bool tmp;
+			pid_t owner = record_name_pid(de->d_name, &tmp);
+
+			if (!owner || (tmp && owner == getpid()))
 				continue;
 			snprintf(path, sizeof(path), "%s/%s", tb_state_dir(), de->d_name);
 			clean_record(&c, path);

@@ -80,6 +80,28 @@ diff "$TMP/before" "$TMP/after" || fail "top-level tracing state changed"
 expect_exit 0 "$TB" cleanup
 grep -q "$owner" "$TMP/out" && fail "second cleanup found something of $owner"
 
+# Records an owner killed between writing and renaming left (outdir.c's private
+# .armed-<pid>.json.tmp-<x>): a whole one names what it armed, a torn one is only dropped; a
+# live owner's is left alone.
+dead=$(bash -c 'mkdir '"$T"'/instances/tracebench-$$-halfwritten && echo $$')
+for _ in $(seq 100); do kill -0 "$dead" 2>/dev/null || break; sleep 0.05; done
+hinst=tracebench-$dead-halfwritten
+printf '{ "pid": %s, "start_time": 1, "items": [ { "kind": "instance", "value": "%s" } ] }\n' \
+	"$dead" "$hinst" >"$TB_STATE_DIR/.armed-$dead.json.tmp-AbC123"
+printf '{ "pid": %s, "start_ti' "$dead" >"$TB_STATE_DIR/.armed-$dead.json.tmp-Torn99"
+printf '{ "pid": %s, "start_ti' $$ >"$TB_STATE_DIR/.armed-$$.json.tmp-Live00"
+expect_exit 0 "$TB" cleanup
+grep -q "destroyed tracefs instance $hinst" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "the half-written record's instance was not destroyed"; }
+[ ! -d "$T/instances/$hinst" ] || fail "$hinst still exists"
+grep -q "removed unreadable armed record .*/.armed-$dead.json.tmp-Torn99" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "the torn half-written record was not removed"; }
+for f in AbC123 Torn99; do
+	[ ! -e "$TB_STATE_DIR/.armed-$dead.json.tmp-$f" ] || fail ".armed-$dead.json.tmp-$f left"
+done
+[ -e "$TB_STATE_DIR/.armed-$$.json.tmp-Live00" ] || fail "a live owner's half-written record went"
+rm -f "$TB_STATE_DIR/.armed-$$.json.tmp-Live00"
+
 # --all is refused while a run holds the lock, naming the holder.
 flock -x "$TB_STATE_DIR/lock" bash -c 'echo $PPID > "$0"; sleep 30' "$TB_STATE_DIR/lock" &
 holder=$!
