@@ -523,18 +523,29 @@ int tb_cleanup_stale(unsigned int flags, json_t **report)
 int tb_cleanup_reaped(pid_t pid)
 {
 	struct cleanup_ctx c = {.tracefs = -1};
+	struct dirent *de;
 	char path[4096];
 	json_t *it;
+	bool tmp;
 	size_t i;
+	DIR *d;
 	int ret;
 
-	snprintf(path, sizeof(path), "%s/armed-%d.json", tb_state_dir(), (int)pid);
-	if (pid <= 0 || pid == getpid() || access(path, F_OK))
+	if (pid <= 0 || pid == getpid())
 		return 0;
 	c.report = json_array();
 	if (!c.report)
 		return -ENOMEM;
-	clean_record(&c, path);
+	/* Its record, and what it was writing when it was killed (.armed-<pid>.json.tmp-<x>). */
+	d = opendir(tb_state_dir());
+	while (d && (de = readdir(d))) {
+		if (record_name_pid(de->d_name, &tmp) != pid)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", tb_state_dir(), de->d_name);
+		clean_record(&c, path);
+	}
+	if (d)
+		closedir(d);
 	json_array_foreach(c.report, i, it)
 		tb_debug("cleanup of reaped pid %d: %s", (int)pid, json_string_value(it));
 	ret = finish(&c, NULL);

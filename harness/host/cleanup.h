@@ -32,9 +32,10 @@ int tb_cleanup_stale(unsigned int flags, struct json_t **report);
  * The one place that undoes what a process of ours left when it ended: called by whoever
  * reaped pid (a forked child of tracebench: a sample's workload process), on every path (it
  * exited, failed, or was killed before its teardown ran). Undoes what pid's armed record names
- * (its cgroups, scratch, process groups, ...) and removes the record. Actions go to the debug
- * log, a failure is warned about (cleanup retries it). Returns the number of actions, 0 when pid
- * left no record, or -EIO / -ENOMEM.
+ * (its cgroups, scratch, process groups, ...) and removes the record, also a record it was
+ * killed while writing (.armed-<pid>.json.tmp-*). Actions go to the debug log, a failure is
+ * warned about (cleanup retries it). Returns the number of actions, 0 when pid left no record,
+ * or -EIO / -ENOMEM.
  */
 int tb_cleanup_reaped(pid_t pid);
 

@@ -16,6 +16,7 @@
 
 #include "host/armed.h"
 #include "host/cleanup.h"
+#include "core/io.h"
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "host/tracefs.h"
@@ -373,6 +374,53 @@ static void test_torn_record(void)
 	json_decref(report);
 }
 
+/*
+ * A sample child killed between writing its record and renaming it into place leaves
+ * .armed-<pid>.json.tmp-<x>: whoever reaps it undoes what that names (here a scratch directory)
+ * and removes it, torn or whole; another pid's is left.
+ */
+static int put(const char *path, const char *text, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = tb_write_full(fd, text, len);
+	close(fd);
+	return ret;
+}
+
+static void test_reaped_half_written(void)
+{
+	char whole[4200], torn[4200], other[4200], scratch[4200], text[4400];
+	pid_t child = fork();
+	int n;
+
+	if (child == 0)
+		_exit(0);
+	waitpid(child, NULL, 0);
+	CU_ASSERT_EQUAL_FATAL(tb_mkdir_p(run_dir, 0755), 0);
+	snprintf(scratch, sizeof(scratch), "/tmp/tracebench-%d-halfwritten", (int)child);
+	CU_ASSERT_EQUAL_FATAL(tb_mkdir_p(scratch, 0700), 0);
+	snprintf(whole, sizeof(whole), "%s/.armed-%d.json.tmp-AbC123", run_dir, (int)child);
+	snprintf(torn, sizeof(torn), "%s/.armed-%d.json.tmp-Torn99", run_dir, (int)child);
+	snprintf(other, sizeof(other), "%s/.armed-%d.json.tmp-Other1", run_dir, (int)getpid());
+	n = snprintf(text, sizeof(text),
+		     "{\"pid\": %d, \"start_time\": 1, \"items\": "
+		     "[{\"kind\": \"scratch\", \"value\": \"%s\"}]}",
+		     (int)child, scratch);
+	CU_ASSERT_EQUAL_FATAL(put(whole, text, (size_t)n), 0);
+	CU_ASSERT_EQUAL_FATAL(put(torn, "{\"pid\": 1, \"ite", 15), 0);
+	CU_ASSERT_EQUAL_FATAL(put(other, "{", 1), 0);
+	CU_ASSERT(tb_cleanup_reaped(child) >= 2);
+	CU_ASSERT_NOT_EQUAL(access(scratch, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(whole, F_OK), 0);
+	CU_ASSERT_NOT_EQUAL(access(torn, F_OK), 0);
+	CU_ASSERT_EQUAL(access(other, F_OK), 0);
+	unlink(other);
+}
+
 static CU_TestInfo armed_tests[] = {
 	{"record", test_record},
 	{"lock", test_lock},
@@ -380,6 +428,7 @@ static CU_TestInfo armed_tests[] = {
 	{"cleanup of a dead owner", test_cleanup_dead_owner},
 	{"live owner left alone", test_cleanup_live_owner},
 	{"torn record", test_torn_record},
+	{"a reaped child's half-written record", test_reaped_half_written},
 	CU_TEST_INFO_NULL,
 };
 
