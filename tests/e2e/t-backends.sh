@@ -6,38 +6,18 @@
 # a bad payload and a file sink on a program without a reader are refused naming file:line.
 . "$(dirname "$0")/lib.sh"
 need_root
-cat >"$TMP/bad.ini" <<'EOF'
-[workload g]
-type = getpid
-
-[tracer rb]
-type = bpf
-program = ringbuf-events
-payload = 2
-
-[matrix]
-workloads = g
-tracers = rb
-EOF
-expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
-grep -q "bad.ini:.*\[tracer rb\].*payload: 2 is below 4 bytes" "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "no file:line for the bad payload"; }
-cat >"$TMP/nosink.ini" <<'EOF'
-[workload g]
-type = getpid
-
-[tracer agg]
-type = bpf
-program = syscall-count
-consumer = file
-
-[matrix]
-workloads = g
-tracers = agg
-EOF
-expect_exit 2 "$TB" run "$TMP/nosink.ini" --dry-run
-grep -q "nosink.ini:7: \[tracer agg\]: consumer: file only with program = ringbuf-events" \
-	"$TMP/err" || { cat "$TMP/err" >&2; fail "no file:line for a file sink without a reader"; }
+# refused NAME PROGRAM KEY=VALUE PATTERN: a scenario of one bpf section [tracer NAME] of that
+# program and key (its line 7) on getpid is refused (exit 2) with PATTERN on stderr.
+refused() {
+	printf '[workload g]\ntype = getpid\n\n[tracer %s]\ntype = bpf\nprogram = %s\n%s\n\n' \
+		"$1" "$2" "${3/=/ = }" >"$TMP/$1.ini"
+	printf '[matrix]\nworkloads = g\ntracers = %s\n' "$1" >>"$TMP/$1.ini"
+	expect_exit 2 "$TB" run "$TMP/$1.ini" --dry-run
+	grep -q "$1.ini:7: \[tracer $1\]: $4" "$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "no file:line for [tracer $1]'s $3"; }
+}
+refused rb ringbuf-events payload=2 "payload: 2 is below 4 bytes"
+refused agg syscall-count consumer=file "consumer: file only with program = ringbuf-events"
 
 cat >"$TMP/tiny.ini" <<'EOF'
 [global]
