@@ -428,6 +428,8 @@ def backend_row(c):
     rb = te.get("record_bytes") or te.get("bytes_per_event")
     how = te.get("ringbuf_wakeup") or (f"watermark {te['perfbuf_watermark']}"
                                         if "perfbuf_watermark" in te else te.get("consumer") or "-")
+    if te.get("consumer") == "file":  # a BPF reader's file sink (consumer = file), beside its wakeups
+        how += " / file"
     return (f"| {c['workload']} / {c['tracer']} | {nse} | {f'{rb:.0f}' if rb else '-'} | {how} | "
             f"{cpu:.0f} | {(c.get('proof') or {}).get('outcome', '-')} |")
 

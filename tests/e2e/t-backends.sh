@@ -1,26 +1,23 @@
 #!/bin/bash
 # A tiny scenarios/backends.ini: the BPF ring buffer and perf buffer with an equal payload, the
 # ftrace event and an empty program on the same syscall entry, each cell traced (proof match),
-# the payload and the bytes the reader got per record in result.json; a bad payload is refused
-# naming file:line.
+# the payload and the bytes the reader got per record in result.json; the ring buffer's reader
+# with its file sink (consumer = file) beside them, whose file bytes per event are its records';
+# a bad payload and a file sink on a program without a reader are refused naming file:line.
 . "$(dirname "$0")/lib.sh"
 need_root
-cat >"$TMP/bad.ini" <<'EOF'
-[workload g]
-type = getpid
-
-[tracer rb]
-type = bpf
-program = ringbuf-events
-payload = 2
-
-[matrix]
-workloads = g
-tracers = rb
-EOF
-expect_exit 2 "$TB" run "$TMP/bad.ini" --dry-run
-grep -q "bad.ini:.*\[tracer rb\].*payload: 2 is below 4 bytes" "$TMP/err" ||
-	{ cat "$TMP/err" >&2; fail "no file:line for the bad payload"; }
+# refused NAME PROGRAM KEY=VALUE PATTERN: a scenario of one bpf section [tracer NAME] of that
+# program and key (its line 7) on getpid is refused (exit 2) with PATTERN on stderr.
+refused() {
+	printf '[workload g]\ntype = getpid\n\n[tracer %s]\ntype = bpf\nprogram = %s\n%s\n\n' \
+		"$1" "$2" "${3/=/ = }" >"$TMP/$1.ini"
+	printf '[matrix]\nworkloads = g\ntracers = %s\n' "$1" >>"$TMP/$1.ini"
+	expect_exit 2 "$TB" run "$TMP/$1.ini" --dry-run
+	grep -q "$1.ini:7: \[tracer $1\]: $4" "$TMP/err" ||
+		{ cat "$TMP/err" >&2; fail "no file:line for [tracer $1]'s $3"; }
+}
+refused rb ringbuf-events payload=2 "payload: 2 is below 4 bytes"
+refused agg syscall-count consumer=file "consumer: file only with program = ringbuf-events"
 
 cat >"$TMP/tiny.ini" <<'EOF'
 [global]
@@ -54,6 +51,14 @@ perfbuf-watermark = 16K
 ringbuf-size = 1M
 stats = false
 
+[tracer rbf]
+type = bpf
+program = ringbuf-events
+payload = 64
+ringbuf-size = 16M
+consumer = file
+stats = false
+
 [tracer empty]
 type = bpf
 program = probe
@@ -63,7 +68,7 @@ stats = false
 
 [matrix]
 workloads = getpid
-tracers = ft, rb, pb, empty
+tracers = ft, rb, pb, rbf, empty
 EOF
 "$TB" run "$TMP/tiny.ini" --seed 29 -o "$TMP/run" --wait >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -72,7 +77,7 @@ python3 - "$TMP/run/result.json" <<'PY' || fail "the backends' cells"
 import json, sys
 r = json.load(open(sys.argv[1]))
 cells = {c["tracer"]: c for c in r["cells"] if c["tracer"] != "none"}
-assert set(cells) == {"ft", "rb", "pb", "empty"}, sorted(cells)
+assert set(cells) == {"ft", "rb", "pb", "rbf", "empty"}, sorted(cells)
 for name, c in sorted(cells.items()):
     print(name, c["proof"]["outcome"], c["proof"]["message"])
     assert c["proof"]["outcome"] == "match", (name, c["proof"])
@@ -93,10 +98,24 @@ for name in ("rb", "pb"):
     for s in c["samples"]:
         if not s["warmup"] and not s["failed"] and (s["events"] or 0) > 0:
             assert s["consumer_ns_per_event"] > 0, s
+# the file sink: every record the reader got is in its file, 64 bytes each; discard writes none
+x = cells["rbf"]["tracer_extra"]
+print("rbf consumer", x["consumer"], "file_bytes", x["file_bytes"], "disk_bytes_per_event",
+      cells["rbf"].get("disk_bytes_per_event"))
+assert x["consumer"] == "file" and x["record_bytes"] == 64 and not x["file_kept"], x
+assert cells["rbf"]["disk_bytes_per_event"] == 64, cells["rbf"].get("disk_bytes_per_event")
+for s in cells["rbf"]["samples"]:
+    if not s["failed"] and (s["events"] or 0) > 0:
+        assert s["tracer_disk_bytes"] == 64 * s["events"], s
+assert cells["rb"]["tracer_extra"]["consumer"] == "discard"
+assert not cells["rb"].get("disk_bytes_per_event"), cells["rb"]
 # an empty program has no consumer: no CPU of its own
 assert cells["empty"].get("consumer_ns_per_event", 0) == 0, cells["empty"]
 PY
 sed -n "/^consumers: /,/^$/p" "$TMP/out"
 grep -q "^consumers: " "$TMP/out" || { cat "$TMP/out" >&2; fail "no consumers table in the summary"; }
+# deleted after each sample (keep-raw = false): nothing left in its directory
+[ -z "$(ls -A "$TMP/run/tracers/rbf" 2>/dev/null)" ] ||
+	{ ls -la "$TMP/run/tracers/rbf" >&2; fail "the file sink left files without keep-raw"; }
 expect_exit 0 "$TB" cleanup --dry-run
 exit 0

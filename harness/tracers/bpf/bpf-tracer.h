@@ -4,7 +4,7 @@
  * it): the configuration, the instance's state, and what each file gives the others.
  *   bpf.c      the options, the ops table, the setup/start/stop/collect/teardown flow and
  *              the crash-safety record
- *   reader.c   the reader thread over the ring buffer or the perf buffer
+ *   reader.c   the reader thread over the ring buffer or the perf buffer, and its file sink
  *   attach.c   the attach types of program = probe: their targets, support probes, variants,
  *              validation and hooks
  *   bundled.c  the bundled programs: their skeletons, maps and figures, their hooks
@@ -54,6 +54,7 @@ enum {
 enum { BODY_EMPTY, BODY_COUNT, BODY_SPIN };
 enum { WAKEUP_ADAPTIVE, WAKEUP_NONE, WAKEUP_EACH };
 enum { OUTPUT_RINGBUF, OUTPUT_PERFBUF };
+enum { CONSUMER_DISCARD, CONSUMER_FILE };
 
 /* The choices' names by the enums above (bpf.c, with the options). */
 extern const char *const tb_bpftr_programs[];
@@ -61,6 +62,7 @@ extern const char *const tb_bpftr_attach_types[];
 extern const char *const tb_bpftr_bodies[];
 extern const char *const tb_bpftr_wakeups[];
 extern const char *const tb_bpftr_outputs[];
+extern const char *const tb_bpftr_consumers[];
 
 struct bpf_cfg {
 	int program;
@@ -83,6 +85,8 @@ struct bpf_cfg {
 	int64_t payload;
 	int output;
 	uint64_t perf_watermark;
+	int consumer;  /* ringbuf-events: what the reader does with a record */
+	bool keep_raw; /* consumer = file: the file stays after the sample */
 };
 
 struct bpf_priv;
@@ -102,6 +106,22 @@ struct prog_stat {
 	__u32 id;      /* kernel program id, in the crash-safety record while loaded */
 	__u32 link_id; /* id of its link while attached (0: none or unknown) */
 	__u64 cnt0, ns0, cnt1, ns1;
+};
+
+/*
+ * consumer = file: the records the reader consumes, appended to a buffer and written to
+ * <dir>/<name>-<sample>.raw when it fills; opened at start, flushed and closed (deleted
+ * unless keep-raw) when the reader stops, so a parked tracer holds no file.
+ */
+struct bpf_sink {
+	int fd; /* -1: none (discard, or between windows) */
+	const struct tb_dir *dir;
+	char name[256];
+	char *buf;
+	size_t len;
+	uint64_t bytes; /* written to the file in the window */
+	int err;	/* the first write error (-errno): the rest is not written */
+	bool keep;
 };
 
 struct bpf_priv {
@@ -137,6 +157,7 @@ struct bpf_priv {
 	uint64_t consumed_mine;	 /* records of p->tgid */
 	uint64_t consumed_bytes; /* the records' sizes, summed */
 	double cpu_s;
+	struct bpf_sink sink;
 };
 
 /* ---- bpf.c ---- */
@@ -150,16 +171,25 @@ __u32 tb_bpftr_prog_id(struct bpf_program *prog);
 
 /* ---- reader.c ---- */
 
-/* The reader thread over p's ring buffer or perf buffer, counts zeroed; stop joins it and
- * leaves its CPU time in p->cpu_s. */
-int tb_bpftr_reader_start(struct bpf_priv *p);
-void tb_bpftr_reader_stop(struct bpf_priv *p);
+/* The reader thread over p's ring buffer or perf buffer, counts zeroed, with consumer = file
+ * its file opened in t->dir first; stop joins it, leaves its CPU time in p->cpu_s and closes
+ * the file (deleted unless keep-raw). 0 or -errno, said (stop: the file's write error). */
+int tb_bpftr_reader_start(struct tb_tracer *t, struct bpf_priv *p);
+int tb_bpftr_reader_stop(struct bpf_priv *p);
 /* What waits in the buffer, consumed now: records, or -errno (0 without a buffer). */
 int tb_bpftr_reader_consume(struct bpf_priv *p);
 /* One ring_buffer consumer over every ring-buffer map of p's object. 0 or -errno, said. */
 int tb_bpftr_open_ringbufs(struct tb_tracer *t, struct bpf_priv *p);
 /* output = perfbuf: a perf buffer over the `pevents` map. 0 or -errno, said. */
 int tb_bpftr_open_perfbuf(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg);
+/* ringbuf-events: the bytes of one record as the reader gets it (a perf buffer's padded). */
+size_t tb_bpftr_record_bytes(const struct bpf_cfg *cfg);
+/* consumer = file: the window's file into st->disk_bytes and extra (file, file_kept,
+ * file_bytes); every consumer's name into extra. */
+void tb_bpftr_sink_figures(const struct bpf_priv *p, const struct bpf_cfg *cfg,
+			   struct tb_tracer_stats *st, json_t *extra);
+/* est_write_bytes (tracer.h): a sample's records x their bytes with consumer = file, else 0. */
+uint64_t tb_bpftr_est_write_bytes(const struct tb_tracer *t, bool *kept);
 
 /* ---- attach.c ---- */
 

@@ -5,8 +5,10 @@
  * by the attach type asked for (attach.c). This file: its options, its ops table and the
  * lifecycle (libbpf-tools style):
  *   setup    open, set rodata (targ_tgid), choose tp_btf or raw_tp, load (verifier), stats fd
- *   start    clear the maps, read run_cnt/run_time_ns, start the ring-buffer reader, attach
- *   stop     destroy the links (detach), read run stats, drain the ring buffer
+ *   start    clear the maps, read run_cnt/run_time_ns, start the ring-buffer reader (and
+ *            open its file, consumer = file), attach
+ *   stop     destroy the links (detach), read run stats, drain the ring buffer (and close
+ *            the file)
  *   collect  events (map counts / records consumed / run_cnt), drops, maps' memory, extra
  *   teardown destroy everything (idempotent)
  * Run statistics come from bpf_enable_stats(BPF_STATS_RUN_TIME): on only while our fd is open,
@@ -109,6 +111,14 @@ static const struct tb_option bpf_opts[] = {
 	{"perfbuf-watermark", TB_OPT_SIZE, offsetof(struct bpf_cfg, perf_watermark), "0",
 	 "output = perfbuf: wake the reader once this many bytes wait (0: for each record)", 0,
 	 1073741824.0},
+	{"consumer", TB_OPT_CHOICE, offsetof(struct bpf_cfg, consumer), "discard",
+	 "ringbuf-events: what the reader thread does with each record: count it and drop it "
+	 "(discard), or also write it, raw, through a 64 KiB buffer to <name>-<sample>.raw in "
+	 "the tracer's directory (file: the sink of ftrace's consumer = stream)",
+	 .choices = tb_bpftr_consumers},
+	{"keep-raw", TB_OPT_BOOL, offsetof(struct bpf_cfg, keep_raw), "false",
+	 "consumer = file: keep the file (else its size is counted and it is deleted after each "
+	 "sample)"},
 	{"poll-interval", TB_OPT_DURATION, offsetof(struct bpf_cfg, poll_ns), "10ms",
 	 "ring-buffer reader: epoll timeout, after which it consumes anyway", 1e6, 1e10},
 	TB_OPT_END,
@@ -172,6 +182,19 @@ static int bpf_validate(const void *vcfg, char *err, size_t len)
 			: cfg->wakeup != WAKEUP_ADAPTIVE
 				? "ringbuf-wakeup is the ring buffer's; perfbuf-watermark sets its wakeups"
 				: "perfbuf-watermark must be below ringbuf-size (each CPU's buffer)");
+		return -EINVAL;
+	}
+	if (cfg->consumer == CONSUMER_FILE && cfg->program != PROG_RINGBUF_EVENTS) {
+		snprintf(err, len,
+			 "consumer: file only with program = ringbuf-events, whose reader "
+			 "thread gets the records: %s",
+			 cfg->program == PROG_OBJECT
+				 ? "a user's object's ring buffers are read and discarded"
+				 : "this program aggregates in the kernel and has no reader");
+		return -EINVAL;
+	}
+	if (cfg->keep_raw && cfg->consumer != CONSUMER_FILE) {
+		snprintf(err, len, "keep-raw: only with consumer = file");
 		return -EINVAL;
 	}
 	if (cfg->perf_watermark && cfg->output != OUTPUT_PERFBUF) {
@@ -420,6 +443,7 @@ static int bpf_setup(struct tb_tracer *t)
 	if (!p)
 		return -ENOMEM;
 	p->stats_fd = -1;
+	p->sink.fd = -1;
 	p->cpu = t->consumer_cpu;
 	p->poll_ms = (int)(cfg->poll_ns / 1000000);
 	t->priv = p;
@@ -507,7 +531,7 @@ static int bpf_start(struct tb_tracer *t)
 			return r;
 	}
 	if (p->rb || p->pb) {
-		r = tb_bpftr_reader_start(p);
+		r = tb_bpftr_reader_start(t, p);
 		if (r)
 			return r;
 	}
@@ -543,7 +567,7 @@ static int bpf_stop(struct tb_tracer *t)
 {
 	struct bpf_priv *p = t->priv;
 	size_t i;
-	int r = 0;
+	int r = 0, w;
 
 	if (!p)
 		return -EINVAL;
@@ -551,7 +575,9 @@ static int bpf_stop(struct tb_tracer *t)
 	for (i = 0; i < p->nps; i++)
 		if (prog_stats(p->ps[i].prog, &p->ps[i].cnt1, &p->ps[i].ns1))
 			r = -EIO;
-	tb_bpftr_reader_stop(p);
+	/* joined, and its file closed: a write error fails the sample (said) */
+	w = tb_bpftr_reader_stop(p);
+	r = r ? r : w;
 	p->windowed = !r;
 	return r;
 }
@@ -648,7 +674,8 @@ static int park(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *c
 
 /*
  * reuse-tracers (tracer.h): a bundled program's object stays loaded across its cell's samples.
- * Its programs are detached at stop and its reader joined, so parked it runs on nothing. The
+ * Its programs are detached at stop and its reader joined (its file closed, consumer = file:
+ * the next sample's start opens its own), so parked it runs on nothing and holds no file. The
  * rearm checks that (the maps still zero, no ring-buffer record arrived), re-points the filter
  * (targ_live, the probe's pid and binary) and reopens the stats fd: what a fresh setup for the
  * new target gives, without the load and verification and the teardown's wait for the kernel
@@ -813,6 +840,7 @@ const struct tb_tracer_ops tb_tracer_bpf = {
 	.can_rearm = bpf_can_rearm,
 	.est_cost_ns = bpf_est_cost_ns,
 	.est_rearm_ns = bpf_est_rearm_ns,
+	.est_write_bytes = tb_bpftr_est_write_bytes,
 	.hooks = bpf_hooks,
 	.label = bpf_label,
 	.lost_remedy = bpf_lost_remedy,

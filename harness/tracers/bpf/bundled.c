@@ -245,6 +245,7 @@ static int ringbuf_events_collect(struct bpf_priv *p, const struct bpf_cfg *cfg,
 	json_object_set_new(
 		extra, "payload",
 		json_integer(cfg->payload ? cfg->payload : (json_int_t)sizeof(struct rb_event)));
+	tb_bpftr_sink_figures(p, cfg, st, extra);
 	/* What the reader got, not what was asked: the comparison states the sizes it saw. */
 	json_object_set_new(extra, "record_bytes",
 			    p->consumed ? json_real((double)p->consumed_bytes / p->consumed)
