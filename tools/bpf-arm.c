@@ -16,8 +16,9 @@
  *
  * Debian 12's bpftool (7.1) cannot attach a tp_btf or a bare uprobe program (no autoattach) and
  * cannot set .rodata, and bpftrace 0.17 has neither tp_btf nor raw tracepoints: hence this
- * helper. DIR is /sys/fs/bpf/tracebench-<owner pid>-...; the link and the map go to DIR/link and
- * DIR/bss. Exit: 0, 1 on a failure (said on stderr, DIR removed), 2 on bad usage.
+ * helper. DIR, named tracebench-<owner pid>-..., is in a BPF file system (bench-precision mounts
+ * one of its own for the run: unmounting it frees whatever is left); the link and the map go to
+ * DIR/link and DIR/bss. Exit: 0, 1 on a failure (said on stderr, DIR removed), 2 on bad usage.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
