@@ -49,9 +49,11 @@ where fewer than hyperfine's least 10 runs of each command would fit, as for a u
                  attach these programs nor set .rodata, and its bpftrace has no tp_btf
   perf-count     perf stat -e syscalls:sys_enter_getpid -- the loop: perf starts the loop, so
                  perf's own start and end are inside every traced run, as for any perf user
-  perf-sample    perf record -e cpu-clock -F 99 --no-buildid -o - -- the loop (records into
-                 hyperfine's /dev/null through a pipe; -o /dev/null risks perf's rename of an
-                 existing output to .old)
+  perf-sample    perf record -e cpu-clock -F 99 --no-buildid --no-bpf-event -o - -- the loop
+                 (records into hyperfine's /dev/null through a pipe: -o /dev/null risks perf's
+                 rename of an existing output to .old; neither a build-id pass nor the BPF
+                 programs' events, which tracebench makes neither of and whose synthesis reads
+                 every BPF program loaded on the machine at each start)
   lttng-ust      --setup makes a session like tracebench's (512K x 4 sub-buffers,
                  tracebench:usercall) and starts it, --cleanup destroys it; the loop is
                  tb-usercall-loop --lttng for both commands (the provider loaded as the workload
@@ -414,11 +416,14 @@ def hf_plan(name, out, undo):
                  how="perf stat -e syscalls:sys_enter_getpid -- the loop")
     elif name == "perf-sample":
         # tracebench's perf-sample defaults (cpu-clock at 99 Hz); the records to hyperfine's
-        # /dev/null through a pipe (-o - : perf renames an existing -o file to .old), no
-        # build-id pass after the run (tracebench makes none).
-        p.update(base=loop, traced=["perf", "record", "-q", "--no-buildid", "-e", "cpu-clock",
-                                    "-F", "99", "-o", "-", "--"] + loop,
-                 how="perf record -e cpu-clock -F 99 --no-buildid -o - -- the loop")
+        # /dev/null through a pipe (-o - : perf renames an existing -o file to .old); neither
+        # the build-id pass after the run nor the BPF programs' events synthesized at its start
+        # (tracebench makes neither; the second reads every BPF program loaded on the machine,
+        # so perf's start would grow with whatever else is loaded).
+        p.update(base=loop, traced=["perf", "record", "-q", "--no-buildid", "--no-bpf-event",
+                                    "-e", "cpu-clock", "-F", "99", "-o", "-", "--"] + loop,
+                 how="perf record -e cpu-clock -F 99 --no-buildid --no-bpf-event -o - -- the "
+                 "loop")
     elif name == "lttng-ust":
         lttng_daemon(out, undo)
         sess, tdir = tag, os.path.join(out, "lttng-trace")
@@ -631,8 +636,9 @@ def hf_table(rows, hfs):
             continue
         ratio = hf["hf_half"] / tb_half(tb)
         met.append(ratio >= 10)
+        ratio = f"{ratio:5.1f}x" if math.isfinite(ratio) else "     -"
         print(f"{name:14} {hf['pct']:+9.2f}% {hf['hf_half']:12.2f} pt  Welch "
-              f"{hf['welch_half']:5.2f} pt {ratio:5.1f}x {hf['runs']:4d}+{hf['runs']:<4d} "
+              f"{hf['welch_half']:5.2f} pt {ratio} {hf['runs']:4d}+{hf['runs']:<4d} "
               f"{hf['wall']:6.1f}s {tb['wall']:6.0f}s")
     print()
     for name, _ in rows:
