@@ -270,9 +270,9 @@ bench-estimate: deps
 # same question for the same wall time; PRECISION_FAMILIES=1: every tracer family's run of a
 # scenario of precision and max-time only. Run it under the tests' flock on a shared machine.
 bench-precision: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/tools/tb-getpid-loop
-	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_LOOP=$(CURDIR)/$(BUILD)/tools/tb-getpid-loop \
-		python3 tools/bench-precision.py $(PRECISION_ARGS)
+	$(Q)$(MAKE) --no-print-directory all $(UST_PROVIDER) $(PRECISION_TOOLS)
+	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_TOOLS=$(CURDIR)/$(BUILD)/tools \
+		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers python3 tools/bench-precision.py $(PRECISION_ARGS)
 
 # The bpf tracer's pid filter: the writable global its rearm re-points against the folded .rodata
 # constant, paired within rounds (METHODOLOGY.md 9). PID_KNOB_ARGS: extra `run` arguments.
@@ -286,11 +286,26 @@ bench-rearm: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-rearm.py
 
-# hyperfine's target for bench-precision: static, like the workload helpers.
-$(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c | need-deps
+# hyperfine's targets and setup for bench-precision (tools/loop-switch.c: the tracer switches the
+# two loops share). The getpid loop is static, like the workload helpers; the usercall loop runs
+# the usercall workload's own object (and the core/ it leans on); tb-bpf-arm loads the bundled
+# skeletons with libbpf.
+PRECISION_TOOLS = $(addprefix $(BUILD)/tools/,tb-getpid-loop tb-usercall-loop tb-bpf-arm)
+$(BUILD)/tools/tb-getpid-loop: tools/getpid-loop.c tools/loop-switch.c tools/loop-switch.h | need-deps
 	@mkdir -p $(dir $@)
 	$(msg) HELPER $@
-	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -o $@ $<
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -static -o $@ tools/getpid-loop.c tools/loop-switch.c
+
+$(BUILD)/tools/tb-usercall-loop: $(BUILD)/tools/usercall-loop.o $(BUILD)/tools/loop-switch.o \
+		$(BUILD)/workloads/usercall.o $(BUILD)/workloads/common.o \
+		$(filter $(BUILD)/harness/core/%,$(OBJS))
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson libcrypto 2>/dev/null) \
+		-ldl -lpthread -lm
+
+$(BUILD)/tools/tb-bpf-arm: $(BUILD)/tools/bpf-arm.o
+	$(msg) LINK $@
+	$(Q)$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs libbpf 2>/dev/null)
 
 validate: deps
 	$(Q)$(MAKE) --no-print-directory all
