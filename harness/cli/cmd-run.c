@@ -76,7 +76,8 @@ const char tb_usage_run[] =
 	"      --explain           afterwards, profile every traced cell and its baseline: where\n"
 	"                          the overhead lands (folded stacks, flame graphs, a table)\n"
 	"      --find-limit[=RATE] afterwards, for each cell that can lose events: the highest\n"
-	"                          event rate its buffer holds (bisection); with RATE (events/s,\n"
+	"                          event rate its buffer holds (bisection along the workload's\n"
+	"                          work, then calls per op, then threads); with RATE (events/s,\n"
 	"                          e.g. 200k): the smallest buffer that holds it\n"
 	"  -h, --help\n" TB_CLI_COMMON_USAGE
 	"                          (run -q: no plan or progress line either)\n";

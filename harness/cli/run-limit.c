@@ -31,10 +31,9 @@ int tb_cli_limit_arg(const char *optarg_given, int argc, char **argv, double *ra
 static void show_probe(void *ctx, const struct tb_limit *l, const struct tb_limit_probe *p)
 {
 	(void)ctx;
-	fprintf(stderr,
-		"find-limit: %s: %s = %s, %s = %s: %.3g events/s, %lld lost, tracer CPU %.2f\n",
-		l->cell, l->knob, p->knob_value, l->buffer_key, p->buffer, p->events_per_s,
-		(long long)p->lost, p->tracer_cpu);
+	fprintf(stderr, "find-limit: %s: %s, %s = %s: %.3g events/s, %lld lost, tracer CPU %.2f\n",
+		l->cell, p->setting, l->buffer_key, p->buffer, p->events_per_s, (long long)p->lost,
+		p->tracer_cpu);
 }
 
 int tb_cli_run_limits(struct tb_runner *rn, double rate, bool quiet, bool *interrupted)

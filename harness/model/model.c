@@ -361,10 +361,13 @@ void tb_result_limits_free(struct tb_result *r)
 		free(l->workload);
 		free(l->tracer);
 		free(l->knob);
+		json_decref(l->knobs);
 		free(l->buffer_key);
 		free(l->buffer);
 		for (size_t k = 0; k < l->nprobes; k++) {
+			free(l->probes[k].knob);
 			free(l->probes[k].knob_value);
+			free(l->probes[k].setting);
 			free(l->probes[k].buffer);
 		}
 		free(l->probes);

@@ -440,10 +440,14 @@ struct tb_sweep {
 	struct tb_knee_model knee;
 };
 
-/* One probe of a saturation search (runner/limit.h): a short run of the cell at one workload
- * knob value and one buffer, with the figures of struct tb_sweep_point's saturation. */
+/* One probe of a saturation search (runner/limit.h): a short run of the cell at one setting of
+ * the workload's knobs and one buffer, with the figures of struct tb_sweep_point's saturation. */
 struct tb_limit_probe {
-	char *knob_value;     /* [knob_value] the workload knob as set ("4096") */
+	char *knob;	      /* [knob] the knob its step moved ("work", "calls", "threads"); read
+				 from a file without it: the search's knob */
+	char *knob_value;     /* [knob_value] that knob as set ("4096") */
+	char *setting;	      /* [setting] every knob of the chain as set ("work = 0, calls = 40");
+				 from a file without it: "knob = knob_value" */
 	char *buffer;	      /* [buffer] the buffer option as set ("64K", "128") */
 	double buffer_x;      /* [buffer_x] as a number (bytes, pages) */
 	double events_per_s;  /* [events_per_s] offered: recorded + lost per second of batch */
@@ -455,32 +459,40 @@ struct tb_limit_probe {
 
 /*
  * A saturation search of one traced cell (runner/limit.h; METHODOLOGY.md "Sweeps"). Kind
- * "rate": the highest offered event rate its buffer held with no loss, by bisection over the
- * workload's knob. Kind "buffer": the smallest buffer (a power of two) that held a named rate.
- * The conclusion (found, held, lost, monotone) follows from the probes (stats/limit.c).
+ * "rate": the highest offered event rate its buffer held with no loss, by bisection along the
+ * workload's chain of knobs. Kind "buffer": the smallest buffer (a power of two) that held a
+ * named rate. The conclusion (found, held, lost, monotone) follows from the probes
+ * (stats/limit.c).
  * [limits] [{...}]
  */
 struct tb_limit {
-	char *kind;	   /* [kind] "rate" or "buffer" */
-	char *cell;	   /* [cell] the run's cell it searched (workload/tracer) */
-	char *workload;	   /* [workload] section */
-	char *tracer;	   /* [tracer] section */
-	char *knob;	   /* [knob] the workload option varied ("work") */
-	char *buffer_key;  /* [buffer_key] the tracer option sizing its buffer */
-	char *buffer;	   /* [buffer] kind rate: the buffer searched at, as written */
-	double target;	   /* [target_events_per_s] kind buffer: the named rate; NAN: rate */
+	char *kind;	  /* [kind] "rate" or "buffer" */
+	char *cell;	  /* [cell] the run's cell it searched (workload/tracer) */
+	char *workload;	  /* [workload] section */
+	char *tracer;	  /* [tracer] section */
+	char *knob;	  /* [knob] the knob the search ended on, its bracket's ("work", "calls") */
+	json_t *knobs;	  /* [knobs] the chain, in its order (["work", "calls"]); from a file
+			      without it: [knob] */
+	char *buffer_key; /* [buffer_key] the tracer option sizing its buffer */
+	char *buffer;	  /* [buffer] kind rate: the buffer searched at, as written */
+	double target;	  /* [target_events_per_s] kind buffer: the named rate; NAN: rate */
 	double resolution; /* [resolution] the bracket's width at which the search stops */
 	bool found;	   /* [found] a loss bracketed by a probe that held (rate), or a buffer
 			      that held where a smaller lost (buffer) */
 	/* [held_events_per_s] [held_tracer_cpu] [held_knob] the highest rate that held below
-	 * the lowest that lost, the tracer's CPU there, its knob value; [lost_events_per_s] that
-	 * lowest lost rate (the bracket's top); kind buffer: [held_buffer] the smallest buffer
-	 * that held, [lost_buffer] the largest that lost below it */
+	 * the lowest that lost, the tracer's CPU there, the value of knob there; [held_at] that
+	 * probe's whole setting; [lost_events_per_s] [lost_knob] [lost_at] that lowest lost rate
+	 * (the bracket's top), knob's value and the setting there; kind buffer: [held_buffer] the
+	 * smallest buffer that held, [lost_buffer] the largest that lost below it */
 	double held_rate, held_cpu, lost_rate;
-	char held_knob[32], held_buffer[32], lost_buffer[32];
+	char held_knob[32], held_buffer[32], lost_buffer[32], lost_knob[32];
+	char held_at[160], lost_at[160];
 	bool monotone;	/* [monotone] no probe held above a rate (or lost above a buffer) that
 			    lost (held): loss looked monotone, as bisection assumes */
 	char note[224]; /* [note] why nothing was found, or what was not monotone */
+	/* [knob_note] how the chain ended short of a loss: a knob at the end of its range or no
+	 * longer raising the rate, threads without a CPU */
+	char knob_note[320];
 	struct tb_limit_probe *probes; /* [probes] in the order run */
 	size_t nprobes;
 };

@@ -6,7 +6,8 @@
  * buffer). A bracket first: from the start, v doubled (or halved) until the predicate changes;
  * then the bracket halved (geometrically: the figures span decades) until the caller says it
  * is fine enough, its two ends are neighbours, or the probes run out. It decides nothing but
- * the next value: which ends count as held and lost is the caller's.
+ * the next value: which ends count as held and lost is the caller's. A rate search runs it over
+ * a chain of knobs (below), one after the other.
  */
 #ifndef TB_PLAN_LIMIT_H
 #define TB_PLAN_LIMIT_H
@@ -46,5 +47,58 @@ bool tb_plan_bisect_bracketed(const struct tb_plan_bisect *b);
  */
 bool tb_plan_bisect_fine(const struct tb_plan_bisect *b, double at_yes, double at_no,
 			 double resolution);
+
+/*
+ * The knob chain of a rate search: the workload's ways to raise its offered event rate, in a
+ * declared order (runner/limit.c: work, then calls, then threads), each moved in turn by a
+ * bisection of its own. A knob's stage ends in a bracket (the answer: the chain is over), at
+ * the knob's end of the range still short of it (work = 0 held, calls at its maximum), or
+ * spent: a step toward more rate that raised the measured rate by less than the resolution (a
+ * falling knob then jumps to its end, a rising one stays where it is). The next stage starts
+ * with the knobs before it where their stages ended, from the probe they ended on, which is the
+ * next knob's first value already measured. It decides the next setting only; the probes are
+ * the caller's.
+ */
+#define TB_LIMIT_MAX_KNOBS 3
+
+struct tb_plan_knob {
+	const char *name; /* "work", "calls", "threads" (borrowed) */
+	double start;	  /* its value in the section: where its stage starts */
+	double lo, hi;	  /* its range */
+	bool falling;	  /* a smaller value offers more (work); else a larger (calls, threads) */
+};
+
+struct tb_plan_chain {
+	/* set by tb_plan_chain_init */
+	struct tb_plan_knob knobs[TB_LIMIT_MAX_KNOBS];
+	size_t nknobs;
+	double target;	   /* events/s: the stages look for "offered at least target"; NAN: loss */
+	double resolution; /* TB_LIMIT_RESOLUTION */
+	unsigned int max_probes;
+	/* the search's */
+	size_t stage;		       /* the knob being moved */
+	double at[TB_LIMIT_MAX_KNOBS]; /* the setting: to probe after next, probed after record */
+	struct tb_plan_bisect b;       /* over the stage's knob, "true from some value up" */
+	double v[TB_LIMIT_MAX_PROBES + 1], rate[TB_LIMIT_MAX_PROBES + 1]; /* the stage's rates */
+	size_t n;
+	bool jump;	     /* the falling knob is spent: its next value is its end */
+	unsigned int probes; /* of the whole chain */
+	bool done, found;    /* over; a bracket (a loss, or the target reached) */
+	double best_rate;    /* target: the least rate probed at or above it, and its setting */
+	double best[TB_LIMIT_MAX_KNOBS];
+	char why[320]; /* how each stage ended short of a bracket, "calls: ...; threads: ..." */
+};
+
+/* A search over knobs[0..n) (n <= TB_LIMIT_MAX_KNOBS), each from its start. */
+void tb_plan_chain_init(struct tb_plan_chain *c, const struct tb_plan_knob *knobs, size_t n,
+			double target, double resolution);
+/* The next setting into c->at (c->stage its knob), or false when the search is over. */
+bool tb_plan_chain_next(struct tb_plan_chain *c);
+/* What the probe of c->at measured: its offered rate (NAN: unknown, the search stops) and
+ * whether it lost events. */
+void tb_plan_chain_record(struct tb_plan_chain *c, double rate, bool lost);
+/* The target search's answer: the probed setting that offered at least the target, the least
+ * such rate, into at (TB_LIMIT_MAX_KNOBS values); false when none did. */
+bool tb_plan_chain_reached(const struct tb_plan_chain *c, double *at);
 
 #endif /* TB_PLAN_LIMIT_H */

@@ -21,17 +21,25 @@
 #include "stats/stats.h"
 #include "stats/sweep.h"
 
-/* One search: the cell's sections, its two options and their values before it. */
+/* The chain's knobs of one cell (plan/limit.h): their options (NULL: threads, a harness key). */
+struct chain {
+	struct tb_plan_knob k[TB_LIMIT_MAX_KNOBS];
+	const struct tb_option *opt[TB_LIMIT_MAX_KNOBS];
+	size_t n;
+	char threads_why[200]; /* why threads is not in it ("": it is, or has no say) */
+};
+
+/* One search: the cell's sections, its options and their values before it. */
 struct search {
 	struct tb_runner *rn; /* the run's */
 	const struct tb_runner_limit_req *req;
 	size_t wl, tr, base; /* scenario indices of the workload, tracer and baseline sections */
-	const struct tb_option *knob, *buf;
-	double knob0, buf0;
+	struct chain ch;
+	double knob0[TB_LIMIT_MAX_KNOBS]; /* the section's values */
+	const struct tb_option *buf;
+	double buf0;
+	size_t knob; /* the chain's knob a probe is said by (the stage's) */
 	struct tb_limit *l;
-	/* what the probes measured, by probe: the value probed and its offered rate */
-	double v[TB_LIMIT_MAX_PROBES * 2], rate[TB_LIMIT_MAX_PROBES * 2];
-	size_t n;
 };
 
 /* ---- options as numbers ----------------------------------------------------------------- */
@@ -89,14 +97,101 @@ static bool int_opt(const struct tb_option *o)
 	return o && (o->type == TB_OPT_INT || o->type == TB_OPT_SIZE);
 }
 
+static double knob_max(const struct tb_option *o)
+{
+	return o->max > o->min ? o->max : 1e9;
+}
+
 /* ---- which cells ---------------------------------------------------------------------------- */
 
+/* CPUs the plan gives the workload's threads, each of its own, none the consumer's; why not more
+ * than one into why. */
+static unsigned int thread_cpus(const struct tb_plan *p, size_t wl, char *why, size_t len)
+{
+	const struct tb_plan_workload *pw = &p->wls[wl];
+	char list[64] = "";
+	size_t n = 0, at = 0;
+
+	if (!pw->ncpus) {
+		snprintf(
+			why, len,
+			"cpus = none leaves the threads unpinned: another thread may share a CPU with the first or the consumer and add no rate");
+		return 0;
+	}
+	for (size_t i = 0; i < pw->ncpus; i++) {
+		n += pw->cpus[i] != p->consumer_cpu;
+		if (at < sizeof(list))
+			at += (size_t)snprintf(list + at, sizeof(list) - at, "%s%d", i ? "," : "",
+					       pw->cpus[i]);
+	}
+	if (p->consumer_cpu < 0 && n)
+		n--; /* one left to the consumer, which has no CPU of its own */
+	if (n < 2) {
+		const struct tb_strlist *c = &p->s->cpus;
+		const char *how = !c->n || (c->n == 1 && !strcmp(c->v[0], "auto"))
+					  ? "cpus = auto"
+					  : "[global] cpus";
+
+		if (p->consumer_cpu >= 0)
+			snprintf(
+				why, len,
+				"no CPU left for another thread: the workload is pinned to CPU %s (%s) and CPU %d is the tracer consumer's",
+				list, how, p->consumer_cpu);
+		else
+			snprintf(
+				why, len,
+				"no CPU left for another thread: the workload is pinned to CPU %s (%s) and the tracer's consumer needs one of them",
+				list, how);
+	}
+	return (unsigned int)n;
+}
+
+/*
+ * The chain of plan cell pc's workload, in its order: work (less is more rate), calls per op
+ * (more), threads (more, while each has a CPU of its own: METHODOLOGY.md "Saturation by
+ * bisection"). Each from the section's value; work = 0 starts at TB_LIMIT_START_WORK.
+ */
+static void chain_of(const struct tb_plan *p, const struct tb_plan_cell *pc, struct chain *ch)
+{
+	const struct tb_scn_workload *w = &p->s->workloads[pc->wl];
+	const struct tb_option *o;
+	unsigned int cpus;
+
+	memset(ch, 0, sizeof(*ch));
+	if (int_opt(o = tb_opts_find(w->ops->opts, TB_LIMIT_KNOB))) {
+		double v = opt_get(o, w->cfg);
+
+		ch->opt[ch->n] = o;
+		ch->k[ch->n++] = (struct tb_plan_knob){o->name, v > 0 ? v : TB_LIMIT_START_WORK,
+						       o->min, knob_max(o), true};
+	}
+	if (int_opt(o = tb_opts_find(w->ops->opts, TB_LIMIT_CALLS))) {
+		ch->opt[ch->n] = o;
+		ch->k[ch->n++] = (struct tb_plan_knob){o->name, opt_get(o, w->cfg),
+						       o->min > 1 ? o->min : 1, knob_max(o), false};
+	}
+	if (w->ops->flags & (TB_WL_ONESHOT | TB_WL_COUNTED)) {
+		snprintf(ch->threads_why, sizeof(ch->threads_why),
+			 "a %s op is a program's or a server's, not a thread's of its own",
+			 w->ops->name);
+		return;
+	}
+	cpus = thread_cpus(p, pc->wl, ch->threads_why, sizeof(ch->threads_why));
+	if (cpus > w->threads)
+		ch->k[ch->n++] = (struct tb_plan_knob){"threads", w->threads, 1, cpus, false};
+	else if (!ch->threads_why[0])
+		snprintf(ch->threads_why, sizeof(ch->threads_why),
+			 "the section's %u threads already take the %u CPUs there are for them",
+			 w->threads, cpus);
+}
+
 /* Why cell c (plan cell pc) cannot be searched, or NULL; the buffer option into *buf. */
-static const char *why_not(const struct tb_scenario *s, const struct tb_plan_cell *pc,
+static const char *why_not(const struct tb_plan *p, const struct tb_plan_cell *pc,
 			   const struct tb_option **buf, char *why, size_t len)
 {
-	const struct tb_scn_workload *w = &s->workloads[pc->wl];
-	const struct tb_scn_tracer *t = &s->tracers[pc->tr];
+	const struct tb_scn_workload *w = &p->s->workloads[pc->wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[pc->tr];
+	struct chain ch;
 	const char *key;
 
 	if (t->ops->flags & TB_TR_NOEVENTS)
@@ -117,11 +212,11 @@ static const char *why_not(const struct tb_scenario *s, const struct tb_plan_cel
 			why, len,
 			"%s = auto sizes the buffer for the rate: set a size (e.g. %s = 64K) to find the rate it holds",
 			key, key);
-	else if (!int_opt(tb_opts_find(w->ops->opts, TB_LIMIT_KNOB)))
+	else if (chain_of(p, pc, &ch), !ch.n)
 		snprintf(
 			why, len,
-			"workload [%s] (%s) has no knob to raise the event rate ('%s' after each op)",
-			w->name, w->ops->name, TB_LIMIT_KNOB);
+			"workload [%s] (%s) has no knob to raise the event rate ('%s' after each op, '%s' per op), and threads cannot: %s",
+			w->name, w->ops->name, TB_LIMIT_KNOB, TB_LIMIT_CALLS, ch.threads_why);
 	else
 		return NULL;
 	return why;
@@ -131,17 +226,17 @@ int tb_runner_limit_check(const struct tb_plan *p, const struct tb_result *r)
 {
 	const struct tb_option *buf;
 	size_t i, ok = 0, traced = 0;
-	char why[256];
+	char why[400];
 
 	for (i = 0; i < p->ncells; i++) {
 		traced += !r->cells[p->cells[i].cell].baseline;
 		ok += !r->cells[p->cells[i].cell].baseline &&
-		      !why_not(p->s, &p->cells[i], &buf, why, sizeof(why));
+		      !why_not(p, &p->cells[i], &buf, why, sizeof(why));
 	}
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 
-		if (c->baseline || !why_not(p->s, &p->cells[i], &buf, why, sizeof(why)))
+		if (c->baseline || !why_not(p, &p->cells[i], &buf, why, sizeof(why)))
 			continue;
 		if (ok)
 			tb_warn("find-limit: %s is not searched: %s", c->id, why);
@@ -159,12 +254,12 @@ double tb_runner_limit_estimate_s(const struct tb_plan *p, const struct tb_resul
 	const struct tb_option *buf;
 	struct tb_plan_estimate e;
 	double probe_s;
-	char why[256];
+	char why[400];
 
 	*ncells = 0;
 	for (size_t i = 0; i < p->ncells; i++)
 		*ncells += !r->cells[p->cells[i].cell].baseline &&
-			   !why_not(p->s, &p->cells[i], &buf, why, sizeof(why));
+			   !why_not(p, &p->cells[i], &buf, why, sizeof(why));
 	tb_plan_estimate(p, &e);
 	probe_s = TB_PLAN_CALIB_S +
 		  2.0 * TB_LIMIT_ROUNDS * (e.nsamples ? (e.total_s - e.calib_s) / e.nsamples : 0);
@@ -186,8 +281,47 @@ static void settings(struct tb_result *to, const struct tb_result *from,
 	to->duration_ns = s->duration_ns;
 }
 
+/* Knob i of x's chain at v, in the workload section (threads: its harness key). */
+static int knob_put(struct search *x, size_t i, double v)
+{
+	struct tb_scn_workload *w = &x->rn->plan->s->workloads[x->wl];
+
+	if (!x->ch.opt[i]) {
+		w->threads = (unsigned int)v;
+		return 0;
+	}
+	return opt_put(w->name, w->ops->opts, w->cfg, w->ops->validate, x->ch.opt[i], v);
+}
+
+/* Knob i at v as the scenario writes it. */
+static void knob_text(const struct search *x, size_t i, double v, char *buf, size_t len)
+{
+	if (x->ch.opt[i])
+		opt_text(x->ch.opt[i], v, buf, len);
+	else
+		snprintf(buf, len, "%.0f", v);
+}
+
+/* Every knob of the chain at 'at' into p: the setting, and the stage's knob and its value. */
+static int name_probe(struct search *x, struct tb_limit_probe *p, const double *at)
+{
+	char text[32], setting[160] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < x->ch.n && len < sizeof(setting); i++) {
+		knob_text(x, i, at[i], text, sizeof(text));
+		len += (size_t)snprintf(setting + len, sizeof(setting) - len, "%s%s = %s",
+					i ? ", " : "", x->ch.k[i].name, text);
+	}
+	knob_text(x, x->knob, at[x->knob], text, sizeof(text));
+	p->knob = strdup(x->ch.k[x->knob].name);
+	p->knob_value = strdup(text);
+	p->setting = strdup(setting);
+	return p->knob && p->knob_value && p->setting ? 0 : -ENOMEM;
+}
+
 /* The traced cell of a probe's result into a new probe of x's search. 0 or -ENOMEM. */
-static int keep(struct search *x, const struct tb_result *r, double knob, double buffer)
+static int keep(struct search *x, const struct tb_result *r, const double *at, double buffer)
 {
 	struct tb_limit_probe *p = tb_limit_add_probe(x->l);
 	struct tb_sweep_point pt = {
@@ -198,13 +332,11 @@ static int keep(struct search *x, const struct tb_result *r, double knob, double
 	for (size_t i = 0; i < r->ncells; i++)
 		if (!r->cells[i].baseline)
 			c = &r->cells[i];
-	if (!p)
+	if (!p || name_probe(x, p, at))
 		return -ENOMEM;
-	opt_text(x->knob, knob, text, sizeof(text));
-	p->knob_value = strdup(text);
 	opt_text(x->buf, buffer, text, sizeof(text));
 	p->buffer = strdup(text);
-	if (!p->knob_value || !p->buffer)
+	if (!p->buffer)
 		return -ENOMEM;
 	p->buffer_x = buffer;
 	if (c) {
@@ -216,24 +348,19 @@ static int keep(struct search *x, const struct tb_result *r, double knob, double
 	p->lost = pt.lost;
 	p->lost_share = pt.lost_share;
 	p->tracer_cpu = pt.tracer_cpu;
-	if (x->n < sizeof(x->v) / sizeof(x->v[0])) {
-		x->v[x->n] = knob;
-		x->rate[x->n++] = p->events_per_s;
-	}
 	if (x->req->on_probe)
 		x->req->on_probe(x->req->ctx, x->l, p);
 	return 0;
 }
 
 /*
- * The cell at knob and buffer, run as a plan of its own (the cell and its baseline) and
- * kept as a probe. Long because it is the run in small: sections set, plan, scratch
- * directories, runner, analysis, and everything undone on every path.
+ * The cell at the setting 'at' and buffer, run as a plan of its own (the cell and its
+ * baseline) and kept as a probe. Long because it is the run in small: sections set, plan,
+ * scratch directories, runner, analysis, and everything undone on every path.
  */
-static int probe(struct search *x, double knob, double buffer)
+static int probe(struct search *x, const double *at, double buffer)
 {
 	struct tb_scenario *s = x->rn->plan->s;
-	struct tb_scn_workload *w = &s->workloads[x->wl];
 	struct tb_scn_tracer *t = &s->tracers[x->tr];
 	size_t *mw = s->mx_workloads, *mt = s->mx_tracers, nmw = s->nmx_workloads,
 	       nmt = s->nmx_tracers;
@@ -242,11 +369,12 @@ static int probe(struct search *x, double knob, double buffer)
 	struct tb_plan plan = {0};
 	struct tb_runner rn = {0};
 	char scratch[64] = "";
-	int ret;
+	int ret = 0;
 
 	if (!r)
 		return -ENOMEM;
-	ret = opt_put(w->name, w->ops->opts, w->cfg, w->ops->validate, x->knob, knob);
+	for (size_t i = 0; i < x->ch.n && !ret; i++)
+		ret = knob_put(x, i, at[i]);
 	if (!ret)
 		ret = opt_put(t->name, t->ops->opts, t->cfg, t->ops->validate, x->buf, buffer);
 	s->mx_workloads = one_w;
@@ -262,13 +390,13 @@ static int probe(struct search *x, double knob, double buffer)
 	rn.r = r;
 	rn.dir = x->rn->dir;
 	if (!ret)
-		ret = tb_runner_run(&rn, (uint64_t)s->seed + 1 + x->n);
+		ret = tb_runner_run(&rn, (uint64_t)s->seed + 1 + x->l->nprobes);
 	if (!ret) {
 		tb_result_update_totals(r);
 		ret = tb_stats_analyze(r);
 	}
 	if (!ret)
-		ret = keep(x, r, knob, buffer);
+		ret = keep(x, r, at, buffer);
 	s->mx_workloads = mw;
 	s->nmx_workloads = nmw;
 	s->mx_tracers = mt;
@@ -282,68 +410,46 @@ static int probe(struct search *x, double knob, double buffer)
 
 /* ---- the searches ------------------------------------------------------------------------- */
 
-/* The rate the probe at v measured (the last such probe), NAN when none did. */
-static double rate_at(const struct search *x, double v)
-{
-	double rate = NAN;
-
-	for (size_t i = 0; i < x->n; i++)
-		if (x->v[i] == v)
-			rate = x->rate[i];
-	return rate;
-}
-
-/* The bracket over the knob is fine enough (plan/limit.h): from the rates at its ends. */
-static bool fine(const struct search *x, const struct tb_plan_bisect *b)
-{
-	return tb_plan_bisect_fine(b, rate_at(x, b->yes), rate_at(x, b->no), TB_LIMIT_RESOLUTION);
-}
-
-static double knob_max(const struct tb_option *o)
-{
-	return o->max > o->min ? o->max : 1e9;
-}
-
 /*
- * Over the knob at the section's buffer: the predicate is "held" (no loss) for the rate
- * search, "below the target" for the buffer search's first step; a larger knob is a slower
- * rate, so both are true from some knob on. The knob that offered at least the target into
- * *at (NAN: none did).
+ * Along the chain at the section's buffer (plan/limit.h): the rate search until a loss is
+ * bracketed, or the buffer search's first step until a setting offers at least its target,
+ * which goes into at (false into *reached when none did). Why the chain ended short of a
+ * bracket goes to the limit's knob_note.
  */
-static int search_knob(struct search *x, bool to_target, double *at)
+static int search_chain(struct search *x, double *at, bool *reached)
 {
-	const double target = x->req->target;
-	struct tb_plan_bisect b;
-	double v;
+	struct tb_plan_chain c;
+	size_t len;
 	int ret;
 
-	tb_plan_bisect_init(&b, x->knob0 > 0 ? x->knob0 : TB_LIMIT_START_WORK, 0, knob_max(x->knob),
-			    false);
-	while (tb_plan_bisect_next(&b, &v)) {
+	tb_plan_chain_init(&c, x->ch.k, x->ch.n, x->req->target, TB_LIMIT_RESOLUTION);
+	while (tb_plan_chain_next(&c)) {
 		const struct tb_limit_probe *p;
 
 		if (tb_stop_requested())
 			return -EINTR;
-		ret = probe(x, v, x->buf0);
+		x->knob = c.stage;
+		ret = probe(x, c.at, x->buf0);
 		if (ret)
 			return ret;
 		p = &x->l->probes[x->l->nprobes - 1];
 		if (!isfinite(p->events_per_s) || p->lost < 0) {
-			tb_warn("find-limit: %s: the probe at %s = %s counted no events: the search stops",
-				x->l->cell, x->knob->name, p->knob_value);
+			tb_warn("find-limit: %s: the probe at %s counted no events: the search stops",
+				x->l->cell, p->setting);
 			break;
 		}
-		tb_plan_bisect_record(&b, v, to_target ? p->events_per_s < target : !p->lost);
-		if (to_target && p->events_per_s >= target &&
-		    p->events_per_s <= target * (1 + TB_LIMIT_RESOLUTION))
-			b.done = true;
-		if (fine(x, &b))
-			b.done = true;
+		tb_plan_chain_record(&c, p->events_per_s, p->lost > 0);
 	}
-	*at = b.no;
-	if (to_target && !isnan(b.no) && !(rate_at(x, b.no) >= target))
-		*at = NAN;
-	return 0;
+	x->knob = c.stage;
+	*reached = tb_plan_chain_reached(&c, at);
+	free(x->l->knob);
+	x->l->knob = strdup(x->ch.k[c.stage].name);
+	snprintf(x->l->knob_note, sizeof(x->l->knob_note), "%s", c.why);
+	len = strlen(x->l->knob_note);
+	if (!c.found && x->ch.threads_why[0] && len < sizeof(x->l->knob_note))
+		snprintf(x->l->knob_note + len, sizeof(x->l->knob_note) - len, "%sthreads: %s",
+			 len ? "; " : "", x->ch.threads_why);
+	return x->l->knob ? 0 : -ENOMEM;
 }
 
 static double pow2_at_least(double v)
@@ -351,8 +457,8 @@ static double pow2_at_least(double v)
 	return exp2(ceil(log2(fmax(v, 1))));
 }
 
-/* Over the buffer at knob, in powers of two within the option's range: "held" (no loss). */
-static int search_buffer(struct search *x, double knob)
+/* Over the buffer at the setting 'at', in powers of two within the option's range: "held". */
+static int search_buffer(struct search *x, const double *at)
 {
 	double lo = x->buf->max > x->buf->min ? fmax(x->buf->min, 1) : 1;
 	double hi = x->buf->max > x->buf->min ? x->buf->max : 1e12, v;
@@ -365,7 +471,7 @@ static int search_buffer(struct search *x, double knob)
 
 		if (tb_stop_requested())
 			return -EINTR;
-		ret = probe(x, knob, v);
+		ret = probe(x, at, v);
 		if (ret)
 			return ret;
 		p = &x->l->probes[x->l->nprobes - 1];
@@ -376,6 +482,16 @@ static int search_buffer(struct search *x, double knob)
 	return 0;
 }
 
+/* The chain's knob names into the limit's knobs. 0 or -ENOMEM. */
+static int name_knobs(struct search *x)
+{
+	x->l->knobs = json_array();
+	for (size_t i = 0; x->l->knobs && i < x->ch.n; i++)
+		if (json_array_append_new(x->l->knobs, json_string(x->ch.k[i].name)))
+			return -ENOMEM;
+	return x->l->knobs ? 0 : -ENOMEM;
+}
+
 /* The search of plan cell pc into a new limit of rn->r. */
 static int search_cell(struct tb_runner *rn, const struct tb_runner_limit_req *req,
 		       const struct tb_plan_cell *pc, const struct tb_option *buf)
@@ -384,9 +500,10 @@ static int search_cell(struct tb_runner *rn, const struct tb_runner_limit_req *r
 	struct tb_scn_workload *w = &s->workloads[pc->wl];
 	struct tb_scn_tracer *t = &s->tracers[pc->tr];
 	struct search *x = calloc(1, sizeof(*x));
+	double at[TB_LIMIT_MAX_KNOBS];
+	bool reached = false;
 	char text[32];
-	double at;
-	int ret, undo;
+	int ret, undo = 0;
 
 	if (!x)
 		return -ENOMEM;
@@ -396,8 +513,9 @@ static int search_cell(struct tb_runner *rn, const struct tb_runner_limit_req *r
 			     .tr = pc->tr,
 			     .buf = buf,
 			     .base = s->mx_tracers[0]};
-	x->knob = tb_opts_find(w->ops->opts, TB_LIMIT_KNOB);
-	x->knob0 = opt_get(x->knob, w->cfg);
+	chain_of(rn->plan, pc, &x->ch);
+	for (size_t i = 0; i < x->ch.n; i++)
+		x->knob0[i] = x->ch.opt[i] ? opt_get(x->ch.opt[i], w->cfg) : w->threads;
 	x->buf0 = opt_get(buf, t->cfg);
 	x->l = tb_result_add_limit(rn->r);
 	ret = x->l ? 0 : -ENOMEM;
@@ -406,22 +524,28 @@ static int search_cell(struct tb_runner *rn, const struct tb_runner_limit_req *r
 		x->l->cell = strdup(rn->r->cells[pc->cell].id);
 		x->l->workload = strdup(w->name);
 		x->l->tracer = strdup(t->name);
-		x->l->knob = strdup(x->knob->name);
+		x->l->knob = strdup(x->ch.k[0].name);
 		x->l->buffer_key = strdup(buf->name);
 		opt_text(buf, x->buf0, text, sizeof(text));
 		x->l->buffer = strdup(text);
 		x->l->target = req->target;
 		x->l->resolution = TB_LIMIT_RESOLUTION;
 		if (!x->l->kind || !x->l->cell || !x->l->workload || !x->l->tracer || !x->l->knob ||
-		    !x->l->buffer_key || !x->l->buffer)
+		    !x->l->buffer_key || !x->l->buffer || name_knobs(x))
 			ret = -ENOMEM;
 	}
 	if (!ret)
-		ret = search_knob(x, !isnan(req->target), &at);
-	if (!ret && !isnan(req->target) && !isnan(at))
+		ret = search_chain(x, at, &reached);
+	if (!ret && !isnan(req->target) && reached)
 		ret = search_buffer(x, at);
 	/* the sections as the scenario had them, whatever happened */
-	undo = opt_put(w->name, w->ops->opts, w->cfg, NULL, x->knob, x->knob0);
+	for (size_t i = 0; i < x->ch.n; i++) {
+		if (x->ch.opt[i])
+			undo |= opt_put(w->name, w->ops->opts, w->cfg, NULL, x->ch.opt[i],
+					x->knob0[i]);
+		else
+			w->threads = (unsigned int)x->knob0[i];
+	}
 	undo |= opt_put(t->name, t->ops->opts, t->cfg, NULL, buf, x->buf0);
 	free(x);
 	return ret ? ret : undo;
@@ -435,7 +559,7 @@ int tb_runner_limits(struct tb_runner *rn, const struct tb_runner_limit_req *req
 	uint64_t max_time = s->max_time_ns;
 	bool aa = s->aa, explain[s->ntracers + 1];
 	const struct tb_option *buf;
-	char why[256];
+	char why[400];
 	int ret = 0;
 
 	for (size_t i = 0; i < s->ntracers; i++) {
@@ -450,7 +574,8 @@ int tb_runner_limits(struct tb_runner *rn, const struct tb_runner_limit_req *req
 	for (size_t i = 0; i < rn->plan->ncells && !ret; i++) {
 		const struct tb_plan_cell *pc = &rn->plan->cells[i];
 
-		if (!rn->r->cells[pc->cell].baseline && !why_not(s, pc, &buf, why, sizeof(why)))
+		if (!rn->r->cells[pc->cell].baseline &&
+		    !why_not(rn->plan, pc, &buf, why, sizeof(why)))
 			ret = search_cell(rn, req, pc, buf);
 	}
 	for (size_t i = 0; i < s->ntracers; i++)

@@ -4,18 +4,22 @@
  * measured rounds, each traced cell whose tracer loses events in a buffer it names (tracer.h
  * buffer_key) is searched by bisection (plan/limit.h), each probe a short measured run of the
  * cell and its baseline through the runner, with the normal proofs. The rate search raises the
- * workload's offered event rate (less `work` after each op's calls) until its buffer loses
- * events; the buffer search finds the smallest buffer (powers of two) that holds a named rate.
- * What the probes say is stats/limit.h's to conclude.
+ * workload's offered event rate along a chain of its knobs (plan/limit.h): less `work` after
+ * each op's calls, then more `calls` per op, then more `threads` while each has a CPU of its
+ * own, until its buffer loses events; the buffer search finds the setting that offers a named
+ * rate the same way, then the smallest buffer (powers of two) that holds it there. What the
+ * probes say is stats/limit.h's to conclude.
  */
 #ifndef TB_RUNNER_LIMIT_H
 #define TB_RUNNER_LIMIT_H
 
 #include "runner/sample.h"
 
-/* The workload option a search varies: computation after each op's calls (workloads/common.h). */
-#define TB_LIMIT_KNOB "work"
-/* Its first value when the section sets none (~100k events/s at calls = 10 here). */
+/* The workload options a search varies, in the chain's order: computation after each op's calls
+ * (workloads/common.h), then calls per op; then the section's threads. */
+#define TB_LIMIT_KNOB  "work"
+#define TB_LIMIT_CALLS "calls"
+/* The first work when the section sets none (~100k events/s at calls = 10 here). */
 #define TB_LIMIT_START_WORK 65536
 /* Measured rounds of a probe: its samples are the loss figure, not an overhead's CI. */
 #define TB_LIMIT_ROUNDS 2
@@ -30,7 +34,8 @@ struct tb_runner_limit_req {
 /*
  * Which traced cells of the plan can be searched. A cell cannot when its tracer counts no
  * events, has no buffer knob (tracer.h buffer_key), loses none in a buffer in this
- * configuration, has its buffer at auto, or its workload has no TB_LIMIT_KNOB: said as a
+ * configuration, has its buffer at auto, or its workload has no knob of the chain (no work, no
+ * calls, and no CPU for another thread): said as a
  * warning for each, and when no cell is left each is an error and -EINVAL (exit 2). 0 when
  * at least one can.
  */

@@ -31,12 +31,40 @@ static bool usable(const struct tb_limit_probe *p)
 	return true;
 }
 
+/*
+ * The value of the search's knob at probe p into out: from its setting ("work = 0, calls = 40"),
+ * or its own value when it moved that knob or says no more.
+ */
+static void knob_at(const struct tb_limit *l, const struct tb_limit_probe *p, char *out, size_t len)
+{
+	size_t n = strlen(l->knob);
+	const char *at = p->setting;
+
+	for (; at && *at; at = strstr(at, ", ") ? strstr(at, ", ") + 2 : NULL) {
+		if (!strncmp(at, l->knob, n) && !strncmp(at + n, " = ", 3)) {
+			at += n + 3;
+			snprintf(out, len, "%.*s", (int)strcspn(at, ","), at);
+			return;
+		}
+	}
+	snprintf(out, len, "%s", p->knob_value ? p->knob_value : "");
+}
+
+/* Probe p as the held end, or the lost end. */
 static void held(struct tb_limit *l, const struct tb_limit_probe *p)
 {
 	l->held_rate = p->events_per_s;
 	l->held_cpu = p->tracer_cpu;
-	snprintf(l->held_knob, sizeof(l->held_knob), "%s", p->knob_value);
+	knob_at(l, p, l->held_knob, sizeof(l->held_knob));
+	snprintf(l->held_at, sizeof(l->held_at), "%s", p->setting ? p->setting : "");
 	snprintf(l->held_buffer, sizeof(l->held_buffer), "%s", p->buffer);
+}
+
+static void lost(struct tb_limit *l, const struct tb_limit_probe *p)
+{
+	l->lost_rate = p->events_per_s;
+	knob_at(l, p, l->lost_knob, sizeof(l->lost_knob));
+	snprintf(l->lost_at, sizeof(l->lost_at), "%s", p->setting ? p->setting : "");
 }
 
 static void conclude_rate(struct tb_limit *l)
@@ -48,7 +76,7 @@ static void conclude_rate(struct tb_limit *l)
 		const struct tb_limit_probe *p = &l->probes[i];
 
 		if (usable(p) && p->lost > 0 && !(p->events_per_s >= l->lost_rate))
-			l->lost_rate = p->events_per_s;
+			lost(l, p);
 	}
 	for (size_t i = 0; i < l->nprobes; i++) {
 		const struct tb_limit_probe *p = &l->probes[i];
@@ -68,8 +96,8 @@ static void conclude_rate(struct tb_limit *l)
 	if (!isfinite(l->lost_rate) && best)
 		snprintf(
 			l->note, sizeof(l->note),
-			"no probe lost events: the buffer held the highest rate offered, %.3g events/s (%s = %s)",
-			best->events_per_s, l->knob, best->knob_value);
+			"no probe lost events: the buffer held the highest rate offered, %.3g events/s (%s)",
+			best->events_per_s, best->setting ? best->setting : best->knob_value);
 	else if (!best && isfinite(l->lost_rate))
 		snprintf(
 			l->note, sizeof(l->note),
@@ -115,7 +143,7 @@ static void conclude_buffer(struct tb_limit *l)
 	}
 	if (below) {
 		snprintf(l->lost_buffer, sizeof(l->lost_buffer), "%s", below->buffer);
-		l->lost_rate = below->events_per_s;
+		lost(l, below);
 	}
 	if (!best)
 		snprintf(
@@ -152,6 +180,7 @@ void tb_stats_limit_conclude(struct tb_limit *l)
 	l->monotone = true;
 	l->held_rate = l->held_cpu = l->lost_rate = NAN;
 	l->held_knob[0] = l->held_buffer[0] = l->lost_buffer[0] = l->note[0] = '\0';
+	l->lost_knob[0] = l->held_at[0] = l->lost_at[0] = '\0';
 	if (!isfinite(l->resolution))
 		l->resolution = 0.10;
 	if (!strcmp(l->kind, "buffer"))

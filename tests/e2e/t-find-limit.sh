@@ -3,8 +3,10 @@
 # a tracer with no buffer knob, a buffer at auto, a workload with no knob to raise the rate
 # and a rate that is not a number are each an error at --dry-run (exit 2); a quick run finds
 # the highest rate a small ftrace stream buffer holds, and result.json's limits has the search
-# with its bracket and every probe (rate, buffer, lost, events, tracer CPU). No figure is
-# judged (the machine is shared): only that each is there and agrees with the probes.
+# with its bracket and every probe (rate, buffer, lost, events, tracer CPU); a cell that holds
+# at work = 0 goes on along the knob chain to calls per op, and its ends name the knob and
+# value. No figure is judged (the machine is shared): only that each is there and agrees with
+# the probes.
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 
@@ -24,7 +26,9 @@ bad "a BPF map" "this bpf configuration loses no events in a buffer" "type = get
 	"type = bpf\nprogram = syscall-count"
 bad "auto" "buffer-size = auto sizes the buffer for the rate" "type = getpid" \
 	"type = ftrace-events\nevents = raw_syscalls:sys_enter"
-bad "no knob" "workload \[w\] (nanosleep) has no knob to raise the event rate" \
+# nanosleep has neither work nor calls, and its threads have no CPU of their own to go to
+# (cpus = auto pins the workload to one CPU): named with both reasons
+bad "no knob" "workload \[w\] (nanosleep) has no knob to raise the event rate ('work' after each op, 'calls' per op), and threads cannot: no CPU left for another thread" \
 	"type = nanosleep" "type = ftrace-events\nevents = raw_syscalls:sys_enter\nbuffer-size = 8K"
 scenario "$TMP/ok.ini" "type = getpid\ncalls = 10\nwork = 65536" \
 	"type = ftrace-events\nevents = raw_syscalls:sys_enter\npid-filter = workload\nconsumer = stream\noverwrite = false\nbuffer-size = 8K"
@@ -56,18 +60,20 @@ expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit -o "$TMP/r" --wait
 grep -q "^limits (run --find-limit): the highest event rate" "$TMP/out" ||
 	fail "no limits table: $(cat "$TMP/out")"
 grep -q "^w/t  *buffer-size = 8K" "$TMP/out" || fail "no row for w/t: $(cat "$TMP/out")"
-grep -q "^find-limit: w/t: work = 65536, buffer-size = 8K: " "$TMP/err" ||
+grep -q "^find-limit: w/t: work = 65536, calls = 10, buffer-size = 8K: " "$TMP/err" ||
 	fail "no probe on stderr: $(cat "$TMP/err")"
 python3 - "$TMP/r/result.json" <<'PY' || fail "result.json's limits"
 import json, math, sys
 r = json.load(open(sys.argv[1]))
 (l,) = r["limits"]
-assert (l["kind"], l["cell"], l["workload"], l["tracer"], l["knob"], l["buffer_key"],
-        l["buffer"]) == ("rate", "w/t", "w", "t", "work", "buffer-size", "8K"), l
+assert (l["kind"], l["cell"], l["workload"], l["tracer"], l["buffer_key"],
+        l["buffer"]) == ("rate", "w/t", "w", "t", "buffer-size", "8K"), l
+assert l["knobs"] == ["work", "calls"] and l["knob"] in l["knobs"], l
 assert l["resolution"] == 0.1, l
 ps = l["probes"]
 assert 2 <= len(ps) <= 24, ps
-assert ps[0]["knob_value"] == "65536", ps[0]
+assert (ps[0]["knob"], ps[0]["knob_value"]) == ("work", "65536"), ps[0]
+assert ps[0]["setting"] == "work = 65536, calls = 10", ps[0]
 for p in ps:
     assert p["buffer"] == "8K" and p["buffer_x"] == 8192, p
     for k in ("events_per_s", "events", "lost", "tracer_cpu"):
@@ -79,7 +85,10 @@ if l["found"]:
     assert l["lost_events_per_s"] == min(lost), l
     assert l["held_events_per_s"] == max(h for h in held if h < min(lost)), l
     assert l["held_events_per_s"] < l["lost_events_per_s"], l
-    assert l["held_knob"] in [p["knob_value"] for p in ps], l
+    assert l["held_at"] in [p["setting"] for p in ps], l
+    assert l["lost_at"] in [p["setting"] for p in ps], l
+    assert "%s = %s" % (l["knob"], l["held_knob"]) in l["held_at"], l
+    assert "%s = %s" % (l["knob"], l["lost_knob"]) in l["lost_at"], l
     assert l["held_tracer_cpu"] >= 0, l
 else:
     assert l["note"], l
@@ -94,6 +103,46 @@ fi
 grep -q 'id="limits-table"' "$TMP/r/report.html" || fail "the report has no Limits table"
 # the strict reader takes what the writer wrote
 expect_exit 0 "$TB" report "$TMP/r/result.json" -o "$TMP/again.html"
+# the knob chain past work = 0: an op with a fixed part (a partner's pipe round trip) offers
+# more events per second with more calls per op (about 1.7e5 events/s at calls = 1 here, 6e5
+# at 64). A 64K buffer holds work = 1 and 0 (its limit was about 3.5e5 events/s here), so the
+# search goes on to calls, doubling them from 1 until a loss, and bisects there; the ends name
+# calls. Where a busy machine loses already at work = 1 the limit is on work, and where a
+# quiet one holds every call count calls is spent (each said, not failed).
+scenario "$TMP/chain.ini" "type = getpid\npartner = process\ncalls = 1\nwork = 1" \
+	"type = ftrace-events\nevents = raw_syscalls:sys_enter\npid-filter = workload\nconsumer = stream\noverwrite = false\nbuffer-size = 64K"
+expect_exit 0 "$TB" run "$TMP/chain.ini" --find-limit -o "$TMP/c" --wait --no-plots
+python3 - "$TMP/c/result.json" <<'PY' || fail "result.json's chain: $(grep find-limit "$TMP/err")"
+import json, re, sys
+(l,) = json.load(open(sys.argv[1]))["limits"]
+assert l["knobs"] == ["work", "calls"], l
+ps = l["probes"]
+val = lambda p, k: int(re.search(r"\b%s = (\d+)" % k, p["setting"]).group(1))
+# the chain's order: work's probes, then calls' from work's end, never back
+kinds = [p["knob"] for p in ps]
+assert kinds == sorted(kinds, key=["work", "calls"].index), kinds
+calls = [p for p in ps if p["knob"] == "calls"]
+work = [p for p in ps if p["knob"] == "work"]
+if calls:
+    # work held down to 0 first, and calls moved from there at work = 0
+    assert val(work[-1], "work") == 0 and work[-1]["lost"] == 0, work
+    assert all(val(p, "work") == 0 for p in calls), calls
+    assert val(calls[0], "calls") == 2, calls
+if any(p["lost"] > 0 for p in calls):
+    # a loss on calls is bracketed there, against the setting work ended on
+    assert l["found"] and l["knob"] == "calls", l
+    assert int(l["held_knob"]) < int(l["lost_knob"]), l
+    assert "work = 0, calls = %s" % l["lost_knob"] == l["lost_at"], l
+    assert l["held_events_per_s"] < l["lost_events_per_s"], l
+    print("    limit on calls: held %.3g events/s at %s, lost %.3g at %s (%d probes)" % (
+        l["held_events_per_s"], l["held_at"], l["lost_events_per_s"], l["lost_at"], len(ps)))
+else:
+    assert l["note"] or l["found"], l
+    print("    no loss on calls (busy machine?): found %s on %s, %s" % (
+        l["found"], l["knob"], l.get("knob_note") or l.get("note")))
+PY
+grep -q "^w/t .*held at work = [0-9]*, calls = [0-9]*" "$TMP/out" ||
+	fail "the limits table names no ends: $(cat "$TMP/out")"
 # a named rate: the smallest buffer that holds it, in powers of two
 expect_exit 0 "$TB" run "$TMP/ok.ini" --find-limit=50k -o "$TMP/b" --wait --no-plots
 grep -q "^limits (run --find-limit 5e+04): the smallest buffer" "$TMP/out" ||

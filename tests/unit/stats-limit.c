@@ -4,7 +4,8 @@
  * that held below the lowest that lost is the limit, with its bracket; a probe that held above
  * a loss is said as not monotone and never taken; no loss, or only losses, say so; probes whose
  * proof failed are left out; a buffer search's smallest buffer that held the rate; the
- * lost-events verdict names the found buffer first; and result.json's limits read back.
+ * lost-events verdict names the found buffer first; and result.json's limits read back, with
+ * the knob chain's fields (each end's knob value and setting) and from a file written before it.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -196,6 +197,118 @@ static void test_json(void)
 	tb_result_free(r);
 }
 
+/* A probe of the chain: the knob its step moved, at a setting of every knob. */
+static void add_at(struct tb_limit *l, const char *knob, const char *value, const char *setting,
+		   double rate, int64_t lost)
+{
+	add(l, value, 8192, rate, lost, lost ? "below" : "match");
+	free(l->probes[l->nprobes - 1].knob);
+	l->probes[l->nprobes - 1].knob = strdup(knob);
+	l->probes[l->nprobes - 1].setting = strdup(setting);
+}
+
+/*
+ * A search that held at work = 0 and found its limit on calls: the ends name the knob the
+ * bracket lies on and its value there, also at the held end the work stage ended on (calls = 1
+ * in its setting, though the probe moved work), and their whole settings.
+ */
+static void test_chain(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	struct tb_limit *l = new_limit(r, "rate");
+	json_t *doc, *o;
+
+	free(l->knob);
+	l->knob = strdup("calls");
+	l->knobs = json_pack("[ss]", "work", "calls");
+	snprintf(l->knob_note, sizeof(l->knob_note), "work = 0 held, the end of its range");
+	add_at(l, "work", "1", "work = 1, calls = 1", 1.7e5, 0);
+	add_at(l, "work", "0", "work = 0, calls = 1", 1.8e5, 0);
+	add_at(l, "calls", "2", "work = 0, calls = 2", 2.4e5, 10);
+	tb_stats_limits(r);
+	CU_ASSERT_TRUE(l->found);
+	CU_ASSERT_STRING_EQUAL(l->held_knob, "1");
+	CU_ASSERT_STRING_EQUAL(l->held_at, "work = 0, calls = 1");
+	CU_ASSERT_STRING_EQUAL(l->lost_knob, "2");
+	CU_ASSERT_STRING_EQUAL(l->lost_at, "work = 0, calls = 2");
+	/* the round trip keeps every new field */
+	doc = tb_result_to_json(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	o = json_array_get(json_object_get(doc, "limits"), 0);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(json_object_get(o, "knobs"), 1)),
+			       "calls");
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	l = &back->limits[0];
+	CU_ASSERT_STRING_EQUAL(l->knob, "calls");
+	CU_ASSERT_EQUAL(json_array_size(l->knobs), 2);
+	CU_ASSERT_STRING_EQUAL(l->knob_note, "work = 0 held, the end of its range");
+	CU_ASSERT_STRING_EQUAL(l->held_at, "work = 0, calls = 1");
+	CU_ASSERT_STRING_EQUAL(l->lost_knob, "2");
+	CU_ASSERT_STRING_EQUAL(l->lost_at, "work = 0, calls = 2");
+	CU_ASSERT_STRING_EQUAL(l->probes[1].knob, "work");
+	CU_ASSERT_STRING_EQUAL(l->probes[2].knob, "calls");
+	CU_ASSERT_STRING_EQUAL(l->probes[2].setting, "work = 0, calls = 2");
+	tb_result_free(back);
+	back = NULL;
+	/* a probe's knob outside the chain is refused, with its path */
+	json_object_set_new(json_array_get(json_object_get(o, "probes"), 2), "knob",
+			    json_string("threads"));
+	CU_ASSERT_EQUAL(tb_result_from_json(doc, "r.json", &back), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_result_last_error(),
+				      "limits[0].probes[2].knob: \"threads\" is not one of knobs"));
+	tb_result_free(back);
+	back = NULL;
+	/* and so is the search's */
+	json_object_set_new(json_array_get(json_object_get(o, "probes"), 2), "knob",
+			    json_string("calls"));
+	json_object_set_new(o, "knob", json_string("threads"));
+	CU_ASSERT_EQUAL(tb_result_from_json(doc, "r.json", &back), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(tb_result_last_error(), "limits[0].knob"));
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+/* A result written before the chain: no knobs, no probe knob or setting; read with defaults. */
+static void test_old_file(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	struct tb_limit *l = new_limit(r, "rate");
+	json_t *doc, *o, *p;
+	size_t i;
+
+	add(l, "4096", 8192, 1e5, 0, "match");
+	add(l, "2048", 8192, 2e5, 3, "below");
+	tb_stats_limits(r);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(doc);
+	o = json_array_get(json_object_get(doc, "limits"), 0);
+	json_object_del(o, "knobs");
+	json_object_del(o, "knob_note");
+	json_object_del(o, "held_at");
+	json_object_del(o, "lost_at");
+	json_object_del(o, "lost_knob");
+	json_array_foreach(json_object_get(o, "probes"), i, p)
+	{
+		CU_ASSERT_PTR_NULL(json_object_get(p, "knob")); /* add() set none */
+		json_object_del(p, "setting");
+	}
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	l = &back->limits[0];
+	CU_ASSERT_EQUAL(json_array_size(l->knobs), 1);
+	CU_ASSERT_STRING_EQUAL(json_string_value(json_array_get(l->knobs, 0)), "work");
+	CU_ASSERT_STRING_EQUAL(l->probes[1].knob, "work");
+	CU_ASSERT_STRING_EQUAL(l->probes[1].setting, "work = 2048");
+	CU_ASSERT_STRING_EQUAL(l->held_knob, "4096");
+	/* the conclusion again, from the defaults: the ends as before the chain */
+	tb_stats_limits(back);
+	CU_ASSERT_STRING_EQUAL(l->held_at, "work = 4096");
+	CU_ASSERT_STRING_EQUAL(l->lost_knob, "2048");
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
 static CU_TestInfo tests[] = {
 	{"the fastest probe that held below a loss", test_rate},
 	{"a probe that held above a loss: not monotone", test_not_monotone},
@@ -203,6 +316,8 @@ static CU_TestInfo tests[] = {
 	{"the smallest buffer that held a rate", test_buffer},
 	{"the lost-events verdict names the buffer found", test_verdict},
 	{"result.json's limits", test_json},
+	{"the chain's ends: knob and setting, round trip", test_chain},
+	{"a result from before the chain reads", test_old_file},
 	CU_TEST_INFO_NULL,
 };
 

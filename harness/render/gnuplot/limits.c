@@ -2,7 +2,8 @@
 /*
  * The limits plot (r->limits, run --find-limit): limits.{png,svg}, the share of events lost
  * against the rate offered at each probe, a series per search (a tracer at one buffer size,
- * or a buffer search's probes), drawn by plots/rate.gp as the saturation plot is (sweep.c).
+ * or a buffer search's probes, titled with the knob's value where it held and lost), drawn by
+ * plots/rate.gp as the saturation plot is (sweep.c).
  */
 #include <errno.h>
 #include <math.h>
@@ -42,6 +43,22 @@ static void series(FILE *fd, const struct tb_limit *l, double *lo, double *hi)
 	fprintf(fd, "\n\n");
 }
 
+/* A search's key title: its cell, and the knobs where it held and lost ("w/t: held at work = 0,
+ * calls = 22; lost at work = 0, calls = 32"), or the rate its buffers were for. */
+static void title(char *t, size_t len, const struct tb_limit *l)
+{
+	size_t n;
+
+	if (!isnan(l->target))
+		n = (size_t)snprintf(t, len, "%s (buffers for %.3g events/s)", l->cell, l->target);
+	else
+		n = (size_t)snprintf(t, len, "%s", l->cell);
+	if (l->held_at[0] && n < len)
+		n += (size_t)snprintf(t + n, len - n, ": held at %s", l->held_at);
+	if (l->lost_at[0] && n < len)
+		snprintf(t + n, len - n, "%slost at %s", l->held_at[0] ? "; " : ": ", l->lost_at);
+}
+
 int tb_plot_limits(struct tb_gp *g, const struct tb_result *r)
 {
 	double lo = INFINITY, hi = -INFINITY;
@@ -59,16 +76,12 @@ int tb_plot_limits(struct tb_gp *g, const struct tb_result *r)
 	ng = 0;
 	for (size_t i = 0; fd && i < r->nlimits; i++) {
 		const struct tb_limit *l = &r->limits[i];
-		char t[200];
+		char t[480];
 
 		if (!has_probes(l))
 			continue;
 		series(fd, l, &lo, &hi);
-		if (isnan(l->target))
-			snprintf(t, sizeof(t), "%s", l->cell);
-		else
-			snprintf(t, sizeof(t), "%s (buffers for %.3g events/s)", l->cell,
-				 l->target);
+		title(t, sizeof(t), l);
 		tb_gp_var_si(&v, "g%d", ng++, t);
 	}
 	ret = tb_plot_lost_rate_draw(

@@ -343,11 +343,12 @@ static void limits_section(FILE *f, const struct tb_result *r)
 	if (!r->nlimits)
 		return;
 	fputs("<h2 id=\"limits\">Limits</h2>\n<p>run --find-limit: per cell, the highest event "
-	      "rate its buffer held without a loss (bisection over the workload's knob), or the "
-	      "smallest buffer that held a named rate; the probes are in the <a "
-	      "href=\"#plot-limits\">limits plot</a>.</p>\n<table id=\"limits-table\">\n<thead>"
-	      "<tr><th>cell</th><th>buffer</th><th>held events/s</th><th>tracer CPU</th><th>lost "
-	      "from events/s</th><th>probes</th><th>note</th></tr></thead>\n<tbody>\n",
+	      "rate its buffer held without a loss (bisection along the workload's knobs: work, "
+	      "then calls per op, then threads), or the smallest buffer that held a named rate; "
+	      "the probes are in the <a href=\"#plot-limits\">limits plot</a>.</p>\n<table "
+	      "id=\"limits-table\">\n<thead><tr><th>cell</th><th>buffer</th><th>held "
+	      "events/s</th><th>held at</th><th>tracer CPU</th><th>lost from events/s</th><th>lost "
+	      "at</th><th>probes</th><th>note</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (size_t i = 0; i < r->nlimits; i++) {
 		const struct tb_limit *l = &r->limits[i];
@@ -361,10 +362,18 @@ static void limits_section(FILE *f, const struct tb_result *r)
 					 : "-");
 		fputs("</td>", f);
 		tb_html_num(f, l->held_rate, "%.3g");
+		fputs("<td>", f);
+		tb_html_esc(f, l->held_at);
+		fputs("</td>", f);
 		tb_html_num(f, l->held_cpu, "%.2f");
 		tb_html_num(f, l->lost_rate, "%.3g");
-		fprintf(f, "<td class=\"n\">%zu</td><td>", l->nprobes);
+		fputs("<td>", f);
+		tb_html_esc(f, l->lost_at);
+		fprintf(f, "</td><td class=\"n\">%zu</td><td>", l->nprobes);
 		tb_html_esc(f, l->note);
+		if (l->note[0] && l->knob_note[0])
+			fputs("; ", f);
+		tb_html_esc(f, l->knob_note);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
