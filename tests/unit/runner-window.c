@@ -262,20 +262,43 @@ static void table_events(const struct tb_op_events *ev, char *buf, size_t len)
 	}
 }
 
-static void judged(const char *wl, const char *what, const char *events, int want, int or)
+/* Whether another task took the workload's CPU during a sample (it waited, or was preempted). */
+static bool contended(const struct tb_cell *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->nsamples; i++)
+		if (c->samples[i].wait_ns > 0 || c->samples[i].nivcsw > 0)
+			return true;
+	return false;
+}
+
+/*
+ * The proof of one sample of wl with events. approx: the counts are the table's approximate
+ * ones (scheduler events): on a machine where other tasks took the workload's CPU every
+ * preemption adds a switch, so "above" is then what the proof must say, not a wrong table.
+ */
+static void judged(const char *wl, const char *what, const char *events, int want, int or,
+		   bool approx)
 {
 	struct live l;
+	int o;
 
 	if (run_live(&l, wl, NULL, NULL, events, 1, 1)) {
 		CU_FAIL("the sample failed");
 		live_free(&l);
 		return;
 	}
-	if (getenv("TB_TEST_VERBOSE") ||
-	    ((int)l.c->proof.outcome != want && (int)l.c->proof.outcome != or))
+	o = (int)l.c->proof.outcome;
+	if (approx && o == TB_PROOF_ABOVE && contended(l.c)) {
+		printf("\n    %s, %s: above on a contended CPU (another task preempted it): %s", wl,
+		       what, l.c->proof.message);
+		o = want;
+	}
+	if (getenv("TB_TEST_VERBOSE") || (o != want && o != or))
 		printf("\n    %s, %s: %s: %s", wl, what, tb_proof_outcome_name(l.c->proof.outcome),
 		       l.c->proof.message);
-	CU_ASSERT((int)l.c->proof.outcome == want || (int)l.c->proof.outcome == or);
+	CU_ASSERT(o == want || o == or);
 	live_free(&l);
 }
 
@@ -317,14 +340,15 @@ static void test_registry_tables(void)
 		/* the total: every syscall of the op is listed (the command's are not known) */
 		judged(wl->name, "all syscalls", "raw_syscalls:sys_enter, raw_syscalls:sys_exit",
 		       syscalls ? TB_PROOF_MATCH : TB_PROOF_CONTROL,
-		       ev.syscalls_known ? TB_PROOF_MATCH : TB_PROOF_UNVERIFIED);
+		       ev.syscalls_known ? TB_PROOF_MATCH : TB_PROOF_UNVERIFIED, false);
 		/* each by its name */
 		if (syscalls)
-			judged(wl->name, "its syscalls", events, TB_PROOF_MATCH, TB_PROOF_MATCH);
+			judged(wl->name, "its syscalls", events, TB_PROOF_MATCH, TB_PROOF_MATCH,
+			       false);
 		/* the scheduler */
 		if (ev.sched_known)
 			judged(wl->name, "scheduler", "sched:sched_switch, sched:sched_wakeup",
-			       TB_PROOF_MATCH, TB_PROOF_CONTROL);
+			       TB_PROOF_MATCH, TB_PROOF_CONTROL, true);
 	}
 }
 
