@@ -48,8 +48,8 @@ static const struct tb_option pg_opts[] = {
 	{"scale", TB_OPT_INT, offsetof(struct pg_cfg, scale), "1",
 	 "pgbench -i's scale factor (100,000 accounts each)", 1, 1000},
 	{"rate", TB_OPT_INT, offsetof(struct pg_cfg, rate), "0",
-	 "transactions per second (pgbench -R: an open loop, latency from the schedule); 0: a "
-	 "closed loop",
+	 "transactions per second (pgbench -R: an open loop, latency from the schedule; a sample "
+	 "is rate x duration transactions, at least 2000); 0: a closed loop",
 	 0, 10000000},
 	TB_OPT_END,
 };

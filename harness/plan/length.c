@@ -2,7 +2,9 @@
 /*
  * The sample length and settle a run chooses itself (plan.h, tb_plan_auto_length): with a
  * precision target and a max-time, the keys the scenario left at their defaults. METHODOLOGY.md
- * section 9 has the measurements the rule's constants come from.
+ * section 9 has the measurements the rule's constants come from. Also what one sample of a
+ * section lasts as its workload runs it (its batch, its process), which the estimate and the
+ * rule share.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +19,17 @@
 static double to_s(uint64_t ns)
 {
 	return (double)ns / 1e9;
+}
+
+double tb_plan_batch_s(const struct tb_scn_workload *w)
+{
+	return to_s(w->ops->batch_ns ? w->ops->batch_ns(w->cfg, w->duration_ns) : w->duration_ns);
+}
+
+double tb_plan_process_s(const struct tb_scn_workload *w)
+{
+	return TB_PLAN_PROCESS_S +
+	       (w->ops->setup_ns ? to_s(w->ops->setup_ns(w->cfg, w->duration_ns)) : 0);
 }
 
 uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share)

@@ -302,17 +302,6 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 	return once + (samples - 1) * again;
 }
 
-double tb_plan_batch_s(const struct tb_scn_workload *w)
-{
-	return to_s(w->ops->batch_ns ? w->ops->batch_ns(w->cfg, w->duration_ns) : w->duration_ns);
-}
-
-double tb_plan_process_s(const struct tb_scn_workload *w)
-{
-	return TB_PLAN_PROCESS_S +
-	       (w->ops->setup_ns ? to_s(w->ops->setup_ns(w->cfg, w->duration_ns)) : 0);
-}
-
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
 	double rounds = (double)(p->s->warmup + tb_scenario_first_rounds(p->s));
