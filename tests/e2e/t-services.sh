@@ -108,10 +108,11 @@ echo "  real services: rows, proofs and keys; nothing left"
 
 # A pid-filtered ftrace cell follows the server ({pid} is its main pid, set_event_pid its tree,
 # event-fork its later forks) and not the client: its syscalls per request are well below those
-# of the same set system-wide, which holds wrk's too. (Filtering on the workload process's tree
-# would hold wrk too; on the workload process alone, almost nothing.) The counting pass's count
-# of the server's cgroup is the expectation: matched both ways by the pid-filtered cell, as a
-# floor by the system-wide one; perf-count, opened on the server's tree, matched both ways.
+# of the same set system-wide, which holds the client's too. (Filtering on the workload
+# process's tree would hold the client too; on the workload process alone, almost nothing.) The
+# counting pass's count of the server's cgroup is the expectation: matched both ways by the
+# pid-filtered cell, as a floor by the system-wide one; perf-count, opened on the server's
+# tree, matched both ways.
 sed -e '/^\[workload wk/,/^$/d' -e '/^\[workload rd/,$d' "$TMP/s.ini" >"$TMP/pf.ini" # [global], nginx
 cat >>"$TMP/pf.ini" <<INI
 [tracer srv]
