@@ -6,7 +6,10 @@
  * pgbench -R: an open loop at that many transactions per second, whose latency pgbench counts
  * from each transaction's scheduled start (the per-transaction log's time plus its schedule
  * lag), so a server that falls behind shows it in the tail (coordinated omission); the p99
- * then decides under `decides = auto`.
+ * then decides under `decides = auto`. A sample is a number of transactions (-t per connection:
+ * pgbench's -T takes whole seconds), sized to last the sample's duration by the warm-up's rate
+ * in a closed loop (tb_wl_svc_warm_up), by `rate` in an open loop, at least
+ * TB_WL_SVC_MIN_REQUESTS either way.
  *
  * The cluster is made once per run (initdb and pgbench -i in the workload's scratch directory,
  * by the first sample's setup); each sample starts its own postmaster on it (fsync off: the
@@ -15,6 +18,7 @@
  */
 #include <errno.h>
 #include <glob.h>
+#include <math.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,8 +48,8 @@ static const struct tb_option pg_opts[] = {
 	{"scale", TB_OPT_INT, offsetof(struct pg_cfg, scale), "1",
 	 "pgbench -i's scale factor (100,000 accounts each)", 1, 1000},
 	{"rate", TB_OPT_INT, offsetof(struct pg_cfg, rate), "0",
-	 "transactions per second (pgbench -R: an open loop, latency from the schedule); 0: a "
-	 "closed loop",
+	 "transactions per second (pgbench -R: an open loop, latency from the schedule; a sample "
+	 "is rate x duration transactions, at least 2000); 0: a closed loop",
 	 0, 10000000},
 	TB_OPT_END,
 };
@@ -95,6 +99,7 @@ struct pg_priv {
 	uid_t uid;
 	gid_t gid;
 	bool root;
+	uint64_t requests; /* transactions per sample (tb_wl_svc_warm_up, open_requests) */
 };
 
 /* p->bin/prog into buf. */
@@ -210,12 +215,12 @@ static int fill(struct tb_workload *w, struct pg_priv *p)
 }
 
 /*
- * pgbench's argv into a: a timed run of secs seconds with its per-transaction log (-l) in the
- * sample's directory, or (secs 0) the warm-up's 500 transactions per connection (pgbench takes
- * whole seconds, and the warm-up is shorter than one).
+ * pgbench's argv into a for per_client transactions per connection (-t: pgbench's -T takes
+ * whole seconds): the timed run (timed) with the rate (-R) and its per-transaction log (-l) in
+ * the sample's directory, else a warm-up run in a closed loop without a log.
  */
-static void bench_argv(const struct pg_priv *p, const struct pg_cfg *c, unsigned int secs,
-		       char bufs[6][PATH_MAX + 32], char *a[32])
+static void bench_argv(const struct pg_priv *p, const struct pg_cfg *c, uint64_t per_client,
+		       bool timed, char bufs[6][PATH_MAX + 32], char *a[32])
 {
 	size_t n = 0;
 
@@ -227,13 +232,13 @@ static void bench_argv(const struct pg_priv *p, const struct pg_cfg *c, unsigned
 	snprintf(bufs[1], sizeof(bufs[1]), "-c%lld", (long long)c->svc.connections);
 	a[n++] = bufs[1];
 	a[n++] = "-j1";
-	snprintf(bufs[2], sizeof(bufs[2]), secs ? "-T%u" : "-t500", secs);
+	snprintf(bufs[2], sizeof(bufs[2]), "-t%llu", (unsigned long long)per_client);
 	a[n++] = bufs[2];
-	if (secs && c->rate) {
+	if (timed && c->rate) {
 		snprintf(bufs[3], sizeof(bufs[3]), "-R%lld", (long long)c->rate);
 		a[n++] = bufs[3];
 	}
-	if (secs) {
+	if (timed) {
 		snprintf(bufs[4], sizeof(bufs[4]), "--log-prefix=%s/pgbench", p->s.dir);
 		a[n++] = "-l";
 		a[n++] = bufs[4];
@@ -244,22 +249,38 @@ static void bench_argv(const struct pg_priv *p, const struct pg_cfg *c, unsigned
 	a[n] = NULL;
 }
 
-static int pg_warm_up(struct tb_workload *w, struct pg_priv *p)
+/* n transactions as whole transactions per connection (-t), at least n in all. */
+static uint64_t per_client(const struct pg_cfg *c, uint64_t n)
 {
-	const struct pg_cfg *c = w->cfg;
+	uint64_t conns = (uint64_t)c->svc.connections;
+
+	return (n + conns - 1) / conns;
+}
+
+/* The transactions of a sample in an open loop: its duration at the rate, at least the minimum
+ * (tb_wl_svc_requests). */
+static uint64_t open_requests(const struct pg_cfg *c, uint64_t duration_ns)
+{
+	return tb_wl_svc_requests((double)c->rate, duration_ns);
+}
+
+/* One warm-up run of n transactions (tb_wl_svc_warm_up). */
+static int warm_run(struct tb_workload *w, uint64_t n, struct tb_wl_svc_figs *f)
+{
+	struct pg_priv *p = w->priv;
 	char bufs[6][PATH_MAX + 32], *argv[32];
 
-	if (!c->svc.client_warmup)
-		return 0;
-	bench_argv(p, c, 0, bufs, argv);
-	return run(p, w, argv);
+	bench_argv(p, w->cfg, per_client(w->cfg, n), false, bufs, argv);
+	return tb_wl_svc_client(&p->s, w, argv, 300000000000ull, tb_wl_svc_parse_pgbench, f);
 }
 
 /*
  * The previous sample's postmaster is killed with its workload process (runner/child.c kills
- * it after its figures; the cgroup goes with it) and can linger a moment as a zombie, which
- * the new server's lock check takes for a live postmaster: wait (at most 5 s) until it is
- * gone, then remove its postmaster.pid. The cluster is this run's alone.
+ * it after its figures; the cgroup goes with it, removed once every task in it exited) and can
+ * linger as a zombie until init reaps it (up to a second and more here), which the new
+ * server's lock check would take for a live postmaster: wait (at most 5 s) until it is gone or
+ * a zombie (which holds no memory, socket or file), then remove its postmaster.pid. The
+ * cluster is this run's alone.
  */
 static int stale_lock(struct tb_workload *w, const struct pg_priv *p)
 {
@@ -272,18 +293,21 @@ static int stale_lock(struct tb_workload *w, const struct pg_priv *p)
 	if (tb_read_line(path, line, sizeof(line)))
 		return 0;
 	pid = strtol(line, NULL, 10);
-	while (pid > 0 && !kill((pid_t)pid, 0)) {
+	while (pid > 0 && !kill((pid_t)pid, 0) && !tb_proc_zombie((pid_t)pid)) {
 		if (tb_now_ns() - t0 > 5000000000ull) {
 			tb_err("%s: %s: postmaster %ld still running", w->name, p->data, pid);
 			return -EBUSY;
 		}
 		nanosleep(&nap, NULL);
 	}
+	tb_debug("%s: the previous postmaster %ld gone after %.0f ms", w->name, pid,
+		 (double)(tb_now_ns() - t0) / 1e6);
 	return unlink(path) && errno != ENOENT ? -errno : 0;
 }
 
 static int pg_setup(struct tb_workload *w)
 {
+	const struct pg_cfg *c = w->cfg;
 	struct pg_priv *p = calloc(1, sizeof(*p));
 	char why[256], server[PATH_MAX + 16], ready[PATH_MAX + 16], port[16], *argv[32];
 	struct passwd *pw;
@@ -322,7 +346,12 @@ static int pg_setup(struct tb_workload *w)
 					 "postgres", "-d", "postgres", NULL});
 	if (!ret)
 		ret = fill(w, p);
-	if (!ret && !(ret = pg_warm_up(w, p)))
+	/* its rate sizes a closed loop's sample; an open loop's is its rate's */
+	if (!ret)
+		ret = tb_wl_svc_warm_up(w, warm_run, &p->requests);
+	if (!ret && c->rate)
+		p->requests = open_requests(c, w->duration_ns);
+	if (!ret)
 		tb_wl_svc_mark(&p->s);
 	return ret;
 }
@@ -337,7 +366,7 @@ static int pg_run_batch(struct tb_workload *w, uint64_t n)
 	(void)n;
 	if ((ret = tb_wl_svc_path(&p->s, "pgbench.*", log, sizeof(log))))
 		return ret;
-	bench_argv(p, c, tb_wl_svc_seconds(w), bufs, argv);
+	bench_argv(p, c, per_client(c, p->requests), true, bufs, argv);
 	return tb_wl_svc_measure(&p->s, w, argv, tb_wl_svc_parse_pgbench, log,
 				 tb_wl_svc_parse_pgbench_log, c->rate > 0);
 }
@@ -360,6 +389,24 @@ static void pg_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* An open loop's sample lasts its transactions at its rate: at least the minimum's. */
+static uint64_t pg_batch_ns(const void *cfg, uint64_t duration_ns)
+{
+	const struct pg_cfg *c = cfg;
+
+	if (!c->rate)
+		return duration_ns;
+	return (uint64_t)ceil((double)open_requests(c, duration_ns) / (double)c->rate * 1e9);
+}
+
+/* A postmaster answers pg_isready 250-450 ms after its start here (-v says each sample's) */
+static uint64_t pg_setup_ns(const void *cfg, uint64_t duration_ns)
+{
+	const struct pg_cfg *c = cfg;
+
+	return tb_wl_svc_setup_ns(&c->svc, duration_ns, 350000000ull);
+}
+
 const struct tb_workload_ops tb_workload_postgres = {
 	.name = "postgres",
 	.help = "PostgreSQL on a loopback port, pgbench in a closed loop or at a fixed rate "
@@ -373,5 +420,6 @@ const struct tb_workload_ops tb_workload_postgres = {
 	.finish_batch = pg_finish_batch,
 	.teardown = pg_teardown,
 	.events = tb_wl_svc_events,
-	.batch_ns = tb_wl_svc_batch_ns,
+	.batch_ns = pg_batch_ns,
+	.setup_ns = pg_setup_ns,
 };

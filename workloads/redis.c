@@ -3,12 +3,12 @@
  * redis: Debian's redis-server (no persistence) on a loopback port, driven by redis-benchmark
  * in a closed loop (workloads/service.h). The op is one command (`test`, GET by default).
  * redis-benchmark 7.0 has no fixed-rate mode and no duration: a sample is a fixed number of
- * requests, sized in setup from the rate of the warm-up run to last the sample's duration
- * (`requests` fixes it instead), so its ops are its requests and its wall time what they took.
+ * requests, sized in setup from the rate of the warm-up (tb_wl_svc_warm_up) to last the sample's
+ * duration, at least TB_WL_SVC_MIN_REQUESTS (`requests` fixes it instead), so its ops are its
+ * requests and its wall time what they took.
  * Closed loop only (METHODOLOGY.md "Services").
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,8 +31,9 @@ static const struct tb_option redis_opts[] = {
 	{"test", TB_OPT_CHOICE, offsetof(struct redis_cfg, test), "get",
 	 "the command redis-benchmark sends (-t)", 0, 0, tests},
 	{"requests", TB_OPT_INT, offsetof(struct redis_cfg, requests), "0",
-	 "requests per sample; 0: sized from the warm-up's rate to last the sample's duration", 0,
-	 1e12},
+	 "requests per sample; 0: sized from the warm-up's rate to last the sample's duration "
+	 "(at least 2000)",
+	 0, 1e12},
 	{"pipeline", TB_OPT_INT, offsetof(struct redis_cfg, pipeline), "1",
 	 "requests in flight per connection (-P)", 1, 1000},
 	{"data-size", TB_OPT_SIZE, offsetof(struct redis_cfg, data_size), "3",
@@ -80,31 +81,19 @@ static void bench_argv(const struct redis_priv *p, const struct redis_cfg *c, ui
 	memcpy(argv, a, sizeof(a));
 }
 
-/* The warm-up run, whose rate sizes the samples (at least 2000 requests). */
-static int warm_up(struct tb_workload *w, struct redis_priv *p)
+/* One warm-up run of n requests (tb_wl_svc_warm_up). */
+static int warm_run(struct tb_workload *w, uint64_t n, struct tb_wl_svc_figs *f)
 {
-	const struct redis_cfg *c = w->cfg;
-	struct tb_wl_svc_figs f;
+	struct redis_priv *p = w->priv;
 	char bufs[5][32], *argv[16];
-	uint64_t n = 20000;
-	int ret;
 
-	bench_argv(p, c, n, bufs, argv);
-	ret = tb_wl_svc_client(&p->s, w, argv, 60000000000ull, tb_wl_svc_parse_redis, &f);
-	if (ret)
-		return ret;
-	if (c->requests) {
-		p->requests = (uint64_t)c->requests;
-		return 0;
-	}
-	p->requests = (uint64_t)llround(f.rps * (double)w->duration_ns / 1e9);
-	if (p->requests < 2000)
-		p->requests = 2000;
-	return 0;
+	bench_argv(p, w->cfg, n, bufs, argv);
+	return tb_wl_svc_client(&p->s, w, argv, 60000000000ull, tb_wl_svc_parse_redis, f);
 }
 
 static int redis_setup(struct tb_workload *w)
 {
+	const struct redis_cfg *c = w->cfg;
 	struct redis_priv *p = calloc(1, sizeof(*p));
 	char port[16];
 	int ret;
@@ -120,7 +109,11 @@ static int redis_setup(struct tb_workload *w)
 					 "--save", "", "--appendonly", "no", "--dir", p->s.dir,
 					 "--daemonize", "no", "--logfile", "", NULL},
 			      NULL);
-	if (!ret && !(ret = warm_up(w, p)))
+	if (!ret)
+		ret = tb_wl_svc_warm_up(w, warm_run, &p->requests);
+	if (!ret && c->requests)
+		p->requests = (uint64_t)c->requests;
+	if (!ret)
 		tb_wl_svc_mark(&p->s);
 	return ret;
 }
@@ -153,6 +146,14 @@ static void redis_teardown(struct tb_workload *w)
 	w->priv = NULL;
 }
 
+/* redis-server answers within 30-60 ms here (-v says each sample's) */
+static uint64_t redis_setup_ns(const void *cfg, uint64_t duration_ns)
+{
+	const struct redis_cfg *c = cfg;
+
+	return tb_wl_svc_setup_ns(&c->svc, duration_ns, 50000000ull);
+}
+
 const struct tb_workload_ops tb_workload_redis = {
 	.name = "redis",
 	.help = "redis-server on a loopback port, redis-benchmark in a closed loop; op = one "
@@ -166,4 +167,5 @@ const struct tb_workload_ops tb_workload_redis = {
 	.finish_batch = redis_finish_batch,
 	.teardown = redis_teardown,
 	.events = tb_wl_svc_events,
+	.setup_ns = redis_setup_ns,
 };

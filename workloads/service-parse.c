@@ -97,6 +97,59 @@ static int bad(char *err, size_t len, const char *client, const char *what, cons
 	return -EINVAL;
 }
 
+/* h2load's "requests: ..." line's seven counts, in its order; false when it is not one. */
+static bool h2load_requests(const char *line, uint64_t v[7])
+{
+	static const char *const words[] = {" total, ",	 " started, ", " done, ", " succeeded, ",
+					    " failed, ", " errored, ", " timeout"};
+	char *end;
+
+	line += 10; /* "requests: " */
+	for (size_t i = 0; i < 7; i++) {
+		size_t n = strlen(words[i]);
+
+		if (!count(line, &v[i], &end) || strncmp(end, words[i], n))
+			return false;
+		line = end + n;
+	}
+	return true;
+}
+
+int tb_wl_svc_parse_h2load(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len)
+{
+	char line[LINE_MAX_LEN], *end;
+	uint64_t v[7];
+	bool counted = false;
+	double ns;
+
+	tb_wl_svc_figs_init(f);
+	while (next_line(&text, line, sizeof(line))) {
+		if (!strncmp(line, "finished in ", 12)) {
+			/* "finished in 915.48ms, 21846.49 req/s, 3.19MB/s" */
+			const char *r = strchr(line + 12, ',');
+
+			if (!wrk_time(line + 12, &ns) || !r ||
+			    !number(r + 1 + strspn(r + 1, " "), &f->rps, &end) ||
+			    strncmp(end, " req/s", 6))
+				return bad(err, len, "h2load", "a duration or rate that is not one",
+					   line);
+			f->duration_s = ns / 1e9;
+		} else if (!strncmp(line, "requests: ", 10)) {
+			if (!h2load_requests(line, v) || v[2] > v[1] || v[4] > v[2])
+				return bad(err, len, "h2load", "counts that are not h2load's",
+					   line);
+			f->requests = v[2];
+			f->errors = (int64_t)v[4];
+			counted = true;
+		}
+	}
+	if (isnan(f->rps))
+		return bad(err, len, "h2load", "no 'finished in T, R req/s' line", NULL);
+	if (!counted)
+		return bad(err, len, "h2load", "no 'requests: N total, ...' line", NULL);
+	return 0;
+}
+
 /* "50%   80.00us" of wrk's latency distribution: 1 taken, 0 not such a line, -EINVAL. */
 static int wrk_percentile(const char *line, struct tb_wl_svc_figs *f)
 {
@@ -315,23 +368,48 @@ static int pgbench_log_line(char *line, double *us)
 	return 1;
 }
 
-int tb_wl_svc_parse_pgbench_log(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len)
+/* One h2load log row's latency in us into *us: 1, 0 (a failed stream: status -1), -EINVAL. */
+static int h2load_log_line(char *line, double *us)
+{
+	char *field[3], *save = NULL, *tok, *end;
+	size_t n = 0;
+	double start, status;
+
+	for (tok = strtok_r(line, "\t", &save); tok && n < 3; tok = strtok_r(NULL, "\t", &save))
+		field[n++] = tok;
+	if (n < 3 || !number(field[0], &start, &end) || *end)
+		return -EINVAL;
+	if (!strcmp(field[1], "-1"))
+		return 0;
+	if (!number(field[1], &status, &end) || *end || status < 100 || status > 599)
+		return -EINVAL;
+	return number(field[2], us, &end) && !*end ? 1 : -EINVAL;
+}
+
+/*
+ * A per-request log of client (one request a line, one(line, &us) reading each) into f's
+ * percentiles (nearest rank, us to ns); its lines, blank ones left out, into *rows.
+ */
+static int latency_log(const char *text, const char *client, int (*one)(char *, double *),
+		       struct tb_wl_svc_figs *f, size_t *rows, char *err, size_t len)
 {
 	char line[LINE_MAX_LEN];
 	double *lat = NULL, us;
 	size_t n = 0, cap = 0, lineno = 0;
 	int ret = 0;
 
+	*rows = 0;
 	while (next_line(&text, line, sizeof(line))) {
 		char copy[LINE_MAX_LEN];
 
 		lineno++;
 		if (!*line)
 			continue;
+		(*rows)++;
 		memcpy(copy, line, sizeof(copy));
-		ret = pgbench_log_line(line, &us);
+		ret = one(line, &us);
 		if (ret < 0) {
-			snprintf(err, len, "pgbench log: line %zu is not a transaction: '%.80s'",
+			snprintf(err, len, "%s log: line %zu is not a request: '%.80s'", client,
 				 lineno, copy);
 			goto out;
 		}
@@ -342,7 +420,7 @@ int tb_wl_svc_parse_pgbench_log(const char *text, struct tb_wl_svc_figs *f, char
 
 			if (!g) {
 				ret = -ENOMEM;
-				snprintf(err, len, "pgbench log: out of memory");
+				snprintf(err, len, "%s log: out of memory", client);
 				goto out;
 			}
 			lat = g;
@@ -352,7 +430,7 @@ int tb_wl_svc_parse_pgbench_log(const char *text, struct tb_wl_svc_figs *f, char
 	}
 	ret = -ENODATA;
 	if (!n) {
-		snprintf(err, len, "pgbench log: no completed transaction in it");
+		snprintf(err, len, "%s log: no completed request in it", client);
 		goto out;
 	}
 	qsort(lat, n, sizeof(*lat), cmp_double);
@@ -362,5 +440,27 @@ int tb_wl_svc_parse_pgbench_log(const char *text, struct tb_wl_svc_figs *f, char
 	ret = 0;
 out:
 	free(lat);
+	return ret;
+}
+
+int tb_wl_svc_parse_pgbench_log(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len)
+{
+	size_t rows;
+
+	return latency_log(text, "pgbench", pgbench_log_line, f, &rows, err, len);
+}
+
+int tb_wl_svc_parse_h2load_log(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len)
+{
+	size_t rows;
+	int ret = latency_log(text, "h2load", h2load_log_line, f, &rows, err, len);
+
+	if (!ret && f->requests && rows != f->requests) {
+		snprintf(err, len,
+			 "h2load log: %zu rows, but its summary says %llu requests done "
+			 "(cut short?)",
+			 rows, (unsigned long long)f->requests);
+		return -EINVAL;
+	}
 	return ret;
 }

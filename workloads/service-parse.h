@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The service workloads' client output parsers (service-parse.c): wrk's report (with
- * --latency), redis-benchmark's full report, pgbench's summary and its per-transaction log.
+ * The service workloads' client output parsers (service-parse.c): h2load's summary and its
+ * per-request log, wrk's report (with --latency), redis-benchmark's full report, pgbench's
+ * summary and its per-transaction log.
  * The text is outside input: anything missing, truncated or garbled is -EINVAL with the line or
  * the figure that is wrong in err, never a crash and never a made-up figure.
  */
@@ -23,6 +24,18 @@ struct tb_wl_svc_figs {
 
 /* Figures reset: counts 0, every figure NAN. */
 void tb_wl_svc_figs_init(struct tb_wl_svc_figs *f);
+/*
+ * h2load 1.52 (--h1): "finished in T, R req/s", "requests: N total, N started, N done, N
+ * succeeded, N failed, N errored, N timeout" (requests: done; errors: failed, which holds the
+ * errored, the timed-out and the non-2xx/3xx ones). Latencies come from its log.
+ */
+int tb_wl_svc_parse_h2load(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len);
+/*
+ * h2load --log-file's rows ("start_us<TAB>status<TAB>us", more columns allowed): the
+ * percentiles (nearest rank) of the rows whose status is not -1 (a failed stream). With f's
+ * requests already set (from the summary), the rows must number as many: a cut log is -EINVAL.
+ */
+int tb_wl_svc_parse_h2load_log(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len);
 /* wrk 4.1 with --latency: "N requests in 2.03s", "Requests/sec:", the 50% and 99% lines
  * (wrk gives no 99.9%), socket errors and non-2xx responses. */
 int tb_wl_svc_parse_wrk(const char *text, struct tb_wl_svc_figs *f, char *err, size_t len);

@@ -80,6 +80,7 @@ int tb_wl_svc_init(struct tb_wl_svc *s, struct tb_workload *w, const char *tag)
 	int ret, n = get_nprocs();
 
 	memset(s, 0, sizeof(*s));
+	s->t_init = tb_now_ns();
 	s->cg = s->client_cg = (struct tb_cgroup)TB_CGROUP_INIT;
 	s->server_cpu = s->client_cpu = -1;
 	if ((size_t)snprintf(s->dir, sizeof(s->dir), "%s/%s-%d-%u", w->tmpdir, tag, (int)getpid(),
@@ -195,8 +196,10 @@ int tb_wl_svc_start(struct tb_wl_svc *s, struct tb_workload *w, char *const *arg
 			log_tail(w, "its log", s->log);
 			return -ECHILD;
 		}
-		if (ready_argv ? ready_by(ready_argv, rlog) : answers(s->port))
+		if (ready_argv ? ready_by(ready_argv, rlog) : answers(s->port)) {
+			s->t_up = tb_now_ns();
 			return 0;
+		}
 		if (tb_now_ns() - t0 > c->ready_timeout || tb_stop_requested()) {
 			tb_err("%s: %s did not answer on port %d within %.1f s", w->name, argv[0],
 			       s->port, (double)c->ready_timeout / 1e9);
@@ -341,6 +344,13 @@ void tb_wl_svc_mark(struct tb_wl_svc *s)
 {
 	int64_t mem;
 
+	if (s->t_up) { /* the end of setup, once: what the plan's estimate charges */
+		tb_debug("%s: server up in %.0f ms, warmed up in %.0f ms more", s->dir,
+			 (double)(s->t_up - s->t_init) / 1e6,
+			 (double)(tb_now_ns() - s->t_up) / 1e6);
+		s->t_up = 0;
+	}
+
 	tb_cgroup_usage(&s->cg, &s->cpu0, &mem);
 	s->sw0 = server_ctxsw(s);
 }
@@ -421,10 +431,63 @@ unsigned int tb_wl_svc_seconds(const struct tb_workload *w)
 	return whole_seconds(w->duration_ns);
 }
 
-uint64_t tb_wl_svc_batch_ns(const void *cfg, uint64_t duration_ns)
+uint64_t tb_wl_svc_whole_seconds_ns(uint64_t duration_ns)
 {
-	(void)cfg;
 	return whole_seconds(duration_ns) * 1000000000ull;
+}
+
+/* A rate a client on loopback can report: finite, above 0, at most TB_WL_SVC_MAX_RPS. */
+static bool is_rate(double rps)
+{
+	return isfinite(rps) && rps > 0 && rps <= TB_WL_SVC_MAX_RPS;
+}
+
+uint64_t tb_wl_svc_requests(double rps, uint64_t duration_ns)
+{
+	double n;
+
+	if (!is_rate(rps))
+		return 0;
+	n = ceil(rps * (double)duration_ns / 1e9);
+	return n < TB_WL_SVC_MIN_REQUESTS ? TB_WL_SVC_MIN_REQUESTS : (uint64_t)n;
+}
+
+int tb_wl_svc_warm_up(struct tb_workload *w, tb_wl_svc_run_fn run, uint64_t *n)
+{
+	const struct tb_wl_svc_cfg *c = w->cfg;
+	uint64_t warm = tb_wl_svc_warm_ns(c, w->duration_ns), t0 = tb_now_ns(), spent;
+	struct tb_wl_svc_figs f;
+	double more;
+	int ret = run(w, TB_WL_SVC_MIN_REQUESTS, &f);
+
+	if (ret)
+		return ret;
+	spent = tb_now_ns() - t0;
+	/* the rest of the warm-up at the first run's rate, unless it is a few requests */
+	if (is_rate(f.rps) && warm > spent) {
+		more = ceil(f.rps * (double)(warm - spent) / 1e9);
+		if (more >= TB_WL_SVC_MIN_REQUESTS / 4 && (ret = run(w, (uint64_t)more, &f)))
+			return ret;
+	}
+	*n = tb_wl_svc_requests(f.rps, w->duration_ns);
+	if (!*n) {
+		tb_err("%s: the warm-up's rate (%g requests/s) is not one: cannot size the sample",
+		       w->name, f.rps);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t tb_wl_svc_warm_ns(const struct tb_wl_svc_cfg *c, uint64_t duration_ns)
+{
+	return c->client_warmup < duration_ns ? c->client_warmup : duration_ns;
+}
+
+uint64_t tb_wl_svc_setup_ns(const struct tb_wl_svc_cfg *c, uint64_t duration_ns, uint64_t start_ns)
+{
+	uint64_t warm = tb_wl_svc_warm_ns(c, duration_ns);
+
+	return start_ns + (warm > 100000000ull ? warm : 100000000ull) + 30000000ull;
 }
 
 int tb_wl_svc_events(const void *cfg, const struct tb_op_context *ctx, struct tb_op_events *ev)

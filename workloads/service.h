@@ -5,8 +5,9 @@
  * setup starts a fresh server: its own directory under the scratch directory (config, data,
  * log), a free loopback port, its own cgroup (host/cgroup.h: accounted, killed as a whole,
  * removed by `tracebench cleanup` when its owner died), pinned to the workload's CPU; it waits
- * until the server answers and warms it with a short client run. The timed batch is one client
- * run of the sample's duration, in a cgroup of its own, pinned to another CPU; the untimed
+ * until the server answers and warms it with a short client run, whose rate sizes the sample's
+ * requests. The timed batch is one client run of that many requests (wrk: of the sample's
+ * duration in whole seconds), in a cgroup of its own, pinned to another CPU; the untimed
  * finish_batch after it parses its output (service-parse.h) into the sample's requests (its
  * ops) and figures. Teardown kills both cgroups.
  */
@@ -44,7 +45,9 @@ extern const char *const tb_wl_svc_decides[]; /* "auto", "throughput", "p50", "p
 	{"connections", TB_OPT_INT, offsetof(type, svc.connections), conns,                      \
 	 "the client's concurrent connections", 1, 10000},                                        \
 	{"client-warmup", TB_OPT_DURATION, offsetof(type, svc.client_warmup), "300ms",             \
-	 "client load on the fresh server before the timed run (untimed; 0: none)", 0, 600e9},    \
+	 "client load on the fresh server before the timed run (untimed; at most the sample's "   \
+	 "duration), whose rate sizes the sample's requests; 0: only the 2000 requests that "     \
+	 "measure the rate", 0, 600e9},                                                            \
 	{"ready-timeout", TB_OPT_DURATION, offsetof(type, svc.ready_timeout), "20s",               \
 	 "how long the server has to start answering", 1e6, 600e9},                               \
 	{"decides", TB_OPT_CHOICE, offsetof(type, svc.decides), "auto",                            \
@@ -69,7 +72,8 @@ struct tb_wl_svc {
 	/* Kept by tb_wl_svc_measure for tb_wl_svc_finish: */
 	double cpu0; /* the server cgroup's CPU time and context switches at the mark */
 	int64_t sw0;
-	bool measured; /* a client run awaits its finish */
+	bool measured;	       /* a client run awaits its finish */
+	uint64_t t_init, t_up; /* when setup began, when the server answered (said by -v) */
 	bool open;
 	tb_wl_svc_parse_fn parse, parse_log;
 	char log_glob[PATH_MAX]; /* "": none */
@@ -126,10 +130,47 @@ int tb_wl_svc_finish(struct tb_wl_svc *s, struct tb_workload *w);
 
 /* Kill everything in both cgroups and remove them. Idempotent; s may be half initialised. */
 void tb_wl_svc_stop(struct tb_wl_svc *s);
+/*
+ * The fewest requests a sample's client runs, and the warm-up's first run: by nearest rank the
+ * p99 of 2000 latencies is the 1980th, with 20 beyond it (the p99.9 has 2 beyond it: a rough
+ * figure below 10,000 requests). METHODOLOGY.md "Services".
+ */
+#define TB_WL_SVC_MIN_REQUESTS 2000
+/* The fastest rate a warm-up may report (requests/s): above it, the client's output is wrong. */
+#define TB_WL_SVC_MAX_RPS 1e8
+/*
+ * The requests of a sample of duration_ns at rps requests per second (the warm-up's rate), at
+ * least TB_WL_SVC_MIN_REQUESTS; 0 when rps is not a rate (not finite, not above 0, or above
+ * TB_WL_SVC_MAX_RPS).
+ */
+uint64_t tb_wl_svc_requests(double rps, uint64_t duration_ns);
+
+/* One client run of n requests (a count-sized client: h2load -n, redis-benchmark -n, pgbench -t)
+ * with its figures into f; 0 or -errno (said). */
+typedef int (*tb_wl_svc_run_fn)(struct tb_workload *w, uint64_t n, struct tb_wl_svc_figs *f);
+/*
+ * The warm-up of a count-sized client (untimed, at the end of setup): run TB_WL_SVC_MIN_REQUESTS
+ * requests, then, when the warm-up (tb_wl_svc_warm_ns) is longer than they took, as many more
+ * as their rate says fill the rest. The sample's requests from the last run's rate into *n
+ * (tb_wl_svc_requests); a rate that is none fails with it said. Returns 0 or -errno.
+ */
+int tb_wl_svc_warm_up(struct tb_workload *w, tb_wl_svc_run_fn run, uint64_t *n);
+/* The warm-up's length: client-warmup, at most the sample's duration (a 200 ms --quick sample
+ * is not preceded by a longer untimed run). */
+uint64_t tb_wl_svc_warm_ns(const struct tb_wl_svc_cfg *c, uint64_t duration_ns);
+
+/*
+ * A sample's setup beside its batch, for the plan's estimate (a service's setup_ns): start_ns
+ * for the server to answer (declared by each service, as measured on the development VM), then
+ * the warm-up (tb_wl_svc_warm_ns, or when shorter the TB_WL_SVC_MIN_REQUESTS that give the
+ * rate, taken as 100 ms), and 30 ms for the client runs' starts and the cgroups' removal.
+ */
+uint64_t tb_wl_svc_setup_ns(const struct tb_wl_svc_cfg *c, uint64_t duration_ns, uint64_t start_ns);
+
 /* The sample's client duration in whole seconds, at least 1 (pgbench -T, wrk -d take seconds) */
 unsigned int tb_wl_svc_seconds(const struct tb_workload *w);
-/* The batch_ns of a service whose client takes whole seconds: that rounding, in ns. */
-uint64_t tb_wl_svc_batch_ns(const void *cfg, uint64_t duration_ns);
+/* duration_ns as a client that takes whole seconds runs it: rounded, at least 1 s, in ns. */
+uint64_t tb_wl_svc_whole_seconds_ns(uint64_t duration_ns);
 
 /*
  * What a service's op (a request) does in kernel terms is not known ahead: syscalls and

@@ -89,6 +89,12 @@ struct tb_workload_ops {
 	 * estimate. NULL: duration_ns.
 	 */
 	uint64_t (*batch_ns)(const void *cfg, uint64_t duration_ns);
+	/*
+	 * The untimed setup and teardown of one sample's workload process (ns) when they are
+	 * long (a server's start, its client's warm-up, its stop), for a section duration of
+	 * duration_ns, for the plan's estimate. NULL: the plan's fixed process cost covers them.
+	 */
+	uint64_t (*setup_ns)(const void *cfg, uint64_t duration_ns);
 };
 
 /* The registry (workloads/registry.c, from workloads/registry.h): NULL-terminated, and lookup by

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -321,4 +322,15 @@ const char *tb_proc_status_str(int status, char *buf, size_t len)
 	else
 		snprintf(buf, len, "wait status 0x%x", status);
 	return buf;
+}
+
+bool tb_proc_zombie(pid_t pid)
+{
+	char path[64], buf[512], *p, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (tb_read_line(path, buf, sizeof(buf)))
+		return false;
+	p = strrchr(buf, ')');
+	return p && sscanf(p + 1, " %c", &st) == 1 && (st == 'Z' || st == 'X');
 }

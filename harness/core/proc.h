@@ -82,6 +82,8 @@ uint64_t tb_proc_output_done(struct tb_proc *p);
 void tb_proc_release(struct tb_proc *p);
 /* Human text for a wait status: "exited with status 3", "killed by signal 9". */
 const char *tb_proc_status_str(int status, char *buf, size_t len);
+/* pid is a zombie or dead ('Z', 'X' in /proc/PID/stat): it holds nothing any more. */
+bool tb_proc_zombie(pid_t pid);
 /* 0 when the program named by argv0 can be found and executed (PATH search), -ENOENT else. */
 int tb_proc_which(const char *argv0, char *path, size_t len);
 

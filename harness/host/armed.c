@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "core/outdir.h"
+#include "core/proc.h"
 #include "core/tb.h"
 #include "core/env.h"
 #include "host/armed.h"
@@ -90,18 +91,6 @@ uint64_t tb_armed_start_time(pid_t pid)
 	return st;
 }
 
-/* pid is a zombie or dead ('Z', 'X' in /proc/PID/stat). */
-static bool zombie(pid_t pid)
-{
-	char path[64], buf[512], *p, st = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if (tb_read_line(path, buf, sizeof(buf)))
-		return false;
-	p = strrchr(buf, ')');
-	return p && sscanf(p + 1, " %c", &st) == 1 && (st == 'Z' || st == 'X');
-}
-
 bool tb_armed_owner_alive(pid_t pid, uint64_t start_time)
 {
 	if (pid <= 0)
@@ -109,7 +98,7 @@ bool tb_armed_owner_alive(pid_t pid, uint64_t start_time)
 	if (kill(pid, 0) && errno != EPERM)
 		return false;
 	/* A zombie (a SIGKILLed run's sample child not reaped yet) arms nothing any more. */
-	if (zombie(pid))
+	if (tb_proc_zombie(pid))
 		return false;
 	return !start_time || tb_armed_start_time(pid) == start_time;
 }

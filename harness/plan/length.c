@@ -2,7 +2,9 @@
 /*
  * The sample length and settle a run chooses itself (plan.h, tb_plan_auto_length): with a
  * precision target and a max-time, the keys the scenario left at their defaults. METHODOLOGY.md
- * section 9 has the measurements the rule's constants come from.
+ * section 9 has the measurements the rule's constants come from. Also what one sample of a
+ * section lasts as its workload runs it (its batch, its process), which the estimate and the
+ * rule share.
  */
 #include <errno.h>
 #include <math.h>
@@ -17,6 +19,17 @@
 static double to_s(uint64_t ns)
 {
 	return (double)ns / 1e9;
+}
+
+double tb_plan_batch_s(const struct tb_scn_workload *w)
+{
+	return to_s(w->ops->batch_ns ? w->ops->batch_ns(w->cfg, w->duration_ns) : w->duration_ns);
+}
+
+double tb_plan_process_s(const struct tb_scn_workload *w)
+{
+	return TB_PLAN_PROCESS_S +
+	       (w->ops->setup_ns ? to_s(w->ops->setup_ns(w->cfg, w->duration_ns)) : 0);
 }
 
 uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share)
@@ -36,10 +49,12 @@ uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share)
 	return d > TB_PLAN_AUTO_MAX_NS ? TB_PLAN_AUTO_MAX_NS : (uint64_t)d;
 }
 
-/* A cell's fixed cost per sample beside its batch: process, two settles, its tracer's share. */
-static double cell_fixed_s(const struct tb_plan *p, const struct tb_scn_tracer *t)
+/* A cell's fixed cost per sample beside its batch: process (a server's setup too), two
+ * settles, its tracer's share. */
+static double cell_fixed_s(const struct tb_plan *p, const struct tb_scn_workload *w,
+			   const struct tb_scn_tracer *t)
 {
-	double f = TB_PLAN_PROCESS_S + 2 * to_s(t->settle_ns);
+	double f = tb_plan_process_s(w) + 2 * to_s(t->settle_ns);
 
 	if (p->s->reuse_tracers && tb_tracer_rearms(t->ops, t->cfg) && t->ops->est_rearm_ns)
 		return f + to_s(t->ops->est_rearm_ns(t->cfg));
@@ -96,7 +111,8 @@ int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 	if (!fixed)
 		return -ENOMEM;
 	for (i = 0; i < p->ncells; i++) {
-		fixed[i] = cell_fixed_s(p, &s->tracers[p->cells[i].tr]);
+		fixed[i] =
+			cell_fixed_s(p, &s->workloads[p->cells[i].wl], &s->tracers[p->cells[i].tr]);
 		mean += fixed[i] / (double)p->ncells;
 	}
 	if (!s->duration_set) {

@@ -302,12 +302,6 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 	return once + (samples - 1) * again;
 }
 
-/* A sample's batch as the workload runs it: its duration, or what its client rounds it to. */
-static double batch_s(const struct tb_scn_workload *w)
-{
-	return to_s(w->ops->batch_ns ? w->ops->batch_ns(w->cfg, w->duration_ns) : w->duration_ns);
-}
-
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 {
 	double rounds = (double)(p->s->warmup + tb_scenario_first_rounds(p->s));
@@ -318,33 +312,34 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 
-		e->batch_s += rounds * batch_s(w);
+		e->batch_s += rounds * tb_plan_batch_s(w);
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
-		e->process_s += rounds * TB_PLAN_PROCESS_S;
+		e->process_s += rounds * tb_plan_process_s(w);
 		e->tracer_s += tracer_cost_s(p, t, rounds);
 		/* one accounting sample per measured round, its tracer set up afresh */
 		if (!(t->ops->flags & TB_TR_BASELINE) && t->ops->accounts &&
 		    t->ops->accounts(t->cfg)) {
 			double acct = (double)tb_scenario_first_rounds(p->s);
 
-			e->batch_s += acct * batch_s(w);
+			e->batch_s += acct * tb_plan_batch_s(w);
 			e->settle_s += acct * 2 * to_s(t->settle_ns);
-			e->process_s += acct * TB_PLAN_PROCESS_S;
+			e->process_s += acct * tb_plan_process_s(w);
 			e->tracer_s +=
 				t->ops->est_cost_ns ? acct * to_s(t->ops->est_cost_ns(t->cfg)) : 0;
 			nacct += (size_t)acct;
 		}
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
-			e->explain_s +=
-				(double)p->s->explain_samples *
-				(batch_s(w) + 2 * to_s(t->settle_ns) + TB_PLAN_PROCESS_S + 0.1);
+			e->explain_s += (double)p->s->explain_samples *
+					(tb_plan_batch_s(w) + 2 * to_s(t->settle_ns) +
+					 tb_plan_process_s(w) + 0.1);
 	}
 	e->nsamples = (size_t)rounds * p->ncells + nacct;
 	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
 	for (i = 0; i < p->s->nworkloads; i++) /* a counted workload's pass is one sample more */
 		if (p->s->workloads[i].used && (p->s->workloads[i].ops->flags & TB_WL_COUNTED))
-			e->calib_s += batch_s(&p->s->workloads[i]) + TB_PLAN_PROCESS_S;
+			e->calib_s += tb_plan_batch_s(&p->s->workloads[i]) +
+				      tb_plan_process_s(&p->s->workloads[i]);
 	e->total_s =
 		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;
 }
@@ -386,11 +381,12 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 	for (i = 0; i < s->nworkloads; i++) {
 		const struct tb_scn_workload *w = &s->workloads[i];
 
-		if (w->used && batch_s(w) != to_s(w->duration_ns))
+		if (w->used && tb_plan_batch_s(w) != to_s(w->duration_ns))
 			fprintf(f,
 				"  [workload %s]: a sample takes %.3g s, not %.3g s: its client "
-				"takes whole seconds\n",
-				w->name, batch_s(w), to_s(w->duration_ns));
+				"runs that long (wrk takes whole seconds; an open loop, its fewest "
+				"requests at its rate)\n",
+				w->name, tb_plan_batch_s(w), to_s(w->duration_ns));
 	}
 	if (tb_plan_explain_cells(p, NULL))
 		fprintf(f,

@@ -105,14 +105,19 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
 
 /*
  * The estimated wall time of the plan's minimum rounds, in its parts (seconds): every sample's
- * batch at the calibrated duration, its two settle delays, its workload process (fork, setup,
- * reap: TB_PLAN_PROCESS_S), its tracer's declared setup and teardown (est_cost_ns), and the
+ * batch at the calibrated duration (tb_plan_batch_s), its two settle delays, its workload
+ * process (fork, setup, reap: tb_plan_process_s), its tracer's declared setup and teardown
+ * (est_cost_ns), and the
  * calibration of each workload, and with explained cells the explain phase (explain_s: its
  * samples of each explained cell and baseline, each also reading the kernel's symbols). The batch is taken as long traced as untraced: a tracer that
  * slows the workload lengthens the run by its overhead.
  */
 #define TB_PLAN_PROCESS_S 0.01 /* fork + workload setup + reap, beside the settle delays */
 #define TB_PLAN_CALIB_S	  0.3  /* one workload's calibration */
+/* A sample's batch of section w as it runs: its duration, or what its client makes of it. */
+double tb_plan_batch_s(const struct tb_scn_workload *w);
+/* A sample's workload process beside its batch: TB_PLAN_PROCESS_S, and a server's setup. */
+double tb_plan_process_s(const struct tb_scn_workload *w);
 struct tb_plan_estimate {
 	size_t nsamples; /* (warmup + rounds) x cells */
 	double batch_s, settle_s, process_s, tracer_s, calib_s, explain_s;

@@ -211,7 +211,7 @@ static double planned_sample_s(const struct tb_plan *p, size_t i)
 	const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 
-	return (double)(w->duration_ns + 2 * t->settle_ns) / 1e9 + TB_PLAN_PROCESS_S;
+	return tb_plan_batch_s(w) + (double)(2 * t->settle_ns) / 1e9 + tb_plan_process_s(w);
 }
 
 /* Does the explain phase sample plan cell i: an explained cell, or the baseline of one. */

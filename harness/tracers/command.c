@@ -805,13 +805,21 @@ static void cmd_teardown(struct tb_tracer *t)
 }
 
 /*
- * Declared: the command's start-up to readiness and its stop, 250 ms (bpftrace 0.17 with one
- * tracepoint on the reference VM; perf record is faster), plus its own ready-settle delay.
+ * Declared: the command's start-up to readiness and its stop, plus its own ready-settle delay.
+ * bpftrace 0.17 with one tracepoint 500 ms (about 0.26 s to ready, 0.26 s to stop: syscount.bt
+ * in scenarios/services.ini on the development VM), perf record 600 ms (its stop writes the
+ * build ids: 0.55 s there, beside a 50 ms start), another command 250 ms.
  */
 static uint64_t cmd_est_cost_ns(const void *vcfg)
 {
 	const struct cfg *c = vcfg;
+	struct tb_tool_info ti;
 
+	tb_tool_identify(&c->command, &ti);
+	if (ti.tool == TB_TOOL_BPFTRACE)
+		return 500000000ull + c->settle;
+	if (ti.tool == TB_TOOL_PERF_RECORD)
+		return 600000000ull + c->settle;
 	return 250000000ull + c->settle;
 }
 

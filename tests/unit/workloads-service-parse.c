@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * workloads/service-parse.h: each client's real output (wrk 4.1, redis-benchmark 7.0,
- * pgbench 15 as Debian 12 ships them, captured on the development VM) gives its figures;
+ * workloads/service-parse.h: each client's real output (h2load 1.52, wrk 4.1, redis-benchmark
+ * 7.0, pgbench 15 as Debian 12 ships them, captured on the development VM) gives its figures;
  * truncated or garbled output is a clear error naming what is missing or the bad line.
  */
 #include <errno.h>
@@ -11,6 +11,25 @@
 
 #include "tb_test.h"
 #include "workloads/service-parse.h"
+
+static const char h2load_out[] =
+	"starting benchmark...\n"
+	"spawning thread #0: 8 total client(s). 20000 total requests\n"
+	"Application protocol: http/1.1\n"
+	"progress: 10% done\n"
+	"progress: 100% done\n"
+	"\n"
+	"finished in 915.48ms, 21846.49 req/s, 3.19MB/s\n"
+	"requests: 20000 total, 20000 started, 20000 done, 19997 succeeded, 3 failed, 1 errored, "
+	"0 timeout\n"
+	"status codes: 19997 2xx, 0 3xx, 2 4xx, 0 5xx\n"
+	"traffic: 2.92MB (3057552) total, 2.06MB (2159920) headers (space savings 0.00%), "
+	"117.19KB (120000) data\n"
+	"                     min         max         mean         sd        +/- sd\n"
+	"time for request:       60us     20.33ms       360us      1.07ms    95.02%\n"
+	"time for connect:       29us       125us        65us        30us    75.00%\n"
+	"time to 1st byte:      158us      3.33ms       816us      1.18ms    87.50%\n"
+	"req/s           :    2731.78     2768.94     2741.59       16.83    75.00%\n";
 
 static const char wrk_out[] = "Running 2s test @ http://127.0.0.1:18080/\n"
 			      "  1 threads and 8 connections\n"
@@ -81,6 +100,35 @@ static char *cut(const char *text, size_t n)
 	return s;
 }
 
+static void test_h2load(void)
+{
+	/* 4 rows, one a failed stream (status -1, no latency): 663, 475, 1000 us */
+	static const char log[] = "1796482416227662\t200\t663\n"
+				  "1796482416227906\t404\t475\n"
+				  "1796482416227883\t-1\t505\n"
+				  "1796482416227859\t200\t1000\n";
+	struct tb_wl_svc_figs f;
+	char err[256] = "";
+
+	CU_ASSERT_EQUAL_FATAL(tb_wl_svc_parse_h2load(h2load_out, &f, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(f.requests, 20000);
+	CU_ASSERT_DOUBLE_EQUAL(f.duration_s, 0.91548, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(f.rps, 21846.49, 1e-6);
+	CU_ASSERT_EQUAL(f.errors, 3); /* failed holds the errored and the non-2xx/3xx */
+	CU_ASSERT(isnan(f.p50_ns));   /* from the log, never the summary's mean */
+	/* the summary said 20000 done: a log of 4 rows is cut short */
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log(log, &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "4 rows"));
+	f.requests = 4;
+	CU_ASSERT_EQUAL_FATAL(tb_wl_svc_parse_h2load_log(log, &f, err, sizeof(err)), 0);
+	CU_ASSERT_DOUBLE_EQUAL(f.p50_ns, 663e3, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(f.p99_ns, 1000e3, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(f.p999_ns, 1000e3, 1e-6);
+	/* a log of failed streams only has no latency */
+	f.requests = 0;
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log("1\t-1\t5\n", &f, err, sizeof(err)), -ENODATA);
+}
+
 static void test_wrk(void)
 {
 	struct tb_wl_svc_figs f;
@@ -138,7 +186,8 @@ static void test_truncated(void)
 	static const struct {
 		const char *text;
 		int (*parse)(const char *, struct tb_wl_svc_figs *, char *, size_t);
-	} cases[] = {{wrk_out, tb_wl_svc_parse_wrk},
+	} cases[] = {{h2load_out, tb_wl_svc_parse_h2load},
+		     {wrk_out, tb_wl_svc_parse_wrk},
 		     {redis_out, tb_wl_svc_parse_redis},
 		     {pgbench_out, tb_wl_svc_parse_pgbench}};
 	struct tb_wl_svc_figs f;
@@ -165,6 +214,17 @@ static void test_truncated(void)
 	CU_ASSERT_EQUAL(tb_wl_svc_parse_redis(s, &f, err, sizeof(err)), -EINVAL);
 	free(s);
 	CU_ASSERT_EQUAL(tb_wl_svc_parse_pgbench_log("", &f, err, sizeof(err)), -ENODATA);
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load("", &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "finished in"));
+	s = cut(h2load_out, (size_t)(strstr(h2load_out, "requests: ") - h2load_out));
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load(s, &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "requests: N total"));
+	free(s);
+	/* a log cut mid-row: its last row has no latency column */
+	f.requests = 0;
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log("1\t200\t5\n2\t20", &f, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2"));
 }
 
 static void test_garbled(void)
@@ -199,9 +259,31 @@ static void test_garbled(void)
 		tb_wl_svc_parse_pgbench_log("0 1 12 0 1 2\n0 2 -5 0 1 2\n", &f, err, sizeof(err)),
 		-EINVAL);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2"));
+	/* h2load: a rate that is not one, counts that contradict each other, a status or a
+	 * latency that is not one */
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load("finished in 1.00s, fast req/s, 1MB/s\n", &f, err,
+					       sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "fast"));
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load("finished in 1.00s, 10.0 req/s, 1MB/s\n"
+					       "requests: 10 total, 10 started, 12 done, 10 "
+					       "succeeded, 0 failed, 0 errored, 0 timeout\n",
+					       &f, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load("finished in 1.00s, 10.0 req/s, 1MB/s\n"
+					       "requests: 10 total, 10 started\n",
+					       &f, err, sizeof(err)),
+			-EINVAL);
+	f.requests = 0;
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log("1\t200\t5\n2\t2000\t5\n", &f, err, sizeof(err)),
+			-EINVAL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "line 2"));
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log("1\t200\t-5\n", &f, err, sizeof(err)), -EINVAL);
+	CU_ASSERT_EQUAL(tb_wl_svc_parse_h2load_log("1\t200\t5us\n", &f, err, sizeof(err)), -EINVAL);
 }
 
 static CU_TestInfo service_parse_tests[] = {
+	{"h2load's summary and log give requests, rate, errors and percentiles", test_h2load},
 	{"wrk's report gives requests, rate, p50, p99 and errors", test_wrk},
 	{"redis-benchmark's tables give the percentiles' upper bounds", test_redis},
 	{"pgbench's summary and log give the latency from the schedule", test_pgbench},
