@@ -15,7 +15,8 @@ of half-widths and the wall times. A benchmark: it exits 0 when both tools ran (
 could not run, 2 on bad usage). Run it under the tests' flock on a shared machine.
 
 Environment: TB_BIN (tracebench), TB_LOOP (tb-getpid-loop), PRECISION_TIME (default 60s),
-PRECISION_RUN_MS (hyperfine's run length, default 200), PRECISION_SCENARIO.
+PRECISION_RUN_MS (hyperfine's run length, default 200), PRECISION_SCENARIO, PRECISION_OUT (the
+families' runs' directory, kept; default a new one under /tmp).
 
 PRECISION_FAMILIES=1 (or =ftrace-event,bpf-tp_btf,... for a subset) asks instead what the
 issue-32 goal asks of every tracer family: one run per family of a scenario that sets only
@@ -182,7 +183,8 @@ def families(which):
         print(f"bench-precision: PRECISION_FAMILIES: unknown {bad}; known: {names}",
               file=sys.stderr)
         return 2
-    out = tempfile.mkdtemp(prefix="tb-precision-families.")
+    out = os.environ.get("PRECISION_OUT") or tempfile.mkdtemp(prefix="tb-precision-families.")
+    os.makedirs(out, exist_ok=True)
     rows = []
     print(f"load before: {open('/proc/loadavg').read().strip()}", flush=True)
     for name, wl, tr in FAMILIES:
