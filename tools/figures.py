@@ -15,13 +15,14 @@ the others are fed from it: naming any of them runs the command once and writes 
 
 A number that looks measured (a number with ns, us, ms, s, %, pt, or x for a ratio) in a
 paragraph that says where it was measured ("measured" but not the protocol's terms "measured
-samples", "measured rounds", "measured overhead" and the like, "here", "this machine", "this VM", "this
-run", "today", "UTC", "load average" or a date; a table or a code block counts with the
-paragraph before it) must be a figure. Inline code, link targets, numbers right after inline
-code or after "=", "<", ">", "default", "at least", "at most", "up to", "within", "above",
-"below", "max", "min", "threshold", "tolerance", "goal", "target", "rounds of" or "every", and
-numbers followed by "samples", "settle", "CI", "confidence", "interval", "Student", "Wilson",
-"ticks" or "by default" are protocol settings and are not looked at. What is not a measurement of ours is said so with an exemption marker,
+samples", "measured rounds", "measured overhead" and the like, "measurement", "here", "this
+machine", "this VM", "this run", "today", "UTC", "load average" or a date; a table or a code
+block counts with the paragraph before it) must be a figure. Inline code, link targets, numbers
+right after inline code or after "=", "<", ">", "default", "at least", "at most", "up to",
+"within", "above", "below", "max", "min", "threshold", "tolerance", "goal", "target", "rounds
+of" or "every", and numbers followed by "samples", "settle", "CI", "confidence", "interval",
+"Student", "Wilson", "ticks" or "by default" are protocol settings and are not looked at. What
+is not a measurement of ours is said so with an exemption marker,
 <!--nofig KIND-->TEXT<!--/nofig-->, KIND one of
   published   a published figure (../shared/REFERENCES.md; cited where it is quoted)
   setting     a protocol constant, a default, a threshold or a scenario's setting
@@ -75,8 +76,9 @@ NUMBER = re.compile(r"(?<![\w.\-/#+−])[-+−]?\d[\d,]*(?:\.\d+)?"
                     r"(?:\s?(?:-|–|to)\s?[-+−]?\d[\d,]*(?:\.\d+)?)?"
                     r"(?:\s?(?:ns|µs|us|ms|s)(?:/[a-z]+)?|\s?(?:%|pt)|[x×])(?![\w/])")
 WHERE = re.compile(r"\b(?:measured(?!\s+(?:samples?|rounds?|overheads?|windows?|cells?|batch|"
-                   r"phase|ns/op|figures?|values?|rates?|time|one|by|and|or|in\b))|measurements?|here|this (?:machine|VM|host|run)|that (?:run|host|machine)|"
-                   r"today|UTC|load average)\b|\b20\d\d-\d\d-\d\d\b", re.I)
+                   r"phase|ns/op|figures?|values?|rates?|time|one|by|and|or|in\b))|measurements?|"
+                   r"here|this (?:machine|VM|host|run)|that (?:run|host|machine)|today|UTC|"
+                   r"load average)\b|\b20\d\d-\d\d-\d\d\b", re.I)
 SETTING_BEFORE = re.compile(r"(?:default|=|<|>|≤|≥|at\s+least|at\s+most|up\s+to|within|above|"
                             r"below|max|min|threshold|tolerance|goal|target|rounds\s+of|every|`)"
                             r"\s*[(,]?\s*$", re.I)

@@ -8,8 +8,8 @@ import os
 import re
 import sys
 
-from figures_lib import (OPTS, TB, cells_of, ci_text, die, measured_samples, median, read_json,
-                         read_text, run_cmd, span, table)
+from figures_lib import (OPTS, TB, ci_text, die, measured_samples, median, read_json, read_text,
+                         run_cmd, span, table)
 
 
 def acct_row(r, runcnt):
@@ -121,11 +121,11 @@ def validation_prose(out):
         wl, peer = item.split(" vs ", 1)
         prow.append([wl, ours or "-", peer, theirs or "-",
                      "-" if d.get("ratio") is None else f"{d['ratio']:.2f}"])
+    rate, up = (None if a.get(k) is None else 100 * a[k] for k in ("rate", "rate_upper95"))
     return {
         "known-delta": "; ".join(deltas) or "not run",
         "aa": (f"{a.get('false_positives')} of {a.get('pairs')} pairs "
-               f"({pct(100 * a['rate'] if a.get('rate') is not None else None)}; one-sided 95% "
-               f"upper bound {pct(100 * a['rate_upper95'] if a.get('rate_upper95') is not None else None)}); "
+               f"({pct(rate)}; one-sided 95% upper bound {pct(up)}); "
                f"verdicts: {a.get('overhead_verdicts')} overhead, {a.get('untrustworthy')} "
                f"untrustworthy, over {a.get('runs')} runs") if a else "not run",
         "noise-floor": table(
@@ -141,7 +141,8 @@ def validation_prose(out):
                   f"calls (lost {tp.get('events_lost')}), "
                   f"{'-' if tp.get('ns_per_event') is None else format(tp['ns_per_event'], '.0f')}"
                   f" ns per event; with the smallest buffer in overwrite mode "
-                  f"{fl.get('events_recorded', 0):,} for {fl.get('ops', 0):,}") if tp else "not run",
+                  f"{fl.get('events_recorded', 0):,} for {fl.get('ops', 0):,}")
+        if tp else "not run",
         "lossy": (f"{lossy.get('events_recorded', 0):,} events kept, "
                   f"{lossy.get('events_lost', 0):,} counted as lost, verdict "
                   f"{lossy.get('verdict')}; it looked cheaper: "
@@ -216,7 +217,8 @@ def source_figures(out):
     if ci("tp-filter") and ci("tp-pid"):
         notes["tp-filter"] = ("not distinguishable from set_event_pid here (CIs overlap)"
                               if overlap(ci("tp-filter"), ci("tp-pid")) else
-                              f"{d('tp-filter', 'tp-pid'):+.0f} ns against set_event_pid, CIs apart")
+                              f"{d('tp-filter', 'tp-pid'):+.0f} ns against set_event_pid, CIs "
+                              "apart")
     if d("tp-reject", "flag-only") is not None:
         apart = ci("tp-reject") and ci("flag-only") and not overlap(ci("tp-reject"),
                                                                    ci("flag-only"))

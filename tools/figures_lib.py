@@ -56,7 +56,8 @@ def span(values, spec=".0f", unit=""):
     if not v:
         return "-"
     lo, hi = f"{min(v):{spec}}", f"{max(v):{spec}}"
-    return (lo if lo == hi else f"{lo}-{hi}") + (f" {unit}" if unit else "")
+    sep = " to " if min(v) < 0 else "-"
+    return (lo if lo == hi else f"{lo}{sep}{hi}") + (f" {unit}" if unit else "")
 
 
 def table(head, rows, align=None):

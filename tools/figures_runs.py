@@ -7,8 +7,8 @@ import json
 import os
 import re
 
-from figures_lib import (TB, cells_of, ci_text, die, measured_samples, median, read_json,
-                         read_text, run_cmd, span, table)
+from figures_lib import (TB, cells_of, ci_text, die, median, read_json, read_text, run_cmd, span,
+                         table)
 
 
 def demo_prose(r):
@@ -154,7 +154,8 @@ def run_workloads(out, from_dir):
     for m in re.finditer(r"^(perf bench \S+ \S+|tracebench \S+).*?median\s+([\d.]+)\s+min\s+"
                          r"([\d.]+)", text, re.M):
         perf[m.group(1)] = (float(m.group(2)), float(m.group(3)))
-    head = re.search(r"^== every workload.*?(\d+) samples of (\S+), pinned to CPU (\d+)", text, re.M)
+    head = re.search(r"^== every workload.*?(\d+) samples of (\S+), pinned to CPU (\d+)", text,
+                     re.M)
     if not rows or not head or len(perf) != 4:
         die(f"workloads: {out}/bench.txt: not the output of tools/bench-workloads.sh")
 
@@ -271,7 +272,8 @@ SITE_ROWS = [("nop (`p-uprobe-nop`)", ("site-nop", "p-uprobe-nop"), "uprobe-nop"
 
 def probe_cost(r, tracer):
     """A probe type's ns/event: its rate model's cost per event where one was fitted (the
-    cells' own beside it when the model was refused), else its one cell's; (text, value)."""
+    cells' own beside it when the model was refused), else its one cell's, else its cells'
+    (their median is the value); (text, value)."""
     m = {x["tracer"]: x for x in r.get("rate_models") or []}.get(tracer)
     cells = [c for c in r["cells"] if c["tracer"] == tracer]
     own = [(c.get("overhead") or {}).get("ns_per_event") for c in cells]
@@ -283,6 +285,8 @@ def probe_cost(r, tracer):
     if len(cells) == 1 and own[0] is not None:
         o = cells[0]["overhead"]
         return ci_text(own[0], o.get("ns_per_event_ci")), own[0]
+    if any(x is not None for x in own):
+        return f"no rate model (cells: {span(own, '.0f')})", median(own)
     return "-", None
 
 
@@ -307,7 +311,10 @@ def run_probe_types(out, from_dir):
     if refused:
         kinds = [(re.sub(r"^BPF (\S+),.*", r"\1", x[0]), x[2]) for x in refused]
         pub = "; ".join(f"{k} {p}" for k, p in kinds if p != "—")
-        why = "; ".join(sorted({x[3] for x in refused}))
+        by_why = {}
+        for (k, _), x in zip(kinds, refused):
+            by_why.setdefault(x[3], []).append(k)
+        why = "; ".join(f"{', '.join(ks)}: {w}" for w, ks in by_why.items())
         rows.append([f"BPF {', '.join(k for k, _ in kinds)}", "refused here", pub or "—", why])
     models = {m["tracer"]: m for m in r.get("rate_models") or []}
     fixed = [f"`{t}` ({ci_text(m['fixed_ns'], m.get('fixed_ns_ci'), '.0f', True)} ns)"
@@ -436,9 +443,9 @@ def filter_text(w, short=False):
     if rej is None:
         return t + (", the rejected one unknown (no line)" if short else
                     f", the rejected one unknown (the line was {slope_text(w)})")
+    m = w.get("model") or {}
     return (t + f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns "
-            f"(slope {ci_text((w.get('model') or {})['slope_ns'], (w.get('model') or {}).get('slope_ns_ci'), '.0f')} "
-            f"ns per {w.get('unit')})")
+            f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
 
 
 def run_sweeps(out, from_dir):
@@ -458,7 +465,8 @@ def run_sweeps(out, from_dir):
         return "not in the run" if w is None else filter_text(w)
     return {"table": table(["sweep", "line (ns per unit, 95% CI)", "kept and rejected event",
                             "event rate"], rows),
-            "ft-filter": of("getpid-mix", "ft-filter"), "bpf-filter": of("getpid-mix", "bpf-filter"),
+            "ft-filter": of("getpid-mix", "ft-filter"),
+            "bpf-filter": of("getpid-mix", "bpf-filter"),
             "ft-pid": of("getpid-pid", "ft-pid"), "bpf-pid": of("getpid-pid", "bpf-pid")}
 
 
