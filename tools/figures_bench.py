@@ -499,7 +499,7 @@ def run_precision(out, from_dir):
         "half-width": th,
         "ratios": f"hyperfine / tracebench {hh_ / th_:.1f}×, Welch / tracebench "
         f"{wh_ / th_:.1f}×",
-        "hyperfine-ratio": f"{hh_ / th_:.0f}",
+        "hyperfine-ratio": f"{hh_ / th_:.0f}" if hh_ >= 10 * th_ else f"{hh_ / th_:.1f}",
         "goal": goal.group(1),
         "agree": f"{hp}% against {tp}%, {abs(float(hp) - float(tp)):.1f} points apart"}
 
