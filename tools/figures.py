@@ -24,7 +24,7 @@ of" or "every", and numbers followed by "samples", "settle", "CI", "confidence",
 "Student", "Wilson", "ticks" or "by default" are protocol settings and are not looked at. What
 is not a measurement of ours is said so with an exemption marker,
 <!--nofig KIND-->TEXT<!--/nofig-->, KIND one of
-  published   a published figure (../shared/REFERENCES.md; cited where it is quoted)
+  published   a published figure (METHODOLOGY.md, References; cited where it is quoted)
   setting     a protocol constant, a default, a threshold or a scenario's setting
   derived     arithmetic on settings or on other figures, not a measurement
   example     what committed test data or a fixed-seed simulation gives (tests/unit, tests/data):
