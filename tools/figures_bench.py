@@ -560,7 +560,8 @@ def run_coverage(out, from_dir):
                             "Cochran's Q (df), p; run-to-run sd"], rows),
             "candidates": ", ".join(f"{n} {cov(n)}" for n in names),
             "fit": "-" if not fit else
-            f"{fit['ns']:.1f} ns + {fit['ns_per_iteration']:.3f} ns per iteration",
+            f"{fit['ns']:.1f} ns {'+' if fit['ns_per_iteration'] >= 0 else '−'} "
+            f"{abs(fit['ns_per_iteration']):.3f} ns per iteration",
             "drift": drift,
             "summary": ", ".join(f"{lab} {100 * own(k)['coverage']:.0f}%" if own(k).get("trials")
                                  else f"{lab} -" for lab, k in (
