@@ -571,8 +571,11 @@ def run_coverage(out, from_dir):
 
 
 def block_of(name, path):
-    """A table a script wrote (its table.txt), as a code block figure."""
-    return "\n```\n" + read_text(name, path).rstrip("\n") + "\n```\n"
+    """A table a script wrote (its table.txt), as a code block figure; the run's directory, a
+    temporary one, is named as the script names it by default."""
+    text = read_text(name, path).rstrip("\n").replace(os.path.dirname(path),
+                                                      f"results/{name}-<UTC time>")
+    return "\n```\n" + text + "\n```\n"
 
 
 def run_history(out, from_dir):
@@ -580,7 +583,7 @@ def run_history(out, from_dir):
     if not from_dir and run_cmd(["tools/validate-history.sh"],
                                 {"VALIDATE_HISTORY_OUT": os.path.join(out, "history")}) == 2:
         die("history: tools/validate-history.sh could not run (its message above)")
-    return {"output": block_of("history", os.path.join(out, "history", "table.txt"))}
+    return {"output": block_of("validation-history", os.path.join(out, "history", "table.txt"))}
 
 
 def run_bench_history(out, from_dir):
