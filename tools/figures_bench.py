@@ -222,7 +222,8 @@ def source_figures(out):
     if d("tp-reject", "flag-only") is not None:
         apart = ci("tp-reject") and ci("flag-only") and not overlap(ci("tp-reject"),
                                                                    ci("flag-only"))
-        notes["tp-reject"] = (f"{d('tp-reject', 'flag-only'):.0f} ns above the flag alone" +
+        x = d("tp-reject", "flag-only")
+        notes["tp-reject"] = (f"{abs(x):.0f} ns {'above' if x >= 0 else 'below'} the flag alone" +
                               (": a rejected event is not free" if apart else ", CIs overlapping"))
     a = acct.get("bpf-stats") or {}
     cost = ("-" if a.get("cost_ns_per_run") is None else f"{a['cost_ns_per_run']:+.0f} ns per run"
@@ -445,7 +446,8 @@ def published_figures(out):
         ["ftrace_ops nop callback", "about 16 ns per call",
          "not measured: no scenario of `make validate` uses the function tracer", "—"],
         ["`perf bench sched pipe`", "5.9–8.1 µs per op (its documentation)",
-         f"{span(pipe, '.1f', 'µs')} per op ({len(pipe)} rounds); our pipe-pingpong "
+         f"{span(pipe, '.1f', 'µs')} per op ({len(pipe)} round{'s' if len(pipe) != 1 else ''}); "
+         f"our pipe-pingpong "
          f"{span(ours_pipe, '.1f', 'µs')}", "see section 6.4"],
         ["perf sampling limits", "max sample rate 100 kHz, perf_cpu_time_max_percent 25",
          f"max sample rate {sysctl.get('perf_event_max_sample_rate')} Hz, "
@@ -659,7 +661,9 @@ def explain_figures(out):
                                             f"'{vdir(out)}/explain/result.json' --cell "
                                             f"'{cell['id']}' --top 3 -o '{tmp}' > '{txt}'"]):
         die("explain: tracebench explain failed (its message above)")
-    example = "\n```\n" + read_text("explain", txt).strip("\n") + "\n```\n"
+    lines = [x for x in read_text("explain", txt).strip("\n").split("\n")
+             if not x.lstrip().startswith("flame graphs:")]  # paths of this machine's files
+    example = "\n```\n" + "\n".join(lines) + "\n```\n"
     return {"table": table(["cell", "measured overhead", "profiles add", "share (range)",
                             "base / traced samples", "top added self time (ns/op)",
                             "expected path: found"], rows),
