@@ -358,11 +358,12 @@ validate-coverage-loaded: deps
 # The figures README.md, METHODOLOGY.md and doc/*.md quote, measured again with this machine's
 # fingerprint into doc/figures.json and rendered into the documents (tools/figures.py). A
 # benchmark: not part of make check, which checks the documents against the committed file.
-# FIGURES=accounting,demo regenerates those sections only (`tools/figures.py list`: all).
+# FIGURES=accounting,demo regenerates those sections only (`tools/figures.py list`: all; a
+# section fed by another's run, e.g. sources by the validation's, is measured with it).
 FIGURES ?=
 comma	 := ,
 figures: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads $(BUILD)/tools/tb-getpid-loop
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/figures.py run $(subst $(comma), ,$(FIGURES))
 
 # Adding 1,000 result files to a history and detecting over all its series: figures printed.

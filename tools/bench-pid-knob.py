@@ -14,7 +14,8 @@ when the comparison could be made (1 when the run failed, 2 on bad usage). Run i
 tests' flock on a shared machine.
 
 Environment: TB_BIN (tracebench), PID_KNOB_ARGS (extra `tracebench run` arguments, e.g.
-"--quick").
+"--quick"), PID_KNOB_OUT (the run's directory, which must not exist; default a new one under
+/tmp).
 """
 import json
 import math
@@ -74,7 +75,7 @@ def main():
     if len(sys.argv) == 2:
         path = sys.argv[1]
     else:
-        out = tempfile.mkdtemp(prefix="tb-pid-knob-")
+        out = os.environ.get("PID_KNOB_OUT") or tempfile.mkdtemp(prefix="tb-pid-knob-")
         cmd = [TB, "run", SCENARIO, "-o", out, "--no-plots", "-q", "--wait"]
         cmd += shlex.split(os.environ.get("PID_KNOB_ARGS", ""))
         print("tracebench:", " ".join(cmd), flush=True)

@@ -145,6 +145,14 @@ def run_tracebench(out):
     setup = [s["tracer_setup_s"] for s in tr["samples"] if s.get("tracer_setup_s") is not None]
     tear = [s["tracer_teardown_s"] for s in tr["samples"] if s.get("tracer_teardown_s") is not None]
     rounds = max((s["round"] for s in tr["samples"]), default=-1) + 1
+    # The run's own wall time, started (after the run lock) to finished: on a shared machine
+    # the command's time also holds its wait for the lock (--wait), which hyperfine must not get.
+    try:
+        t0, t1 = (datetime.datetime.strptime(r[k], "%Y-%m-%dT%H:%M:%SZ")
+                  for k in ("started", "finished"))
+        wall = min(wall, max((t1 - t0).total_seconds(), 1.0))
+    except (KeyError, TypeError, ValueError):
+        pass
     return {
         "wall": wall, "pct": o["pct"], "lo": o["ci"][0], "hi": o["ci"][1],
         "base_ns": base["summary"]["median"], "tr_ns": tr["summary"]["median"],
@@ -230,14 +238,6 @@ def run_family(name, wl, tr, out):
     tb = run_tracebench(os.path.join(out, name))
     r = json.load(open(os.path.join(out, name, "result.json")))
     tb["length"] = r["settings"].get("sample_length") or "(the scenario's)"
-    # The run's own wall time, started (after the run lock) to finished: on a shared machine
-    # the command's time also holds its wait for the lock (--wait).
-    try:
-        t0, t1 = (datetime.datetime.strptime(r[k], "%Y-%m-%dT%H:%M:%SZ")
-                  for k in ("started", "finished"))
-        tb["wall"] = max((t1 - t0).total_seconds(), 1.0)
-    except (KeyError, TypeError, ValueError):
-        pass
     tb["duration_s"] = r["settings"]["duration_ns"] / 1e9
     return tb
 

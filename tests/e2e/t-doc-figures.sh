@@ -6,7 +6,9 @@
 # with the command and the fingerprint it comes from; quick.ini and the Makefile state none.
 # Every figure the documents quote (issue 29) is a figure of doc/figures.json, quoted as the file
 # says, and every fingerprint they print is one of its machines (tools/figures.py check); a
-# figure with no entry, a figure quoted otherwise and a hand-written fingerprint each fail it.
+# figure with no entry, a figure quoted otherwise and a hand-written fingerprint each fail it, and
+# so do a measured-looking number outside the markers and an exemption of an unknown kind, while
+# a number marked as published and a protocol setting pass.
 . "$(dirname "$0")/lib.sh"
 R=$TB_ROOT/README.md
 Q=$TB_ROOT/scenarios/quick.ini
@@ -37,7 +39,7 @@ assert len(took) == 1, took
 PY
 FIG=$TB_ROOT/tools/figures.py
 python3 "$FIG" check >"$TMP/check" 2>&1 || { cat "$TMP/check" >&2; fail "figures.py check"; }
-# A copy of the documents and the file, spoiled three ways: check names each.
+# A copy of the documents and the file, spoiled five ways: check names each.
 R2=$TMP/root
 mkdir -p "$R2/doc" && cp "$TB_ROOT/README.md" "$TB_ROOT/METHODOLOGY.md" "$R2/" &&
 	cp "$TB_ROOT"/doc/*.md "$TB_ROOT/doc/figures.json" "$R2/doc/" || fail "copy the documents"
@@ -50,7 +52,10 @@ d["sections"]["demo"]["figures"]["demo.wall-s"] = "1.0"          # quoted otherw
 json.dump(d, open(f"{r}/doc/figures.json", "w"))
 with open(f"{r}/doc/workloads.md", "a") as f:
     f.write("\nIt costs <!--fig workloads.nowhere-->7 ns<!--/fig-->.\n"  # no entry
-            "Measured on fingerprint 0123456789abcdef.\n")              # not from the file
+            "Measured on fingerprint 0123456789abcdef.\n"              # not from the file
+            "\nMeasured here: a getpid cost 123.4 ns, +17% over its\n"  # measured, no figure
+            "baseline (published: <!--nofig published-->117 ns<!--/nofig-->; a\n"
+            "20 ms settle, default 1 s; <!--nofig guess-->4.5 ns<!--/nofig-->).\n")  # unknown kind
 PY
 TB_ROOT=$R2 python3 "$FIG" check >"$TMP/out" 2>&1 && fail "check passed the spoiled copy"
 grep -q "README.md:[0-9]*: figure demo.wall-s quotes .*doc/figures.json says '1.0'" "$TMP/out" ||
@@ -59,6 +64,14 @@ grep -q "doc/workloads.md:[0-9]*: figure workloads.nowhere: no entry in doc/figu
 	"$TMP/out" || { cat "$TMP/out" >&2; fail "a figure with no entry not named"; }
 grep -q "doc/workloads.md:[0-9]*: fingerprint 0123456789abcdef is not a figure" "$TMP/out" ||
 	{ cat "$TMP/out" >&2; fail "a hand-written fingerprint not named"; }
+for n in "'123.4 ns'" "'+17%'"; do
+	grep -q "doc/workloads.md:[0-9]*: $n looks measured (its paragraph says 'Measured')" \
+		"$TMP/out" || { cat "$TMP/out" >&2; fail "a measured number outside the markers ($n)"; }
+done
+grep -q "doc/workloads.md:[0-9]*: <!--nofig guess-->: the kind is one of" "$TMP/out" ||
+	{ cat "$TMP/out" >&2; fail "an exemption of an unknown kind not named"; }
+# a published figure, a setting after "settle" and "default", and an exempted text pass
+grep -E "'(117 ns|20 ms|1 s|4.5 ns)'" "$TMP/out" && fail "an exempted number named"
 # render puts back what the file says, and then check passes
 TB_ROOT=$R2 python3 "$FIG" render >/dev/null && grep -q '<!--fig demo.wall-s-->1.0<!--/fig-->' \
 	"$R2/README.md" || fail "render did not quote the file"

@@ -1,0 +1,722 @@
+# SPDX-License-Identifier: GPL-2.0
+"""tools/figures.py's runners of the sections measured by the validation and benchmark scripts
+(make validate and its parts, make bench-*): each measures into OUT (or reads OUT with --from)
+and returns its figures {NAME: text}; a reader of a section fed by another's run reads that
+run's OUT. See tools/figures.py."""
+import json
+import os
+import re
+import sys
+
+from figures_lib import (OPTS, TB, ci_text, die, measured_samples, median, read_json, read_text,
+                         run_cmd, span, table)
+
+
+def acct_row(r, runcnt):
+    """One row of METHODOLOGY 2.11's table from the run's result.json and run-cnt.txt."""
+    cells = {c["tracer"]: c for c in r["cells"]}
+
+    def ovh(name):
+        o = cells[name].get("overhead") or {}
+        lo, hi = (o.get("ci") or [None, None])[:2]
+        if o.get("pct") is None or lo is None:
+            die(f"accounting: cell {name}: no overhead with a CI")
+        return f"{o['pct']:+.1f}% [{lo:+.1f}, {hi:+.1f}], {o.get('ns_per_op'):.1f} ns/op"
+
+    a = cells["bt-acct"].get("accounting") or {}
+    ci = a.get("cost_ci") or [None, None]
+    cost = (f"{a['cost_pct']:+.1f}% " + (f"[{ci[0]:+.1f}, {ci[1]:+.1f}]" if None not in ci
+                                          else f"({a.get('ci_reason')})")
+            if a.get("cost_pct") is not None else "-")
+    per = (f": {a['cost_ns_per_op']:+.1f} ns/op, {a['cost_ns_per_run']:.1f} ns per run"
+           if a.get("cost_ns_per_op") is not None and a.get("cost_ns_per_run") is not None
+           else "")
+    kern = (f" ({a['bpf_ns_per_run']:.1f} ns/run in-kernel, {a['bpf_runs_per_op']:.2f} runs/op)"
+            if a.get("bpf_ns_per_run") is not None and a.get("bpf_runs_per_op") is not None
+            else "")
+    return {"table": "\n| run | accounting enabled | accounting disabled | accounting samples' "
+            "own cost |\n|---|---|---|---|\n"
+            f"| {r.get('started', '?')} | {ovh('bt-acct')} | {ovh('bt-noacct')} | "
+            f"{cost} of the timed ns/op{per}{kern} |\n",
+            "rounds": f"{r['settings'].get('rounds')} rounds, "
+            f"{r['settings'].get('warmup')} warmup",
+            "run-cnt": runcnt.strip()}
+
+
+def run_accounting(out, from_dir):
+    if not from_dir and run_cmd(["tools/validate-accounting.sh"], {"VALIDATE_OUT": out}) == 2:
+        die("accounting: tools/validate-accounting.sh could not run (its message above)")
+    try:
+        with open(os.path.join(out, "run", "result.json")) as f:
+            r = json.load(f)
+        with open(os.path.join(out, "run-cnt.txt")) as f:
+            runcnt = f.read()
+    except (OSError, ValueError) as e:
+        die(f"accounting: {e}")
+    return acct_row(r, runcnt)
+
+
+def vdir(out):
+    """Where tools/validate.sh wrote: OUT/validate (it refuses a directory that exists)."""
+    return os.path.join(out, "validate")
+
+
+def checks(out, name):
+    """validation.json's checks of one kind (validate-analyze.py), by item."""
+    v = read_json("validation", vdir(out), "validation.json")
+    return {c.get("item"): c for c in v.get("checks") or [] if c.get("check") == name}
+
+
+def run_validation(out, from_dir):
+    if not from_dir and run_cmd(["tools/validate.sh"], {"VALIDATE_OUT": vdir(out)}) == 2:
+        die("validation: tools/validate.sh could not run (its message above)")
+    table_txt = read_text("validation", vdir(out), "table.txt")
+    v = read_json("validation", vdir(out), "validation.json")
+    try:
+        decided = [c for c in v["checks"] if not c.get("info")]
+        failed = [f"{c['check']} {c['item']}".strip() for c in decided if not c["pass"]]
+    except (KeyError, TypeError) as e:
+        die(f"validation: {out}: not the output of tools/validate.sh ({e!r})")
+    if (v.get("meta") or {}).get("quick"):
+        if not OPTS["dry_run"]:
+            die(f"validation: {out} is a VALIDATE_QUICK smoke test: its figures are no "
+                "validation")
+        print("figures: validation: a VALIDATE_QUICK smoke test (--dry-run only)", file=sys.stderr)
+    return dict(validation_prose(out), **{
+        "output": "\n```\n" + table_txt.rstrip("\n") + "\n```\n",
+        "result": f"{len(decided) - len(failed)} of {len(decided)} checks passed" +
+        (f"; failed: {', '.join(failed)}" if failed else "")})
+
+
+def validation_prose(out):
+    """The figures sections 6.1 to 6.5 read out of the validation's table."""
+    kd = checks(out, "known-delta")
+    deltas = []
+    for c in sorted(kd.values(), key=lambda c: (c.get("data") or {}).get("target_ns") or 0):
+        d = c.get("data") or {}
+        if d.get("reported_ns_per_op") is None or d.get("spin_ns_truth") is None:
+            deltas.append(f"{c.get('item')}: no figure")
+            continue
+        deltas.append(f"{d.get('target_ns')} ns: reported "
+                      f"{ci_text(d['reported_ns_per_op'], d.get('ns_per_op_ci'))} ns/op against "
+                      f"a truth of {d['spin_ns_truth']:.1f} ns (error {d['error_ns']:+.1f}, "
+                      f"allowed {d['tolerance_ns']:.1f}: {'PASS' if c['pass'] else 'FAIL'})")
+    aa = checks(out, "aa-false-positives")
+    a = next(iter(aa.values()), {}).get("data") or {}
+    floor = [(w, c.get("data") or {}) for w, c in sorted(checks(out, "aa-noise-floor").items())]
+
+    def pct(x):
+        return "-" if x is None else f"{x:.1f}%"
+    proof = {k.split(" ")[0]: c for k, c in dict(checks(out, "proof-count"),
+                                                 **checks(out, "proof-lost")).items()}
+    tp, lossy = (proof.get(k, {}).get("data") or {} for k in ("tp-getpid", "lossy-tiny"))
+    fl = proof.get("flight-tiny", {}).get("data") or {}
+    bpf = (next(iter(checks(out, "bpf-crosscheck").values()), {}).get("data") or {})
+    peers = checks(out, "peers")
+    prow = []
+    for item, c in peers.items():
+        d = c.get("data") or {}
+        ours = ", ".join(f"{x:.0f}" for x in d.get("tracebench_ns_per_op") or [])
+        theirs = ", ".join(f"{x:.0f}" for x in d.get("peer_ns_per_op") or [])
+        wl, peer = item.split(" vs ", 1)
+        prow.append([wl, ours or "-", peer, theirs or "-",
+                     "-" if d.get("ratio") is None else f"{d['ratio']:.2f}"])
+    rate, up = (None if a.get(k) is None else 100 * a[k] for k in ("rate", "rate_upper95"))
+    return {
+        "known-delta": "; ".join(deltas) or "not run",
+        "aa": (f"{a.get('false_positives')} of {a.get('pairs')} pairs "
+               f"({pct(rate)}; one-sided 95% upper bound {pct(up)}); "
+               f"verdicts: {a.get('overhead_verdicts')} overhead, {a.get('untrustworthy')} "
+               f"untrustworthy, over {a.get('runs')} runs") if a else "not run",
+        "noise-floor": table(
+            ["workload", "median \\|overhead\\|", "largest \\|overhead\\|",
+             "median CI half-width", "largest CI half-width", "median baseline CV",
+             "false positives, untrustworthy"],
+            [[w, pct(d.get("median_abs_pct")), pct(d.get("max_abs_pct")),
+              pct(d.get("median_ci_half_width_pct")), pct(d.get("max_ci_half_width_pct")),
+              pct(d.get("median_baseline_cv_pct")),
+              f"{d.get('false_positives')} / {d.get('untrustworthy')} of {d.get('pairs')}"]
+             for w, d in floor], ["---"] + ["---:"] * 6),
+        "proof": (f"{tp.get('events_recorded', 0):,} events for {tp.get('ops', 0):,} getpid "
+                  f"calls (lost {tp.get('events_lost')}), "
+                  f"{'-' if tp.get('ns_per_event') is None else format(tp['ns_per_event'], '.0f')}"
+                  f" ns per event; with the smallest buffer in overwrite mode "
+                  f"{fl.get('events_recorded', 0):,} for {fl.get('ops', 0):,}")
+        if tp else "not run",
+        "lossy": (f"{lossy.get('events_recorded', 0):,} events kept, "
+                  f"{lossy.get('events_lost', 0):,} counted as lost, verdict "
+                  f"{lossy.get('verdict')}; it looked cheaper: "
+                  f"{lossy.get('overhead_ns_per_op') or 0:+.0f} ns per op against "
+                  f"{tp.get('overhead_ns_per_op') or 0:+.0f} for the cell that kept everything")
+        if lossy else "not run",
+        "peers": table(["tracebench", "per round", "perf bench", "per round", "ratio of medians"],
+                       prow, ["---", "---", "---", "---", "---:"]),
+        "bpf": (f"measured {ci_text(bpf['ns_per_event'], bpf.get('ns_per_event_ci'))} ns per "
+                f"event at {bpf.get('events_per_op', 0):.4f} events per op "
+                f"({bpf.get('events_recorded', 0):,} events), against the kernel's own "
+                f"{bpf['bpf_ns_per_run']:.1f} ns per run over {bpf.get('bpf_run_cnt', 0):,} "
+                f"runs: a gap of {bpf['ns_per_event'] - bpf['bpf_ns_per_run']:.0f} ns per event")
+        if bpf.get("ns_per_event") is not None and bpf.get("bpf_ns_per_run") is not None
+        else "not run"}
+
+
+def result_of(out, part):
+    """The result.json of one of tools/validate.sh's runs (OUT/validate/PART), or {}."""
+    p = os.path.join(vdir(out), part, "result.json")
+    try:
+        with open(p) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return {}
+
+
+def overlap(a, b):
+    return a[0] <= b[1] and b[0] <= a[1]
+
+
+# METHODOLOGY 3.1's rows: effect, configuration, the tracer section (or floor's workload)
+SOURCE_ROWS = [
+    ("global syscall flag", "`syscalls:sys_enter_getppid` enabled, never hit (`flag-only`)",
+     "flag-only"),
+    ("event recorded, set_event_pid", "`sys_enter_getpid`, `pid-filter = workload` (`tp-pid`)",
+     "tp-pid"),
+    ("event recorded, filter expression",
+     "`pid-filter = none`, `filter = common_pid != 0` (`tp-filter`)", "tp-filter"),
+    ("event filtered out", "`filter = common_pid == 1` (`tp-reject`)", "tp-reject"),
+    ("BPF program, stats on", "`syscall-count`, `stats = true` (`bpf-stats`)", "bpf-stats"),
+    ("BPF program, stats off", "`syscall-count`, `stats = false` (`bpf-nostats`)",
+     "bpf-nostats"),
+]
+
+
+def source_figures(out):
+    """METHODOLOGY 3.1's table and the figures sections 2 and 3 quote from it (validation's
+    sources and floor runs)."""
+    r, fl = result_of(out, "sources"), result_of(out, "floor")
+    o = {c["tracer"]: c.get("overhead") or {} for c in r.get("cells") or []
+         if not c.get("baseline")}
+    acct = {c["tracer"]: c.get("accounting") or {} for c in r.get("cells") or []}
+    if not o:
+        die(f"sources: {vdir(out)}/sources/result.json: no traced cells")
+
+    def ns(t):
+        x = o.get(t) or {}
+        return "-" if x.get("ns_per_op") is None else \
+            ci_text(x["ns_per_op"], x.get("ns_per_op_ci"), ".0f", True) + " ns/op"
+
+    def ci(t):
+        x = o.get(t) or {}
+        c = x.get("ns_per_op_ci") or [None, None]
+        return None if None in c else c
+
+    def d(a, b):
+        x, y = (o.get(a) or {}).get("ns_per_op"), (o.get(b) or {}).get("ns_per_op")
+        return None if x is None or y is None else x - y
+    notes = {"flag-only": "every syscall on the host pays it while any syscall tracepoint is on",
+             "tp-pid": "includes the flag"}
+    if ci("tp-filter") and ci("tp-pid"):
+        notes["tp-filter"] = ("not distinguishable from set_event_pid here (CIs overlap)"
+                              if overlap(ci("tp-filter"), ci("tp-pid")) else
+                              f"{d('tp-filter', 'tp-pid'):+.0f} ns against set_event_pid, CIs "
+                              "apart")
+    if d("tp-reject", "flag-only") is not None:
+        apart = ci("tp-reject") and ci("flag-only") and not overlap(ci("tp-reject"),
+                                                                   ci("flag-only"))
+        x = d("tp-reject", "flag-only")
+        notes["tp-reject"] = (f"{abs(x):.0f} ns {'above' if x >= 0 else 'below'} the flag alone" +
+                              (": a rejected event is not free" if apart else ", CIs overlapping"))
+    a = acct.get("bpf-stats") or {}
+    cost = ("-" if a.get("cost_ns_per_run") is None else f"{a['cost_ns_per_run']:+.0f} ns per run"
+            + ("" if a.get("cost_pct") is None else
+               f" ({ci_text(a['cost_pct'], a.get('cost_ci'), '.1f', True)}% of the timed ns/op)"))
+    if ci("bpf-stats") and ci("bpf-nostats"):
+        notes["bpf-nostats"] = ("the timed samples of both run without the stats: CIs " +
+                                ("overlap" if overlap(ci("bpf-stats"), ci("bpf-nostats")) else
+                                 "apart"))
+    run = (o.get("bpf-stats") or {}).get("bpf_ns_per_run")
+    rows = [[e, cfg, ns(t) + (f"; in-kernel {run:.0f} ns/run" if t == "bpf-stats" and run
+                               else ""), notes.get(t, "")] for e, cfg, t in SOURCE_ROWS]
+    rows[4][3] = f"its accounting samples (stats on) cost {cost}"
+    floor = {c["workload"]: c for c in fl.get("cells") or []}
+    null = (floor.get("null") or {}).get("summary") or {}
+    clock = ((floor.get("getpid-latency") or {}).get("latency") or {}).get("clock_cost_ns")
+    base = next((c["summary"]["median"] for c in r.get("cells") or [] if c.get("baseline")),
+                None)
+    floor_t = "-" if null.get("median") is None else \
+        f"{null['median']:.2f} ns/op (CV {100 * (null.get('cv') or 0):.1f}%)"
+    rows += [["harness floor", "`null` workload", floor_t, "loop overhead per op"],
+             ["clock-read pair", "`getpid` in latency mode (`latency.clock_cost_ns`)",
+              "-" if clock is None else f"{clock:.1f} ns",
+              "subtracted from each timed op in latency mode"]]
+    return {"table": table(["effect", "configuration (tracer section)", "measured", "note"],
+                           rows),
+            "baseline": "-" if base is None else f"{base:.0f} ns",
+            "flag-only": ns("flag-only"), "filter-vs-pid": notes.get("tp-filter", "-"),
+            "tp-reject": notes.get("tp-reject", "-"), "stats-cost": cost,
+            "floor": floor_t, "clock-pair": "-" if clock is None else f"{clock:.1f} ns"}
+
+
+# doc/workloads.md's names for the workloads at bench-workloads' settings (their defaults)
+def run_rearm(out, from_dir):
+    if not from_dir:
+        st = run_cmd(["sh", "-c", f"REARM_JSON='{out}/rearm.json' python3 tools/bench-rearm.py"])
+        if st:
+            die("rearm: tools/bench-rearm.py failed")
+    try:
+        rows = json.load(open(os.path.join(out, "rearm.json")))
+        lines = [f"| {r['family']} | {r['mode']} | {r['setup_ms']:.1f} | {r['teardown_ms']:.1f} | "
+                 f"{r['measuring']:.0f}% | {r['pct']:+.1f}% [{r['lo']:+.1f}, {r['hi']:+.1f}] | "
+                 f"{r['verdict']} |"
+                 for r in rows["rows"]]
+        settings = f"{rows['rounds']} rounds of {rows['duration']} samples per run"
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        die(f"rearm: {out}/rearm.json: {e}")
+    return dict(rearm_prose(rows["rows"]), settings=settings,
+                table="\n| family | mode | setup ms | teardown ms | measuring | overhead [95% CI] "
+                "| verdict |\n|---|---|---:|---:|---:|---|---|\n" + "\n".join(lines) + "\n")
+
+
+def rearm_prose(rows):
+    """What METHODOLOGY 9 reads out of the rearm table: whether the two overheads agree, and
+    how much of the fixed cost per sample the kept tracer saves."""
+    fam = {}
+    for r in rows:
+        fam.setdefault(r["family"], {})[r["mode"]] = r
+    both = {f: m for f, m in fam.items() if "rearm" in m and "full" in m}
+    over = [f for f, m in both.items()
+            if m["rearm"]["lo"] <= m["full"]["hi"] and m["full"]["lo"] <= m["rearm"]["hi"]]
+
+    def cost(r):
+        return r["setup_ms"] + r["teardown_ms"]
+    save = [f"{f} {100 * (cost(m['rearm']) / cost(m['full']) - 1):+.0f}%"
+            for f, m in both.items() if cost(m["full"]) > 0]
+    return {"overlap": ("in every family" if len(over) == len(both) else
+                        f"in {len(over)} of {len(both)} families") +
+            " the two overheads' intervals overlap",
+            "saving": "the kept tracer's setup plus teardown against the full one's: " +
+            ", ".join(save)}
+
+
+def script(name):
+    """A tools/ script with a dash in its name, as a module (its functions, not its main)."""
+    import importlib.util
+    p = os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+    spec = importlib.util.spec_from_file_location(name.replace("-", "_")[:-3], p)
+    m = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(m)
+    return m
+
+
+def setup_teardown_ms(c):
+    """The median per-sample tracer setup plus teardown of a cell's measured samples, in ms."""
+    v = [(s.get("tracer_setup_s") or 0) + (s.get("tracer_teardown_s") or 0)
+         for s in measured_samples(c) if s.get("tracer_setup_s") is not None]
+    m = median(v)
+    return None if m is None else 1e3 * m
+
+
+def run_pid_knob(out, from_dir):
+    """METHODOLOGY 9's writable pid filter: tools/bench-pid-knob.py's run, its pairs again."""
+    if not from_dir and run_cmd(["sh", "-c", f"PID_KNOB_OUT='{out}/run' python3 "
+                                 f"tools/bench-pid-knob.py > '{out}/bench.txt'"]):
+        die("pid-knob: tools/bench-pid-knob.py failed (its output in bench.txt)")
+    bp = script("bench-pid-knob.py")
+    r = read_json("pid-knob", out, "run", "result.json")
+    cells = {c["tracer"]: c for c in r["cells"]}
+    base = next((c for c in r["cells"] if c.get("baseline")), None)
+    rows, same, half, fixed = [], [], {"ns/op": [], "ns/run": []}, []
+    for name, g, ro in bp.PAIRS:
+        if g not in cells or ro not in cells:
+            die(f"pid-knob: {out}/run/result.json: no cells {g} and {ro}")
+        row = [name]
+        for what, fig, acct in (("ns/op", bp.ns_per_op, False), ("ns/run", bp.ns_per_run, True)):
+            p = bp.paired(bp.measured(cells[g], acct), bp.measured(cells[ro], acct), fig)
+            if not p:
+                row.append("too few paired rounds")
+                continue
+            m, hw, _ = p
+            row.append(f"{m:+.2f} [{m - hw:+.2f}, {m + hw:+.2f}]")
+            half[what].append(hw)
+            same.append(m - hw <= 0 <= m + hw)
+        med = [median(bp.ns_per_run(s) for s in bp.measured(cells[t], True).values())
+               for t in (g, ro)]
+        row.append(" / ".join("-" if x is None else f"{x:.1f}" for x in med))
+        rows.append(row)
+        fixed.append((setup_teardown_ms(cells[ro]), setup_teardown_ms(cells[g])))
+    held = sum(same)
+    return {
+        "baseline": "-" if base is None else f"{base['summary']['median']:.1f}",
+        "table": table(["program", "ns/op rodata − global, paired (95%)",
+                        "kernel ns/run rodata − global, paired (95%)",
+                        "kernel ns/run, medians global / rodata"], rows),
+        "verdict": ("all four comparisons hold 0" if held == len(same) else
+                    f"{len(same) - held} of the {len(same)} comparisons do not hold 0"),
+        "resolution": f"±{span(half['ns/run'], '.1f')} ns per run in the kernel's account, "
+        f"±{span(half['ns/op'], '.1f')} ns per op in the workload's",
+        "fixed-cost": "per traced sample " + " and ".join(
+            "-" if a is None else f"{a:.1f}" for a, _ in fixed) +
+        " ms of setup plus teardown for the rodata cells against " + " and ".join(
+            "-" if b is None else f"{b:.1f}" for _, b in fixed) + " ms for the kept ones"}
+
+
+def run_precision_trial(out, from_dir):
+    """METHODOLOGY 9's try of two families at 30 s (bench-precision's families mode)."""
+    env = {"PRECISION_FAMILIES": "ftrace-event,bpf-tp_btf", "PRECISION_TIME": "30s",
+           "PRECISION_OUT": os.path.join(out, "families")}
+    if not from_dir and run_cmd(["sh", "-c", f"python3 tools/bench-precision.py > "
+                                 f"'{out}/bench.txt'"], env):
+        die("precision-trial: tools/bench-precision.py failed (its output in bench.txt)")
+    text = read_text("precision-trial", out, "bench.txt")
+    rows = re.findall(r"^(\S+)\s+([-+][\d.]+)%\s+([\d.]+) pt\s+([\d.]+)%\s+(\d+)%\s+(\d+)\s+"
+                      r"([\d.]+)s\s+(\S+)", text, re.M)
+    if not rows:
+        die(f"precision-trial: {out}/bench.txt: no family rows (not bench-precision's output)")
+    reached = [f for f, _, _, share, meas, *_ in rows if float(share) <= 0.3 and int(meas) >= 85]
+    return {"families": "; ".join(
+        f"{f} {pct}%, half-width {hw} pt ({share}% of the ratio), {n} rounds of "
+        f"{float(d) * 1e3:.0f} ms samples, {meas}% of its wall time measuring"
+        for f, pct, hw, share, meas, n, d, _ in rows),
+        "goal": ("every family reached the goal" if len(reached) == len(rows) else
+                 "none reached the goal" if not reached else
+                 f"{', '.join(reached)} reached the goal, the others did not")}
+
+
+def baselines(out, workload="getpid"):
+    """The workload's baseline medians over every run of the validation (ns/op)."""
+    v = []
+    for part in ("known-delta", "proof", "bpf", "sources"):
+        for c in result_of(out, part).get("cells") or []:
+            if c.get("baseline") and c.get("workload") == workload:
+                v.append((c.get("summary") or {}).get("median"))
+    return [x for x in v if x is not None]
+
+
+def published_figures(out):
+    """METHODOLOGY 7's table: our side of each row (the published side is the references')."""
+    peers = {k.split(" vs ")[0]: (c.get("data") or {}) for k, c in checks(out, "peers").items()}
+    src = {c["tracer"]: c for c in result_of(out, "sources").get("cells") or []}
+    proof = {c["tracer"]: c for c in result_of(out, "proof").get("cells") or []}
+    bpf = next((c for c in result_of(out, "bpf").get("cells") or [] if not c.get("baseline")), {})
+    si = read_json("published", out, "sysinfo.json")
+    o = {k: c.get("overhead") or {} for k, c in src.items()}
+    ob, op = bpf.get("overhead") or {}, (proof.get("tp-getpid") or {}).get("overhead") or {}
+    syscall = [x for x in (peers.get("getppid") or {}).get("peer_ns_per_op") or []]
+    pipe = [x / 1e3 for x in (peers.get("pipe-pingpong") or {}).get("peer_ns_per_op") or []]
+    ours_pipe = [x / 1e3 for x in (peers.get("pipe-pingpong") or {}).get("tracebench_ns_per_op")
+                 or []]
+    flag = (o.get("flag-only") or {}).get("ns_per_op")
+
+    def ev(x):
+        return "-" if x.get("ns_per_event") is None else \
+            ci_text(x["ns_per_event"], x.get("ns_per_event_ci"), ".0f", True) + " ns/event"
+    runs = [x for x in (ob.get("bpf_ns_per_run"), (o.get("bpf-stats") or {}).get("bpf_ns_per_run"))
+            if x is not None]
+    acct = (src.get("bpf-stats") or {}).get("accounting") or {}
+    cost, cci = acct.get("cost_ns_per_run"), acct.get("cost_ci") or [None, None]
+    sysctl = si.get("sysctl") or {}
+    base = baselines(out)
+    rows = [
+        ["syscall loop, nothing attached",
+         "getpid 117 ns (ebpf_exporter); getpgid 108.7 ns (Nakryiko's bench)",
+         f"getpid baseline medians {span(base, '.0f', 'ns')}; `perf bench syscall basic` "
+         f"(getppid) {span(syscall, '.0f', 'ns')}, same run",
+         "the machine and its mitigations (Reference machine; see below)"],
+        ["BPF program on `tp_btf/sys_enter` with a hash-map increment",
+         "+35 ns (empty program +15 ns) (ebpf_exporter \"tracepoint\")",
+         f"`syscall-count`: {ev(ob)} (the cross-check); {ev(o.get('bpf-nostats') or {})} "
+         "(sources)", "the syscall slow path alone costs " +
+         ("-" if flag is None else f"{flag:.0f} ns") + " here; see below"],
+        ["BPF program, other attachments",
+         "tracepoint +41, raw_tp +8, kprobe +47, fentry +3 ns (Nakryiko); kprobe +137, fentry "
+         "+24 ns (ebpf_exporter)", "every attach type this kernel allows, empty and counting: "
+         "[section 7.1](#71-probe-types-side-by-side), which names those it refuses", "see 7.1"],
+        ["in-kernel run time of the program", "—",
+         f"{span(runs, '.0f', 'ns')} per run (`bpf_ns_per_run`, the cross-check and sources)",
+         "the kernel's timing of the program alone: a hash-map lookup and an atomic increment"],
+        ["`kernel.bpf_stats_enabled` / `bpf_enable_stats` cost",
+         "about 20 ns per run (kernel commit)",
+         "-" if cost is None else f"{cost:+.0f} ns per run (sources' accounting samples)",
+         "not resolved at this noise" if None in cci or cci[0] <= 0 <= cci[1] else
+         "resolved: its CI excludes 0"],
+        ["ftrace event written to the ring buffer",
+         "about 290 ns per 128-byte event, hot (TRACEPOINT_BENCHMARK)",
+         f"`sys_enter_getpid`: {ev(op)} (proof), {ev(o.get('tp-pid') or {})} (sources)",
+         "ours includes the syscall slow path (" + ("-" if flag is None else f"{flag:.0f} ns") +
+         ") and entry/exit mitigations"],
+        ["ftrace_ops nop callback", "about 16 ns per call",
+         "not measured: no scenario of `make validate` uses the function tracer", "—"],
+        ["`perf bench sched pipe`", "5.9–8.1 µs per op (its documentation)",
+         f"{span(pipe, '.1f', 'µs')} per op ({len(pipe)} round{'s' if len(pipe) != 1 else ''}); "
+         f"our pipe-pingpong "
+         f"{span(ours_pipe, '.1f', 'µs')}", "see section 6.4"],
+        ["perf sampling limits", "max sample rate 100 kHz, perf_cpu_time_max_percent 25",
+         f"max sample rate {sysctl.get('perf_event_max_sample_rate')} Hz, "
+         f"perf_cpu_time_max_percent {sysctl.get('perf_cpu_time_max_percent')} "
+         "(`tracebench sysinfo`)", "defaults"],
+    ]
+    pub = 117.0
+    ratios = [x.get("ratio") for x in peers.values() if x.get("ratio") is not None]
+    bm, tm = ob.get("ns_per_event"), op.get("ns_per_event")
+    bb, tb = (next((c["summary"]["median"] for c in (result_of(out, p).get("cells") or [])
+                    if c.get("baseline")), None) for p in ("bpf", "proof"))
+    return {"table": table(["quantity", "published", "ours (this VM)", "why they differ"], rows),
+            "getpid": span(base, ".0f", "ns"),
+            "syscall": "-" if not base else f"{min(base) / pub:.1f}-{max(base) / pub:.1f} times",
+            "peer-ratios": span(ratios, ".2f"),
+            "bpf-run": "-" if not runs else f"{span(runs, '.0f', 'ns')} per run, "
+            f"{min(runs) / 35:.1f} to {max(runs) / 35:.1f} times ebpf_exporter's whole per-event "
+            "figure for the same kind of program",
+            "ordering": "-" if bm is None or tm is None else
+            f"counting getpid calls in a BPF hash map cost {bm:.0f} ns per event, writing each "
+            f"call to an ftrace ring buffer {tm:.0f} ns per event (separate scenarios, so "
+            f"separate baselines: {bb:.0f} and {tb:.0f} ns): "
+            + ("the same ordering" if bm < tm else "not that ordering")}
+
+
+def run_precision(out, from_dir):
+    """METHODOLOGY 9's precision per minute: make bench-precision's table (tracebench against
+    hyperfine on the same question for the same wall time)."""
+    if not from_dir and run_cmd(["sh", "-c", f"python3 tools/bench-precision.py > "
+                                 f"'{out}/bench.txt'"]):
+        die("precision: tools/bench-precision.py failed (its output in bench.txt)")
+    text = read_text("precision", out, "bench.txt")
+    row = {m.group(1).strip(): m.groups()[1:] for m in re.finditer(
+        r"^(tracebench|hyperfine|  Welch)\s+([-+][\d.]+)%\s+([\d.]+) pt\s+(?:([\d.]+)s)?\s+(.*)$",
+        text, re.M)}
+    meas = re.search(r"^tracebench: ([\d.]+) s of ([\d.]+) s measuring \((\d+)%\); per traced "
+                     r"sample a median ([\d.]+) ms setup .*? and ([\d.]+) ms teardown", text, re.M)
+    goal = re.search(r"^goal .*: (met|not met)$", text, re.M)
+    if set(row) != {"tracebench", "hyperfine", "Welch"} or not meas or not goal:
+        die(f"precision: {out}/bench.txt: not bench-precision's output")
+    (tp, th, tw, td), (hp, hh, hw, hd), (wp, wh, _, _) = (
+        row[k] for k in ("tracebench", "hyperfine", "Welch"))
+    detail = (f"{td.replace(' -> ', ' → ')}, {meas.group(1)} s ({meas.group(3)}%) of the wall "
+              f"time measuring; per traced sample a median {meas.group(4)} ms setup (rearm, "
+              f"start) and {meas.group(5)} ms teardown (stop, collect, park)")
+    th_, hh_, wh_ = float(th), float(hh), float(wh)
+    return {"table": table(["tool", "estimate", "95% half-width", "wall", "detail"], [
+        ["tracebench", f"{tp}%", f"**{th} pt**", f"{tw} s", detail],
+        ["hyperfine", f"{hp}%", f"{hh} pt", f"{hw} s", hd.replace(" -> ", " → ")],
+        ["Welch on hyperfine's run times", f"{wp}%", f"{wh} pt", "", ""]]),
+        "half-width": th,
+        "ratios": f"hyperfine / tracebench {hh_ / th_:.1f}×, Welch / tracebench "
+        f"{wh_ / th_:.1f}×",
+        "hyperfine-ratio": f"{hh_ / th_:.0f}" if hh_ >= 10 * th_ else f"{hh_ / th_:.1f}",
+        "goal": goal.group(1),
+        "agree": f"{hp}% against {tp}%, {abs(float(hp) - float(tp)):.1f} points apart"}
+
+
+def run_coverage(out, from_dir):
+    """METHODOLOGY 9's coverage of the intervals on real runs (make validate-coverage)."""
+    if not from_dir and run_cmd(["sh", "-c", f"COVERAGE_OUT='{out}/coverage' python3 "
+                                 f"tools/validate-coverage.py > '{out}/coverage.txt'"]) == 2:
+        die("coverage: tools/validate-coverage.py could not run (its message above)")
+    c = read_json("coverage", out, "coverage", "coverage.json")
+    q = c.get("questions") or {}
+
+    def own(name, label=None):
+        rows = q.get(name) or []
+        r = next((x for x in rows if x["estimator"] == (label or "tracebench (result.json)")),
+                 None)
+        return r or {}
+
+    def pct(r):
+        return "-" if not r.get("trials") else \
+            f"{r['covered']}/{r['trials']} ({100 * r['coverage']:.1f}%)"
+
+    def wil(r):
+        w = r.get("wilson95") or [None, None]
+        return "-" if None in w else f"{100 * w[0]:.1f}-{100 * w[1]:.1f}%"
+
+    def het(r):
+        h = r.get("cochran_q")
+        return "" if not h else (f"{h['q']:.1f} ({h['df']}), {h['p']:.2g}; "
+                                 f"{h['tau']:.2f} {r.get('unit')}")
+    rows = []
+    for label, name, est in (("A/A (truth 0)", "A/A", None),
+                             ("tracepoint (truth: the other runs)", "tp-getpid", None),
+                             ("delay 20 ns (truth: the other runs' fit)", "delay-20ns", None),
+                             ("delay 20 ns against the spin timed on its own", "delay-20ns",
+                              "tracebench vs spin")):
+        r = own(name, est)
+        u = r.get("unit", "")
+        rows.append([label, pct(r), wil(r),
+                     "-" if not r else f"{r['mean_half_width']:.2f} {u}",
+                     "-" if not r else f"{r['mean_error']:+.2f} {u}",
+                     "" if est or r.get("z_sd") is None else f"{r['z_sd']:.2f}",
+                     "" if est else het(r)])
+    names = ["median of pairs", "10% trimmed mean", "Hodges-Lehmann", "t on mean of pairs",
+             "ratio of medians"]
+
+    def cov(name):
+        return " / ".join("-" if not own(k, name).get("trials") else
+                          f"{100 * own(k, name)['coverage']:.0f}"
+                          for k in ("A/A", "tp-getpid", "delay-20ns")) + "%"
+    fit = own("delay-20ns").get("fit") or {}
+    drift = "; ".join(f"{k}: halves' z sd {own(k).get('halves_z_sd', float('nan')):.2f}, lag-1 "
+                      f"of the runs' errors {own(k).get('runs_lag1', float('nan')):+.2f}"
+                      for k in ("A/A", "tp-getpid", "delay-20ns"))
+    return {"runs": str(c.get("runs")),
+            "table": table(["question", "tracebench's interval covered", "Wilson 95%",
+                            "mean half-width", "mean error", "sd(z)",
+                            "Cochran's Q (df), p; run-to-run sd"], rows),
+            "candidates": ", ".join(f"{n} {cov(n)}" for n in names),
+            "fit": "-" if not fit else
+            f"{fit['ns']:.1f} ns {'+' if fit['ns_per_iteration'] >= 0 else '−'} "
+            f"{abs(fit['ns_per_iteration']):.3f} ns per iteration",
+            "drift": drift,
+            "summary": ", ".join(f"{lab} {100 * own(k)['coverage']:.0f}%" if own(k).get("trials")
+                                 else f"{lab} -" for lab, k in (
+                                     ("A/A", "A/A"), ("a tracepoint", "tp-getpid"),
+                                     ("a known 20 ns delay", "delay-20ns"))) +
+            f" over {c.get('runs')} runs"}
+
+
+def block_of(name, path):
+    """A table a script wrote (its table.txt), as a code block figure; the run's directory, a
+    temporary one, is named as the script names it by default."""
+    text = read_text(name, path).rstrip("\n").replace(os.path.dirname(path),
+                                                      f"results/{name}-<UTC time>")
+    return "\n```\n" + text + "\n```\n"
+
+
+def run_history(out, from_dir):
+    """METHODOLOGY 8.4's validation of the change-point detection (make validate-history)."""
+    if not from_dir and run_cmd(["tools/validate-history.sh"],
+                                {"VALIDATE_HISTORY_OUT": os.path.join(out, "history")}) == 2:
+        die("history: tools/validate-history.sh could not run (its message above)")
+    return {"output": block_of("validation-history", os.path.join(out, "history", "table.txt"))}
+
+
+def run_bench_history(out, from_dir):
+    """METHODOLOGY 8.4's speed of the history (make bench-history)."""
+    if not from_dir and run_cmd(["tools/bench-history.sh"],
+                                {"BENCH_HISTORY_OUT": os.path.join(out, "bench")}):
+        die("bench-history: tools/bench-history.sh failed (its message above)")
+    return {"output": block_of("bench-history", os.path.join(out, "bench", "table.txt"))}
+
+
+
+# METHODOLOGY 6.7's cells: what each tracer section of explain.ini is
+EXPLAIN_CELLS = {"tp-getpid": "`syscalls:sys_enter_getpid`", "bpf-count": "`syscall-count`, tp_btf",
+                 "delay-100ns": "the known spin"}
+
+
+def added(f, k):
+    v = f.get(k) or [0, 0]
+    return (v[1] or 0) - (v[0] or 0)
+
+
+def explain_figures(out):
+    """METHODOLOGY 6.7's table and README's example: the validation's explain run."""
+    r = result_of(out, "explain")
+    where = {k: c for k, c in checks(out, "explain-where").items()}
+    rows, shares, top, spin, prof, ok = [], [], [], "-", "-", 0
+    cells = [c for c in r.get("cells") or [] if c.get("explain")]
+    if not cells:
+        die(f"explain: {vdir(out)}/explain/result.json: no explained cells")
+    base = {c["workload"]: c for c in r["cells"] if c.get("baseline")}
+    for c in cells:
+        e, o = c["explain"], c.get("overhead") or {}
+        fns = sorted(e.get("functions") or [], key=lambda f: -added(f, "self_ns_per_op"))
+        lo, hi = (e.get("explained_share_range") or [None, None])[:2]
+        share = e.get("explained_share")
+        if share is not None:
+            shares.append(100 * share)
+        ok += bool(e.get("explained"))
+        w = where.get(c["id"]) or {}
+        names = ", ".join(f"`{f['name']}` {added(f, 'self_ns_per_op'):+.1f}" +
+                          (" (user)" if f.get("where") == "user" else "") +
+                          (f" (inclusive {added(f, 'inclusive_ns_per_op'):+.1f})"
+                           if added(f, "inclusive_ns_per_op") - added(f, "self_ns_per_op") > 1
+                           else "") for f in fns[:4])
+        rows.append([f"{c['tracer']} ({EXPLAIN_CELLS.get(c['tracer'], c.get('tracer_type'))})",
+                     "-" if e.get("overhead_ns_per_op") is None else
+                     f"{e['overhead_ns_per_op']:+.1f} ns/op ({o.get('pct', 0):+.1f}%)",
+                     "-" if e.get("added_ns_per_op") is None else
+                     f"{e['added_ns_per_op']:+.1f} ± {e.get('added_se_ns_per_op') or 0:.1f}",
+                     "-" if share is None else f"{100 * share:.0f}%" + (
+                         "" if lo is None else f" ({100 * lo:.0f}–{100 * hi:.0f}%)"),
+                     f"{(e.get('base') or {}).get('samples')} / "
+                     f"{(e.get('traced') or {}).get('samples')}", names or "-",
+                     ("PASS: " if w.get("pass") else "FAIL: ") + str(w.get("figure", "-"))
+                     .split(";")[0]])
+        if fns and e.get("added_ns_per_op"):
+            f0 = fns[0]
+            top.append(f"{c['tracer']}: `{f0['name']}` {added(f0, 'self_ns_per_op'):+.1f} of "
+                       f"{e['added_ns_per_op']:+.1f} ns/op "
+                       f"({100 * added(f0, 'self_ns_per_op') / e['added_ns_per_op']:.0f}%)")
+        if c.get("tracer_type") == "delay" and e.get("added_ns_per_op"):
+            s_ = next((added(f, "self_ns_per_op") for f in fns if f["name"] == "tb_spin"), None)
+            spin = "-" if s_ is None else f"{100 * s_ / e['added_ns_per_op']:.0f}%"
+        b = base.get(c["workload"])
+        if prof == "-" and b and (e.get("base") or {}).get("ns_per_op") is not None:
+            prof = (f"{e['base']['ns_per_op']:.1f} ns/op against {b['summary']['median']:.1f} "
+                    "in the measured rounds")
+    example = ""
+    cell = next((c for c in cells if c["tracer"] == "tp-getpid"), cells[0])
+    tmp = os.path.join(out, "explain-redraw")
+    txt = os.path.join(out, "explain-example.txt")
+    if not os.path.exists(txt) and run_cmd(["sh", "-c", f"'{TB}' explain "
+                                            f"'{vdir(out)}/explain/result.json' --cell "
+                                            f"'{cell['id']}' --top 3 -o '{tmp}' > '{txt}'"]):
+        die("explain: tracebench explain failed (its message above)")
+    lines = [x for x in read_text("explain", txt).strip("\n").split("\n")
+             if not x.lstrip().startswith("flame graphs:")]  # paths of this machine's files
+    example = "\n```\n" + "\n".join(lines) + "\n```\n"
+    return {"table": table(["cell", "measured overhead", "profiles add", "share (range)",
+                            "base / traced samples", "top added self time (ns/op)",
+                            "expected path: found"], rows),
+            "shares": f"{span(shares, '.0f')}% of the measured ns/op, {ok} of {len(cells)} "
+            "cells explained",
+            "top": "; ".join(top) or "-", "spin-share": spin, "profiler": prof,
+            "example": example}
+
+
+
+LENGTHS = ("200ms", "50ms", "20ms")
+
+
+def run_sample_length(out, from_dir):
+    """METHODOLOGY 9's sample length and the noise structure: scenarios/precision.ini for 60 s at
+    three sample lengths, described as tools/validate-coverage.py --describe does."""
+    for d in LENGTHS if not from_dir else ():
+        if run_cmd(["sh", "-c", f"'{TB}' run scenarios/precision.ini --max-time 60s --duration {d} "
+                    f"--wait --no-plots -q -o '{out}/{d}' > /dev/null"]) not in (0, 1):
+            die(f"sample-length: the run at {d} failed (its message above)")
+    vc = script("validate-coverage.py")
+    rows, est, hw, base = [], [], [], []
+    for d in LENGTHS:
+        r = read_json("sample-length", out, d, "result.json")
+        try:
+            b_ = next(c for c in r["cells"] if c.get("baseline"))
+            t_ = next(c for c in r["cells"] if not c.get("baseline"))
+            b, t = vc.pairs(b_, t_)
+            o = t_["overhead"]
+            lo, hi = o["ci"]
+            meas = sum(s.get("elapsed_ns") or 0 for c in r["cells"] for s in c["samples"]) / 1e9
+            cv = [(vc.statistics.stdev(v) / vc.statistics.mean(v), vc.mad_cv(v)) for v in (b, t)]
+            lag = vc.lag1([vc.math.log(y / x) for x, y in zip(b, t)])
+        except (KeyError, TypeError, ValueError, StopIteration) as e:
+            die(f"sample-length: {out}/{d}/result.json: not a finished two-cell run ({e!r})")
+        est.append(o["pct"])
+        hw.append((hi - lo) / 2)
+        base.append(b_["summary"]["median"])
+        rows.append([d.replace("ms", " ms"), f"{len(b)} ({r.get('stop_reason')})", f"{meas:.1f} s",
+                     f"{100 * cv[0][0]:.1f}% ({100 * cv[0][1]:.1f}%)",
+                     f"{100 * cv[1][0]:.1f}% ({100 * cv[1][1]:.1f}%)", f"{lag:.2f}",
+                     f"{o['pct']:+.2f}% [{lo:+.2f}, {hi:+.2f}]", f"{(hi - lo) / 2:.2f} pt"])
+    return {"table": table(["samples", "rounds (stop)", "measuring", "baseline CV (MAD)",
+                            "traced CV (MAD)", "lag-1 autocorr. of the pairs", "overhead [95% CI]",
+                            "half-width"], rows),
+            "spread": f"the estimates of the three lengths lie {max(est) - min(est):.1f} points "
+            f"apart, their half-widths {' / '.join(f'{x:.2f}' for x in hw)} pt; the baseline "
+            f"{base[0]:.1f} → {base[-1]:.1f} ns/op from the longest samples to the shortest"}
+
+
+RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": run_rearm,
+           "pid-knob": run_pid_knob, "precision-trial": run_precision_trial,
+           "precision": run_precision, "coverage": run_coverage, "history": run_history,
+           "bench-history": run_bench_history, "sample-length": run_sample_length}
+FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
+       "explain": ("validation", explain_figures)}
