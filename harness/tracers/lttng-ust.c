@@ -8,9 +8,11 @@
  *            size and count, discard or overwrite), the event, and a process tracker holding
  *            the workload's pid
  *   start    lttng_start_tracing
- *   stop     lttng_stop_tracing (waits until the consumer daemon wrote everything)
- *   collect  events: the trace read back with libbabeltrace2 (LTTng counts only what it lost);
- *            lost: the channel's discarded events plus lost packets; the session daemon's and
+ *   stop     lttng_stop_tracing_no_wait, then the consumer daemon's last writes waited for
+ *            (lttng_data_pending, polled every millisecond)
+ *   collect  events: counted from the trace, as LTTng counts only what it lost: from its
+ *            packets' sizes (ctf-index.h) or, where those do not settle it, by libbabeltrace2;
+ *            lost: the window's discarded events plus lost packets; the session daemon's and
  *            consumer's CPU time when the daemon is ours
  *   teardown destroy the session, remove the trace files (unless keep-trace), stop a daemon we
  *            started
@@ -22,6 +24,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <lttng/lttng.h>
@@ -36,12 +39,16 @@
 #include "core/tb.h"
 #include "host/armed.h"
 #include "tracers/ctf-count.h"
+#include "tracers/ctf-index.h"
 #include "tracers/tracer.h"
 #include "workloads/usercall.h"
 
 #define SESSIOND	  "lttng-sessiond"
 #define SESSIOND_START_NS (10ull * 1000 * 1000 * 1000)
 #define CLEAR_TIMEOUT_MS  10000
+/* The stop's wait for the consumer daemon, polled: liblttng-ctl's own wait sleeps 200 ms. */
+#define FLUSH_POLL_NS	 1000000ull
+#define FLUSH_TIMEOUT_NS (60ull * 1000 * 1000 * 1000)
 
 struct cfg {
 	char *event;
@@ -58,8 +65,14 @@ struct priv {
 	bool ours;     /* it uses the session daemon we started (false: found one running) */
 	pid_t tracked; /* the pid the session's tracker holds (0: none) */
 	bool session_made, registered, traced;
-	double cpu0, cpu1; /* the daemon group's CPU seconds at start and stop */
-	int64_t discarded, lost_packets;
+	double cpu0, cpu1;		 /* the daemon group's CPU seconds at start and stop */
+	int64_t discarded, lost_packets; /* in the last window */
+	/* The channel's counts when the window started: LTTng's add up over the session's life,
+	 * clears included, so a kept session's window is the difference. */
+	int64_t discarded0, lost_packets0;
+	/* A clear park issued whose completion the session daemon has not confirmed yet (it does
+	 * so at its next 500 ms check): waited for before the session starts again. */
+	struct lttng_clear_handle *clearing;
 };
 
 static const struct tb_option lt_opts[] = {
@@ -422,12 +435,16 @@ static int lt_start(struct tb_tracer *t)
 	return 0;
 }
 
-/* The channel's discarded events and lost packets, read once the session is stopped. */
+/*
+ * The window's discarded events and lost packets, read once the session is stopped: the
+ * channel's counts less those at the window's start, which become the next window's start.
+ */
 static int read_losses(struct tb_tracer *t, struct priv *p)
 {
 	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
 	struct lttng_handle *h = lttng_create_handle(p->session, &dom);
 	struct lttng_channel *chs = NULL;
+	int64_t discarded = 0, lost = 0;
 	uint64_t d, l;
 	int n, i, ret = 0;
 
@@ -441,11 +458,38 @@ static int read_losses(struct tb_tracer *t, struct priv *p)
 			ret = lt_error(t, "reading the channel's statistics", LTTNG_ERR_UNK);
 			break;
 		}
-		p->discarded += (int64_t)d;
-		p->lost_packets += (int64_t)l;
+		discarded += (int64_t)d;
+		lost += (int64_t)l;
+	}
+	if (!ret && n >= 0) {
+		p->discarded = discarded - p->discarded0;
+		p->lost_packets = lost - p->lost_packets0;
+		p->discarded0 = discarded;
+		p->lost_packets0 = lost;
 	}
 	free(chs);
 	lttng_destroy_handle(h);
+	return ret;
+}
+
+/*
+ * Wait until the consumer daemon wrote everything the stopped session holds, polling every
+ * millisecond (lttng_stop_tracing polls every 200 ms: 0.2-0.4 s a sample for a flush of a few
+ * ms). 0, -ETIMEDOUT (said) or a negative lttng error code.
+ */
+static int wait_flushed(const struct tb_tracer *t, const struct priv *p)
+{
+	uint64_t t0 = tb_now_ns();
+	int ret;
+
+	while ((ret = lttng_data_pending(p->session)) == 1) {
+		if (tb_now_ns() - t0 > FLUSH_TIMEOUT_NS) {
+			tb_err("[tracer %s] the consumer daemon still writes the trace after %.0f s",
+			       t->name, (double)FLUSH_TIMEOUT_NS / 1e9);
+			return -ETIMEDOUT;
+		}
+		tb_sleep_ns(FLUSH_POLL_NS);
+	}
 	return ret;
 }
 
@@ -456,46 +500,144 @@ static int lt_stop(struct tb_tracer *t)
 
 	if (!p || !p->traced)
 		return 0;
-	ret = lttng_stop_tracing(p->session);
+	ret = lttng_stop_tracing_no_wait(p->session);
 	p->traced = false;
+	if (ret >= 0)
+		ret = wait_flushed(t, p);
 	p->cpu1 = group_cpu_s(daemon_pgid(p));
 	if (ret < 0)
-		return lt_error(t, "stopping the session", ret);
+		return ret == -ETIMEDOUT ? ret : lt_error(t, "stopping the session", ret);
 	return read_losses(t, p);
+}
+
+/*
+ * The events the window's trace holds: from its packets' sizes in LTTng's index (ctf-index.h:
+ * the usercall event's own layout, one writer thread; about a millisecond, the trace unread),
+ * else decoded by libbabeltrace2 (ctf-count.h: 0.2 us an event, and the whole trace read back
+ * from disk); *by names which counted. No trace: no application wrote to the session, 0
+ * events. 0 or -errno, said.
+ */
+static int count_events(struct tb_tracer *t, const struct priv *p, int64_t *events, const char **by)
+{
+	const struct cfg *c = t->cfg;
+	char err[PATH_MAX + 256];
+	struct tb_ctf_indexed x;
+	struct tb_ctf_counts n;
+	int ret;
+
+	*by = "packet sizes";
+	ret = tb_ctf_index_count(p->trace_dir, c->event, t->threads <= 1, &x, err, sizeof(err));
+	*events = x.events;
+	if (ret == -EPROTO) {
+		tb_debug("[tracer %s] %s; counted by libbabeltrace2", t->name, err);
+		*by = "babeltrace2";
+		ret = tb_ctf_count(p->trace_dir, &n, err, sizeof(err));
+		*events = n.events;
+	}
+	if (ret == -ENOENT) {
+		*events = 0;
+		ret = 0;
+	} else if (ret) {
+		tb_err("[tracer %s] counting the recorded events: %s", t->name, err);
+	}
+	return ret;
 }
 
 static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	struct tb_ctf_counts n;
-	char err[PATH_MAX + 128];
+	const char *by;
+	int64_t events;
 	json_t *extra;
 	int ret;
 
 	if (!p || !p->session_made)
 		return -EINVAL;
-	ret = tb_ctf_count(p->trace_dir, &n, err, sizeof(err));
-	if (ret == -ENOENT) {
-		n.events = 0; /* no application wrote to the session: there is no trace */
-		ret = 0;
-	} else if (ret) {
-		tb_err("[tracer %s] counting the recorded events: %s", t->name, err);
+	ret = count_events(t, p, &events, &by);
+	if (ret)
 		return ret;
-	}
-	st->events = n.events;
+	st->events = events;
 	st->lost = p->discarded + p->lost_packets;
 	st->cpu_s = p->ours && p->cpu0 >= 0 && p->cpu1 >= p->cpu0 ? p->cpu1 - p->cpu0 : -1;
 	st->mem_bytes = (int64_t)(c->subbuf_size * (uint64_t)c->subbuf_count);
 	extra = json_object();
 	if (extra) {
 		json_object_set_new(extra, "event", json_string(c->event));
+		json_object_set_new(extra, "counted_by", json_string(by));
 		json_object_set_new(extra, "discarded_events", json_integer(p->discarded));
 		json_object_set_new(extra, "lost_packets", json_integer(p->lost_packets));
 		json_object_set_new(extra, "registered", json_boolean(p->registered));
 		json_object_set_new(extra, "own_sessiond", json_boolean(p->ours));
 	}
 	st->extra = extra;
+	return 0;
+}
+
+/* Wait for the session daemon to confirm the clear park issued (p->clearing), if any. */
+static int clear_done(const struct tb_tracer *t, struct priv *p)
+{
+	enum lttng_error_code res = LTTNG_OK;
+	enum lttng_clear_handle_status st;
+	int ret = 0;
+
+	if (!p->clearing)
+		return 0;
+	st = lttng_clear_handle_wait_for_completion(p->clearing, CLEAR_TIMEOUT_MS);
+	if (st == LTTNG_CLEAR_HANDLE_STATUS_TIMEOUT) {
+		tb_err("[tracer %s] clearing the session: not done after %d ms", t->name,
+		       CLEAR_TIMEOUT_MS);
+		ret = -ETIMEDOUT;
+	} else if (st != LTTNG_CLEAR_HANDLE_STATUS_COMPLETED ||
+		   lttng_clear_handle_get_result(p->clearing, &res) !=
+			   LTTNG_CLEAR_HANDLE_STATUS_OK ||
+		   res != LTTNG_OK) {
+		ret = lt_error(t, "clearing the session",
+			       res != LTTNG_OK ? (int)res : LTTNG_ERR_UNK);
+	}
+	lttng_clear_handle_destroy(p->clearing);
+	p->clearing = NULL;
+	return ret;
+}
+
+static int any_file(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)path, (void)st, (void)f;
+	return type == FTW_F;
+}
+
+/* Does the session's trace directory still hold a file (a directory that is gone: no)? */
+static bool trace_left(const struct priv *p)
+{
+	int r = nftw(p->trace_dir, any_file, 8, FTW_PHYS);
+
+	return r > 0 || (r < 0 && errno != ENOENT);
+}
+
+/*
+ * Drop the stopped session's buffers and trace files. The consumer daemon deletes the files at
+ * once (about a millisecond), and park waits for that, so that no deletion runs under another
+ * cell's sample; the session daemon confirms the clear only at its next rotation check, 500 ms
+ * later, which the next rearm waits for (clear_done) rather than park: by then other cells'
+ * samples have usually covered it. Files still there after CLEAR_TIMEOUT_MS: the whole clear
+ * is waited for here.
+ */
+static int clear(const struct tb_tracer *t, struct priv *p)
+{
+	enum lttng_error_code code;
+	uint64_t t0 = tb_now_ns();
+
+	code = lttng_clear_session(p->session, &p->clearing);
+	if (code != LTTNG_OK) {
+		lttng_clear_handle_destroy(p->clearing);
+		p->clearing = NULL;
+		return lt_error(t, "clearing the session", (int)code);
+	}
+	while (trace_left(p)) {
+		if (tb_now_ns() - t0 > CLEAR_TIMEOUT_MS * 1000000ull)
+			return clear_done(t, p);
+		tb_sleep_ns(FLUSH_POLL_NS);
+	}
 	return 0;
 }
 
@@ -509,6 +651,7 @@ static void lt_teardown(struct tb_tracer *t)
 		return;
 	if (p->traced)
 		lttng_stop_tracing_no_wait(p->session);
+	clear_done(t, p);
 	if (p->session_made) {
 		ret = lttng_destroy_session(p->session);
 		if (ret < 0)
@@ -525,40 +668,16 @@ static void lt_teardown(struct tb_tracer *t)
 	t->priv = NULL;
 }
 
-/* Drop the stopped session's buffers and trace files, waiting until they are gone. */
-static int clear(const struct tb_tracer *t, struct priv *p)
-{
-	struct lttng_clear_handle *h = NULL;
-	enum lttng_error_code code, res = LTTNG_OK;
-	enum lttng_clear_handle_status st;
-	int ret = 0;
-
-	code = lttng_clear_session(p->session, &h);
-	if (code != LTTNG_OK)
-		return lt_error(t, "clearing the session", (int)code);
-	st = lttng_clear_handle_wait_for_completion(h, CLEAR_TIMEOUT_MS);
-	if (st == LTTNG_CLEAR_HANDLE_STATUS_TIMEOUT) {
-		tb_err("[tracer %s] clearing the session: not done after %d ms", t->name,
-		       CLEAR_TIMEOUT_MS);
-		ret = -ETIMEDOUT;
-	} else if (st != LTTNG_CLEAR_HANDLE_STATUS_COMPLETED ||
-		   lttng_clear_handle_get_result(h, &res) != LTTNG_CLEAR_HANDLE_STATUS_OK ||
-		   res != LTTNG_OK) {
-		ret = lt_error(t, "clearing the session",
-			       res != LTTNG_OK ? (int)res : LTTNG_ERR_UNK);
-	}
-	lttng_clear_handle_destroy(h);
-	return ret;
-}
-
 /*
  * Kept across a cell's samples ([global] reuse-tracers): the daemon, the session, its channel
  * and its event stay. Park (t->target 0): the tracker emptied, so no process records into the
  * stopped session, and the session cleared, so the next sample's trace holds only its own
- * events. Rearm: the tracker re-pointed to the new workload process once it registered, as
- * setup waits for it. The per-sample costs left are start, stop (the consumer's flush), the
- * trace's count and the clear; the daemon's start and stop and the session's creation and
- * destruction go.
+ * events (park waits for its files to go, the rearm for the daemon to confirm the clear).
+ * Rearm: the tracker re-pointed to the new workload process once it registered, as setup
+ * waits for it. The per-sample costs left are start, stop (the consumer's flush), the trace's
+ * count, the clear's deletion of the files and, when this cell's samples follow each other
+ * within 500 ms, the rest of the clear's confirmation; the daemon's start and stop and the
+ * session's creation and destruction go.
  */
 static int lt_rearm(struct tb_tracer *t)
 {
@@ -568,6 +687,9 @@ static int lt_rearm(struct tb_tracer *t)
 	if (!p || !p->session_made || p->traced)
 		return -EINVAL;
 	if (t->target > 0) {
+		ret = clear_done(t, p);
+		if (ret)
+			return ret;
 		await_registered(t, p);
 		return track(t, p, t->target);
 	}
