@@ -16,8 +16,6 @@
 #include "core/tb.h"
 #include "tracers/ctf-count.h"
 
-#define MAX_TRACES 64
-
 static bt_graph_simple_sink_component_consume_func_status consume(bt_message_iterator *it,
 								  void *data)
 {
@@ -55,7 +53,7 @@ static bt_graph_simple_sink_component_consume_func_status consume(bt_message_ite
 	return BT_GRAPH_SIMPLE_SINK_COMPONENT_CONSUME_FUNC_STATUS_OK;
 }
 
-/* The traces found by nftw: directories holding a `metadata` file. */
+/* The traces nftw found: directories holding a `metadata` file. */
 static char (*found)[PATH_MAX];
 static size_t nfound;
 
@@ -63,11 +61,38 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 {
 	char copy[PATH_MAX];
 
-	if (type != FTW_F || strcmp(path + f->base, "metadata") || nfound >= MAX_TRACES)
+	if (type != FTW_F || strcmp(path + f->base, "metadata") || nfound >= TB_CTF_MAX_TRACES)
 		return 0;
 	snprintf(copy, sizeof(copy), "%s", path);
 	snprintf(found[nfound++], PATH_MAX, "%s", dirname(copy));
 	return 0;
+}
+
+int tb_ctf_find(const char *dir, char (**paths)[PATH_MAX], size_t *n, char *err, size_t len)
+{
+	int ret = 0;
+
+	*paths = NULL;
+	*n = 0;
+	found = calloc(TB_CTF_MAX_TRACES, sizeof(*found));
+	if (!found)
+		return -ENOMEM;
+	nfound = 0;
+	if (nftw(dir, visit, 16, FTW_PHYS)) {
+		ret = -errno;
+		snprintf(err, len, "cannot walk %s: %s", dir, strerror(errno));
+	} else if (!nfound) {
+		ret = -ENOENT;
+		snprintf(err, len, "no CTF trace (metadata file) below %s", dir);
+	}
+	if (ret) {
+		free(found);
+	} else {
+		*paths = found;
+		*n = nfound;
+	}
+	found = NULL;
+	return ret;
 }
 
 /* One source for the trace at path, and a counting sink on each of its output ports. */
@@ -107,35 +132,27 @@ int tb_ctf_count(const char *dir, struct tb_ctf_counts *out, char *err, size_t l
 {
 	const bt_component_class_source *cls;
 	const bt_plugin *plugin = NULL;
+	char(*traces)[PATH_MAX] = NULL;
 	bt_graph *g = NULL;
 	bt_graph_run_status st;
-	size_t i;
+	size_t i, n;
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	found = calloc(MAX_TRACES, sizeof(*found));
-	if (!found)
-		return -ENOMEM;
-	nfound = 0;
-	if (nftw(dir, visit, 16, FTW_PHYS)) {
-		ret = -errno;
-		snprintf(err, len, "cannot walk %s: %s", dir, strerror(errno));
-		goto out;
-	}
+	ret = tb_ctf_find(dir, &traces, &n, err, len);
+	if (ret)
+		return ret;
 	ret = -ENOENT;
-	snprintf(err, len, "no CTF trace (metadata file) below %s", dir);
-	if (!nfound)
-		goto out;
 	snprintf(err, len, "babeltrace2's ctf plugin (src.ctf.fs) is not installed");
 	if (bt_plugin_find("ctf", BT_TRUE, BT_TRUE, BT_TRUE, BT_TRUE, BT_FALSE, &plugin) ||
 	    !(cls = bt_plugin_borrow_source_component_class_by_name_const(plugin, "fs")))
 		goto out;
 	ret = -ENOMEM;
 	g = bt_graph_create(0);
-	for (i = 0; g && i < nfound; i++) {
-		ret = add_trace(g, cls, found[i], i, out);
+	for (i = 0; g && i < n; i++) {
+		ret = add_trace(g, cls, traces[i], i, out);
 		if (ret) {
-			snprintf(err, len, "cannot read the CTF trace %s", found[i]);
+			snprintf(err, len, "cannot read the CTF trace %s", traces[i]);
 			goto out;
 		}
 	}
@@ -145,11 +162,10 @@ int tb_ctf_count(const char *dir, struct tb_ctf_counts *out, char *err, size_t l
 	ret = st == BT_GRAPH_RUN_STATUS_OK ? 0 : -EIO;
 	if (ret)
 		snprintf(err, len, "reading the CTF traces below %s failed", dir);
-	out->traces = (int64_t)nfound;
+	out->traces = (int64_t)n;
 out:
 	bt_graph_put_ref(g);
 	bt_plugin_put_ref(plugin);
-	free(found);
-	found = NULL;
+	free(traces);
 	return ret;
 }

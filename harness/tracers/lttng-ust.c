@@ -8,9 +8,11 @@
  *            size and count, discard or overwrite), the event, and a process tracker holding
  *            the workload's pid
  *   start    lttng_start_tracing
- *   stop     lttng_stop_tracing (waits until the consumer daemon wrote everything)
- *   collect  events: the trace read back with libbabeltrace2 (LTTng counts only what it lost);
- *            lost: the channel's discarded events plus lost packets; the session daemon's and
+ *   stop     lttng_stop_tracing_no_wait, then the consumer daemon's last writes waited for
+ *            (lttng_data_pending, polled every millisecond)
+ *   collect  events: counted from the trace, as LTTng counts only what it lost: from its
+ *            packets' sizes (ctf-index.h) or, where those do not settle it, by libbabeltrace2;
+ *            lost: the window's discarded events plus lost packets; the session daemon's and
  *            consumer's CPU time when the daemon is ours
  *   teardown destroy the session, remove the trace files (unless keep-trace), stop a daemon we
  *            started
@@ -18,10 +20,14 @@
  * and the session stay: the tracker is emptied and the session cleared after a sample (park)
  * and pointed at the next sample's process before it (rearm).
  * Only the workload process links liblttng-ust (workloads/usercall.c, lttng = true); this
- * tracer links liblttng-ctl, which starts no threads.
+ * tracer links liblttng-ctl, which starts no threads. It needs no settle (TB_TR_NOSETTLE): the
+ * session daemon answers the start once the application's session is started, and the stop
+ * once the application stopped and is quiescent; the consumer daemon's writes after that are
+ * waited for by the stop.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <jansson.h>
 #include <limits.h>
 #include <lttng/lttng.h>
@@ -36,12 +42,16 @@
 #include "core/tb.h"
 #include "host/armed.h"
 #include "tracers/ctf-count.h"
+#include "tracers/ctf-index.h"
 #include "tracers/tracer.h"
 #include "workloads/usercall.h"
 
 #define SESSIOND	  "lttng-sessiond"
 #define SESSIOND_START_NS (10ull * 1000 * 1000 * 1000)
 #define CLEAR_TIMEOUT_MS  10000
+/* The stop's wait for the consumer daemon, polled: liblttng-ctl's own wait sleeps 200 ms. */
+#define FLUSH_POLL_NS	 1000000ull
+#define FLUSH_TIMEOUT_NS (60ull * 1000 * 1000 * 1000)
 
 struct cfg {
 	char *event;
@@ -52,15 +62,30 @@ struct cfg {
 	bool keep_trace;
 };
 
-struct priv {
-	char session[128];
+/* One recording session (a kept tracer has two, used in turn: lt_rearm). */
+struct sess {
+	char name[128];
 	char trace_dir[PATH_MAX];
-	bool ours;     /* it uses the session daemon we started (false: found one running) */
-	pid_t tracked; /* the pid the session's tracker holds (0: none) */
-	bool session_made, registered, traced;
-	double cpu0, cpu1; /* the daemon group's CPU seconds at start and stop */
-	int64_t discarded, lost_packets;
+	bool made;
+	pid_t tracked; /* the pid its tracker holds (0: none) */
+	/* The channel's counts when the window started: LTTng's add up over the session's life,
+	 * clears included, so a kept session's window is the difference. */
+	int64_t discarded0, lost_packets0;
+	/* A clear park issued whose completion the session daemon has not confirmed yet (it does
+	 * so at its next 500 ms check): waited for before the session starts again. */
+	struct lttng_clear_handle *clearing;
 };
+
+struct priv {
+	struct sess s[2];
+	int cur;   /* the session of the current (or last) window: s[cur] */
+	bool ours; /* it uses the session daemon we started (false: found one running) */
+	bool registered, traced;
+	double cpu0, cpu1;		 /* the daemon group's CPU seconds at start and stop */
+	int64_t discarded, lost_packets; /* in the last window */
+};
+
+#define CUR(p) (&(p)->s[(p)->cur])
 
 static const struct tb_option lt_opts[] = {
 	{"event", TB_OPT_STRING, offsetof(struct cfg, event), TB_USERCALL_UST_EVENT,
@@ -281,30 +306,31 @@ static bool wait_registered(const struct tb_tracer *t, const struct cfg *c)
 }
 
 /*
- * The session's vpid tracker holds only pid (0: nobody, a parked session records nothing from
- * any process); the pid it held before (p->tracked) is dropped. 0 or -EIO, said.
+ * Session s's vpid tracker holds only pid (0: nobody, a parked session records nothing from
+ * any process and creates no buffers in any); the pid it held before is dropped. 0 or -EIO,
+ * said.
  */
-static int track(const struct tb_tracer *t, struct priv *p, pid_t pid)
+static int track(const struct tb_tracer *t, struct sess *s, pid_t pid)
 {
 	struct lttng_process_attr_tracker_handle *th = NULL;
 	int ret = -EIO;
 
-	if (lttng_session_get_tracker_handle(p->session, LTTNG_DOMAIN_UST,
+	if (lttng_session_get_tracker_handle(s->name, LTTNG_DOMAIN_UST,
 					     LTTNG_PROCESS_ATTR_VIRTUAL_PROCESS_ID,
 					     &th) != LTTNG_OK ||
 	    lttng_process_attr_tracker_handle_set_tracking_policy(
 		    th, LTTNG_TRACKING_POLICY_INCLUDE_SET) !=
 		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
 		goto out;
-	if (p->tracked > 0 &&
-	    lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, p->tracked) !=
+	if (s->tracked > 0 &&
+	    lttng_process_attr_virtual_process_id_tracker_handle_remove_pid(th, s->tracked) !=
 		    LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
 		goto out;
-	p->tracked = 0;
+	s->tracked = 0;
 	if (pid > 0 && lttng_process_attr_virtual_process_id_tracker_handle_add_pid(th, pid) !=
 			       LTTNG_PROCESS_ATTR_TRACKER_HANDLE_STATUS_OK)
 		goto out;
-	p->tracked = pid;
+	s->tracked = pid;
 	ret = 0;
 out:
 	if (ret)
@@ -313,8 +339,12 @@ out:
 	return ret;
 }
 
-/* The channel (default name), the event, and the tracker holding the workload's pid. */
-static int session_configure(const struct tb_tracer *t, const struct cfg *c, struct priv *p,
+/*
+ * The tracker of nobody first (a new session tracks every process, and would make its buffers
+ * in every registered application as soon as its event is enabled), then the channel (default
+ * name) and the event.
+ */
+static int session_configure(const struct tb_tracer *t, const struct cfg *c, struct sess *s,
 			     struct lttng_handle *h)
 {
 	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
@@ -323,6 +353,9 @@ static int session_configure(const struct tb_tracer *t, const struct cfg *c, str
 	int ret = -ENOMEM;
 
 	if (!ch || !ev)
+		goto out;
+	ret = track(t, s, 0);
+	if (ret)
 		goto out;
 	snprintf(ch->name, sizeof(ch->name), "tracebench");
 	ch->attr.subbuf_size = c->subbuf_size;
@@ -337,11 +370,8 @@ static int session_configure(const struct tb_tracer *t, const struct cfg *c, str
 	ev->loglevel_type = LTTNG_EVENT_LOGLEVEL_ALL;
 	snprintf(ev->name, sizeof(ev->name), "%s", c->event);
 	ret = lttng_enable_event_with_exclusions(h, ev, ch->name, NULL, 0, NULL);
-	if (ret < 0) {
+	if (ret < 0)
 		ret = lt_error(t, "enabling the event", ret);
-		goto out;
-	}
-	ret = t->target > 0 ? track(t, p, t->target) : 0;
 out:
 	lttng_event_destroy(ev);
 	lttng_channel_destroy(ch);
@@ -363,12 +393,41 @@ static void await_registered(const struct tb_tracer *t, struct priv *p)
 
 static void lt_teardown(struct tb_tracer *t);
 
+/*
+ * Session i of p, made and configured, tracking nobody. Its name is unique among the sessions
+ * live at once (a kept tracer's cells each hold theirs): the cell id, its '/' (not allowed in
+ * a session name nor its directory's) made '_', and "~2" for the second, a character no
+ * section name has.
+ */
+static int session_make(const struct tb_tracer *t, struct priv *p, int i)
+{
+	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
+	struct sess *s = &p->s[i];
+	char url[PATH_MAX + 16], name[sizeof(s->name)];
+	struct lttng_handle *h;
+	int ret;
+
+	snprintf(name, sizeof(name), "tracebench-%d-%.80s%s", (int)getpid(),
+		 t->instance ? t->instance : t->name, i ? "~2" : "");
+	for (char *ch = name; *ch; ch++)
+		if (*ch == '/')
+			*ch = '_';
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	snprintf(s->trace_dir, sizeof(s->trace_dir), "%s/%s.lttng", t->outdir ? t->outdir : "/tmp",
+		 name);
+	snprintf(url, sizeof(url), "file://%s", s->trace_dir);
+	ret = lttng_create_session(s->name, url);
+	if (ret < 0)
+		return lt_error(t, "creating the session", ret);
+	s->made = true;
+	h = lttng_create_handle(s->name, &dom);
+	ret = h ? session_configure(t, t->cfg, s, h) : -ENOMEM;
+	lttng_destroy_handle(h);
+	return ret;
+}
+
 static int lt_setup(struct tb_tracer *t)
 {
-	const struct cfg *c = t->cfg;
-	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
-	struct lttng_handle *h = NULL;
-	char url[PATH_MAX + 16];
 	struct priv *p;
 	int ret;
 
@@ -377,33 +436,16 @@ static int lt_setup(struct tb_tracer *t)
 		return -ENOMEM;
 	t->priv = p;
 	ret = daemon_ensure(t, p);
-	if (ret)
-		goto err;
-	await_registered(t, p);
-	/* Unique among the sessions live at once: a kept tracer's cells each hold one. A cell id's
-	 * '/' is not allowed in a session name (nor in its directory's name). */
-	snprintf(p->session, sizeof(p->session), "tracebench-%d-%.80s", (int)getpid(),
-		 t->instance ? t->instance : t->name);
-	for (char *ch = p->session; *ch; ch++)
-		if (*ch == '/')
-			*ch = '_';
-	snprintf(p->trace_dir, sizeof(p->trace_dir), "%s/%s.lttng", t->outdir ? t->outdir : "/tmp",
-		 p->session);
-	snprintf(url, sizeof(url), "file://%s", p->trace_dir);
-	ret = lttng_create_session(p->session, url);
-	if (ret < 0) {
-		ret = lt_error(t, "creating the session", ret);
-		goto err;
+	if (ret) {
+		lt_teardown(t);
+		return ret;
 	}
-	p->session_made = true;
-	h = lttng_create_handle(p->session, &dom);
-	ret = h ? session_configure(t, c, p, h) : -ENOMEM;
-	lttng_destroy_handle(h);
+	await_registered(t, p);
+	ret = session_make(t, p, 0);
+	if (!ret && t->target > 0)
+		ret = track(t, CUR(p), t->target);
 	if (ret)
-		goto err;
-	return 0;
-err:
-	lt_teardown(t);
+		lt_teardown(t);
 	return ret;
 }
 
@@ -412,22 +454,27 @@ static int lt_start(struct tb_tracer *t)
 	struct priv *p = t->priv;
 	int ret;
 
-	if (!p || !p->session_made)
+	if (!p || !CUR(p)->made)
 		return -EINVAL;
 	p->cpu0 = group_cpu_s(daemon_pgid(p));
-	ret = lttng_start_tracing(p->session);
+	ret = lttng_start_tracing(CUR(p)->name);
 	if (ret < 0)
 		return lt_error(t, "starting the session", ret);
 	p->traced = true;
 	return 0;
 }
 
-/* The channel's discarded events and lost packets, read once the session is stopped. */
+/*
+ * The window's discarded events and lost packets, read once the session is stopped: the
+ * channel's counts less those at the window's start, which become the next window's start.
+ */
 static int read_losses(struct tb_tracer *t, struct priv *p)
 {
 	struct lttng_domain dom = {.type = LTTNG_DOMAIN_UST};
-	struct lttng_handle *h = lttng_create_handle(p->session, &dom);
+	struct sess *s = CUR(p);
+	struct lttng_handle *h = lttng_create_handle(s->name, &dom);
 	struct lttng_channel *chs = NULL;
+	int64_t discarded = 0, lost = 0;
 	uint64_t d, l;
 	int n, i, ret = 0;
 
@@ -441,11 +488,38 @@ static int read_losses(struct tb_tracer *t, struct priv *p)
 			ret = lt_error(t, "reading the channel's statistics", LTTNG_ERR_UNK);
 			break;
 		}
-		p->discarded += (int64_t)d;
-		p->lost_packets += (int64_t)l;
+		discarded += (int64_t)d;
+		lost += (int64_t)l;
+	}
+	if (!ret && n >= 0) {
+		p->discarded = discarded - s->discarded0;
+		p->lost_packets = lost - s->lost_packets0;
+		s->discarded0 = discarded;
+		s->lost_packets0 = lost;
 	}
 	free(chs);
 	lttng_destroy_handle(h);
+	return ret;
+}
+
+/*
+ * Wait until the consumer daemon wrote everything the stopped session holds, polling every
+ * millisecond (lttng_stop_tracing polls every 200 ms: 0.2-0.4 s a sample for a flush of a few
+ * ms). 0, -ETIMEDOUT (said) or a negative lttng error code.
+ */
+static int wait_flushed(const struct tb_tracer *t, const struct sess *s)
+{
+	uint64_t t0 = tb_now_ns();
+	int ret;
+
+	while ((ret = lttng_data_pending(s->name)) == 1) {
+		if (tb_now_ns() - t0 > FLUSH_TIMEOUT_NS) {
+			tb_err("[tracer %s] the consumer daemon still writes the trace after %.0f s",
+			       t->name, (double)FLUSH_TIMEOUT_NS / 1e9);
+			return -ETIMEDOUT;
+		}
+		tb_sleep_ns(FLUSH_POLL_NS);
+	}
 	return ret;
 }
 
@@ -456,46 +530,145 @@ static int lt_stop(struct tb_tracer *t)
 
 	if (!p || !p->traced)
 		return 0;
-	ret = lttng_stop_tracing(p->session);
+	ret = lttng_stop_tracing_no_wait(CUR(p)->name);
 	p->traced = false;
+	if (ret >= 0)
+		ret = wait_flushed(t, CUR(p));
 	p->cpu1 = group_cpu_s(daemon_pgid(p));
 	if (ret < 0)
-		return lt_error(t, "stopping the session", ret);
+		return ret == -ETIMEDOUT ? ret : lt_error(t, "stopping the session", ret);
 	return read_losses(t, p);
+}
+
+/*
+ * The events the window's trace holds: from its packets' sizes in LTTng's index (ctf-index.h:
+ * the usercall event's own layout, one writer thread; about a millisecond, the trace unread),
+ * else decoded by libbabeltrace2 (ctf-count.h: 0.2 us an event, and the whole trace read back
+ * from disk); *by names which counted. No trace: no application wrote to the session, 0
+ * events. 0 or -errno, said.
+ */
+static int count_events(struct tb_tracer *t, const struct priv *p, int64_t *events, const char **by)
+{
+	const struct cfg *c = t->cfg;
+	char err[PATH_MAX + 256];
+	struct tb_ctf_indexed x;
+	struct tb_ctf_counts n;
+	int ret;
+
+	*by = "packet sizes";
+	ret = tb_ctf_index_count(CUR(p)->trace_dir, c->event, t->threads <= 1, &x, err,
+				 sizeof(err));
+	*events = x.events;
+	if (ret == -EPROTO) {
+		tb_debug("[tracer %s] %s; counted by libbabeltrace2", t->name, err);
+		*by = "babeltrace2";
+		ret = tb_ctf_count(CUR(p)->trace_dir, &n, err, sizeof(err));
+		*events = n.events;
+	}
+	if (ret == -ENOENT) {
+		*events = 0;
+		ret = 0;
+	} else if (ret) {
+		tb_err("[tracer %s] counting the recorded events: %s", t->name, err);
+	}
+	return ret;
 }
 
 static int lt_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct cfg *c = t->cfg;
 	struct priv *p = t->priv;
-	struct tb_ctf_counts n;
-	char err[PATH_MAX + 128];
+	const char *by;
+	int64_t events;
 	json_t *extra;
 	int ret;
 
-	if (!p || !p->session_made)
+	if (!p || !CUR(p)->made)
 		return -EINVAL;
-	ret = tb_ctf_count(p->trace_dir, &n, err, sizeof(err));
-	if (ret == -ENOENT) {
-		n.events = 0; /* no application wrote to the session: there is no trace */
-		ret = 0;
-	} else if (ret) {
-		tb_err("[tracer %s] counting the recorded events: %s", t->name, err);
+	ret = count_events(t, p, &events, &by);
+	if (ret)
 		return ret;
-	}
-	st->events = n.events;
+	st->events = events;
 	st->lost = p->discarded + p->lost_packets;
 	st->cpu_s = p->ours && p->cpu0 >= 0 && p->cpu1 >= p->cpu0 ? p->cpu1 - p->cpu0 : -1;
 	st->mem_bytes = (int64_t)(c->subbuf_size * (uint64_t)c->subbuf_count);
 	extra = json_object();
 	if (extra) {
 		json_object_set_new(extra, "event", json_string(c->event));
+		json_object_set_new(extra, "counted_by", json_string(by));
 		json_object_set_new(extra, "discarded_events", json_integer(p->discarded));
 		json_object_set_new(extra, "lost_packets", json_integer(p->lost_packets));
 		json_object_set_new(extra, "registered", json_boolean(p->registered));
 		json_object_set_new(extra, "own_sessiond", json_boolean(p->ours));
 	}
 	st->extra = extra;
+	return 0;
+}
+
+/* Wait for the session daemon to confirm the clear park issued on s, if any. */
+static int clear_done(const struct tb_tracer *t, struct sess *s)
+{
+	enum lttng_error_code res = LTTNG_OK;
+	enum lttng_clear_handle_status st;
+	int ret = 0;
+
+	if (!s->clearing)
+		return 0;
+	st = lttng_clear_handle_wait_for_completion(s->clearing, CLEAR_TIMEOUT_MS);
+	if (st == LTTNG_CLEAR_HANDLE_STATUS_TIMEOUT) {
+		tb_err("[tracer %s] clearing the session: not done after %d ms", t->name,
+		       CLEAR_TIMEOUT_MS);
+		ret = -ETIMEDOUT;
+	} else if (st != LTTNG_CLEAR_HANDLE_STATUS_COMPLETED ||
+		   lttng_clear_handle_get_result(s->clearing, &res) !=
+			   LTTNG_CLEAR_HANDLE_STATUS_OK ||
+		   res != LTTNG_OK) {
+		ret = lt_error(t, "clearing the session",
+			       res != LTTNG_OK ? (int)res : LTTNG_ERR_UNK);
+	}
+	lttng_clear_handle_destroy(s->clearing);
+	s->clearing = NULL;
+	return ret;
+}
+
+static int any_file(const char *path, const struct stat *st, int type, struct FTW *f)
+{
+	(void)path, (void)st, (void)f;
+	return type == FTW_F;
+}
+
+/* Does session s's trace directory still hold a file (a directory that is gone: no)? */
+static bool trace_left(const struct sess *s)
+{
+	int r = nftw(s->trace_dir, any_file, 8, FTW_PHYS);
+
+	return r > 0 || (r < 0 && errno != ENOENT);
+}
+
+/*
+ * Drop stopped session s's buffers and trace files. The consumer daemon deletes the files at
+ * once (a millisecond or two, tens for hundreds of MB), and park waits for that, so that no
+ * deletion runs under another cell's sample; the session daemon confirms the clear only at its
+ * next rotation check, 500 ms later, and refuses to start s before: the next time s is used
+ * waits for it (clear_done), two windows on. Files still there after CLEAR_TIMEOUT_MS: the
+ * whole clear is waited for here.
+ */
+static int clear(const struct tb_tracer *t, struct sess *s)
+{
+	enum lttng_error_code code;
+	uint64_t t0 = tb_now_ns();
+
+	code = lttng_clear_session(s->name, &s->clearing);
+	if (code != LTTNG_OK) {
+		lttng_clear_handle_destroy(s->clearing);
+		s->clearing = NULL;
+		return lt_error(t, "clearing the session", (int)code);
+	}
+	while (trace_left(s)) {
+		if (tb_now_ns() - t0 > CLEAR_TIMEOUT_MS * 1000000ull)
+			return clear_done(t, s);
+		tb_sleep_ns(FLUSH_POLL_NS);
+	}
 	return 0;
 }
 
@@ -508,71 +681,63 @@ static void lt_teardown(struct tb_tracer *t)
 	if (!p)
 		return;
 	if (p->traced)
-		lttng_stop_tracing_no_wait(p->session);
-	if (p->session_made) {
-		ret = lttng_destroy_session(p->session);
-		if (ret < 0)
-			lt_error(t, "destroying the session", ret);
+		lttng_stop_tracing_no_wait(CUR(p)->name);
+	for (int i = 0; i < 2; i++) {
+		struct sess *s = &p->s[i];
+
+		clear_done(t, s);
+		if (s->made) {
+			ret = lttng_destroy_session(s->name);
+			if (ret < 0)
+				lt_error(t, "destroying the session", ret);
+		}
+		/* The session daemon wrote it by its path; it is removed through the tracer's
+		 * directory's handle (no link followed), so a run directory swapped for a link
+		 * loses nothing else. */
+		if (s->trace_dir[0] && !c->keep_trace && t->dir)
+			tb_dir_remove(t->dir, strrchr(s->trace_dir, '/') + 1);
+		else if (s->trace_dir[0] && !c->keep_trace)
+			tb_rm_rf(s->trace_dir);
 	}
-	/* The session daemon wrote it by its path; it is removed through the tracer's directory's
-	 * handle (no link followed), so a run directory swapped for a link loses nothing else. */
-	if (p->trace_dir[0] && !c->keep_trace && t->dir)
-		tb_dir_remove(t->dir, strrchr(p->trace_dir, '/') + 1);
-	else if (p->trace_dir[0] && !c->keep_trace)
-		tb_rm_rf(p->trace_dir);
 	daemon_stop(p);
 	free(p);
 	t->priv = NULL;
 }
 
-/* Drop the stopped session's buffers and trace files, waiting until they are gone. */
-static int clear(const struct tb_tracer *t, struct priv *p)
-{
-	struct lttng_clear_handle *h = NULL;
-	enum lttng_error_code code, res = LTTNG_OK;
-	enum lttng_clear_handle_status st;
-	int ret = 0;
-
-	code = lttng_clear_session(p->session, &h);
-	if (code != LTTNG_OK)
-		return lt_error(t, "clearing the session", (int)code);
-	st = lttng_clear_handle_wait_for_completion(h, CLEAR_TIMEOUT_MS);
-	if (st == LTTNG_CLEAR_HANDLE_STATUS_TIMEOUT) {
-		tb_err("[tracer %s] clearing the session: not done after %d ms", t->name,
-		       CLEAR_TIMEOUT_MS);
-		ret = -ETIMEDOUT;
-	} else if (st != LTTNG_CLEAR_HANDLE_STATUS_COMPLETED ||
-		   lttng_clear_handle_get_result(h, &res) != LTTNG_CLEAR_HANDLE_STATUS_OK ||
-		   res != LTTNG_OK) {
-		ret = lt_error(t, "clearing the session",
-			       res != LTTNG_OK ? (int)res : LTTNG_ERR_UNK);
-	}
-	lttng_clear_handle_destroy(h);
-	return ret;
-}
-
 /*
- * Kept across a cell's samples ([global] reuse-tracers): the daemon, the session, its channel
- * and its event stay. Park (t->target 0): the tracker emptied, so no process records into the
- * stopped session, and the session cleared, so the next sample's trace holds only its own
- * events. Rearm: the tracker re-pointed to the new workload process once it registered, as
- * setup waits for it. The per-sample costs left are start, stop (the consumer's flush), the
- * trace's count and the clear; the daemon's start and stop and the session's creation and
- * destruction go.
+ * Kept across a cell's samples ([global] reuse-tracers): the daemon and two sessions of the
+ * same channel and event stay, used in turn. Park (t->target 0): the window's session's tracker
+ * emptied, so no process records into it or gets its buffers, and the session cleared, so its
+ * next window's trace holds only its own events (park waits for the files to go); then the
+ * other session is the next window's (made at the first park, tracking nobody). Rearm: that
+ * session's clear confirmed (issued a window earlier: the daemon's 500 ms check has passed
+ * unless both windows and what ran between were shorter), and its tracker pointed at the new
+ * workload process once it registered, as setup waits for it. A window's process is tracked by
+ * one session only, so it records exactly as with one. The per-sample costs left are start
+ * (the process's buffers made), stop (the consumer's flush), the count and the deletion of the
+ * files; the daemon's start and stop and the sessions' creation and destruction go.
  */
 static int lt_rearm(struct tb_tracer *t)
 {
 	struct priv *p = t->priv;
 	int ret;
 
-	if (!p || !p->session_made || p->traced)
+	if (!p || !CUR(p)->made || p->traced)
 		return -EINVAL;
 	if (t->target > 0) {
+		ret = clear_done(t, CUR(p));
+		if (ret)
+			return ret;
 		await_registered(t, p);
-		return track(t, p, t->target);
+		return track(t, CUR(p), t->target);
 	}
-	ret = track(t, p, 0);
-	return ret ? ret : clear(t, p);
+	ret = track(t, CUR(p), 0);
+	if (!ret)
+		ret = clear(t, CUR(p));
+	if (ret)
+		return ret;
+	p->cur = !p->cur;
+	return CUR(p)->made ? 0 : session_make(t, p, p->cur);
 }
 
 /* keep-trace keeps each sample's trace files, which a clear between samples would delete. */
@@ -582,25 +747,32 @@ static bool lt_can_rearm(const void *vcfg)
 }
 
 /*
- * Declared (tracer.h) from 8 samples of 200 ms, settle 0, of the usercall workload at its
- * defaults with lttng = true (about 1.1M events each) on the reference VM, medians of
- * tracer_setup_s + tracer_teardown_s: fresh, 1.5 s: the daemon's start, the registration wait
- * and the session's creation (0.2 s), the trace's count with libbabeltrace2 (0.4-0.65 s, in
- * proportion to the events), and the session's destruction (0.5 s: the session daemon answers
- * it at its next 500 ms pending check) and the daemon's stop.
+ * Declared (tracer.h) from `make bench-rearm` (tools/bench-rearm.py: 3 rounds of the usercall
+ * workload with lttng = true, 200 ms and 1 s samples, about 1.2M and 12.5M events; 2026-12-05,
+ * a busy machine), medians of tracer_setup_s + tracer_teardown_s less the 2 x 20 ms settle:
+ * fresh, 0.88 s (200 ms) and 1.17 s (1 s): the session's creation and the wait for the process
+ * to register (0.3 s), its start (the process's buffers made, 30-110 ms), the stop (a few ms,
+ * or 200 ms when the daemons wait for the metadata), the count (1-2 ms from the packet index,
+ * ctf-index.h; 2-2.7 s with libbabeltrace2 before), the session's destruction (the session
+ * daemon answers it at its next 500 ms pending check) and the daemon's stop.
  */
 static uint64_t lt_est_cost_ns(const void *cfg)
 {
 	(void)cfg;
-	return 1500000000ull;
+	return 1000000000ull;
 }
 
-/* Declared as lt_est_cost_ns is, kept (rearm): 1.3 s, the count and the clear (0.5 s, which the
- * daemon, too, answers at its pending check) remain. */
+/*
+ * Declared as lt_est_cost_ns is, kept (rearm): 0.26 s (200 ms samples) and 0.21 s (1 s): the
+ * registration wait, the start, the stop, the count and park's wait for the clear's files to go
+ * (30-55 ms for a 1-s sample's 270 MB: the one part that grows with the sample, about 40 ms a
+ * second, within the stop's 200 ms spread, so one figure for every length). It was 1.3 s, the
+ * count with libbabeltrace2 (in proportion to the events) and the clear's 0.5 s.
+ */
 static uint64_t lt_est_rearm_ns(const void *cfg)
 {
 	(void)cfg;
-	return 1300000000ull;
+	return 250000000ull;
 }
 
 /* The UST event (lttng:PROVIDER:NAME), for the workload process (a vpid tracker). */
@@ -618,10 +790,11 @@ static int lt_hooks(const void *vcfg, struct tb_hooks *h)
 const struct tb_tracer_ops tb_tracer_lttng_ust = {
 	.name = "lttng-ust",
 	.help = "an LTTng-UST recording session (liblttng-ctl) on the usercall workload's "
-		"tracepoint, for the workload's pid only; events counted from the trace "
-		"(libbabeltrace2)",
+		"tracepoint, for the workload's pid only; events counted from the trace's packet "
+		"index (libbabeltrace2 where that does not settle them)",
 	.opts = lt_opts,
 	.cfg_size = sizeof(struct cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = lt_supported,
 	.validate = lt_validate,
 	.setup = lt_setup,

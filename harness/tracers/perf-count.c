@@ -5,6 +5,17 @@
  * Each event is opened on its own (libperf's perf_evlist__open is all-or-nothing) and kept when
  * it opens; the others are reported with their errno. Counting needs no consumer: the cost is
  * paid in the kernel where the events happen, so cpu_s is 0 and nothing can be lost.
+ *
+ * Set up afresh for every sample, never kept (no rearm): a per-task counter is bound to its task
+ * at perf_event_open and cannot be re-pointed at the next sample's process, and an open counter
+ * acts on the system even while disabled (a tracepoint event registers its probe at the open,
+ * and a syscall tracepoint then sends every task of the host through the syscall slow path; a
+ * software event turns its static key on), so one kept between samples would tax the other
+ * cells' samples, the baseline's too. A cgroup counter the workloads join would stay open too.
+ * Per sample (issue 32, timed around each call on the reference VM, busy): opening a tracepoint
+ * counter 0.5-0.7 ms, the maps under 0.1 ms; closing it 7-15 ms, the kernel's wait for an RCU
+ * grace period when the tracepoint's last perf event goes (perf_trace_event_unreg); a software
+ * counter closes in microseconds. METHODOLOGY.md section 9 has the figures.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -462,7 +473,8 @@ nomem:
 	return -ENOMEM;
 }
 
-/* Declared: opening and mapping the events, 10 ms (quick.ini on the reference VM, median). */
+/* Declared: opening and closing the events, 10 ms (quick.ini on the reference VM, median; a
+ * tracepoint's close alone 7-15 ms on a busy machine, issue 32). */
 static uint64_t pc_est_cost_ns(const void *cfg)
 {
 	(void)cfg;

@@ -7,6 +7,19 @@
  * reader thread's own CPU time (its thread CPU clock). The in-kernel cost of taking a sample is
  * paid by the workload and shows in the measured overhead, not here. workload_events = the
  * samples whose pid is the workload's (the cost driver of system-wide sampling).
+ *
+ * Set up afresh for every sample, never kept (no rearm): a per-task event is bound to its task
+ * at perf_event_open and cannot be re-pointed at the next sample's process, and its ring
+ * buffers are its own. What setup builds besides those fds costs little: per sample (issue 32,
+ * timed around each call on the reference VM, busy) the CPU map 0.1-0.6 ms, the thread map
+ * (/proc) under 0.1 ms, the open 0.03 ms, the mmap of 2 x 129 pages 0.2-1.2 ms (a carrier event
+ * kept with its rings and each sample's events redirected into it with PERF_EVENT_IOC_SET_OUTPUT
+ * would save that, and leave an fd open between samples), the reader thread's start 0.7-0.9 ms
+ * and its stop and last drain 0.3-0.5 ms, the munmap and close 0.2-0.4 ms: 2-4 ms in all. The
+ * rest of a sample's setup and teardown is the harness's (the workload process's release, the
+ * same in the baseline) and, before this tracer was TB_TR_NOSETTLE, 2 x 20 ms of settle.
+ * It needs none: the enable and disable are ioctls that act before they return, and the reader
+ * runs on the consumer CPU, not the workload's. METHODOLOGY.md section 9 has the figures.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -546,7 +559,8 @@ static int ps_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	return 0;
 }
 
-/* Declared: opening and mapping the events, 10 ms (quick.ini on the reference VM, median). */
+/* Declared: opening and mapping the events, 10 ms (quick.ini on the reference VM, median; 2-4
+ * ms timed around each call on a busy machine, issue 32). */
 static uint64_t ps_est_cost_ns(const void *cfg)
 {
 	(void)cfg;
@@ -595,6 +609,7 @@ const struct tb_tracer_ops tb_tracer_perf_sample = {
 		"by a reader thread",
 	.opts = ps_opts,
 	.cfg_size = sizeof(struct ps_cfg),
+	.flags = TB_TR_NOSETTLE,
 	.supported = ps_supported,
 	.validate = ps_validate,
 	.setup = ps_setup,

@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@
 #include "core/tb.h"
 #include "model/proof.h"
 #include "tb_test.h"
+#include "tracers/ctf-count.h"
+#include "tracers/ctf-index.h"
 #include "tracers/tracer.h"
 #include "workloads/usercall.h"
 #include "workloads/workload.h"
@@ -33,7 +37,8 @@ static const char *site_kv = "site=function";
 
 struct child {
 	pid_t pid;
-	int go;
+	int go;	  /* a byte: run the batch; closed: exit */
+	int done; /* a byte once the batch ran (the process still lives, as in a sample) */
 };
 
 /* Options as "key=value" strings into a fresh config of ops; NULL (a failed assertion) if one
@@ -58,8 +63,8 @@ static void *make_cfg(const struct tb_option *opts, size_t size, const char *con
 }
 
 /*
- * A usercall (getpid = false) or getpid workload process: setup, then after the go byte n ops
- * and teardown; it exits 0, or 3 when setup failed.
+ * A usercall (getpid = false) or getpid workload process: setup, then after the go byte n ops,
+ * a done byte, and once go is closed its teardown; it exits 0, or 3 when setup failed.
  */
 static int spawn(bool getpid_wl, bool lttng, uint64_t n, struct child *c)
 {
@@ -67,32 +72,51 @@ static int spawn(bool getpid_wl, bool lttng, uint64_t n, struct child *c)
 	char calls[32];
 	const char *kv[] = {lttng ? "lttng=true" : "lttng=false", "work=0", calls, site_kv, NULL};
 	struct tb_workload w = {.ops = ops, .name = "probe-test", .cpu = -1};
-	int fds[2];
+	int fds[2], up[2];
 	char go;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
 	snprintf(calls, sizeof(calls), "calls=%d", calls_per_op);
 	w.cfg = make_cfg(ops->opts, ops->cfg_size, getpid_wl ? NULL : kv);
 	w.tmpdir = tb_test_tmpdir();
-	if (pipe(fds))
+	/* close-on-exec: a session daemon a tracer starts later must not hold them open */
+	if (pipe2(fds, O_CLOEXEC))
 		return -errno;
+	if (pipe2(up, O_CLOEXEC)) {
+		close(fds[0]);
+		close(fds[1]);
+		return -errno;
+	}
 	c->pid = fork();
 	if (c->pid == 0) {
 		close(fds[1]);
+		close(up[0]);
 		if (ops->setup && ops->setup(&w))
 			_exit(3);
 		if (read(fds[0], &go, 1) != 1)
 			_exit(2);
 		ops->run_batch(&w, n);
+		if (write(up[1], "d", 1) != 1 || read(fds[0], &go, 1) != 0)
+			_exit(2);
 		if (ops->teardown)
 			ops->teardown(&w);
 		_exit(0);
 	}
 	close(fds[0]);
+	close(up[1]);
 	tb_opts_free(ops->opts, w.cfg);
 	free(w.cfg);
 	c->go = fds[1];
+	c->done = up[0];
 	return c->pid > 0 ? 0 : -errno;
+}
+
+/* Wait until the child ran its batch (it lives on until finish); 0 or -1. */
+static int batch_done(struct child *c)
+{
+	char d;
+
+	return read(c->done, &d, 1) == 1 ? 0 : -1;
 }
 
 static int finish(struct child *c)
@@ -102,6 +126,7 @@ static int finish(struct child *c)
 	close(c->go);
 	if (c->pid > 0 && waitpid(c->pid, &status, 0) != c->pid)
 		status = -1;
+	close(c->done); /* after: its done byte must not meet a closed pipe */
 	return status;
 }
 
@@ -129,6 +154,7 @@ struct run {
 	struct tb_tracer_stats st;
 	int status;
 	bool skipped;
+	char outdir[PATH_MAX]; /* the tracer's directory (a kept trace is below it) */
 };
 
 /*
@@ -150,6 +176,7 @@ static void traced(const char *type, const char *const *kv, bool getpid_wl, bool
 	t.cfg = make_cfg(ops->opts, ops->cfg_size, kv);
 	t.dir = tb_test_tmpdir_open();
 	t.outdir = t.dir ? t.dir->path : NULL;
+	snprintf(r->outdir, sizeof(r->outdir), "%s", t.outdir ? t.outdir : "");
 	CU_ASSERT_EQUAL(ops->validate ? ops->validate(t.cfg, why, sizeof(why)) : 0, 0);
 	if ((ops->supported && ops->supported(why, sizeof(why))) ||
 	    (ops->supported_cfg && ops->supported_cfg(t.cfg, why, sizeof(why)))) {
@@ -167,12 +194,13 @@ static void traced(const char *type, const char *const *kv, bool getpid_wl, bool
 		CU_ASSERT_EQUAL(ret, 0);
 	}
 	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
-	r->status = finish(&c);
-	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
-	if (!ret) {
+	CU_ASSERT_EQUAL(batch_done(&c), 0);
+	if (!ret) { /* stopped while the process lives, as the runner does */
 		CU_ASSERT_EQUAL(ops->stop(&t), 0);
 		CU_ASSERT_EQUAL(ops->collect(&t, &r->st), 0);
 	}
+	r->status = finish(&c);
+	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
 	ops->teardown(&t);
 	ops->teardown(&t);
 out:
@@ -185,6 +213,13 @@ static int64_t extra_int(const struct run *r, const char *key)
 	json_t *v = r->st.extra ? json_object_get(r->st.extra, key) : NULL;
 
 	return json_is_integer(v) ? (int64_t)json_integer_value(v) : -1;
+}
+
+static const char *extra_str(const struct run *r, const char *key)
+{
+	json_t *v = r->st.extra ? json_object_get(r->st.extra, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : "";
 }
 
 /* sum over a < n of a, and of a + (a >> 3): the uprobe's first argument, the return value. */
@@ -432,12 +467,13 @@ static void rearm_window(struct tb_tracer *t, bool rearm, uint64_t n, struct run
 		CU_ASSERT_EQUAL(ret, 0);
 	}
 	CU_ASSERT_EQUAL(write(c.go, "g", 1), 1);
-	r->status = finish(&c);
-	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
-	if (!ret) {
+	CU_ASSERT_EQUAL(batch_done(&c), 0);
+	if (!ret) { /* stopped while the process lives, as the runner does */
 		CU_ASSERT_EQUAL(t->ops->stop(t), 0);
 		CU_ASSERT_EQUAL(t->ops->collect(t, &r->st), 0);
 	}
+	r->status = finish(&c);
+	CU_ASSERT(WIFEXITED(r->status) && WEXITSTATUS(r->status) == 0);
 }
 
 /*
@@ -502,6 +538,60 @@ next:
 	}
 }
 
+/*
+ * A kept LTTng session's losses are its window's own: LTTng's channel counts add up over the
+ * session's life, clears included. With tiny sub-buffers a first window of 50 x OPS calls
+ * discards most of them; rearmed twice, windows of OPS / 4 calls (the second on the kept
+ * tracer's other session, the third on the first again): in each, events and lost add up to
+ * its own calls (the first window's losses carried over would not).
+ */
+static void test_rearm_lttng_lost(void)
+{
+	const char *kv[] = {"register-timeout=10s", "subbuf-size=4K", "subbuf-count=2", NULL};
+	const struct tb_tracer_ops *ops = tb_tracer_find("lttng-ust");
+	struct tb_tracer t = {.ops = ops, .name = "rearm-lost", .consumer_cpu = -1};
+	bool daemon_before = sessiond_running();
+	char why[512] = "";
+	struct run r;
+
+	TB_NEED_TRACING();
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ops);
+	t.cfg = make_cfg(ops->opts, ops->cfg_size, kv);
+	if (ops->supported(why, sizeof(why))) {
+		printf("\n    lttng-ust: unsupported here: %s", why);
+		goto out;
+	}
+	t.dir = tb_test_tmpdir_open();
+	t.outdir = t.dir ? t.dir->path : NULL;
+	rearm_window(&t, false, 50 * OPS, &r);
+	printf("\n    first window: %lld events, %lld lost for %llu calls", (long long)r.st.events,
+	       (long long)r.st.lost, 50 * OPS);
+	CU_ASSERT(r.st.lost > 0);
+	CU_ASSERT_EQUAL(r.st.events + r.st.lost, (int64_t)(50 * OPS));
+	json_decref(r.st.extra);
+	t.target = 0; /* park */
+	CU_ASSERT_EQUAL(ops->rearm(&t), 0);
+	for (int i = 0; i < 2; i++) {
+		if (i) {
+			t.target = 0;
+			CU_ASSERT_EQUAL(ops->rearm(&t), 0);
+		}
+		rearm_window(&t, true, OPS / 4, &r);
+		printf("\n    rearmed: %lld events, %lld lost for %llu calls",
+		       (long long)r.st.events, (long long)r.st.lost, OPS / 4);
+		CU_ASSERT_EQUAL(r.st.events + r.st.lost, (int64_t)(OPS / 4));
+		json_decref(r.st.extra);
+	}
+	ops->teardown(&t);
+out:
+	tb_opts_free(ops->opts, t.cfg);
+	free(t.cfg);
+	assert_clean("lttng-ust", SIZE_MAX);
+	if (!daemon_before) {
+		CU_ASSERT(!sessiond_running());
+	}
+}
+
 /* LTTng-UST: the usercall workload with lttng = true, every call recorded, nothing lost. */
 static void test_lttng(void)
 {
@@ -518,11 +608,179 @@ static void test_lttng(void)
 	       OPS, (long long)r.st.lost);
 	CU_ASSERT_EQUAL(r.st.events, (int64_t)OPS);
 	CU_ASSERT_EQUAL(r.st.lost, 0);
+	/* the trace's own layout, one writer: counted from its packets' sizes, not read back */
+	CU_ASSERT_STRING_EQUAL(extra_str(&r, "counted_by"), "packet sizes");
 	json_decref(r.st.extra);
 	assert_clean("lttng-ust", SIZE_MAX);
 	if (!daemon_before) {
 		CU_ASSERT(!sessiond_running());
 	}
+}
+
+/* A kept LTTng trace of n usercall calls below r->outdir (keep-trace), with options kv. */
+static bool kept_trace(const char *const *kv, uint64_t n, struct run *r, char *trace, size_t len)
+{
+	char(*paths)[PATH_MAX] = NULL, err[512];
+	size_t np = 0;
+
+	traced("lttng-ust", kv, false, true, n, r);
+	json_decref(r->st.extra);
+	if (r->skipped)
+		return false;
+	CU_ASSERT_EQUAL_FATAL(tb_ctf_find(r->outdir, &paths, &np, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(np, 1);
+	snprintf(trace, len, "%s", paths[0]);
+	free(paths);
+	return true;
+}
+
+/* The count of the trace below dir from its index (tb_ctf_index_count); 0 or -errno, said. */
+static int by_index(const char *dir, const char *event, bool one_writer, struct tb_ctf_indexed *x,
+		    const char *what)
+{
+	char err[PATH_MAX + 256] = "";
+	int ret = tb_ctf_index_count(dir, event, one_writer, x, err, sizeof(err));
+
+	printf("\n    %s: ", what);
+	if (ret)
+		printf("%s", err);
+	else
+		printf("%lld events in %lld packets (%lld extended headers)", (long long)x->events,
+		       (long long)x->packets, (long long)x->extended);
+	CU_ASSERT(!ret || err[0] != '\0');
+	return ret;
+}
+
+/* The count from the index of the trace below dir and babeltrace2's, the same (returned). */
+static int64_t both_counts(const char *dir, struct tb_ctf_counts *n)
+{
+	char err[PATH_MAX + 256] = "";
+	struct tb_ctf_indexed x;
+
+	CU_ASSERT_EQUAL(by_index(dir, TB_USERCALL_UST_EVENT, true, &x, "by packet sizes"), 0);
+	CU_ASSERT_EQUAL(tb_ctf_count(dir, n, err, sizeof(err)), 0);
+	printf("\n    babeltrace2: %lld events, %lld discarded", (long long)n->events,
+	       (long long)n->discarded);
+	CU_ASSERT_EQUAL(x.events, n->events);
+	CU_ASSERT(x.extended >= 1); /* the buffer's first event carries the full timestamp */
+	return n->events;
+}
+
+/* Overwrite len bytes at off of path with buf (NULL: none), the old bytes into old if given. */
+static void poke(const char *path, off_t off, const void *buf, size_t len, void *old)
+{
+	int fd = open(path, O_RDWR);
+
+	CU_ASSERT_FATAL(fd >= 0);
+	if (old)
+		CU_ASSERT_EQUAL(pread(fd, old, len, off), (ssize_t)len);
+	if (buf)
+		CU_ASSERT_EQUAL(pwrite(fd, buf, len, off), (ssize_t)len);
+	close(fd);
+}
+
+/* The largest stream file of the trace directory trace into path, its name into name. */
+static void largest_stream(const char *trace, char *path, size_t len, char *name, size_t nlen)
+{
+	char p[PATH_MAX + 300];
+	off_t best = -1;
+	struct dirent *de;
+	struct stat st;
+	DIR *d = opendir(trace);
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(d);
+	while ((de = readdir(d))) {
+		snprintf(p, sizeof(p), "%s/%s", trace, de->d_name);
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "metadata") || stat(p, &st) ||
+		    !S_ISREG(st.st_mode) || st.st_size <= best)
+			continue;
+		best = st.st_size;
+		snprintf(path, len, "%s", p);
+		snprintf(name, nlen, "%s", de->d_name);
+	}
+	closedir(d);
+	CU_ASSERT(best > 0);
+}
+
+/*
+ * The lttng-ust tracer's own count from LTTng's packet index (ctf-index.h) is babeltrace2's on
+ * real traces: one that lost nothing, one whose tiny sub-buffers discarded most events (every
+ * call then recorded or discarded, and the tracer's lost the trace's discarded). It refuses
+ * (-EPROTO, said), for babeltrace2 to count, a trace of several writers, of another event or
+ * fields, an index entry whose size adds up to no count, a stream without its index, and one
+ * its index no longer tiles.
+ */
+static void test_ctf_index(void)
+{
+	const char *kv[] = {"register-timeout=10s", "keep-trace=true", NULL};
+	const char *tiny[] = {"register-timeout=10s", "keep-trace=true", "subbuf-size=4K",
+			      "subbuf-count=2", NULL};
+	char trace[PATH_MAX], stream[PATH_MAX + 300], name[NAME_MAX + 1], path[PATH_MAX + 300];
+	char moved[PATH_MAX + 310], *text = NULL, *at;
+	unsigned char old[8], odd[8];
+	struct tb_ctf_indexed x;
+	struct tb_ctf_counts n;
+	uint64_t bits;
+	struct run r;
+	size_t len;
+
+	TB_NEED_TRACING();
+	if (!kept_trace(tiny, 50 * OPS, &r, trace, sizeof(trace)))
+		return;
+	both_counts(trace, &n);
+	printf("\n    the tracer: %lld events, %lld lost", (long long)r.st.events,
+	       (long long)r.st.lost);
+	CU_ASSERT(n.discarded > 0);
+	CU_ASSERT_EQUAL(n.events + n.discarded, (int64_t)(50 * OPS));
+	CU_ASSERT_EQUAL(r.st.events, n.events);
+	CU_ASSERT_EQUAL(r.st.lost, n.discarded);
+
+	CU_ASSERT_FATAL(kept_trace(kv, OPS, &r, trace, sizeof(trace)));
+	CU_ASSERT_EQUAL(both_counts(trace, &n), (int64_t)OPS);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, false, &x, "several writers"),
+			-EPROTO);
+	CU_ASSERT_EQUAL(by_index(trace, "tracebench:other", true, &x, "another event"), -EPROTO);
+
+	/* the event's second field renamed in the metadata: same length, other fields */
+	snprintf(path, sizeof(path), "%s/metadata", trace);
+	CU_ASSERT_EQUAL_FATAL(tb_read_regular(path, 1 << 24, &text, &len), 0);
+	at = memmem(text, len, "} _b;", 5);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(at);
+	poke(path, at - text + 3, "c", 1, NULL);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, true, &x, "a field renamed"),
+			-EPROTO);
+	poke(path, at - text + 3, "b", 1, NULL);
+	free(text);
+
+	/* the first index entry's content size one byte larger (big-endian, in bits): no count of
+	 * 22- and 30-byte events adds up to it */
+	largest_stream(trace, stream, sizeof(stream), name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/index/%s.idx", trace, name);
+	poke(path, 16 + 16, NULL, 8, old);
+	bits = 0;
+	for (int i = 0; i < 8; i++)
+		bits = bits << 8 | old[i];
+	bits += 8;
+	for (int i = 7; i >= 0; i--, bits >>= 8)
+		odd[i] = (unsigned char)bits;
+	poke(path, 16 + 16, odd, 8, NULL);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, true, &x, "a size of no count"),
+			-EPROTO);
+	poke(path, 16 + 16, old, 8, NULL);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, true, &x, "restored"), 0);
+	CU_ASSERT_EQUAL(x.events, (int64_t)OPS);
+
+	/* no index, then a stream its index no longer tiles */
+	snprintf(moved, sizeof(moved), "%s.moved", path);
+	CU_ASSERT_EQUAL_FATAL(rename(path, moved), 0);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, true, &x, "no index"), -EPROTO);
+	CU_ASSERT_EQUAL_FATAL(rename(moved, path), 0);
+	CU_ASSERT_EQUAL(truncate(stream, 100), 0);
+	CU_ASSERT_EQUAL(by_index(trace, TB_USERCALL_UST_EVENT, true, &x, "a stream cut short"),
+			-EPROTO);
+	CU_ASSERT_EQUAL(tb_ctf_index_count(tb_test_tmpdir(), TB_USERCALL_UST_EVENT, true, &x, path,
+					   sizeof(path)),
+			-ENOENT);
 }
 
 /* liblttng-ust is in the maps of pid. */
@@ -693,7 +951,9 @@ static CU_TestInfo probe_tests[] = {
 	{"ftrace uprobe and uretprobe count every call", test_ftrace_uprobe},
 	{"rearm: uprobes and an LTTng session re-pointed count the new process only",
 	 test_rearm_user},
+	{"rearm: a kept LTTng session's losses are each window's own", test_rearm_lttng_lost},
 	{"lttng-ust records every call", test_lttng},
+	{"lttng-ust's count from the packet index is babeltrace2's, or it refuses", test_ctf_index},
 	{"only an lttng usercall process loads liblttng-ust", test_lttng_isolated},
 	{"bad probe configurations", test_bad_probe_configs},
 	{"calls per op multiply the hits", test_calls_per_op},

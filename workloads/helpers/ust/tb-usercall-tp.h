@@ -2,7 +2,9 @@
 /*
  * The LTTng-UST tracepoint tracebench:usercall of the usercall workload (workloads/usercall.c):
  * the same two arguments as its USDT probe. Read by lttng-ust's macros several times, hence
- * no ordinary include guard (LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ).
+ * no ordinary include guard (LTTNG_UST_TRACEPOINT_HEADER_MULTI_READ). The lttng-ust tracer
+ * counts its trace from packet sizes by these two 64-bit fields (harness/tracers/ctf-index.c):
+ * change them together (tests/unit/tracers-probe-types.c checks the count).
  */
 #undef LTTNG_UST_TRACEPOINT_PROVIDER
 #define LTTNG_UST_TRACEPOINT_PROVIDER tracebench
