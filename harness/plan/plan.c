@@ -323,8 +323,8 @@ static double probes_s(const struct tb_plan *p, size_t *n)
 		const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 
-		if (p->cells[i].tr == 0 || (t->ops->flags & TB_TR_BASELINE) ||
-		    (w->ops->flags & TB_WL_ONESHOT) || w->ops->batch_ns)
+		if ((t->ops->flags & TB_TR_BASELINE) || (w->ops->flags & TB_WL_ONESHOT) ||
+		    w->ops->batch_ns)
 			continue;
 		s += to_s(TB_PLAN_PROBE_NS + 2 * t->settle_ns) + TB_PLAN_PROCESS_S +
 		     (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);

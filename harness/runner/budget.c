@@ -66,6 +66,7 @@ static int probe(struct tb_runner *rn, size_t i, struct tb_cell *sc)
 	struct tb_plan *p = rn->plan;
 	struct tb_plan_cell *real = &p->cells[i], cr = *real;
 	const struct tb_scn_workload *w = &p->s->workloads[cr.wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[cr.tr];
 	double ops = (double)p->wls[cr.wl].ops, base_ns = (double)w->duration_ns / ops, wall;
 	const struct tb_sample *smp;
 	uint64_t t0;
@@ -84,15 +85,15 @@ static int probe(struct tb_runner *rn, size_t i, struct tb_cell *sc)
 		return ret;
 	real->slowdown = smp->ns_per_op / base_ns;
 	real->fresh_s = fmax(wall - smp->elapsed_ns / 1e9, 0);
-	if (!will_hold(rn, real))
-		real->fixed_s = real->fresh_s;
-	else if (real->fixed_s > real->fresh_s) /* a declared rearm above a fresh setup here */
+	/* a held tracer's rearm as declared, when it is declared and below a fresh one here */
+	if (!will_hold(rn, real) || !t->ops->est_rearm_ns || real->fixed_s > real->fresh_s)
 		real->fixed_s = real->fresh_s;
 	real->release_s = will_hold(rn, real) && isfinite(smp->teardown_s) ? smp->teardown_s : 0;
 	return 0;
 }
 
-/* The traced cells whose batch is sized in ops, probed; returns how many. */
+/* The traced cells whose batch is sized in ops and whose tracer is not a baseline's (A/A's
+ * second none), probed; how many measured into *n. */
 static int probe_all(struct tb_runner *rn, size_t *n)
 {
 	struct tb_plan *p = rn->plan;
@@ -104,7 +105,9 @@ static int probe_all(struct tb_runner *rn, size_t *n)
 		const struct tb_cell *c = &rn->r->cells[p->cells[i].cell];
 		struct tb_cell *sc;
 
-		if (c->baseline || p->cells[i].dead || !ops_sized(&p->s->workloads[p->cells[i].wl]))
+		if (c->baseline || p->cells[i].dead ||
+		    (p->s->tracers[p->cells[i].tr].ops->flags & TB_TR_BASELINE) ||
+		    !ops_sized(&p->s->workloads[p->cells[i].wl]))
 			continue;
 		sc = tb_result_add_cell(scratch);
 		/* named as the cell, for the messages of a probe that fails */
@@ -204,9 +207,11 @@ static int fit_duration(struct tb_runner *rn, double left_s)
 			p->wls[i].ops = (uint64_t)fmax(
 				1, round((double)p->wls[i].ops * (double)d / (double)d0));
 	snprintf(why, sizeof(why),
-		 "shortened to %.3g s once the traced cells' slowdown was measured, so that the "
-		 "%u warmup and %u minimum rounds fit max-time (%.3g s would need about %.0f s)",
-		 to_s(d), s->warmup, tb_scenario_first_rounds(s), to_s(d0),
+		 "shortened to %.3g s once the traced cells' slowdown was measured, %s the %u "
+		 "warmup and %u minimum rounds fit max-time (%.3g s would need about %.0f s)",
+		 to_s(d),
+		 at(&all, d) <= left_s ? "so that" : "the shortest it takes, where not even",
+		 s->warmup, tb_scenario_first_rounds(s), to_s(d0),
 		 ceil(to_s(s->max_time_ns) - left_s + at(&all, d0)));
 	rn->budget.shortened = true;
 	return tb_plan_set_duration(p, rn->r, d, why);
