@@ -57,7 +57,8 @@ const char tb_usage_run[] =
 	"      --warmup N          override [global] warmup (rounds run but not analysed)\n"
 	"      --duration D        override [global] duration (e.g. 500ms)\n"
 	"      --precision P       adaptive stopping at CI half-width P (e.g. 1%)\n"
-	"      --max-time D        stop adding rounds after D\n"
+	"      --max-time D        the run's time budget: no round starts that would not end\n"
+	"                          within D (traced cells' samples sized to their slowdown)\n"
 	"      --seed N            shuffle and bootstrap seed\n"
 	"      --aa                A/A calibration: the baseline against itself\n"
 	"      --dry-run           print the plan and the estimated time, run nothing\n"
@@ -619,6 +620,33 @@ static void show_estimate(void *ctx, double total_s, double elapsed_s)
 		x->progress ? "\r\033[K" : "", total, left, planned);
 }
 
+/* Under a max-time, before the warmups: the traced cells' slowdown and the rounds that fit. */
+static void show_budget(void *ctx, const struct tb_runner_budget *b)
+{
+	struct run *x = ctx;
+	char slow[256] = "";
+	size_t n = 0;
+
+	if (x->o.quiet || tb_log_get_level() < TB_LOG_INFO)
+		return;
+	for (size_t i = 0; i < x->plan.ncells && n < sizeof(slow); i++) {
+		const struct tb_cell *c = &x->r->cells[x->plan.cells[i].cell];
+
+		if (!c->baseline && isfinite(c->slowdown))
+			n += (size_t)snprintf(slow + n, sizeof(slow) - n, "%s%s %.3gx%s",
+					      n ? ", " : "", c->id, c->slowdown,
+					      x->plan.cells[i].ops ? " (sized)" : "");
+	}
+	fprintf(stderr,
+		"%smax-time %.3g s: %s%s; samples of %.3g s%s, a round about %.2g s: %u measured "
+		"round%s fit (%u asked)%s\n",
+		x->progress ? "\r\033[K" : "", b->max_time_s,
+		n ? "slowdown " : "no slowdown measured", slow, (double)b->duration_ns / 1e9,
+		b->shortened ? " (shortened to fit)" : "", b->round_s, b->fit,
+		b->fit == 1 ? "" : "s", b->asked,
+		b->nsized ? "; a sized cell runs its own op count, its samples about as long" : "");
+}
+
 /*
  * result.json and samples.csv as they stand (partial until final), each replaced atomically.
  * The first failure is said (once, by core/outdir) and kept in write_err: nothing is written
@@ -690,6 +718,7 @@ static int measure(struct run *x)
 	x->rn.on_progress = show_progress;
 	x->rn.on_estimate = show_estimate;
 	x->rn.on_disk = check_disk;
+	x->rn.on_budget = show_budget;
 	x->rn.on_round = save_round;
 	x->rn.on_explained = save_explained;
 	ret = tb_runner_run(&x->rn, x->s->seed);

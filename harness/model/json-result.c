@@ -665,6 +665,7 @@ static const struct tb_json_field cell_fields[] = {
 	F_BOOL("latency_mode", latency_mode, 0),
 	F_UINT("ops_per_sample", ops_per_sample, UINT64_MAX),
 	F_UINT("duration_ns", duration_ns, UINT64_MAX), /* absent: settings' (cell_add) */
+	F_RANGE("slowdown", slowdown, 0, MAXV, TB_JSON_OMIT),
 	F_NUM("event_rate", rate, 0),
 	F_CUSTOM("samples", &samples_io, TB_JSON_REQ),
 	F_COUNT("events_recorded", events_recorded, 0),
@@ -908,6 +909,9 @@ static const struct tb_json_field settings_fields[] = {
 	F_BOOL("aa", aa, 0),
 	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
 	F_STR("sample_length", sample_length, TB_JSON_OMIT),
+	F_RANGE("max_time_s", max_time_s, 0, MAXV, TB_JSON_OMIT),
+	F_COUNT("rounds_asked", rounds_asked, TB_JSON_OMIT),
+	F_RANGE("max_time_needed_s", max_time_needed_s, 0, MAXV, TB_JSON_OMIT),
 	F_END,
 };
 

@@ -97,6 +97,9 @@ struct tb_result *tb_result_new(void)
 	r->confidence = 0.95;
 	r->resamples = 10000;
 	r->precision = 0;
+	r->max_time_s = NAN;
+	r->rounds_asked = -1;
+	r->max_time_needed_s = NAN;
 	r->max_cv = 0.10;
 	r->contended_share = 0;
 	aa_init(&r->aa_summary);
@@ -196,6 +199,7 @@ struct tb_cell *tb_result_add_cell(struct tb_result *r)
 	memset(c, 0, sizeof(*c));
 	c->threads = 1;
 	c->rate = NAN;
+	c->slowdown = NAN;
 	c->events_recorded = -1;
 	c->events_lost = -1;
 	c->tracer_cpu_s = NAN;

@@ -301,6 +301,9 @@ struct tb_cell {
 	uint64_t ops_per_sample;   /* [ops_per_sample] */
 	uint64_t duration_ns;	   /* [duration_ns] the cell's effective sample duration: its
 				      workload section's duration, else [global]'s */
+	double slowdown;	   /* [slowdown] under a max-time: the traced / baseline ns/op
+				      the runner measured before the rounds (runner/budget.h),
+				      which sized ops_per_sample; NAN (absent) otherwise */
 	double rate;		   /* [event_rate] target events/s for rate sweeps, NAN otherwise */
 	struct tb_sample *samples; /* [samples] in run order, warmups included */
 	size_t nsamples;
@@ -529,6 +532,14 @@ struct tb_result {
 	/* [settings][sample_length] the duration and settle the run chose itself and why
 	 * (plan/plan.h, tb_plan_auto_length); absent when the scenario set them */
 	char *sample_length;
+	/* [settings][max_time_s] the run's time budget, NAN (absent): none; [rounds_asked] the
+	 * rounds it was to reach at least (min-rounds with a precision target, else repetitions;
+	 * -1, absent, without a max-time); [max_time_needed_s] the max-time the warmups and the
+	 * rounds asked needed, as the runner predicted them once the traced cells' slowdown was
+	 * measured (runner/budget.h), NAN (absent) unknown */
+	double max_time_s;
+	int64_t rounds_asked;
+	double max_time_needed_s;
 	json_t *foreign; /* [foreign_instrumentation] array of strings, may be empty */
 	/* [shortfalls] array of strings: every way the run fell short of what was asked (partial,
 	 * precision target missed, untrustworthy or faster cells, foreign instrumentation), one

@@ -31,7 +31,8 @@ static const struct tb_option global_opts[] = {
 	 "from the tracers' fixed costs, as the run says)",
 	 1e6, 3600e9},
 	{"max-time", TB_OPT_DURATION, G(max_time_ns), "0",
-	 "stop adding rounds after this (0: none)"},
+	 "the run's time budget: no round starts that would not end within it, traced cells' "
+	 "samples sized to their measured slowdown (0: none)"},
 	{"settle", TB_OPT_DURATION, G(settle_ns), "20ms",
 	 "delay after tracer start and before stop (unset, with precision and max-time: 0 for "
 	 "the tracers that are live when started)",

@@ -15,6 +15,7 @@
 #include "core/tb.h"
 #include "plan/plan.h"
 #include "tracers/tracer.h"
+#include "workloads/workload.h"
 
 static double to_s(uint64_t ns)
 {
@@ -47,6 +48,27 @@ uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share)
 	if (d < TB_PLAN_AUTO_MIN_NS)
 		return TB_PLAN_AUTO_MIN_NS;
 	return d > TB_PLAN_AUTO_MAX_NS ? TB_PLAN_AUTO_MAX_NS : (uint64_t)d;
+}
+
+uint64_t tb_plan_fit_duration_ns(double avail_s, double fixed_s, double per_d_s, uint64_t d0_ns)
+{
+	double d;
+
+	if (!(per_d_s > 0) || fixed_s + per_d_s * to_s(d0_ns) <= avail_s)
+		return d0_ns;
+	d = (avail_s - fixed_s) / per_d_s * 1e9;
+	d = floor(d / TB_PLAN_AUTO_STEP_NS + 1e-9) * TB_PLAN_AUTO_STEP_NS;
+	if (!(d >= TB_PLAN_AUTO_MIN_NS))
+		return d0_ns < TB_PLAN_AUTO_MIN_NS ? d0_ns : TB_PLAN_AUTO_MIN_NS;
+	return d < (double)d0_ns ? (uint64_t)d : d0_ns;
+}
+
+bool tb_plan_duration_free(const struct tb_plan *p, size_t wi)
+{
+	const struct tb_scn_workload *w = &p->s->workloads[wi];
+
+	return !p->s->duration_set && !w->duration_set && !(w->ops->flags & TB_WL_ONESHOT) &&
+	       !w->ops->batch_ns;
 }
 
 /* A cell's fixed cost per sample beside its batch: process (a server's setup too), two
@@ -135,4 +157,17 @@ int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 	free(r->sample_length);
 	r->sample_length = strdup(why);
 	return r->sample_length ? 0 : -ENOMEM;
+}
+
+int tb_plan_set_duration(struct tb_plan *p, struct tb_result *r, uint64_t d, const char *why)
+{
+	char *text = NULL;
+
+	apply_duration(p, r, d);
+	if (asprintf(&text, "%s%s%s", r->sample_length ? r->sample_length : "",
+		     r->sample_length ? "; " : "", why) < 0)
+		return -ENOMEM;
+	free(r->sample_length);
+	r->sample_length = text;
+	return 0;
 }

@@ -142,6 +142,7 @@ int tb_plan_expand(struct tb_scenario *s, struct tb_result *r, struct tb_plan_ce
 			cr->tr = ti;
 			cr->cell = r->ncells - 1;
 			cr->explain = j > 0 && (s->aa ? s->explain : t->explain);
+			cr->slowdown = NAN;
 		}
 	}
 	if (!ncells) {
@@ -302,7 +303,33 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 	return once + (samples - 1) * again;
 }
 
-void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
+/*
+ * Under a max-time, the slowdown probes (runner/budget.h): a sample of TB_PLAN_PROBE_NS of
+ * baseline ops for each traced cell whose ops the duration sizes, its tracer set up and torn
+ * down; the probe's own slowdown is not known here.
+ */
+static double probes_s(const struct tb_plan *p, size_t *n)
+{
+	double s = 0;
+
+	*n = 0;
+	for (size_t i = 0; p->s->max_time_ns && i < p->ncells; i++) {
+		const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
+		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+		if ((t->ops->flags & TB_TR_BASELINE) || (w->ops->flags & TB_WL_ONESHOT) ||
+		    w->ops->batch_ns)
+			continue;
+		s += to_s(TB_PLAN_PROBE_NS + 2 * t->settle_ns) + tb_plan_process_s(w) +
+		     (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+		(*n)++;
+	}
+	return s;
+}
+
+/* The estimate with the batches of the workloads whose duration is free (tb_plan_duration_free)
+ * at free_d instead of their duration (0: as they are). */
+static void estimate_at(const struct tb_plan *p, struct tb_plan_estimate *e, uint64_t free_d)
 {
 	double rounds = (double)(p->s->warmup + tb_scenario_first_rounds(p->s));
 	size_t i, nacct = 0;
@@ -311,8 +338,10 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 	for (i = 0; i < p->ncells; i++) {
 		struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+		double b = free_d && tb_plan_duration_free(p, p->cells[i].wl) ? to_s(free_d)
+									      : tb_plan_batch_s(w);
 
-		e->batch_s += rounds * tb_plan_batch_s(w);
+		e->batch_s += rounds * b;
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
 		e->process_s += rounds * tb_plan_process_s(w);
 		e->tracer_s += tracer_cost_s(p, t, rounds);
@@ -321,7 +350,7 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		    t->ops->accounts(t->cfg)) {
 			double acct = (double)tb_scenario_first_rounds(p->s);
 
-			e->batch_s += acct * tb_plan_batch_s(w);
+			e->batch_s += acct * b;
 			e->settle_s += acct * 2 * to_s(t->settle_ns);
 			e->process_s += acct * tb_plan_process_s(w);
 			e->tracer_s +=
@@ -331,11 +360,10 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
 			e->explain_s += (double)p->s->explain_samples *
-					(tb_plan_batch_s(w) + 2 * to_s(t->settle_ns) +
-					 tb_plan_process_s(w) + 0.1);
+					(b + 2 * to_s(t->settle_ns) + tb_plan_process_s(w) + 0.1);
 	}
 	e->nsamples = (size_t)rounds * p->ncells + nacct;
-	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S;
+	e->calib_s = (double)p->s->nmx_workloads * TB_PLAN_CALIB_S + probes_s(p, &e->nprobes);
 	for (i = 0; i < p->s->nworkloads; i++) /* a counted workload's pass is one sample more */
 		if (p->s->workloads[i].used && (p->s->workloads[i].ops->flags & TB_WL_COUNTED))
 			e->calib_s += tb_plan_batch_s(&p->s->workloads[i]) +
@@ -344,12 +372,53 @@ void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
 		e->batch_s + e->settle_s + e->process_s + e->tracer_s + e->calib_s + e->explain_s;
 }
 
+void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e)
+{
+	estimate_at(p, e, 0);
+}
+
 double tb_plan_estimate_s(const struct tb_plan *p)
 {
 	struct tb_plan_estimate e;
 
 	tb_plan_estimate(p, &e);
 	return e.total_s;
+}
+
+/*
+ * What a max-time does to the run (runner/budget.h), and when the plan alone shows that the
+ * rounds asked cannot fit it: the estimate counts each traced batch as long as its baseline's,
+ * and a tracer's slowdown only lengthens a round, so a shortfall seen here is certain.
+ */
+static void print_budget(FILE *f, const struct tb_plan *p, const struct tb_plan_estimate *e)
+{
+	const struct tb_scenario *s = p->s;
+	double budget = to_s(s->max_time_ns);
+	bool shortens = s->precision > 0 && !s->duration_set;
+	struct tb_plan_estimate least;
+
+	/* the least the run can need: its free durations at the shortest the run may choose */
+	estimate_at(p, &least,
+		    shortens && s->duration_ns > TB_PLAN_AUTO_MIN_NS ? TB_PLAN_AUTO_MIN_NS : 0);
+
+	fprintf(f,
+		"max-time %.3g s: after calibration each traced cell's slowdown is measured (%zu "
+		"short sample%s under its tracer), a cell at least %.0fx slower than its baseline "
+		"gets samples of its own op count that last about the duration, %sand no round "
+		"starts that would not end within max-time\n",
+		budget, e->nprobes, e->nprobes == 1 ? "" : "s", TB_PLAN_SIZE_SLOWDOWN,
+		shortens ? "the duration is shortened (not below 0.2 s) until the warmup and the "
+			   "minimum rounds fit, "
+			 : "");
+	if (least.total_s > budget)
+		fprintf(f,
+			"max-time %.3g s is too short: the warmup and the %u rounds asked need about "
+			"%.0f s%s before the tracers' slowdown is counted (it only adds): set max-time "
+			">= %.0f s, or fewer rounds, or shorter samples\n",
+			budget, tb_scenario_first_rounds(s), ceil(least.total_s),
+			least.batch_s < e->batch_s ? " at the shortest samples the run may choose"
+						   : "",
+			ceil(least.total_s));
 }
 
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
@@ -398,7 +467,11 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 		s->precision > 0 ? " for the minimum rounds; adaptive stopping may add more" : "");
 	fprintf(f,
 		"  = %zu samples: batches %.1f s + settle %.1f s + processes %.1f s + tracer setup "
-		"and teardown %.1f s; calibration and counting %.1f s%s (traced batches also take longer by the "
-		"tracer's overhead)\n",
-		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s, explain);
+		"and teardown %.1f s; calibration and counting %.1f s%s%s (traced batches also "
+		"take longer by the tracer's overhead%s)\n",
+		e.nsamples, e.batch_s, e.settle_s, e.process_s, e.tracer_s, e.calib_s,
+		e.nprobes ? ", with the slowdown probes" : "", explain,
+		e.nprobes ? ", up to twice the duration under a max-time" : "");
+	if (s->max_time_ns)
+		print_budget(f, p, &e);
 }

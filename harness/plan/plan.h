@@ -34,6 +34,16 @@ struct tb_plan_cell {
 	struct tb_tracer *held;	   /* the tracer kept set up across its samples (runner's) */
 	double wall_s;		   /* wall time of its samples in the rounds so far (runner's) */
 	unsigned int nwall;	   /* how many samples wall_s sums */
+	double acct_wall_s;	   /* wall time of its accounting samples so far (runner's) */
+	unsigned int nacct;	   /* how many acct_wall_s sums */
+	/* Under a max-time (runner/budget.h): its ops per thread and sample when its own (a
+	 * traced cell whose slowdown is at least TB_PLAN_SIZE_SLOWDOWN, sized to last about its
+	 * duration), 0: its workload's; the slowdown measured (traced / baseline ns/op, NAN: not
+	 * measured); the wall time of one of its samples besides the batch, steady (a held
+	 * tracer rearmed) and fresh (its tracer set up and torn down), and of the teardown of its
+	 * held tracer after the rounds (s) */
+	uint64_t ops;
+	double slowdown, fixed_s, fresh_s, release_s;
 };
 
 /* Per workload section: what every sample of it runs with. */
@@ -118,10 +128,20 @@ bool tb_plan_needs_root(const struct tb_plan *p, const struct tb_result *r);
 double tb_plan_batch_s(const struct tb_scn_workload *w);
 /* A sample's workload process beside its batch: TB_PLAN_PROCESS_S, and a server's setup. */
 double tb_plan_process_s(const struct tb_scn_workload *w);
+/*
+ * Under a max-time, each traced cell's slowdown is measured after calibration by one sample
+ * under its tracer of TB_PLAN_PROBE_NS of baseline ops (runner/budget.h); a cell at least
+ * TB_PLAN_SIZE_SLOWDOWN times slower than its baseline then gets its own op count, so that its
+ * samples last about its duration (METHODOLOGY.md 2.1).
+ */
+#define TB_PLAN_PROBE_NS      10000000ull
+#define TB_PLAN_SIZE_SLOWDOWN 2.0
 struct tb_plan_estimate {
 	size_t nsamples; /* (warmup + rounds) x cells */
 	double batch_s, settle_s, process_s, tracer_s, calib_s, explain_s;
 	double total_s; /* the sum of the parts */
+	size_t nprobes; /* under a max-time: the traced cells whose slowdown is measured (in
+			   calib_s: a sample each with its tracer set up and torn down) */
 };
 void tb_plan_estimate(const struct tb_plan *p, struct tb_plan_estimate *e);
 double tb_plan_estimate_s(const struct tb_plan *p);
@@ -149,6 +169,27 @@ size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
 int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r);
 /* The rule on its own: the duration for cells of these fixed costs per sample (s), n > 0. */
 uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share);
+
+/*
+ * The duration that fits a budget (length.c): the run needs fixed_s + per_d_s x duration (in
+ * seconds, the duration too) for what it must still do, and has avail_s. The longest duration,
+ * in steps of TB_PLAN_AUTO_STEP_NS, that fits, never above d0_ns nor below
+ * TB_PLAN_AUTO_MIN_NS (where paired rounds were measured independent); d0_ns when it fits
+ * already, TB_PLAN_AUTO_MIN_NS when even that does not.
+ */
+uint64_t tb_plan_fit_duration_ns(double avail_s, double fixed_s, double per_d_s, uint64_t d0_ns);
+
+/*
+ * The duration re-chosen by the runner once the traced cells' slowdown is measured (under a
+ * max-time, with the duration the plan's to choose: runner/budget.h): d into the scenario, its
+ * workloads without their own duration and the result's cells; why appended to
+ * r->sample_length. Returns 0 or -ENOMEM.
+ */
+int tb_plan_set_duration(struct tb_plan *p, struct tb_result *r, uint64_t d, const char *why);
+
+/* Can the duration of workload section wi's samples be chosen: its own or [global]'s unset, a
+ * batch of ops that the duration sizes (not one-shot, not a client's whole seconds). */
+bool tb_plan_duration_free(const struct tb_plan *p, size_t wi);
 
 /* The plan as text: the cells, the rounds and the estimate (`run --dry-run`, and stderr). */
 void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r);

@@ -12,6 +12,7 @@
 #include "model/bpf-progs.h"
 #include "model/measured.h"
 #include "model/proof.h"
+#include "runner/budget.h"
 #include "runner/child.h"
 #include "runner/contended.h"
 #include "runner/count.h"
@@ -56,7 +57,8 @@ const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
 		if (done >= rule->max_rounds)
 			return "max-rounds";
 	}
-	if (rule->max_time_ns && elapsed_ns >= rule->max_time_ns)
+	if (rule->max_time_ns &&
+	    (elapsed_ns >= rule->max_time_ns || elapsed_ns + rule->next_ns > rule->max_time_ns))
 		return "max-time";
 	return NULL;
 }
@@ -130,6 +132,9 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 			cr->wall_s +=
 				steady_wall_s(cr, &rn->r->cells[cr->cell], to_s(tb_now_ns() - t0));
 			cr->nwall++;
+		} else {
+			cr->acct_wall_s += to_s(tb_now_ns() - t0);
+			cr->nacct++;
 		}
 		rn->sample_cost_s +=
 			(to_s(tb_now_ns() - t0) - rn->sample_cost_s) / rn->samples_done;
@@ -253,11 +258,9 @@ static int calibrate_all(struct tb_runner *rn)
 		if (ret)
 			return ret;
 	}
-	for (i = 0; i < p->ncells; i++) {
-		rn->r->cells[p->cells[i].cell].ops_per_sample = p->wls[p->cells[i].wl].ops;
+	for (i = 0; i < p->ncells; i++)
 		if (!rn->r->cells[p->cells[i].cell].baseline)
 			expect_cell(rn, &p->cells[i], NULL);
-	}
 	return 0;
 }
 
@@ -305,7 +308,8 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 	unsigned int ncpus[rn->r->ncells ? rn->r->ncells : 1];
 	size_t acct[p->ncells ? p->ncells : 1], i;
 	bool allowed = !*again_done &&
-		       *reruns < tb_contended_cap(s->precision > 0 ? s->max_rounds : s->rounds);
+		       *reruns < tb_contended_cap(s->precision > 0 ? s->max_rounds : s->rounds) &&
+		       tb_runner_round_fits(rn, tb_now_ns() - rn->t_start);
 
 	memset(ncpus, 0, sizeof(ncpus));
 	for (i = 0; i < p->ncells; i++)
@@ -349,6 +353,11 @@ static int measured_rounds(struct tb_runner *rn)
 	for (;;) {
 		const char *why;
 
+		if (!done && !again_done && !tb_runner_round_fits(rn, tb_now_ns() - rn->t_start)) {
+			free(rn->r->stop_reason); /* max-time fits no measured round */
+			rn->r->stop_reason = strdup("max-time");
+			return 0;
+		}
 		if (done >= target && !again_done) /* adaptive stopping asked for another round */
 			rn->planned += rn->plan->ncells + accounting_cells(rn, acct);
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
@@ -371,6 +380,9 @@ static int measured_rounds(struct tb_runner *rn)
 			if (ret)
 				return ret;
 		}
+		if (rule.max_time_ns)
+			rule.next_ns =
+				(uint64_t)(1e9 * (tb_runner_round_s(rn) + tb_runner_tail_s(rn)));
 		why = tb_runner_stop_reason(rn->r, done, &rule, tb_now_ns() - rn->t_start);
 		if (why) {
 			free(rn->r->stop_reason);
@@ -448,6 +460,8 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	gsl_rng_set(rn->rng, seed);
 	rn->t_start = tb_now_ns();
 	ret = calibrate_all(rn);
+	if (!ret)
+		ret = tb_runner_budget_start(rn);
 	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
 	if (!ret) {
 		size_t acct[p->ncells ? p->ncells : 1];
@@ -462,10 +476,16 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	}
 	if (!ret)
 		ret = hold_tracers(rn);
-	for (w = 0; !ret && w < p->s->warmup; w++)
-		ret = run_round(rn, -1, true, w + 1, p->s->warmup);
-	if (!ret)
-		ret = measured_rounds(rn);
+	if (!ret && rn->budget.max_time_s && !rn->budget.fit) {
+		/* no measured round fits after the warmups: nothing is run (budget.h said so) */
+		free(rn->r->stop_reason);
+		rn->r->stop_reason = strdup("max-time");
+	} else {
+		for (w = 0; !ret && w < p->s->warmup; w++)
+			ret = run_round(rn, -1, true, w + 1, p->s->warmup);
+		if (!ret)
+			ret = measured_rounds(rn);
+	}
 	expect_from_attach(rn);		  /* the samples found the tracers' programs */
 	for (i = 0; i < p->ncells; i++) { /* before explain: its samples set their tracers up */
 		tb_child_release(p->cells[i].held, &rn->r->cells[p->cells[i].cell]);

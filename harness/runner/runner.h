@@ -35,13 +35,14 @@ struct tb_runner_stop_rule {
 	unsigned int min_rounds, max_rounds; /* adaptive bounds */
 	double precision;     /* CI half-width target as a fraction; 0: fixed rounds */
 	uint64_t max_time_ns; /* 0: none */
+	uint64_t next_ns;     /* the next round and what must follow the rounds (budget.h) */
 };
 
 /*
  * After `done` measured rounds of an analysed result: why to stop ("rounds", "precision",
  * "max-rounds", "max-time"), or NULL to run another round. Precision is met when every traced
  * cell that did not fail has an overhead CI whose half-width is below precision x 100
- * percentage points.
+ * percentage points; max-time when another round (next_ns) would not end within it.
  */
 const char *tb_runner_stop_reason(const struct tb_result *r, unsigned int done,
 				  const struct tb_runner_stop_rule *rule, uint64_t elapsed_ns);

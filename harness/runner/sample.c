@@ -158,6 +158,8 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 	if (ret)
 		return ret;
 	tb_runner_fill_req(p, cr->wl, &job.req);
+	if (cr->ops) /* its own op count (runner/budget.h) */
+		job.req.ops = cr->ops;
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
 	job.held = accounting ? NULL : cr->held; /* a held tracer was set up without it */
@@ -185,6 +187,8 @@ void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
 		if (c->baseline || !st->ops->est_write_bytes)
 			continue;
 		tb_runner_fill_req(p, cr->wl, &req);
+		if (cr->ops)
+			req.ops = cr->ops;
 		t.ops = st->ops;
 		t.name = st->name;
 		t.cfg = st->cfg;
@@ -214,8 +218,7 @@ static double planned_sample_s(const struct tb_plan *p, size_t i)
 	return tb_plan_batch_s(w) + (double)(2 * t->settle_ns) / 1e9 + tb_plan_process_s(w);
 }
 
-/* Does the explain phase sample plan cell i: an explained cell, or the baseline of one. */
-static bool explain_sampled(const struct tb_plan *p, size_t i)
+bool tb_runner_explain_sampled(const struct tb_plan *p, size_t i)
 {
 	if (p->cells[i].explain)
 		return true;
@@ -225,31 +228,48 @@ static bool explain_sampled(const struct tb_plan *p, size_t i)
 	return false;
 }
 
-double tb_runner_left_s(const struct tb_runner *rn)
+/* The mean wall time of a sample of plan cell i so far (the plan's figure before any). */
+static double mean_sample_s(const struct tb_runner *rn, size_t i)
+{
+	const struct tb_plan_cell *cr = &rn->plan->cells[i];
+
+	if (cr->nwall)
+		return cr->wall_s / cr->nwall;
+	return rn->samples_done ? rn->sample_cost_s : planned_sample_s(rn->plan, i);
+}
+
+double tb_runner_explain_left_s(const struct tb_runner *rn)
 {
 	const struct tb_plan *p = rn->plan;
-	size_t per_cell = p->ncells ? rn->planned / p->ncells : 0;
 	double left = 0;
 
 	for (size_t i = 0; i < p->ncells; i++) {
 		const struct tb_plan_cell *cr = &p->cells[i];
 		const struct tb_scn_tracer *t = &p->s->tracers[cr->tr];
-		double mean = cr->nwall ? cr->wall_s / cr->nwall : rn->sample_cost_s;
 
-		if (!cr->nwall && !rn->samples_done)
-			mean = planned_sample_s(p, i);
-		if (cr->dead)
-			continue;
-		if (per_cell > cr->nwall)
-			left += mean * (double)(per_cell - cr->nwall);
-		/* an explain sample sets its tracer up (a held one's setup is not in mean) and
-		 * reads the kernel's symbols, about 100 ms */
-		if (explain_sampled(p, i))
+		/* an explain sample sets its tracer up (a held one's setup is not in the mean)
+		 * and reads the kernel's symbols, about 100 ms */
+		if (!cr->dead && tb_runner_explain_sampled(p, i))
 			left += (double)p->s->explain_samples *
-				(mean + 0.1 +
+				(mean_sample_s(rn, i) + 0.1 +
 				 (cr->held && t->ops->est_cost_ns
 					  ? (double)t->ops->est_cost_ns(t->cfg) / 1e9
 					  : 0));
+	}
+	return left;
+}
+
+double tb_runner_left_s(const struct tb_runner *rn)
+{
+	const struct tb_plan *p = rn->plan;
+	size_t per_cell = p->ncells ? rn->planned / p->ncells : 0;
+	double left = tb_runner_explain_left_s(rn);
+
+	for (size_t i = 0; i < p->ncells; i++) {
+		const struct tb_plan_cell *cr = &p->cells[i];
+
+		if (!cr->dead && per_cell > cr->nwall)
+			left += mean_sample_s(rn, i) * (double)(per_cell - cr->nwall);
 	}
 	return left;
 }

@@ -38,6 +38,22 @@ struct tb_runner_disk {
 	const struct tb_cell *largest; /* its cell, or NULL when nothing is written */
 };
 
+/* A max-time's budget as the runner found it before the warmups (runner/budget.h). */
+struct tb_runner_budget {
+	double max_time_s;  /* 0: no budget (nothing below is set) */
+	double elapsed_s;   /* calibration and the probes, from the runner's start */
+	double round_s;	    /* a measured round, predicted */
+	double warmups_s;   /* the warmup rounds, predicted */
+	double tail_s;	    /* after the rounds: held tracers' teardown, the explain phase */
+	double need_s;	    /* elapsed + warmups + the rounds asked + tail */
+	unsigned int asked; /* rounds asked: min-rounds with a precision target, else repetitions */
+	unsigned int fit;   /* measured rounds that fit */
+	size_t nprobed;	    /* traced cells whose slowdown was measured */
+	size_t nsized;	    /* of those, the ones given their own op count */
+	uint64_t duration_ns; /* [global] duration after the fit */
+	bool shortened;	      /* the run shortened it to fit (settings.sample_length says) */
+};
+
 struct tb_runner {
 	/* set by the caller */
 	struct tb_plan *plan;	  /* the plan (and its scenario) to execute */
@@ -56,6 +72,9 @@ struct tb_runner {
 	 * return (-ENOSPC: not enough free) stops the run before anything is measured. May be
 	 * NULL. */
 	int (*on_disk)(void *ctx, const struct tb_runner_disk *d);
+	/* With a max-time, after calibration and the slowdown probes, before the disk check:
+	 * what the budget allows (runner/budget.h). May be NULL. */
+	void (*on_budget)(void *ctx, const struct tb_runner_budget *b);
 	/* After the explain phase profiled r->cells[cell] and its baseline (runner/explain.c);
 	 * base and traced are the runner's. A non-zero return stops the run. May be NULL. */
 	int (*on_explained)(void *ctx, struct tb_result *r, size_t cell,
@@ -70,6 +89,7 @@ struct tb_runner {
 	bool estimated;		     /* on_estimate was called */
 	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
 	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
+	struct tb_runner_budget budget; /* max-time's (runner/budget.h) */
 	/* [workload section]: what its counting pass counted per op (runner/count.h); NULL
 	 * entries where none ran; the array NULL until one does */
 	struct tb_op_events **counted;
@@ -96,6 +116,10 @@ void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d);
  * timed, the plan's figure before any), and each explain sample at that mean plus its tracer's
  * setup and the symbols' reading. */
 double tb_runner_left_s(const struct tb_runner *rn);
+/* Does the explain phase sample plan cell i: an explained cell, or the baseline of one. */
+bool tb_runner_explain_sampled(const struct tb_plan *p, size_t i);
+/* Of those, the explain phase's seconds. */
+double tb_runner_explain_left_s(const struct tb_runner *rn);
 /* Tell rn->on_progress where the run is (phase "warmup", "round" or "explain"), with the ETA
  * from the samples done so far. */
 void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned int round,

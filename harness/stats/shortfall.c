@@ -100,6 +100,23 @@ static int precision_missed(const struct tb_result *r)
 		reached, 100 * r->confidence, 100 * r->precision, r->stop_reason);
 }
 
+/* max-time ended the run before the rounds asked (min-rounds, or repetitions). */
+static int max_time_cut(const struct tb_result *r)
+{
+	char need[96] = "";
+
+	if (!r->stop_reason || strcmp(r->stop_reason, "max-time") || r->rounds_asked < 0 ||
+	    r->rounds >= (uint64_t)r->rounds_asked)
+		return 0;
+	if (isfinite(r->max_time_needed_s))
+		snprintf(need, sizeof(need), ": they needed max-time >= %.0f s",
+			 ceil(r->max_time_needed_s));
+	return say(
+		r->shortfalls,
+		"max-time (%.3g s) cut the run at %u of the %lld rounds asked, no round started that would not end within it%s (or fewer rounds, or shorter samples)",
+		r->max_time_s, r->rounds, (long long)r->rounds_asked, need);
+}
+
 /* The cells: untrustworthy ones (with the commonest reason), faster ones, failed baselines. */
 static int cells_short(const struct tb_result *r)
 {
@@ -181,6 +198,8 @@ int tb_stats_shortfalls(struct tb_result *r)
 			r->allow_foreign ? "allowed by --allow-foreign" : "not allowed",
 			json_string_value(json_array_get(r->foreign, 0)),
 			nforeign > 1 ? " (and more)" : "");
+	if (!ret)
+		ret = max_time_cut(r);
 	if (!ret)
 		ret = precision_missed(r);
 	if (!ret)

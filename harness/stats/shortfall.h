@@ -2,8 +2,8 @@
 /*
  * Every way a run fell short of what its user asked (shortfall.c), said once at its end by the
  * terminal summary, the HTML report, result.json (`shortfalls`) and the gate, so that a bad
- * run never reads as a good one: a partial result, a missed precision target (reached against
- * asked), N of M traced cells untrustworthy (with the commonest reason), cells faster than
+ * run never reads as a good one: a partial result, max-time reached before the rounds asked,
+ * a missed precision target (reached against asked), N of M traced cells untrustworthy (with the commonest reason), cells faster than
  * their baseline, foreign instrumentation active during the run.
  */
 #ifndef TB_SHORTFALL_H

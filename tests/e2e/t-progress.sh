@@ -2,7 +2,7 @@
 # A run whose stderr is not a terminal (a CI log) still shows life: a progress line (phase,
 # round, sample, ETA) every TB_PROGRESS_INTERVAL seconds, and once, after the first round, the
 # estimate again with the traced cells timed (issue 28, item 5). -q and an interval of 0 keep
-# the log quiet.
+# the log quiet. Under a max-time: the slowdown the run measured and the rounds that fit.
 . "$(dirname "$0")/lib.sh"
 need_root
 D=$TB_ROOT/tests/data/run
@@ -44,4 +44,31 @@ TB_PROGRESS_INTERVAL=soon expect_exit 0 "$TB" run "$D/small.ini" -o "$TMP/r4" --
 	--rounds 1 --warmup 0
 grep -q 'TB_PROGRESS_INTERVAL=soon is not a number of seconds' "$TMP/err" ||
 	fail "a bad TB_PROGRESS_INTERVAL was not said"
+# 4. A max-time (issues 28, 32): the traced cell's slowdown is probed and said, a cell many
+# times slower than its baseline (the delay tracer's 5 us a getpid) gets its own op count, the
+# run stops for max-time, and --dry-run says what max-time does, and when it cannot hold the
+# rounds asked even before the slowdown, the max-time they need.
+printf '[global]\nprecision = 0.1%%\nmax-time = 6s\n[workload g]\ntype = getpid\n[tracer d]\ntype = delay\nns = 5us\n[matrix]\nworkloads = g\ntracers = none, d\n' >"$TMP/budget.ini"
+expect_exit 0 "$TB" run "$TMP/budget.ini" --dry-run
+grep -q "^max-time 6 s: after calibration each traced cell's slowdown is measured" "$TMP/out" ||
+	fail "--dry-run did not say what max-time does"
+sed 's/^precision = .*/repetitions = 200/' "$TMP/budget.ini" >"$TMP/budget-200.ini"
+expect_exit 0 "$TB" run "$TMP/budget-200.ini" --dry-run
+grep -q "^max-time 6 s is too short: the warmup and the 200 rounds asked need about" "$TMP/out" ||
+	fail "--dry-run did not say the rounds asked cannot fit"
+TB_PROGRESS_INTERVAL=0 expect_exit 0 "$TB" run "$TMP/budget.ini" -o "$TMP/r5" --no-plots --wait
+grep -q '^max-time 6 s: slowdown g/d [0-9.]*x (sized); samples of 0.2 s' "$TMP/err" ||
+	fail "the run did not say the slowdown it measured"
+python3 - "$TMP/r5/result.json" <<'PY' || fail "the budget's figures are not in result.json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+base, tr = r["cells"]
+assert r["stop_reason"] == "max-time", r["stop_reason"]
+assert tr["slowdown"] >= 2 and "slowdown" not in base, (tr.get("slowdown"), base.get("slowdown"))
+assert abs(tr["ops_per_sample"] - base["ops_per_sample"] / tr["slowdown"]) <= 1
+s = r["settings"]
+assert s["max_time_s"] == 6 and s["rounds_asked"] == 5 and s["max_time_needed_s"] > 0, s
+cut = [x for x in r["shortfalls"] if x.startswith("max-time (6 s) cut the run")]
+assert bool(cut) == (s["rounds"] < 5), (s["rounds"], r["shortfalls"])
+PY
 exit 0

@@ -108,8 +108,7 @@ static void test_scenario_wins(void)
 	struct tb_result *r;
 	struct tb_plan p;
 
-	plan_of("precision = 0.3%\nmax-time = 60s\nduration = 700ms\nsettle = 5ms", "", &s, &r,
-		&p);
+	plan_of("precision = 0.3%\nmax-time = 60s\nduration = 700ms\nsettle = 5ms", "", &s, &r, &p);
 	CU_ASSERT_EQUAL(s->duration_ns, 700 * MS);
 	CU_ASSERT_EQUAL(settle_of(s, "tp"), 5 * MS);
 	CU_ASSERT_PTR_NULL(r->sample_length);
@@ -126,6 +125,41 @@ static void test_scenario_wins(void)
 	CU_ASSERT_EQUAL(settle_of(s, "none"), 7 * MS);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r->sample_length);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->sample_length, "as the scenario sets it"));
+	done(s, r, &p);
+}
+
+/*
+ * The duration re-chosen to fit the budget (runner/budget.h): the scenario, the workloads
+ * without their own duration and their cells get it, a section's own duration keeps its, and
+ * why is added to what the plan said.
+ */
+static void test_set_duration(void)
+{
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan p;
+	char *before;
+
+	plan_of("precision = 0.3%\nmax-time = 60s", "", &s, &r, &p);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->sample_length);
+	before = strdup(r->sample_length);
+	CU_ASSERT_TRUE(tb_plan_duration_free(&p, 0));
+	CU_ASSERT_EQUAL(tb_plan_set_duration(&p, r, 300 * MS, "shortened to fit"), 0);
+	CU_ASSERT_EQUAL(s->duration_ns, 300 * MS);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 300 * MS);
+	CU_ASSERT_EQUAL(r->duration_ns, 300 * MS);
+	for (size_t i = 0; i < r->ncells; i++)
+		CU_ASSERT_EQUAL(r->cells[i].duration_ns, 300 * MS);
+	CU_ASSERT_EQUAL(strncmp(r->sample_length, before, strlen(before)), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->sample_length, "; shortened to fit"));
+	free(before);
+	done(s, r, &p);
+
+	plan_of("precision = 0.3%\nmax-time = 60s", "duration = 650ms", &s, &r, &p);
+	CU_ASSERT_FALSE(tb_plan_duration_free(&p, 0)); /* its own */
+	CU_ASSERT_EQUAL(tb_plan_set_duration(&p, r, 300 * MS, "x"), 0);
+	CU_ASSERT_EQUAL(s->workloads[0].duration_ns, 650 * MS);
+	CU_ASSERT_EQUAL(r->cells[0].duration_ns, 650 * MS);
 	done(s, r, &p);
 }
 
@@ -152,6 +186,7 @@ static CU_TestInfo tests[] = {
 	{"chosen with precision and max-time", test_chosen},
 	{"the scenario's own values win", test_scenario_wins},
 	{"nothing chosen unless asked", test_not_asked},
+	{"the duration re-chosen to fit the budget", test_set_duration},
 	CU_TEST_INFO_NULL,
 };
 
