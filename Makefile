@@ -363,7 +363,7 @@ validate-coverage-loaded: deps
 FIGURES ?=
 comma	 := ,
 figures: deps
-	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads $(BUILD)/tools/tb-getpid-loop
+	$(Q)$(MAKE) --no-print-directory all $(BUILD)/bench-workloads $(UST_PROVIDER) $(PRECISION_TOOLS)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/figures.py run $(subst $(comma), ,$(FIGURES))
 
 # Adding 1,000 result files to a history and detecting over all its series: figures printed.

@@ -15,6 +15,8 @@
 # CI; the 5 ns step reported as it came out. Exit 0 when they hold, 1 when not, 2 on bad setup.
 # Output: results/validation-history-<UTC>/ (every run, both histories, their detect --json,
 # HTML pages, table.txt). Runs wait for the machine's measuring lock (run --wait).
+# VALIDATE_HISTORY_RUN_ARGS: options added to every run (the e2e smoke test's `--rounds 3`:
+# its figures mean nothing, only that the table comes out).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -22,6 +24,7 @@ TB=${TB_BIN:-$root/tracebench}
 RUNS=${VALIDATE_HISTORY_RUNS:-30}
 STEP=${VALIDATE_HISTORY_STEP:-15}
 SCN=$root/scenarios/validation
+RUN_ARGS=${VALIDATE_HISTORY_RUN_ARGS:-}
 OUT=${VALIDATE_HISTORY_OUT:-$root/results/validation-history-$(date -u +%Y%m%dT%H%M%SZ)}
 
 [ -x "$TB" ] || { echo "validate-history.sh: $TB is not an executable (make)" >&2; exit 2; }
@@ -39,8 +42,9 @@ sed 's/^ns = 0ns *; step: \([0-9]*ns\)$/ns = \1/' "$SCN/history-steps.ini" \
 # one HISTORY SCENARIO INDEX: a run added to OUT/HISTORY.db
 one() {
 	echo "$TB run $2 -o $OUT/$1/run-$3 --label run=$3 --history=$OUT/$1.db" >>"$OUT/log"
+	# shellcheck disable=SC2086 # RUN_ARGS: options, split at spaces
 	"$TB" run "$2" -o "$OUT/$1/run-$3" -q --no-plots --wait --label "run=$3" \
-		--history="$OUT/$1.db" >>"$OUT/log" 2>&1 ||
+		--history="$OUT/$1.db" $RUN_ARGS >>"$OUT/log" 2>&1 ||
 		{ echo "validate-history: run $3 of $1 failed (see $OUT/log)" >&2; return 1; }
 }
 

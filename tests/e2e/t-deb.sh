@@ -1,4 +1,5 @@
 #!/bin/bash
+# e2e: background
 # make deb (issue 28): a Debian package built from the tree with debhelper, with the binary,
 # helpers, scenarios, plots, docs, man page and bash completion under the FHS, its version the
 # binary's, and lintian reporting no error. Installing it is left to a person (README): it
