@@ -32,7 +32,7 @@ for t in "$here"/t-*.sh; do
 	[ -e "$t" ] && background "$t" || continue
 	name=$(basename "$t" .sh)
 	# its own process group (setsid), so that an interrupted runner stops all of it
-	setsid bash -c 'start=$(date +%s); nice -n 19 bash "$1" >"$2.log" 2>&1; rc=$?;
+	setsid -w bash -c 'start=$(date +%s); nice -n 19 bash "$1" >"$2.log" 2>&1; rc=$?;
 		echo "$rc $(( $(date +%s) - start ))" >"$2.rc"' _ "$t" "$bgdir/$name" &
 	bgpids+=($!)
 done
