@@ -30,6 +30,12 @@ OUT=${VALIDATE_HISTORY_OUT:-$root/results/validation-history-$(date -u +%Y%m%dT%
 [ -x "$TB" ] || { echo "validate-history.sh: $TB is not an executable (make)" >&2; exit 2; }
 command -v python3 >/dev/null || { echo "validate-history.sh: python3 is needed" >&2; exit 2; }
 [ ! -e "$OUT" ] || { echo "validate-history.sh: $OUT exists; not overwriting it" >&2; exit 2; }
+# options the run refuses are bad setup (exit 2), said before the first run, not a failed run
+# shellcheck disable=SC2086 # RUN_ARGS: options, split at spaces
+if [ -n "$RUN_ARGS" ] && ! err=$("$TB" run "$SCN/history-null.ini" --dry-run $RUN_ARGS 2>&1 >/dev/null); then
+	echo "validate-history.sh: VALIDATE_HISTORY_RUN_ARGS='$RUN_ARGS': $err" >&2
+	exit 2
+fi
 [ "$STEP" -ge 2 ] && [ "$STEP" -le $((RUNS - 2)) ] ||
 	{ echo "validate-history.sh: the step must leave 2 runs on each side" >&2; exit 2; }
 mkdir -p "$OUT/after" || exit 2

@@ -13,11 +13,23 @@ need_root
 command -v bpftrace >/dev/null || skip "no bpftrace"
 [ -d /sys/kernel/tracing/events/syscalls ] || skip "no syscall tracepoints"
 bin=$(readlink -f "$TB")
-# 5 rounds (with fewer every traced cell is untrustworthy, and the ns/event check needs a cell
-# with an overhead verdict), no warm-up: each sample of a command cell starts a bpftrace.
-cat >"$TMP/attach.ini" <<EOF
+# bt_tracer NAME PROBE: a section for a pid-filtered bpftrace one-liner counting PROBE
+bt_tracer() {
+	cat <<EOF
+[tracer $1]
+type = command
+command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } $2 /pid == {pid}/ { @c = count(); }'
+ready = ^tb-ready\$
+ready-timeout = 60s
+
+EOF
+}
+# --quick: 5 rounds (with fewer every traced cell is untrustworthy, and the ns/event check
+# needs a cell with an overhead verdict); no warm-up: each sample of a command cell starts a
+# bpftrace.
+{
+	cat <<EOF
 [global]
-repetitions = 5
 warmup = 0
 duration = 100ms
 
@@ -31,35 +43,18 @@ type = pipe-pingpong
 type = usercall
 duration = 10ms
 
-[tracer bt]
-type = command
-command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } tracepoint:syscalls:sys_enter_getpid /pid == {pid}/ { @c = count(); }'
-ready = ^tb-ready\$
-ready-timeout = 60s
-
-[tracer up]
-type = command
-command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } uprobe:$bin:tb_usercall_target /pid == {pid}/ { @c = count(); }'
-ready = ^tb-ready\$
-ready-timeout = 60s
-
-[tracer usdt]
-type = command
-command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } usdt:$bin:tracebench:usercall /pid == {pid}/ { @c = count(); }'
-ready = ^tb-ready\$
-ready-timeout = 60s
-
-[tracer prof]
-type = command
-command = bpftrace -B line -e 'BEGIN { printf("tb-ready\\n"); } profile:hz:99 /pid == {pid}/ { @c = count(); }'
-ready = ^tb-ready\$
-ready-timeout = 60s
-
+EOF
+	bt_tracer bt tracepoint:syscalls:sys_enter_getpid
+	bt_tracer up "uprobe:$bin:tb_usercall_target"
+	bt_tracer usdt "usdt:$bin:tracebench:usercall"
+	bt_tracer prof profile:hz:99
+	cat <<EOF
 [matrix]
 workloads = getpid, pipe, usercall
 tracers = bt, up, usdt, prof
 exclude = pipe/up, pipe/usdt, pipe/prof, usercall/bt, getpid/usdt, getpid/prof
 EOF
+} >"$TMP/attach.ini"
 "$TB" run "$TMP/attach.ini" --quick --wait --no-plots -o "$TMP/run" >"$TMP/out" 2>"$TMP/err" ||
 	{ tail -n 20 "$TMP/err" >&2; fail "the run failed"; }
 python3 - "$TMP/run/result.json" <<'PY' || fail "the proof from the attach points"

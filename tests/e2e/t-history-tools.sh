@@ -20,4 +20,12 @@ for want in 'null history: 4 runs' 'known steps: 4 runs' '+100 ns'; do
 	grep -qF "$want" "$TMP/val.out" || { cat "$TMP/val.out"; fail "no '$want' in the table"; }
 done
 [ -s "$TMP/val/table.txt" ] && [ -s "$TMP/val/steps.html" ] || fail "validate-history wrote no table or page"
+# run options the run refuses: bad setup, exit 2 naming the variable, before any run
+TB_BIN=$TB VALIDATE_HISTORY_RUN_ARGS='--rounds x' VALIDATE_HISTORY_OUT=$TMP/bad \
+	"$TB_ROOT/tools/validate-history.sh" >"$TMP/bad.out" 2>&1
+rc=$?
+[ $rc -eq 2 ] || { cat "$TMP/bad.out"; fail "bad VALIDATE_HISTORY_RUN_ARGS: exit $rc, expected 2"; }
+grep -q 'VALIDATE_HISTORY_RUN_ARGS=.--rounds x.: .*--rounds' "$TMP/bad.out" ||
+	{ cat "$TMP/bad.out"; fail "bad VALIDATE_HISTORY_RUN_ARGS: no reason naming it"; }
+[ ! -e "$TMP/bad" ] || fail "bad VALIDATE_HISTORY_RUN_ARGS: an output directory was made"
 exit 0
