@@ -99,6 +99,17 @@ static size_t accounting_cells(const struct tb_runner *rn, size_t *acct)
 	return n;
 }
 
+/* Plan one more round (measured: with its accounting samples), for the progress and the ETA. */
+static void plan_round(struct tb_runner *rn, bool measured)
+{
+	size_t acct[rn->plan->ncells ? rn->plan->ncells : 1];
+
+	rn->planned += rn->plan->ncells + (measured ? accounting_cells(rn, acct) : 0);
+	rn->planned_rounds++;
+	if (measured)
+		rn->planned_measured++;
+}
+
 /*
  * One round: every cell's sample and, in a measured round, one accounting sample of each cell
  * that has them, all in one shuffled order, so that the accounting samples meet the same
@@ -306,7 +317,7 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 	struct tb_plan *p = rn->plan;
 	const struct tb_scenario *s = p->s;
 	unsigned int ncpus[rn->r->ncells ? rn->r->ncells : 1];
-	size_t acct[p->ncells ? p->ncells : 1], i;
+	size_t i;
 	bool allowed = !*again_done &&
 		       *reruns < tb_contended_cap(s->precision > 0 ? s->max_rounds : s->rounds) &&
 		       tb_runner_round_fits(rn, tb_now_ns() - rn->t_start);
@@ -327,7 +338,7 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 		else
 			tb_hist_init(cr->hist);
 	}
-	rn->planned += p->ncells + accounting_cells(rn, acct);
+	plan_round(rn, true);
 	*again_done = true;
 	(*reruns)++;
 	return true;
@@ -337,7 +348,6 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 static int measured_rounds(struct tb_runner *rn)
 {
 	struct tb_scenario *s = rn->plan->s;
-	size_t acct[rn->plan->ncells ? rn->plan->ncells : 1];
 	unsigned int done = 0, target = tb_scenario_first_rounds(s), reruns = 0;
 	bool again_done = false;
 	struct tb_runner_stop_rule rule = {
@@ -359,7 +369,7 @@ static int measured_rounds(struct tb_runner *rn)
 			return 0;
 		}
 		if (done >= target && !again_done) /* adaptive stopping asked for another round */
-			rn->planned += rn->plan->ncells + accounting_cells(rn, acct);
+			plan_round(rn, true);
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret == -EINTR)
 			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
@@ -462,12 +472,9 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	ret = calibrate_all(rn);
 	if (!ret)
 		ret = tb_runner_budget_start(rn);
-	rn->planned = (size_t)(p->s->warmup + target) * p->ncells;
-	if (!ret) {
-		size_t acct[p->ncells ? p->ncells : 1];
-
-		rn->planned += (size_t)target * accounting_cells(rn, acct);
-	}
+	rn->planned = 0;
+	for (unsigned int k = 0; k < p->s->warmup + target; k++)
+		plan_round(rn, k >= p->s->warmup);
 	if (!ret && rn->on_disk) {
 		struct tb_runner_disk d;
 

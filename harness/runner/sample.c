@@ -172,7 +172,6 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
 {
 	const struct tb_plan *p = rn->plan;
-	double per_cell = p->ncells ? (double)rn->planned / (double)p->ncells : 0;
 
 	memset(d, 0, sizeof(*d));
 	for (size_t i = 0; i < p->ncells; i++) {
@@ -199,8 +198,11 @@ void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
 		t.expect = c->expected.items;
 		t.nexpect = c->expected.nitems;
 		bytes = (double)st->ops->est_write_bytes(&t, &kept);
-		if (kept)
-			d->kept_bytes += bytes * per_cell;
+		if (kept) /* every sample's: the timed ones and the accounting ones */
+			d->kept_bytes +=
+				bytes *
+				(double)(rn->planned_rounds +
+					 (tb_runner_accounts(rn, cr) ? rn->planned_measured : 0));
 		else if (bytes > d->largest_bytes) {
 			d->largest_bytes = bytes;
 			d->largest = c;
@@ -259,17 +261,36 @@ double tb_runner_explain_left_s(const struct tb_runner *rn)
 	return left;
 }
 
+/*
+ * The mean wall time of an accounting sample of plan cell i so far; before any, a timed one's
+ * with its tracer's setup, which a held tracer's timed samples do not pay (an accounting
+ * sample sets its tracer up afresh).
+ */
+static double mean_acct_s(const struct tb_runner *rn, size_t i)
+{
+	const struct tb_plan_cell *cr = &rn->plan->cells[i];
+	const struct tb_scn_tracer *t = &rn->plan->s->tracers[cr->tr];
+
+	if (cr->nacct)
+		return cr->acct_wall_s / cr->nacct;
+	return mean_sample_s(rn, i) +
+	       (cr->held && t->ops->est_cost_ns ? (double)t->ops->est_cost_ns(t->cfg) / 1e9 : 0);
+}
+
 double tb_runner_left_s(const struct tb_runner *rn)
 {
 	const struct tb_plan *p = rn->plan;
-	size_t per_cell = p->ncells ? rn->planned / p->ncells : 0;
 	double left = tb_runner_explain_left_s(rn);
 
 	for (size_t i = 0; i < p->ncells; i++) {
 		const struct tb_plan_cell *cr = &p->cells[i];
 
-		if (!cr->dead && per_cell > cr->nwall)
-			left += mean_sample_s(rn, i) * (double)(per_cell - cr->nwall);
+		if (cr->dead)
+			continue;
+		if (rn->planned_rounds > cr->nwall)
+			left += mean_sample_s(rn, i) * (double)(rn->planned_rounds - cr->nwall);
+		if (tb_runner_accounts(rn, cr) && rn->planned_measured > cr->nacct)
+			left += mean_acct_s(rn, i) * (double)(rn->planned_measured - cr->nacct);
 	}
 	return left;
 }

@@ -88,6 +88,8 @@ struct tb_runner {
 	unsigned int samples_done;
 	bool estimated;		     /* on_estimate was called */
 	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
+	unsigned int planned_rounds; /* those rounds: warmups, measured ones and their reruns */
+	unsigned int planned_measured; /* of them measured: an accounting sample per such cell */
 	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
 	struct tb_runner_budget budget; /* max-time's (runner/budget.h) */
 	/* [workload section]: what its counting pass counted per op (runner/count.h); NULL
@@ -113,8 +115,9 @@ int tb_runner_calibrate(struct tb_runner *rn, size_t wi);
 void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d);
 /* Seconds left in the rounds planned so far and the explain phase: each live cell's remaining
  * samples at the mean wall time of its own samples (the mean of all samples for a cell not yet
- * timed, the plan's figure before any), and each explain sample at that mean plus its tracer's
- * setup and the symbols' reading. */
+ * timed, the plan's figure before any), its remaining accounting samples at their own mean (a
+ * timed sample's, its held tracer's setup added, before any), and each explain sample at that
+ * mean plus its tracer's setup and the symbols' reading. */
 double tb_runner_left_s(const struct tb_runner *rn);
 /* Does the explain phase sample plan cell i: an explained cell, or the baseline of one. */
 bool tb_runner_explain_sampled(const struct tb_plan *p, size_t i);

@@ -319,7 +319,9 @@ static void test_estimate(void)
  * The re-estimate after the first round (issue 28: estimates 1.03-2.0x low, the traced cells'
  * slowdown left out): each cell's remaining samples at its own measured time, so a traced cell
  * four times as slow as its baseline counts four times; a dead cell counts nothing; a cell not
- * yet timed counts the mean of all samples. small.ini: 6 cells, 1 warmup + 5 rounds.
+ * yet timed counts the mean of all samples; a cell with accounting samples counts one more per
+ * measured round, at its accounting samples' own mean once there is one (they were spread over
+ * every cell before, at the cells' own means). small.ini: 6 cells, 1 warmup + 5 rounds.
  */
 static void test_reestimate(void)
 {
@@ -328,8 +330,8 @@ static void test_reestimate(void)
 	struct tb_runner rn = {0};
 	struct tb_plan p;
 	double want = 0;
+	size_t i, acct = SIZE_MAX;
 	char path[512];
-	size_t i;
 
 	snprintf(path, sizeof(path), "%s/run/small.ini", tb_test_data_dir());
 	CU_ASSERT_EQUAL_FATAL(tb_scenario_load(path, &s), 0);
@@ -337,7 +339,8 @@ static void test_reestimate(void)
 	CU_ASSERT_EQUAL_FATAL(tb_plan_build(s, r, &p), 0);
 	rn.plan = &p;
 	rn.r = r;
-	rn.planned = 6 * p.ncells;
+	rn.planned_rounds = 6;
+	rn.planned_measured = 5;
 	rn.samples_done = (unsigned int)p.ncells;
 	rn.sample_cost_s = 0.5;
 	for (i = 0; i < p.ncells; i++) {
@@ -346,16 +349,35 @@ static void test_reestimate(void)
 		p.cells[i].nwall = 1;
 		p.cells[i].wall_s = base ? 0.06 : 0.24;
 		want += 5 * p.cells[i].wall_s;
+		if (tb_runner_accounts(&rn, &p.cells[i])) {
+			want += 5 * p.cells[i].wall_s; /* none yet: a timed sample's time */
+			acct = i;
+		}
 	}
+	/* bpf-count's cells account (bpf-stats on by default): the case is exercised */
+	CU_ASSERT_FATAL(acct != SIZE_MAX);
 	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
 	/* above the plan's batches and settles for the same samples: the slowdown is in */
 	CU_ASSERT(tb_runner_left_s(&rn) > 5 * (double)p.ncells * (0.05 + 2 * 0.002));
+	/* two accounting samples of 1.5 s done: the three left at their own mean */
+	p.cells[acct].nacct = 2;
+	p.cells[acct].acct_wall_s = 3.0;
+	want += 3 * 1.5 - 5 * p.cells[acct].wall_s;
+	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
+	p.cells[acct].nacct = 0;
+	p.cells[acct].acct_wall_s = 0;
+	want -= 3 * 1.5 - 5 * p.cells[acct].wall_s;
 	p.cells[1].dead = true;
-	want -= 5 * p.cells[1].wall_s;
+	want -= (tb_runner_accounts(&rn, &p.cells[1]) ? 10 : 5) * p.cells[1].wall_s;
 	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
 	p.cells[2].nwall = 0;
-	want -= 5 * p.cells[2].wall_s;
-	want += 6 * rn.sample_cost_s;
+	if (tb_runner_accounts(&rn, &p.cells[2])) {
+		want -= 10 * p.cells[2].wall_s;
+		want += 11 * rn.sample_cost_s;
+	} else {
+		want -= 5 * p.cells[2].wall_s;
+		want += 6 * rn.sample_cost_s;
+	}
 	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
 	tb_plan_free(&p);
 	tb_result_free(r);
