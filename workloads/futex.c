@@ -121,4 +121,5 @@ const struct tb_workload_ops tb_workload_futex = {
 	.run_batch = futex_run_batch,
 	.teardown = futex_teardown,
 	.events = futex_events,
+	.flags = TB_WL_PARTNER_CPU, /* the partner inherits its CPU */
 };

@@ -103,4 +103,5 @@ const struct tb_workload_ops tb_workload_pipe_pingpong = {
 	.run_batch = pipe_run_batch,
 	.teardown = pipe_teardown,
 	.events = pipe_events,
+	.flags = TB_WL_PARTNER_CPU, /* the partner inherits its CPU */
 };

@@ -185,4 +185,5 @@ const struct tb_workload_ops tb_workload_tcp_rr = {
 	.run_batch = tcp_run_batch,
 	.teardown = tcp_teardown,
 	.events = tcp_events,
+	.flags = TB_WL_PARTNER_CPU, /* the partner inherits its CPU */
 };

@@ -157,4 +157,5 @@ const struct tb_workload_ops tb_workload_udp_rr = {
 	.run_batch = udp_run_batch,
 	.teardown = udp_teardown,
 	.events = udp_events,
+	.flags = TB_WL_PARTNER_CPU, /* the partner inherits its CPU */
 };

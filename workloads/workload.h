@@ -47,6 +47,10 @@ enum {
 	/* What an op does is not declared but counted: before the rounds the runner counts the
 	 * hooked tracepoints in the target's cgroup over one untimed sample (runner/count.c). */
 	TB_WL_COUNTED = 1 << 2,
+	/* Its own tasks take turns on its CPU (a partner it wakes and waits for): their wait for
+	 * that CPU is the workload's, 10-55% of its time, not another task's; contention is then
+	 * judged by steal only (runner/contended.h). */
+	TB_WL_PARTNER_CPU = 1 << 3,
 };
 
 struct tb_workload_ops {

@@ -663,6 +663,7 @@ static const struct tb_json_field cell_fields[] = {
 	F_BOOL("baseline", baseline, TB_JSON_REQ),
 	{.key = "threads", .kind = TB_JSON_UINT, AT(threads), .umin = 1, .umax = UINT_MAX},
 	F_BOOL("latency_mode", latency_mode, 0),
+	F_BOOL("partner_cpu", partner_cpu, 0),
 	F_UINT("ops_per_sample", ops_per_sample, UINT64_MAX),
 	F_UINT("duration_ns", duration_ns, UINT64_MAX), /* absent: settings' (cell_add) */
 	F_RANGE("slowdown", slowdown, 0, MAXV, TB_JSON_OMIT),

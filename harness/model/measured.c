@@ -20,15 +20,15 @@ bool tb_sample_accounted(const struct tb_sample *s)
 	       isfinite(s->ns_per_op);
 }
 
-double tb_sample_contended_share(const struct tb_sample *s, unsigned int threads,
+double tb_sample_contended_share(const struct tb_cell *c, const struct tb_sample *s,
 				 unsigned int ncpus, const char **why)
 {
 	double wait = NAN, steal = NAN;
 
 	if (!(s->elapsed_ns > 0))
 		return NAN;
-	if (s->wait_ns >= 0)
-		wait = (double)s->wait_ns / (s->elapsed_ns * (threads ? threads : 1));
+	if (s->wait_ns >= 0 && !c->partner_cpu)
+		wait = (double)s->wait_ns / (s->elapsed_ns * (c->threads ? c->threads : 1));
 	if (s->steal_ns >= 0 && ncpus)
 		steal = (double)s->steal_ns / (s->elapsed_ns * ncpus);
 	if (why)
@@ -143,7 +143,7 @@ double tb_cell_cpu_wait_share(const struct tb_cell *c)
 	double wait = 0, t = 0;
 	size_t i;
 
-	for (i = 0; i < c->nsamples; i++) {
+	for (i = 0; !c->partner_cpu && i < c->nsamples; i++) {
 		const struct tb_sample *s = &c->samples[i];
 
 		if (!tb_sample_measured(s) || s->wait_ns < 0 || !(s->elapsed_ns > 0))

@@ -49,16 +49,17 @@ int64_t tb_cell_workload_events(const struct tb_cell *c);
 double tb_cell_ctxsw_per_op(const struct tb_cell *c);
 /*
  * The share of c's measured thread time its workload spent waiting, runnable, for a CPU that
- * another task held (samples' cpu_wait_ns over elapsed times threads); NAN when unknown.
+ * another task held (samples' cpu_wait_ns over elapsed times threads); NAN when unknown, and
+ * for a workload whose own tasks take turns on its CPU (c->partner_cpu: the wait is theirs).
  */
 double tb_cell_cpu_wait_share(const struct tb_cell *c);
 /*
- * The share of sample s's batch the machine took from its workload: the larger of its threads'
- * CPU wait (cpu_wait_ns over elapsed times threads) and the steal on the ncpus CPUs it was
- * pinned to (0: none named); NAN when neither is known. *why (may be NULL) names the larger:
- * "cpu-wait" or "steal".
+ * The share of sample s of cell c's batch the machine took from its workload: the larger of its
+ * threads' CPU wait (cpu_wait_ns over elapsed times c's threads; not for c->partner_cpu, whose
+ * own tasks wait for each other there) and the steal on the ncpus CPUs it was pinned to (0: none
+ * named); NAN when neither is known. *why (may be NULL) names the larger: "cpu-wait" or "steal".
  */
-double tb_sample_contended_share(const struct tb_sample *s, unsigned int threads,
+double tb_sample_contended_share(const struct tb_cell *c, const struct tb_sample *s,
 				 unsigned int ncpus, const char **why);
 /*
  * In-kernel ns per run of program p of c (run_time_ns / runs; p NULL: of all c's programs);

@@ -298,6 +298,8 @@ struct tb_cell {
 	bool baseline;		   /* [baseline] */
 	unsigned int threads;	   /* [threads] */
 	bool latency_mode;	   /* [latency_mode] */
+	bool partner_cpu;	   /* [partner_cpu] its workload's own tasks take turns on its CPU
+				      (TB_WL_PARTNER_CPU): their wait for it is not contention */
 	uint64_t ops_per_sample;   /* [ops_per_sample] */
 	uint64_t duration_ns;	   /* [duration_ns] the cell's effective sample duration: its
 				      workload section's duration, else [global]'s */

@@ -97,6 +97,7 @@ static struct tb_cell *add_cell(struct tb_result *r, struct tb_scn_workload *w,
 	c->baseline = baseline;
 	c->threads = w->threads;
 	c->latency_mode = w->latency;
+	c->partner_cpu = w->ops->flags & TB_WL_PARTNER_CPU;
 	c->duration_ns = w->duration_ns;
 	c->rate = NAN;
 	if (!c->id || !c->workload || !c->workload_type || !c->tracer || !c->tracer_type ||

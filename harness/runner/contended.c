@@ -31,7 +31,7 @@ static double share_of(const struct tb_cell *c, const struct tb_sample *s, unsig
 {
 	if (s->accounting || s->failed || s->abandoned || s->partial_round)
 		return NAN;
-	return tb_sample_contended_share(s, c->threads, ncpus, why);
+	return tb_sample_contended_share(c, s, ncpus, why);
 }
 
 bool tb_contended_round(struct tb_result *r, const unsigned int *ncpus, unsigned int round,

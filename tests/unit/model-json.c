@@ -93,6 +93,7 @@ static struct tb_result *build(void)
 	c->tracer_config = json_pack("{s:s}", "events", "syscalls:sys_enter_getpid");
 	c->threads = 2;
 	c->latency_mode = true;
+	c->partner_cpu = true;
 	c->ops_per_sample = 5000;
 	c->rate = 1000.5;
 	c->events_recorded = 123456789012ll;
@@ -239,6 +240,7 @@ static void check_equal(const struct tb_result *a, const struct tb_result *b)
 		CU_ASSERT_EQUAL(x->baseline, y->baseline);
 		CU_ASSERT_EQUAL(x->threads, y->threads);
 		CU_ASSERT_EQUAL(x->latency_mode, y->latency_mode);
+		CU_ASSERT_EQUAL(x->partner_cpu, y->partner_cpu);
 		CU_ASSERT_EQUAL(x->ops_per_sample, y->ops_per_sample);
 		CU_ASSERT(same(x->rate, y->rate));
 		CU_ASSERT_EQUAL(x->events_recorded, y->events_recorded);
