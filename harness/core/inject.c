@@ -57,39 +57,52 @@ static uint64_t thread_cpu_ns(void)
 static volatile uint64_t measure_iters;
 
 /*
- * Median per-call cost of calls x (optional getpid, then what tb_inject_point does with iters)
- * minus the same with the injection off (no call at all, as in a workload without the delay).
- * With the syscall the loop is timed like the harness times a batch (wall clock: interrupts
- * and steal inflate both alike); the median of the repetitions drops a preempted one. Nothing
+ * Per-call cost of calls x (optional getpid, then what tb_inject_point does with iters) minus
+ * the same with the injection off (no call at all, as in a workload without the delay). With
+ * the syscall the loop is timed like the harness times a batch (wall clock). The two loops
+ * alternate in blocks of BLOCK calls, off on on off, and each such quad gives a difference;
+ * the cost is the median of the quads' differences over REPS passes of calls calls each. A
+ * drift of the machine's speed (a VM's host changes its frequency and its other tenants) then
+ * falls on both loops alike, and a preemption or an interrupt spoils a quad, which the median
+ * drops. Timed one whole loop after the other, the spin after getpid came out 25% apart from
+ * one sample to the next on a PVM guest (make validate-sweeps: the truth at 800 ns had an SD
+ * of 195 ns over 7 samples), which made the truth, not the sweep, miss its tolerance. Nothing
  * is injected for 0 iterations, so that costs 0.
  */
 static double measure(uint64_t iters, uint64_t calls, bool with_syscall)
 {
 	uint64_t (*now)(void) = with_syscall ? tb_now_ns : thread_cpu_ns;
-	enum { REPS = 9 };
-	double t[REPS], base[REPS];
-	uint64_t i, t0, n;
-	int r;
+	enum { REPS = 9, BLOCK = 100, MAXQ = 128 };
+	uint64_t quads = calls / (2 * BLOCK), i, t0, n;
+	double d[REPS * MAXQ];
+	size_t nd = 0;
 
 	if (!iters)
 		return 0.0;
-	for (r = 0; r < REPS; r++) {
-		for (int pass = 0; pass < 2; pass++) {
-			measure_iters = pass ? 0 : iters;
-			t0 = now();
-			for (i = 0; i < calls; i++) {
-				if (with_syscall)
-					syscall(SYS_getpid);
-				n = measure_iters;
-				if (n)
-					tb_spin(n);
+	quads = quads < 1 ? 1 : quads > MAXQ ? MAXQ : quads;
+	for (int r = 0; r < REPS; r++) {
+		for (uint64_t q = 0; q < quads; q++) {
+			double on = 0, off = 0;
+
+			for (int b = 0; b < 4; b++) {
+				bool spin = b == 1 || b == 2; /* off on on off */
+
+				measure_iters = spin ? iters : 0;
+				t0 = now();
+				for (i = 0; i < BLOCK; i++) {
+					if (with_syscall)
+						syscall(SYS_getpid);
+					n = measure_iters;
+					if (n)
+						tb_spin(n);
+				}
+				*(spin ? &on : &off) += (double)(now() - t0);
 			}
-			(pass ? base : t)[r] = (double)(now() - t0) / (double)calls;
+			d[nd++] = (on - off) / (2.0 * BLOCK);
 		}
 	}
-	qsort(t, REPS, sizeof(t[0]), cmp_double);
-	qsort(base, REPS, sizeof(base[0]), cmp_double);
-	return t[REPS / 2] - base[REPS / 2] > 0 ? t[REPS / 2] - base[REPS / 2] : 0.0;
+	qsort(d, nd, sizeof(d[0]), cmp_double);
+	return d[nd / 2] > 0 ? d[nd / 2] : 0.0;
 }
 
 double tb_spin_measure_ns(uint64_t iters)

@@ -31,9 +31,10 @@ static inline void tb_inject_point(void)
 /* Map the shared control page (idempotent). Returns 0 or -errno. */
 int tb_inject_init(void);
 /*
- * Measure what injecting tb_spin(iters) costs, in ns per call, by timing calls in a loop (median
- * of several timings) against the same loop with the injection off: the call into tb_spin is
- * part of the cost, as it is for a workload. Returns the cost (>= 0; 0 for 0 iterations).
+ * Measure what injecting tb_spin(iters) costs, in ns per call, by timing calls in a loop
+ * against the same loop with the injection off, the two alternating in short blocks (the median
+ * of the blocks' differences): the call into tb_spin is part of the cost, as it is for a
+ * workload. Returns the cost (>= 0; 0 for 0 iterations).
  */
 double tb_spin_measure_ns(uint64_t iters);
 /*
