@@ -446,8 +446,11 @@ def filter_text(w, short=False):
         return t + (", the rejected one unknown (no line)" if short else
                     f", the rejected one unknown (the line was {slope_text(w)})")
     m = w.get("model") or {}
-    return (t + f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns "
-            f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
+    t += (f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns "
+          f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
+    if w.get("rejected_within_noise"):
+        t += ": not told apart from a kept one (the slope's CI includes 0)"
+    return t
 
 
 def run_sweeps(out, from_dir):

@@ -107,6 +107,7 @@ static const struct tb_json_field sweep_fields[] = {
 	F_RANGE("accepted_ns_per_event", accepted_ns, -MAXV, MAXV, TB_JSON_OMIT),
 	F_RANGE("rejected_ns_per_event", rejected_ns, -MAXV, MAXV, TB_JSON_OMIT),
 	F_PAIR("rejected_ns_per_event_ci", rej_lo, rej_hi, TB_JSON_OMIT),
+	F_BOOL("rejected_within_noise", rejected_within_noise, TB_JSON_OMIT),
 	F_RANGE("held_events_per_s", held_rate, 0, MAXV, TB_JSON_OMIT),
 	F_RANGE("held_tracer_cpu", held_cpu, 0, MAXV, TB_JSON_OMIT),
 	F_TEXT("held_value", held_value, TB_JSON_OMIT),

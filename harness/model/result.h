@@ -429,9 +429,12 @@ struct tb_sweep {
 	size_t npoints;
 	/* A filter's selectivity sweep (unit TB_UNIT_FILTERED, core/options.h): what an event the
 	 * filter keeps costs (the x = 0 point's ns per event) and one it rejects (that plus the
-	 * slope, with the slope's CI); NAN when there is no x = 0 point or no accepted line. */
+	 * slope, with the slope's CI); NAN when there is no x = 0 point, or no line that was
+	 * accepted or refused only because its slope's CI includes 0. In that case the rejected
+	 * event's cost is still measured, but not told apart from a kept one's: within_noise. */
 	double accepted_ns;		    /* [accepted_ns_per_event] */
 	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
+	bool rejected_within_noise;	    /* [rejected_within_noise] */
 	/* Saturation (a workload sweep that varies the event rate against one tracer): the
 	 * highest rate of a point that lost nothing, the tracer's CPU there, and the lowest rate
 	 * of a point that lost events; NAN when no point is of that kind. A tracer sweep: its

@@ -197,8 +197,12 @@ static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 	if (isfinite(sw->rejected_ns))
 		fprintf(f,
 			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
-			"%.1f]\n",
-			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi);
+			"%.1f]%s\n",
+			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi,
+			sw->rejected_within_noise
+				? ": not told apart (the line's slope CI includes 0: rejecting saves "
+				  "nothing this run resolves)"
+				: "");
 	if (sw->kind[0] == 't' && sw->held_value[0]) {
 		fprintf(f,
 			"%-*s   the smallest %s that lost nothing: %s (%.3g events/s, tracer CPU %.2f)\n",

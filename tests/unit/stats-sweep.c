@@ -238,26 +238,43 @@ static void test_knee_refused(void)
 	gsl_rng_free(rng);
 }
 
-/* A filter's selectivity sweep: a kept event's cost from the x = 0 point, a rejected one's from
- * the slope; both and the knee read back from result.json. */
-static void test_filter_sweep(void)
-{
-	static const double share[] = {0, 50, 90, 99, 100};
-	struct tb_result *r = tb_result_new(), *back = NULL;
-	const struct tb_sweep *sw;
-	json_t *doc;
+/* A filter's selectivity sweep of five points into r: rejected shares 0..100%, ns/op y[i], a
+ * kept event costing 60 ns at the x = 0 point. */
+static const double filter_share[] = {0, 50, 90, 99, 100};
 
+static void filter_cells(struct tb_result *r, const double *y)
+{
 	for (int i = 0; i < 5; i++) {
-		add_cell(r, share[i], 100 * 60 - 45 * share[i] + (i % 2 ? 2 : -2),
-			 TB_VERDICT_OVERHEAD);
+		add_cell(r, filter_share[i], y[i], TB_VERDICT_OVERHEAD);
 		free(r->cells[i].tsweep.unit);
 		r->cells[i].tsweep.unit = strdup(TB_UNIT_FILTERED);
 		if (!i)
 			r->cells[i].overhead.ns_per_event = 60;
 	}
+}
+
+/* The line 6000 - 45 x share, +-2 ns of noise: a rejected event costs 15 ns. */
+static void filter_line(double *y)
+{
+	for (int i = 0; i < 5; i++)
+		y[i] = 100 * 60 - 45 * filter_share[i] + (i % 2 ? 2 : -2);
+}
+
+/* A filter's selectivity sweep: a kept event's cost from the x = 0 point, a rejected one's from
+ * the slope; both and the knee read back from result.json. */
+static void test_filter_sweep(void)
+{
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	double y[5];
+	json_t *doc;
+
+	filter_line(y);
+	filter_cells(r, y);
 	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
 	sw = &r->sweeps[0];
 	CU_ASSERT_TRUE_FATAL(sw->fit.accepted);
+	CU_ASSERT_FALSE(sw->rejected_within_noise);
 	CU_ASSERT_DOUBLE_EQUAL(sw->accepted_ns, 60, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(sw->rejected_ns, 15, 0.5);
 	CU_ASSERT(sw->rej_lo < 15 && 15 < sw->rej_hi);
@@ -267,6 +284,36 @@ static void test_filter_sweep(void)
 	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rejected_ns, sw->rejected_ns, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rej_hi, sw->rej_hi, 1e-9);
 	CU_ASSERT_FALSE(back->sweeps[0].has_knee);
+	tb_result_free(back);
+	json_decref(doc);
+	tb_result_free(r);
+}
+
+/*
+ * A filter that saves nothing this run resolves: the line is refused (its slope's CI includes
+ * 0), but a rejected event's cost is still measured, the same as a kept one within that CI,
+ * and said to be within the noise (it was "unknown" before, for every filter on a noisy
+ * machine). Read back as written.
+ */
+static void test_filter_within_noise(void)
+{
+	static const double flat[] = {5700, 6300, 5700, 6300, 5700};
+	struct tb_result *r = tb_result_new(), *back = NULL;
+	const struct tb_sweep *sw;
+	json_t *doc;
+
+	filter_cells(r, flat);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	sw = &r->sweeps[0];
+	CU_ASSERT_FALSE_FATAL(sw->fit.accepted);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sw->fit.why_not, "includes 0"));
+	CU_ASSERT_TRUE(isfinite(sw->rejected_ns));
+	CU_ASSERT(sw->rej_lo <= 60 && 60 <= sw->rej_hi);
+	CU_ASSERT_TRUE(sw->rejected_within_noise);
+	doc = tb_result_to_json(r);
+	CU_ASSERT_EQUAL_FATAL(tb_result_from_json(doc, "r.json", &back), 0);
+	CU_ASSERT_TRUE(back->sweeps[0].rejected_within_noise);
+	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rejected_ns, sw->rejected_ns, 1e-9);
 	tb_result_free(back);
 	json_decref(doc);
 	tb_result_free(r);
@@ -500,6 +547,8 @@ static CU_TestInfo tests[] = {
 	{"a knee is found where the cost stops", test_knee_found},
 	{"no knee in a line or in noise", test_knee_refused},
 	{"a filter's kept and rejected event", test_filter_sweep},
+	{"a filter that saves nothing resolved: rejected as kept, within the noise",
+	 test_filter_within_noise},
 	{"result.json's knee", test_knee_json},
 	{"the rate a tracer held and lost at", test_saturation},
 	{"compare: a sweep's slope changed or not", test_sweep_changes},
