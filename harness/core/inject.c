@@ -64,10 +64,11 @@ static volatile uint64_t measure_iters;
  * the cost is the median of the quads' differences over REPS passes of calls calls each. A
  * drift of the machine's speed (a VM's host changes its frequency and its other tenants) then
  * falls on both loops alike, and a preemption or an interrupt spoils a quad, which the median
- * drops. Timed one whole loop after the other, the spin after getpid came out 25% apart from
- * one sample to the next on a PVM guest (make validate-sweeps: the truth at 800 ns had an SD
- * of 195 ns over 7 samples), which made the truth, not the sweep, miss its tolerance. Nothing
- * is injected for 0 iterations, so that costs 0.
+ * drops (two whole loops timed one after the other let a preemption in either decide). What
+ * it cannot take out is the machine's own speed changing between samples: on a PVM guest the
+ * spin at 800 ns still varied by an SD of 215-233 ns over one make validate-sweeps run's
+ * samples, as with whole loops (195 ns). Nothing is injected for 0 iterations, so that costs
+ * 0.
  */
 static double measure(uint64_t iters, uint64_t calls, bool with_syscall)
 {
