@@ -269,19 +269,23 @@ int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns)
 
 int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns)
 {
+	p->stop_sig = 0;
 	if (!p->pid || tb_proc_poll(p))
 		return 0;
 	if (tb_stop_hurried() && grace_ns > TB_HURRY_GRACE_NS)
 		grace_ns = TB_HURRY_GRACE_NS; /* the user insists: no 10 s waits per tracer */
 	kill(-p->pid, sig);
+	p->stop_sig = sig;
 	if (!tb_proc_wait(p, grace_ns))
 		goto reap_group;
 	if (sig != SIGTERM) {
 		kill(-p->pid, SIGTERM);
+		p->stop_sig = SIGTERM;
 		if (!tb_proc_wait(p, grace_ns))
 			goto reap_group;
 	}
 	kill(-p->pid, SIGKILL);
+	p->stop_sig = SIGKILL;
 	tb_proc_wait(p, 0);
 	return -ETIMEDOUT;
 reap_group:

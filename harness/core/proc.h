@@ -22,6 +22,7 @@ struct tb_proc {
 	bool reaped;
 	struct rusage ru; /* of the child and its reaped descendants, once reaped */
 	uint64_t start_ns, end_ns;
+	int stop_sig; /* the last signal tb_proc_stop sent before the child ended (0: none) */
 	struct tb_drain *drain; /* the bounded writer of out_path (out_max or out_hook), or NULL */
 };
 
@@ -67,8 +68,8 @@ int tb_proc_poll(struct tb_proc *p);
 int tb_proc_wait(struct tb_proc *p, uint64_t timeout_ns);
 /*
  * Stop the process group: sig first, then SIGTERM after grace_ns, then SIGKILL after another
- * grace_ns (at most TB_HURRY_GRACE_NS each once tb_stop_hurried()); always reaps. Returns 0,
- * or -ETIMEDOUT when SIGKILL was needed.
+ * grace_ns (at most TB_HURRY_GRACE_NS each once tb_stop_hurried()); always reaps. The signal
+ * that ended it goes to p->stop_sig. Returns 0, or -ETIMEDOUT when SIGKILL was needed.
  */
 int tb_proc_stop(struct tb_proc *p, int sig, uint64_t grace_ns);
 /*

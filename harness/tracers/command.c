@@ -593,19 +593,15 @@ static void stop_group(void *arg)
 	if (tb_proc_poll(&p->proc)) {
 		p->died = true; /* reported by collect, which names the status */
 		reap_group(t);
-	} else {
-		uint64_t t0 = tb_now_ns();
-
-		if (tb_proc_stop(&p->proc, sig_values[c->stop_signal], c->stop_timeout))
-			tb_warn("[tracer %s] '%s' ignored SIG%s and SIGTERM: killed it", t->name,
-				c->command.v[0], sig_choices[c->stop_signal]);
-		else if (sig_values[c->stop_signal] != SIGTERM &&
-			 tb_now_ns() - t0 >= c->stop_timeout)
-			/* the sample's teardown (and the run) took that much longer: say why */
-			tb_warn("[tracer %s] '%s' did not exit within stop-timeout (%.3g s) of "
-				"SIG%s; SIGTERM stopped it",
-				t->name, c->command.v[0], (double)c->stop_timeout / 1e9,
-				sig_choices[c->stop_signal]);
+	} else if (tb_proc_stop(&p->proc, sig_values[c->stop_signal], c->stop_timeout)) {
+		tb_warn("[tracer %s] '%s' ignored SIG%s and SIGTERM: killed it", t->name,
+			c->command.v[0], sig_choices[c->stop_signal]);
+	} else if (p->proc.stop_sig == SIGTERM && sig_values[c->stop_signal] != SIGTERM) {
+		/* the sample's teardown (and the run) took stop-timeout longer: say why */
+		tb_warn("[tracer %s] '%s' did not exit within stop-timeout (%.3g s) of SIG%s; "
+			"SIGTERM stopped it",
+			t->name, c->command.v[0], (double)c->stop_timeout / 1e9,
+			sig_choices[c->stop_signal]);
 	}
 	kill_leftovers(t);
 }
