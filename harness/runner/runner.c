@@ -99,17 +99,6 @@ static size_t accounting_cells(const struct tb_runner *rn, size_t *acct)
 	return n;
 }
 
-/* Plan one more round (measured: with its accounting samples), for the progress and the ETA. */
-static void plan_round(struct tb_runner *rn, bool measured)
-{
-	size_t acct[rn->plan->ncells ? rn->plan->ncells : 1];
-
-	rn->planned += rn->plan->ncells + (measured ? accounting_cells(rn, acct) : 0);
-	rn->planned_rounds++;
-	if (measured)
-		rn->planned_measured++;
-}
-
 /*
  * One round: every cell's sample and, in a measured round, one accounting sample of each cell
  * that has them, all in one shuffled order, so that the accounting samples meet the same
@@ -338,7 +327,8 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 		else
 			tb_hist_init(cr->hist);
 	}
-	plan_round(rn, true);
+	rn->planned_rounds++; /* measured: with its accounting samples */
+	rn->planned_measured++;
 	*again_done = true;
 	(*reruns)++;
 	return true;
@@ -368,8 +358,10 @@ static int measured_rounds(struct tb_runner *rn)
 			rn->r->stop_reason = strdup("max-time");
 			return 0;
 		}
-		if (done >= target && !again_done) /* adaptive stopping asked for another round */
-			plan_round(rn, true);
+		if (done >= target && !again_done) { /* adaptive stopping asked for another round */
+			rn->planned_rounds++;
+			rn->planned_measured++;
+		}
 		ret = run_round(rn, (int)done, false, done + 1, target > done ? target : done + 1);
 		if (ret == -EINTR)
 			mark_partial_round(rn->r, done); /* r->rounds stays the completed rounds */
@@ -472,9 +464,8 @@ int tb_runner_run(struct tb_runner *rn, uint64_t seed)
 	ret = calibrate_all(rn);
 	if (!ret)
 		ret = tb_runner_budget_start(rn);
-	rn->planned = 0;
-	for (unsigned int k = 0; k < p->s->warmup + target; k++)
-		plan_round(rn, k >= p->s->warmup);
+	rn->planned_rounds = p->s->warmup + target;
+	rn->planned_measured = target;
 	if (!ret && rn->on_disk) {
 		struct tb_runner_disk d;
 

@@ -169,6 +169,17 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 	return ret;
 }
 
+size_t tb_runner_planned(const struct tb_runner *rn, const struct tb_plan_cell *cr)
+{
+	size_t n = 0;
+
+	if (cr)
+		return rn->planned_rounds + (tb_runner_accounts(rn, cr) ? rn->planned_measured : 0);
+	for (size_t i = 0; i < rn->plan->ncells; i++)
+		n += tb_runner_planned(rn, &rn->plan->cells[i]);
+	return n;
+}
+
 void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
 {
 	const struct tb_plan *p = rn->plan;
@@ -199,10 +210,7 @@ void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d)
 		t.nexpect = c->expected.nitems;
 		bytes = (double)st->ops->est_write_bytes(&t, &kept);
 		if (kept) /* every sample's: the timed ones and the accounting ones */
-			d->kept_bytes +=
-				bytes *
-				(double)(rn->planned_rounds +
-					 (tb_runner_accounts(rn, cr) ? rn->planned_measured : 0));
+			d->kept_bytes += bytes * (double)tb_runner_planned(rn, cr);
 		else if (bytes > d->largest_bytes) {
 			d->largest_bytes = bytes;
 			d->largest = c;
@@ -240,41 +248,37 @@ static double mean_sample_s(const struct tb_runner *rn, size_t i)
 	return rn->samples_done ? rn->sample_cost_s : planned_sample_s(rn->plan, i);
 }
 
+/* What a sample of plan cell i that sets its tracer up afresh pays beyond a timed one: its
+ * declared setup when the tracer is held (the timed samples' mean leaves it out), else 0. */
+static double fresh_setup_s(const struct tb_runner *rn, size_t i)
+{
+	const struct tb_plan_cell *cr = &rn->plan->cells[i];
+	const struct tb_scn_tracer *t = &rn->plan->s->tracers[cr->tr];
+
+	return cr->held && t->ops->est_cost_ns ? (double)t->ops->est_cost_ns(t->cfg) / 1e9 : 0;
+}
+
 double tb_runner_explain_left_s(const struct tb_runner *rn)
 {
 	const struct tb_plan *p = rn->plan;
 	double left = 0;
 
-	for (size_t i = 0; i < p->ncells; i++) {
-		const struct tb_plan_cell *cr = &p->cells[i];
-		const struct tb_scn_tracer *t = &p->s->tracers[cr->tr];
-
-		/* an explain sample sets its tracer up (a held one's setup is not in the mean)
-		 * and reads the kernel's symbols, about 100 ms */
-		if (!cr->dead && tb_runner_explain_sampled(p, i))
+	/* an explain sample sets its tracer up and reads the kernel's symbols, about 100 ms */
+	for (size_t i = 0; i < p->ncells; i++)
+		if (!p->cells[i].dead && tb_runner_explain_sampled(p, i))
 			left += (double)p->s->explain_samples *
-				(mean_sample_s(rn, i) + 0.1 +
-				 (cr->held && t->ops->est_cost_ns
-					  ? (double)t->ops->est_cost_ns(t->cfg) / 1e9
-					  : 0));
-	}
+				(mean_sample_s(rn, i) + 0.1 + fresh_setup_s(rn, i));
 	return left;
 }
 
-/*
- * The mean wall time of an accounting sample of plan cell i so far; before any, a timed one's
- * with its tracer's setup, which a held tracer's timed samples do not pay (an accounting
- * sample sets its tracer up afresh).
- */
+/* The mean wall time of an accounting sample of plan cell i so far; before any, a timed one's
+ * set up afresh (an accounting sample is). */
 static double mean_acct_s(const struct tb_runner *rn, size_t i)
 {
 	const struct tb_plan_cell *cr = &rn->plan->cells[i];
-	const struct tb_scn_tracer *t = &rn->plan->s->tracers[cr->tr];
 
-	if (cr->nacct)
-		return cr->acct_wall_s / cr->nacct;
-	return mean_sample_s(rn, i) +
-	       (cr->held && t->ops->est_cost_ns ? (double)t->ops->est_cost_ns(t->cfg) / 1e9 : 0);
+	return cr->nacct ? cr->acct_wall_s / cr->nacct
+			 : mean_sample_s(rn, i) + fresh_setup_s(rn, i);
 }
 
 double tb_runner_left_s(const struct tb_runner *rn)
@@ -306,7 +310,7 @@ void tb_runner_progress_say(struct tb_runner *rn, const char *phase, unsigned in
 		/* no estimate of a sample's cost before the first */
 		.eta_s = rn->samples_done ? tb_runner_left_s(rn) : NAN,
 		.done = rn->samples_done,
-		.planned = rn->planned,
+		.planned = tb_runner_planned(rn, NULL),
 		.elapsed_s = (double)(tb_now_ns() - rn->t_start) / 1e9,
 	};
 

@@ -86,11 +86,12 @@ struct tb_runner {
 	unsigned int order;   /* the next sample's position in the run */
 	double sample_cost_s; /* running mean of a sample's wall time, for the ETA */
 	unsigned int samples_done;
-	bool estimated;		     /* on_estimate was called */
-	size_t planned;		     /* samples expected: warmups and the rounds targeted so far */
-	unsigned int planned_rounds; /* those rounds: warmups, measured ones and their reruns */
-	unsigned int planned_measured; /* of them measured: an accounting sample per such cell */
-	struct tb_runner_dirs *dirs; /* dir/tracers/ and its sections' directories, or NULL */
+	bool estimated; /* on_estimate was called */
+	/* the rounds expected so far: warmups, measured ones (targeted, asked for by adaptive
+	 * stopping, run again), and of them the measured ones, each with an accounting sample
+	 * per cell that has them (tb_runner_planned) */
+	unsigned int planned_rounds, planned_measured;
+	struct tb_runner_dirs *dirs;	/* dir/tracers/ and its sections' directories, or NULL */
 	struct tb_runner_budget budget; /* max-time's (runner/budget.h) */
 	/* [workload section]: what its counting pass counted per op (runner/count.h); NULL
 	 * entries where none ran; the array NULL until one does */
@@ -111,7 +112,9 @@ void tb_runner_fill_req(const struct tb_plan *p, size_t wi, struct tb_measure_re
 /* Calibrate workload section wi: its ops per sample into rn->plan->wls[wi].ops. Returns as
  * tb_child_calibrate. */
 int tb_runner_calibrate(struct tb_runner *rn, size_t wi);
-/* What the plan's samples will write into the tracers' directories (rn->planned samples). */
+/* The samples of plan cell cr expected in the rounds planned so far (cr NULL: of every cell). */
+size_t tb_runner_planned(const struct tb_runner *rn, const struct tb_plan_cell *cr);
+/* What the plan's samples will write into the tracers' directories (tb_runner_planned). */
 void tb_runner_disk_need(const struct tb_runner *rn, struct tb_runner_disk *d);
 /* Seconds left in the rounds planned so far and the explain phase: each live cell's remaining
  * samples at the mean wall time of its own samples (the mean of all samples for a cell not yet

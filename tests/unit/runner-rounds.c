@@ -330,7 +330,7 @@ static void test_reestimate(void)
 	struct tb_runner rn = {0};
 	struct tb_plan p;
 	double want = 0;
-	size_t i, acct = SIZE_MAX;
+	size_t i, acct = SIZE_MAX, nacct = 0;
 	char path[512];
 
 	snprintf(path, sizeof(path), "%s/run/small.ini", tb_test_data_dir());
@@ -352,10 +352,14 @@ static void test_reestimate(void)
 		if (tb_runner_accounts(&rn, &p.cells[i])) {
 			want += 5 * p.cells[i].wall_s; /* none yet: a timed sample's time */
 			acct = i;
+			nacct++;
 		}
 	}
 	/* bpf-count's cells account (bpf-stats on by default): the case is exercised */
 	CU_ASSERT_FATAL(acct != SIZE_MAX);
+	/* the progress's count: 6 samples of each cell, 5 accounting samples more of acct's */
+	CU_ASSERT_EQUAL(tb_runner_planned(&rn, &p.cells[acct]), 11);
+	CU_ASSERT_EQUAL(tb_runner_planned(&rn, NULL), 6 * p.ncells + 5 * nacct);
 	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
 	/* above the plan's batches and settles for the same samples: the slowdown is in */
 	CU_ASSERT(tb_runner_left_s(&rn) > 5 * (double)p.ncells * (0.05 + 2 * 0.002));
