@@ -143,7 +143,9 @@ double tb_cell_cpu_wait_share(const struct tb_cell *c)
 	double wait = 0, t = 0;
 	size_t i;
 
-	for (i = 0; !c->partner_cpu && i < c->nsamples; i++) {
+	if (c->partner_cpu) /* its own tasks' turns, not another task's */
+		return NAN;
+	for (i = 0; i < c->nsamples; i++) {
 		const struct tb_sample *s = &c->samples[i];
 
 		if (!tb_sample_measured(s) || s->wait_ns < 0 || !(s->elapsed_ns > 0))

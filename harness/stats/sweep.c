@@ -212,10 +212,10 @@ static int fit(struct tb_sweep *sw, double alpha)
 	}
 	/* A slope refused because its CI includes 0 is still a measurement of what a rejected
 	 * event costs: the same as a kept one, within that CI. Refused for its r2 (the points do
-	 * not follow a line) or its points, it says nothing of a rejected event. */
-	if (isfinite(sw->accepted_ns) && isfinite(sw->fit.cost_ns) &&
-	    isfinite(sw->fit.cost_ci_lo) && isfinite(sw->fit.cost_ci_hi) &&
-	    (sw->fit.accepted || (n >= 3 && sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0))) {
+	 * not follow a line) or its points (no fit: its CI is NAN), it says nothing of a rejected
+	 * event. */
+	if (isfinite(sw->accepted_ns) &&
+	    (sw->fit.accepted || (sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0))) {
 		sw->rejected_ns = sw->accepted_ns + sw->fit.cost_ns;
 		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
 		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;

@@ -293,13 +293,14 @@ static void test_filter_sweep(void)
  * A filter that saves nothing this run resolves: the line is refused (its slope's CI includes
  * 0), but a rejected event's cost is still measured, the same as a kept one within that CI,
  * and said to be within the noise (it was "unknown" before, for every filter on a noisy
- * machine). Read back as written.
+ * machine). Read back as written. A line refused for its r2 still gives none.
  */
 static void test_filter_within_noise(void)
 {
 	static const double flat[] = {5700, 6300, 5700, 6300, 5700};
 	struct tb_result *r = tb_result_new(), *back = NULL;
 	const struct tb_sweep *sw;
+	double y[5];
 	json_t *doc;
 
 	filter_cells(r, flat);
@@ -316,6 +317,19 @@ static void test_filter_within_noise(void)
 	CU_ASSERT_DOUBLE_EQUAL(back->sweeps[0].rejected_ns, sw->rejected_ns, 1e-9);
 	tb_result_free(back);
 	json_decref(doc);
+	tb_result_free(r);
+	/* a significant slope refused for its r2 (0.88: the points do not follow a line): no
+	 * rejected event at all */
+	r = tb_result_new();
+	filter_line(y);
+	for (int i = 1; i < 5; i++)
+		y[i] += i % 2 ? 800 : -800;
+	filter_cells(r, y);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_FALSE(r->sweeps[0].fit.accepted);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->sweeps[0].fit.why_not, "r2"));
+	CU_ASSERT_FALSE(isfinite(r->sweeps[0].rejected_ns));
+	CU_ASSERT_FALSE(r->sweeps[0].rejected_within_noise);
 	tb_result_free(r);
 }
 
