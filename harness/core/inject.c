@@ -66,8 +66,8 @@ static volatile uint64_t measure_iters;
  * falls on both loops alike, and a preemption or an interrupt spoils a quad, which the median
  * drops (two whole loops timed one after the other let a preemption in either decide). What
  * it cannot take out is the machine's own speed changing between samples: on a PVM guest the
- * spin at 800 ns still varied between the samples of some make validate-sweeps runs by an SD of
- * about 200 ns, as with whole loops (METHODOLOGY.md 6.1). Nothing is injected for 0
+ * spin at 800 ns still varied widely between the samples of some make validate-sweeps runs
+ * (their spin_ns_sd), as with whole loops (METHODOLOGY.md 6.1). Nothing is injected for 0
  * iterations, so that costs 0.
  */
 static double measure(uint64_t iters, uint64_t calls, bool with_syscall)
