@@ -450,6 +450,8 @@ def filter_text(w, short=False):
           f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
     if w.get("rejected_within_noise"):
         t += ": not told apart from a kept one (the slope's CI includes 0)"
+    elif not m.get("accepted"):
+        t += f" (r2 {m.get('r2', float('nan')):.3f}: a small saving against the scatter)"
     return t
 
 

@@ -202,6 +202,9 @@ static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 			sw->rejected_within_noise
 				? ": not told apart (the line's slope CI includes 0: rejecting saves "
 				  "nothing this run resolves)"
+			: !sw->fit.accepted
+				? " (a small saving against the points' scatter: r2 below the line's "
+				  "bar, its CI carries the scatter)"
 				: "");
 	if (sw->kind[0] == 't' && sw->held_value[0]) {
 		fprintf(f,

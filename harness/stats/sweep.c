@@ -210,16 +210,19 @@ static int fit(struct tb_sweep *sw, double alpha)
 		free(x);
 		return -ENOMEM;
 	}
-	/* A slope refused because its CI includes 0 is still a measurement of what a rejected
-	 * event costs: the same as a kept one, within that CI. Refused for its r2 (the points do
-	 * not follow a line) or its points (no fit: its CI is NAN), it says nothing of a rejected
-	 * event. */
-	if (isfinite(sw->accepted_ns) &&
-	    (sw->fit.accepted || (sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0))) {
+	/* A selectivity line is a line by construction (each event is kept or rejected), so its
+	 * slope's CI, from the points' own scatter, says what a rejected event costs even where
+	 * r2 is low: a small saving against the noise lowers r2 without bending the line. A slope
+	 * whose CI includes 0 says the same as a kept one within that CI. A bent line (its
+	 * quadratic term significant), one that could not be tested for a bend (3 points) or no
+	 * fit at all (a NAN CI) says nothing of a rejected event. */
+	if (isfinite(sw->accepted_ns) && isfinite(sw->fit.cost_ci_lo) &&
+	    isfinite(sw->fit.cost_ci_hi) && !sw->fit.nonlinear &&
+	    (sw->fit.accepted || n >= 4 || (sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0))) {
 		sw->rejected_ns = sw->accepted_ns + sw->fit.cost_ns;
 		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
 		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;
-		sw->rejected_within_noise = !sw->fit.accepted;
+		sw->rejected_within_noise = sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0;
 	}
 	free(x);
 	return 0;

@@ -293,7 +293,7 @@ static void test_filter_sweep(void)
  * A filter that saves nothing this run resolves: the line is refused (its slope's CI includes
  * 0), but a rejected event's cost is still measured, the same as a kept one within that CI,
  * and said to be within the noise (it was "unknown" before, for every filter on a noisy
- * machine). Read back as written. A line refused for its r2 still gives none.
+ * machine). Read back as written. A line refused for its r2 gives one too; a bent line none.
  */
 static void test_filter_within_noise(void)
 {
@@ -318,16 +318,33 @@ static void test_filter_within_noise(void)
 	tb_result_free(back);
 	json_decref(doc);
 	tb_result_free(r);
-	/* a significant slope refused for its r2 (0.88: the points do not follow a line): no
-	 * rejected event at all */
+	/* a significant slope refused for its r2 (0.88: scattered points, not a bend): a
+	 * selectivity line is a line by construction, so the rejected event is still given,
+	 * from the slope's CI, which carries the scatter, and it is told apart */
 	r = tb_result_new();
 	filter_line(y);
 	for (int i = 1; i < 5; i++)
 		y[i] += i % 2 ? 800 : -800;
 	filter_cells(r, y);
 	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
-	CU_ASSERT_FALSE(r->sweeps[0].fit.accepted);
-	CU_ASSERT_PTR_NOT_NULL(strstr(r->sweeps[0].fit.why_not, "r2"));
+	sw = &r->sweeps[0];
+	CU_ASSERT_FALSE(sw->fit.accepted);
+	CU_ASSERT_FALSE(sw->fit.nonlinear);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sw->fit.why_not, "r2"));
+	CU_ASSERT_TRUE(isfinite(sw->rejected_ns));
+	CU_ASSERT(sw->rej_lo < sw->rejected_ns && sw->rejected_ns < sw->rej_hi);
+	CU_ASSERT_DOUBLE_EQUAL(sw->rej_hi - sw->rej_lo, sw->fit.cost_ci_hi - sw->fit.cost_ci_lo,
+			       1e-9);
+	CU_ASSERT_FALSE(sw->rejected_within_noise);
+	tb_result_free(r);
+	/* a bent line (a significant quadratic term): no rejected event at all */
+	r = tb_result_new();
+	for (int i = 0; i < 5; i++)
+		y[i] = 6000 - 30 * filter_share[i] * filter_share[i] / 100;
+	y[2] += 1;
+	filter_cells(r, y);
+	CU_ASSERT_EQUAL_FATAL(tb_stats_sweeps(r), 0);
+	CU_ASSERT_TRUE(r->sweeps[0].fit.nonlinear);
 	CU_ASSERT_FALSE(isfinite(r->sweeps[0].rejected_ns));
 	CU_ASSERT_FALSE(r->sweeps[0].rejected_within_noise);
 	tb_result_free(r);
