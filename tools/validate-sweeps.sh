@@ -5,9 +5,9 @@
 # none? Runs scenarios/validation/sweeps.ini REPEATS times (each a run of its own, so every
 # repeat meets its own noise) and checks, over the repeats:
 #  - delay: the delay tracer swept over its per-op spin; the fitted slope must be the truth's
-#    (the delay tracer's measured spin against the swept value, fitted the same way) within
-#    max(10%, 2 ns at the top of the range), in every repeat whose fit was accepted, and the
-#    fit accepted in >= 95% of the repeats;
+#    (the median of the delay tracer's measured spins against the swept value, fitted the same
+#    way) within max(10%, 2 ns at the top of the range), in every repeat whose fit was
+#    accepted, and the fit accepted in >= 95% of the repeats;
 #  - top: syscall-count swept over `top`, which changes nothing on the measured path; the fit
 #    must be refused or its slope's CI include 0 in >= 95% of the repeats.
 # Prints one line per repeat, the tallies and the machine (CPU model and family, kernel,
@@ -80,11 +80,12 @@ for i in range(1, repeats + 1):
     d, t = sweeps.get("delay"), sweeps.get("top")
     if not d or not t:
         sys.exit(f"validate-sweeps: repeat {i}: no delay or top sweep in its result")
-    # the truth's slope: the spin the delay tracer measured against the swept value
+    # the truth's slope: the spin the delay tracer measured against the swept value, the
+    # median of its measurements (a point's y is a difference of medians over the same samples)
     xs, ys = [], []
     for p in d["points"]:
         ex = cells[p["cell"]].get("tracer_extra") or {}
-        truth = ex.get("spin_ns_mean", ex.get("spin_ns_measured"))
+        truth = ex.get("spin_ns_median", ex.get("spin_ns_mean", ex.get("spin_ns_measured")))
         if truth is not None and p.get("x") is not None:
             xs.append(p["x"])
             ys.append(truth)
