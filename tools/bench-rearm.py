@@ -6,7 +6,11 @@ For each of bench-precision's families (the same workload and tracer sections: o
 file's FAMILIES), two runs of one scenario that differ only in `reuse-tracers`: true (a traced
 cell's tracer is set up once and rearmed between its samples, where the family can) and false
 (a full setup and teardown per sample). Fixed rounds and sample length (REARM_ROUNDS, default
-10; REARM_DURATION, default 1s), so that the two runs are the same measurement.
+10; REARM_DURATION, default 1s), so that the two runs are the same measurement. Each scenario
+also sets a max-time (REARM_MAX_TIME, default 15m), so that a slow cell (a uprobe's traced
+batch at the baseline's op count took minutes here) gets an op count of its own, sized to its
+slowdown (runner/budget.c, which a max-time turns on); it is far above the time the rounds
+take, so it does not cut them, and the run says so if it ever does.
 
 Prints per family and mode the median per-sample tracer setup (or rearm) and teardown time from
 result.json's samples, the share of the run's wall time spent measuring, and the overhead with
@@ -15,7 +19,7 @@ identical; a family that cannot rearm shows the same setup time twice). A benchm
 is judged; it exits 0 when every run ran, 1 when one could not, 2 on bad usage.
 
 Environment: TB_BIN (tracebench), REARM_FAMILIES (a comma list, default every family),
-REARM_ROUNDS, REARM_DURATION, REARM_JSON (a file for the rows: tools/figures.py's rearm). Run
+REARM_ROUNDS, REARM_DURATION, REARM_MAX_TIME, REARM_JSON (a file for the rows: tools/figures.py's rearm). Run
 it under the tests' flock on a shared machine.
 """
 import datetime
@@ -32,6 +36,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TB = os.environ.get("TB_BIN", os.path.join(HERE, "..", "tracebench"))
 ROUNDS = os.environ.get("REARM_ROUNDS", "10")
 DURATION = os.environ.get("REARM_DURATION", "1s")
+MAX_TIME = os.environ.get("REARM_MAX_TIME", "15m")
 
 
 def families():
@@ -53,6 +58,7 @@ def run(name, wl, tr, reuse, out):
     scn = os.path.join(out, f"{tag}.ini")
     with open(scn, "w") as f:
         f.write(f"[global]\nrepetitions = {ROUNDS}\nduration = {DURATION}\n"
+                f"max-time = {MAX_TIME}\n"
                 f"reuse-tracers = {'true' if reuse else 'false'}\n\n[workload w]\n{wl}\n\n"
                 f"[tracer t]\n{tr}\n\n[matrix]\nworkloads = w\ntracers = none, t\n")
     rdir = os.path.join(out, tag)
@@ -63,6 +69,9 @@ def run(name, wl, tr, reuse, out):
         print(f"{tag}: tracebench exited {p.returncode}: {last[0]}", flush=True)
         return None
     r = json.load(open(os.path.join(rdir, "result.json")))
+    if r.get("stop_reason") == "max-time":
+        print(f"{tag}: max-time {MAX_TIME} cut its rounds (REARM_MAX_TIME): the two runs of "
+              f"{name} are not the same measurement", flush=True)
     tr_cell = next(c for c in r["cells"] if not c["baseline"])
     o = tr_cell.get("overhead") or {}
     meas = sum(s["elapsed_ns"] or 0 for c in r["cells"] for s in c["samples"]) / 1e9
