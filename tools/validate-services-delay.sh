@@ -4,16 +4,19 @@
 # make validate-services-delay: is a known per-request delay recovered on a real service? Runs
 # scenarios/validation/services-delay.ini once: on getpid (the spin alone), nginx, Redis and
 # PostgreSQL (closed loop) and PostgreSQL at a fixed rate (open loop), a BPF probe that spins a
-# known time at a syscall made once per request (call), filtered to the server's cgroup, beside
-# the same probe with an empty body (the probe's own dispatch cancels in the difference). The
-# spin's own time per hit is calibrated on getpid (spin minus empty ns per call), and must be
-# the spin asked within max(10%, 2 us). The truth per request is that time times the probed
-# syscall's entries per request as the counting pass counted them in the server's cgroup. In
-# the open loop (far below saturation) the p50 latency must gain the truth; in a closed loop
-# the spin saturates the server, so its CPU time per request must gain the truth (both within
-# max(10%, 2 us), issue 30), and its throughput must change as that CPU time per request says
-# at the CPU share each cell's server had: x share(spin)/share(empty) x cpu/(cpu + truth),
-# within the 95% bootstrap CI of the measured change (spin over empty, paired by round).
+# known time at a syscall made once per request (call), filtered to the server's cgroup. A
+# workload's pair is its cell with the largest spin against its reference: the probe with an
+# empty body where there is one (the probe's own dispatch cancels), else the smallest spin
+# (the closed loops: a 50 us against a 100 us spin, both saturating the server, so that it
+# runs the same way in both). The spin's own time per hit at each spin asked is calibrated on
+# getpid (spin minus empty ns per call, paired by round, over its hits per call), and must be
+# the spin asked within max(10%, 2 us). The truth per request is the pair's difference of those
+# times times the probed syscall's entries per request as the counting pass counted them in the
+# server's cgroup. In the open loop (far below saturation) the p50 latency must gain the truth;
+# in a closed loop its CPU time per request must (both within max(10%, 2 us), issue 30), and
+# its throughput must change as that CPU time per request says at the CPU share each cell's
+# server had: x share(a)/share(b) x cpu(b)/(cpu(b) + truth), within the 95% bootstrap CI of
+# the measured change (paired by round).
 # Prints one line per check and the machine. Output:
 # results/validation-services-delay-<UTC>/ (result.json, delay.txt).
 # Exit 0 when every check holds, 1 when one does not, 2 on bad setup (the run failed).
@@ -90,12 +93,20 @@ def tol(truth):
     return max(0.1 * truth, 2000.0)
 
 
+def spin_of(c):
+    """The spin c's probe asks, in ns (0: an empty body), or None for another cell."""
+    tc = c["tracer_config"]
+    if c["baseline"] or tc.get("body") not in ("spin", "empty"):
+        return None
+    return float(tc.get("spin") or 0) if tc.get("body") == "spin" else 0.0
+
+
 def pair(wl):
-    """The spin cell of workload wl and its empty twin (same probe, body = empty)."""
-    cs = [c for c in r["cells"] if c["workload"] == wl and not c["baseline"]]
-    spin = [c for c in cs if c["tracer_config"].get("body") == "spin"]
-    empty = [c for c in cs if c["tracer_config"].get("body") == "empty"]
-    return (spin[0], empty[0]) if spin and empty else (None, None)
+    """Workload wl's largest-spin cell and its reference (the empty body, else the smallest
+    spin), or (None, None)."""
+    cs = sorted((c for c in r["cells"] if c["workload"] == wl and spin_of(c) is not None),
+                key=spin_of)
+    return (cs[-1], cs[0]) if len(cs) >= 2 and spin_of(cs[-1]) > spin_of(cs[0]) else (None, None)
 
 
 def per_request(c):
@@ -116,28 +127,44 @@ def share(s):  # the server's CPU share of the batch's wall time
     return s["service"]["server_cpu_s"] / (s["elapsed_ns"] / 1e9)
 
 
+def ctxsw(s):  # the server cgroup's context switches per request, or None (not read)
+    n = s["service"].get("server_ctxsw")
+    return None if n is None else n / s["ops"]
+
+
 def rps(s):  # requests per second of the batch's wall time (the clock the share is read on)
     return s["ops"] / (s["elapsed_ns"] / 1e9)
 
 
-# The spin's own time per hit, calibrated on getpid (the spin alone: spin minus empty ns per
-# call, paired by round, over its hits per call), against the spin asked.
-spin, empty = pair("getpid")
-if spin is None or spin.get("error") or empty.get("error"):
+# The spin's own time per hit at each spin asked, calibrated on getpid (the spin alone: spin
+# minus empty ns per call, paired by round, over its hits per call), against the spin asked.
+cal = {0.0: 0.0}
+empty = next((c for c in r["cells"] if c["workload"] == "getpid" and spin_of(c) == 0), None)
+for c in sorted((c for c in r["cells"] if c["workload"] == "getpid" and spin_of(c)),
+                key=spin_of):
+    if empty is None or c.get("error") or empty.get("error"):
+        break
+    asked = spin_of(c)
+    got = med(paired(c, empty, lambda a, b: a["ns_per_op"] - b["ns_per_op"]))
+    got /= c["proof"].get("events_per_op") or 1.0
+    cal[asked] = got
+    print("%-14s the spin alone: %.0f ns per hit measured for %.0f ns asked (%+.1f%%, "
+          "tolerance %.0f ns) %s" % ("getpid", got, asked, 100 * (got - asked) / asked,
+                                     tol(asked), judge(abs(got - asked) <= tol(asked))))
+if len(cal) < 2:
     print("getpid         no spin/empty pair measured: the spin cannot be calibrated")
     sys.exit(1)
-asked = float(spin["tracer_config"]["spin"])
-cal = med(paired(spin, empty, lambda a, b: a["ns_per_op"] - b["ns_per_op"]))
-cal /= spin["proof"].get("events_per_op") or 1.0
-print("%-14s the spin alone: %.0f ns per hit measured for %.0f ns asked (%+.1f%%, tolerance "
-      "%.0f ns) %s" % ("getpid", cal, asked, 100 * (cal - asked) / asked, tol(asked),
-                       judge(abs(cal - asked) <= tol(asked))))
 
 for wl in sorted({c["workload"] for c in r["cells"]} - {"getpid"}):
-    spin, empty = pair(wl)
-    if spin is None or spin.get("error") or empty.get("error"):
-        print("%-14s no spin/empty pair measured (%s)" % (
-            wl, (spin or {}).get("error") or (empty or {}).get("error") or "no pair"))
+    spin, ref = pair(wl)
+    if spin is None or spin.get("error") or ref.get("error"):
+        print("%-14s no spin pair measured (%s)" % (
+            wl, (spin or {}).get("error") or (ref or {}).get("error") or "no pair"))
+        failed += 1
+        continue
+    if spin_of(spin) not in cal or spin_of(ref) not in cal:
+        print("%-14s a spin of %.0f or %.0f ns has no getpid calibration" % (
+            wl, spin_of(spin), spin_of(ref)))
         failed += 1
         continue
     h = per_request(spin)
@@ -146,12 +173,14 @@ for wl in sorted({c["workload"] for c in r["cells"]} - {"getpid"}):
             wl, spin["tracer_config"].get("target")))
         failed += 1
         continue
-    truth = h * cal
-    print("%-14s %.3f hits/request counted (%.3f in the spin cell) x %.0f ns = %.0f ns per "
-          "request" % (wl, h, spin["proof"].get("events_per_op") or 0, cal, truth))
+    hit = cal[spin_of(spin)] - cal[spin_of(ref)]
+    truth = h * hit
+    print("%-14s %s against %s: %.3f hits/request counted (%.3f in the spin cell) x %.0f ns "
+          "= %.0f ns per request" % (wl, spin["tracer"], ref["tracer"], h,
+                                     spin["proof"].get("events_per_op") or 0, hit, truth))
     if spin["service"].get("decides") != "throughput":
         # An open loop far below saturation: a request's latency gains the spin, no queue.
-        got = med(paired(spin, empty, lambda a, b: a["service"]["p50_ns"] -
+        got = med(paired(spin, ref, lambda a, b: a["service"]["p50_ns"] -
                          b["service"]["p50_ns"]))
         print("%-14s p50 latency %+.0f ns (%+.1f%%, tolerance %.0f ns) %s" % (
             "", got, 100 * (got - truth) / truth, tol(truth),
@@ -160,18 +189,22 @@ for wl in sorted({c["workload"] for c in r["cells"]} - {"getpid"}):
     # A closed loop: the spin saturates the server, whose time per request is then its CPU
     # time per request. That must gain the truth; and the throughput must change as the CPU
     # per request says at the CPU share each cell's server had (rps = share / CPU per
-    # request): x share(spin)/share(empty) x cpu/(cpu + truth), each round's against its own.
-    got = med(paired(spin, empty, lambda a, b: cpu(a) - cpu(b)))
+    # request): x share(a)/share(b) x cpu(b)/(cpu(b) + truth), each round's against its own.
+    got = med(paired(spin, ref, lambda a, b: cpu(a) - cpu(b)))
     print("%-14s server CPU per request %+.0f ns (%+.1f%%, tolerance %.0f ns) %s" % (
         "", got, 100 * (got - truth) / truth, tol(truth), judge(abs(got - truth) <= tol(truth))))
-    q = paired(spin, empty, lambda a, b: (rps(a) / rps(b)) /
+    q = paired(spin, ref, lambda a, b: (rps(a) / rps(b)) /
                (share(a) / share(b) * cpu(b) / (cpu(b) + truth)))
     lo, hi = bootstrap(q)
     print("%-14s throughput x%.3f, x%.3f of what the CPU per request says [%.3f, %.3f] (the "
-          "server's CPU share %.2f, %.2f without the spin) %s" % (
-              "", med(paired(spin, empty, lambda a, b: rps(a) / rps(b))), med(q), lo, hi,
-              med(paired(spin, empty, lambda a, b: share(a))),
-              med(paired(spin, empty, lambda a, b: share(b))), judge(lo <= 1 <= hi)))
+          "server's CPU share %.2f, %.2f in the reference; context switches per request "
+          "%.2f, %.2f) %s" % (
+              "", med(paired(spin, ref, lambda a, b: rps(a) / rps(b))), med(q), lo, hi,
+              med(paired(spin, ref, lambda a, b: share(a))),
+              med(paired(spin, ref, lambda a, b: share(b))),
+              med([x for x in paired(spin, ref, lambda a, b: ctxsw(a)) if x is not None]),
+              med([x for x in paired(spin, ref, lambda a, b: ctxsw(b)) if x is not None]),
+              judge(lo <= 1 <= hi)))
 
 si = json.load(open(os.path.join(out, "sysinfo.json")))
 print("machine: %s, kernel %s, load %s (a busy machine's figures are not the machine's)" % (
