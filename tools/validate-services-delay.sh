@@ -23,7 +23,8 @@
 #
 # Environment: TB_BIN (default ./tracebench), VALIDATE_OUT (output directory), VALIDATE_QUICK=1
 # (--quick: 5 rounds of 200 ms samples; a sample is still at least 2000 requests, so the open
-# loop's last 8 s). The run waits for the lock.
+# loop's last 8 s), VALIDATE_FROM (an earlier run's output directory: judged again, nothing run
+# and nothing written). The run waits for the lock.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -34,23 +35,40 @@ OUT=${VALIDATE_OUT:-$root/results/validation-services-delay-$STAMP}
 QFLAG=
 [ "${VALIDATE_QUICK:-0}" = 1 ] && QFLAG=--quick
 
-if [ ! -x "$TB" ]; then
-	echo "validate-services-delay.sh: $TB is not an executable (build it: make)" >&2
-	exit 2
+if [ -n "${VALIDATE_FROM:-}" ]; then
+	OUT=$VALIDATE_FROM
+	if [ ! -f "$OUT/result.json" ]; then
+		echo "validate-services-delay.sh: VALIDATE_FROM=$OUT: no result.json there" >&2
+		exit 2
+	fi
+else
+	if [ ! -x "$TB" ]; then
+		echo "validate-services-delay.sh: $TB is not an executable (build it: make)" >&2
+		exit 2
+	fi
+	mkdir -p "$(dirname "$OUT")" || exit 2
+	# shellcheck disable=SC2086 # QFLAG is empty or one word
+	if ! "$TB" run "$root/scenarios/validation/services-delay.ini" $QFLAG --wait -q \
+		--no-plots -o "$OUT" >"$OUT.log" 2>&1; then
+		echo "validate-services-delay.sh: the run failed (its output: $OUT.log)" >&2
+		tail -n 5 "$OUT.log" >&2
+		exit 2
+	fi
+	"$TB" sysinfo --json >"$OUT/sysinfo.json" || exit 2
+	DEST=$OUT/delay.txt
 fi
-mkdir -p "$(dirname "$OUT")" || exit 2
-# shellcheck disable=SC2086 # QFLAG is empty or one word
-if ! "$TB" run "$root/scenarios/validation/services-delay.ini" $QFLAG --wait -q --no-plots \
-	-o "$OUT" >"$OUT.log" 2>&1; then
-	echo "validate-services-delay.sh: the run failed (its output: $OUT.log)" >&2
-	tail -n 5 "$OUT.log" >&2
-	exit 2
-fi
-"$TB" sysinfo --json >"$OUT/sysinfo.json" || exit 2
-python3 - "$OUT" >"$OUT/delay.txt" <<'PY'
+# The judgment of the run in $OUT, on stdout.
+judge() {
+	python3 - "$OUT" <<'PY'
 import json, os, random, statistics, sys
 out = sys.argv[1]
-r = json.load(open(os.path.join(out, "result.json")))
+try:
+    r = json.load(open(os.path.join(out, "result.json")))
+    r["cells"][0]["samples"]
+except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
+    print("validate-services-delay: %s: not a tracebench result with cells (%s)" % (
+        os.path.join(out, "result.json"), e), file=sys.stderr)
+    sys.exit(2)
 checks = failed = 0
 NAN = float("nan")
 
@@ -206,14 +224,24 @@ for wl in sorted({c["workload"] for c in r["cells"]} - {"getpid"}):
               med([x for x in paired(spin, ref, lambda a, b: ctxsw(b)) if x is not None]),
               judge(lo <= 1 <= hi)))
 
-si = json.load(open(os.path.join(out, "sysinfo.json")))
+try:
+    si = json.load(open(os.path.join(out, "sysinfo.json")))
+except (OSError, ValueError):
+    si = {}  # an earlier run's directory without one (VALIDATE_FROM)
 print("machine: %s, kernel %s, load %s (a busy machine's figures are not the machine's)" % (
     si.get("cpu", {}).get("model", "?"), si.get("kernel", {}).get("release", "?"),
     si.get("load", {}).get("loadavg", "?")))
 print("known delay on services: %d of %d checks held" % (checks - failed, checks))
 sys.exit(0 if checks and not failed else 1)
 PY
+}
+
+if [ -z "${DEST:-}" ]; then
+	judge
+	exit
+fi
+judge >"$DEST"
 st=$?
-cat "$OUT/delay.txt"
+cat "$DEST"
 echo "output: $OUT"
 exit $st

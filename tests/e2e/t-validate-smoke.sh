@@ -93,6 +93,64 @@ done
 grep -q "20/20 pairs significant" "$TMP/out" || fail "bad set: A/A count not 20/20"
 expect_exit 2 python3 "$AN" "$TMP/nonexistent"
 
+# ---- 1b. the services' known delay judged on synthetic runs ---------------------------------------
+# sgen.py DIR good|bad: a services-delay output: getpid calibrates 50, 100 and 500 us spins
+# (400 ns of dispatch each); nginx's closed loop pairs 50 with 100 us (both saturating), the open
+# loop 500 us with the empty probe. bad: nginx's CPU per request gains 60 us, not 50, and the
+# open loop's p50 400 us, not 500.
+cat >"$TMP/sgen.py" <<'PY'
+import json, os, sys
+out, bad = sys.argv[1], sys.argv[2] == "bad"
+def cell(wl, tr, body, spin, target, f, decides="throughput"):
+    c = {"id": wl + "/" + tr, "workload": wl, "tracer": tr, "baseline": False,
+         "service": {"decides": decides},
+         "tracer_config": {"body": body, "spin": spin, "target": target},
+         "proof": {"events_per_op": 1.0},
+         "expected_events": {"events": [{"event": target, "per_op": 1.0}]},
+         "samples": [dict(round=i, warmup=False, **f(i)) for i in range(8)]}
+    return c
+def gp(extra):
+    return lambda i: {"ns_per_op": 1000 + extra + 30 * (i % 3), "ops": 1000, "elapsed_ns": 1e6}
+def closed(cpu_us, share):
+    def f(i):
+        ops, cpu = 100000, (cpu_us + 0.2 * (i % 3)) * 1e-6 * 100000
+        return {"ns_per_op": 1, "ops": ops, "elapsed_ns": cpu / share * 1e9,
+                "service": {"server_cpu_s": cpu, "p50_ns": 1, "server_ctxsw": 0}}
+    return f
+def opened(p50_us):
+    return lambda i: {"ns_per_op": 1, "ops": 2000, "elapsed_ns": 8e9,
+                      "service": {"server_cpu_s": 0.5, "p50_ns": (p50_us + 20 * (i % 3)) * 1e3,
+                                  "server_ctxsw": 2000}}
+tp = "syscalls:sys_enter_getpid"
+cells = [cell("getpid", "empty", "empty", 0, tp, gp(0))]
+for us in (50, 100, 500):
+    cells.append(cell("getpid", "spin%d" % us, "spin", us * 1000, tp, gp(us * 1000 + 400)))
+wv = "syscalls:sys_enter_writev"
+cells.append(cell("nginx", "spin50", "spin", 50000, wv, closed(66.0, 0.99)))
+cells.append(cell("nginx", "spin100", "spin", 100000, wv, closed(126.0 if bad else 116.0, 0.99)))
+st = "syscalls:sys_enter_sendto"
+cells.append(cell("postgres-open", "empty", "empty", 0, st, opened(450), "p99"))
+cells.append(cell("postgres-open", "spin500", "spin", 500000, st, opened(850 if bad else 950),
+                  "p99"))
+os.makedirs(out)
+json.dump({"cells": cells}, open(os.path.join(out, "result.json"), "w"))
+PY
+SD=$ROOT/tools/validate-services-delay.sh
+python3 "$TMP/sgen.py" "$TMP/sgood" good || fail "sgen good"
+python3 "$TMP/sgen.py" "$TMP/sbad" bad || fail "sgen bad"
+VALIDATE_FROM=$TMP/sgood expect_exit 0 "$SD"
+grep -q "known delay on services: 6 of 6 checks held" "$TMP/out" || fail "good services set: $(cat "$TMP/out")"
+grep -q "spin100 against spin50" "$TMP/out" || fail "the closed loop's pair is not 100 us against 50 us"
+grep -q "spin500 against empty" "$TMP/out" || fail "the open loop's pair is not 500 us against empty"
+VALIDATE_FROM=$TMP/sbad expect_exit 1 "$SD"
+[ "$(grep -c FAILED "$TMP/out")" -eq 3 ] || fail "bad services set: not 3 checks failed: $(cat "$TMP/out")"
+grep -q "known delay on services: 3 of 6 checks held" "$TMP/out" || fail "bad services set tally"
+[ ! -e "$TMP/sgood/delay.txt" ] || fail "VALIDATE_FROM wrote into the directory it judged"
+echo '{"cells": 3}' >"$TMP/sbad/result.json"
+VALIDATE_FROM=$TMP/sbad expect_exit 2 "$SD"
+grep -q "sbad/result.json: not a tracebench result" "$TMP/err" || fail "a garbled result.json: $(cat "$TMP/err")"
+VALIDATE_FROM=$TMP/none expect_exit 2 "$SD"
+
 # ---- 2. validate.sh end to end, quick -----------------------------------------------------------
 need_root
 "$TB" run --help >/dev/null 2>&1 || skip "tracebench run is not available in this build"
