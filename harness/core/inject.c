@@ -111,9 +111,9 @@ double tb_spin_measure_ns(uint64_t iters)
 	return measure(iters, 20000, false);
 }
 
-double tb_spin_measure_after_syscall_ns(uint64_t iters)
+double tb_spin_measure_after_syscall_ns(uint64_t iters, uint64_t calls)
 {
-	return measure(iters, 10000, true);
+	return measure(iters, calls, true);
 }
 
 uint64_t tb_spin_iters_for(double ns)

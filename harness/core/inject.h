@@ -41,9 +41,10 @@ double tb_spin_measure_ns(uint64_t iters);
  * The same, in the context the spin runs in: each call follows a getpid syscall, whose return
  * (with the host's speculation mitigations) leaves the branch predictors and caches colder
  * than a tight loop of spins does. This is the ground truth of the known-delta check: it
- * measured 10-20% more than the tight loop here.
+ * measured 10-20% more than the tight loop here. calls: the calls each of its passes times
+ * (at least 200: one block of each loop).
  */
-double tb_spin_measure_after_syscall_ns(uint64_t iters);
+double tb_spin_measure_after_syscall_ns(uint64_t iters, uint64_t calls);
 /* Iterations that cost about ns nanoseconds per call (calibrated once per process). */
 uint64_t tb_spin_iters_for(double ns);
 
