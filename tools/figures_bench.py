@@ -56,6 +56,21 @@ def run_accounting(out, from_dir):
     return acct_row(r, runcnt)
 
 
+def run_services_delay(out, from_dir):
+    """make validate-services-delay into OUT/run: its checks' lines (delay.txt without the
+    machine line, which the section's stamp replaces) and its tally."""
+    run = os.path.join(out, "run")
+    if not from_dir and run_cmd(["tools/validate-services-delay.sh"], {"VALIDATE_OUT": run}) == 2:
+        die("services-delay: tools/validate-services-delay.sh could not run (its message above)")
+    lines = read_text("services-delay", run, "delay.txt").rstrip("\n").splitlines()
+    tally = [x for x in lines if x.startswith("known delay on services:")]
+    if not tally:
+        die(f"services-delay: {run}/delay.txt: no tally line")
+    body = [x for x in lines if not x.startswith(("machine:", "known delay on services:"))]
+    return {"checks": "\n```\n" + "\n".join(body) + "\n```\n",
+            "tally": tally[0].split(": ", 1)[1]}
+
+
 def vdir(out):
     """Where tools/validate.sh wrote: OUT/validate (it refuses a directory that exists)."""
     return os.path.join(out, "validate")
@@ -717,6 +732,7 @@ def run_sample_length(out, from_dir):
 RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": run_rearm,
            "pid-knob": run_pid_knob, "precision-trial": run_precision_trial,
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
-           "bench-history": run_bench_history, "sample-length": run_sample_length}
+           "bench-history": run_bench_history, "sample-length": run_sample_length,
+           "services-delay": run_services_delay}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}
