@@ -71,6 +71,19 @@ def run_services_delay(out, from_dir):
             "tally": tally[0].split(": ", 1)[1]}
 
 
+def run_bench_services(out, from_dir):
+    """make bench-services into OUT/bench.txt: its table (each service's none and BPF counter
+    cells: throughput, CV, loss with its CI, half-width) as a block."""
+    txt = os.path.join(out, "bench.txt")
+    if not from_dir and run_cmd(["sh", "-c", f"tools/bench-services.sh >'{txt}'"]):
+        die("bench-services: tools/bench-services.sh failed (its message above)")
+    lines = read_text("bench-services", txt).rstrip("\n").splitlines()
+    if len(lines) < 3 or not lines[0].startswith("bench-services:"):
+        die(f"bench-services: {txt}: not the benchmark's output")
+    return {"settings": lines[0].split(";")[0].split(": ", 1)[1],
+            "table": "\n```\n" + "\n".join(lines[1:]) + "\n```\n"}
+
+
 def vdir(out):
     """Where tools/validate.sh wrote: OUT/validate (it refuses a directory that exists)."""
     return os.path.join(out, "validate")
@@ -733,6 +746,6 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "pid-knob": run_pid_knob, "precision-trial": run_precision_trial,
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
            "bench-history": run_bench_history, "sample-length": run_sample_length,
-           "services-delay": run_services_delay}
+           "services-delay": run_services_delay, "bench-services": run_bench_services}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}
