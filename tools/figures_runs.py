@@ -442,10 +442,13 @@ def filter_text(w, short=False):
     if acc is None:
         return "-"
     t = f"the kept event cost {acc:.1f} ns"
+    m = w.get("model") or {}
+    if rej is None and m.get("nonlinear"):
+        return t + (f", the rejected one unknown: the line bends (a quadratic term, p "
+                    f"{m.get('p_quadratic', float('nan')):.2g})")
     if rej is None:
         return t + (", the rejected one unknown (no line)" if short else
                     f", the rejected one unknown (the line was {slope_text(w)})")
-    m = w.get("model") or {}
     t += (f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns "
           f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
     if w.get("rejected_within_noise"):
