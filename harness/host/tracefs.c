@@ -365,8 +365,10 @@ out:
 	return ret;
 }
 
-/* The thread ids of process pid, each followed by a space, onto m. */
-static int put_threads(FILE *m, const char *file, pid_t pid)
+/* The thread ids of process pid, each followed by a space, onto m. 0, or -errno (said); a
+ * process that is gone (ENOENT) is no error unless must: a server's worker may exit between
+ * the tree's listing and this. */
+static int put_threads(FILE *m, const char *file, pid_t pid, bool must)
 {
 	char path[64];
 	struct dirent *de;
@@ -377,8 +379,9 @@ static int put_threads(FILE *m, const char *file, pid_t pid)
 	if (!d) {
 		int ret = -errno;
 
-		tb_err("%s: cannot list the threads of pid %d: %s", file, (int)pid,
-		       strerror(errno));
+		if (ret == -ENOENT && !must)
+			return 0;
+		tb_err("%s: cannot list the threads of pid %d: %s", file, (int)pid, strerror(-ret));
 		return ret;
 	}
 	while ((de = readdir(d)))
@@ -408,10 +411,10 @@ int tb_tracefs_set_pids(struct tracefs_instance *inst, const char *file, pid_t p
 		free(kin);
 		return -ENOMEM;
 	}
-	ret = put_threads(m, file, pid);
+	ret = put_threads(m, file, pid, true);
 	for (size_t i = 0; !ret && i < n; i++)
 		if (kin[i] != pid)
-			put_threads(m, file, kin[i]); /* one that exited meanwhile is no loss */
+			ret = put_threads(m, file, kin[i], false);
 	free(kin);
 	fputc('\n', m);
 	if (fclose(m)) {
