@@ -77,7 +77,7 @@ def run_bench_services(out, from_dir):
     txt = os.path.join(out, "bench.txt")
     if not from_dir and run_cmd(["sh", "-c", f"tools/bench-services.sh >'{txt}'"]):
         die("bench-services: tools/bench-services.sh failed (its message above)")
-    lines = read_text("bench-services", txt).rstrip("\n").splitlines()
+    lines = [x.rstrip() for x in read_text("bench-services", txt).rstrip("\n").splitlines()]
     if len(lines) < 3 or not lines[0].startswith("bench-services:"):
         die(f"bench-services: {txt}: not the benchmark's output")
     return {"settings": lines[0].split(";")[0].split(": ", 1)[1],
