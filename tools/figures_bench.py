@@ -71,6 +71,22 @@ def run_services_delay(out, from_dir):
             "tally": tally[0].split(": ", 1)[1]}
 
 
+def run_services_aa(out, from_dir):
+    """make validate-services into OUT/run: each repeat's pairs (services.txt without the
+    machine line) and the tally."""
+    run = os.path.join(out, "run")
+    if not from_dir and run_cmd(["tools/validate-services.sh"], {"VALIDATE_OUT": run}) == 2:
+        die("services-aa: tools/validate-services.sh could not run (its message above)")
+    lines = [x.rstrip() for x in
+             read_text("services-aa", run, "services.txt").rstrip("\n").splitlines()]
+    tally = [x for x in lines if x.startswith("A/A services:")]
+    if not tally:
+        die(f"services-aa: {run}/services.txt: no tally line")
+    body = [x for x in lines if not x.startswith(("machine:", "A/A services:"))]
+    return {"pairs": "\n```\n" + "\n".join(body) + "\n```\n",
+            "tally": tally[0].split(": ", 1)[1]}
+
+
 def run_bench_services(out, from_dir):
     """make bench-services into OUT/bench.txt: its table (each service's none and BPF counter
     cells: throughput, CV, loss with its CI, half-width) as a block."""
@@ -746,6 +762,7 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "pid-knob": run_pid_knob, "precision-trial": run_precision_trial,
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
            "bench-history": run_bench_history, "sample-length": run_sample_length,
-           "services-delay": run_services_delay, "bench-services": run_bench_services}
+           "services-delay": run_services_delay, "bench-services": run_bench_services,
+           "services-aa": run_services_aa}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}
