@@ -280,7 +280,7 @@ const struct tb_workload_ops tb_workload_nginx = {
 		"one HTTP request",
 	.opts = nginx_opts,
 	.cfg_size = sizeof(struct nginx_cfg),
-	.flags = TB_WL_ONESHOT | TB_WL_NOLATENCY | TB_WL_COUNTED,
+	.flags = TB_WL_SVC_FLAGS,
 	.supported = nginx_supported,
 	.validate = nginx_validate,
 	.setup = nginx_setup,

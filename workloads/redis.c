@@ -160,7 +160,7 @@ const struct tb_workload_ops tb_workload_redis = {
 		"command",
 	.opts = redis_opts,
 	.cfg_size = sizeof(struct redis_cfg),
-	.flags = TB_WL_ONESHOT | TB_WL_NOLATENCY | TB_WL_COUNTED,
+	.flags = TB_WL_SVC_FLAGS,
 	.supported = redis_supported,
 	.setup = redis_setup,
 	.run_batch = redis_run_batch,

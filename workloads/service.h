@@ -136,6 +136,14 @@ void tb_wl_svc_stop(struct tb_wl_svc *s);
  * figure below 10,000 requests). METHODOLOGY.md "Services".
  */
 #define TB_WL_SVC_MIN_REQUESTS 2000
+
+/*
+ * Every service workload's flags: one op is a request of the client's run (oneshot, no
+ * per-op latency), what a request does is counted, and the server inherits the workload's CPU,
+ * where the workload process waits parked: its wait for that CPU is the server's turn (3-4% of
+ * every PostgreSQL sample, in none cells too), not another task's (TB_WL_PARTNER_CPU).
+ */
+#define TB_WL_SVC_FLAGS (TB_WL_ONESHOT | TB_WL_NOLATENCY | TB_WL_COUNTED | TB_WL_PARTNER_CPU)
 /* The fastest rate a warm-up may report (requests/s): above it, the client's output is wrong. */
 #define TB_WL_SVC_MAX_RPS 1e8
 /*
