@@ -19,8 +19,8 @@ identical; a family that cannot rearm shows the same setup time twice). A benchm
 is judged; it exits 0 when every run ran, 1 when one could not, 2 on bad usage.
 
 Environment: TB_BIN (tracebench), REARM_FAMILIES (a comma list, default every family),
-REARM_ROUNDS, REARM_DURATION, REARM_MAX_TIME, REARM_JSON (a file for the rows: tools/figures.py's rearm). Run
-it under the tests' flock on a shared machine.
+REARM_ROUNDS, REARM_DURATION, REARM_MAX_TIME, REARM_JSON (a file for the rows:
+tools/figures.py's rearm). Run it under the tests' flock on a shared machine.
 """
 import datetime
 import importlib.util

@@ -8,8 +8,8 @@ import os
 import re
 import sys
 
-from figures_lib import (OPTS, TB, ci_text, die, measured_samples, median, read_json, read_text,
-                         run_cmd, span, table)
+from figures_lib import (OPTS, TB, ci_text, code_block, die, measured_samples, median, read_json,
+                         read_text, run_cmd, span, table)
 
 
 def acct_row(r, runcnt):
@@ -56,35 +56,27 @@ def run_accounting(out, from_dir):
     return acct_row(r, runcnt)
 
 
-def run_services_delay(out, from_dir):
-    """make validate-services-delay into OUT/run: its checks' lines (delay.txt without the
-    machine line, which the section's stamp replaces) and its tally."""
-    run = os.path.join(out, "run")
-    if not from_dir and run_cmd(["tools/validate-services-delay.sh"], {"VALIDATE_OUT": run}) == 2:
-        die("services-delay: tools/validate-services-delay.sh could not run (its message above)")
-    lines = read_text("services-delay", run, "delay.txt").rstrip("\n").splitlines()
-    tally = [x for x in lines if x.startswith("known delay on services:")]
-    if not tally:
-        die(f"services-delay: {run}/delay.txt: no tally line")
-    body = [x for x in lines if not x.startswith(("machine:", "known delay on services:"))]
-    return {"checks": "\n```\n" + "\n".join(body) + "\n```\n",
-            "tally": tally[0].split(": ", 1)[1]}
+def script_tally(name, script, txt, tally, key):
+    """A validation script's run into OUT/run (its VALIDATE_OUT; read as it is with --from):
+    its output file txt as a block figure KEY without the machine line (the section's stamp
+    replaces it) and the tally line (the one starting with TALLY) as `tally`."""
+    def run(out, from_dir):
+        rdir = os.path.join(out, "run")
+        if not from_dir and run_cmd([script], {"VALIDATE_OUT": rdir}) == 2:
+            die(f"{name}: {script} could not run (its message above)")
+        lines = [x.rstrip() for x in read_text(name, rdir, txt).rstrip("\n").splitlines()]
+        found = [x for x in lines if x.startswith(tally)]
+        if not found:
+            die(f"{name}: {rdir}/{txt}: no line starting '{tally}'")
+        body = [x for x in lines if not x.startswith(("machine:", tally))]
+        return {key: code_block("\n".join(body)), "tally": found[0].split(": ", 1)[1]}
+    return run
 
 
-def run_services_aa(out, from_dir):
-    """make validate-services into OUT/run: each repeat's pairs (services.txt without the
-    machine line) and the tally."""
-    run = os.path.join(out, "run")
-    if not from_dir and run_cmd(["tools/validate-services.sh"], {"VALIDATE_OUT": run}) == 2:
-        die("services-aa: tools/validate-services.sh could not run (its message above)")
-    lines = [x.rstrip() for x in
-             read_text("services-aa", run, "services.txt").rstrip("\n").splitlines()]
-    tally = [x for x in lines if x.startswith("A/A services:")]
-    if not tally:
-        die(f"services-aa: {run}/services.txt: no tally line")
-    body = [x for x in lines if not x.startswith(("machine:", "A/A services:"))]
-    return {"pairs": "\n```\n" + "\n".join(body) + "\n```\n",
-            "tally": tally[0].split(": ", 1)[1]}
+run_services_delay = script_tally("services-delay", "tools/validate-services-delay.sh",
+                                  "delay.txt", "known delay on services:", "checks")
+run_services_aa = script_tally("services-aa", "tools/validate-services.sh", "services.txt",
+                               "A/A services:", "pairs")
 
 
 def run_bench_services(out, from_dir):
@@ -97,7 +89,7 @@ def run_bench_services(out, from_dir):
     if len(lines) < 3 or not lines[0].startswith("bench-services:"):
         die(f"bench-services: {txt}: not the benchmark's output")
     return {"settings": lines[0].split(";")[0].split(": ", 1)[1],
-            "table": "\n```\n" + "\n".join(lines[1:]) + "\n```\n"}
+            "table": code_block("\n".join(lines[1:]))}
 
 
 def vdir(out):
@@ -127,7 +119,7 @@ def run_validation(out, from_dir):
                 "validation")
         print("figures: validation: a VALIDATE_QUICK smoke test (--dry-run only)", file=sys.stderr)
     return dict(validation_prose(out), **{
-        "output": "\n```\n" + table_txt.rstrip("\n") + "\n```\n",
+        "output": code_block(table_txt),
         "result": f"{len(decided) - len(failed)} of {len(decided)} checks passed" +
         (f"; failed: {', '.join(failed)}" if failed else "")})
 
@@ -621,7 +613,7 @@ def block_of(name, path):
     temporary one, is named as the script names it by default."""
     text = read_text(name, path).rstrip("\n").replace(os.path.dirname(path),
                                                       f"results/{name}-<UTC time>")
-    return "\n```\n" + text + "\n```\n"
+    return code_block(text)
 
 
 def run_history(out, from_dir):
@@ -707,7 +699,7 @@ def explain_figures(out):
         die("explain: tracebench explain failed (its message above)")
     lines = [x for x in read_text("explain", txt).strip("\n").split("\n")
              if not x.lstrip().startswith("flame graphs:")]  # paths of this machine's files
-    example = "\n```\n" + "\n".join(lines) + "\n```\n"
+    example = code_block("\n".join(lines))
     return {"table": table(["cell", "measured overhead", "profiles add", "share (range)",
                             "base / traced samples", "top added self time (ns/op)",
                             "expected path: found"], rows),

@@ -67,6 +67,12 @@ def table(head, rows, align=None):
             "".join("| " + " | ".join(str(c) for c in r) + " |\n" for r in rows))
 
 
+def code_block(text):
+    """Text (a command's output) as a block figure: a code block that starts and ends with a
+    newline."""
+    return "\n```\n" + text.rstrip("\n") + "\n```\n"
+
+
 def cells_of(r):
     """A result's cells by (workload, tracer)."""
     return {(c["workload"], c["tracer"]): c for c in r.get("cells") or []}

@@ -7,8 +7,8 @@ import json
 import os
 import re
 
-from figures_lib import (TB, cells_of, ci_text, die, median, read_json, read_text, run_cmd, span,
-                         table)
+from figures_lib import (TB, cells_of, ci_text, code_block, die, median, read_json, read_text,
+                         run_cmd, span, table)
 
 
 def demo_prose(r):
@@ -57,7 +57,7 @@ def run_demo(out, from_dir):
     disk = re.search(r"^disk:\s+tracers wrote ([\d.]+ [kMGT]?B)", summary, re.M)
     return dict(demo_prose(r), **{
         "plan-s": m.group(1), "reestimate-s": m.group(2), "wall-s": m.group(3),
-        "disk": disk.group(1) if disk else "-", "summary": "\n```\n" + table + "\n```\n"})
+        "disk": disk.group(1) if disk else "-", "summary": code_block(table)})
 
 
 def tool_row(c):

@@ -62,13 +62,24 @@ judge() {
 	python3 - "$OUT" <<'PY'
 import json, os, random, statistics, sys
 out = sys.argv[1]
-try:
-    r = json.load(open(os.path.join(out, "result.json")))
-    r["cells"][0]["samples"]
-except (OSError, ValueError, KeyError, IndexError, TypeError) as e:
-    print("validate-services-delay: %s: not a tracebench result with cells (%s)" % (
-        os.path.join(out, "result.json"), e), file=sys.stderr)
-    sys.exit(2)
+RESULT = os.path.join(out, "result.json")
+
+
+def malformed(kind, e, tb):
+    """A result without a key or value the checks read is bad input (exit 2), named; anything
+    else is the script's own error."""
+    if not issubclass(kind, (OSError, ValueError, KeyError, IndexError, TypeError,
+                             AttributeError, ZeroDivisionError)):
+        return sys.__excepthook__(kind, e, tb)
+    sys.stdout.flush()
+    print("validate-services-delay: %s: not a tracebench result with cells (%s: %s)" % (
+        RESULT, kind.__name__, e), file=sys.stderr)
+    os._exit(2)
+
+
+sys.excepthook = malformed
+r = json.load(open(RESULT))
+r["cells"][0]["samples"]
 checks = failed = 0
 NAN = float("nan")
 
@@ -160,8 +171,8 @@ cal = {0.0: 0.0}
 empty = next((c for c in r["cells"] if c["workload"] == "getpid" and spin_of(c) == 0), None)
 for c in sorted((c for c in r["cells"] if c["workload"] == "getpid" and spin_of(c)),
                 key=spin_of):
-    if empty is None or c.get("error") or empty.get("error"):
-        break
+    if empty is None or empty.get("error") or c.get("error"):
+        continue  # not calibrated: a service pair that needs it says so
     asked = spin_of(c)
     got = med(paired(c, empty, lambda a, b: a["ns_per_op"] - b["ns_per_op"]))
     got /= c["proof"].get("events_per_op") or 1.0

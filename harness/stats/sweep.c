@@ -186,6 +186,7 @@ static int fit(struct tb_sweep *sw, double alpha)
 	double *x = malloc((sw->npoints + 1) * 2 * sizeof(double)), *y;
 	char per[64], range[80], flat[160];
 	size_t n = 0;
+	bool within;
 
 	if (!x)
 		return -ENOMEM;
@@ -214,15 +215,16 @@ static int fit(struct tb_sweep *sw, double alpha)
 	 * slope's CI, from the points' own scatter, says what a rejected event costs even where
 	 * r2 is low: a small saving against the noise lowers r2 without bending the line. A slope
 	 * whose CI includes 0 says the same as a kept one within that CI. A bent line (its
-	 * quadratic term significant), one that could not be tested for a bend (3 points) or no
-	 * fit at all (a NAN CI) says nothing of a rejected event. */
+	 * quadratic term significant), one refused for its r2 with too few points to test for a
+	 * bend (3) or no fit at all (a NAN CI) says nothing of a rejected event. */
+	within = sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0;
 	if (isfinite(sw->accepted_ns) && isfinite(sw->fit.cost_ci_lo) &&
 	    isfinite(sw->fit.cost_ci_hi) && !sw->fit.nonlinear &&
-	    (sw->fit.accepted || n >= 4 || (sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0))) {
+	    (sw->fit.accepted || within || n >= 4)) {
 		sw->rejected_ns = sw->accepted_ns + sw->fit.cost_ns;
 		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
 		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;
-		sw->rejected_within_noise = sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0;
+		sw->rejected_within_noise = within;
 	}
 	free(x);
 	return 0;

@@ -32,9 +32,9 @@ struct delay_priv {
 /*
  * The loop's cost drifts on a VM (the host's frequency and its other tenants), so the truth of
  * one sample is noisy too: every sample's truth (the spin timed before and after its batch) is
- * kept for the run, and their mean and median are reported. The median is what a cell's overhead (its traced samples' median
- * minus its baseline's) estimates when the machine's speed changes between samples; the mean
- * is kept for the figures that were judged against it.
+ * kept for the run, and their mean and median are reported. The median is what a cell's
+ * overhead (its traced samples' median minus its baseline's) estimates when the machine's
+ * speed changes between samples; the mean is kept for the figures that were judged against it.
  */
 #define TRUTH_MAX 1024
 
@@ -60,8 +60,7 @@ static struct truth *truth_of(uint64_t target_ns)
 	return NULL;
 }
 
-/* The median of tr's kept truths (NAN without memory); sorts them in place, which no one
- * else reads in order. */
+/* The median of tr's kept truths (tr->n >= 1); sorts them in place: nothing reads their order. */
 static double truth_median(struct truth *tr)
 {
 	size_t n = tr->n < TRUTH_MAX ? tr->n : TRUTH_MAX;
@@ -166,8 +165,8 @@ static int delay_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 	st->extra =
 		json_pack("{s:I, s:I, s:f, s:f, s:f, s:f, s:I}", "target_ns", (json_int_t)cfg->ns,
 			  "iters", (json_int_t)p->iters, "spin_ns_measured", p->measured_ns,
-			  "spin_ns_mean", mean, "spin_ns_median", isfinite(median) ? median : mean,
-			  "spin_ns_sd", sd, "spin_measurements", (json_int_t)(tr ? tr->n : 1));
+			  "spin_ns_mean", mean, "spin_ns_median", median, "spin_ns_sd", sd,
+			  "spin_measurements", (json_int_t)(tr ? tr->n : 1));
 	return 0;
 }
 

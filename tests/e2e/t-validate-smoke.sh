@@ -93,7 +93,7 @@ done
 grep -q "20/20 pairs significant" "$TMP/out" || fail "bad set: A/A count not 20/20"
 expect_exit 2 python3 "$AN" "$TMP/nonexistent"
 
-# ---- 1b. the services' known delay judged on synthetic runs ---------------------------------------
+# ---- 1b. the services' known delay judged on synthetic runs ----------------------------------
 # sgen.py DIR good|bad: a services-delay output: getpid calibrates 50, 100 and 500 us spins
 # (400 ns of dispatch each); nginx's closed loop pairs 50 with 100 us (both saturating), the open
 # loop 500 us with the empty probe. bad: nginx's CPU per request gains 60 us, not 50, and the
@@ -139,16 +139,26 @@ SD=$ROOT/tools/validate-services-delay.sh
 python3 "$TMP/sgen.py" "$TMP/sgood" good || fail "sgen good"
 python3 "$TMP/sgen.py" "$TMP/sbad" bad || fail "sgen bad"
 VALIDATE_FROM=$TMP/sgood expect_exit 0 "$SD"
-grep -q "known delay on services: 6 of 6 checks held" "$TMP/out" || fail "good services set: $(cat "$TMP/out")"
-grep -q "spin100 against spin50" "$TMP/out" || fail "the closed loop's pair is not 100 us against 50 us"
-grep -q "spin500 against empty" "$TMP/out" || fail "the open loop's pair is not 500 us against empty"
+grep -q "known delay on services: 6 of 6 checks held" "$TMP/out" ||
+	fail "good services set: $(cat "$TMP/out")"
+grep -q "spin100 against spin50" "$TMP/out" ||
+	fail "the closed loop's pair is not 100 us against 50 us"
+grep -q "spin500 against empty" "$TMP/out" ||
+	fail "the open loop's pair is not 500 us against empty"
 VALIDATE_FROM=$TMP/sbad expect_exit 1 "$SD"
-[ "$(grep -c FAILED "$TMP/out")" -eq 3 ] || fail "bad services set: not 3 checks failed: $(cat "$TMP/out")"
+[ "$(grep -c FAILED "$TMP/out")" -eq 3 ] ||
+	fail "bad services set: not 3 checks failed: $(cat "$TMP/out")"
 grep -q "known delay on services: 3 of 6 checks held" "$TMP/out" || fail "bad services set tally"
 [ ! -e "$TMP/sgood/delay.txt" ] || fail "VALIDATE_FROM wrote into the directory it judged"
 echo '{"cells": 3}' >"$TMP/sbad/result.json"
 VALIDATE_FROM=$TMP/sbad expect_exit 2 "$SD"
-grep -q "sbad/result.json: not a tracebench result" "$TMP/err" || fail "a garbled result.json: $(cat "$TMP/err")"
+grep -q "sbad/result.json: not a tracebench result" "$TMP/err" ||
+	fail "a garbled result.json: $(cat "$TMP/err")"
+# a cell without the keys the checks read: bad input too, named, not a traceback
+echo '{"cells": [{"workload": "getpid", "samples": []}]}' >"$TMP/sbad/result.json"
+VALIDATE_FROM=$TMP/sbad expect_exit 2 "$SD"
+grep -q "sbad/result.json: not a tracebench result with cells (KeyError" "$TMP/err" ||
+	fail "a cell without its keys: $(cat "$TMP/err")"
 VALIDATE_FROM=$TMP/none expect_exit 2 "$SD"
 
 # ---- 2. validate.sh end to end, quick -----------------------------------------------------------
