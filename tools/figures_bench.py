@@ -79,6 +79,26 @@ run_services_aa = script_tally("services-aa", "tools/validate-services.sh", "ser
                                "A/A services:", "pairs")
 
 
+def run_validate_sweeps(out, from_dir):
+    """make validate-sweeps into OUT/run (its VALIDATE_OUT; read as it is with --from): each
+    repeat's line as a block, the delay's and top's tallies and the script's verdict."""
+    rdir = os.path.join(out, "run")
+    if not from_dir and run_cmd(["tools/validate-sweeps.sh"], {"VALIDATE_OUT": rdir}) == 2:
+        die("validate-sweeps: tools/validate-sweeps.sh could not run (its message above)")
+    lines = [x.rstrip() for x in read_text("validate-sweeps", rdir, "sweeps.txt").splitlines()]
+    got = {}
+    for x in lines:
+        for key in ("delay:", "top:", "PASS:", "FAIL:"):
+            if x.startswith(key):
+                got[key] = x.split(": ", 1)[1]
+    if "delay:" not in got or "top:" not in got or not ("PASS:" in got or "FAIL:" in got):
+        die(f"validate-sweeps: {rdir}/sweeps.txt: not the script's output (no delay, top or "
+            "verdict line)")
+    return {"repeats": code_block("\n".join(x for x in lines if x.startswith("repeat"))),
+            "delay": got["delay:"], "top": got["top:"],
+            "verdict": ("PASS: " + got["PASS:"]) if "PASS:" in got else "FAIL: " + got["FAIL:"]}
+
+
 def run_bench_services(out, from_dir):
     """make bench-services into OUT/bench.txt: its table (each service's none and BPF counter
     cells: throughput, CV, loss with its CI, half-width) as a block."""
@@ -755,6 +775,6 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
            "bench-history": run_bench_history, "sample-length": run_sample_length,
            "services-delay": run_services_delay, "bench-services": run_bench_services,
-           "services-aa": run_services_aa}
+           "services-aa": run_services_aa, "validate-sweeps": run_validate_sweeps}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}

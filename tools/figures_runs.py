@@ -449,6 +449,14 @@ def filter_text(w, short=False):
     if rej is None:
         return t + (", the rejected one unknown (no line)" if short else
                     f", the rejected one unknown (the line was {slope_text(w)})")
+    if w.get("rejected_from_point"):
+        why = (f"the line bends, quadratic p {m.get('p_quadratic', float('nan')):.2g}"
+               if m.get("nonlinear") else "the line giving none")
+        t += (f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns read off "
+              f"the point that rejects every event ({why})")
+        if w.get("rejected_within_noise"):
+            t += ": not told apart from a kept one"
+        return t
     t += (f", a rejected one {ci_text(rej, w.get('rejected_ns_per_event_ci'))} ns "
           f"(slope {ci_text(m['slope_ns'], m.get('slope_ns_ci'), '.0f')} ns per {w.get('unit')})")
     if w.get("rejected_within_noise"):

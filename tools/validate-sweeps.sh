@@ -7,7 +7,8 @@
 #  - delay: the delay tracer swept over its per-op spin; the fitted slope must be the truth's
 #    (the median of the delay tracer's measured spins against the swept value, fitted the same
 #    way) within max(10%, 2 ns at the top of the range), in every repeat whose fit was
-#    accepted, and the fit accepted in >= 95% of the repeats;
+#    accepted, and the fit accepted in >= 95% of the repeats (how often the truth lay in the
+#    slope's CI is said too);
 #  - top: syscall-count swept over `top`, which changes nothing on the measured path; the fit
 #    must be refused or its slope's CI include 0 in >= 95% of the repeats.
 # Prints one line per repeat, the tallies and the machine (CPU model and family, kernel,
@@ -72,7 +73,7 @@ def line_slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else None
 
 
-delay_ok = delay_acc = null_ok = 0
+delay_ok = delay_acc = delay_in_ci = null_ok = 0
 for i in range(1, repeats + 1):
     r = json.load(open(os.path.join(out, f"run-{i}", "result.json")))
     sweeps = {s["section"]: s for s in r.get("sweeps", [])}
@@ -97,9 +98,11 @@ for i in range(1, repeats + 1):
         tol = max(0.10 * true_slope, 2.0 / max(xs))
         good = abs(m["slope_ns"] - true_slope) <= tol
         delay_ok += good
-        word = "%.3f [%.3f, %.3f] ns per ns, truth %.3f (tolerance %.3f): %s" % (
+        in_ci = m["slope_ns_ci"][0] <= true_slope <= m["slope_ns_ci"][1]
+        delay_in_ci += in_ci
+        word = "%.3f [%.3f, %.3f] ns per ns, truth %.3f (tolerance %.3f): %s%s" % (
             m["slope_ns"], m["slope_ns_ci"][0], m["slope_ns_ci"][1], true_slope, tol,
-            "ok" if good else "WRONG")
+            "ok" if good else "WRONG", "" if in_ci else ", outside the CI")
     n = t["model"]
     ci = n.get("slope_ns_ci") or [None, None]
     none = not n["accepted"] or (ci[0] is not None and ci[0] <= 0 <= ci[1])
@@ -108,7 +111,8 @@ for i in range(1, repeats + 1):
              if none else "a slope %.3g [%.3g, %.3g] ns per top" % (n["slope_ns"], ci[0], ci[1]))
     print(f"repeat {i:2d}: delay {word}; top {nword}")
 need = 0.95 * repeats
-print(f"delay: accepted in {delay_acc}/{repeats}, its slope within tolerance in {delay_ok} of them")
+print(f"delay: accepted in {delay_acc}/{repeats}, its slope within tolerance in {delay_ok} of them, "
+      f"the truth in its CI in {delay_in_ci}")
 print(f"top: no slope in {null_ok}/{repeats} (>= 95% needed)")
 passed = delay_ok == delay_acc and delay_acc >= need and null_ok >= need
 print("PASS: the known slope is recovered and the null knob gives no slope" if passed else

@@ -288,8 +288,8 @@ struct tb_sweep *tb_result_add_sweep(struct tb_result *r)
 	sw = &r->sweeps[r->nsweeps++];
 	memset(sw, 0, sizeof(*sw));
 	rate_model_init(&sw->fit);
-	sw->accepted_ns = sw->rejected_ns = sw->rej_lo = sw->rej_hi = NAN;
-	sw->held_rate = sw->held_cpu = sw->lost_rate = NAN;
+	sw->accepted_ns = sw->rejected_ns = sw->rej_lo = sw->rej_hi = sw->kept_per_op = NAN;
+	sw->held_rate = sw->held_cpu = sw->lost_rate = sw->rounds_lo = sw->rounds_hi = NAN;
 	tb_knee_model_init(&sw->knee);
 	return sw;
 }

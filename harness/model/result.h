@@ -425,16 +425,23 @@ struct tb_sweep {
 	char *unit;		  /* [unit] what the slope is per: "call", "probe", "byte" */
 	struct tb_rate_model fit; /* [model] {points, fixed_ns, fixed_ns_ci, slope_ns,
 				       slope_ns_ci, r2, p_quadratic, nonlinear, accepted, why_not} */
+	/* [slope_ns_ci_rounds] the slope's CI from a bootstrap of the rounds the points share
+	 * (stats/sweep.c); the model's slope CI is the wider of it and the line's own. NAN: none */
+	double rounds_lo, rounds_hi;
 	struct tb_sweep_point *points; /* [points] by rising x */
 	size_t npoints;
 	/* A filter's selectivity sweep (unit TB_UNIT_FILTERED, core/options.h): what an event the
 	 * filter keeps costs (the x = 0 point's ns per event) and one it rejects (that plus the
 	 * slope, with the slope's CI); NAN when there is no x = 0 point, or no line that was
 	 * accepted or refused only because its slope's CI includes 0. In that case the rejected
-	 * event's cost is still measured, but not told apart from a kept one's: within_noise. */
+	 * event's cost is still measured, but not told apart from a kept one's: within_noise.
+	 * Where the line gives none (it bends) the point that rejects every event gives it, its
+	 * ns/op and CI over the kept point's events per op: from_point. */
 	double accepted_ns;		    /* [accepted_ns_per_event] */
 	double rejected_ns, rej_lo, rej_hi; /* [rejected_ns_per_event] [rejected_ns_per_event_ci] */
 	bool rejected_within_noise;	    /* [rejected_within_noise] */
+	bool rejected_from_point;	    /* [rejected_from_point] */
+	double kept_per_op; /* the x = 0 point's events per op (not written: derived again) */
 	/* Saturation (a workload sweep that varies the event rate against one tracer): the
 	 * highest rate of a point that lost nothing, the tracer's CPU there, and the lowest rate
 	 * of a point that lost events; NAN when no point is of that kind. A tracer sweep: its

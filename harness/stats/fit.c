@@ -150,6 +150,17 @@ int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, 
 	return 0;
 }
 
+void tb_stats_line_widen(struct tb_rate_model *m, const double ci[2], const char *per,
+			 const char *range)
+{
+	if (!isfinite(ci[0]) || !isfinite(ci[1]) || !isfinite(m->cost_ci_lo) ||
+	    !isfinite(m->cost_ci_hi))
+		return;
+	m->cost_ci_lo = fmin(m->cost_ci_lo, ci[0]);
+	m->cost_ci_hi = fmax(m->cost_ci_hi, ci[1]);
+	rate_accept(m, per, range);
+}
+
 /* The knee model's numbers from the best hinge's coef and cov (t: the CI's quantile). */
 static void knee_figures(struct tb_knee_model *k, const gsl_vector *coef, const gsl_matrix *cov,
 			 double t)

@@ -30,6 +30,14 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, const char *per,
 		      const char *range, const char *flat, struct tb_rate_model *m);
 /*
+ * Widens m's slope CI (from tb_stats_line_fit) to hold ci too, another CI of the same slope
+ * (the rounds' bootstrap: the points' sampling noise, which the line's residuals miss when the
+ * points share their rounds), and judges m again by the same rule (per, range as there).
+ * Nothing when either CI is not finite.
+ */
+void tb_stats_line_widen(struct tb_rate_model *m, const double ci[2], const char *per,
+			 const char *range);
+/*
  * Two lines meeting at a knee through n points of rising x (struct tb_knee_model says the
  * model and when it is accepted), for where a line is refused: a cost per unit that stops at
  * a buffer's or a consumer's limit. Fills k (why_not says why not accepted). Returns 0,

@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>
 #include <gsl/gsl_statistics_double.h>
@@ -305,6 +306,58 @@ int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, b
 	memcpy(pct_ci, ci[0], sizeof(ci[0]));
 	memcpy(ns_ci, ci[1], sizeof(ci[1]));
 	return 0;
+}
+
+struct slope_sets {
+	const double *x, *base, *traced; /* np points; base and traced np x nr, by round */
+	size_t np, nr;
+	size_t *idx; /* scratch: one draw of nr rounds */
+	double *y;   /* scratch: np points' differences */
+};
+
+/* One draw of rounds shared by every point, each point's difference of medians over them, and
+ * the least-squares slope through the points. */
+static void slope(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+{
+	const struct slope_sets *s = ctx;
+	double c0, c1, c00, c01, c11, sse;
+
+	for (size_t k = 0; k < s->nr; k++)
+		s->idx[k] = gsl_rng_uniform_int(rng, s->nr);
+	for (size_t p = 0; p < s->np; p++) {
+		for (size_t k = 0; k < s->nr; k++) {
+			bx[k] = s->base[p * s->nr + s->idx[k]];
+			by[k] = s->traced[p * s->nr + s->idx[k]];
+		}
+		s->y[p] = gsl_stats_median(by, 1, s->nr) - gsl_stats_median(bx, 1, s->nr);
+	}
+	if (gsl_fit_linear(s->x, 1, s->y, 1, s->np, &c0, &c1, &c00, &c01, &c11, &sse))
+		c1 = NAN;
+	out[0] = c1;
+}
+
+int tb_stats_bootstrap_slope(const double *x, const double *base, const double *traced, size_t np,
+			     size_t nr, unsigned int resamples, double confidence, uint64_t seed,
+			     double ci[2])
+{
+	struct slope_sets s = {x, base, traced, np, nr, NULL, NULL};
+	double out[1][2];
+	int ret = -ENOMEM;
+
+	ci[0] = ci[1] = NAN;
+	if (np < 3 || nr < 2 || !resamples)
+		return -EINVAL;
+	s.idx = malloc(nr * sizeof(*s.idx));
+	s.y = malloc(np * sizeof(*s.y));
+	if (s.idx && s.y)
+		ret = bootstrap(resamples, seed, confidence, nr, 1, slope, &s, out);
+	if (!ret && isfinite(out[0][0]) && isfinite(out[0][1]))
+		memcpy(ci, out[0], sizeof(out[0]));
+	else if (!ret)
+		ret = -EINVAL;
+	free(s.idx);
+	free(s.y);
+	return ret;
 }
 
 /* The difference of two cells' overheads (b's less a's), in percentage points. */

@@ -109,6 +109,17 @@ int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_c
 				  unsigned int resamples, double confidence, uint64_t seed,
 				  double ci[2]);
 
+/*
+ * Percentile bootstrap CI at confidence of the least-squares slope through np points (x[p],
+ * median(traced[p]) - median(base[p])), where base and traced hold np rows of nr values, column
+ * k of every row from the same round: each resample draws nr rounds once for all points, so a
+ * round's shift reaches every point as it did in the run. Returns 0, -EINVAL (np < 3, nr < 2,
+ * or no finite slope), -ENOMEM.
+ */
+int tb_stats_bootstrap_slope(const double *x, const double *base, const double *traced, size_t np,
+			     size_t nr, unsigned int resamples, double confidence, uint64_t seed,
+			     double ci[2]);
+
 /* Combine seed with a stream number into a generator seed (cells get independent streams). */
 uint64_t tb_stats_seed(uint64_t seed, uint64_t stream);
 

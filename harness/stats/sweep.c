@@ -20,6 +20,7 @@
 #include "model/measured.h"
 #include "model/result.h"
 #include "stats/fit.h"
+#include "stats/stats.h"
 #include "stats/sweep.h"
 
 /* The sweep of (kind, section, key, against), made when it is new; NULL on ENOMEM. */
@@ -163,8 +164,11 @@ static int add_point(struct tb_result *r, const struct tb_cell *c, const char *k
 		pt->ns_lo = c->overhead.ns_ci_lo;
 		pt->ns_hi = c->overhead.ns_ci_hi;
 	}
-	if (!strcmp(sw->unit, TB_UNIT_FILTERED) && cs->x == 0 && c->has_overhead)
+	if (!strcmp(sw->unit, TB_UNIT_FILTERED) && cs->x == 0 && c->has_overhead) {
 		sw->accepted_ns = c->overhead.ns_per_event; /* every event kept */
+		if (sw->accepted_ns > 0)
+			sw->kept_per_op = c->overhead.ns_per_op / sw->accepted_ns;
+	}
 	pt->used = tb_stats_fit_point(c, pt->why_not, sizeof(pt->why_not));
 	if (pt->used && !isfinite(pt->x)) {
 		pt->used = false;
@@ -180,9 +184,135 @@ static int by_x(const void *a, const void *b)
 	return isnan(x) || isnan(y) ? isnan(x) - isnan(y) : (x > y) - (x < y);
 }
 
-/* The line through a sweep's used points. 0 or -ENOMEM. */
-static int fit(struct tb_sweep *sw, double alpha)
+/*
+ * A filter's rejected event where its line gives none: the point that rejects every event
+ * measures one directly, its overhead and CI per event, as the kept point measures a kept one.
+ * That point is the largest used x (none can reject more), if it is the kept point's events per
+ * op (its expected events, which gave the kept event's ns) within 0.5%. Nothing otherwise.
+ */
+static void rejected_from_point(struct tb_sweep *sw)
 {
+	const struct tb_sweep_point *p = NULL;
+	double k = sw->kept_per_op;
+
+	for (size_t i = 0; i < sw->npoints; i++)
+		if (sw->points[i].used && (!p || sw->points[i].x > p->x))
+			p = &sw->points[i];
+	if (!(k > 0) || !p || fabs(p->x - k) > 0.005 * k || !isfinite(p->ns_lo) ||
+	    !isfinite(p->ns_hi))
+		return;
+	sw->rejected_ns = p->ns_per_op / k;
+	sw->rej_lo = p->ns_lo / k;
+	sw->rej_hi = p->ns_hi / k;
+	sw->rejected_within_noise = sw->rej_lo <= sw->accepted_ns && sw->accepted_ns <= sw->rej_hi;
+	sw->rejected_from_point = true;
+}
+
+/* A traced cell's measured ns/op by round into v[0..nr) (NAN where the round has none; the
+ * first sample of a round, as tb_stats_cellpair pairs them). */
+static void by_round(const struct tb_cell *c, double *v, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++)
+		v[k] = NAN;
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->round >= 0 && (size_t)s->round < nr &&
+		    isnan(v[s->round]))
+			v[s->round] = s->ns_per_op;
+	}
+}
+
+/* The cell of r named id; NULL when none is. */
+static const struct tb_cell *cell_by_id(const struct tb_result *r, const char *id)
+{
+	for (size_t i = 0; i < r->ncells; i++)
+		if (!strcmp(r->cells[i].id, id))
+			return &r->cells[i];
+	return NULL;
+}
+
+/* Whether column k of nrows rows of nr values has a value in every row. */
+static bool every_row(const double *rows, size_t nrows, size_t nr, size_t k)
+{
+	for (size_t p = 0; p < nrows; p++)
+		if (!isfinite(rows[p * nr + k]))
+			return false;
+	return true;
+}
+
+/*
+ * The slope's CI from the rounds (tb_stats_bootstrap_slope) through the n used points of sw
+ * (x, by rising x as fit orders them), over the rounds every point and its baseline measured.
+ * The points of a sweep share their rounds, and the line's own CI (from its residuals) misses
+ * what a round's shift does to all of them: on a noisy machine five points lay close to a line
+ * whose CI did not hold the truth. Returns 0 with ci filled, or NAN where it cannot be had (a
+ * point without its baseline, fewer than 2 shared rounds); -ENOMEM.
+ */
+static int rounds_ci(const struct tb_result *r, const struct tb_sweep *sw, const double *x,
+		     size_t n, uint64_t stream, double ci[2])
+{
+	const struct tb_cell **cells = calloc(2 * n + 1, sizeof(*cells));
+	double *rows = NULL, *bt = NULL;
+	size_t nr = 0, p = 0, shared = 0;
+	int ret = -ENOMEM;
+
+	ci[0] = ci[1] = NAN;
+	if (!cells)
+		goto out;
+	ret = 0;
+	/* cells[2p] the baseline of point p, cells[2p + 1] its traced cell */
+	for (size_t i = 0; i < sw->npoints && p < n; i++) {
+		if (!sw->points[i].used)
+			continue;
+		cells[2 * p + 1] = cell_by_id(r, sw->points[i].cell);
+		cells[2 * p] = cells[2 * p + 1] ? tb_result_baseline(r, cells[2 * p + 1]) : NULL;
+		if (!cells[2 * p])
+			goto out;
+		p++;
+	}
+	for (p = 0; p < 2 * n; p++)
+		for (size_t i = 0; i < cells[p]->nsamples; i++)
+			if (cells[p]->samples[i].round >= 0 &&
+			    (size_t)cells[p]->samples[i].round >= nr)
+				nr = (size_t)cells[p]->samples[i].round + 1;
+	if (nr < 2 || nr > 100000)
+		goto out;
+	ret = -ENOMEM;
+	rows = malloc(2 * n * nr * sizeof(*rows));
+	bt = malloc(2 * n * nr * sizeof(*bt));
+	if (!rows || !bt)
+		goto out;
+	for (p = 0; p < 2 * n; p++)
+		by_round(cells[p], rows + p * nr, nr);
+	/* the rounds every row measured, column by column into bt: n baseline rows of shared
+	 * values, then n traced rows */
+	for (size_t k = 0; k < nr; k++)
+		shared += every_row(rows, 2 * n, nr, k);
+	for (size_t k = 0, j = 0; k < nr && shared; k++) {
+		if (!every_row(rows, 2 * n, nr, k))
+			continue;
+		for (p = 0; p < n; p++) {
+			bt[p * shared + j] = rows[2 * p * nr + k];
+			bt[(n + p) * shared + j] = rows[(2 * p + 1) * nr + k];
+		}
+		j++;
+	}
+	ret = tb_stats_bootstrap_slope(x, bt, bt + n * shared, n, shared,
+				       r->resamples ? r->resamples : 10000, r->confidence,
+				       tb_stats_seed(r->seed, stream), ci);
+	ret = ret == -ENOMEM ? -ENOMEM : 0;
+out:
+	free(rows);
+	free(bt);
+	free(cells);
+	return ret;
+}
+
+/* The line through a sweep's used points. 0 or -ENOMEM. */
+static int fit(const struct tb_result *r, struct tb_sweep *sw, uint64_t stream)
+{
+	double alpha = r->alpha;
 	double *x = malloc((sw->npoints + 1) * 2 * sizeof(double)), *y;
 	char per[64], range[80], flat[160];
 	size_t n = 0;
@@ -202,6 +332,17 @@ static int fit(struct tb_sweep *sw, double alpha)
 	snprintf(flat, sizeof(flat), "the usable points have one %s: nothing to fit a line to",
 		 sw->key);
 	tb_stats_line_fit(x, y, n, alpha, per, range, flat, &sw->fit); /* why_not says why not */
+	if (n >= 3 && isfinite(sw->fit.cost_ci_lo)) {
+		double ci[2];
+
+		if (rounds_ci(r, sw, x, n, stream, ci) == -ENOMEM) {
+			free(x);
+			return -ENOMEM;
+		}
+		sw->rounds_lo = ci[0];
+		sw->rounds_hi = ci[1];
+		tb_stats_line_widen(&sw->fit, ci, per, range);
+	}
 	if (n < 3 && n < sw->npoints)
 		snprintf(sw->fit.why_not, sizeof(sw->fit.why_not),
 			 "%zu of %zu points usable: at least 3 are needed (each point says why)", n,
@@ -216,7 +357,8 @@ static int fit(struct tb_sweep *sw, double alpha)
 	 * r2 is low: a small saving against the noise lowers r2 without bending the line. A slope
 	 * whose CI includes 0 says the same as a kept one within that CI. A bent line (its
 	 * quadratic term significant), one refused for its r2 with too few points to test for a
-	 * bend (3) or no fit at all (a NAN CI) says nothing of a rejected event. */
+	 * bend (3) or no fit at all (a NAN CI) says nothing of a rejected event: the point that
+	 * rejects every event still does. */
 	within = sw->fit.cost_ci_lo <= 0 && sw->fit.cost_ci_hi >= 0;
 	if (isfinite(sw->accepted_ns) && isfinite(sw->fit.cost_ci_lo) &&
 	    isfinite(sw->fit.cost_ci_hi) && !sw->fit.nonlinear &&
@@ -225,6 +367,8 @@ static int fit(struct tb_sweep *sw, double alpha)
 		sw->rej_lo = sw->accepted_ns + sw->fit.cost_ci_lo;
 		sw->rej_hi = sw->accepted_ns + sw->fit.cost_ci_hi;
 		sw->rejected_within_noise = within;
+	} else if (isfinite(sw->accepted_ns)) {
+		rejected_from_point(sw);
 	}
 	free(x);
 	return 0;
@@ -246,7 +390,7 @@ int tb_stats_sweeps(struct tb_result *r)
 			ret = add_point(r, c, "tracer", &c->tsweep);
 	}
 	for (size_t i = 0; i < r->nsweeps && !ret; i++) {
-		ret = fit(&r->sweeps[i], r->alpha);
+		ret = fit(r, &r->sweeps[i], 0x5e0000 + i);
 		if (!ret && r->sweeps[i].kind[0] == 'w')
 			saturation(&r->sweeps[i]);
 	}
