@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -159,6 +161,87 @@ void tb_stats_line_widen(struct tb_rate_model *m, const double ci[2], const char
 	m->cost_ci_lo = fmin(m->cost_ci_lo, ci[0]);
 	m->cost_ci_hi = fmax(m->cost_ci_hi, ci[1]);
 	rate_accept(m, per, range);
+}
+
+/* A cell's measured ns/op by round into v[0..nr) (NAN where the round has none; the
+ * first sample of a round, as tb_stats_cellpair pairs them). */
+static void by_round(const struct tb_cell *c, double *v, size_t nr)
+{
+	for (size_t k = 0; k < nr; k++)
+		v[k] = NAN;
+	for (size_t i = 0; i < c->nsamples; i++) {
+		const struct tb_sample *s = &c->samples[i];
+
+		if (tb_sample_measured(s) && s->round >= 0 && (size_t)s->round < nr &&
+		    isnan(v[s->round]))
+			v[s->round] = s->ns_per_op;
+	}
+}
+
+/* Whether column k of nrows rows of nr values has a value in every row. */
+static bool every_row(const double *rows, size_t nrows, size_t nr, size_t k)
+{
+	for (size_t p = 0; p < nrows; p++)
+		if (!isfinite(rows[p * nr + k]))
+			return false;
+	return true;
+}
+
+int tb_stats_rounds_slope_ci(const struct tb_result *r, const struct tb_cell *const *traced,
+			     const double *x, size_t n, uint64_t stream, double ci[2])
+{
+	const struct tb_cell **cells = calloc(2 * n + 1, sizeof(*cells));
+	double *rows = NULL, *bt = NULL;
+	size_t nr = 0, p = 0, shared = 0;
+	int ret = -ENOMEM;
+
+	ci[0] = ci[1] = NAN;
+	if (!cells)
+		goto out;
+	ret = 0;
+	/* cells[2p] the baseline of point p, cells[2p + 1] its traced cell */
+	for (p = 0; p < n; p++) {
+		cells[2 * p + 1] = traced[p];
+		cells[2 * p] = tb_result_baseline(r, traced[p]);
+		if (!cells[2 * p])
+			goto out;
+	}
+	for (p = 0; p < 2 * n; p++)
+		for (size_t i = 0; i < cells[p]->nsamples; i++)
+			if (cells[p]->samples[i].round >= 0 &&
+			    (size_t)cells[p]->samples[i].round >= nr)
+				nr = (size_t)cells[p]->samples[i].round + 1;
+	if (nr < 2 || nr > 100000)
+		goto out;
+	ret = -ENOMEM;
+	rows = malloc(2 * n * nr * sizeof(*rows));
+	bt = malloc(2 * n * nr * sizeof(*bt));
+	if (!rows || !bt)
+		goto out;
+	for (p = 0; p < 2 * n; p++)
+		by_round(cells[p], rows + p * nr, nr);
+	/* the rounds every row measured, column by column into bt: n baseline rows of shared
+	 * values, then n traced rows */
+	for (size_t k = 0; k < nr; k++)
+		shared += every_row(rows, 2 * n, nr, k);
+	for (size_t k = 0, j = 0; k < nr && shared; k++) {
+		if (!every_row(rows, 2 * n, nr, k))
+			continue;
+		for (p = 0; p < n; p++) {
+			bt[p * shared + j] = rows[2 * p * nr + k];
+			bt[(n + p) * shared + j] = rows[(2 * p + 1) * nr + k];
+		}
+		j++;
+	}
+	ret = tb_stats_bootstrap_slope(x, bt, bt + n * shared, n, shared,
+				       r->resamples ? r->resamples : 10000, r->confidence,
+				       tb_stats_seed(r->seed, stream), ci);
+	ret = ret == -ENOMEM ? -ENOMEM : 0;
+out:
+	free(rows);
+	free(bt);
+	free(cells);
+	return ret;
 }
 
 /* The knee model's numbers from the best hinge's coef and cov (t: the CI's quantile). */

@@ -30,6 +30,17 @@ int tb_stats_rate_fit(const double *x, const double *y, size_t n, double alpha,
 int tb_stats_line_fit(const double *x, const double *y, size_t n, double alpha, const char *per,
 		      const char *range, const char *flat, struct tb_rate_model *m);
 /*
+ * The CI of the slope through n points, each a traced cell of r (traced[p], its x x[p]) whose y
+ * is its measured ns/op's median less its baseline's (tb_result_baseline), from a bootstrap of
+ * the rounds every point and its baseline measured (tb_stats_bootstrap_slope; r's resamples,
+ * confidence and seed with stream). The points share their rounds, and a line's own CI (from
+ * its residuals) misses what a round's shift does to all of them: on a noisy guest five points
+ * lay close to a line whose CI did not hold the truth. Returns 0 with ci filled, or NAN where it
+ * cannot be had (a point without its baseline, fewer than 2 shared rounds); -ENOMEM.
+ */
+int tb_stats_rounds_slope_ci(const struct tb_result *r, const struct tb_cell *const *traced,
+			     const double *x, size_t n, uint64_t stream, double ci[2]);
+/*
  * Widens m's slope CI (from tb_stats_line_fit) to hold ci too, another CI of the same slope
  * (the rounds' bootstrap: the points' sampling noise, which the line's residuals miss when the
  * points share their rounds), and judges m again by the same rule (per, range as there).

@@ -328,10 +328,11 @@ static int rate_models(struct tb_result *r)
 {
 	bool *done = calloc(r->ncells ? r->ncells : 1, sizeof(bool));
 	double *x = malloc((r->ncells ? r->ncells : 1) * sizeof(double) * 4);
+	const struct tb_cell **pts = calloc(r->ncells ? r->ncells : 1, sizeof(*pts));
 	int ret = 0;
 
 	tb_result_rate_models_free(r);
-	if (!done || !x) {
+	if (!done || !x || !pts) {
 		ret = -ENOMEM;
 		goto out;
 	}
@@ -351,6 +352,7 @@ static int rate_models(struct tb_result *r)
 			    !tb_streq(c->workload_type, d->workload_type))
 				continue;
 			done[j] = true;
+			pts[n] = d;
 			x[n] = rate_x(d);
 			y[n] = d->overhead.ns_per_op;
 			xs[n] = tb_cell_sweep_rate(d) / 1e6;
@@ -366,7 +368,16 @@ static int rate_models(struct tb_result *r)
 		}
 		m->tracer = c->tracer ? strdup(c->tracer) : NULL;
 		m->workload_type = c->workload_type ? strdup(c->workload_type) : NULL;
-		tb_stats_rate_fit(x, y, n, r->alpha, m); /* m->why_not says when it cannot */
+		/* m->why_not says when it cannot; its slope's CI is widened by the rounds' */
+		if (!tb_stats_rate_fit(x, y, n, r->alpha, m)) {
+			double ci[2];
+
+			if (tb_stats_rounds_slope_ci(r, pts, x, n, 0x7a0000 + i, ci)) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			tb_stats_line_widen(m, ci, "event", "events per op");
+		}
 		if (gsl_stats_variance(xs, 1, n) > 0) {
 			double c0, c1, c00, c01, c11, ss;
 
@@ -379,6 +390,7 @@ static int rate_models(struct tb_result *r)
 out:
 	free(done);
 	free(x);
+	free(pts);
 	return ret;
 }
 

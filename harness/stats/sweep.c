@@ -208,21 +208,6 @@ static void rejected_from_point(struct tb_sweep *sw)
 	sw->rejected_from_point = true;
 }
 
-/* A traced cell's measured ns/op by round into v[0..nr) (NAN where the round has none; the
- * first sample of a round, as tb_stats_cellpair pairs them). */
-static void by_round(const struct tb_cell *c, double *v, size_t nr)
-{
-	for (size_t k = 0; k < nr; k++)
-		v[k] = NAN;
-	for (size_t i = 0; i < c->nsamples; i++) {
-		const struct tb_sample *s = &c->samples[i];
-
-		if (tb_sample_measured(s) && s->round >= 0 && (size_t)s->round < nr &&
-		    isnan(v[s->round]))
-			v[s->round] = s->ns_per_op;
-	}
-}
-
 /* The cell of r named id; NULL when none is. */
 static const struct tb_cell *cell_by_id(const struct tb_result *r, const char *id)
 {
@@ -232,79 +217,22 @@ static const struct tb_cell *cell_by_id(const struct tb_result *r, const char *i
 	return NULL;
 }
 
-/* Whether column k of nrows rows of nr values has a value in every row. */
-static bool every_row(const double *rows, size_t nrows, size_t nr, size_t k)
-{
-	for (size_t p = 0; p < nrows; p++)
-		if (!isfinite(rows[p * nr + k]))
-			return false;
-	return true;
-}
-
-/*
- * The slope's CI from the rounds (tb_stats_bootstrap_slope) through the n used points of sw
- * (x, by rising x as fit orders them), over the rounds every point and its baseline measured.
- * The points of a sweep share their rounds, and the line's own CI (from its residuals) misses
- * what a round's shift does to all of them: on a noisy machine five points lay close to a line
- * whose CI did not hold the truth. Returns 0 with ci filled, or NAN where it cannot be had (a
- * point without its baseline, fewer than 2 shared rounds); -ENOMEM.
- */
+/* The slope's CI from the rounds (tb_stats_rounds_slope_ci) through the n used points of sw, x
+ * by rising x as fit orders them. 0 (ci NAN where it cannot be had), -ENOMEM. */
 static int rounds_ci(const struct tb_result *r, const struct tb_sweep *sw, const double *x,
 		     size_t n, uint64_t stream, double ci[2])
 {
-	const struct tb_cell **cells = calloc(2 * n + 1, sizeof(*cells));
-	double *rows = NULL, *bt = NULL;
-	size_t nr = 0, p = 0, shared = 0;
-	int ret = -ENOMEM;
+	const struct tb_cell **cells = calloc(n + 1, sizeof(*cells));
+	size_t p = 0;
+	int ret;
 
 	ci[0] = ci[1] = NAN;
 	if (!cells)
-		goto out;
-	ret = 0;
-	/* cells[2p] the baseline of point p, cells[2p + 1] its traced cell */
-	for (size_t i = 0; i < sw->npoints && p < n; i++) {
-		if (!sw->points[i].used)
-			continue;
-		cells[2 * p + 1] = cell_by_id(r, sw->points[i].cell);
-		cells[2 * p] = cells[2 * p + 1] ? tb_result_baseline(r, cells[2 * p + 1]) : NULL;
-		if (!cells[2 * p])
-			goto out;
-		p++;
-	}
-	for (p = 0; p < 2 * n; p++)
-		for (size_t i = 0; i < cells[p]->nsamples; i++)
-			if (cells[p]->samples[i].round >= 0 &&
-			    (size_t)cells[p]->samples[i].round >= nr)
-				nr = (size_t)cells[p]->samples[i].round + 1;
-	if (nr < 2 || nr > 100000)
-		goto out;
-	ret = -ENOMEM;
-	rows = malloc(2 * n * nr * sizeof(*rows));
-	bt = malloc(2 * n * nr * sizeof(*bt));
-	if (!rows || !bt)
-		goto out;
-	for (p = 0; p < 2 * n; p++)
-		by_round(cells[p], rows + p * nr, nr);
-	/* the rounds every row measured, column by column into bt: n baseline rows of shared
-	 * values, then n traced rows */
-	for (size_t k = 0; k < nr; k++)
-		shared += every_row(rows, 2 * n, nr, k);
-	for (size_t k = 0, j = 0; k < nr && shared; k++) {
-		if (!every_row(rows, 2 * n, nr, k))
-			continue;
-		for (p = 0; p < n; p++) {
-			bt[p * shared + j] = rows[2 * p * nr + k];
-			bt[(n + p) * shared + j] = rows[(2 * p + 1) * nr + k];
-		}
-		j++;
-	}
-	ret = tb_stats_bootstrap_slope(x, bt, bt + n * shared, n, shared,
-				       r->resamples ? r->resamples : 10000, r->confidence,
-				       tb_stats_seed(r->seed, stream), ci);
-	ret = ret == -ENOMEM ? -ENOMEM : 0;
-out:
-	free(rows);
-	free(bt);
+		return -ENOMEM;
+	for (size_t i = 0; i < sw->npoints && p < n; i++)
+		if (sw->points[i].used && !(cells[p++] = cell_by_id(r, sw->points[i].cell)))
+			break;
+	ret = p == n && cells[n - 1] ? tb_stats_rounds_slope_ci(r, cells, x, n, stream, ci) : 0;
 	free(cells);
 	return ret;
 }

@@ -19,6 +19,7 @@
 
 #include "model/measured.h"
 #include "model/result.h"
+#include "stats/fit.h"
 #include "stats/ranking.h"
 #include "stats/shortfall.h"
 #include "stats/stats.h"
@@ -486,6 +487,23 @@ static void test_aa_and_rate_models(void)
 		  r->rate_models[0].cost_ns < r->rate_models[0].cost_ci_hi);
 	CU_ASSERT_DOUBLE_EQUAL(r->rate_models[0].fixed_ns, 0, 10);
 	CU_ASSERT(r->rate_models[0].pct_per_mevent_s > 0);
+	/* its slope's CI holds the rounds' bootstrap's, the same draws (stream: the group's first
+	 * traced cell, cells[1]) */
+	{
+		const struct tb_cell *pts[5];
+		double x[5], ci[2];
+		size_t n = 0;
+
+		for (size_t i = 0; i < r->ncells && n < 5; i++)
+			if (!r->cells[i].baseline) {
+				pts[n] = &r->cells[i];
+				x[n++] = r->cells[i].proof.events_per_op;
+			}
+		CU_ASSERT_EQUAL(tb_stats_rounds_slope_ci(r, pts, x, n, 0x7a0000 + 1, ci), 0);
+		CU_ASSERT(isfinite(ci[0]) && ci[0] < 100 && 100 < ci[1]);
+		CU_ASSERT(r->rate_models[0].cost_ci_lo <= ci[0] &&
+			  ci[1] <= r->rate_models[0].cost_ci_hi);
+	}
 	/* ... the same counts system-wide, of which the workload's own are a third (issue 29):
 	 * the model's x is the workload's expected events per op, so 300 ns per event of it */
 	for (size_t i = 0; i < r->ncells; i++) {
