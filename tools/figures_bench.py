@@ -99,6 +99,43 @@ def run_validate_sweeps(out, from_dir):
             "verdict": ("PASS: " + got["PASS:"]) if "PASS:" in got else "FAIL: " + got["FAIL:"]}
 
 
+def run_coverage_loaded(out, from_dir):
+    """METHODOLOGY 9's coverage under load (make validate-coverage-loaded into OUT/coverage, its
+    COVERAGE_LOAD and COVERAGE_RUNS from the environment): tracebench's own coverage per
+    question and load level, the Wilson interval and mean half-width, and the study's check."""
+    env = {k: os.environ.get(k, v) for k, v in (("COVERAGE_LOAD", "0,1,2"),
+                                                ("COVERAGE_RUNS", "8"))}
+    if not from_dir and run_cmd(["sh", "-c", f"COVERAGE_OUT='{out}/coverage' python3 "
+                                 f"tools/validate-coverage.py > '{out}/coverage.txt'"],
+                                env) == 2:
+        die("coverage-loaded: tools/validate-coverage.py could not run (its message above)")
+    text = read_text("coverage-loaded", out, "coverage.txt")
+    check = re.search(r"^check \(95% unloaded, 90% under load, Wilson upper end\): (\w+)$",
+                      text, re.M)
+    cdir = os.path.join(out, "coverage")
+    levels = sorted(int(d.split("-", 1)[1]) for d in
+                    (os.listdir(cdir) if os.path.isdir(cdir) else [])
+                    if re.fullmatch(r"load-\d+", d))
+    if not check or not levels:
+        die(f"coverage-loaded: {out}/coverage.txt: not a loaded study's output")
+    rows = []
+    for lv in levels:
+        c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
+        for q, est in (c.get("questions") or {}).items():
+            k = est[0] if est else {}
+            if not k.get("trials"):
+                continue
+            w = k["wilson95"]
+            rows.append([q, str(lv), f"{k['covered']}/{k['trials']} "
+                         f"({100 * k['coverage']:.1f}%)", f"{100 * w[0]:.1f}-{100 * w[1]:.1f}%",
+                         f"{k['mean_half_width']:.2f} {k.get('unit', '')}".rstrip()])
+    left = re.findall(r"^load (\d+): left out", text, re.M)
+    return {"table": table(["question", "busy CPUs", "covered", "Wilson 95%",
+                            "mean half-width"], rows),
+            "check": check.group(1) + ("" if not left else
+                                       f" (load {', '.join(left)} left out: too few CPUs)")}
+
+
 def run_bench_services(out, from_dir):
     """make bench-services into OUT/bench.txt: its table (each service's none and BPF counter
     cells: throughput, CV, loss with its CI, half-width) as a block."""
@@ -775,6 +812,7 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
            "bench-history": run_bench_history, "sample-length": run_sample_length,
            "services-delay": run_services_delay, "bench-services": run_bench_services,
-           "services-aa": run_services_aa, "validate-sweeps": run_validate_sweeps}
+           "services-aa": run_services_aa, "validate-sweeps": run_validate_sweeps,
+           "coverage-loaded": run_coverage_loaded}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}

@@ -18,7 +18,9 @@
 #
 # Environment: TB_BIN (default ./tracebench), VALIDATE_OUT (output directory), VALIDATE_REPEATS
 # (default 20), VALIDATE_QUICK=1 (2 repeats with --quick: a smoke test whose verdict means
-# nothing). The runs wait for the machine-wide measuring lock (--wait).
+# nothing), VALIDATE_FROM (an earlier run's output directory: its run-N judged again, nothing
+# run and nothing written; a result that is not one exits 2 naming it). The runs wait for the
+# machine-wide measuring lock (--wait).
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,34 +35,77 @@ if [ "${VALIDATE_QUICK:-0}" = 1 ]; then
 	REPEATS=2
 fi
 
-if [ ! -x "$TB" ]; then
-	echo "validate-sweeps.sh: $TB is not an executable (build it: make)" >&2
-	exit 2
-fi
-mkdir -p "$OUT" || exit 2
-"$TB" sysinfo --json >"$OUT/sysinfo.json" || exit 2
-uptime >"$OUT/load.txt"
-i=1
-while [ "$i" -le "$REPEATS" ]; do
-	"$TB" run "$root/scenarios/validation/sweeps.ini" -o "$OUT/run-$i" $QFLAG \
-		--wait >"$OUT/run-$i.log" 2>&1
-	rc=$?
-	"$TB" cleanup >/dev/null 2>&1
-	if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
-		echo "validate-sweeps.sh: repeat $i exited $rc (log: $OUT/run-$i.log)" >&2
+if [ -n "${VALIDATE_FROM:-}" ]; then
+	OUT=$VALIDATE_FROM
+	REPEATS=0
+	while [ -d "$OUT/run-$((REPEATS + 1))" ]; do
+		REPEATS=$((REPEATS + 1))
+	done
+	if [ "$REPEATS" -eq 0 ]; then
+		echo "validate-sweeps.sh: $OUT: no run-1 (not this script's output)" >&2
 		exit 2
 	fi
-	i=$((i + 1))
-done
-uptime >>"$OUT/load.txt"
-python3 - "$OUT" "$REPEATS" "$STAMP" >"$OUT/sweeps.txt" <<'PY'
+else
+	if [ ! -x "$TB" ]; then
+		echo "validate-sweeps.sh: $TB is not an executable (build it: make)" >&2
+		exit 2
+	fi
+	mkdir -p "$OUT" || exit 2
+	"$TB" sysinfo --json >"$OUT/sysinfo.json" || exit 2
+	uptime >"$OUT/load.txt"
+	i=1
+	while [ "$i" -le "$REPEATS" ]; do
+		"$TB" run "$root/scenarios/validation/sweeps.ini" -o "$OUT/run-$i" $QFLAG \
+			--wait >"$OUT/run-$i.log" 2>&1
+		rc=$?
+		"$TB" cleanup >/dev/null 2>&1
+		if [ "$rc" -ne 0 ] && [ "$rc" -ne 1 ]; then
+			echo "validate-sweeps.sh: repeat $i exited $rc (log: $OUT/run-$i.log)" >&2
+			exit 2
+		fi
+		i=$((i + 1))
+	done
+	uptime >>"$OUT/load.txt"
+fi
+# the judgement: into sweeps.txt beside the runs, or a file of our own when judging again
+TXT=$OUT/sweeps.txt
+if [ -n "${VALIDATE_FROM:-}" ]; then
+	TXT=$(mktemp) || exit 2
+	trap 'rm -f "$TXT"' EXIT
+fi
+python3 - "$OUT" "$REPEATS" "$STAMP" >"$TXT" <<'PY'
 import json, os, sys
 
 out, repeats, stamp = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-si = json.load(open(os.path.join(out, "sysinfo.json")))
-cpu, kern = si.get("cpu", {}), si.get("kernel", {})
+
+
+def bad(path, why):
+    print(f"validate-sweeps.sh: {path}: {why}", file=sys.stderr)
+    sys.exit(2)
+
+
+def load_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError) as e:
+        bad(path, f"not readable JSON ({e})")
+
+
+def text(path):
+    try:
+        with open(path) as f:
+            return f.read().splitlines()
+    except OSError:
+        return ["?"]
+
+
+si = load_json(os.path.join(out, "sysinfo.json"))
+if not isinstance(si, dict):
+    bad(os.path.join(out, "sysinfo.json"), "not tracebench sysinfo --json's output")
+cpu, kern = si.get("cpu") or {}, si.get("kernel") or {}
 load = " / ".join(l.split("load average:")[-1].strip()
-                  for l in open(os.path.join(out, "load.txt")))
+                  for l in text(os.path.join(out, "load.txt")))
 print(f"machine: {cpu.get('vendor', '?')} {cpu.get('model', '?')} family {cpu.get('family', '?')} "
       f"model {cpu.get('model_number', '?')}, kernel {kern.get('release', '?')}, "
       f"fingerprint {si.get('fingerprint', '?')}, {stamp}, load average {load}")
@@ -73,14 +118,8 @@ def line_slope(xs, ys):
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx > 0 else None
 
 
-delay_ok = delay_acc = delay_in_ci = null_ok = 0
-for i in range(1, repeats + 1):
-    r = json.load(open(os.path.join(out, f"run-{i}", "result.json")))
-    sweeps = {s["section"]: s for s in r.get("sweeps", [])}
-    cells = {c["id"]: c for c in r["cells"]}
-    d, t = sweeps.get("delay"), sweeps.get("top")
-    if not d or not t:
-        sys.exit(f"validate-sweeps: repeat {i}: no delay or top sweep in its result")
+def judge_repeat(i, d, t, cells):
+    """One repeat's line; returns (delay accepted, within tolerance, truth in CI, top none)."""
     # the truth's slope: the spin the delay tracer measured against the swept value, the
     # median of its measurements (a point's y is a difference of medians over the same samples)
     xs, ys = [], []
@@ -88,28 +127,49 @@ for i in range(1, repeats + 1):
         ex = cells[p["cell"]].get("tracer_extra") or {}
         truth = ex.get("spin_ns_median", ex.get("spin_ns_mean", ex.get("spin_ns_measured")))
         if truth is not None and p.get("x") is not None:
-            xs.append(p["x"])
-            ys.append(truth)
+            xs.append(float(p["x"]))
+            ys.append(float(truth))
     true_slope = line_slope(xs, ys) if len(xs) >= 2 else None
     m = d["model"]
     word = "refused: " + (m.get("why_not") or "?")
+    acc = good = in_ci = False
     if m["accepted"] and true_slope is not None:
-        delay_acc += 1
+        acc = True
         tol = max(0.10 * true_slope, 2.0 / max(xs))
         good = abs(m["slope_ns"] - true_slope) <= tol
-        delay_ok += good
         in_ci = m["slope_ns_ci"][0] <= true_slope <= m["slope_ns_ci"][1]
-        delay_in_ci += in_ci
         word = "%.3f [%.3f, %.3f] ns per ns, truth %.3f (tolerance %.3f): %s%s" % (
             m["slope_ns"], m["slope_ns_ci"][0], m["slope_ns_ci"][1], true_slope, tol,
             "ok" if good else "WRONG", "" if in_ci else ", outside the CI")
     n = t["model"]
     ci = n.get("slope_ns_ci") or [None, None]
     none = not n["accepted"] or (ci[0] is not None and ci[0] <= 0 <= ci[1])
-    null_ok += none
     nword = ("no slope (%s)" % ("refused" if not n["accepted"] else "CI includes 0")
              if none else "a slope %.3g [%.3g, %.3g] ns per top" % (n["slope_ns"], ci[0], ci[1]))
     print(f"repeat {i:2d}: delay {word}; top {nword}")
+    return acc, good, in_ci, none
+
+
+delay_ok = delay_acc = delay_in_ci = null_ok = 0
+for i in range(1, repeats + 1):
+    path = os.path.join(out, f"run-{i}", "result.json")
+    r = load_json(path)
+    try:
+        sweeps = {s["section"]: s for s in r.get("sweeps", [])}
+        cells = {c["id"]: c for c in r["cells"]}
+    except (AttributeError, KeyError, TypeError) as e:
+        bad(path, f"not a tracebench result with sweeps and cells ({e!r})")
+    d, t = sweeps.get("delay"), sweeps.get("top")
+    if not d or not t:
+        bad(path, "no delay or top sweep in it (not scenarios/validation/sweeps.ini's run)")
+    try:
+        acc, good, in_ci, none = judge_repeat(i, d, t, cells)
+    except (AttributeError, KeyError, TypeError, ValueError, IndexError) as e:
+        bad(path, f"a sweep without the keys the checks read ({e!r})")
+    delay_acc += acc
+    delay_ok += good
+    delay_in_ci += in_ci
+    null_ok += none
 need = 0.95 * repeats
 print(f"delay: accepted in {delay_acc}/{repeats}, its slope within tolerance in {delay_ok} of them, "
       f"the truth in its CI in {delay_in_ci}")
@@ -120,5 +180,6 @@ print("PASS: the known slope is recovered and the null knob gives no slope" if p
 sys.exit(0 if passed else 1)
 PY
 st=$?
-cat "$OUT/sweeps.txt"
+cat "$TXT"
 exit "$st"
+

@@ -135,6 +135,13 @@ cells.append(cell("postgres-open", "spin500", "spin", 500000, st, opened(850 if 
 os.makedirs(out)
 json.dump({"cells": cells}, open(os.path.join(out, "result.json"), "w"))
 PY
+# refuses_garbled SCRIPT DIR FILE MESSAGE: with FILE of DIR garbled, VALIDATE_FROM=DIR SCRIPT is
+# bad input (exit 2) whose message names it (MESSAGE), not a traceback
+refuses_garbled() {
+	echo '{"cells": 3}' >"$3"
+	VALIDATE_FROM=$2 expect_exit 2 "$1"
+	grep -q "$4" "$TMP/err" || fail "a garbled $3: $(cat "$TMP/err")"
+}
 SD=$ROOT/tools/validate-services-delay.sh
 python3 "$TMP/sgen.py" "$TMP/sgood" good || fail "sgen good"
 python3 "$TMP/sgen.py" "$TMP/sbad" bad || fail "sgen bad"
@@ -150,16 +157,63 @@ VALIDATE_FROM=$TMP/sbad expect_exit 1 "$SD"
 	fail "bad services set: not 3 checks failed: $(cat "$TMP/out")"
 grep -q "known delay on services: 3 of 6 checks held" "$TMP/out" || fail "bad services set tally"
 [ ! -e "$TMP/sgood/delay.txt" ] || fail "VALIDATE_FROM wrote into the directory it judged"
-echo '{"cells": 3}' >"$TMP/sbad/result.json"
-VALIDATE_FROM=$TMP/sbad expect_exit 2 "$SD"
-grep -q "sbad/result.json: not a tracebench result" "$TMP/err" ||
-	fail "a garbled result.json: $(cat "$TMP/err")"
+refuses_garbled "$SD" "$TMP/sbad" "$TMP/sbad/result.json" "sbad/result.json: not a tracebench result"
 # a cell without the keys the checks read: bad input too, named, not a traceback
 echo '{"cells": [{"workload": "getpid", "samples": []}]}' >"$TMP/sbad/result.json"
 VALIDATE_FROM=$TMP/sbad expect_exit 2 "$SD"
 grep -q "sbad/result.json: not a tracebench result with cells (KeyError" "$TMP/err" ||
 	fail "a cell without its keys: $(cat "$TMP/err")"
 VALIDATE_FROM=$TMP/none expect_exit 2 "$SD"
+
+# validate-sweeps judges a synthetic set again (VALIDATE_FROM): 20 repeats of the delay's sweep
+# (the truth's slope 1 ns per ns) and top's. good: every slope within 10% of the truth, top
+# refused; bad: one repeat 1.3 [1.25, 1.35] (outside its tolerance and CI) and three tops with a
+# slope (17 of 20 with none, under 95%).
+cat >"$TMP/wgen.py" <<'PY'
+import json, os, sys
+out, kind = sys.argv[1], sys.argv[2]
+os.makedirs(out)
+json.dump({"cpu": {"vendor": "v", "model": "m"}, "kernel": {"release": "k"},
+           "fingerprint": "f"}, open(os.path.join(out, "sysinfo.json"), "w"))
+open(os.path.join(out, "load.txt"), "w").write("load average: 0.1\n")
+for i in range(1, 21):
+    xs = [50, 100, 200, 400, 800]
+    cells = [{"id": f"getpid/delay[ns={x}]", "tracer_extra": {"spin_ns_median": x + 3.0}}
+             for x in xs]
+    slope = 1.3 if kind == "bad" and i == 7 else 1.0 + 0.01 * (i % 5)
+    delay = {"section": "delay", "points": [{"cell": c["id"], "x": x} for c, x in zip(cells, xs)],
+             "model": {"accepted": True, "slope_ns": slope,
+                       "slope_ns_ci": [slope - 0.05, slope + 0.05]}}
+    top = {"section": "top", "points": [], "model": {"accepted": False, "why_not": "noise"}}
+    if kind == "bad" and i > 17:
+        top["model"] = {"accepted": True, "slope_ns": 2.0, "slope_ns_ci": [1.0, 3.0]}
+    os.makedirs(os.path.join(out, f"run-{i}"))
+    json.dump({"cells": cells, "sweeps": [delay, top]},
+              open(os.path.join(out, f"run-{i}", "result.json"), "w"))
+PY
+VS=$ROOT/tools/validate-sweeps.sh
+python3 "$TMP/wgen.py" "$TMP/wgood" good || fail "wgen good"
+python3 "$TMP/wgen.py" "$TMP/wbad" bad || fail "wgen bad"
+VALIDATE_FROM=$TMP/wgood expect_exit 0 "$VS"
+grep -q "delay: accepted in 20/20, its slope within tolerance in 20 of them, the truth in its CI in 20" \
+	"$TMP/out" || fail "good sweeps set: $(cat "$TMP/out")"
+grep -q "^PASS" "$TMP/out" || fail "good sweeps set: no PASS"
+VALIDATE_FROM=$TMP/wbad expect_exit 1 "$VS"
+grep -q "repeat  7: delay 1.300 .*WRONG, outside the CI" "$TMP/out" ||
+	fail "bad sweeps set: repeat 7 not called wrong: $(cat "$TMP/out")"
+grep -q "top: no slope in 17/20" "$TMP/out" || fail "bad sweeps set: top's tally"
+[ ! -e "$TMP/wgood/sweeps.txt" ] || fail "VALIDATE_FROM wrote into the directory it judged"
+refuses_garbled "$VS" "$TMP/wbad" "$TMP/wbad/run-4/result.json" \
+	"wbad/run-4/result.json: not a tracebench result with sweeps and cells"
+python3 - "$TMP/wbad/run-4/result.json" <<'PY'
+import json, sys
+json.dump({"cells": [], "sweeps": [{"section": "delay", "points": [{"cell": "x", "x": 1}]},
+                                   {"section": "top"}]}, open(sys.argv[1], "w"))
+PY
+VALIDATE_FROM=$TMP/wbad expect_exit 2 "$VS"
+grep -q "wbad/run-4/result.json: a sweep without the keys the checks read" "$TMP/err" ||
+	fail "a sweep without its keys: $(cat "$TMP/err")"
+VALIDATE_FROM=$TMP/none expect_exit 2 "$VS"
 
 # ---- 2. validate.sh end to end, quick -----------------------------------------------------------
 need_root
