@@ -452,26 +452,46 @@ def run_pid_knob(out, from_dir):
             "-" if b is None else f"{b:.1f}" for _, b in fixed) + " ms for the kept ones"}
 
 
-def run_precision_trial(out, from_dir):
-    """METHODOLOGY 9's try of two families at 30 s (bench-precision's families mode)."""
-    env = {"PRECISION_FAMILIES": "ftrace-event,bpf-tp_btf", "PRECISION_TIME": "30s",
-           "PRECISION_OUT": os.path.join(out, "families")}
-    if not from_dir and run_cmd(["sh", "-c", f"python3 tools/bench-precision.py > "
-                                 f"'{out}/bench.txt'"], env):
-        die("precision-trial: tools/bench-precision.py failed (its output in bench.txt)")
-    text = read_text("precision-trial", out, "bench.txt")
-    rows = re.findall(r"^(\S+)\s+([-+][\d.]+)%\s+([\d.]+) pt\s+([\d.]+)%\s+(\d+)%\s+(\d+)\s+"
-                      r"([\d.]+)s\s+(\S+)", text, re.M)
-    if not rows:
-        die(f"precision-trial: {out}/bench.txt: no family rows (not bench-precision's output)")
-    reached = [f for f, _, _, share, meas, *_ in rows if float(share) <= 0.3 and int(meas) >= 85]
-    return {"families": "; ".join(
-        f"{f} {pct}%, half-width {hw} pt ({share}% of the ratio), {n} rounds of "
-        f"{float(d) * 1e3:.0f} ms samples, {meas}% of its wall time measuring"
-        for f, pct, hw, share, meas, n, d, _ in rows),
-        "goal": ("every family reached the goal" if len(reached) == len(rows) else
-                 "none reached the goal" if not reached else
-                 f"{', '.join(reached)} reached the goal, the others did not")}
+def families_run(name, families, budget, hyperfine=False):
+    """bench-precision's families mode (PRECISION_FAMILIES=families, PRECISION_TIME=budget) into
+    OUT/bench.txt: each family's figures in a sentence, and which reached the goal; with
+    hyperfine, also hyperfine's half-width over tracebench's per family and its goal's line."""
+    def run(out, from_dir):
+        env = {"PRECISION_FAMILIES": families, "PRECISION_TIME": budget,
+               "PRECISION_OUT": os.path.join(out, "families")}
+        if not from_dir and run_cmd(["sh", "-c", f"python3 tools/bench-precision.py > "
+                                     f"'{out}/bench.txt'"], env):
+            die(f"{name}: tools/bench-precision.py failed (its output in bench.txt)")
+        text = read_text(name, out, "bench.txt")
+        rows = re.findall(r"^(\S+)\s+([-+][\d.]+)%\s+([\d.]+) pt\s+([\d.]+)%\s+(\d+)%\s+"
+                          r"(\d+)\s+([\d.]+)s\s+(\S+)", text, re.M)
+        if not rows:
+            die(f"{name}: {out}/bench.txt: no family rows (not bench-precision's output)")
+        reached = [f for f, _, _, share, meas, *_ in rows
+                   if float(share) <= 0.3 and int(meas) >= 85]
+        figs = {}
+        if hyperfine:
+            hf = re.findall(r"^(\S+)\s+[-+][\d.]+%\s+([\d.]+) pt\s+Welch\s+([\d.]+) pt\s+"
+                            r"([\d.]+)x\s", text, re.M)
+            goal = re.search(r"^goal \(quiet machine\): >= 10x narrower than hyperfine in the same "
+                             r"time: (.*)$", text, re.M)
+            if not hf or not goal:
+                die(f"{name}: {out}/bench.txt: no hyperfine table")
+            figs["hyperfine"] = "; ".join(f"{f} {r}x (hyperfine {h} pt)" for f, h, _, r in hf)
+            figs["hyperfine-goal"] = goal.group(1)
+        return figs | {"families": "; ".join(
+            f"{f} {pct}%, half-width {hw} pt ({share}% of the ratio), {n} rounds of "
+            f"{float(d) * 1e3:.0f} ms samples, {meas}% of its wall time measuring"
+            for f, pct, hw, share, meas, n, d, _ in rows),
+            "goal": ("every family reached the goal" if len(reached) == len(rows) else
+                     "none reached the goal" if not reached else
+                     f"{', '.join(reached)} reached the goal, the others did not")}
+    return run
+
+
+# METHODOLOGY 9's try of two families at 30 s, and every family at the issue's 60 s
+run_precision_trial = families_run("precision-trial", "ftrace-event,bpf-tp_btf", "30s")
+run_precision_families = families_run("precision-families", "1", "60s", hyperfine=True)
 
 
 def baselines(out, workload="getpid"):
@@ -813,6 +833,6 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "bench-history": run_bench_history, "sample-length": run_sample_length,
            "services-delay": run_services_delay, "bench-services": run_bench_services,
            "services-aa": run_services_aa, "validate-sweeps": run_validate_sweeps,
-           "coverage-loaded": run_coverage_loaded}
+           "coverage-loaded": run_coverage_loaded, "precision-families": run_precision_families}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}
