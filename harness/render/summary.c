@@ -197,14 +197,14 @@ static void print_sweep_extras(FILE *f, const struct tb_sweep *sw, int w)
 	if (isfinite(sw->rejected_ns))
 		fprintf(f,
 			"%-*s   an event the filter keeps costs %.1f ns, one it rejects %.1f ns [%.1f, "
-			"%.1f]%s\n",
+			"%.1f]%s%s\n",
 			w, "", sw->accepted_ns, sw->rejected_ns, sw->rej_lo, sw->rej_hi,
 			sw->rejected_from_point
-				? (sw->rejected_within_noise
-					   ? " (read off the point that rejects every event, the line "
-					     "giving none): not told apart from a kept one"
-					   : " (read off the point that rejects every event, the line "
-					     "giving none)")
+				? " (read off the point that rejects every event, the line giving none)"
+				: "",
+			sw->rejected_from_point
+				? (sw->rejected_within_noise ? ": not told apart from a kept one"
+							     : "")
 			: sw->rejected_within_noise
 				? ": not told apart (the line's slope CI includes 0: rejecting saves "
 				  "nothing this run resolves)"
