@@ -14,6 +14,14 @@ struct tb_inject_page *tb_inject;
 
 __attribute__((noinline)) void tb_spin(uint64_t iters)
 {
+	uint64_t end;
+
+	if (iters & TB_SPIN_CLOCK) {
+		end = tb_now_ns() + (iters & ~TB_SPIN_CLOCK);
+		while (tb_now_ns() < end)
+			__asm__ __volatile__("" ::: "memory");
+		return;
+	}
 	while (iters--)
 		__asm__ __volatile__("" ::: "memory");
 }

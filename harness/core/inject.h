@@ -11,12 +11,21 @@
 #include <stdint.h>
 
 struct tb_inject_page {
-	volatile uint64_t iters; /* spin iterations per operation; 0 = off */
+	volatile uint64_t iters; /* tb_spin's argument per operation; 0 = off */
 };
 
 extern struct tb_inject_page *tb_inject;
 
-/* Spin for iters iterations of a loop the compiler cannot remove. */
+/*
+ * Set in tb_spin's argument: the rest is nanoseconds of CLOCK_MONOTONIC to spin, not loop
+ * iterations. One word, so that a workload never reads a count with the other kind's meaning.
+ */
+#define TB_SPIN_CLOCK (1ull << 63)
+
+/*
+ * Spin for iters iterations of a loop the compiler cannot remove, or, with TB_SPIN_CLOCK, until
+ * the clock has advanced by the rest: a cost fixed in time whatever the machine's speed.
+ */
 void tb_spin(uint64_t iters);
 
 /* One operation's injected cost: a load and a branch when off. */
