@@ -1,14 +1,14 @@
 #!/bin/bash
 # Two runs back to back never flag each other (issue 15): a closed BPF program stays listed for
 # up to ~0.5 s after its last fd closed, and the next run saw it as foreign instrumentation and
-# marked every verdict untrustworthy. Ten runs of a BPF scenario, each started the moment the
+# marked every verdict untrustworthy. Six runs of a BPF scenario, each started the moment the
 # one before exits; none may report foreign instrumentation, and none may leave a program.
 . "$(dirname "$0")/lib.sh"
 need_root
 [ -d /sys/fs/bpf ] || [ -e /sys/kernel/btf/vmlinux ] || skip "no BPF here"
 D=$TB_ROOT/tests/data/run
 "$TB" list bpf 2>&1 | grep -q "bpf .*supported" || skip "bpf tracer unsupported here: $("$TB" list bpf | grep why)"
-runs=${TB_BACK_TO_BACK_RUNS:-10}
+runs=${TB_BACK_TO_BACK_RUNS:-6}
 # Did run DIR flag a program an earlier run of this test loaded (names matching RE, or those
 # the result PREV recorded)? Another user's instrumentation on this shared machine is foreign
 # indeed; only our own runs must never be (issue 28).
