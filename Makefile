@@ -217,21 +217,30 @@ $(TEST_BIN): | $(TEST_BPF_OBJS) $(BPF_OBJS)
 $(BUILD)/tests/unit/tracers-bpf.o: BASE_CFLAGS += -DTB_TEST_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
 
 # Unit suites then end-to-end scripts; both always run, the status says if either failed.
-# Ends with what failed, by name, and the unit and e2e totals (the logs above are long).
+# The unit suites that touch nothing of the machine's (TB_TEST_SUITE_BESIDE: statistics, result
+# files, renderers) run meanwhile, at the lowest CPU priority, without the run lock; their log
+# follows the scripts'. Ends with what failed, by name, and the unit and e2e totals.
+UNIT_ENV = TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
+	TB_HELPERS=$(CURDIR)/$(BUILD)/helpers
 test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
-	@echo "== unit tests ($(TEST_BIN))"
+	@echo "== unit tests ($(TEST_BIN) --machine; --beside runs meanwhile)"
 	$(Q)st=0; log=$$(mktemp /tmp/tb-test-XXXXXX.log); \
-	{ TB_TEST_DATA=$(CURDIR)/tests/data TB_BIN=$(CURDIR)/$(TB_BIN) \
-		TB_HELPERS=$(CURDIR)/$(BUILD)/helpers $(TEST_BIN) || \
+	{ $(UNIT_ENV) nice -n 19 $(TEST_BIN) --beside >"$$log.beside" 2>&1 || \
+		echo "unit: the --beside runner exited $$? (a sanitizer report in its log, if every test passed)" \
+		>"$$log.st2"; } & bpid=$$!; \
+	{ $(UNIT_ENV) $(TEST_BIN) --machine || \
 		echo "unit: the runner exited $$? (a sanitizer report above, if every test passed)" \
 		>"$$log.st"; } | tee "$$log"; \
 	echo "== end-to-end tests (tests/e2e)"; \
 	{ TB_BIN=$(CURDIR)/$(TB_BIN) TB_HELPERS=$(CURDIR)/$(BUILD)/helpers \
 		tests/e2e/run.sh || echo "e2e: the scripts exited $$?" >>"$$log.st"; } | tee -a "$$log"; \
+	wait $$bpid; echo "== unit tests beside the others ($(TEST_BIN) --beside)"; \
+	tee -a "$$log" <"$$log.beside"; [ -e "$$log.st2" ] && cat "$$log.st2" >>"$$log.st"; \
 	echo "== summary"; grep -E '^(unit|e2e): ' "$$log" | grep -v -E '^e2e: (PASS|SKIP)'; \
 	[ -e "$$log.st" ] && { st=1; cat "$$log.st"; }; \
-	grep -q -E '^unit: [0-9]+ tests run' "$$log" || { echo "unit: the runner ended early"; st=1; }; \
-	rm -f "$$log" "$$log.st"; exit $$st
+	[ "$$(grep -c -E '^unit: [0-9]+ tests run' "$$log")" = 2 ] || \
+		{ echo "unit: a runner ended early"; st=1; }; \
+	rm -f "$$log" "$$log.st" "$$log.st2" "$$log.beside"; exit $$st
 
 # The build before the tests uses every CPU (a fresh clone builds libperf and everything);
 # the tests themselves run one at a time (they share the machine's tracing state).

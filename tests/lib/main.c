@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The CUnit runner. CUnit's basic runner returns success even when tests fail, so the exit
- * status comes from CU_get_number_of_failures(). Usage: run-tests [SUITE[:TEST]]...
+ * status comes from CU_get_number_of_failures(). Usage: run-tests [--machine | --beside]
+ * [SUITE[:TEST]]...: --beside only the suites declared with TB_TEST_SUITE_BESIDE, without the
+ * machine's run lock; --machine only the others (tb_test.h).
  */
 #include <CUnit/Basic.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@ static struct {
 	CU_InitializeFunc init;
 	CU_CleanupFunc clean;
 	CU_TestInfo *tests;
+	bool beside;
 } suites[MAX_SUITES];
 static unsigned int nsuites, nskipped;
 static char tmproot[] = "/tmp/tb-test-XXXXXX";
@@ -35,10 +38,10 @@ static struct tmpdir_open {
 } * tmpdirs; /* tb_test_tmpdir_open's, closed at exit */
 
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
-		      CU_TestInfo *tests)
+		      CU_TestInfo *tests, bool beside)
 {
 	if (nsuites < MAX_SUITES)
-		suites[nsuites++] = (typeof(suites[0])){name, init, clean, tests};
+		suites[nsuites++] = (typeof(suites[0])){name, init, clean, tests, beside};
 }
 
 void tb_test_skip(const char *file, int line, const char *reason)
@@ -212,22 +215,30 @@ int main(int argc, char **argv)
 	unsigned int i, failures;
 	CU_TestInfo *t;
 	CU_pSuite s;
-	int ret;
+	int ret, only = 0; /* 1: --beside, -1: --machine */
 
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && (!strcmp(argv[1], "--beside") || !strcmp(argv[1], "--machine"))) {
+		only = argv[1][2] == 'b' ? 1 : -1;
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	/*
 	 * The suites arm tracefs instances, BPF programs and perf events: a run measuring
 	 * meanwhile would find them as foreign instrumentation (and be biased by them). As root,
-	 * the runner queues for the machine's run lock like a run and holds it to its exit.
+	 * the runner queues for the machine's run lock like a run and holds it to its exit;
+	 * --beside's suites touch nothing of the machine's and leave the lock to the others.
 	 */
-	if (!geteuid() && (ret = tb_lock_hold_machine()))
+	if (only != 1 && !geteuid() && (ret = tb_lock_hold_machine()))
 		printf("unit: not holding the run lock (%s): a run measuring now meets our tracing\n",
 		       strerror(-ret));
 	tb_stats_init(); /* as main() does: GSL errors are statuses, never an abort */
 	if (CU_initialize_registry() != CUE_SUCCESS)
 		return 1;
 	for (i = 0; i < nsuites; i++) {
-		if (!wanted(suites[i].name, NULL, argc, argv))
+		if (!wanted(suites[i].name, NULL, argc, argv) ||
+		    (only && suites[i].beside != (only == 1)))
 			continue;
 		s = CU_add_suite(suites[i].name, suites[i].init, suites[i].clean);
 		if (!s)

@@ -7,6 +7,11 @@
  *
  * so adding a test file needs no edit elsewhere. TB_SKIP("reason") marks the current test as
  * skipped with a printed reason (root, tracefs or BPF missing) and returns from it.
+ *
+ * TB_TEST_SUITE_BESIDE declares a suite that touches nothing of the machine's (no tracefs, BPF,
+ * perf event, cgroup, workload or server; only its own temporary files): `run-tests --beside`
+ * runs those suites without the machine's run lock, beside the measuring tests (make test runs
+ * them next to the end-to-end scripts), and `run-tests --machine` runs every other suite.
  */
 #ifndef TB_TEST_H
 #define TB_TEST_H
@@ -20,13 +25,18 @@
 struct tb_dir;
 
 void tb_test_register(const char *name, CU_InitializeFunc init, CU_CleanupFunc clean,
-		      CU_TestInfo *tests);
+		      CU_TestInfo *tests, bool beside);
 void tb_test_skip(const char *file, int line, const char *reason);
 
 #define TB_TEST_SUITE(name, init, clean, tests)                                 \
 	__attribute__((constructor)) static void tb_test_register_##tests(void) \
 	{                                                                       \
-		tb_test_register(name, init, clean, tests);                     \
+		tb_test_register(name, init, clean, tests, false);              \
+	}
+#define TB_TEST_SUITE_BESIDE(name, init, clean, tests)                          \
+	__attribute__((constructor)) static void tb_test_register_##tests(void) \
+	{                                                                       \
+		tb_test_register(name, init, clean, tests, true);               \
 	}
 
 #define TB_SKIP(reason)                                   \

@@ -332,4 +332,4 @@ static CU_TestInfo values_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("model-json-values", values_init, values_clean, values_tests);
+TB_TEST_SUITE_BESIDE("model-json-values", values_init, values_clean, values_tests);

@@ -696,4 +696,4 @@ static CU_TestInfo plot_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("render-gnuplot", plot_init, plot_clean, plot_tests);
+TB_TEST_SUITE_BESIDE("render-gnuplot", plot_init, plot_clean, plot_tests);

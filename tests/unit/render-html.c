@@ -686,4 +686,4 @@ static CU_TestInfo report_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("render-html", NULL, NULL, report_tests);
+TB_TEST_SUITE_BESIDE("render-html", NULL, NULL, report_tests);

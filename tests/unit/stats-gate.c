@@ -835,4 +835,4 @@ static CU_TestInfo gate_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("stats-gate", NULL, NULL, gate_tests);
+TB_TEST_SUITE_BESIDE("stats-gate", NULL, NULL, gate_tests);

@@ -771,4 +771,4 @@ static CU_TestInfo stats_tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("stats-stats", NULL, NULL, stats_tests);
+TB_TEST_SUITE_BESIDE("stats-stats", NULL, NULL, stats_tests);

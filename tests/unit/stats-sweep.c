@@ -690,4 +690,4 @@ static CU_TestInfo tests[] = {
 	CU_TEST_INFO_NULL,
 };
 
-TB_TEST_SUITE("stats-sweep", NULL, NULL, tests);
+TB_TEST_SUITE_BESIDE("stats-sweep", NULL, NULL, tests);
