@@ -426,7 +426,8 @@ struct tb_sweep {
 	struct tb_rate_model fit; /* [model] {points, fixed_ns, fixed_ns_ci, slope_ns,
 				       slope_ns_ci, r2, p_quadratic, nonlinear, accepted, why_not} */
 	/* [slope_ns_ci_rounds] the slope's CI from a bootstrap of the rounds the points share
-	 * (stats/fit.c, tb_stats_rounds_slope_ci); the model's slope CI is the wider of it and the line's own. NAN: none */
+	 * (stats/fit.c, tb_stats_rounds_slope_ci); the model's slope CI is the wider of it and the
+	 * line's own. NAN: none */
 	double rounds_lo, rounds_hi;
 	struct tb_sweep_point *points; /* [points] by rising x */
 	size_t npoints;

@@ -74,6 +74,12 @@ static double truth_median(struct truth *tr)
 	return gsl_stats_median_from_sorted_data(tr->v, 1, n);
 }
 
+/* What a target's truths are kept under: its ns, with TB_SPIN_CLOCK for a clock spin. */
+static uint64_t spin_key(const struct delay_cfg *cfg)
+{
+	return cfg->spin == SPIN_CLOCK ? cfg->ns | TB_SPIN_CLOCK : cfg->ns;
+}
+
 static const struct tb_option delay_opts[] = {
 	{"ns", TB_OPT_DURATION, offsetof(struct delay_cfg, ns), "20ns",
 	 "cost added to every operation (a spin: see spin)", 0, 1e6},
@@ -118,7 +124,7 @@ static int delay_setup(struct tb_tracer *t)
 	if (!p)
 		return -ENOMEM;
 	if (cfg->spin == SPIN_CLOCK)
-		p->iters = cfg->ns ? cfg->ns | TB_SPIN_CLOCK : 0;
+		p->iters = cfg->ns ? spin_key(cfg) : 0;
 	else
 		p->iters = tb_spin_iters_for((double)cfg->ns);
 	/*
@@ -153,7 +159,7 @@ static int delay_collect(struct tb_tracer *t, struct tb_tracer_stats *st)
 {
 	const struct delay_cfg *cfg = t->cfg;
 	struct delay_priv *p = t->priv;
-	struct truth *tr = truth_of(cfg->spin == SPIN_CLOCK ? cfg->ns | TB_SPIN_CLOCK : cfg->ns);
+	struct truth *tr = truth_of(spin_key(cfg));
 	double mean = p->measured_ns, median = p->measured_ns, sd = 0, after, one;
 
 	/* This sample's truth: the spin timed before and after its batch, averaged; kept once. */
