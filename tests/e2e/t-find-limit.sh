@@ -137,7 +137,7 @@ if any(p["lost"] > 0 for p in calls):
     print("    limit on calls: held %.3g events/s at %s, lost %.3g at %s (%d probes)" % (
         l["held_events_per_s"], l["held_at"], l["lost_events_per_s"], l["lost_at"], len(ps)))
 else:
-    assert l["note"] or l["found"], l
+    assert l.get("note") or l["found"], l
     print("    no loss on calls (busy machine?): found %s on %s, %s" % (
         l["found"], l["knob"], l.get("knob_note") or l.get("note")))
 PY
