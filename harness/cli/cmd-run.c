@@ -274,7 +274,8 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 		s->rounds = 5;
 		s->min_rounds = 5;
 		s->warmup = s->warmup > 1 ? 1 : s->warmup;
-		s->duration_set = true; /* its own short samples, never the plan's choice */
+		/* its own short samples and few rounds, never the plan's choice */
+		s->duration_set = s->min_rounds_set = s->max_rounds_set = true;
 		if (s->duration_ns > 200000000)
 			s->duration_ns = 200000000;
 		for (i = 0; i < s->nworkloads; i++)

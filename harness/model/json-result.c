@@ -910,6 +910,7 @@ static const struct tb_json_field settings_fields[] = {
 	F_BOOL("aa", aa, 0),
 	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
 	F_STR("sample_length", sample_length, TB_JSON_OMIT),
+	F_STR("rounds_chosen", rounds_chosen, TB_JSON_OMIT),
 	F_RANGE("max_time_s", max_time_s, 0, MAXV, TB_JSON_OMIT),
 	F_COUNT("rounds_asked", rounds_asked, TB_JSON_OMIT),
 	F_RANGE("max_time_needed_s", max_time_needed_s, 0, MAXV, TB_JSON_OMIT),

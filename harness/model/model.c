@@ -158,6 +158,7 @@ void tb_result_free(struct tb_result *r)
 	free(r->finished);
 	free(r->stop_reason);
 	free(r->sample_length);
+	free(r->rounds_chosen);
 	json_decref(r->system);
 	json_decref(r->foreign);
 	json_decref(r->shortfalls);

@@ -545,6 +545,9 @@ struct tb_result {
 	/* [settings][sample_length] the duration and settle the run chose itself and why
 	 * (plan/plan.h, tb_plan_auto_length); absent when the scenario set them */
 	char *sample_length;
+	/* [settings][rounds_chosen] min-rounds and max-rounds as the run chose them and why
+	 * (plan/plan.h, tb_plan_auto_length); absent when the scenario set them */
+	char *rounds_chosen;
 	/* [settings][max_time_s] the run's time budget, NAN (absent): none; [rounds_asked] the
 	 * rounds it was to reach at least (min-rounds with a precision target, else repetitions;
 	 * -1, absent, without a max-time); [max_time_needed_s] the max-time the warmups and the

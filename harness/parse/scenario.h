@@ -77,9 +77,10 @@ struct tb_scenario {
 	uint64_t duration_ns;
 	uint64_t max_time_ns; /* 0: unlimited */
 	uint64_t settle_ns;
-	/* duration and settle given by [global] (or the command line): with a precision target
-	 * and a max-time the plan chooses those left unset (plan/length.c) */
-	bool duration_set, settle_set;
+	/* duration, settle, min-rounds and max-rounds given by [global] (or the command line):
+	 * with a precision target and a max-time the plan chooses those left unset
+	 * (plan/length.c) */
+	bool duration_set, settle_set, min_rounds_set, max_rounds_set;
 	uint64_t sample_timeout_ns;
 	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
 	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The sample length and settle a run chooses itself (plan.h, tb_plan_auto_length): with a
- * precision target and a max-time, the keys the scenario left at their defaults. METHODOLOGY.md
+ * The sample length, settle and rounds a run chooses itself (plan.h, tb_plan_auto_length): with
+ * a precision target and a max-time, the keys the scenario left at their defaults. METHODOLOGY.md
  * section 9 has the measurements the rule's constants come from. Also what one sample of a
  * section lasts as its workload runs it (its batch, its process), which the estimate and the
  * rule share.
@@ -117,6 +117,59 @@ static void apply_duration(struct tb_plan *p, struct tb_result *r, uint64_t d)
 			p->s->workloads[p->cells[i].wl].duration_ns;
 }
 
+/* min-rounds and max-rounds left unset (tb_plan_auto_length): the precision or the max-time
+ * ends the run, after enough pairs for its bootstrap. */
+static int choose_rounds(struct tb_scenario *s, struct tb_result *r)
+{
+	char *why = NULL;
+
+	if (s->min_rounds_set && s->max_rounds_set)
+		return 0;
+	if (!s->max_rounds_set)
+		s->max_rounds = TB_PLAN_AUTO_MAX_ROUNDS;
+	if (!s->min_rounds_set)
+		s->min_rounds = s->max_rounds < TB_PLAN_AUTO_MIN_ROUNDS ? s->max_rounds
+									: TB_PLAN_AUTO_MIN_ROUNDS;
+	if (asprintf(
+		    &why,
+		    "chosen for precision = %.3g%% within max-time = %.3g s: min-rounds %u%s; "
+		    "max-rounds %u%s; set min-rounds or max-rounds to choose them",
+		    100 * s->precision, to_s(s->max_time_ns), s->min_rounds,
+		    s->min_rounds_set ? " as the scenario sets it"
+		    : s->max_rounds_set && s->min_rounds < TB_PLAN_AUTO_MIN_ROUNDS
+			    ? ", the scenario's max-rounds"
+			    : ", the rounds before it may stop on precision (a percentile bootstrap "
+			      "of fewer pairs is not to be trusted)",
+		    s->max_rounds,
+		    s->max_rounds_set
+			    ? " as the scenario sets it"
+			    : ", so that the precision or the max-time ends the run, not a "
+			      "round count") < 0)
+		return -ENOMEM;
+	free(r->rounds_chosen);
+	r->rounds_chosen = why;
+	return 0;
+}
+
+int tb_plan_fit_min_rounds(struct tb_plan *p, struct tb_result *r, unsigned int fit)
+{
+	struct tb_scenario *s = p->s;
+	unsigned int m = fit > TB_PLAN_AUTO_MIN_ROUNDS_FLOOR ? fit : TB_PLAN_AUTO_MIN_ROUNDS_FLOOR;
+	char *text = NULL;
+
+	if (s->min_rounds_set || !r->rounds_chosen || m >= s->min_rounds)
+		return 0;
+	if (asprintf(&text,
+		     "%s; min-rounds lowered to %u once the traced cells' slowdown was measured: "
+		     "%u fit max-time",
+		     r->rounds_chosen, m, fit) < 0)
+		return -ENOMEM;
+	s->min_rounds = m;
+	free(r->rounds_chosen);
+	r->rounds_chosen = text;
+	return 0;
+}
+
 int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 {
 	struct tb_scenario *s = p->s;
@@ -124,9 +177,13 @@ int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 	double *fixed, mean = 0;
 	uint64_t d = s->duration_ns;
 	size_t i;
+	int ret;
 
-	if (!(s->precision > 0) || !s->max_time_ns || (s->duration_set && s->settle_set))
+	if (!(s->precision > 0) || !s->max_time_ns)
 		return 0;
+	ret = choose_rounds(s, r);
+	if (ret || (s->duration_set && s->settle_set))
+		return ret;
 	if (!s->settle_set)
 		choose_settle(s, settled, sizeof(settled));
 	fixed = calloc(p->ncells + 1, sizeof(*fixed));

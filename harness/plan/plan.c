@@ -389,9 +389,11 @@ double tb_plan_estimate_s(const struct tb_plan *p)
 /*
  * What a max-time does to the run (runner/budget.h), and when the plan alone shows that the
  * rounds asked cannot fit it: the estimate counts each traced batch as long as its baseline's,
- * and a tracer's slowdown only lengthens a round, so a shortfall seen here is certain.
+ * and a tracer's slowdown only lengthens a round, so a shortfall seen here is certain. A
+ * minimum the plan chose (chosen) is lowered to fit instead (tb_plan_fit_min_rounds).
  */
-static void print_budget(FILE *f, const struct tb_plan *p, const struct tb_plan_estimate *e)
+static void print_budget(FILE *f, const struct tb_plan *p, const struct tb_plan_estimate *e,
+			 bool chosen)
 {
 	const struct tb_scenario *s = p->s;
 	double budget = to_s(s->max_time_ns);
@@ -411,7 +413,14 @@ static void print_budget(FILE *f, const struct tb_plan *p, const struct tb_plan_
 		shortens ? "the duration is shortened (not below 0.2 s) until the warmup and the "
 			   "minimum rounds fit, "
 			 : "");
-	if (least.total_s > budget)
+	if (least.total_s > budget && chosen)
+		fprintf(f,
+			"max-time %.3g s holds fewer than the %u minimum rounds the run chose (about "
+			"%.0f s): it lowers them to the rounds that fit, not below %u, once the "
+			"tracers' slowdown is measured\n",
+			budget, tb_scenario_first_rounds(s), ceil(least.total_s),
+			TB_PLAN_AUTO_MIN_ROUNDS_FLOOR);
+	else if (least.total_s > budget)
 		fprintf(f,
 			"max-time %.3g s is too short: the warmup and the %u rounds asked need about "
 			"%.0f s%s before the tracers' slowdown is counted (it only adds): set max-time "
@@ -441,6 +450,8 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 		to_s(s->duration_ns));
 	if (r->sample_length)
 		fprintf(f, "  sample length and settle %s\n", r->sample_length);
+	if (r->rounds_chosen)
+		fprintf(f, "  rounds %s\n", r->rounds_chosen);
 	for (i = 0; i < p->ncells; i++) {
 		const struct tb_cell *c = &r->cells[p->cells[i].cell];
 
@@ -474,5 +485,5 @@ void tb_plan_print(FILE *f, const struct tb_plan *p, const struct tb_result *r)
 		e.nprobes ? ", with the slowdown probes" : "", explain,
 		e.nprobes ? ", up to twice the duration under a max-time" : "");
 	if (s->max_time_ns)
-		print_budget(f, p, &e);
+		print_budget(f, p, &e, r->rounds_chosen && !s->min_rounds_set);
 }

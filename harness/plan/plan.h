@@ -160,13 +160,28 @@ size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
  * 20 ms: METHODOLOGY.md section 9); the maximum is the default duration. A workload or tracer
  * section's own key wins over the choice. The choice and why go to r->sample_length (printed
  * by tb_plan_print, kept as settings.sample_length); nothing when the scenario fixed both.
+ * The same run chooses [global] min-rounds and max-rounds left unset: at least
+ * TB_PLAN_AUTO_MIN_ROUNDS before it may stop on precision (precision.ini's: the fewest pairs
+ * whose percentile bootstrap section 9's coverage study measured), never above a max-rounds
+ * set, and then up to TB_PLAN_AUTO_MAX_ROUNDS (the key's bound), so that the precision or the
+ * max-time ends the run, not a round count (r->rounds_chosen, settings.rounds_chosen).
  * Called by tb_plan_build. Returns 0 or -ENOMEM.
  */
-#define TB_PLAN_AUTO_SHARE   0.15
-#define TB_PLAN_AUTO_MIN_NS  200000000ull
-#define TB_PLAN_AUTO_MAX_NS  1000000000ull
-#define TB_PLAN_AUTO_STEP_NS 50000000ull
+#define TB_PLAN_AUTO_SHARE	0.15
+#define TB_PLAN_AUTO_MIN_NS	200000000ull
+#define TB_PLAN_AUTO_MAX_NS	1000000000ull
+#define TB_PLAN_AUTO_STEP_NS	50000000ull
+#define TB_PLAN_AUTO_MIN_ROUNDS 30u
+#define TB_PLAN_AUTO_MAX_ROUNDS 100000u
 int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r);
+/*
+ * A min-rounds the plan chose (above), once the runner knows how many rounds fit the max-time
+ * (runner/budget.h): lowered to fit, never below TB_PLAN_AUTO_MIN_ROUNDS_FLOOR (the key's
+ * default, which a scenario gets without a max-time), and why appended to r->rounds_chosen.
+ * Nothing for a min-rounds the scenario set, or when they fit. Returns 0 or -ENOMEM.
+ */
+#define TB_PLAN_AUTO_MIN_ROUNDS_FLOOR 5u
+int tb_plan_fit_min_rounds(struct tb_plan *p, struct tb_result *r, unsigned int fit);
 /* The rule on its own: the duration for cells of these fixed costs per sample (s), n > 0. */
 uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share);
 

@@ -217,13 +217,17 @@ static int fit_duration(struct tb_runner *rn, double left_s)
 	return tb_plan_set_duration(p, rn->r, d, why);
 }
 
-/* The rounds that fit, what the rounds asked need, said (warned when they do not fit). */
-static void fit_rounds(struct tb_runner *rn)
+/*
+ * The rounds that fit, what the rounds asked need, said (warned when they do not fit). A
+ * min-rounds the plan chose comes down to the rounds that fit first (plan.h).
+ */
+static int fit_rounds(struct tb_runner *rn)
 {
 	const struct tb_scenario *s = rn->plan->s;
 	struct tb_runner_budget *b = &rn->budget;
 	struct model warm, rnd, tail;
 	double left;
+	int ret;
 
 	model_of(rn, &warm, &rnd, &tail);
 	b->round_s = at(&rnd, s->duration_ns);
@@ -231,20 +235,25 @@ static void fit_rounds(struct tb_runner *rn)
 		s->warmup ? at(&warm, s->duration_ns) + (s->warmup - 1) * at(&rnd, s->duration_ns)
 			  : 0;
 	b->tail_s = at(&tail, s->duration_ns);
-	b->asked = tb_scenario_first_rounds(s);
-	b->need_s = b->elapsed_s + b->warmups_s + b->asked * b->round_s + b->tail_s;
 	b->duration_ns = s->duration_ns;
 	left = b->max_time_s - b->elapsed_s - b->warmups_s - b->tail_s;
 	b->fit = left > 0 && b->round_s > 0 ? (unsigned int)fmin(floor(left / b->round_s), 1e6) : 0;
+	ret = tb_plan_fit_min_rounds(rn->plan, rn->r, b->fit);
+	if (ret)
+		return ret;
+	b->asked = tb_scenario_first_rounds(s);
+	rn->r->rounds_asked = b->asked;
+	b->need_s = b->elapsed_s + b->warmups_s + b->asked * b->round_s + b->tail_s;
 	rn->r->max_time_needed_s = b->need_s;
 	if (b->fit >= b->asked)
-		return;
+		return 0;
 	tb_warn("max-time %.3g s fits %u of the %u rounds asked: a round takes about %.2g s with "
 		"the traced cells' slowdown, the %u warmup%s %.2g s, calibration and the probes "
 		"took %.2g s%s; they need max-time >= %.0f s, or fewer rounds, or shorter samples",
 		b->max_time_s, b->fit, b->asked, b->round_s, s->warmup, s->warmup == 1 ? "" : "s",
 		b->warmups_s, b->elapsed_s,
 		b->tail_s >= 0.05 ? ", and what follows the rounds more" : "", ceil(b->need_s));
+	return 0;
 }
 
 int tb_runner_budget_start(struct tb_runner *rn)
@@ -284,7 +293,9 @@ int tb_runner_budget_start(struct tb_runner *rn)
 	}
 	if (ret || !p->s->max_time_ns)
 		return ret;
-	fit_rounds(rn);
+	ret = fit_rounds(rn);
+	if (ret)
+		return ret;
 	if (rn->on_budget)
 		rn->on_budget(rn->ctx, b);
 	return 0;

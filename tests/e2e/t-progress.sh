@@ -52,6 +52,11 @@ printf '[global]\nprecision = 0.1%%\nmax-time = 6s\n[workload g]\ntype = getpid\
 expect_exit 0 "$TB" run "$TMP/budget.ini" --dry-run
 grep -q "^max-time 6 s: after calibration each traced cell's slowdown is measured" "$TMP/out" ||
 	fail "--dry-run did not say what max-time does"
+# min-rounds left unset: the run chose 30 and says it lowers them to what fits
+grep -q "^  rounds chosen for precision = 0.1% within max-time = 6 s: min-rounds 30," "$TMP/out" ||
+	fail "--dry-run did not say the rounds it chose"
+grep -q "^max-time 6 s holds fewer than the 30 minimum rounds the run chose" "$TMP/out" ||
+	fail "--dry-run did not say the chosen minimum comes down to fit"
 sed 's/^precision = .*/repetitions = 200/' "$TMP/budget.ini" >"$TMP/budget-200.ini"
 expect_exit 0 "$TB" run "$TMP/budget-200.ini" --dry-run
 grep -q "^max-time 6 s is too short: the warmup and the 200 rounds asked need about" "$TMP/out" ||
@@ -68,6 +73,7 @@ assert tr["slowdown"] >= 2 and "slowdown" not in base, (tr.get("slowdown"), base
 assert abs(tr["ops_per_sample"] - base["ops_per_sample"] / tr["slowdown"]) <= 1
 s = r["settings"]
 assert s["max_time_s"] == 6 and s["rounds_asked"] == 5 and s["max_time_needed_s"] > 0, s
+assert "min-rounds lowered to 5 once" in s["rounds_chosen"], s["rounds_chosen"]
 cut = [x for x in r["shortfalls"] if x.startswith("max-time (6 s) cut the run")]
 assert bool(cut) == (s["rounds"] < 5), (s["rounds"], r["shortfalls"])
 PY

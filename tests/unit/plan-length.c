@@ -129,6 +129,74 @@ static void test_scenario_wins(void)
 }
 
 /*
+ * min-rounds and max-rounds left unset with precision and max-time: 30 rounds before a stop
+ * on precision, then up to the key's bound, said; a key set keeps its value and bounds the
+ * other; without a max-time nothing changes.
+ */
+static void test_rounds(void)
+{
+	struct tb_scenario *s;
+	struct tb_result *r;
+	struct tb_plan p;
+
+	plan_of("precision = 0.3%\nmax-time = 60s", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS);
+	CU_ASSERT_EQUAL(s->max_rounds, TB_PLAN_AUTO_MAX_ROUNDS);
+	CU_ASSERT_EQUAL(tb_scenario_first_rounds(s), TB_PLAN_AUTO_MIN_ROUNDS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->rounds_chosen);
+	printf("\n    %s ", r->rounds_chosen);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "min-rounds 30, the rounds before"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "max-rounds 100000, so that"));
+	/* fewer fit the max-time: the chosen minimum comes down to them, not below the floor */
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 40), 0);
+	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS);
+	CU_ASSERT_PTR_NULL(strstr(r->rounds_chosen, "lowered"));
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 12), 0);
+	CU_ASSERT_EQUAL(s->min_rounds, 12);
+	CU_ASSERT_EQUAL(tb_scenario_first_rounds(s), 12);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "min-rounds lowered to 12 once"));
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 2), 0);
+	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS_FLOOR);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "lowered to 5 once the traced cells' "
+							"slowdown was measured: 2 fit max-time"));
+	done(s, r, &p);
+
+	/* a max-rounds set below the chosen minimum bounds it */
+	plan_of("precision = 0.3%\nmax-time = 60s\nmax-rounds = 12", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->min_rounds, 12);
+	CU_ASSERT_EQUAL(s->max_rounds, 12);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->rounds_chosen);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		r->rounds_chosen,
+		"min-rounds 12, the scenario's max-rounds; max-rounds 12 as the scenario sets it"));
+	done(s, r, &p);
+
+	plan_of("precision = 0.3%\nmax-time = 60s\nmin-rounds = 8", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->min_rounds, 8);
+	CU_ASSERT_EQUAL(s->max_rounds, TB_PLAN_AUTO_MAX_ROUNDS);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r->rounds_chosen);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		r->rounds_chosen, "min-rounds 8 as the scenario sets it; max-rounds 100000, so"));
+	/* a minimum the scenario set is its own: never lowered */
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 2), 0);
+	CU_ASSERT_EQUAL(s->min_rounds, 8);
+	done(s, r, &p);
+
+	/* both set, or no max-time: the scenario's (or the defaults), nothing said */
+	plan_of("precision = 0.3%\nmax-time = 60s\nmin-rounds = 8\nmax-rounds = 40", "", &s, &r,
+		&p);
+	CU_ASSERT_EQUAL(s->min_rounds, 8);
+	CU_ASSERT_EQUAL(s->max_rounds, 40);
+	CU_ASSERT_PTR_NULL(r->rounds_chosen);
+	done(s, r, &p);
+	plan_of("precision = 0.3%", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->min_rounds, 5);
+	CU_ASSERT_EQUAL(s->max_rounds, 100);
+	CU_ASSERT_PTR_NULL(r->rounds_chosen);
+	done(s, r, &p);
+}
+
+/*
  * The duration re-chosen to fit the budget (runner/budget.h): the scenario, the workloads
  * without their own duration and their cells get it, a section's own duration keeps its, and
  * why is added to what the plan said.
@@ -185,6 +253,7 @@ static CU_TestInfo tests[] = {
 	{"the rule on synthetic fixed costs", test_rule},
 	{"chosen with precision and max-time", test_chosen},
 	{"the scenario's own values win", test_scenario_wins},
+	{"min-rounds and max-rounds chosen with precision and max-time", test_rounds},
 	{"nothing chosen unless asked", test_not_asked},
 	{"the duration re-chosen to fit the budget", test_set_duration},
 	CU_TEST_INFO_NULL,
