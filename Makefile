@@ -277,7 +277,8 @@ bench-estimate: deps
 
 # Precision per minute (METHODOLOGY.md 9): tracebench --max-time 60s against hyperfine on the
 # same question for the same wall time; PRECISION_FAMILIES=1: every tracer family's run of a
-# scenario of precision and max-time only. Run it under the tests' flock on a shared machine.
+# scenario of precision and max-time only; PRECISION_LOAD=1: those with one busy CPU beside the
+# measured one (tools/loadgen.py). Run it under the tests' flock on a shared machine.
 bench-precision: deps
 	$(Q)$(MAKE) --no-print-directory all $(UST_PROVIDER) $(PRECISION_TOOLS)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_TOOLS=$(CURDIR)/$(BUILD)/tools \

@@ -19,7 +19,9 @@ and tb-bpf-arm; TB_LOOP names the getpid loop alone), TB_HELPERS (the LTTng-UST 
 directory), PRECISION_TIME (default 60s), PRECISION_RUN_MS (hyperfine's run length, default
 200), PRECISION_SCENARIO, PRECISION_OUT (the families' runs' directory, kept; default a new one
 under /tmp), PRECISION_HYPERFINE=0 (the families without hyperfine), PRECISION_JSON (a file for
-the families' figures, both tools').
+the families' figures, both tools'), PRECISION_LOAD=N (families only: N stress-ng CPU workers
+pinned to CPUs other than the measured one for both tools' runs, tools/loadgen.py; the goal
+line is then issue 32's for a busy machine).
 
 PRECISION_FAMILIES=1 (or =ftrace-event,bpf-tp_btf,... for a subset) asks instead what the
 issue-32 goal asks of every tracer family: one run per family of a scenario that sets only
@@ -88,6 +90,8 @@ import sys
 import tempfile
 import time
 
+import loadgen
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TB = os.environ.get("TB_BIN", os.path.join(HERE, "..", "tracebench"))
 TOOLS = os.environ.get("TB_TOOLS", os.path.join(HERE, "..", "build", "tools"))
@@ -100,6 +104,9 @@ os.environ.setdefault("TB_HELPERS", os.path.join(HERE, "..", "build", "helpers")
 SCENARIO = os.environ.get("PRECISION_SCENARIO", os.path.join(HERE, "..", "scenarios",
                                                               "precision.ini"))
 BUDGET = os.environ.get("PRECISION_TIME", "60s")
+# issue 32's goals: on a quiet machine every family, under load the ftrace event's and BPF's
+GOAL_QUIET, GOAL_LOADED = 0.3, 1.0
+LOADED_FAMILIES = ("ftrace-event", "bpf-tp_btf", "bpf-uprobe")
 RUN_MS = int(os.environ.get("PRECISION_RUN_MS", "200"))
 Z95 = 1.959964
 
@@ -553,6 +560,16 @@ def families(which):
         print(f"bench-precision: PRECISION_FAMILIES: unknown {bad}; known: {names}",
               file=sys.stderr)
         return 2
+    load = os.environ.get("PRECISION_LOAD", "0").strip()
+    spare = loadgen.other_cpus()
+    if not load.isdigit() or int(load) > len(spare):
+        print(f"bench-precision: PRECISION_LOAD={load!r}: want a count of busy CPUs, at most "
+              f"{len(spare)} here besides the measured one", file=sys.stderr)
+        return 2
+    load = int(load)
+    if load and loadgen.missing():
+        print(f"bench-precision: {loadgen.missing()}", file=sys.stderr)
+        return 1
     with_hf = os.environ.get("PRECISION_HYPERFINE", "1") != "0"
     if with_hf and not hf_ready():
         return 1
@@ -561,14 +578,21 @@ def families(which):
     rows, hfs = [], {}
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, on_signal)
+    busy = None
     try:
         lock = MachineLock() if with_hf else contextlib.nullcontext()
         with lock:
+            if load:
+                print(f"load: {load} stress-ng CPU worker(s) on CPUs {spare[:load]}, the "
+                      f"measured CPU {pin_cpu()} left alone", flush=True)
+                busy = loadgen.start(load, spare, "bench-precision")
             st = run_families(want, out, rows, hfs, with_hf)
     except Interrupted as e:
         print(f"bench-precision: interrupted (signal {e.args[0]}); everything of ours undone",
               file=sys.stderr)
         return 130
+    finally:
+        loadgen.stop(busy)
     print(f"results: {out}")
     print()
     print(f"{'family':14} {'estimate':>10} {'95% half-width':>15} {'of ratio':>9} "
@@ -581,8 +605,12 @@ def families(which):
     print()
     for name, tb in rows:
         print(f"{name}: sample length and settle {tb['length']}")
-    print("goal (quiet machine): half-width <= 0.3% of the ratio, >= 85% of the wall time "
-          "measuring")
+    if load:
+        print(f"goal ({load} busy CPU{'s' if load > 1 else ''}): half-width <= {GOAL_LOADED:g}% "
+              f"of the ratio for {', '.join(LOADED_FAMILIES)}")
+    else:
+        print(f"goal (quiet machine): half-width <= {GOAL_QUIET:g}% of the ratio, >= 85% of the "
+              "wall time measuring")
     if with_hf:
         hf_table(rows, hfs)
     dump = os.environ.get("PRECISION_JSON")

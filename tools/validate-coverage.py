@@ -62,6 +62,8 @@ import subprocess
 import sys
 import time
 
+import loadgen
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 TB = os.environ.get("TB_BIN", os.path.join(ROOT, "tracebench"))
@@ -78,7 +80,8 @@ def env_int(name, default, lo):
     except ValueError:
         n = lo - 1
     if n < lo:
-        sys.exit(f"validate-coverage: {name}={v!r}: want an integer >= {lo}")
+        print(f"validate-coverage: {name}={v!r}: want an integer >= {lo}", file=sys.stderr)
+        sys.exit(2)
     return n
 
 
@@ -488,54 +491,18 @@ def load_levels():
     except ValueError:
         levels = [-1]
     if not levels or min(levels) < 0 or max(levels) > 64 or len(set(levels)) != len(levels):
-        sys.exit(f"validate-coverage: COVERAGE_LOAD={v!r}: want distinct busy-CPU counts, "
-                 "e.g. 0,1,2")
+        print(f"validate-coverage: COVERAGE_LOAD={v!r}: want distinct busy-CPU counts, "
+              "e.g. 0,1,2", file=sys.stderr)
+        sys.exit(2)
     return levels
-
-
-def other_cpus():
-    """The online CPUs other than the measured one (cpus = auto: the last online CPU)."""
-    cpus = sorted(os.sched_getaffinity(0))
-    return cpus[:-1]
-
-
-def start_load(n, cpus):
-    """n stress-ng CPU workers pinned to the first n of cpus, in their own session."""
-    if not n:
-        return None
-    on = ",".join(str(c) for c in cpus[:n])
-    p = subprocess.Popen(["stress-ng", "--cpu", str(n), "--taskset", on, "--quiet"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                         start_new_session=True)
-    time.sleep(1)
-    if p.poll() is not None:
-        sys.exit(f"validate-coverage: stress-ng --cpu {n} --taskset {on} exited {p.returncode}")
-    return p
-
-
-def stop_load(p):
-    """The load generator's whole session killed, and waited for."""
-    if p is None or p.poll() is not None:
-        return
-    for sig in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(p.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            p.wait(timeout=5)
-            return
-        except subprocess.TimeoutExpired:
-            continue
 
 
 def loaded(out, n, levels, resamples):
     """The study at each load level into out/load-N, then tracebench's coverage side by side."""
-    spare = other_cpus()
+    spare = loadgen.other_cpus()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # the finally below kills the load
-    if any(levels) and subprocess.run(["sh", "-c", "command -v stress-ng"],
-                                      stdout=subprocess.DEVNULL).returncode:
-        print("validate-coverage: stress-ng is not installed (make deps)", file=sys.stderr)
+    if any(levels) and loadgen.missing():
+        print(f"validate-coverage: {loadgen.missing()}", file=sys.stderr)
         return 2
     done, ok = [], True
     for lv in levels:
@@ -547,11 +514,11 @@ def loaded(out, n, levels, resamples):
         os.makedirs(d)
         print(f"\n== load {lv}: {lv} stress-ng CPU worker(s) on CPUs "
               f"{spare[:lv] if lv else 'none'}, the measured CPU left alone", flush=True)
-        p = start_load(lv, spare)
+        p = loadgen.start(lv, spare, "validate-coverage")
         try:
             rc = run_all(d, n)
         finally:
-            stop_load(p)
+            loadgen.stop(p)
         if rc:
             return rc
         ok &= analyze(d, resamples, 0.95 if lv == 0 else 0.90) == 0
@@ -592,8 +559,8 @@ def main():
     if os.path.lexists(out):
         print(f"validate-coverage: {out} exists; not overwriting it", file=sys.stderr)
         return 2
+    levels = load_levels()  # refused before anything is made
     os.makedirs(out)
-    levels = load_levels()
     print(f"tracebench coverage -> {out}: {n} runs of {SCENARIO}"
           f"{'' if levels is None else f' at each load of {levels}'}", flush=True)
     if levels is not None:

@@ -178,6 +178,32 @@ static double at(const struct model *m, uint64_t d)
 	return m->fixed + m->per_d * to_s(d);
 }
 
+/* The rounds that fit in left_s after the warmups and what follows, at the scenario's duration. */
+static unsigned int rounds_fit(const struct tb_scenario *s, const struct model *warm,
+			       const struct model *rnd, const struct model *tail, double left_s)
+{
+	double round = at(rnd, s->duration_ns), left = left_s - at(tail, s->duration_ns);
+
+	if (s->warmup)
+		left -= at(warm, s->duration_ns) + (s->warmup - 1) * round;
+	return left > 0 && round > 0 ? (unsigned int)fmin(floor(left / round), 1e6) : 0;
+}
+
+/*
+ * A min-rounds the plan chose comes down to the rounds that fit at the duration it chose
+ * (plan.h, tb_plan_fit_min_rounds) before fit_duration looks at it: the duration is shortened
+ * for a minimum the scenario asked, never for a chosen one, which is not worth samples that
+ * spend their time on a slow tracer's fixed costs.
+ */
+static int fit_chosen_rounds(struct tb_runner *rn, double left_s)
+{
+	struct model warm, rnd, tail;
+
+	model_of(rn, &warm, &rnd, &tail);
+	return tb_plan_fit_min_rounds(rn->plan, rn->r,
+				      rounds_fit(rn->plan->s, &warm, &rnd, &tail, left_s));
+}
+
 /*
  * With the duration the run's to choose: the longest (not above the plan's, nor below
  * TB_PLAN_AUTO_MIN_NS) at which the warmups and the rounds asked fit what is left; the
@@ -226,7 +252,6 @@ static int fit_rounds(struct tb_runner *rn)
 	const struct tb_scenario *s = rn->plan->s;
 	struct tb_runner_budget *b = &rn->budget;
 	struct model warm, rnd, tail;
-	double left;
 	int ret;
 
 	model_of(rn, &warm, &rnd, &tail);
@@ -236,8 +261,7 @@ static int fit_rounds(struct tb_runner *rn)
 			  : 0;
 	b->tail_s = at(&tail, s->duration_ns);
 	b->duration_ns = s->duration_ns;
-	left = b->max_time_s - b->elapsed_s - b->warmups_s - b->tail_s;
-	b->fit = left > 0 && b->round_s > 0 ? (unsigned int)fmin(floor(left / b->round_s), 1e6) : 0;
+	b->fit = rounds_fit(s, &warm, &rnd, &tail, b->max_time_s - b->elapsed_s);
 	ret = tb_plan_fit_min_rounds(rn->plan, rn->r, b->fit);
 	if (ret)
 		return ret;
@@ -276,6 +300,8 @@ int tb_runner_budget_start(struct tb_runner *rn)
 		rn->r->rounds_asked = tb_scenario_first_rounds(p->s);
 		ret = probe_all(rn, &b->nprobed);
 		b->elapsed_s = to_s(tb_now_ns() - rn->t_start);
+		if (!ret)
+			ret = fit_chosen_rounds(rn, b->max_time_s - b->elapsed_s);
 		if (!ret)
 			ret = fit_duration(rn, b->max_time_s - b->elapsed_s);
 	}
