@@ -310,13 +310,19 @@ static void say(struct tb_proof *p, enum tb_proof_outcome o, bool blocks, const 
 	va_end(ap);
 }
 
+/* The ops (of every thread) of the samples that count events. */
+static double event_ops(const struct tb_cell *c)
+{
+	return (double)c->ops_per_sample * (double)(c->threads ? c->threads : 1) *
+	       (double)tb_cell_nevent_samples(c);
+}
+
 /* The measured events per op and thread (the workload's share when attributed); NAN. */
 static double measured_per_op(const struct tb_cell *c, int64_t *events, bool *attributed)
 {
 	const struct tb_expected *x = &c->expected;
 	int64_t wl = tb_cell_workload_events(c);
-	double ops = (double)c->ops_per_sample * (double)(c->threads ? c->threads : 1) *
-		     (double)tb_cell_nevent_samples(c);
+	double ops = event_ops(c);
 
 	*events = tb_cell_events(c);
 	*attributed = x->present && x->attributes && x->scope == TB_SCOPE_SYSTEM && wl >= 0;
@@ -402,11 +408,21 @@ static void tolerance(const struct tb_cell *c, double ns_per_op, struct tb_proof
 		p->hi = INFINITY;
 }
 
+/* The events the tracer's hook saw but its buffer lost, per op (0 when none or unknown). */
+static double lost_per_op(const struct tb_cell *c)
+{
+	int64_t lost = tb_cell_lost(c);
+	double ops = event_ops(c);
+
+	return lost > 0 && ops > 0 ? (double)lost / ops : 0;
+}
+
 void tb_proof_judge(const struct tb_cell *c, double ns_per_op, bool noevents, struct tb_proof *p)
 {
 	const struct tb_expected *x = &c->expected;
 	bool attributed;
 	int64_t events;
+	double lost;
 
 	tb_proof_init(p);
 	p->events_per_op = measured_per_op(c, &events, &attributed);
@@ -436,12 +452,19 @@ void tb_proof_judge(const struct tb_cell *c, double ns_per_op, bool noevents, st
 			    "the tracer recorded no events: it did not trace this workload");
 	} else {
 		tolerance(c, ns_per_op, p);
+		lost = attributed ? 0 : lost_per_op(c);
+		p->events_per_op += lost;
 		if (!isfinite(p->events_per_op))
 			say(p, TB_PROOF_UNCOUNTED, false, "unproven: no measured sample");
 		else if (p->expected_per_op == 0 && !x->unknown)
 			judge_zero(c, p, attributed);
 		else
 			judge_expected(c, p);
+		if (lost > 0 && isfinite(p->events_per_op))
+			append(p->message, sizeof(p->message),
+			       "; %.3f of the events/op were lost (recorded %.3f): the hook saw them, "
+			       "the buffer did not keep them (the verdict says what to change)",
+			       lost, p->events_per_op - lost);
 	}
 }
 

@@ -623,6 +623,15 @@ static void test_reasons(void)
 	json_object_set_new(r->cells[1].tracer_config, "program", json_string("ringbuf-events"));
 	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
 	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "ringbuf-size >= 512K"));
+	/* a payload (a number in the record) and each CPU's perf buffer size the record */
+	json_object_set_new(r->cells[1].tracer_config, "payload", json_integer(64));
+	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "records of 72 bytes"));
+	json_object_set_new(r->cells[1].tracer_config, "output", json_string("perfbuf"));
+	CU_ASSERT_EQUAL(tb_stats_analyze(r), 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "perf buffer of the CPU filled"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "records of 80 bytes"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "perfbuf-watermark"));
 	tb_result_free(r);
 	sp.tracer_type = "perf-sample";
 	r = analysed(&sp, &x);
@@ -644,6 +653,37 @@ static void test_reasons(void)
 	sp.rounds = 3;
 	r = analysed(&sp, &x);
 	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "repetitions >= 5"));
+	tb_result_free(r);
+}
+
+/*
+ * Events the hook saw and the buffer lost count for the proof (what the tracer traced), said in
+ * its message; the lost events still make the verdict untrustworthy. Without the lost count the
+ * same record is short of the expectation.
+ */
+static void test_lost_events(void)
+{
+	struct cellspec sp = {"getpid", "getpid", "tp",		"ftrace-events",
+			      50,	0.005,	  OPS * 7 / 10, OPS * 3 / 10,
+			      -1,	0};
+	struct tb_expected x;
+	struct tb_result *r;
+
+	expect("getpid", NULL, NULL, TB_HOOK_EVENTS, TB_SCOPE_PROCESS, "syscalls:sys_enter_getpid",
+	       &x);
+	r = analysed(&sp, &x);
+	CU_ASSERT_EQUAL(traced(r)->proof.outcome, TB_PROOF_MATCH);
+	CU_ASSERT_DOUBLE_EQUAL(traced(r)->proof.events_per_op, 1, 1e-9);
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->proof.message, "0.300 of the events/op were lost "
+								"(recorded 0.700)"));
+	CU_ASSERT_EQUAL(traced(r)->overhead.verdict, TB_VERDICT_UNTRUSTWORTHY);
+	CU_ASSERT_PTR_NOT_NULL(strstr(traced(r)->overhead.reason, "events lost"));
+	tb_result_free(r);
+
+	sp.lost = 0;
+	r = analysed(&sp, &x);
+	CU_ASSERT_EQUAL(traced(r)->proof.outcome, TB_PROOF_BELOW);
+	CU_ASSERT_PTR_NULL(strstr(traced(r)->proof.message, "lost"));
 	tb_result_free(r);
 }
 
@@ -727,6 +767,7 @@ static CU_TestInfo tests[] = {
 	{"ns/event only for a per-event count of the workload", test_ns_per_event_rules},
 	{"reasons: remedies from the run, no contradictory rounding", test_reasons},
 	{"every untrustworthy reason names a remedy", test_reason_names_remedy},
+	{"lost events count for the proof, said", test_lost_events},
 	{"expected events and the proof in result.json", test_json},
 	CU_TEST_INFO_NULL,
 };

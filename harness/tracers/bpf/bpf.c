@@ -787,23 +787,29 @@ static double pow2_at_least(double v)
 	return p;
 }
 
-/* ringbuf-events' ring buffer filled, else a map (every other program counts in maps). */
+/* ringbuf-events' ring buffer (or each CPU's perf buffer) filled, else a map (every other
+ * program counts in maps). */
 static void bpf_lost_remedy(const struct tb_tracer_record *rec, int64_t per_sample, char *buf,
 			    size_t len)
 {
 	const char *prog = tb_tracer_rec_str(rec->config, "program");
-	const char *pl = tb_tracer_rec_str(rec->config, "payload");
-	double per = (double)per_sample;
-	/* a record and the ring's 8-byte header, rounded to 8 (the default record: 24 bytes) */
-	long rb = ((pl && atol(pl) ? atol(pl) : (long)sizeof(struct rb_event)) + 8 + 7) / 8 * 8;
+	const char *out = tb_tracer_rec_str(rec->config, "output");
+	double pl = tb_tracer_rec_num(rec->config, "payload"), per = (double)per_sample;
+	long n = pl >= 1 && pl <= 1e6 ? (long)pl : (long)sizeof(struct rb_event);
+	bool perf = out && !strcmp(out, "perfbuf");
+	/* a ring-buffer record: its 8-byte header, rounded to 8; a perf sample: its header, the
+	 * raw size (u32) and the data, rounded to 8 */
+	long rb = perf ? 8 + (n + 4 + 7) / 8 * 8 : (n + 8 + 7) / 8 * 8;
 	char size[32];
 
 	if (prog && !strcmp(prog, "ringbuf-events"))
 		snprintf(
 			buf, len,
-			"the BPF ring buffer filled: ringbuf-size >= %s (a power of two; a sample makes up to %.0f records of %ld bytes), or a faster reader (ringbuf-wakeup)",
+			"the BPF %s filled: ringbuf-size >= %s (a power of two%s; a sample makes up to %.0f records of %ld bytes), or a faster reader (%s)",
+			perf ? "perf buffer of the CPU" : "ring buffer",
 			tb_tracer_size_text(size, sizeof(size), pow2_at_least(per * rb * 1.25)),
-			per, rb);
+			perf ? ", each CPU's" : "", per, rb,
+			perf ? "a lower perfbuf-watermark" : "ringbuf-wakeup");
 	else
 		snprintf(
 			buf, len,
