@@ -101,10 +101,11 @@ def run_validate_sweeps(out, from_dir):
 
 def run_coverage_loaded(out, from_dir):
     """METHODOLOGY 9's coverage under load (make validate-coverage-loaded into OUT/coverage, its
-    COVERAGE_LOAD and COVERAGE_RUNS from the environment): tracebench's own coverage per
-    question and load level, the Wilson interval and mean half-width, and the study's check."""
+    COVERAGE_LOAD and COVERAGE_RUNS from the environment, 20 runs per level unless set):
+    tracebench's own coverage per question and load level, the Wilson interval and mean
+    half-width, and the study's check."""
     env = {k: os.environ.get(k, v) for k, v in (("COVERAGE_LOAD", "0,1,2"),
-                                                ("COVERAGE_RUNS", "8"))}
+                                                ("COVERAGE_RUNS", "20"))}
     if not from_dir and run_cmd(["sh", "-c", f"COVERAGE_OUT='{out}/coverage' python3 "
                                  f"tools/validate-coverage.py > '{out}/coverage.txt'"],
                                 env) == 2:
