@@ -681,6 +681,10 @@ def main():
     which = os.environ.get("PRECISION_FAMILIES")
     if which:
         return families(which)
+    if os.environ.get("PRECISION_LOAD", "0").strip() != "0":
+        print("bench-precision: PRECISION_LOAD is for the families mode only (set "
+              "PRECISION_FAMILIES)", file=sys.stderr)
+        return 2
     if len(sys.argv) > 1:
         print(__doc__, file=sys.stderr)
         return 2

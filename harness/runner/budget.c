@@ -245,14 +245,14 @@ static int fit_duration(struct tb_runner *rn, double left_s)
 
 /*
  * The rounds that fit, what the rounds asked need, said (warned when they do not fit). A
- * min-rounds the plan chose comes down to the rounds that fit first (plan.h).
+ * chosen minimum already came down to what fits (fit_chosen_rounds): the final duration is no
+ * longer than the one it was fitted at, so at least as many rounds fit now.
  */
-static int fit_rounds(struct tb_runner *rn)
+static void fit_rounds(struct tb_runner *rn)
 {
 	const struct tb_scenario *s = rn->plan->s;
 	struct tb_runner_budget *b = &rn->budget;
 	struct model warm, rnd, tail;
-	int ret;
 
 	model_of(rn, &warm, &rnd, &tail);
 	b->round_s = at(&rnd, s->duration_ns);
@@ -262,22 +262,18 @@ static int fit_rounds(struct tb_runner *rn)
 	b->tail_s = at(&tail, s->duration_ns);
 	b->duration_ns = s->duration_ns;
 	b->fit = rounds_fit(s, &warm, &rnd, &tail, b->max_time_s - b->elapsed_s);
-	ret = tb_plan_fit_min_rounds(rn->plan, rn->r, b->fit);
-	if (ret)
-		return ret;
 	b->asked = tb_scenario_first_rounds(s);
 	rn->r->rounds_asked = b->asked;
 	b->need_s = b->elapsed_s + b->warmups_s + b->asked * b->round_s + b->tail_s;
 	rn->r->max_time_needed_s = b->need_s;
 	if (b->fit >= b->asked)
-		return 0;
+		return;
 	tb_warn("max-time %.3g s fits %u of the %u rounds asked: a round takes about %.2g s with "
 		"the traced cells' slowdown, the %u warmup%s %.2g s, calibration and the probes "
 		"took %.2g s%s; they need max-time >= %.0f s, or fewer rounds, or shorter samples",
 		b->max_time_s, b->fit, b->asked, b->round_s, s->warmup, s->warmup == 1 ? "" : "s",
 		b->warmups_s, b->elapsed_s,
 		b->tail_s >= 0.05 ? ", and what follows the rounds more" : "", ceil(b->need_s));
-	return 0;
 }
 
 int tb_runner_budget_start(struct tb_runner *rn)
@@ -319,9 +315,7 @@ int tb_runner_budget_start(struct tb_runner *rn)
 	}
 	if (ret || !p->s->max_time_ns)
 		return ret;
-	ret = fit_rounds(rn);
-	if (ret)
-		return ret;
+	fit_rounds(rn);
 	if (rn->on_budget)
 		rn->on_budget(rn->ctx, b);
 	return 0;

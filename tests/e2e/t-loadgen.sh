@@ -1,7 +1,8 @@
 #!/bin/bash
 # tools/loadgen.py, the CPU load of the loaded studies (issue 32): its stress-ng workers run
 # pinned to the CPUs named and none is left once it is stopped; bench-precision's PRECISION_LOAD
-# and validate-coverage's COVERAGE_LOAD refuse a bad count (exit 2) before anything runs; and a
+# (also outside the families mode) and validate-coverage's COVERAGE_LOAD refuse a bad count
+# (exit 2) before anything runs; and a
 # loaded bench-precision stopped by SIGTERM while it measures (exit 130) leaves no worker behind.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -11,6 +12,8 @@ PRECISION_FAMILIES=ftrace-event PRECISION_LOAD=two expect_exit 2 python3 "$T/ben
 grep -q "PRECISION_LOAD='two': want a count of busy CPUs" "$TMP/err" || fail "PRECISION_LOAD=two"
 PRECISION_FAMILIES=ftrace-event PRECISION_LOAD=999 expect_exit 2 python3 "$T/bench-precision.py"
 grep -q "PRECISION_LOAD='999': want a count of busy CPUs, at most" "$TMP/err" || fail "999 CPUs"
+PRECISION_LOAD=1 expect_exit 2 python3 "$T/bench-precision.py"
+grep -q "PRECISION_LOAD is for the families mode only" "$TMP/err" || fail "PRECISION_LOAD alone"
 COVERAGE_OUT=$TMP/cov COVERAGE_LOAD=1,1 expect_exit 2 python3 "$T/validate-coverage.py"
 grep -q "COVERAGE_LOAD='1,1': want distinct busy-CPU counts" "$TMP/err" || fail "COVERAGE_LOAD"
 [ ! -e "$TMP/cov" ] || fail "a refused COVERAGE_LOAD made its output directory"
