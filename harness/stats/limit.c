@@ -98,6 +98,11 @@ static void conclude_rate(struct tb_limit *l)
 			l->note, sizeof(l->note),
 			"no probe lost events: the buffer held the highest rate offered, %.3g events/s (%s)",
 			best->events_per_s, best->setting ? best->setting : best->knob_value);
+	else if (!best && !l->monotone)
+		snprintf(
+			l->note, sizeof(l->note),
+			"not monotone: a probe held %.3g events/s, above the lowest rate that lost (%.3g), and none held below it: no limit",
+			above, l->lost_rate);
 	else if (!best && isfinite(l->lost_rate))
 		snprintf(
 			l->note, sizeof(l->note),

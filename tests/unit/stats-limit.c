@@ -90,6 +90,21 @@ static void test_not_monotone(void)
 	CU_ASSERT_DOUBLE_EQUAL(l->held_rate, 1e5, 1e-6);
 	CU_ASSERT_PTR_NOT_NULL(strstr(l->note, "not monotone"));
 	tb_result_free(r);
+
+	/* the only held probe is above the only loss (two settings a noisy machine swapped): no
+	 * limit, said as not monotone, never as every probe losing */
+	r = tb_result_new();
+	l = new_limit(r, "rate");
+	add(l, "1", 65536, 1.9e5, 0, "match");
+	add(l, "0", 65536, 1.77e5, 12, "below");
+	tb_stats_limits(r);
+	CU_ASSERT_FALSE(l->monotone);
+	CU_ASSERT_FALSE(l->found);
+	CU_ASSERT_FALSE(isfinite(l->held_rate));
+	CU_ASSERT_DOUBLE_EQUAL(l->lost_rate, 1.77e5, 1e-6);
+	CU_ASSERT_PTR_NOT_NULL(strstr(l->note, "not monotone"));
+	CU_ASSERT_PTR_NULL(strstr(l->note, "every probe lost"));
+	tb_result_free(r);
 }
 
 static void test_none(void)
