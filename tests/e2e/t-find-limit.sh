@@ -128,9 +128,13 @@ if calls:
     assert val(work[-1], "work") == 0 and work[-1]["lost"] == 0, work
     assert all(val(p, "work") == 0 for p in calls), calls
     assert val(calls[0], "calls") == 2, calls
-if any(p["lost"] > 0 for p in calls):
+if any(p["lost"] > 0 for p in calls) and not l["found"]:
+    # noise put a held probe above every loss (said, not a limit)
+    assert l["knob"] == "calls" and "not monotone" in l["note"], l
+    print("    not monotone on calls: %s" % l["note"])
+elif any(p["lost"] > 0 for p in calls):
     # a loss on calls is bracketed there, against the setting work ended on
-    assert l["found"] and l["knob"] == "calls", l
+    assert l["knob"] == "calls", l
     assert int(l["held_knob"]) < int(l["lost_knob"]), l
     assert "work = 0, calls = %s" % l["lost_knob"] == l["lost_at"], l
     assert l["held_events_per_s"] < l["lost_events_per_s"], l

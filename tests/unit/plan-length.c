@@ -161,6 +161,21 @@ static void test_rounds(void)
 							"slowdown was measured: 2 fit max-time"));
 	done(s, r, &p);
 
+	/* the keys' help (`tracebench list`, the man page) names the values the run chooses */
+	for (const struct tb_option *o = tb_scenario_keys(TB_SCN_GLOBAL); o->name; o++) {
+		char want[64];
+
+		if (!strcmp(o->name, "min-rounds"))
+			snprintf(want, sizeof(want), "precision and max-time: %u)",
+				 TB_PLAN_AUTO_MIN_ROUNDS);
+		else if (!strcmp(o->name, "max-rounds"))
+			snprintf(want, sizeof(want), "precision and max-time: %u,",
+				 TB_PLAN_AUTO_MAX_ROUNDS);
+		else
+			continue;
+		CU_ASSERT_PTR_NOT_NULL(strstr(o->help, want));
+	}
+
 	/* a max-rounds set below the chosen minimum bounds it */
 	plan_of("precision = 0.3%\nmax-time = 60s\nmax-rounds = 12", "", &s, &r, &p);
 	CU_ASSERT_EQUAL(s->min_rounds, 12);
