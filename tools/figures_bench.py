@@ -251,7 +251,25 @@ def validation_prose(out):
                 f"{bpf['bpf_ns_per_run']:.1f} ns per run over {bpf.get('bpf_run_cnt', 0):,} "
                 f"runs: a gap of {bpf['ns_per_event'] - bpf['bpf_ns_per_run']:.0f} ns per event")
         if bpf.get("ns_per_event") is not None and bpf.get("bpf_ns_per_run") is not None
-        else "not run"}
+        else "not run",
+        "families": families_prose(out)}
+
+
+def families_prose(out):
+    """Section 6.3's families: per tracer, its counted samples' events per op, its losses and
+    its rearms, from the families-proof and families-rearm checks."""
+    proof, rearm = checks(out, "families-proof"), checks(out, "families-rearm")
+    parts = []
+    for item, c in proof.items():
+        d, r = c.get("data") or {}, (rearm.get(item) or {}).get("data") or {}
+        per, flags = d.get("events_per_op"), r.get("rearmed") or []
+        per_text = ("no counted sample" if not per else f"{per[0]:.5f}" if per[0] == per[1]
+                    else f"{per[0]:.5f}..{per[1]:.5f}")
+        ok = c.get("pass") and (rearm.get(item) or {}).get("pass")
+        parts.append(f"{item.split(' ')[0]} {per_text} events/op in {d.get('counted_samples')} "
+                     f"samples, lost {d.get('events_lost')}, {sum(flags)} of {len(flags)} "
+                     f"samples rearmed ({'PASS' if ok else 'FAIL'})")
+    return "; ".join(parts) or "not run"
 
 
 def result_of(out, part):

@@ -11,6 +11,7 @@ Layout of OUTDIR (written by validate.sh):
   known-delta/result.json     scenarios/validation/known-delta.ini
   aa/NN/result.json           scenarios/validation/aa.ini with --aa, one per repetition
   proof/result.json           scenarios/validation/proof.ini
+  families/result.json        scenarios/validation/proof-families.ini
   bpf/result.json             scenarios/validation/bpf-crosscheck.ini
   peers/NN/result.json        scenarios/validation/peers.ini, one per peer round
   peers/perf-syscall.txt      perf bench syscall basic: one ns/op per line, one per round
@@ -316,6 +317,78 @@ def proof(out, rep):
         rep.check("proof", False, "no ftrace-events cells", "cells", path)
 
 
+# The tracer types whose tracer is kept across a cell's samples and rearmed (METHODOLOGY.md
+# 2.4); the others (perf-count, perf-sample, command) are set up for every sample.
+REARMS = ("ftrace-events", "ftrace-uprobe", "bpf", "lttng-ust")
+
+
+def families(out, rep):
+    """Every family's proof with reused tracers (proof-families.ini): per traced cell, the
+    proof and every measured sample's count, nothing lost, and the rearms where they exist."""
+    path = os.path.join(out, "families", "result.json")
+    res = load(path)
+    if "_error" in res:
+        rep.check("families", False, "no result", "a result file", res["_error"])
+        return
+    for why in res.get("unsupported") or []:
+        rep.info("families", "", "not run: %s" % why)
+    cells = [c for c in res.get("cells", []) if not c.get("baseline")]
+    if not cells:
+        rep.check("families", False, "no traced cells", "cells", path)
+    for c in cells:
+        kind = c.get("tracer_type")
+        item = "%s (%s)" % (c.get("tracer"), kind)
+        pr = c.get("proof") or {}
+        want = num(pr.get("expected_per_op"))
+        # the warmup included: the cell's first sample sets its tracer up
+        timed = [s for s in c.get("samples", []) if not s.get("failed")
+                 and not s.get("accounting")]
+        counted = [s for s in measured(c)
+                   if num(s.get("events")) is not None and s["events"] >= 0 and s.get("ops")]
+        per = [s["events"] / s["ops"] for s in counted]
+        lost = sum(s.get("lost") or 0 for s in measured(c))
+        data = {"cell": c.get("id"), "proof": pr, "samples": len(timed),
+                "counted_samples": len(counted), "events_lost": lost,
+                "events_per_op": [min(per), max(per)] if per else None,
+                "rearmed": [bool(s.get("rearmed")) for s in sorted(timed, key=lambda s:
+                                                                    s.get("order", 0))]}
+        if c.get("error"):
+            rep.check("families", False, "cell failed", "a run", c["error"], item, data)
+            continue
+        if kind == "perf-sample":
+            # a sampler's count is its samples, not the op's events: every sample took some
+            ok = pr.get("outcome") == "sampled" and per and min(per) > 0
+            expected = "proof sampled, samples in every measured sample"
+        elif kind == "command":
+            # a system-wide hook (bpftrace's programs run on every task's syscalls): the count
+            # is at least the workload's own, from the accounting samples (stats off otherwise)
+            ok = (pr.get("outcome") in ("match", "above") and want and per
+                  and min(per) >= want * (1 - PROOF_TOL))
+            expected = "proof match or above, every counted sample >= expected - 1%"
+        else:
+            ok = (pr.get("outcome") == "match" and want and per
+                  and all(abs(x / want - 1) <= PROOF_TOL for x in per))
+            expected = "proof match, every sample's events / ops within 1% of expected"
+        ok = bool(ok) and lost == 0
+        rep.check("families-proof", ok,
+                  "proof %s, %d of %d samples counted, events / op %s..%s of %s expected, lost %d"
+                  % (pr.get("outcome"), len(counted), len(measured(c)),
+                     fmt(min(per) if per else None, "%.5f"),
+                     fmt(max(per) if per else None, "%.5f"), fmt(want, "%g"), lost),
+                  expected + ", nothing lost", None, item, data)
+        # the first sample sets the kept tracer up; every later timed one rearms it
+        flags = data["rearmed"]
+        if kind in REARMS:
+            ok = len(flags) >= 2 and not flags[0] and all(flags[1:])
+            expected = "every timed sample after the first rearmed"
+        else:
+            ok = bool(flags) and not any(flags)
+            expected = "none rearmed: set up for every sample"
+        rep.check("families-rearm", ok, "%d of %d timed samples rearmed (%s)"
+                  % (sum(flags), len(flags), "".join("r" if f else "s" for f in flags)),
+                  expected, None, item, data)
+
+
 def bpf(out, rep):
     path = os.path.join(out, "bpf", "result.json")
     res = load(path)
@@ -495,7 +568,7 @@ def main():
     rep = Report()
     # VALIDATE_ONLY (validate.sh): the parts not asked for are said as not run, not failed.
     only = os.environ.get("VALIDATE_ONLY", "").split()
-    for f in (known_delta, aa, proof, bpf, peers, sources, explain):
+    for f in (known_delta, aa, proof, families, bpf, peers, sources, explain):
         if only and f.__name__.replace("_", "-") not in only:
             rep.info(f.__name__.replace("_", "-"), "", "not run (VALIDATE_ONLY)")
             continue

@@ -11,6 +11,10 @@
 #                 workload's table expects, proof "match"); tiny buffers report lost events and
 #                 an untrustworthy verdict; a read tracepoint over getpid records exactly 0
 #                 (the harness's own syscalls stay out of the traced window)
+#   families      every tracer family of issue 32 with reused tracers (proof-families.ini):
+#                 each traced sample's count exact (a sampler's samples, a system-wide
+#                 command's at least), nothing lost, every sample after the first rearmed
+#                 where the family rearms and none where it cannot
 #   bpf           measured ns/event >= the kernel's run_time_ns / run_cnt
 #   peers         getppid and getpid vs perf bench syscall basic, pipe-pingpong vs perf bench
 #                 sched pipe
@@ -24,7 +28,7 @@
 # VALIDATE_AA_RUNS (20), VALIDATE_PEER_ROUNDS (5), VALIDATE_CPU (CPU for perf bench; default:
 # the last online CPU, where cpus = auto pins tracebench's workloads),
 # VALIDATE_QUICK=1 (every run with --quick, 2 A/A runs, 1 peer round: a smoke test whose
-# figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof bpf
+# figures mean nothing), VALIDATE_ONLY (space-separated subset of: known-delta aa proof families bpf
 # peers sources explain), VALIDATE_LOCK_WAIT (900: seconds to wait per run while another tracebench
 # run holds the machine-wide measuring lock).
 set -u
@@ -46,7 +50,7 @@ else
 	SYSCALL_LOOPS=2000000
 	PIPE_LOOPS=50000
 fi
-ONLY=${VALIDATE_ONLY:-known-delta aa proof bpf peers sources explain}
+ONLY=${VALIDATE_ONLY:-known-delta aa proof families bpf peers sources explain}
 SCN=$root/scenarios/validation
 STAMP=$(date -u +%Y%m%dT%H%M%SZ)
 OUT=${VALIDATE_OUT:-$root/results/validation-$STAMP}
@@ -149,6 +153,11 @@ fi
 if want proof; then
 	step "proof of tracing: sys_enter_getpid, normal and tiny buffers, a control"
 	run "$OUT/proof" "$SCN/proof.ini"
+fi
+
+if want families; then
+	step "proof of tracing for every family, tracers reused: counts, losses, rearms"
+	run "$OUT/families" "$SCN/proof-families.ini"
 fi
 
 if want bpf; then

@@ -114,6 +114,7 @@ static const struct tb_json_field sample_fields[] = {
 	F_COUNT("tracer_disk_bytes", disk_bytes, 0),
 	F_COUNT("workload_events", workload_events, TB_JSON_OMIT),
 	F_BOOL("accounting", accounting, TB_JSON_OMIT),
+	F_BOOL("rearmed", rearmed, TB_JSON_OMIT),
 	F_CUSTOM("bpf_stats", &bpf_stats_io, 0),
 	F_COUNT("cpu_wait_ns", wait_ns, TB_JSON_OMIT),
 	F_COUNT("cpu_steal_ns", steal_ns, TB_JSON_OMIT),

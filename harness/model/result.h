@@ -78,6 +78,8 @@ struct tb_sample {
 	int64_t disk_bytes; /* [tracer_disk_bytes] what the tracer wrote to files, -1 unknown */
 	int64_t workload_events; /* [workload_events] the workload's own share of a system-wide
 				    count, -1 unknown (tracers that attribute: core/events.h) */
+	bool rearmed;	 /* [rearmed] its tracer was the cell's kept one, rearmed for this sample's
+			    process instead of set up (reuse-tracers, METHODOLOGY.md 2.4) */
 	bool accounting; /* [accounting] an accounting sample: the tracer's costly accounting
 			    (BPF run-time stats) on; never in the overhead statistics, only in the
 			    cell's [accounting] object (METHODOLOGY.md, "The measurer never

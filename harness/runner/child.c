@@ -548,6 +548,7 @@ int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, stru
 	sp.t.accounting = job->accounting;
 
 	ret = arm(&sp);
+	sp.smp->rearmed = sp.rearmed;
 	if (!ret) {
 		ret = measure(&sp);
 		if (!sp.go_failed)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The validation suite's machinery (no timing assertions): tools/validate-analyze.py decides
 # each check right on synthetic result files (a passing set, and a set where each check must
-# fail), and tools/validate.sh with VALIDATE_QUICK=1 runs every scenario and writes its JSON and
-# table with one line per check (the error-sources figures are left out to keep it short).
+# fail, the families' proof and rearms among them), and tools/validate.sh with VALIDATE_QUICK=1
+# runs every scenario and writes its JSON and table with one line per check (the error-sources
+# figures and every family's run are left out to keep it short).
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed (validate needs it)"
 ROOT=${TB_ROOT:?TB_ROOT not set}
@@ -55,6 +56,26 @@ save("proof", [base("getpid"),
      cell("getpid", "control-read", "ftrace-events", 500, events_recorded=5 if bad else 0,
           events_lost=0, overhead={"verdict": "no-detectable-overhead"},
           proof={"outcome": "unexpected" if bad else "control", "expected_per_op": 0.0})])
+# families: the warmup sets a kept tracer up and every later sample rearms it (r), or every
+# sample sets its own up (s); counts of 1000 ops. bad: one ftrace sample 2% short, one not
+# rearmed, a perf-count sample rearmed, a command below its expected count
+def fam(tr, tt, flags, ev, proof, acct=None):
+    c = cell("getpid", tr, tt, 500, proof=proof, events_lost=0)
+    for s, f, e in zip(c["samples"], flags, ev):
+        s.update(events=e, rearmed=f == "r")
+    for i, e in enumerate(acct or []):
+        c["samples"].append({"round": i, "warmup": False, "ns_per_op": 600, "ops": 1000,
+                             "events": e, "accounting": True})
+    return c
+save("families", [base("getpid"),
+     fam("ftrace-event", "ftrace-events", "srrrsr" if bad else "srrrrr",
+         [1000, 1000, 980 if bad else 1000, 1000, 1000, 1000],
+         {"outcome": "match", "expected_per_op": 1.0}),
+     fam("perf-count", "perf-count", "ssrsss" if bad else "ssssss", [1000] * 6,
+         {"outcome": "match", "expected_per_op": 1.0}),
+     fam("perf-sample", "perf-sample", "ssssss", [15] * 6, {"outcome": "sampled"}),
+     fam("bpftrace", "command", "ssssss", [-1] * 6, {"outcome": "above", "expected_per_op": 1.0},
+         [900 if bad else 1050] * 3)])
 # bpf: good 300 ns/event vs 150 ns/run; bad 100 vs 150
 save("bpf", [base("getpid"), cell("getpid", "bpf-count", "bpf", 500,
      overhead={"ns_per_event": 100.0 if bad else 300.0, "bpf_ns_per_run": 150.0,
@@ -71,6 +92,9 @@ expect_exit 0 python3 "$AN" "$TMP/good"
 for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^PASS: $c" "$TMP/out" || fail "good set: no 'PASS: $c' line"
 done
+[ "$(grep -c '^PASS: families-proof' "$TMP/out")" = 4 ] &&
+	[ "$(grep -c '^PASS: families-rearm' "$TMP/out")" = 4 ] ||
+	fail "good set: not 4 + 4 families passes: $(grep families "$TMP/out")"
 grep -q "ratio 1.050" "$TMP/out" || fail "good set: getpid/perf ratio 210/200 not printed"
 grep -q "ratio 1.125" "$TMP/out" || fail "good set: pipe/perf ratio 9000/8000 not printed"
 python3 - "$TMP/good/validation.json" <<'PY' || fail "good set: validation.json content"
@@ -90,6 +114,12 @@ expect_exit 1 python3 "$AN" "$TMP/bad"
 for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line"
 done
+# the short sample, the sample set up anew, the rearmed perf event, the command's short count
+for c in "families-proof \[ftrace-event" "families-rearm \[ftrace-event" \
+	"families-rearm \[perf-count" "families-proof \[bpftrace"; do
+	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line: $(grep families "$TMP/out")"
+done
+grep -q "^PASS: families-proof \[perf-sample" "$TMP/out" || fail "bad set: perf-sample failed"
 grep -q "20/20 pairs significant" "$TMP/out" || fail "bad set: A/A count not 20/20"
 expect_exit 2 python3 "$AN" "$TMP/nonexistent"
 

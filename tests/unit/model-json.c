@@ -122,6 +122,7 @@ static struct tb_result *build(void)
 		s->teardown_s = 0.2;
 		s->metric = i == 2 ? -1.5 : NAN;
 		s->failed = i == 2;
+		s->rearmed = i > 0; /* a kept tracer rearmed after the first sample */
 		s->bpf_run_cnt = 100;
 		s->bpf_run_time_ns = 2500;
 	}
@@ -271,6 +272,7 @@ static void check_equal(const struct tb_result *a, const struct tb_result *b)
 			CU_ASSERT(same(s->teardown_s, t->teardown_s));
 			CU_ASSERT(same(s->metric, t->metric));
 			CU_ASSERT_EQUAL(s->failed, t->failed);
+			CU_ASSERT_EQUAL(s->rearmed, t->rearmed);
 			CU_ASSERT_EQUAL(s->bpf_run_cnt, t->bpf_run_cnt);
 			CU_ASSERT_EQUAL(s->bpf_run_time_ns, t->bpf_run_time_ns);
 			CU_ASSERT_EQUAL(x->summary.outlier && j < x->summary.noutlier &&
