@@ -276,6 +276,7 @@ static void apply_overrides(struct tb_scenario *s, const struct run_opts *o)
 		s->warmup = s->warmup > 1 ? 1 : s->warmup;
 		/* its own short samples and few rounds, never the plan's choice */
 		s->duration_set = s->min_rounds_set = s->max_rounds_set = true;
+		s->accounting_every_set = true;
 		if (s->duration_ns > 200000000)
 			s->duration_ns = 200000000;
 		for (i = 0; i < s->nworkloads; i++)

@@ -878,6 +878,8 @@ static int settings_check(struct tb_json_reader *rd, json_t *o, void *base)
 		r->precision = 0;
 	if (isnan(r->contended_share)) /* older results: nothing was re-run */
 		r->contended_share = 0;
+	if (!r->accounting_every) /* older results: every round */
+		r->accounting_every = 1;
 	return 0;
 }
 
@@ -908,6 +910,7 @@ static const struct tb_json_field settings_fields[] = {
 	F_RANGE("precision", precision, 0, 1, 0),
 	F_RANGE("max_cv", max_cv, 0, 10, 0),
 	F_RANGE("contended_share", contended_share, 0, 1, TB_JSON_OMIT),
+	F_UINT("accounting_every", accounting_every, 100000),
 	F_BOOL("aa", aa, 0),
 	F_BOOL("allow_foreign", allow_foreign, TB_JSON_OMIT),
 	F_STR("sample_length", sample_length, TB_JSON_OMIT),

@@ -102,6 +102,7 @@ struct tb_result *tb_result_new(void)
 	r->max_time_needed_s = NAN;
 	r->max_cv = 0.10;
 	r->contended_share = 0;
+	r->accounting_every = 1;
 	aa_init(&r->aa_summary);
 	return r;
 }

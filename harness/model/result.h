@@ -540,6 +540,9 @@ struct tb_result {
 	/* [settings][contended_share] a measured round with a sample that lost more than this
 	 * share of its wall time to other tasks or the hypervisor is run again; 0: never */
 	double contended_share;
+	/* [settings][accounting_every] the cells' accounting samples were taken in every Nth
+	 * measured round, from the first (1: every round, also for older results) */
+	unsigned int accounting_every;
 	bool aa; /* [settings][aa] A/A calibration run */
 	/* [settings][allow_foreign] the user let the run go on with foreign instrumentation
 	 * active (run --allow-foreign): its cells keep their verdicts, each reason says so */

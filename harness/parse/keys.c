@@ -27,6 +27,10 @@ static const struct tb_option global_opts[] = {
 	 "adaptive stopping: at most this many (unset, with precision and max-time: 100000, so "
 	 "that the precision or the max-time ends the run)",
 	 1, 100000},
+	{"accounting-every", TB_OPT_UINT, G(accounting_every), "1",
+	 "the accounting samples (a tracer's BPF run-time stats, apart from the timed ones) in "
+	 "every Nth measured round, from the first (unset, with precision and max-time: 5)",
+	 1, 100000},
 	{"warmup", TB_OPT_UINT, G(warmup), "1", "warmup rounds (run, recorded, not analysed)", 0,
 	 1000},
 	{"duration", TB_OPT_DURATION, G(duration_ns), "1s",

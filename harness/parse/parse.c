@@ -92,6 +92,7 @@ static void finish(struct tb_scn_parse *p)
 	s->settle_set = tb_scn_key_line(p, p->global_line, "settle") != 0;
 	s->min_rounds_set = tb_scn_key_line(p, p->global_line, "min-rounds") != 0;
 	s->max_rounds_set = tb_scn_key_line(p, p->global_line, "max-rounds") != 0;
+	s->accounting_every_set = tb_scn_key_line(p, p->global_line, "accounting-every") != 0;
 	for (i = 0; i < s->nworkloads; i++)
 		finish_workload(p, &s->workloads[i]);
 	for (i = 1; i < s->ntracers; i++)

@@ -80,7 +80,9 @@ struct tb_scenario {
 	/* duration, settle, min-rounds and max-rounds given by [global] (or the command line):
 	 * with a precision target and a max-time the plan chooses those left unset
 	 * (plan/length.c) */
-	bool duration_set, settle_set, min_rounds_set, max_rounds_set;
+	bool duration_set, settle_set, min_rounds_set, max_rounds_set, accounting_every_set;
+	/* an accounting sample in every Nth measured round, from the first (1: every round) */
+	unsigned int accounting_every;
 	uint64_t sample_timeout_ns;
 	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */
 	int consumer_cpu;	/* -1: pick one not used by the workload, when there is one */
@@ -141,6 +143,12 @@ bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti);
  * precision target min-rounds (the rule then decides, up to max-rounds and max-time).
  */
 unsigned int tb_scenario_first_rounds(const struct tb_scenario *s);
+/*
+ * Whether measured round 'round' (from 0) takes its cells' accounting samples: every
+ * accounting-every'th, from the first; and how many of 'rounds' measured rounds do.
+ */
+bool tb_scenario_accounting_round(const struct tb_scenario *s, unsigned int round);
+unsigned int tb_scenario_accounting_rounds(const struct tb_scenario *s, unsigned int rounds);
 
 /* The keys the harness owns (for `list --man`): [global], and in [workload] and [tracer]
  * sections those besides the plugin's own. */

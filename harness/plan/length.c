@@ -14,6 +14,7 @@
 
 #include "core/tb.h"
 #include "plan/plan.h"
+#include "stats/stats.h"
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
@@ -151,6 +152,54 @@ static int choose_rounds(struct tb_scenario *s, struct tb_result *r)
 	return 0;
 }
 
+/* Whether a traced cell's tracer takes accounting samples (runner/sample.c,
+ * tb_runner_accounts). */
+static bool any_accounts(const struct tb_plan *p, const struct tb_result *r)
+{
+	for (size_t i = 0; i < p->ncells; i++) {
+		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+		if (!r->cells[p->cells[i].cell].baseline && t->ops->accounts &&
+		    t->ops->accounts(t->cfg))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * accounting-every left unset with a precision and a max-time: the largest, up to
+ * TB_PLAN_AUTO_ACCOUNTING_EVERY, that leaves TB_ACCOUNTING_CI_MIN accounting samples (what
+ * their CI needs, stats.h) in the rounds before the run may stop; why appended to
+ * r->rounds_chosen (after 'how'). 0 or -ENOMEM.
+ */
+static int choose_accounting(struct tb_plan *p, struct tb_result *r, const char *how)
+{
+	struct tb_scenario *s = p->s;
+	unsigned int e = s->min_rounds / TB_ACCOUNTING_CI_MIN;
+	char *text = NULL, nth[16] = "";
+
+	e = e < 1 ? 1 : e > TB_PLAN_AUTO_ACCOUNTING_EVERY ? TB_PLAN_AUTO_ACCOUNTING_EVERY : e;
+	/* the default (every round) is not a choice to say, unless it undoes one */
+	if (s->accounting_every_set || e == s->accounting_every || !any_accounts(p, r))
+		return 0;
+	s->accounting_every = e;
+	r->accounting_every = e;
+	if (e > 1)
+		snprintf(nth, sizeof(nth), "%u%s ", e, e == 2 ? "nd" : e == 3 ? "rd" : "th");
+	if (asprintf(
+		    &text,
+		    "%s%saccounting-every %u%s: the accounting samples in every %smeasured round "
+		    "from the first, %u of them in the %u rounds before it may stop (%u needed for "
+		    "their CI), the time of the others on timed samples",
+		    r->rounds_chosen ? r->rounds_chosen : "", r->rounds_chosen ? "; " : "", e, how,
+		    nth, tb_scenario_accounting_rounds(s, s->min_rounds), s->min_rounds,
+		    TB_ACCOUNTING_CI_MIN) < 0)
+		return -ENOMEM;
+	free(r->rounds_chosen);
+	r->rounds_chosen = text;
+	return 0;
+}
+
 int tb_plan_fit_min_rounds(struct tb_plan *p, struct tb_result *r, unsigned int fit)
 {
 	struct tb_scenario *s = p->s;
@@ -167,7 +216,7 @@ int tb_plan_fit_min_rounds(struct tb_plan *p, struct tb_result *r, unsigned int 
 	s->min_rounds = m;
 	free(r->rounds_chosen);
 	r->rounds_chosen = text;
-	return 0;
+	return choose_accounting(p, r, " for them");
 }
 
 int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
@@ -182,6 +231,8 @@ int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 	if (!(s->precision > 0) || !s->max_time_ns)
 		return 0;
 	ret = choose_rounds(s, r);
+	if (!ret)
+		ret = choose_accounting(p, r, "");
 	if (ret || (s->duration_set && s->settle_set))
 		return ret;
 	if (!s->settle_set)

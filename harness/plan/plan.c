@@ -346,10 +346,12 @@ static void estimate_at(const struct tb_plan *p, struct tb_plan_estimate *e, uin
 		e->settle_s += rounds * 2 * to_s(t->settle_ns);
 		e->process_s += rounds * tb_plan_process_s(w);
 		e->tracer_s += tracer_cost_s(p, t, rounds);
-		/* one accounting sample per measured round, its tracer set up afresh */
+		/* one accounting sample per accounting-every measured rounds, its tracer set up
+		 * afresh */
 		if (!(t->ops->flags & TB_TR_BASELINE) && t->ops->accounts &&
 		    t->ops->accounts(t->cfg)) {
-			double acct = (double)tb_scenario_first_rounds(p->s);
+			double acct = (double)tb_scenario_accounting_rounds(
+				p->s, tb_scenario_first_rounds(p->s));
 
 			e->batch_s += acct * b;
 			e->settle_s += acct * 2 * to_s(t->settle_ns);

@@ -173,6 +173,9 @@ size_t tb_plan_explain_cells(const struct tb_plan *p, size_t *explained);
 #define TB_PLAN_AUTO_STEP_NS	50000000ull
 #define TB_PLAN_AUTO_MIN_ROUNDS 30u
 #define TB_PLAN_AUTO_MAX_ROUNDS 100000u
+/* ... and accounting-every left unset: accounting samples in every Nth measured round, N the
+ * largest up to this that leaves their CI its samples in min-rounds (plan/length.c) */
+#define TB_PLAN_AUTO_ACCOUNTING_EVERY 5u
 int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r);
 /*
  * A min-rounds the plan chose (above), once the runner knows how many rounds fit the max-time

@@ -149,7 +149,8 @@ static void add_samples(const struct tb_runner *rn, size_t i, double n, double f
 }
 
 /* A round (warmup: the first, its held tracers set up; else a measured one, its accounting
- * samples in), and what follows the rounds (tail). */
+ * samples in at their share of the rounds, accounting-every), and what follows the rounds
+ * (tail). */
 static void model_of(const struct tb_runner *rn, struct model *warm, struct model *rnd,
 		     struct model *tail)
 {
@@ -166,7 +167,9 @@ static void model_of(const struct tb_runner *rn, struct model *warm, struct mode
 		add_samples(rn, i, 1, cr->fresh_s, warm);
 		add_samples(rn, i, 1, cr->fixed_s, rnd);
 		if (tb_runner_accounts(rn, cr))
-			add_samples(rn, i, 1, cr->fresh_s, rnd);
+			add_samples(rn, i,
+				    1.0 / (p->s->accounting_every ? p->s->accounting_every : 1),
+				    cr->fresh_s, rnd);
 		tail->fixed += cr->release_s;
 		if (tb_runner_explain_sampled(p, i))
 			add_samples(rn, i, p->s->explain_samples, cr->fresh_s + 0.1, tail);
@@ -324,6 +327,7 @@ int tb_runner_budget_start(struct tb_runner *rn)
 double tb_runner_round_s(const struct tb_runner *rn)
 {
 	const struct tb_plan *p = rn->plan;
+	bool accounts = tb_scenario_accounting_round(p->s, rn->r->rounds); /* the next round */
 	double s = 0;
 
 	for (size_t i = 0; i < p->ncells; i++) {
@@ -338,7 +342,7 @@ double tb_runner_round_s(const struct tb_runner *rn)
 			add_samples(rn, i, 1, cr->fixed_s, &one);
 			s += at(&one, p->s->duration_ns);
 		}
-		if (!tb_runner_accounts(rn, cr))
+		if (!accounts || !tb_runner_accounts(rn, cr))
 			continue;
 		if (cr->nacct) {
 			s += cr->acct_wall_s / cr->nacct;

@@ -32,7 +32,7 @@ int tb_runner_budget_start(struct tb_runner *rn);
 /*
  * The next measured round's wall time: each live cell's sample at the mean wall time of its
  * samples so far (the budget's prediction for a cell not yet timed), and each accounting
- * sample likewise.
+ * sample likewise when the round takes them (accounting-every).
  */
 double tb_runner_round_s(const struct tb_runner *rn);
 /* What must follow the rounds: the held tracers' teardown and the explain phase (s). */

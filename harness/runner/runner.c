@@ -100,16 +100,18 @@ static size_t accounting_cells(const struct tb_runner *rn, size_t *acct)
 }
 
 /*
- * One round: every cell's sample and, in a measured round, one accounting sample of each cell
- * that has them, all in one shuffled order, so that the accounting samples meet the same
- * drift as the timed ones they are compared with (METHODOLOGY.md, "The measurer never
- * inflates the measured"). Without accounting cells the order is the one it always was.
+ * One round: every cell's sample and, in a measured round of accounting-every's, one
+ * accounting sample of each cell that has them, all in one shuffled order, so that the
+ * accounting samples meet the same drift as the timed ones they are compared with
+ * (METHODOLOGY.md, "The measurer never inflates the measured"). Without accounting cells the
+ * order is the one it always was.
  */
 static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int nround,
 		     unsigned int nrounds)
 {
 	struct tb_plan *p = rn->plan;
-	size_t acct[p->ncells ? p->ncells : 1], nacct = warmup ? 0 : accounting_cells(rn, acct);
+	bool accounts = !warmup && tb_scenario_accounting_round(p->s, (unsigned int)round);
+	size_t acct[p->ncells ? p->ncells : 1], nacct = accounts ? accounting_cells(rn, acct) : 0;
 	size_t order[p->ncells + nacct], i;
 	int ret;
 
@@ -327,7 +329,7 @@ static bool again_if_contended(struct tb_runner *rn, unsigned int done, bool *ag
 		else
 			tb_hist_init(cr->hist);
 	}
-	rn->planned_rounds++; /* measured: with its accounting samples */
+	rn->planned_rounds++; /* measured: with its accounting samples, if it has them */
 	rn->planned_measured++;
 	*again_done = true;
 	(*reruns)++;

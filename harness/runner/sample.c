@@ -174,7 +174,10 @@ size_t tb_runner_planned(const struct tb_runner *rn, const struct tb_plan_cell *
 	size_t n = 0;
 
 	if (cr)
-		return rn->planned_rounds + (tb_runner_accounts(rn, cr) ? rn->planned_measured : 0);
+		return rn->planned_rounds +
+		       (tb_runner_accounts(rn, cr)
+				? tb_scenario_accounting_rounds(rn->plan->s, rn->planned_measured)
+				: 0);
 	for (size_t i = 0; i < rn->plan->ncells; i++)
 		n += tb_runner_planned(rn, &rn->plan->cells[i]);
 	return n;
@@ -284,6 +287,7 @@ static double mean_acct_s(const struct tb_runner *rn, size_t i)
 double tb_runner_left_s(const struct tb_runner *rn)
 {
 	const struct tb_plan *p = rn->plan;
+	unsigned int n = tb_scenario_accounting_rounds(p->s, rn->planned_measured);
 	double left = tb_runner_explain_left_s(rn);
 
 	for (size_t i = 0; i < p->ncells; i++) {
@@ -293,8 +297,8 @@ double tb_runner_left_s(const struct tb_runner *rn)
 			continue;
 		if (rn->planned_rounds > cr->nwall)
 			left += mean_sample_s(rn, i) * (double)(rn->planned_rounds - cr->nwall);
-		if (tb_runner_accounts(rn, cr) && rn->planned_measured > cr->nacct)
-			left += mean_acct_s(rn, i) * (double)(rn->planned_measured - cr->nacct);
+		if (tb_runner_accounts(rn, cr) && n > cr->nacct)
+			left += mean_acct_s(rn, i) * (double)(n - cr->nacct);
 	}
 	return left;
 }

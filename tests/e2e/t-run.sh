@@ -1,8 +1,8 @@
 #!/bin/bash
 # tracebench run end to end: a full small run whose result.json honours the contract (its kept
-# tracers rearmed after their first sample), the interrupted run (SIGINT -> partial result,
-# nothing left armed), the lock, the run directory never overwritten, unsupported plugins, dry
-# runs.
+# tracers rearmed after their first sample), accounting samples every other round, the
+# interrupted run (SIGINT -> partial result, nothing left armed), the lock, the run directory
+# never overwritten, unsupported plugins, dry runs.
 . "$(dirname "$0")/lib.sh"
 need_root
 D=$TB_ROOT/tests/data/run
@@ -74,6 +74,26 @@ PY
 want=$(python3 -c 'import json,sys; print(1 + sum(len(c["samples"]) for c in json.load(open(sys.argv[1]))["cells"]))' "$TMP/r1/result.json")
 [ "$(wc -l < "$TMP/r1/samples.csv")" -eq "$want" ] || fail "samples.csv: $(wc -l < "$TMP/r1/samples.csv") lines, want $want (37 unless a contended round ran again)"
 d=$(state_unchanged "$before") || fail "tracing state changed by a run: $d"
+
+# 1b. accounting-every = 2: a bpf cell's accounting samples in measured rounds 1, 3 and 5 only
+# (indexes 0, 2, 4), each beside that round's timed sample; the accounting object built from
+# those 3 (fewer than its CI needs: the ratio of the means, said); the setting recorded.
+sed -e 's/^seed = 7$/seed = 7\naccounting-every = 2/' -e 's/^workloads = getpid, nullw$/workloads = getpid/' \
+	-e 's/^tracers = none, tp-getpid, bpf-count$/tracers = none, bpf-count/' "$D/small.ini" >"$TMP/every.ini"
+grep -q "^accounting-every = 2" "$TMP/every.ini" || fail "every.ini: $(cat "$TMP/every.ini")"
+expect_exit 0 "$TB" run "$TMP/every.ini" -o "$TMP/every" --no-plots -q --wait
+python3 - "$TMP/every/result.json" <<'PY' || fail "accounting-every = 2: $(cat "$TMP/out")"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["settings"]["accounting_every"] == 2, r["settings"]
+(c,) = [c for c in r["cells"] if c["tracer"] == "bpf-count"]
+acct = sorted({s["round"] for s in c["samples"] if s.get("accounting")})
+timed = sorted({s["round"] for s in c["samples"] if not s.get("accounting") and not s["warmup"]})
+assert timed == [0, 1, 2, 3, 4], timed
+assert acct == [0, 2, 4], acct
+assert c["accounting"]["samples"] == 3, c["accounting"]
+assert "3 accounting" in c["accounting"]["ci_reason"], c["accounting"]
+PY
 
 # 2. The run directory is never overwritten.
 expect_exit 2 "$TB" run "$D/small.ini" -o "$TMP/r1" -q --wait

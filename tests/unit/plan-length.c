@@ -147,6 +147,18 @@ static void test_rounds(void)
 	printf("\n    %s ", r->rounds_chosen);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "min-rounds 30, the rounds before"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "max-rounds 100000, so that"));
+	/* the command tracer takes accounting samples: one round in 5 (6 in the 30) */
+	CU_ASSERT_EQUAL(s->accounting_every, TB_PLAN_AUTO_ACCOUNTING_EVERY);
+	CU_ASSERT_EQUAL(r->accounting_every, 5);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen,
+				      "accounting-every 5: the accounting samples in every 5th "
+				      "measured round from the first, 6 of them in the 30 rounds"));
+	CU_ASSERT_EQUAL(tb_scenario_accounting_rounds(s, 30), 6);
+	CU_ASSERT_EQUAL(tb_scenario_accounting_rounds(s, 31), 7);
+	CU_ASSERT_EQUAL(tb_scenario_accounting_rounds(s, 0), 0);
+	CU_ASSERT_TRUE(tb_scenario_accounting_round(s, 0));
+	CU_ASSERT_FALSE(tb_scenario_accounting_round(s, 4));
+	CU_ASSERT_TRUE(tb_scenario_accounting_round(s, 5));
 	/* fewer fit the max-time: the chosen minimum comes down to them, not below the floor */
 	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 40), 0);
 	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS);
@@ -155,8 +167,18 @@ static void test_rounds(void)
 	CU_ASSERT_EQUAL(s->min_rounds, 12);
 	CU_ASSERT_EQUAL(tb_scenario_first_rounds(s), 12);
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "min-rounds lowered to 12 once"));
+	/* fewer rounds: accounting rounds closer together, so that the 12 still hold 6 */
+	CU_ASSERT_EQUAL(s->accounting_every, 2);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "accounting-every 2 for them: the "
+							"accounting samples in every 2nd "
+							"measured round from the first, 6 of "
+							"them in the 12 rounds"));
 	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 2), 0);
 	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS_FLOOR);
+	CU_ASSERT_EQUAL(s->accounting_every, 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "accounting-every 1 for them: the "
+							"accounting samples in every measured "
+							"round from the first, 5 of them"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "lowered to 5 once the traced cells' "
 							"slowdown was measured: 2 fit max-time"));
 	done(s, r, &p);
@@ -168,6 +190,9 @@ static void test_rounds(void)
 		if (!strcmp(o->name, "min-rounds"))
 			snprintf(want, sizeof(want), "precision and max-time: %u)",
 				 TB_PLAN_AUTO_MIN_ROUNDS);
+		else if (!strcmp(o->name, "accounting-every"))
+			snprintf(want, sizeof(want), "precision and max-time: %u)",
+				 TB_PLAN_AUTO_ACCOUNTING_EVERY);
 		else if (!strcmp(o->name, "max-rounds"))
 			snprintf(want, sizeof(want), "precision and max-time: %u,",
 				 TB_PLAN_AUTO_MAX_ROUNDS);
@@ -175,6 +200,14 @@ static void test_rounds(void)
 			continue;
 		CU_ASSERT_PTR_NOT_NULL(strstr(o->help, want));
 	}
+
+	/* an accounting-every the scenario set is its own */
+	plan_of("precision = 0.3%\nmax-time = 60s\naccounting-every = 3", "", &s, &r, &p);
+	CU_ASSERT_EQUAL(s->accounting_every, 3);
+	CU_ASSERT_PTR_NULL(strstr(r->rounds_chosen, "accounting"));
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 12), 0);
+	CU_ASSERT_EQUAL(s->accounting_every, 3);
+	done(s, r, &p);
 
 	/* a max-rounds set below the chosen minimum bounds it */
 	plan_of("precision = 0.3%\nmax-time = 60s\nmax-rounds = 12", "", &s, &r, &p);

@@ -310,6 +310,12 @@ static void test_estimate(void)
 	CU_ASSERT_DOUBLE_EQUAL(e.total_s,
 			       e.batch_s + e.settle_s + e.process_s + e.tracer_s + e.calib_s, 1e-9);
 	CU_ASSERT_DOUBLE_EQUAL(tb_plan_estimate_s(&p), e.total_s, 1e-9);
+	/* accounting-every = 2: accounting samples in measured rounds 1, 3 and 5 only */
+	s->accounting_every = 2;
+	tb_plan_estimate(&p, &e);
+	CU_ASSERT_EQUAL(e.nsamples, 6 * 6 + 2 * 3);
+	CU_ASSERT_DOUBLE_EQUAL(e.batch_s, 42 * 0.05, 1e-9);
+	s->accounting_every = 1;
 	tb_plan_free(&p);
 	tb_result_free(r);
 	tb_scenario_free(s);
@@ -361,6 +367,11 @@ static void test_reestimate(void)
 	CU_ASSERT_EQUAL(tb_runner_planned(&rn, &p.cells[acct]), 11);
 	CU_ASSERT_EQUAL(tb_runner_planned(&rn, NULL), 6 * p.ncells + 5 * nacct);
 	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want, 1e-9);
+	/* accounting-every = 2: 3 of the 5 measured rounds take them */
+	s->accounting_every = 2;
+	CU_ASSERT_EQUAL(tb_runner_planned(&rn, &p.cells[acct]), 9);
+	CU_ASSERT_DOUBLE_EQUAL(tb_runner_left_s(&rn), want - 2 * 0.24 * (double)nacct, 1e-9);
+	s->accounting_every = 1;
 	/* above the plan's batches and settles for the same samples: the slowdown is in */
 	CU_ASSERT(tb_runner_left_s(&rn) > 5 * (double)p.ncells * (0.05 + 2 * 0.002));
 	/* two accounting samples of 1.5 s done: the three left at their own mean */
