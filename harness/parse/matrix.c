@@ -17,19 +17,14 @@ unsigned int tb_scenario_first_rounds(const struct tb_scenario *s)
 	return s->precision > 0 ? s->min_rounds : s->rounds;
 }
 
-static unsigned int every(const struct tb_scenario *s)
-{
-	return s->accounting_every ? s->accounting_every : 1;
-}
-
 bool tb_scenario_accounting_round(const struct tb_scenario *s, unsigned int round)
 {
-	return round % every(s) == 0;
+	return round % s->accounting_every == 0;
 }
 
 unsigned int tb_scenario_accounting_rounds(const struct tb_scenario *s, unsigned int rounds)
 {
-	return rounds ? (rounds - 1) / every(s) + 1 : 0;
+	return rounds ? (rounds - 1) / s->accounting_every + 1 : 0;
 }
 
 bool tb_scenario_excluded(const struct tb_scenario *s, size_t wi, size_t ti)

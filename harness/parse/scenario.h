@@ -81,7 +81,8 @@ struct tb_scenario {
 	 * with a precision target and a max-time the plan chooses those left unset
 	 * (plan/length.c) */
 	bool duration_set, settle_set, min_rounds_set, max_rounds_set, accounting_every_set;
-	/* an accounting sample in every Nth measured round, from the first (1: every round) */
+	/* an accounting sample in every Nth measured round, from the first (1: every round; the
+	 * key's range keeps it >= 1) */
 	unsigned int accounting_every;
 	uint64_t sample_timeout_ns;
 	struct tb_strlist cpus; /* CPU ids for workload threads ("none" = no pinning) */

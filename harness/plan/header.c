@@ -27,7 +27,7 @@ static int header(struct tb_result *r, const struct tb_scenario *s, const char *
 	r->noise_threshold = s->noise_threshold;
 	r->max_cv = s->max_cv;
 	r->contended_share = s->contended_share;
-	r->accounting_every = s->accounting_every ? s->accounting_every : 1;
+	r->accounting_every = s->accounting_every;
 	r->alpha = s->alpha;
 	r->power = s->power;
 	r->confidence = s->confidence;

@@ -167,9 +167,7 @@ static void model_of(const struct tb_runner *rn, struct model *warm, struct mode
 		add_samples(rn, i, 1, cr->fresh_s, warm);
 		add_samples(rn, i, 1, cr->fixed_s, rnd);
 		if (tb_runner_accounts(rn, cr))
-			add_samples(rn, i,
-				    1.0 / (p->s->accounting_every ? p->s->accounting_every : 1),
-				    cr->fresh_s, rnd);
+			add_samples(rn, i, 1.0 / p->s->accounting_every, cr->fresh_s, rnd);
 		tail->fixed += cr->release_s;
 		if (tb_runner_explain_sampled(p, i))
 			add_samples(rn, i, p->s->explain_samples, cr->fresh_s + 0.1, tail);

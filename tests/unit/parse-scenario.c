@@ -345,7 +345,7 @@ static void test_global_fields(void)
 		"reuse-tracers = false\nskip-unsupported = true\nseed = 9000000000000000000\n"
 		"precision = 0.5%\nnoise-threshold = 2%\nmax-cv = 20%\nalpha = 0.01\npower = 0.9\n"
 		"confidence = 0.99\nresamples = 1000000\nexplain = true\nexplain-samples = 1000\n"
-		"explain-frequency = 100000\nexplain-tolerance = 10%\n" EDGE_TAIL;
+		"explain-frequency = 100000\nexplain-tolerance = 10%\naccounting-every = 7\n" EDGE_TAIL;
 	struct tb_scenario *s = NULL;
 	char *msgs = NULL;
 
@@ -355,6 +355,8 @@ static void test_global_fields(void)
 	CU_ASSERT_EQUAL(s->rounds, 100000);
 	CU_ASSERT_EQUAL(s->min_rounds, 2);
 	CU_ASSERT_EQUAL(s->max_rounds, 9);
+	CU_ASSERT_EQUAL(s->accounting_every, 7);
+	CU_ASSERT_TRUE(s->accounting_every_set);
 	CU_ASSERT_EQUAL(s->warmup, 1000);
 	CU_ASSERT_EQUAL(s->duration_ns, 10000000ull);
 	CU_ASSERT_EQUAL(s->max_time_ns, 60000000000ull);
@@ -474,6 +476,8 @@ static void test_key_lines(void)
 		{"[workload a]\ntype = getpid\n[matrix]\ntracers = none\n[gate]\nalpha = 0.1\n", 3,
 		 "no [matrix] with 'workloads"},
 		{EDGE_TAIL "[limit]\nrate = fast\n", 7, "[limit]: rate: bad value 'fast'"},
+		{"[global]\nrepetitions = 3\naccounting-every = 0\n" EDGE_TAIL, 3,
+		 "key 'accounting-every': value '0' is out of range [1, 100000]"},
 		{EDGE_TAIL "[limit]\nbuffers = 8K\n", 7, "[limit]: unknown key 'buffers'"},
 		{EDGE_TAIL "[limit]\n[limit]\n", 7, "duplicate section [limit]"},
 		{"[workload a]\ntype = getpid\n[tracer t]\ntype = ftrace-events\nfilter = \n"

@@ -184,6 +184,8 @@ static void test_rounds(void)
 	done(s, r, &p);
 
 	/* the keys' help (`tracebench list`, the man page) names the values the run chooses */
+	unsigned int helped = 0;
+
 	for (const struct tb_option *o = tb_scenario_keys(TB_SCN_GLOBAL); o->name; o++) {
 		char want[64];
 
@@ -199,7 +201,9 @@ static void test_rounds(void)
 		else
 			continue;
 		CU_ASSERT_PTR_NOT_NULL(strstr(o->help, want));
+		helped++;
 	}
+	CU_ASSERT_EQUAL(helped, 3);
 
 	/* an accounting-every the scenario set is its own */
 	plan_of("precision = 0.3%\nmax-time = 60s\naccounting-every = 3", "", &s, &r, &p);
@@ -240,6 +244,8 @@ static void test_rounds(void)
 	plan_of("precision = 0.3%", "", &s, &r, &p);
 	CU_ASSERT_EQUAL(s->min_rounds, 5);
 	CU_ASSERT_EQUAL(s->max_rounds, 100);
+	CU_ASSERT_EQUAL(s->accounting_every, 1); /* the key's default: every round */
+	CU_ASSERT_FALSE(s->accounting_every_set);
 	CU_ASSERT_PTR_NULL(r->rounds_chosen);
 	done(s, r, &p);
 }
