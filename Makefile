@@ -118,7 +118,7 @@ endif
 TEST_BIN = $(BUILD)/run-tests
 
 .PHONY: need-deps man all deps check test e2e demo install uninstall deb asan ubsan clean distclean \
-	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob bench-rearm \
+	bench-workloads bench-estimate bench-history bench-precision bench-services bench-pid-knob bench-rearm bench-noise \
 	validate validate-history validate-coverage validate-coverage-loaded validate-accounting validate-sweeps validate-services validate-services-delay figures fuzz \
 	fuzzers valgrind format format-check
 
@@ -246,7 +246,8 @@ test: $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
 # the tests themselves run one at a time (they share the machine's tracing state).
 CHECK_JOBS ?= $(shell nproc 2>/dev/null || echo 1)
 check: deps
-	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN)
+	$(Q)$(MAKE) --no-print-directory -j$(CHECK_JOBS) $(TB_BIN) $(HELPERS) $(UST_PROVIDER) $(TEST_BIN) \
+		$(BUILD)/tools/tb-getpid-loop
 	$(Q)$(MAKE) --no-print-directory test
 
 e2e: $(TB_BIN) $(HELPERS) $(UST_PROVIDER)
@@ -295,6 +296,14 @@ bench-pid-knob: deps
 bench-rearm: deps
 	$(Q)$(MAKE) --no-print-directory all
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) python3 tools/bench-rearm.py
+
+# Where a getpid's noise comes from on the measured CPU (per process, within a process) and the
+# half-width a paired run could reach in 60 s at each sample length (METHODOLOGY.md 9).
+# NOISE_ARGS: tools/noise-components.py's options (--fixed-from RESULT.json: a run's own costs).
+NOISE_ARGS ?=
+bench-noise: deps
+	$(Q)$(MAKE) --no-print-directory $(BUILD)/tools/tb-getpid-loop
+	$(Q)TB_TOOLS=$(CURDIR)/$(BUILD)/tools python3 tools/noise-components.py $(NOISE_ARGS)
 
 # hyperfine's targets and setup for bench-precision (tools/loop-switch.c: the tracer switches the
 # two loops share). The getpid loop is static, like the workload helpers; the usercall loop runs

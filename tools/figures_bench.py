@@ -856,6 +856,49 @@ def run_sample_length(out, from_dir):
             f"{base[0]:.1f} → {base[-1]:.1f} ns/op from the longest samples to the shortest"}
 
 
+def run_noise_components(out, from_dir):
+    """METHODOLOGY 9's noise components and the floor they put under a paired run: a
+    precision.ini run of 30 s for its fixed cost per sample, then tools/noise-components.py
+    (make bench-noise) at that cost and at a bare process's."""
+    if not from_dir:
+        if run_cmd(["sh", "-c", f"'{TB}' run scenarios/precision.ini --max-time 30s --wait "
+                    f"--no-plots -q -o '{out}/run' > /dev/null"]) not in (0, 1):
+            die("noise-components: the precision.ini run failed (its message above)")
+        if run_cmd(["sh", "-c", f"python3 tools/noise-components.py --save '{out}/noise.json' "
+                    f"--fixed-from '{out}/run/result.json' --json '{out}/at-run.json' "
+                    f"> '{out}/noise.txt'"]):
+            die(f"noise-components: tools/noise-components.py failed (see {out}/noise.txt)")
+        if run_cmd(["sh", "-c", f"python3 tools/noise-components.py --from '{out}/noise.json' "
+                    f"--json '{out}/bare.json' > /dev/null"]):
+            die("noise-components: tools/noise-components.py --from failed")
+    run, bare = (read_json("noise-components", out, f) for f in ("at-run.json", "bare.json"))
+    try:
+        at = [{f["sample_ms"]: f for f in c["floors"]} for c in (run, bare)]
+        rows = [[f"{ms:.0f} ms"] + [x for f in (a.get(ms) for a in at) for x in (
+                    ("-", "-") if f is None else
+                    (f"{f['rounds']:.0f}",
+                     f"{100 * f['half_width']:.2f}%" + (" (K&J)" if f["kj"] else "")))]
+                for ms in sorted(set(at[0]) | set(at[1]))]
+        comp = (f"{run['processes']} processes of {run['batches']} batches of "
+                f"{run['batch_ms']:g} ms: within a process {100 * run['within_sd']:.2f}% per "
+                f"batch (lag-1 autocorrelation {run['rho']:.2f}); between processes "
+                f"{100 * run['per_process_sd']:.2f}%, of which {100 * run['paired_sd']:.2f}% "
+                f"stays between consecutive ones (what a paired round keeps); a fresh "
+                f"process's first batch {100 * run['first_batch']:+.2f}% from its others")
+        fixed = (f"{run['fixed_ms']:.1f} ms per sample in the precision.ini run (its wall time "
+                 f"less its samples'), {bare['fixed_ms']:.1f} ms for a bare process")
+        best = (f"{100 * run['best']['half_width']:.2f}% of the ratio at the run's fixed cost "
+                f"({run['best']['sample_ms']:.0f} ms samples), "
+                f"{100 * bare['best']['half_width']:.2f}% at a bare process's "
+                f"({bare['best']['sample_ms']:.0f} ms); 200 ms samples "
+                f"{100 * next(f['half_width'] for f in run['floors'] if f['batches'] == 10):.2f}%")
+    except (KeyError, TypeError, StopIteration) as e:
+        die(f"noise-components: {out}: not tools/noise-components.py's --json ({e!r})")
+    return {"components": comp, "fixed": fixed, "best": best,
+            "table": table(["samples", "rounds in 60 s (run's cost)", "floor (run's cost)",
+                            "rounds in 60 s (bare process)", "floor (bare process)"], rows)}
+
+
 RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": run_rearm,
            "pid-knob": run_pid_knob, "precision-trial": run_precision_trial,
            "precision": run_precision, "coverage": run_coverage, "history": run_history,
@@ -863,6 +906,6 @@ RUNNERS = {"accounting": run_accounting, "validation": run_validation, "rearm": 
            "services-delay": run_services_delay, "bench-services": run_bench_services,
            "services-aa": run_services_aa, "validate-sweeps": run_validate_sweeps,
            "coverage-loaded": run_coverage_loaded, "precision-families": run_precision_families,
-           "precision-loaded": run_precision_loaded}
+           "precision-loaded": run_precision_loaded, "noise-components": run_noise_components}
 FED = {"sources": ("validation", source_figures), "published": ("validation", published_figures),
        "explain": ("validation", explain_figures)}

@@ -11,6 +11,9 @@
  *	tb-getpid-loop --create INSTANCE | --remove INSTANCE  make or remove the instance
  *	tb-getpid-loop --clear INSTANCE                       empty its set_event_pid
  *	tb-getpid-loop [--cpu N] --calibrate MS               print ITERS for a loop of MS ms
+ *	tb-getpid-loop [--cpu N] --batches B ITERS            B loops of ITERS in one process,
+ *	                                                      each one's ns/op on a line
+ *	                                                      (make bench-noise)
  *
  * With --trace the target enables the tracepoint itself, filtered to its own pid, in an
  * existing instance (named tracebench-<owner pid>-..., so `tracebench cleanup` removes it when
@@ -51,7 +54,8 @@ static int usage(void)
 	fprintf(stderr, "usage: tb-getpid-loop [--cpu N] [--trace INSTANCE | --bpf PIN] ITERS\n"
 			"       tb-getpid-loop --create INSTANCE | --remove INSTANCE | --clear "
 			"INSTANCE\n"
-			"       tb-getpid-loop [--cpu N] --calibrate MS\n");
+			"       tb-getpid-loop [--cpu N] --calibrate MS\n"
+			"       tb-getpid-loop [--cpu N] --batches B ITERS\n");
 	return 2;
 }
 
@@ -72,6 +76,13 @@ int main(int argc, char **argv)
 			return usage();
 		printf("%llu\n", loop_calibrate(loop, (double)v));
 		return 0;
+	}
+	if (i + 3 == argc && !strcmp(argv[i], "--batches")) {
+		unsigned long long b;
+
+		if (loop_parse_ull(argv[i + 1], &b) || !b || loop_parse_ull(argv[i + 2], &v) || !v)
+			return usage();
+		return loop_batches(PROG, loop, b, v);
 	}
 	if (i + 2 < argc && !strcmp(argv[i], "--trace"))
 		trace = argv[i + 1];

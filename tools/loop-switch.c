@@ -294,3 +294,23 @@ unsigned long long loop_calibrate(void (*run)(unsigned long long), double ms)
 	}
 	return (unsigned long long)((double)n * ms / 1e3 / t);
 }
+
+int loop_batches(const char *prog, void (*run)(unsigned long long), unsigned long long batches,
+		 unsigned long long iters)
+{
+	unsigned long long b;
+
+	for (b = 0; b < batches; b++) {
+		double t0 = now_s();
+
+		run(iters);
+		/* printed between batches: stdio's buffer only, flushed at the end */
+		if (printf("%.3f\n", (now_s() - t0) * 1e9 / (double)iters) < 0)
+			break;
+	}
+	if (b < batches || fflush(stdout)) {
+		fprintf(stderr, "%s: writing the batches' times: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	return 0;
+}

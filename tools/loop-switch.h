@@ -38,5 +38,12 @@ int loop_cpu_arg(const char *prog, int argc, char **argv, int *i, int *cpu);
 int loop_parse_ull(const char *s, unsigned long long *v);
 /* Ops of run(n) for about ms milliseconds: doubling batches until one lasts a tenth of it. */
 unsigned long long loop_calibrate(void (*run)(unsigned long long), double ms);
+/*
+ * batches back-to-back runs of run(iters) in this one process, each batch's ns per op on its own
+ * line of stdout (tools/noise-components.py splits the noise into its per-process and
+ * within-process parts from them). 0, 1 when stdout failed (said).
+ */
+int loop_batches(const char *prog, void (*run)(unsigned long long), unsigned long long batches,
+		 unsigned long long iters);
 
 #endif /* TB_TOOLS_LOOP_SWITCH_H */
