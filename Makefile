@@ -299,7 +299,8 @@ bench-rearm: deps
 
 # Where a getpid's noise comes from on the measured CPU (per process, within a process) and the
 # half-width a paired run could reach in 60 s at each sample length (METHODOLOGY.md 9).
-# NOISE_ARGS: tools/noise-components.py's options (--fixed-from RESULT.json: a run's own costs).
+# NOISE_ARGS: tools/noise-components.py's options (--fixed-from RESULT.json: a run's own costs;
+# --load 1: one busy CPU beside the measured one).
 NOISE_ARGS ?=
 bench-noise: deps
 	$(Q)$(MAKE) --no-print-directory $(BUILD)/tools/tb-getpid-loop

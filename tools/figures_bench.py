@@ -859,7 +859,8 @@ def run_sample_length(out, from_dir):
 def run_noise_components(out, from_dir):
     """METHODOLOGY 9's noise components and the floor they put under a paired run: a
     precision.ini run of 30 s for its fixed cost per sample, then tools/noise-components.py
-    (make bench-noise) at that cost and at a bare process's."""
+    (make bench-noise) at that cost and at a bare process's, and again with one busy CPU
+    beside the measured one (--load 1; said as not measured where it cannot be)."""
     if not from_dir:
         if run_cmd(["sh", "-c", f"'{TB}' run scenarios/precision.ini --max-time 30s --wait "
                     f"--no-plots -q -o '{out}/run' > /dev/null"]) not in (0, 1):
@@ -871,7 +872,14 @@ def run_noise_components(out, from_dir):
         if run_cmd(["sh", "-c", f"python3 tools/noise-components.py --from '{out}/noise.json' "
                     f"--json '{out}/bare.json' > /dev/null"]):
             die("noise-components: tools/noise-components.py --from failed")
+        # one busy CPU beside the measured one (issue 32's loaded goal), when there is one
+        if run_cmd(["sh", "-c", f"python3 tools/noise-components.py --load 1 --fixed-from "
+                    f"'{out}/run/result.json' --json '{out}/loaded.json' > '{out}/loaded.txt' "
+                    f"2>&1"]):
+            with open(os.path.join(out, "loaded.json"), "w") as f:
+                json.dump({"not": read_text("noise-components", out, "loaded.txt").strip()}, f)
     run, bare = (read_json("noise-components", out, f) for f in ("at-run.json", "bare.json"))
+    ld = read_json("noise-components", out, "loaded.json")
     try:
         at = [{f["sample_ms"]: f for f in c["floors"]} for c in (run, bare)]
         rows = [[f"{ms:.0f} ms"] + [x for f in (a.get(ms) for a in at) for x in (
@@ -892,9 +900,15 @@ def run_noise_components(out, from_dir):
                 f"{100 * bare['best']['half_width']:.2f}% at a bare process's "
                 f"({bare['best']['sample_ms']:.0f} ms); 200 ms samples "
                 f"{100 * next(f['half_width'] for f in run['floors'] if f['batches'] == 10):.2f}%")
+        loaded = (f"not measured: {ld['not']}" if "not" in ld else
+                  f"within a process {100 * ld['within_sd']:.2f}% per batch (lag-1 "
+                  f"{ld['rho']:.2f}), {100 * ld['paired_sd']:.2f}% between consecutive "
+                  f"processes; floor {100 * ld['best']['half_width']:.2f}% of the ratio at the "
+                  f"run's fixed cost ({ld['best']['sample_ms']:.0f} ms samples), 200 ms samples "
+                  f"{100 * next(f['half_width'] for f in ld['floors'] if f['batches'] == 10):.2f}%")
     except (KeyError, TypeError, StopIteration) as e:
         die(f"noise-components: {out}: not tools/noise-components.py's --json ({e!r})")
-    return {"components": comp, "fixed": fixed, "best": best,
+    return {"components": comp, "fixed": fixed, "best": best, "loaded": loaded,
             "table": table(["samples", "rounds in 60 s (run's cost)", "floor (run's cost)",
                             "rounds in 60 s (bare process)", "floor (bare process)"], rows)}
 

@@ -3,6 +3,7 @@
 COVERAGE_LOAD, tools/bench-precision.py's PRECISION_LOAD): stress-ng's CPU workers (Debian's
 stress-ng, which the Makefile installs) pinned to CPUs other than the one tracebench measures
 on, in a session of their own, so that stopping them ends every worker."""
+import contextlib
 import os
 import shutil
 import signal
@@ -54,3 +55,13 @@ def stop(p):
             return
         except subprocess.TimeoutExpired:
             continue
+
+
+@contextlib.contextmanager
+def running(n, cpus, who):
+    """start(n, cpus, who) for the with block, stopped on every way out of it."""
+    p = start(n, cpus, who)
+    try:
+        yield p
+    finally:
+        stop(p)

@@ -31,27 +31,34 @@ ratio. Any tracer only adds its own noise and fixed costs to it. A benchmark: no
 judged.
 
 usage: noise-components.py [--processes N] [--batches B] [--batch-ms MS] [--cpu C]
-                           [--seconds S] [--fixed-ms F | --fixed-from RESULT]
+                           [--load N] [--seconds S] [--fixed-ms F | --fixed-from RESULT]
                            [--save FILE] [--json FILE]
        noise-components.py --from FILE [--seconds S] [--fixed-ms F | --fixed-from RESULT]
                            [--json FILE]
+  --load N     N stress-ng CPU workers on CPUs other than the measured one while it measures
+               (tools/loadgen.py, as bench-precision's PRECISION_LOAD)
   --fixed-from RESULT  c2 from a tracebench result.json: its wall time less what its samples
                measured, over its samples (what a run of that scenario pays per sample)
   --from FILE  analyse a --save file instead of measuring (tests/e2e/t-noise-components.sh)
 Environment: TB_TOOLS (the directory of tb-getpid-loop, default build/tools). Exit 0, 1 when a
-measurement failed, 2 on bad usage or a bad --from file (named, with the key).
+measurement failed (or --load without stress-ng), 2 on bad usage or a bad --from file (named,
+with the key), 130 on a signal (the load stopped).
 """
 import argparse
 import datetime
 import json
 import math
 import os
+import signal
 import statistics
 import subprocess
 import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import loadgen  # noqa: E402  (tools/loadgen.py: the busy CPUs of --load)
+
 TOOLS = os.environ.get("TB_TOOLS", os.path.join(HERE, "..", "build", "tools"))
 LOOP = os.path.join(TOOLS, "tb-getpid-loop")
 SCHEMA = "tracebench-noise/1"
@@ -62,9 +69,17 @@ class BadInput(Exception):
     pass
 
 
-def measure(a):
+class Interrupted(Exception):
+    pass
+
+
+def on_signal(sig, _frame):
+    raise Interrupted(sig)
+
+
+def measure(a, cpu):
     """The batches' ns/op per process, and each process's wall time beside its batches (s)."""
-    cpu = str(a.cpu if a.cpu is not None else max(os.sched_getaffinity(0)))
+    cpu = str(cpu)
     iters = int(subprocess.check_output([LOOP, "--cpu", cpu, "--calibrate", str(a.batch_ms)]))
     procs, fixed = [], []
     for _ in range(a.processes):
@@ -77,8 +92,9 @@ def measure(a):
             raise subprocess.SubprocessError(f"{LOOP} printed {len(ns)} of {a.batches} batches")
         procs.append(ns)
         fixed.append(wall - sum(ns) * iters / 1e9)
-    return {"schema": SCHEMA, "cpu": int(cpu), "iters": iters, "batch_ms": a.batch_ms,
-            "fixed_ms": 1e3 * statistics.median(fixed), "processes": procs}
+    return {"schema": SCHEMA, "cpu": int(cpu), "load": a.load, "iters": iters,
+            "batch_ms": a.batch_ms, "fixed_ms": 1e3 * statistics.median(fixed),
+            "processes": procs}
 
 
 def load(path):
@@ -167,7 +183,7 @@ def analyse(d, seconds, fixed_ms=None):
         floors.append({"batches": m, "sample_ms": 1e3 * m * c1, "rounds": rounds,
                        "half_width": 1.96 * math.sqrt(2 * (tpsq + v_mean(s1sq, rho, m)) / rounds),
                        "kj": m == r})
-    return {"processes": len(logs), "batches": n + 1, "batch_ms": d["batch_ms"],
+    return {"processes": len(logs), "batches": n + 1, "load": d.get("load", 0), "batch_ms": d["batch_ms"],
             "fixed_ms": 1e3 * c2, "measured_fixed_ms": d["fixed_ms"],
             "within_sd": math.sqrt(s1sq), "between_sd": math.sqrt(s2sq),
             "per_process_sd": math.sqrt(t2sq), "paired_sd": math.sqrt(tpsq), "rho": rho,
@@ -183,7 +199,7 @@ def pct(x):
 
 def report(a, c):
     print(f"{c['processes']} processes x {c['batches']} batches of {c['batch_ms']:g} ms "
-          f"(the first of each apart)")
+          f"(the first of each apart), {c['load']} busy CPU(s) beside the measured one")
     print(f"  within a process, one batch     sd {pct(c['within_sd'])} (T1), lag-1 "
           f"autocorrelation {c['rho']:.2f}")
     print(f"  between processes               sd {pct(c['per_process_sd'])} (T2; their means "
@@ -227,21 +243,39 @@ def main():
     p.add_argument("--fixed-from")
     p.add_argument("--save")
     p.add_argument("--json")
+    p.add_argument("--load", type=int, default=0)
     p.add_argument("--from", dest="src")
     a = p.parse_args()
     if a.processes < 4 or a.batches < 3 or not a.batch_ms > 0 or not a.seconds > 0 or \
        (a.fixed_ms is not None and not a.fixed_ms > 0):
         p.error("--processes >= 4, --batches >= 3, --batch-ms, --seconds and --fixed-ms > 0")
+    cpu = a.cpu if a.cpu is not None else max(os.sched_getaffinity(0))
+    spare = sorted(os.sched_getaffinity(0) - {cpu})
+    if a.src and a.load:
+        p.error("--load is for a measurement, not --from (the file says its load)")
+    if not 0 <= a.load <= len(spare):
+        p.error(f"--load {a.load}: want a count of busy CPUs, at most {len(spare)} here besides "
+                f"the measured CPU {cpu}")
+    if a.load and loadgen.missing():
+        print(f"noise-components: {loadgen.missing()}", file=sys.stderr)
+        return 1
     try:
         if a.src:
             d = load(a.src)
         else:
+            for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+                signal.signal(sig, on_signal)
             try:
-                d = measure(a)
+                with loadgen.running(a.load, spare, "noise-components"):
+                    d = measure(a, cpu)
             except (OSError, ValueError, subprocess.SubprocessError) as e:
                 err = getattr(e, "stderr", None)
                 print(f"noise-components: {LOOP}: {(err or '').strip() or e}", file=sys.stderr)
                 return 1
+            except Interrupted as e:
+                print(f"noise-components: interrupted (signal {e.args[0]}); the load stopped",
+                      file=sys.stderr)
+                return 130
             if a.save:
                 write_new(a.save, json.dumps(d) + "\n")
         if a.fixed_from:

@@ -4,7 +4,8 @@
 # autocorrelation, and gives Kalibera & Jones's batches per process by their formula; a drift
 # shared by consecutive processes is not counted as per-process noise; --fixed-from takes a run's
 # cost per sample from its result.json; bad input exits 2 naming the file and the key, and it
-# never writes through a link; a real measurement with tb-getpid-loop --batches works.
+# never writes through a link; a real measurement with tb-getpid-loop --batches works, also
+# with a busy CPU (--load), whose stress-ng goes with it, on SIGTERM too (exit 130).
 . "$(dirname "$0")/lib.sh"
 NC="python3 $TB_ROOT/tools/noise-components.py"
 LOOPDIR=${TB_TOOLS:-$(dirname "$TB_HELPERS")/tools}
@@ -84,6 +85,9 @@ expect_exit 2 $NC --from "$TMP/syn.json" --fixed-from "$TMP/short.json"
 grep -q 'short.json: finished - started' "$TMP/err" || fail "a run shorter than its samples"
 expect_exit 2 $NC --processes 2
 expect_exit 2 $NC --batch-ms 0
+expect_exit 2 $NC --load 999
+grep -q -- '--load 999: want a count of busy CPUs' "$TMP/err" || fail "--load 999 not refused"
+expect_exit 2 $NC --from "$TMP/syn.json" --load 1
 # never through a link
 ln -s "$TMP/victim" "$TMP/link.json"
 expect_exit 2 $NC --from "$TMP/syn.json" --json "$TMP/link.json"
@@ -95,4 +99,24 @@ TB_TOOLS=$LOOPDIR $NC --processes 4 --batches 3 --batch-ms 2 --save "$TMP/real.j
 	{ cat "$TMP/out" "$TMP/err" 2>/dev/null; fail "a real measurement failed"; }
 grep -q "^4 processes x 3 batches of 2 ms" "$TMP/out" || { cat "$TMP/out"; fail "real run's header"; }
 $NC --from "$TMP/real.json" >/dev/null || fail "the saved measurement does not read back"
+
+# with a busy CPU: the load runs beside the measurement and goes with it, also on SIGTERM
+command -v stress-ng >/dev/null || skip "SKIPPED t-noise-components (--load): stress-ng is not installed (make deps)"
+[ "$(nproc)" -ge 2 ] || skip "SKIPPED t-noise-components (--load): one CPU, none to load beside the measured one"
+[ -z "$(pgrep -x stress-ng)" ] || skip "SKIPPED t-noise-components (--load): a stress-ng of someone else's runs here"
+TB_TOOLS=$LOOPDIR $NC --processes 4 --batches 3 --batch-ms 2 --load 1 >"$TMP/out" ||
+	fail "a loaded measurement failed"
+grep -q "1 busy CPU(s) beside the measured one" "$TMP/out" || { cat "$TMP/out"; fail "load not said"; }
+[ -z "$(pgrep -x stress-ng)" ] || fail "the load outlived the measurement"
+TB_TOOLS=$LOOPDIR $NC --processes 100000 --batches 3 --batch-ms 2 --load 1 >"$TMP/out" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 100); do [ -n "$(pgrep -x stress-ng)" ] && break; sleep 0.1; done
+[ -n "$(pgrep -x stress-ng)" ] || { kill $pid; fail "the load never started"; }
+sleep 1.5 # past loadgen's start
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+[ $rc -eq 130 ] || { cat "$TMP/err"; fail "SIGTERM: exit $rc, expected 130"; }
+for _ in $(seq 50); do [ -z "$(pgrep -x stress-ng)" ] && break; sleep 0.1; done
+[ -z "$(pgrep -x stress-ng)" ] || { pkill -x stress-ng; fail "SIGTERM left the load running"; }
+pgrep -f "tb-getpid-loop.*--batches" >/dev/null && fail "SIGTERM left a tb-getpid-loop running"
 echo "t-noise-components: ok"
