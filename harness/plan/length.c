@@ -170,7 +170,8 @@ static bool any_accounts(const struct tb_plan *p, const struct tb_result *r)
  * accounting-every left unset with a precision and a max-time: the largest, up to
  * TB_PLAN_AUTO_ACCOUNTING_EVERY, that leaves TB_ACCOUNTING_CI_MIN accounting samples (what
  * their CI needs, stats.h) in the rounds before the run may stop; why appended to
- * r->rounds_chosen (after 'how'). 0 or -ENOMEM.
+ * r->rounds_chosen (after 'how', which is non-empty for a lowered min-rounds: a kept choice is
+ * then restated with its new count). 0 or -ENOMEM.
  */
 static int choose_accounting(struct tb_plan *p, struct tb_result *r, const char *how)
 {
@@ -179,9 +180,19 @@ static int choose_accounting(struct tb_plan *p, struct tb_result *r, const char 
 	char *text = NULL, nth[16] = "";
 
 	e = e < 1 ? 1 : e > TB_PLAN_AUTO_ACCOUNTING_EVERY ? TB_PLAN_AUTO_ACCOUNTING_EVERY : e;
-	/* the default (every round) is not a choice to say, unless it undoes one */
-	if (s->accounting_every_set || e == s->accounting_every || !any_accounts(p, r))
+	if (s->accounting_every_set || !any_accounts(p, r))
 		return 0;
+	if (e == s->accounting_every) {
+		/* the default (every round) is not a choice to say; a kept choice is restated for
+		 * the lowered min-rounds, whose count of accounting rounds changed */
+		if (e == 1 || !*how)
+			return 0;
+		if (asprintf(&text, "%s; accounting-every %u kept: %u of them in the %u rounds",
+			     r->rounds_chosen ? r->rounds_chosen : "", e,
+			     tb_scenario_accounting_rounds(s, s->min_rounds), s->min_rounds) < 0)
+			return -ENOMEM;
+		goto said;
+	}
 	s->accounting_every = e;
 	r->accounting_every = e;
 	if (e > 1)
@@ -195,6 +206,7 @@ static int choose_accounting(struct tb_plan *p, struct tb_result *r, const char 
 		    nth, tb_scenario_accounting_rounds(s, s->min_rounds), s->min_rounds,
 		    TB_ACCOUNTING_CI_MIN) < 0)
 		return -ENOMEM;
+said:
 	free(r->rounds_chosen);
 	r->rounds_chosen = text;
 	return 0;

@@ -163,6 +163,15 @@ static void test_rounds(void)
 	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 40), 0);
 	CU_ASSERT_EQUAL(s->min_rounds, TB_PLAN_AUTO_MIN_ROUNDS);
 	CU_ASSERT_PTR_NULL(strstr(r->rounds_chosen, "lowered"));
+	/* lowered, but 25 still hold 5 accounting rounds at one in 5: kept, and its count said
+	 * again for the 25 (the 6 said above were of the 30) */
+	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 25), 0);
+	CU_ASSERT_EQUAL(s->min_rounds, 25);
+	CU_ASSERT_EQUAL(s->accounting_every, 5);
+	CU_ASSERT_PTR_NOT_NULL(strstr(r->rounds_chosen, "min-rounds lowered to 25 once the traced "
+							"cells' slowdown was measured: 25 fit "
+							"max-time; accounting-every 5 kept: 5 of "
+							"them in the 25 rounds"));
 	CU_ASSERT_EQUAL(tb_plan_fit_min_rounds(&p, r, 12), 0);
 	CU_ASSERT_EQUAL(s->min_rounds, 12);
 	CU_ASSERT_EQUAL(tb_scenario_first_rounds(s), 12);
