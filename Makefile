@@ -279,7 +279,8 @@ bench-estimate: deps
 # Precision per minute (METHODOLOGY.md 9): tracebench --max-time 60s against hyperfine on the
 # same question for the same wall time; PRECISION_FAMILIES=1: every tracer family's run of a
 # scenario of precision and max-time only; PRECISION_LOAD=1: those with one busy CPU beside the
-# measured one (tools/loadgen.py). Run it under the tests' flock on a shared machine.
+# measured one (tools/loadgen.py). On a shared machine run it under the machine's run lock
+# (flock /run/tracebench/lock).
 bench-precision: deps
 	$(Q)$(MAKE) --no-print-directory all $(UST_PROVIDER) $(PRECISION_TOOLS)
 	$(Q)TB_BIN=$(CURDIR)/$(TB_BIN) TB_TOOLS=$(CURDIR)/$(BUILD)/tools \

@@ -6,7 +6,8 @@
 # figures depend on the machine (goal: the re-estimate within 25% on a quiet machine).
 # Usage: TB_BIN=./tracebench tools/bench-estimate.sh [SCENARIO.ini [run options...]]
 #   without arguments: the demo (scenarios/quick.ini, as `make demo`), real-tools --quick and
-#   the explain validation --quick. Run it under the tests' flock on a shared machine.
+#   the explain validation --quick. On a shared machine run it under the machine's run lock
+#   (flock /run/tracebench/lock).
 #   ESTIMATE_KEEP=DIR keeps each run (DIR/NAME/result.json) and its summary (DIR/NAME.out):
 #   tools/figures.py quotes them.
 set -eu

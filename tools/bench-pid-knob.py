@@ -10,8 +10,8 @@ workload: the tracer kept and re-pointed across samples) with the cell whose fil
 within rounds: per measured round, the rodata sample's ns/op minus the global sample's, and the
 same for the kernel's own run time per program run (bpf_enable_stats, from the cells' accounting
 samples of the same rounds: the program's cost without the workload's noise); each mean with a Student t 95% interval. "same within CI" when that interval holds 0. A benchmark: exit 0
-when the comparison could be made (1 when the run failed, 2 on bad usage). Run it under the
-tests' flock on a shared machine.
+when the comparison could be made (1 when the run failed, 2 on bad usage). On a shared machine
+run it under the machine's run lock (`flock /run/tracebench/lock make bench-pid-knob`).
 
 Environment: TB_BIN (tracebench), PID_KNOB_ARGS (extra `tracebench run` arguments, e.g.
 "--quick"), PID_KNOB_OUT (the run's directory, which must not exist; default a new one under

@@ -12,7 +12,8 @@ pid-filtered syscalls:sys_enter_getpid tracepoint cost a getpid loop?
 
 Prints each tool's estimate of the overhead, its 95% half-width in percentage points, the ratio
 of half-widths and the wall times. A benchmark: it exits 0 when both tools ran (1 when one
-could not run, 2 on bad usage). Run it under the tests' flock on a shared machine.
+could not run, 2 on bad usage). On a shared machine run it under the machine's run lock
+(`flock /run/tracebench/lock make bench-precision`: tracebench adopts a lock its parent holds).
 
 Environment: TB_BIN (tracebench), TB_TOOLS (the directory of tb-getpid-loop, tb-usercall-loop
 and tb-bpf-arm; TB_LOOP names the getpid loop alone), TB_HELPERS (the LTTng-UST provider's

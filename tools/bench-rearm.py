@@ -20,7 +20,8 @@ is judged; it exits 0 when every run ran, 1 when one could not, 2 on bad usage.
 
 Environment: TB_BIN (tracebench), REARM_FAMILIES (a comma list, default every family),
 REARM_ROUNDS, REARM_DURATION, REARM_MAX_TIME, REARM_JSON (a file for the rows:
-tools/figures.py's rearm). Run it under the tests' flock on a shared machine.
+tools/figures.py's rearm). On a shared machine run it under the machine's run lock
+(flock /run/tracebench/lock).
 """
 import datetime
 import importlib.util

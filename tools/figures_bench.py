@@ -880,6 +880,9 @@ def run_noise_components(out, from_dir):
                 json.dump({"not": read_text("noise-components", out, "loaded.txt").strip()}, f)
     run, bare = (read_json("noise-components", out, f) for f in ("at-run.json", "bare.json"))
     ld = read_json("noise-components", out, "loaded.json")
+
+    def at_200(c):  # the floor at the 200 ms samples the run's length rule starts from
+        return f"{100 * next(f['half_width'] for f in c['floors'] if f['batches'] == 10):.2f}%"
     try:
         at = [{f["sample_ms"]: f for f in c["floors"]} for c in (run, bare)]
         rows = [[f"{ms:.0f} ms"] + [x for f in (a.get(ms) for a in at) for x in (
@@ -898,14 +901,13 @@ def run_noise_components(out, from_dir):
         best = (f"{100 * run['best']['half_width']:.2f}% of the ratio at the run's fixed cost "
                 f"({run['best']['sample_ms']:.0f} ms samples), "
                 f"{100 * bare['best']['half_width']:.2f}% at a bare process's "
-                f"({bare['best']['sample_ms']:.0f} ms); 200 ms samples "
-                f"{100 * next(f['half_width'] for f in run['floors'] if f['batches'] == 10):.2f}%")
+                f"({bare['best']['sample_ms']:.0f} ms); 200 ms samples {at_200(run)}")
         loaded = (f"not measured: {ld['not']}" if "not" in ld else
                   f"within a process {100 * ld['within_sd']:.2f}% per batch (lag-1 "
                   f"{ld['rho']:.2f}), {100 * ld['paired_sd']:.2f}% between consecutive "
                   f"processes; floor {100 * ld['best']['half_width']:.2f}% of the ratio at the "
                   f"run's fixed cost ({ld['best']['sample_ms']:.0f} ms samples), 200 ms samples "
-                  f"{100 * next(f['half_width'] for f in ld['floors'] if f['batches'] == 10):.2f}%")
+                  f"{at_200(ld)}")
     except (KeyError, TypeError, StopIteration) as e:
         die(f"noise-components: {out}: not tools/noise-components.py's --json ({e!r})")
     return {"components": comp, "fixed": fixed, "best": best, "loaded": loaded,

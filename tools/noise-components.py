@@ -42,7 +42,9 @@ usage: noise-components.py [--processes N] [--batches B] [--batch-ms MS] [--cpu 
   --from FILE  analyse a --save file instead of measuring (tests/e2e/t-noise-components.sh)
 Environment: TB_TOOLS (the directory of tb-getpid-loop, default build/tools). Exit 0, 1 when a
 measurement failed (or --load without stress-ng), 2 on bad usage or a bad --from file (named,
-with the key), 130 on a signal (the load stopped).
+with the key), 130 on a signal (the load stopped). It takes no lock: on a shared machine run it
+under the machine's run lock (`flock /run/tracebench/lock make bench-noise`), as tracebench's
+runs would otherwise share the measured CPU with it.
 """
 import argparse
 import datetime
@@ -114,12 +116,17 @@ def load(path):
         raise BadInput(f"{path}: schema: not {SCHEMA}")
     num(d.get("batch_ms"), "batch_ms")
     num(d.get("fixed_ms"), "fixed_ms")
+    if not isinstance(d.get("load", 0), int) or isinstance(d.get("load"), bool) or \
+       d.get("load", 0) < 0:
+        raise BadInput(f"{path}: load: not a count of busy CPUs ({d.get('load')!r})")
     p = d.get("processes")
     if not isinstance(p, list) or len(p) < 4:
         raise BadInput(f"{path}: processes: a list of at least 4 processes needed")
+    want = len(p[0]) if isinstance(p[0], list) else 3
     for i, ns in enumerate(p):
-        if not isinstance(ns, list) or len(ns) < 3 or len(ns) != len(p[0]):
-            raise BadInput(f"{path}: processes[{i}]: {len(p[0])} batches (at least 3) needed")
+        if not isinstance(ns, list) or len(ns) < 3 or len(ns) != want:
+            raise BadInput(f"{path}: processes[{i}]: a list of {max(want, 3)} batches (at "
+                           f"least 3, as many as the first process's) needed")
         for j, v in enumerate(ns):
             num(v, f"processes[{i}][{j}]")
     return d

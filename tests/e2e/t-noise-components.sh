@@ -64,22 +64,24 @@ python3 -c "import json,sys; c=json.load(open(sys.argv[1])); assert abs(c['fixed
 	fail "--fixed-from: (10 s - 8 s) / 4 samples is 500 ms a sample"
 
 # bad input: exit 2, the file and the key named, nothing written
-printf '{"schema": "tracebench-noise/1", "batch_ms": 20, "fixed_ms": 3, "processes": [[1,2,3],[1,2,3],[1,2,3],[1,"x",3]]}' >"$TMP/bad1.json"
-expect_exit 2 $NC --from "$TMP/bad1.json" --json "$TMP/no.json"
-grep -q 'bad1.json: processes\[3\]\[1\]: not a positive number' "$TMP/err" || fail "bad batch not named"
-[ ! -e "$TMP/no.json" ] || fail "a refused input wrote its --json"
-printf '{"schema": "other"}' >"$TMP/bad2.json"
-expect_exit 2 $NC --from "$TMP/bad2.json"
-grep -q 'bad2.json: schema' "$TMP/err" || fail "bad schema not named"
-printf '{"schema": "tracebench-noise/1", "batch_ms": 20, "fixed_ms": 3, "processes": [[1,2,3]]}' >"$TMP/bad3.json"
-expect_exit 2 $NC --from "$TMP/bad3.json"
-grep -q 'bad3.json: processes: a list of at least 4' "$TMP/err" || fail "too few processes"
-printf 'not json' >"$TMP/bad4.json"
-expect_exit 2 $NC --from "$TMP/bad4.json"
-grep -q 'bad4.json' "$TMP/err" || fail "unparsable file not named"
+H='"schema": "tracebench-noise/1", "batch_ms": 20, "fixed_ms": 3'
+P3='[[1,2,3],[1,2,3],[1,2,3]'
+refused() { # NAME CONTENT MESSAGE: --from NAME.json exits 2 naming it with MESSAGE, no --json
+	printf '%s' "$2" >"$TMP/$1.json"
+	rm -f "$TMP/no.json"
+	expect_exit 2 $NC --from "$TMP/$1.json" --json "$TMP/no.json"
+	grep -qF "$1.json: $3" "$TMP/err" || { cat "$TMP/err"; fail "$1: '$3' not said"; }
+	[ ! -e "$TMP/no.json" ] || fail "$1: a refused input wrote its --json"
+}
+refused bad-batch "{$H, \"processes\": $P3,[1,\"x\",3]]}" 'processes[3][1]: not a positive number'
+refused bad-schema '{"schema": "other"}' 'schema: not tracebench-noise/1'
+refused few "{$H, \"processes\": [[1,2,3]]}" 'processes: a list of at least 4'
+refused no-list "{$H, \"processes\": [1,2,3,4]}" 'processes[0]: a list of 3 batches'
+refused bad-load "{$H, \"load\": \"x\", \"processes\": $P3,[1,2,3]]}" 'load: not a count of busy CPUs'
+refused not-json 'not json' 'Expecting value'
 expect_exit 2 $NC --from "$TMP/no-such.json"
-expect_exit 2 $NC --from "$TMP/syn.json" --fixed-from "$TMP/bad2.json"
-grep -q 'bad2.json: started, finished' "$TMP/err" || fail "--fixed-from on a non-run"
+expect_exit 2 $NC --from "$TMP/syn.json" --fixed-from "$TMP/bad-schema.json"
+grep -q 'bad-schema.json: started, finished' "$TMP/err" || fail "--fixed-from on a non-run"
 printf '{"started": "2026-12-06T10:00:00Z", "finished": "2026-12-06T10:00:01Z", "cells": [{"samples": [{"elapsed_ns": 2e9}]}]}' >"$TMP/short.json"
 expect_exit 2 $NC --from "$TMP/syn.json" --fixed-from "$TMP/short.json"
 grep -q 'short.json: finished - started' "$TMP/err" || fail "a run shorter than its samples"
