@@ -422,7 +422,7 @@ static int lock_machine(struct run *x)
 	return -1;
 }
 
-static int save(struct run *x, bool final);
+static int save(struct run *x, bool final, bool analyzed);
 
 /*
  * Before the first sample: the run directory takes result.json and samples.csv (written now,
@@ -436,7 +436,7 @@ static int check_writable(struct run *x)
 	struct stat st;
 	int ret;
 
-	ret = save(x, false);
+	ret = save(x, false, false);
 	if (!ret && !fstatat(x->rundir.fd, "result.json", &st, AT_SYMLINK_NOFOLLOW))
 		now = (size_t)st.st_size;
 	if (!ret)
@@ -651,19 +651,23 @@ static void show_budget(void *ctx, const struct tb_runner_budget *b)
 
 /*
  * result.json and samples.csv as they stand (partial until final), each replaced atomically.
- * The first failure is said (once, by core/outdir) and kept in write_err: nothing is written
- * after it, and the run stops; the file on disk is the last complete write.
+ * analyzed: the result's analysis is current (the runner's after a round), so it is not
+ * repeated unless the partial flag it saw changes. The first failure is said (once, by
+ * core/outdir) and kept in write_err: nothing is written after it, and the run stops; the file
+ * on disk is the last complete write.
  */
-static int save(struct run *x, bool final)
+static int save(struct run *x, bool final, bool analyzed)
 {
 	char ts[32];
 	int ret;
 
 	if (x->write_err)
 		return x->write_err;
-	tb_result_update_totals(x->r);
-	x->r->partial = !final; /* before the analysis: its shortfalls say it */
-	tb_stats_analyze(x->r);
+	if (!analyzed || x->r->partial != !final) {
+		tb_result_update_totals(x->r);
+		x->r->partial = !final; /* before the analysis: its shortfalls say it */
+		tb_stats_analyze(x->r);
+	}
 	tb_utc_iso(ts, sizeof(ts), time(NULL));
 	free(x->r->finished);
 	x->r->finished = strdup(ts);
@@ -677,7 +681,7 @@ static int save(struct run *x, bool final)
 static int save_round(void *ctx, struct tb_result *r)
 {
 	(void)r;
-	return save(ctx, false); /* a failed write stops the run */
+	return save(ctx, false, true); /* a failed write stops the run */
 }
 
 /* A cell's profiles into its files and its [explain] object, and the result saved. */
@@ -692,7 +696,7 @@ static int save_explained(void *ctx, struct tb_result *r, size_t cell,
 		return ret;
 	if (ret)
 		tb_warn("%s: the explanation is incomplete (see above)", r->cells[cell].id);
-	save(x, false);
+	save(x, false, false);
 	return 0;
 }
 
@@ -845,8 +849,8 @@ static int publish(struct run *x, int rc)
 	if (x->write_err)
 		return rc;
 	if (x->disk_refused) /* nothing measured: the header only, no table, plots or report */
-		return save(x, false) ? tb_dir_exit_code(x->write_err) : rc;
-	if (save(x, !x->interrupted && rc == TB_EXIT_OK))
+		return save(x, false, false) ? tb_dir_exit_code(x->write_err) : rc;
+	if (save(x, !x->interrupted && rc == TB_EXIT_OK, false))
 		return tb_dir_exit_code(x->write_err);
 	if (x->o.json_out) {
 		json_t *doc = tb_result_to_json(x->r);

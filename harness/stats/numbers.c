@@ -209,36 +209,126 @@ double tb_stats_hodges_lehmann(const double *x, size_t nx, const double *y, size
 /* ---- bootstrap --------------------------------------------------------------------------------
  */
 
-/* One resample of (x, y) into (bx, by); returns their medians. */
-static void draw(gsl_rng *rng, const double *x, size_t nx, const double *y, size_t ny, bool paired,
-		 double *bx, double *by, double *mx, double *my)
-{
-	if (paired) {
-		for (size_t i = 0; i < nx; i++) {
-			size_t k = gsl_rng_uniform_int(rng, nx);
+/*
+ * A sample set resampled by counts. A resample with replacement is fully told by how often it
+ * drew each value, and its median is found by walking the values in sorted order weighted by
+ * those counts: O(n) with no data moved, where a select per resample (gsl_stats_median) was most
+ * of an analysis, which the runner repeats after every round. The median is the one
+ * gsl_stats_median gives for the resample itself (the same middle values, averaged the same way).
+ */
+struct counted {
+	const double *v;
+	size_t n;
+	size_t *order;	   /* v's indices by value */
+	unsigned int *cnt; /* draws of each index in the current resample */
+};
 
-			bx[i] = x[k];
-			by[i] = y[k];
-		}
-	} else {
-		for (size_t i = 0; i < nx; i++)
-			bx[i] = x[gsl_rng_uniform_int(rng, nx)];
-		for (size_t i = 0; i < ny; i++)
-			by[i] = y[gsl_rng_uniform_int(rng, ny)];
+/* 0 or -ENOMEM; cnt (n entries) is the caller's, shared by a paired set. */
+static int counted_init(struct counted *c, const double *v, size_t n, unsigned int *cnt)
+{
+	c->v = v;
+	c->n = n;
+	c->cnt = cnt;
+	c->order = malloc(n * sizeof(*c->order));
+	if (!c->order)
+		return -ENOMEM;
+	gsl_sort_index(c->order, v, 1, n);
+	return 0;
+}
+
+static double counted_median(const struct counted *c)
+{
+	size_t lo = (c->n - 1) / 2, hi = c->n / 2, seen = 0;
+	double a = NAN;
+
+	for (size_t i = 0; i < c->n; i++) {
+		size_t k = c->order[i];
+
+		if (seen <= lo && seen + c->cnt[k] > lo)
+			a = c->v[k];
+		seen += c->cnt[k];
+		if (seen > hi)
+			return lo == hi ? a : 0.5 * (a + c->v[k]);
 	}
-	*mx = gsl_stats_median(bx, 1, nx);
-	*my = gsl_stats_median(by, 1, ny);
+	return NAN; /* counts that do not add up to n */
+}
+
+/* Two sets to resample together: paired ones share one draw of indices (and its counts). */
+struct resampled {
+	struct counted x, y;
+	bool paired;
+};
+
+static void resampled_free(struct resampled *p)
+{
+	free(p->x.order);
+	free(p->y.order);
+	free(p->x.cnt);
+	if (!p->paired)
+		free(p->y.cnt);
+	memset(p, 0, sizeof(*p));
+}
+
+/* 0 or -ENOMEM (p freed). Paired sets have nx == ny. */
+static int resampled_init(struct resampled *p, const double *x, size_t nx, const double *y,
+			  size_t ny, bool paired)
+{
+	unsigned int *cx = calloc(nx, sizeof(*cx)), *cy = paired ? cx : calloc(ny, sizeof(*cy));
+	int ret;
+
+	memset(p, 0, sizeof(*p));
+	p->paired = paired;
+	if (!cx || !cy) {
+		free(cx);
+		if (!paired)
+			free(cy);
+		return -ENOMEM;
+	}
+	p->x.cnt = cx;
+	p->y.cnt = cy;
+	ret = counted_init(&p->x, x, nx, cx);
+	if (!ret)
+		ret = counted_init(&p->y, y, ny, cy);
+	if (ret)
+		resampled_free(p);
+	return ret;
+}
+
+/* One resample's medians: the draws in the order (and from the rng calls) they always had. */
+static void draw(gsl_rng *rng, const struct resampled *p, double *mx, double *my)
+{
+	memset(p->x.cnt, 0, p->x.n * sizeof(*p->x.cnt));
+	if (!p->paired)
+		memset(p->y.cnt, 0, p->y.n * sizeof(*p->y.cnt));
+	for (size_t i = 0; i < p->x.n; i++)
+		p->x.cnt[gsl_rng_uniform_int(rng, p->x.n)]++;
+	if (!p->paired)
+		for (size_t i = 0; i < p->y.n; i++)
+			p->y.cnt[gsl_rng_uniform_int(rng, p->y.n)]++;
+	*mx = counted_median(&p->x);
+	*my = counted_median(&p->y);
+}
+
+/* Ascending, NaN last: a total order, so any sort gives the same array. */
+static int cmp_double(const void *pa, const void *pb)
+{
+	double a = *(const double *)pa, b = *(const double *)pb;
+
+	if (isnan(a) || isnan(b))
+		return isnan(a) - isnan(b);
+	return (a > b) - (a < b);
 }
 
 static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
 {
-	gsl_sort(v, 1, n);
+	qsort(v, n, sizeof(*v),
+	      cmp_double); /* glibc sorts by merging: quicker than gsl_sort here */
 	ci[0] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 - confidence) / 2);
 	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
 }
 
-/* What one resample computes: nstat figures into out, from scratch bx, by (room for the
- * largest sample set). */
+/* What one resample computes: nstat figures into out, from scratch bx, by (room values each;
+ * none when room is 0). */
 typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out);
 
 /*
@@ -249,12 +339,13 @@ typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *bx, double *b
 static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, size_t room,
 		     size_t nstat, resample_fn stat, const void *ctx, double (*ci)[2])
 {
-	double *bx = malloc(room * sizeof(*bx)), *by = malloc(room * sizeof(*by));
+	double *bx = room ? malloc(room * sizeof(*bx)) : NULL;
+	double *by = room ? malloc(room * sizeof(*by)) : NULL;
 	double *v = malloc((size_t)resamples * nstat * sizeof(*v)), out[2];
 	gsl_rng *rng = rng_new(seed);
 	int ret = -ENOMEM;
 
-	if (!bx || !by || !v || !rng || nstat > 2)
+	if ((room && (!bx || !by)) || !v || !rng || nstat > 2)
 		goto out;
 	for (unsigned int b = 0; b < resamples; b++) {
 		stat(rng, ctx, bx, by, out);
@@ -272,19 +363,12 @@ out:
 	return ret;
 }
 
-struct two_sets {
-	const double *x, *y;
-	size_t nx, ny;
-	bool paired;
-};
-
 /* The change of y's median against x's, in percent and in y's unit. */
 static void change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
 {
-	const struct two_sets *t = ctx;
 	double mx, my;
 
-	draw(rng, t->x, t->nx, t->y, t->ny, t->paired, bx, by, &mx, &my);
+	draw(rng, ctx, &mx, &my);
 	out[0] = 100 * (my / mx - 1);
 	out[1] = my - mx;
 }
@@ -293,14 +377,18 @@ int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, b
 		       unsigned int resamples, double confidence, uint64_t seed, double pct_ci[2],
 		       double ns_ci[2])
 {
-	struct two_sets t = {x, y, nx, ny, paired};
+	struct resampled t;
 	double ci[2][2];
 	int ret;
 
 	pct_ci[0] = pct_ci[1] = ns_ci[0] = ns_ci[1] = NAN;
 	if (nx < 2 || ny < 2 || (paired && nx != ny) || !resamples)
 		return -EINVAL;
-	ret = bootstrap(resamples, seed, confidence, nx > ny ? nx : ny, 2, change, &t, ci);
+	ret = resampled_init(&t, x, nx, y, ny, paired);
+	if (ret)
+		return ret;
+	ret = bootstrap(resamples, seed, confidence, 0, 2, change, &t, ci);
+	resampled_free(&t);
 	if (ret)
 		return ret;
 	memcpy(pct_ci, ci[0], sizeof(ci[0]));
@@ -363,11 +451,11 @@ int tb_stats_bootstrap_slope(const double *x, const double *base, const double *
 /* The difference of two cells' overheads (b's less a's), in percentage points. */
 static void pct_change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
 {
-	const struct tb_cellpair *const *p = ctx;
+	const struct resampled *p = ctx;
 	double ma, ta, mb, tb;
 
-	draw(rng, p[0]->base, p[0]->nb, p[0]->traced, p[0]->nt, p[0]->paired, bx, by, &ma, &ta);
-	draw(rng, p[1]->base, p[1]->nb, p[1]->traced, p[1]->nt, p[1]->paired, bx, by, &mb, &tb);
+	draw(rng, &p[0], &ma, &ta);
+	draw(rng, &p[1], &mb, &tb);
 	out[0] = 100 * (tb / mb - 1) - 100 * (ta / ma - 1);
 }
 
@@ -375,16 +463,23 @@ int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_c
 				  unsigned int resamples, double confidence, uint64_t seed,
 				  double ci[2])
 {
-	size_t na = a->nb > a->nt ? a->nb : a->nt, nb = b->nb > b->nt ? b->nb : b->nt;
-	const struct tb_cellpair *p[2] = {a, b};
+	struct resampled p[2];
 	double out[1][2];
 	int ret;
 
 	ci[0] = ci[1] = NAN;
-	if (a->nb < 2 || a->nt < 2 || b->nb < 2 || b->nt < 2 || !resamples)
+	if (a->nb < 2 || a->nt < 2 || b->nb < 2 || b->nt < 2 || !resamples ||
+	    (a->paired && a->nb != a->nt) || (b->paired && b->nb != b->nt))
 		return -EINVAL;
-	ret = bootstrap(resamples, seed, confidence, na > nb ? na : nb, 1, pct_change, p, out);
+	ret = resampled_init(&p[0], a->base, a->nb, a->traced, a->nt, a->paired);
+	if (ret)
+		return ret;
+	ret = resampled_init(&p[1], b->base, b->nb, b->traced, b->nt, b->paired);
+	if (!ret)
+		ret = bootstrap(resamples, seed, confidence, 0, 1, pct_change, p, out);
 	if (!ret)
 		memcpy(ci, out[0], sizeof(out[0]));
+	resampled_free(&p[0]);
+	resampled_free(&p[1]);
 	return ret;
 }

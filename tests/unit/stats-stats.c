@@ -16,6 +16,8 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 
 #include "model/measured.h"
 #include "model/result.h"
@@ -144,6 +146,83 @@ static void test_bootstrap(void)
 	CU_ASSERT(pct2[0] <= pct[0] && pct2[1] >= pct[1]);
 	CU_ASSERT_EQUAL(tb_stats_bootstrap(BASE12, 1, TR12, 12, false, 100, 0.95, 1, pct, ns),
 			-EINVAL);
+}
+
+/*
+ * The bootstrap as it is defined, written out the slow way: each resample's values copied and
+ * its medians taken by GSL. tb_stats_bootstrap finds the same medians by counts (numbers.c),
+ * from the same draws of the same generator (mt19937 on the seed), so the intervals must
+ * agree bit for bit, on odd and even sizes, ties, and unequal unpaired sets.
+ */
+static void reference_bootstrap(const double *x, size_t nx, const double *y, size_t ny, bool paired,
+				unsigned int resamples, double conf, unsigned long seed,
+				double pct[2], double ns[2])
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	double *bx = malloc(nx * sizeof(*bx)), *by = malloc(ny * sizeof(*by));
+	double *vp = malloc(resamples * sizeof(*vp)), *vn = malloc(resamples * sizeof(*vn));
+
+	gsl_rng_set(rng, seed);
+	for (unsigned int b = 0; b < resamples; b++) {
+		double mx, my;
+
+		for (size_t i = 0; i < nx; i++) {
+			size_t k = gsl_rng_uniform_int(rng, nx);
+
+			bx[i] = x[k];
+			if (paired)
+				by[i] = y[k];
+		}
+		for (size_t i = 0; !paired && i < ny; i++)
+			by[i] = y[gsl_rng_uniform_int(rng, ny)];
+		mx = gsl_stats_median(bx, 1, nx);
+		my = gsl_stats_median(by, 1, ny);
+		vp[b] = 100 * (my / mx - 1);
+		vn[b] = my - mx;
+	}
+	gsl_sort(vp, 1, resamples);
+	gsl_sort(vn, 1, resamples);
+	pct[0] = gsl_stats_quantile_from_sorted_data(vp, 1, resamples, (1 - conf) / 2);
+	pct[1] = gsl_stats_quantile_from_sorted_data(vp, 1, resamples, (1 + conf) / 2);
+	ns[0] = gsl_stats_quantile_from_sorted_data(vn, 1, resamples, (1 - conf) / 2);
+	ns[1] = gsl_stats_quantile_from_sorted_data(vn, 1, resamples, (1 + conf) / 2);
+	free(bx);
+	free(by);
+	free(vp);
+	free(vn);
+	gsl_rng_free(rng);
+}
+
+static void test_bootstrap_by_counts(void)
+{
+	static const double ties_b[] = {100, 101, 100, 102, 101, 100, 103, 101, 100};
+	static const double ties_t[] = {110, 110, 111, 110, 112, 111, 110, 113, 110};
+	static const struct {
+		const double *x, *y;
+		size_t nx, ny;
+		bool paired;
+		unsigned long seed;
+	} c[] = {
+		{BASE12, TR12, 12, 12, true, 42},  /* even: two middle values averaged */
+		{BASE12, TR12, 11, 11, true, 7},   /* odd */
+		{X, Y, 8, 7, false, 3},		   /* unpaired, unequal sizes */
+		{ties_b, ties_t, 9, 9, true, 11},  /* ties everywhere */
+		{ties_b, ties_t, 9, 8, false, 12}, /* ties, unpaired */
+		{BASE12, TR12, 2, 2, true, 5},	   /* the smallest set it takes */
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		double pct[2], ns[2], rp[2], rn[2];
+
+		CU_ASSERT_EQUAL_FATAL(tb_stats_bootstrap(c[i].x, c[i].nx, c[i].y, c[i].ny,
+							 c[i].paired, 2000, 0.95, c[i].seed, pct,
+							 ns),
+				      0);
+		reference_bootstrap(c[i].x, c[i].nx, c[i].y, c[i].ny, c[i].paired, 2000, 0.95,
+				    c[i].seed, rp, rn);
+		CU_ASSERT_EQUAL(memcmp(pct, rp, sizeof(pct)), 0);
+		CU_ASSERT_EQUAL(memcmp(ns, rn, sizeof(ns)), 0);
+	}
 }
 
 static void test_rate_fit(void)
@@ -758,6 +837,7 @@ static CU_TestInfo stats_tests[] = {
 	{"Hodges-Lehmann, median, MAD, outliers", test_hl_median_mad},
 	{"MDE formula", test_mde},
 	{"bootstrap CI on a fixed seed", test_bootstrap},
+	{"bootstrap medians by counts: the resamples' own, bit for bit", test_bootstrap_by_counts},
 	{"rate fit and non-linearity", test_rate_fit},
 	{"rate fit: no model from noise", test_rate_fit_refuses_noise},
 	{"verdicts: overhead, none, noisy, lost, zero events, few rounds", test_verdicts},
