@@ -105,4 +105,15 @@ int tb_child_sample(const struct tb_measure_job *job, struct tb_cell *cell, stru
  */
 void tb_child_release(struct tb_tracer *held, struct tb_cell *cell);
 
+/* The gate's poll near a batch's expected end (child.c says why). */
+#define TB_GATE_POLL_NEAR_NS 500000ull
+
+/*
+ * How long the parent sleeps el ns into a wait at the gate, its doubling period at poll, the
+ * batch expected to end at expect_ns (0: not known): poll, shortened to wake at the expected
+ * end's window (a sixteenth of it and a millisecond either side), TB_GATE_POLL_NEAR_NS within
+ * the window.
+ */
+uint64_t tb_child_gate_sleep_ns(uint64_t el, uint64_t poll, uint64_t expect_ns);
+
 #endif /* TB_CHILD_H */

@@ -82,8 +82,37 @@ static void test_bracketed(void)
 	free(cfg);
 }
 
+/* The parent's sleeps at the gate: doubling, but never far past a batch's expected end. */
+static void test_gate_sleep(void)
+{
+	const uint64_t ms = 1000000, near = TB_GATE_POLL_NEAR_NS;
+	/* 200 ms expected: the window is 12.5 + 1 ms either side */
+	const uint64_t expect = 200 * ms, window = expect / 16 + ms;
+
+	/* nothing expected: the doubling period as it is */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(0, 50000, 0), 50000);
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(150 * ms, 5 * ms, 0), 5 * ms);
+	/* well before the window: the period */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(10 * ms, 5 * ms, expect), 5 * ms);
+	/* a period that would cross into the window is cut to end at its start */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(expect - window - 2 * ms, 5 * ms, expect), 2 * ms);
+	/* inside the window, before and after the expected end: the near period */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(expect - window, 5 * ms, expect), near);
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(expect + window - 1, 5 * ms, expect), near);
+	/* a period already shorter than the near one stays */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(expect, 100000, expect), 100000);
+	/* past the window (a batch slower than its last): back to the period */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(expect + window, 5 * ms, expect), 5 * ms);
+	/* a batch shorter than its window: near polls from the start */
+	CU_ASSERT_EQUAL(tb_child_gate_sleep_ns(0, 5 * ms, ms / 2), near);
+	/* no sleep runs past the window's start, wherever the wait is */
+	for (uint64_t el = 0; el < expect - window; el += 333333)
+		CU_ASSERT(el + tb_child_gate_sleep_ns(el, 5 * ms, expect) <= expect - window);
+}
+
 static CU_TestInfo tests[] = {
 	{"a bracketed sample: ready, begin, batch, end", test_bracketed},
+	{"the gate's sleeps near a batch's expected end", test_gate_sleep},
 	CU_TEST_INFO_NULL,
 };
 
