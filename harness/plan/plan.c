@@ -342,24 +342,19 @@ static void estimate_at(const struct tb_plan *p, struct tb_plan_estimate *e, uin
 		double b = free_d && tb_plan_duration_free(p, p->cells[i].wl) ? to_s(free_d)
 									      : tb_plan_batch_s(w);
 
-		e->batch_s += rounds * b;
-		e->settle_s += rounds * 2 * to_s(t->settle_ns);
-		e->process_s += rounds * tb_plan_process_s(w);
-		e->tracer_s += tracer_cost_s(p, t, rounds);
-		/* one accounting sample per accounting-every measured rounds, its tracer set up
-		 * afresh */
-		if (!(t->ops->flags & TB_TR_BASELINE) && t->ops->accounts &&
-		    t->ops->accounts(t->cfg)) {
-			double acct = (double)tb_scenario_accounting_rounds(
-				p->s, tb_scenario_first_rounds(p->s));
+		double acct = 0;
 
-			e->batch_s += acct * b;
-			e->settle_s += acct * 2 * to_s(t->settle_ns);
-			e->process_s += acct * tb_plan_process_s(w);
-			e->tracer_s +=
-				t->ops->est_cost_ns ? acct * to_s(t->ops->est_cost_ns(t->cfg)) : 0;
-			nacct += (size_t)acct;
-		}
+		/* one accounting sample per accounting-every measured rounds, on the cell's kept
+		 * tracer as the timed ones (set up afresh where none is kept) */
+		if (!(t->ops->flags & TB_TR_BASELINE) && t->ops->accounts &&
+		    t->ops->accounts(t->cfg))
+			acct = (double)tb_scenario_accounting_rounds(
+				p->s, tb_scenario_first_rounds(p->s));
+		e->batch_s += (rounds + acct) * b;
+		e->settle_s += (rounds + acct) * 2 * to_s(t->settle_ns);
+		e->process_s += (rounds + acct) * tb_plan_process_s(w);
+		e->tracer_s += tracer_cost_s(p, t, rounds + acct);
+		nacct += (size_t)acct;
 		/* explain samples also read the kernel's symbols (about 100 ms) */
 		if (p->cells[i].explain || explained_baseline(p, i))
 			e->explain_s += (double)p->s->explain_samples *

@@ -149,8 +149,8 @@ static void add_samples(const struct tb_runner *rn, size_t i, double n, double f
 }
 
 /* A round (warmup: the first, its held tracers set up; else a measured one, its accounting
- * samples in at their share of the rounds, accounting-every), and what follows the rounds
- * (tail). */
+ * samples, on the held tracers too, in at their share of the rounds, accounting-every), and
+ * what follows the rounds (tail). */
 static void model_of(const struct tb_runner *rn, struct model *warm, struct model *rnd,
 		     struct model *tail)
 {
@@ -167,7 +167,7 @@ static void model_of(const struct tb_runner *rn, struct model *warm, struct mode
 		add_samples(rn, i, 1, cr->fresh_s, warm);
 		add_samples(rn, i, 1, cr->fixed_s, rnd);
 		if (tb_runner_accounts(rn, cr))
-			add_samples(rn, i, 1.0 / p->s->accounting_every, cr->fresh_s, rnd);
+			add_samples(rn, i, 1.0 / p->s->accounting_every, cr->fixed_s, rnd);
 		tail->fixed += cr->release_s;
 		if (tb_runner_explain_sampled(p, i))
 			add_samples(rn, i, p->s->explain_samples, cr->fresh_s + 0.1, tail);

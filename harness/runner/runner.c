@@ -130,7 +130,7 @@ static int run_round(struct tb_runner *rn, int round, bool warmup, unsigned int 
 		if (ret)
 			return ret;
 		rn->samples_done++;
-		if (!accounting) { /* an accounting sample sets its tracer up afresh: apart */
+		if (!accounting) { /* an accounting sample's tracer runs with its stats: apart */
 			cr->wall_s +=
 				steady_wall_s(cr, &rn->r->cells[cr->cell], to_s(tb_now_ns() - t0));
 			cr->nwall++;

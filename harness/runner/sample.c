@@ -162,7 +162,8 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		job.req.ops = cr->ops;
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
-	job.held = accounting ? NULL : cr->held; /* a held tracer was set up without it */
+	job.held =
+		cr->held; /* an accounting sample's rearm opens the stats, its park closes them */
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
 	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
 		cr->failures++;
@@ -275,13 +276,12 @@ double tb_runner_explain_left_s(const struct tb_runner *rn)
 }
 
 /* The mean wall time of an accounting sample of plan cell i so far; before any, a timed one's
- * set up afresh (an accounting sample is). */
+ * (it takes the held tracer too). */
 static double mean_acct_s(const struct tb_runner *rn, size_t i)
 {
 	const struct tb_plan_cell *cr = &rn->plan->cells[i];
 
-	return cr->nacct ? cr->acct_wall_s / cr->nacct
-			 : mean_sample_s(rn, i) + fresh_setup_s(rn, i);
+	return cr->nacct ? cr->acct_wall_s / cr->nacct : mean_sample_s(rn, i);
 }
 
 double tb_runner_left_s(const struct tb_runner *rn)

@@ -101,7 +101,8 @@ struct tb_runner {
 /*
  * One sample of plan cell cr (runner.c), with tracer instead of the cell's own (NULL: its own)
  * and into another cell than the result's (NULL: the result's); with accounting, an
- * accounting sample (tracer.h, accounts), set up afresh. Returns as tb_child_sample.
+ * accounting sample (tracer.h, accounts), on the cell's held tracer like a timed one. Returns as
+ * tb_child_sample.
  */
 int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, bool warmup,
 		     bool accounting, const struct tb_scn_tracer *tracer, struct tb_cell *into);

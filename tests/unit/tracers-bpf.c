@@ -842,7 +842,8 @@ static int rearm_window(struct tr *r, bool rearm, long n, struct tb_tracer_stats
  * them in accounting samples only). Parked between them it has no link, no stats
  * fd (bpf_enable_stats times every program of the host) and a filter that matches no process;
  * rearmed for another child, the same programs (ids) count that child's getpid calls exactly
- * and nothing of the first child's. After teardown nothing is left.
+ * and nothing of the first child's. Then an accounting sample on it, with the stats, and a timed
+ * one after, without. After teardown nothing is left.
  */
 static void check_rearm(const char *program, const char *extra_kv)
 {
@@ -881,6 +882,24 @@ static void check_rearm(const char *program, const char *extra_kv)
 		CU_ASSERT_EQUAL(syscall_of(st.extra, a, SYS_getpid), -1);
 		CU_ASSERT_EQUAL(st.workload_events, st.events);
 	}
+	CU_ASSERT_EQUAL(st.bpf_stats, 0);
+	CU_ASSERT_EQUAL(st.bpf_run_cnt, -1);
+	json_decref(st.extra);
+	/* An accounting sample takes the kept tracer too: its rearm opens the stats fd (run
+	 * figures for that window), its park closes it, so the next timed sample has none. */
+	r.t.target = 0;
+	CU_ASSERT_EQUAL_FATAL(bpf_ops->rearm(&r.t), 0);
+	r.t.accounting = true;
+	CU_ASSERT_EQUAL_FATAL(rearm_window(&r, true, 700, &st, &b), 0);
+	CU_ASSERT_EQUAL(st.bpf_stats, 1);
+	CU_ASSERT(st.bpf_run_cnt >= 700);
+	CU_ASSERT(st.events >= 700 && st.events <= 700 + 16);
+	json_decref(st.extra);
+	r.t.target = 0;
+	CU_ASSERT_EQUAL_FATAL(bpf_ops->rearm(&r.t), 0);
+	CU_ASSERT_EQUAL(bpf_fds(), fds); /* the stats fd closed with the park */
+	r.t.accounting = false;
+	CU_ASSERT_EQUAL_FATAL(rearm_window(&r, true, 300, &st, &b), 0);
 	CU_ASSERT_EQUAL(st.bpf_stats, 0);
 	CU_ASSERT_EQUAL(st.bpf_run_cnt, -1);
 	json_decref(st.extra);

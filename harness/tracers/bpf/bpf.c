@@ -14,7 +14,8 @@
  * Run statistics come from bpf_enable_stats(BPF_STATS_RUN_TIME): on only while our fd is open,
  * the kernel.bpf_stats_enabled sysctl is never touched. They add two clock reads to every
  * program run, so with stats = true they are held only in the cell's accounting samples (one
- * per measured round, set up afresh: tracer.h, accounts); the timed samples run without them.
+ * per accounting-every measured rounds: tracer.h, accounts; opened by the setup or the rearm of
+ * such a sample, closed by the park or the teardown after it); the timed samples run without.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -658,12 +659,16 @@ static bool bpf_can_rearm(const void *vcfg)
 	return cfg->program != PROG_OBJECT && cfg->pid_filter != PIDF_RODATA;
 }
 
-/* Parked (t->target 0): the ring buffer drained, the maps zeroed, the filter at no process. A
- * kept tracer holds no stats fd to close (bpf_enable_stats is an accounting sample's only). */
+/* Parked (t->target 0): no stats fd (an accounting sample's, closed: bpf_enable_stats times
+ * every program of the host while open), the ring buffer drained, the maps zeroed, the filter
+ * at no process. */
 static int park(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *cfg, int left)
 {
 	int r = left < 0 ? left : 0;
 
+	if (p->stats_fd >= 0)
+		close(p->stats_fd);
+	p->stats_fd = -1;
 	p->tgid = 0;
 	if (!r)
 		r = tb_bpftr_bundled_clear(p);
@@ -677,9 +682,9 @@ static int park(struct tb_tracer *t, struct bpf_priv *p, const struct bpf_cfg *c
  * Its programs are detached at stop and its reader joined (its file closed, consumer = file:
  * the next sample's start opens its own), so parked it runs on nothing and holds no file. The
  * rearm checks that (the maps still zero, no ring-buffer record arrived), re-points the filter
- * (targ_live, the probe's pid and binary) and reopens the stats fd: what a fresh setup for the
- * new target gives, without the load and verification and the teardown's wait for the kernel
- * to free the programs (bpf_est_cost_ns).
+ * (targ_live, the probe's pid and binary) and, for an accounting sample, opens the stats fd:
+ * what a fresh setup for the new target gives, without the load and verification and the
+ * teardown's wait for the kernel to free the programs (bpf_est_cost_ns).
  */
 static int bpf_rearm(struct tb_tracer *t)
 {
@@ -712,10 +717,10 @@ static int bpf_rearm(struct tb_tracer *t)
 	p->tgid = attributed_tgid(t);
 	if (cfg->program == PROG_PROBE)
 		tb_bpftr_probe_point(t, p, cfg);
-	/* No stats_on: a kept tracer serves timed samples only, an accounting sample sets its
-	 * tracer up afresh (runner/sample.c), so a rearmed one never holds the stats. */
 	if (cfg->pid_filter == PIDF_WORKLOAD)
 		r = point_filter(t, p);
+	if (!r)
+		stats_on(t, p, cfg); /* an accounting sample's only (the park closes it) */
 	return r;
 }
 
