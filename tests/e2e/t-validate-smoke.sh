@@ -58,14 +58,16 @@ save("proof", [base("getpid"),
           proof={"outcome": "unexpected" if bad else "control", "expected_per_op": 0.0})])
 # families: the warmup sets a kept tracer up and every later sample rearms it (r), or every
 # sample sets its own up (s); counts of 1000 ops. bad: one ftrace sample 2% short, one not
-# rearmed, a perf-count sample rearmed, a command below its expected count
-def fam(tr, tt, flags, ev, proof, acct=None):
+# rearmed, a perf-count sample rearmed, a command below its expected count, a BPF accounting
+# sample set up afresh (acct_flags: the accounting samples' own, each after its round's timed)
+def fam(tr, tt, flags, ev, proof, acct=None, acct_flags=""):
     c = cell("getpid", tr, tt, 500, proof=proof, events_lost=0)
-    for s, f, e in zip(c["samples"], flags, ev):
-        s.update(events=e, rearmed=f == "r")
+    for k, (s, f, e) in enumerate(zip(c["samples"], flags, ev)):
+        s.update(events=e, rearmed=f == "r", order=2 * k)
     for i, e in enumerate(acct or []):
         c["samples"].append({"round": i, "warmup": False, "ns_per_op": 600, "ops": 1000,
-                             "events": e, "accounting": True})
+                             "events": e, "accounting": True, "order": 2 * i + 3,
+                             "rearmed": acct_flags[i:i + 1] == "r"})
     return c
 save("families", [base("getpid"),
      fam("ftrace-event", "ftrace-events", "srrrsr" if bad else "srrrrr",
@@ -75,7 +77,9 @@ save("families", [base("getpid"),
          {"outcome": "match", "expected_per_op": 1.0}),
      fam("perf-sample", "perf-sample", "ssssss", [15] * 6, {"outcome": "sampled"}),
      fam("bpftrace", "command", "ssssss", [-1] * 6, {"outcome": "above", "expected_per_op": 1.0},
-         [900 if bad else 1050] * 3)])
+         [900 if bad else 1050] * 3),
+     fam("bpf-tp_btf", "bpf", "srrrrr", [1000] * 6, {"outcome": "match", "expected_per_op": 1.0},
+         [1000] * 3, "rsr" if bad else "rrr")])
 # bpf: good 300 ns/event vs 150 ns/run; bad 100 vs 150
 save("bpf", [base("getpid"), cell("getpid", "bpf-count", "bpf", 500,
      overhead={"ns_per_event": 100.0 if bad else 300.0, "bpf_ns_per_run": 150.0,
@@ -92,9 +96,9 @@ expect_exit 0 python3 "$AN" "$TMP/good"
 for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^PASS: $c" "$TMP/out" || fail "good set: no 'PASS: $c' line"
 done
-[ "$(grep -c '^PASS: families-proof' "$TMP/out")" = 4 ] &&
-	[ "$(grep -c '^PASS: families-rearm' "$TMP/out")" = 4 ] ||
-	fail "good set: not 4 + 4 families passes: $(grep families "$TMP/out")"
+[ "$(grep -c '^PASS: families-proof' "$TMP/out")" = 5 ] &&
+	[ "$(grep -c '^PASS: families-rearm' "$TMP/out")" = 5 ] ||
+	fail "good set: not 5 + 5 families passes: $(grep families "$TMP/out")"
 grep -q "ratio 1.050" "$TMP/out" || fail "good set: getpid/perf ratio 210/200 not printed"
 grep -q "ratio 1.125" "$TMP/out" || fail "good set: pipe/perf ratio 9000/8000 not printed"
 python3 - "$TMP/good/validation.json" <<'PY' || fail "good set: validation.json content"
@@ -114,9 +118,10 @@ expect_exit 1 python3 "$AN" "$TMP/bad"
 for c in known-delta aa-false-positives proof-count proof-lost proof-window bpf-crosscheck; do
 	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line"
 done
-# the short sample, the sample set up anew, the rearmed perf event, the command's short count
+# the short sample, the sample set up anew, the rearmed perf event, the command's short count,
+# the BPF accounting sample set up anew
 for c in "families-proof \[ftrace-event" "families-rearm \[ftrace-event" \
-	"families-rearm \[perf-count" "families-proof \[bpftrace"; do
+	"families-rearm \[perf-count" "families-proof \[bpftrace" "families-rearm \[bpf-tp_btf"; do
 	grep -q "^FAIL: $c" "$TMP/out" || fail "bad set: no 'FAIL: $c' line: $(grep families "$TMP/out")"
 done
 grep -q "^PASS: families-proof \[perf-sample" "$TMP/out" || fail "bad set: perf-sample failed"
