@@ -162,8 +162,8 @@ int tb_runner_sample(struct tb_runner *rn, struct tb_plan_cell *cr, int round, b
 		job.req.ops = cr->ops;
 	job.expect = cell->expected.items;
 	job.nexpect = cell->expected.nitems;
-	job.held =
-		cr->held; /* an accounting sample's rearm opens the stats, its park closes them */
+	/* accounting samples too: their rearm opens the stats, their park closes them */
+	job.held = cr->held;
 	ret = tb_child_sample(&job, cell, &cr->hist, &cr->dead);
 	if (cell->nsamples && cell->samples[cell->nsamples - 1].failed)
 		cr->failures++;

@@ -321,8 +321,8 @@ static int cmp_double(const void *pa, const void *pb)
 
 static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
 {
-	qsort(v, n, sizeof(*v),
-	      cmp_double); /* glibc sorts by merging: quicker than gsl_sort here */
+	/* glibc's qsort merges: quicker here than gsl_sort's heap sort */
+	qsort(v, n, sizeof(*v), cmp_double);
 	ci[0] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 - confidence) / 2);
 	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
 }
