@@ -327,28 +327,25 @@ static void percentile_ci(double *v, size_t n, double confidence, double ci[2])
 	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + confidence) / 2);
 }
 
-/* What one resample computes: nstat figures into out, from scratch bx, by (room values each;
- * none when room is 0). */
-typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out);
+/* What one resample computes: nstat figures into out. */
+typedef void (*resample_fn)(gsl_rng *rng, const void *ctx, double *out);
 
 /*
- * The percentile bootstrap both interval kinds share: resamples draws of stat from one rng
+ * The percentile bootstrap every interval kind shares: resamples draws of stat from one rng
  * seeded with seed, and the confidence interval of each of its nstat figures into ci[k].
  * Returns 0 or -ENOMEM.
  */
-static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, size_t room,
-		     size_t nstat, resample_fn stat, const void *ctx, double (*ci)[2])
+static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, size_t nstat,
+		     resample_fn stat, const void *ctx, double (*ci)[2])
 {
-	double *bx = room ? malloc(room * sizeof(*bx)) : NULL;
-	double *by = room ? malloc(room * sizeof(*by)) : NULL;
 	double *v = malloc((size_t)resamples * nstat * sizeof(*v)), out[2];
 	gsl_rng *rng = rng_new(seed);
 	int ret = -ENOMEM;
 
-	if ((room && (!bx || !by)) || !v || !rng || nstat > 2)
+	if (!v || !rng || nstat > 2)
 		goto out;
 	for (unsigned int b = 0; b < resamples; b++) {
-		stat(rng, ctx, bx, by, out);
+		stat(rng, ctx, out);
 		for (size_t k = 0; k < nstat; k++)
 			v[k * resamples + b] = out[k];
 	}
@@ -356,15 +353,13 @@ static int bootstrap(unsigned int resamples, uint64_t seed, double confidence, s
 		percentile_ci(v + k * resamples, resamples, confidence, ci[k]);
 	ret = 0;
 out:
-	free(bx);
-	free(by);
 	free(v);
 	gsl_rng_free(rng);
 	return ret;
 }
 
 /* The change of y's median against x's, in percent and in y's unit. */
-static void change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+static void change(gsl_rng *rng, const void *ctx, double *out)
 {
 	double mx, my;
 
@@ -387,7 +382,7 @@ int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, b
 	ret = resampled_init(&t, x, nx, y, ny, paired);
 	if (ret)
 		return ret;
-	ret = bootstrap(resamples, seed, confidence, 0, 2, change, &t, ci);
+	ret = bootstrap(resamples, seed, confidence, 2, change, &t, ci);
 	resampled_free(&t);
 	if (ret)
 		return ret;
@@ -396,29 +391,30 @@ int tb_stats_bootstrap(const double *x, size_t nx, const double *y, size_t ny, b
 	return 0;
 }
 
+/*
+ * A sweep's points, resampled by rounds: one draw of the nr rounds is every point's, so one set
+ * of counts (cnt) serves all 2 x np rows (base[p], traced[p]), each walked in its own order.
+ */
 struct slope_sets {
-	const double *x, *base, *traced; /* np points; base and traced np x nr, by round */
+	const double *x; /* np points */
 	size_t np, nr;
-	size_t *idx; /* scratch: one draw of nr rounds */
-	double *y;   /* scratch: np points' differences */
+	struct counted *base, *traced; /* np rows of nr rounds each */
+	unsigned int *cnt;
+	double *y; /* scratch: np points' differences */
 };
 
 /* One draw of rounds shared by every point, each point's difference of medians over them, and
  * the least-squares slope through the points. */
-static void slope(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+static void slope(gsl_rng *rng, const void *ctx, double *out)
 {
 	const struct slope_sets *s = ctx;
 	double c0, c1, c00, c01, c11, sse;
 
+	memset(s->cnt, 0, s->nr * sizeof(*s->cnt));
 	for (size_t k = 0; k < s->nr; k++)
-		s->idx[k] = gsl_rng_uniform_int(rng, s->nr);
-	for (size_t p = 0; p < s->np; p++) {
-		for (size_t k = 0; k < s->nr; k++) {
-			bx[k] = s->base[p * s->nr + s->idx[k]];
-			by[k] = s->traced[p * s->nr + s->idx[k]];
-		}
-		s->y[p] = gsl_stats_median(by, 1, s->nr) - gsl_stats_median(bx, 1, s->nr);
-	}
+		s->cnt[gsl_rng_uniform_int(rng, s->nr)]++;
+	for (size_t p = 0; p < s->np; p++)
+		s->y[p] = counted_median(&s->traced[p]) - counted_median(&s->base[p]);
 	if (gsl_fit_linear(s->x, 1, s->y, 1, s->np, &c0, &c1, &c00, &c01, &c11, &sse))
 		c1 = NAN;
 	out[0] = c1;
@@ -428,28 +424,44 @@ int tb_stats_bootstrap_slope(const double *x, const double *base, const double *
 			     size_t nr, unsigned int resamples, double confidence, uint64_t seed,
 			     double ci[2])
 {
-	struct slope_sets s = {x, base, traced, np, nr, NULL, NULL};
+	struct slope_sets s = {.x = x, .np = np, .nr = nr};
 	double out[1][2];
 	int ret = -ENOMEM;
 
 	ci[0] = ci[1] = NAN;
 	if (np < 3 || nr < 2 || !resamples)
 		return -EINVAL;
-	s.idx = malloc(nr * sizeof(*s.idx));
+	s.base = calloc(2 * np, sizeof(*s.base));
+	s.cnt = calloc(nr, sizeof(*s.cnt));
 	s.y = malloc(np * sizeof(*s.y));
-	if (s.idx && s.y)
-		ret = bootstrap(resamples, seed, confidence, nr, 1, slope, &s, out);
+	if (!s.base || !s.cnt || !s.y)
+		goto out;
+	s.traced = s.base + np;
+	ret = 0;
+	for (size_t p = 0; !ret && p < np; p++) {
+		ret = counted_init(&s.base[p], base + p * nr, nr, s.cnt);
+		if (!ret)
+			ret = counted_init(&s.traced[p], traced + p * nr, nr, s.cnt);
+	}
+	if (!ret)
+		ret = bootstrap(resamples, seed, confidence, 1, slope, &s, out);
 	if (!ret && isfinite(out[0][0]) && isfinite(out[0][1]))
 		memcpy(ci, out[0], sizeof(out[0]));
 	else if (!ret)
 		ret = -EINVAL;
-	free(s.idx);
+out:
+	for (size_t p = 0; s.base && p < np; p++) {
+		free(s.base[p].order);
+		free(s.traced[p].order);
+	}
+	free(s.base);
+	free(s.cnt);
 	free(s.y);
 	return ret;
 }
 
 /* The difference of two cells' overheads (b's less a's), in percentage points. */
-static void pct_change(gsl_rng *rng, const void *ctx, double *bx, double *by, double *out)
+static void pct_change(gsl_rng *rng, const void *ctx, double *out)
 {
 	const struct resampled *p = ctx;
 	double ma, ta, mb, tb;
@@ -476,7 +488,7 @@ int tb_stats_bootstrap_pct_change(const struct tb_cellpair *a, const struct tb_c
 		return ret;
 	ret = resampled_init(&p[1], b->base, b->nb, b->traced, b->nt, b->paired);
 	if (!ret)
-		ret = bootstrap(resamples, seed, confidence, 0, 1, pct_change, p, out);
+		ret = bootstrap(resamples, seed, confidence, 1, pct_change, p, out);
 	if (!ret)
 		memcpy(ci, out[0], sizeof(out[0]));
 	resampled_free(&p[0]);

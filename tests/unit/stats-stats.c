@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort_double.h>
@@ -148,6 +149,14 @@ static void test_bootstrap(void)
 			-EINVAL);
 }
 
+/* The percentile interval of the n resampled figures v (sorted here), as GSL interpolates it. */
+static void sorted_ci(double *v, size_t n, double conf, double ci[2])
+{
+	gsl_sort(v, 1, n);
+	ci[0] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 - conf) / 2);
+	ci[1] = gsl_stats_quantile_from_sorted_data(v, 1, n, (1 + conf) / 2);
+}
+
 /*
  * The bootstrap as it is defined, written out the slow way: each resample's values copied and
  * its medians taken by GSL. tb_stats_bootstrap finds the same medians by counts (numbers.c),
@@ -180,12 +189,8 @@ static void reference_bootstrap(const double *x, size_t nx, const double *y, siz
 		vp[b] = 100 * (my / mx - 1);
 		vn[b] = my - mx;
 	}
-	gsl_sort(vp, 1, resamples);
-	gsl_sort(vn, 1, resamples);
-	pct[0] = gsl_stats_quantile_from_sorted_data(vp, 1, resamples, (1 - conf) / 2);
-	pct[1] = gsl_stats_quantile_from_sorted_data(vp, 1, resamples, (1 + conf) / 2);
-	ns[0] = gsl_stats_quantile_from_sorted_data(vn, 1, resamples, (1 - conf) / 2);
-	ns[1] = gsl_stats_quantile_from_sorted_data(vn, 1, resamples, (1 + conf) / 2);
+	sorted_ci(vp, resamples, conf, pct);
+	sorted_ci(vn, resamples, conf, ns);
 	free(bx);
 	free(by);
 	free(vp);
@@ -223,6 +228,80 @@ static void test_bootstrap_by_counts(void)
 		CU_ASSERT_EQUAL(memcmp(pct, rp, sizeof(pct)), 0);
 		CU_ASSERT_EQUAL(memcmp(ns, rn, sizeof(ns)), 0);
 	}
+}
+
+/*
+ * The sweep's slope bootstrap written out the slow way: each resample's rounds copied for every
+ * point and their medians taken by GSL, then the least-squares slope. tb_stats_bootstrap_slope
+ * finds the same medians from the draw's counts, so the intervals must agree bit for bit.
+ */
+static void reference_slope(const double *x, const double *base, const double *traced, size_t np,
+			    size_t nr, unsigned int resamples, double conf, unsigned long seed,
+			    double ci[2])
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	size_t *idx = malloc(nr * sizeof(*idx));
+	double *bx = malloc(nr * sizeof(*bx)), *by = malloc(nr * sizeof(*by));
+	double *y = malloc(np * sizeof(*y)), *v = malloc(resamples * sizeof(*v));
+
+	gsl_rng_set(rng, seed);
+	for (unsigned int b = 0; b < resamples; b++) {
+		double c0, c1, c00, c01, c11, sse;
+
+		for (size_t k = 0; k < nr; k++)
+			idx[k] = gsl_rng_uniform_int(rng, nr);
+		for (size_t p = 0; p < np; p++) {
+			for (size_t k = 0; k < nr; k++) {
+				bx[k] = base[p * nr + idx[k]];
+				by[k] = traced[p * nr + idx[k]];
+			}
+			y[p] = gsl_stats_median(by, 1, nr) - gsl_stats_median(bx, 1, nr);
+		}
+		gsl_fit_linear(x, 1, y, 1, np, &c0, &c1, &c00, &c01, &c11, &sse);
+		v[b] = c1;
+	}
+	sorted_ci(v, resamples, conf, ci);
+	free(idx);
+	free(bx);
+	free(by);
+	free(y);
+	free(v);
+	gsl_rng_free(rng);
+}
+
+static void test_bootstrap_slope_by_counts(void)
+{
+	/* 4 points of 9 rounds: a round's drift shared by every point, ties within rows */
+	static const double x[] = {1, 2, 4, 8};
+	static const double drift[] = {0, 3, -2, 5, 1, -4, 2, 0, 3};
+	double base[4 * 9], traced[4 * 9], ci[2], rc[2];
+	static const struct {
+		size_t nr;
+		unsigned long seed;
+	} c[] = {{9, 42}, {8, 7}, {2, 5}, {5, 11}}; /* odd, even, the least, odd */
+
+	for (size_t p = 0; p < 4; p++)
+		for (size_t k = 0; k < 9; k++) {
+			base[p * 9 + k] = 100 + drift[k] + (double)(k % 3);
+			traced[p * 9 + k] = 100 + 25 * x[p] + drift[k] + (double)((k + p) % 4);
+		}
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		double b[4 * 9], t[4 * 9];
+
+		/* nr rounds of each row, rows packed as the function takes them */
+		for (size_t p = 0; p < 4; p++)
+			for (size_t k = 0; k < c[i].nr; k++) {
+				b[p * c[i].nr + k] = base[p * 9 + k];
+				t[p * c[i].nr + k] = traced[p * 9 + k];
+			}
+		CU_ASSERT_EQUAL_FATAL(
+			tb_stats_bootstrap_slope(x, b, t, 4, c[i].nr, 2000, 0.95, c[i].seed, ci),
+			0);
+		reference_slope(x, b, t, 4, c[i].nr, 2000, 0.95, c[i].seed, rc);
+		CU_ASSERT_EQUAL(memcmp(ci, rc, sizeof(ci)), 0);
+		CU_ASSERT(ci[0] < 25 && ci[1] > 20); /* the line's slope, 25, drawn near */
+	}
+	CU_ASSERT_EQUAL(tb_stats_bootstrap_slope(x, base, traced, 2, 9, 100, 0.95, 1, ci), -EINVAL);
 }
 
 static void test_rate_fit(void)
@@ -838,6 +917,8 @@ static CU_TestInfo stats_tests[] = {
 	{"MDE formula", test_mde},
 	{"bootstrap CI on a fixed seed", test_bootstrap},
 	{"bootstrap medians by counts: the resamples' own, bit for bit", test_bootstrap_by_counts},
+	{"slope bootstrap by counts: the resamples' own, bit for bit",
+	 test_bootstrap_slope_by_counts},
 	{"rate fit and non-linearity", test_rate_fit},
 	{"rate fit: no model from noise", test_rate_fit_refuses_noise},
 	{"verdicts: overhead, none, noisy, lost, zero events, few rounds", test_verdicts},
