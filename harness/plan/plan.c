@@ -305,24 +305,32 @@ static double tracer_cost_s(const struct tb_plan *p, const struct tb_scn_tracer 
 }
 
 /*
- * Under a max-time, the slowdown probes (runner/budget.h): a sample of TB_PLAN_PROBE_NS of
- * baseline ops for each traced cell whose ops the duration sizes, its tracer set up and torn
- * down; the probe's own slowdown is not known here.
+ * Under a max-time, the probes (runner/budget.h): a sample of TB_PLAN_PROBE_NS of baseline ops
+ * for each traced cell whose ops the duration sizes, its tracer set up, and a second one that
+ * rearms a tracer the run keeps; with a duration the run chooses, one more for each other such
+ * cell (its fixed cost). The probes' own slowdown is not known here. *n counts the traced
+ * cells probed.
  */
 static double probes_s(const struct tb_plan *p, size_t *n)
 {
+	bool chosen = p->s->precision > 0 && !p->s->duration_set;
 	double s = 0;
 
 	*n = 0;
 	for (size_t i = 0; p->s->max_time_ns && i < p->ncells; i++) {
 		const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 		const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+		double one = to_s(TB_PLAN_PROBE_NS + 2 * t->settle_ns) + tb_plan_process_s(w);
 
-		if ((t->ops->flags & TB_TR_BASELINE) || (w->ops->flags & TB_WL_ONESHOT) ||
-		    w->ops->batch_ns)
+		if ((w->ops->flags & TB_WL_ONESHOT) || w->ops->batch_ns)
 			continue;
-		s += to_s(TB_PLAN_PROBE_NS + 2 * t->settle_ns) + tb_plan_process_s(w) +
-		     (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+		if (t->ops->flags & TB_TR_BASELINE) {
+			s += chosen ? one : 0;
+			continue;
+		}
+		s += one + (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+		if (p->s->reuse_tracers && tb_tracer_rearms(t->ops, t->cfg))
+			s += one + (t->ops->est_rearm_ns ? to_s(t->ops->est_rearm_ns(t->cfg)) : 0);
 		(*n)++;
 	}
 	return s;
@@ -403,12 +411,13 @@ static void print_budget(FILE *f, const struct tb_plan *p, const struct tb_plan_
 
 	fprintf(f,
 		"max-time %.3g s: after calibration each traced cell's slowdown is measured (%zu "
-		"short sample%s under its tracer), a cell at least %.0fx slower than its baseline "
-		"gets samples of its own op count that last about the duration, %sand no round "
-		"starts that would not end within max-time\n",
+		"short sample%s under its tracer, a kept tracer's rearm too), a cell at least %.0fx "
+		"slower than its baseline gets samples of its own op count that last about the "
+		"duration, %sand no round starts that would not end within max-time\n",
 		budget, e->nprobes, e->nprobes == 1 ? "" : "s", TB_PLAN_SIZE_SLOWDOWN,
-		shortens ? "the duration is shortened (not below 0.2 s) until the warmup and the "
-			   "minimum rounds fit, "
+		shortens ? "the duration is lengthened where the fixed costs the probes measure "
+			   "exceed the declared ones, then shortened (not below 0.2 s) until the "
+			   "warmup and the minimum rounds fit, "
 			 : "");
 	if (least.total_s > budget && chosen)
 		fprintf(f,

@@ -11,6 +11,7 @@
 
 #include "core/tb.h"
 #include "runner/budget.h"
+#include "runner/child.h"
 #include "tracers/tracer.h"
 #include "workloads/workload.h"
 
@@ -54,46 +55,111 @@ static void declared_fixed(const struct tb_runner *rn, struct tb_plan_cell *cr)
 	cr->release_s = 0;
 }
 
+/* What one probe sample gave: ok when it completed, with its ns/op and its wall time beside
+ * its batch (process, settles, tracer setup or rearm, stop and park or teardown). */
+struct probed {
+	bool ok;
+	double ns_per_op, fixed_s;
+};
+
+/* One probe sample of cr (the caller's copy: its op count, held slot) into scratch cell sc.
+ * Returns what tb_runner_sample returns. */
+static int probe_sample(struct tb_runner *rn, struct tb_plan_cell *cr, struct tb_cell *sc,
+			struct probed *pr)
+{
+	const struct tb_sample *smp;
+	uint64_t t0 = tb_now_ns();
+	double wall;
+	int ret;
+
+	ret = tb_runner_sample(rn, cr, -1, true, false, NULL, sc);
+	wall = to_s(tb_now_ns() - t0);
+	free(cr->hist);
+	cr->hist = NULL;
+	smp = sc->nsamples ? &sc->samples[sc->nsamples - 1] : NULL;
+	pr->ok = !ret && smp && !smp->failed && smp->ns_per_op > 0;
+	if (pr->ok) {
+		pr->ns_per_op = smp->ns_per_op;
+		pr->fixed_s = fmax(wall - smp->elapsed_ns / 1e9, 0);
+	}
+	return ret;
+}
+
 /*
- * One probe sample of plan cell i into scratch cell sc: TB_PLAN_PROBE_NS of its baseline's
- * calibrated ops under its own tracer, set up and torn down in the sample (as the explain
- * phase's). Its ns/op over the baseline's is the slowdown; its wall time beside the batch a
- * fresh sample's fixed cost; its teardown what releasing a held tracer takes. A failed probe
- * leaves the declared figures: the cell's own samples will say what fails.
+ * The probes of plan cell i into scratch cell sc, each of TB_PLAN_PROBE_NS of its baseline's
+ * calibrated ops. A traced cell's first sample sets its tracer up: its ns/op over the
+ * baseline's is the slowdown, its wall time beside the batch a fresh sample's fixed cost. A
+ * tracer the run will keep is parked by it as the run's first sample parks it, and a second
+ * sample rearms it as every later one does: its wall time beside the batch is what each of the
+ * cell's samples will cost besides its batch (the declared est_rearm_ns when it did not run);
+ * the release after it, what releasing a held tracer takes. A baseline cell's sample (fixed
+ * only) is its process and settles. A failed probe leaves the declared figures: the cell's own
+ * samples will say what fails.
  */
-static int probe(struct tb_runner *rn, size_t i, struct tb_cell *sc)
+static int probe(struct tb_runner *rn, size_t i, struct tb_cell *sc, bool fixed_only)
 {
 	struct tb_plan *p = rn->plan;
 	struct tb_plan_cell *real = &p->cells[i], cr = *real;
 	const struct tb_scn_workload *w = &p->s->workloads[cr.wl];
 	const struct tb_scn_tracer *t = &p->s->tracers[cr.tr];
-	double ops = (double)p->wls[cr.wl].ops, base_ns = (double)w->duration_ns / ops, wall;
-	const struct tb_sample *smp;
+	double ops = (double)p->wls[cr.wl].ops, base_ns = (double)w->duration_ns / ops, release;
+	bool hold = !fixed_only && will_hold(rn, real);
+	struct probed fresh, again = {0};
+	struct tb_tracer held = {0};
+	const char *how;
 	uint64_t t0;
 	int ret;
 
 	cr.ops = (uint64_t)fmax(1, floor(ops * (double)TB_PLAN_PROBE_NS / (double)w->duration_ns));
 	cr.hist = NULL;
 	cr.dead = false;
-	cr.held = NULL;
+	cr.held = hold ? &held : NULL;
+	ret = probe_sample(rn, &cr, sc, &fresh);
+	if (!ret && fresh.ok && held.priv && !tb_stop_requested()) {
+		/* its batch as long as the first one's would be at the baseline's speed */
+		if (base_ns > 0 && fresh.ns_per_op > base_ns)
+			cr.ops = (uint64_t)fmax(1,
+						round((double)cr.ops * base_ns / fresh.ns_per_op));
+		ret = probe_sample(rn, &cr, sc, &again);
+	}
 	t0 = tb_now_ns();
-	ret = tb_runner_sample(rn, &cr, -1, true, false, NULL, sc);
-	wall = to_s(tb_now_ns() - t0);
-	free(cr.hist);
-	smp = sc->nsamples ? &sc->samples[sc->nsamples - 1] : NULL;
-	if (ret || !smp || smp->failed || !(smp->ns_per_op > 0) || !(base_ns > 0))
+	tb_child_release(&held, NULL);
+	release = to_s(tb_now_ns() - t0);
+	if (ret || !fresh.ok)
 		return ret;
-	real->slowdown = smp->ns_per_op / base_ns;
-	real->fresh_s = fmax(wall - smp->elapsed_ns / 1e9, 0);
-	/* a held tracer's rearm as declared, when it is declared and below a fresh one here */
-	if (!will_hold(rn, real) || !t->ops->est_rearm_ns || real->fixed_s > real->fresh_s)
+	real->fresh_s = fresh.fixed_s;
+	if (fixed_only) {
+		real->fixed_s = fresh.fixed_s;
+		tb_debug("%s: probed: fixed %.1f ms a sample", sc->id, 1e3 * real->fixed_s);
+		return 0;
+	}
+	if (!(base_ns > 0))
+		return 0;
+	real->slowdown = fresh.ns_per_op / base_ns;
+	if (again.ok)
+		real->fixed_s = again.fixed_s;
+	else if (!hold || !t->ops->est_rearm_ns || real->fixed_s > real->fresh_s)
 		real->fixed_s = real->fresh_s;
-	real->release_s = will_hold(rn, real) && isfinite(smp->teardown_s) ? smp->teardown_s : 0;
+	real->release_s = hold ? release : 0;
+	how = again.ok ? "rearmed" : hold ? "declared rearm" : "set up afresh";
+	tb_debug("%s: probed: slowdown %.3g, fixed %.1f ms a sample (%s), fresh %.1f ms, release "
+		 "%.1f ms",
+		 sc->id, real->slowdown, 1e3 * real->fixed_s, how, 1e3 * real->fresh_s,
+		 1e3 * real->release_s);
 	return 0;
 }
 
-/* The traced cells whose batch is sized in ops and whose tracer is not a baseline's (A/A's
- * second none), probed; how many measured into *n. */
+/* Will the run choose its duration again from the probes (rechoose_duration)? */
+static bool rechooses(const struct tb_runner *rn)
+{
+	const struct tb_scenario *s = rn->plan->s;
+
+	return s->precision > 0 && !s->duration_set && rn->r->sample_length;
+}
+
+/* The cells whose batch is sized in ops probed: the traced ones for their slowdown and fixed
+ * costs (*n counts them), and, when the duration is chosen again from what the probes measure,
+ * the others (a baseline, A/A's second none) for their fixed cost alone. */
 static int probe_all(struct tb_runner *rn, size_t *n)
 {
 	struct tb_plan *p = rn->plan;
@@ -103,10 +169,11 @@ static int probe_all(struct tb_runner *rn, size_t *n)
 	*n = 0;
 	for (size_t i = 0; !ret && i < p->ncells; i++) {
 		const struct tb_cell *c = &rn->r->cells[p->cells[i].cell];
+		bool fixed_only =
+			c->baseline || (p->s->tracers[p->cells[i].tr].ops->flags & TB_TR_BASELINE);
 		struct tb_cell *sc;
 
-		if (c->baseline || p->cells[i].dead ||
-		    (p->s->tracers[p->cells[i].tr].ops->flags & TB_TR_BASELINE) ||
+		if (p->cells[i].dead || (fixed_only && !rechooses(rn)) ||
 		    !ops_sized(&p->s->workloads[p->cells[i].wl]))
 			continue;
 		sc = tb_result_add_cell(scratch);
@@ -115,13 +182,65 @@ static int probe_all(struct tb_runner *rn, size_t *n)
 		    !(sc->tracer = strdup(c->tracer)))
 			ret = -ENOMEM;
 		if (!ret)
-			ret = probe(rn, i, sc);
+			ret = probe(rn, i, sc, fixed_only);
 		if (!ret && tb_stop_requested())
 			ret = -EINTR;
-		*n += !ret && isfinite(p->cells[i].slowdown);
+		*n += !ret && !fixed_only && isfinite(p->cells[i].slowdown);
 	}
 	tb_result_free(scratch);
 	return ret;
+}
+
+/* The workloads whose duration is free: their calibrated ops scaled from duration d0 to d. */
+static void scale_ops(struct tb_plan *p, uint64_t d0, uint64_t d)
+{
+	for (size_t i = 0; i < p->s->nworkloads; i++)
+		if (p->s->workloads[i].used && tb_plan_duration_free(p, i))
+			p->wls[i].ops = (uint64_t)fmax(
+				1, round((double)p->wls[i].ops * (double)d / (double)d0));
+}
+
+/*
+ * With the duration the plan chose from the tracers' declared costs (plan.h,
+ * tb_plan_auto_length): chosen again by the same rule from the fixed costs the probes measured,
+ * each cell's declared figure the least it takes (a probe sees a tracer's first rearm, not its
+ * steady state: lttng-ust's second session, whose clear is confirmed a window later, probed at
+ * a fifth of what its samples then take). So a tracer whose samples cost more than declared (on
+ * another machine or kernel, or in a configuration the declaration did not measure: a BPF
+ * uprobe's per-process link, attached and closed every sample) gets longer samples; none gets
+ * shorter ones. The workloads' calibrated ops scaled to it, said in settings.sample_length.
+ * 0 or -ENOMEM.
+ */
+static int rechoose_duration(struct tb_runner *rn)
+{
+	struct tb_plan *p = rn->plan;
+	uint64_t d0 = p->s->duration_ns, d;
+	double *fixed, mean = 0;
+	char why[320];
+
+	if (!rechooses(rn) || !p->ncells)
+		return 0;
+	fixed = calloc(p->ncells, sizeof(*fixed));
+	if (!fixed)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->ncells; i++) {
+		struct tb_plan_cell declared = p->cells[i];
+
+		declared_fixed(rn, &declared);
+		fixed[i] = fmax(p->cells[i].fixed_s, declared.fixed_s);
+		mean += fixed[i] / (double)p->ncells;
+	}
+	d = tb_plan_auto_duration_ns(fixed, p->ncells, TB_PLAN_AUTO_SHARE);
+	free(fixed);
+	if (d <= d0)
+		return 0;
+	scale_ops(p, d0, d);
+	snprintf(why, sizeof(why),
+		 "lengthened to %.3g s by the same rule once the probes had measured the fixed "
+		 "costs (a cell's declared figure the least): %.1f ms a sample, the mean over %zu "
+		 "cells",
+		 to_s(d), 1e3 * mean, p->ncells);
+	return tb_plan_set_duration(p, rn->r, d, why);
 }
 
 /* Seconds as fixed + per_d x the duration of the workloads whose duration is free. */
@@ -229,10 +348,7 @@ static int fit_duration(struct tb_runner *rn, double left_s)
 	d = tb_plan_fit_duration_ns(left_s, all.fixed, all.per_d, d0);
 	if (d >= d0)
 		return 0;
-	for (size_t i = 0; i < s->nworkloads; i++)
-		if (s->workloads[i].used && tb_plan_duration_free(p, i))
-			p->wls[i].ops = (uint64_t)fmax(
-				1, round((double)p->wls[i].ops * (double)d / (double)d0));
+	scale_ops(p, d0, d);
 	snprintf(why, sizeof(why),
 		 "shortened to %.3g s once the traced cells' slowdown was measured, %s the %u "
 		 "warmup and %u minimum rounds fit max-time (%.3g s would need about %.0f s)",
@@ -297,6 +413,8 @@ int tb_runner_budget_start(struct tb_runner *rn)
 		rn->r->rounds_asked = tb_scenario_first_rounds(p->s);
 		ret = probe_all(rn, &b->nprobed);
 		b->elapsed_s = to_s(tb_now_ns() - rn->t_start);
+		if (!ret)
+			ret = rechoose_duration(rn);
 		if (!ret)
 			ret = fit_chosen_rounds(rn, b->max_time_s - b->elapsed_s);
 		if (!ret)

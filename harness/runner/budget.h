@@ -3,7 +3,11 @@
  * A run's time budget ([global] max-time): what the runner measures to honour it, and how it
  * decides (METHODOLOGY.md 2.1 and 2.8). After calibration, each traced cell whose batch is a
  * number of ops gets one short probe sample under its tracer (TB_PLAN_PROBE_NS of baseline
- * ops, its tracer set up and torn down): its ns/op over the baseline's is the cell's slowdown.
+ * ops, its tracer set up; a tracer the run keeps is parked and a second probe rearms it): its
+ * ns/op over the baseline's is the cell's slowdown, the time beside the batches its fixed cost
+ * (a fresh sample's, a rearmed one's). With the duration the run's to choose, the other cells
+ * are probed for their fixed cost too, and the plan's rule is applied again to the measured
+ * costs (each cell's declared one the least): a longer duration replaces the plan's.
  * A cell at least TB_PLAN_SIZE_SLOWDOWN times slower gets its own op count, the baseline's
  * divided by its slowdown, so that its samples last about the duration instead of that many
  * durations. With the duration the run's to choose (plan/plan.h, tb_plan_auto_length), it is

@@ -134,8 +134,10 @@ static void test_dry_run(void)
 	s->max_time_ns = 0;
 	tb_plan_estimate(&p, &without);
 	CU_ASSERT_EQUAL(without.nprobes, 0);
+	/* the traced cell's probe, and the baseline's for its fixed cost (the duration is the
+	 * run's to choose); the delay tracer is set up for every sample, so no rearm probe */
 	CU_ASSERT_DOUBLE_EQUAL(e.calib_s - without.calib_s,
-			       (double)TB_PLAN_PROBE_NS / 1e9 + TB_PLAN_PROCESS_S, 1e-9);
+			       2 * ((double)TB_PLAN_PROBE_NS / 1e9 + TB_PLAN_PROCESS_S), 1e-9);
 	s->max_time_ns = 60 * S;
 	out = printed(&p, r);
 	CU_ASSERT_PTR_NOT_NULL(strstr(out, "max-time 60 s: after calibration each traced cell's "
@@ -175,6 +177,7 @@ static void test_real_run(void)
 	const struct tb_cell *base, *traced;
 	double elapsed, slack = 0;
 	char *err, *cut = NULL;
+	const char *lengthened;
 	struct tb_plan p;
 	uint64_t t0;
 	int ret;
@@ -203,6 +206,16 @@ static void test_real_run(void)
 		       (double)base->ops_per_sample / traced->slowdown) <= 1);
 	CU_ASSERT_EQUAL(rn.budget.nprobed, 1);
 	CU_ASSERT_EQUAL(rn.budget.nsized, 1);
+	/* the delay's setup measures its spin in every sample (about a second, not declared):
+	 * the probes' fixed costs lengthen the chosen duration to the rule's most, then the
+	 * budget shortens it to the least, where the rounds asked still do not fit */
+	lengthened = r->sample_length
+			     ? strstr(r->sample_length, "; lengthened to 1 s by the same "
+							"rule once the probes had measured")
+			     : NULL;
+	CU_ASSERT_PTR_NOT_NULL(lengthened);
+	CU_ASSERT(lengthened && strstr(lengthened, "; shortened to 0.2 s once the traced cells'"));
+	CU_ASSERT_EQUAL(s->duration_ns, TB_PLAN_AUTO_MIN_NS);
 	CU_ASSERT_EQUAL(rn.budget.asked, 30);
 	CU_ASSERT(rn.budget.fit < 30);
 	CU_ASSERT(r->max_time_needed_s > 8);
