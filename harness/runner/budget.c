@@ -204,12 +204,12 @@ static void scale_ops(struct tb_plan *p, uint64_t d0, uint64_t d)
  * With the duration the plan chose from the tracers' declared costs (plan.h,
  * tb_plan_auto_length): chosen again by the same rule from the fixed costs the probes measured,
  * each cell's declared figure the least it takes (a probe sees a tracer's first rearm, not its
- * steady state: lttng-ust's second session, whose clear is confirmed a window later, probed at
- * a fifth of what its samples then take). So a tracer whose samples cost more than declared (on
- * another machine or kernel, or in a configuration the declaration did not measure: a BPF
- * uprobe's per-process link, attached and closed every sample) gets longer samples; none gets
- * shorter ones. The workloads' calibrated ops scaled to it, said in settings.sample_length.
- * 0 or -ENOMEM.
+ * steady state: lttng-ust's second session, whose clear is confirmed a window later, probed in
+ * one run at a third of what its samples then took). So a tracer whose samples cost more than
+ * declared (on another machine or kernel, or in a configuration the declaration did not
+ * measure: a BPF uprobe's per-process link, attached and closed every sample) gets longer
+ * samples; none gets shorter ones. The workloads' calibrated ops scaled to it, said in
+ * settings.sample_length. 0 or -ENOMEM.
  */
 static int rechoose_duration(struct tb_runner *rn)
 {
