@@ -72,11 +72,10 @@ bool tb_plan_duration_free(const struct tb_plan *p, size_t wi)
 	       !w->ops->batch_ns;
 }
 
-/* A cell's fixed cost per sample beside its batch: process (a server's setup too), two
- * settles, its tracer's share. */
-static double cell_fixed_s(const struct tb_plan *p, const struct tb_scn_workload *w,
-			   const struct tb_scn_tracer *t)
+double tb_plan_cell_fixed_s(const struct tb_plan *p, size_t i)
 {
+	const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
+	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
 	double f = tb_plan_process_s(w) + 2 * to_s(t->settle_ns);
 
 	if (p->s->reuse_tracers && tb_tracer_rearms(t->ops, t->cfg) && t->ops->est_rearm_ns)
@@ -253,8 +252,7 @@ int tb_plan_auto_length(struct tb_plan *p, struct tb_result *r)
 	if (!fixed)
 		return -ENOMEM;
 	for (i = 0; i < p->ncells; i++) {
-		fixed[i] =
-			cell_fixed_s(p, &s->workloads[p->cells[i].wl], &s->tracers[p->cells[i].tr]);
+		fixed[i] = tb_plan_cell_fixed_s(p, i);
 		mean += fixed[i] / (double)p->ncells;
 	}
 	if (!s->duration_set) {

@@ -141,7 +141,9 @@ static int probe(struct tb_runner *rn, size_t i, struct tb_cell *sc, bool fixed_
 	else if (!hold || !t->ops->est_rearm_ns || real->fixed_s > real->fresh_s)
 		real->fixed_s = real->fresh_s;
 	real->release_s = hold ? release : 0;
-	how = again.ok ? "rearmed" : hold ? "declared rearm" : "set up afresh";
+	how = again.ok			       ? "rearmed"
+	      : real->fixed_s == real->fresh_s ? "set up afresh"
+					       : "declared rearm";
 	tb_debug("%s: probed: slowdown %.3g, fixed %.1f ms a sample (%s), fresh %.1f ms, release "
 		 "%.1f ms",
 		 sc->id, real->slowdown, 1e3 * real->fixed_s, how, 1e3 * real->fresh_s,
@@ -203,7 +205,7 @@ static void scale_ops(struct tb_plan *p, uint64_t d0, uint64_t d)
 /*
  * With the duration the plan chose from the tracers' declared costs (plan.h,
  * tb_plan_auto_length): chosen again by the same rule from the fixed costs the probes measured,
- * each cell's declared figure the least it takes (a probe sees a tracer's first rearm, not its
+ * each cell's declared figure (tb_plan_cell_fixed_s, the one the plan weighed) the least it takes (a probe sees a tracer's first rearm, not its
  * steady state: lttng-ust's second session, whose clear is confirmed a window later, probed in
  * one run at a third of what its samples then took). So a tracer whose samples cost more than
  * declared (on another machine or kernel, or in a configuration the declaration did not
@@ -224,10 +226,7 @@ static int rechoose_duration(struct tb_runner *rn)
 	if (!fixed)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->ncells; i++) {
-		struct tb_plan_cell declared = p->cells[i];
-
-		declared_fixed(rn, &declared);
-		fixed[i] = fmax(p->cells[i].fixed_s, declared.fixed_s);
+		fixed[i] = fmax(p->cells[i].fixed_s, tb_plan_cell_fixed_s(p, i));
 		mean += fixed[i] / (double)p->ncells;
 	}
 	d = tb_plan_auto_duration_ns(fixed, p->ncells, TB_PLAN_AUTO_SHARE);
