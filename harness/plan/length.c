@@ -72,15 +72,27 @@ bool tb_plan_duration_free(const struct tb_plan *p, size_t wi)
 	       !w->ops->batch_ns;
 }
 
+/* Process and settles: what every sample of plan cell i pays beside its batch and tracer. */
+static double cell_base_s(const struct tb_plan *p, size_t i)
+{
+	return tb_plan_process_s(&p->s->workloads[p->cells[i].wl]) +
+	       2 * to_s(p->s->tracers[p->cells[i].tr].settle_ns);
+}
+
+double tb_plan_cell_fresh_s(const struct tb_plan *p, size_t i)
+{
+	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
+
+	return cell_base_s(p, i) + (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+}
+
 double tb_plan_cell_fixed_s(const struct tb_plan *p, size_t i)
 {
-	const struct tb_scn_workload *w = &p->s->workloads[p->cells[i].wl];
 	const struct tb_scn_tracer *t = &p->s->tracers[p->cells[i].tr];
-	double f = tb_plan_process_s(w) + 2 * to_s(t->settle_ns);
 
 	if (p->s->reuse_tracers && tb_tracer_rearms(t->ops, t->cfg) && t->ops->est_rearm_ns)
-		return f + to_s(t->ops->est_rearm_ns(t->cfg));
-	return f + (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
+		return cell_base_s(p, i) + to_s(t->ops->est_rearm_ns(t->cfg));
+	return tb_plan_cell_fresh_s(p, i);
 }
 
 /* Settle 0 for the used tracers that need none (TB_TR_NOSETTLE) and set none; their names. */

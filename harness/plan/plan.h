@@ -189,6 +189,8 @@ int tb_plan_fit_min_rounds(struct tb_plan *p, struct tb_result *r, unsigned int 
  * process (a server's setup too), two settles, its tracer's declared setup and teardown, or its
  * rearm when the tracer is kept. */
 double tb_plan_cell_fixed_s(const struct tb_plan *p, size_t i);
+/* The same with its tracer set up and torn down (a fresh sample's, kept tracer or not). */
+double tb_plan_cell_fresh_s(const struct tb_plan *p, size_t i);
 /* The rule on its own: the duration for cells of these fixed costs per sample (s), n > 0. */
 uint64_t tb_plan_auto_duration_ns(const double *fixed_s, size_t n, double share);
 

@@ -42,16 +42,14 @@ static bool sized(const struct tb_runner *rn, const struct tb_plan_cell *cr)
 	       ops_sized(&rn->plan->s->workloads[cr->wl]);
 }
 
-/* The fixed costs of a sample before any is measured: the plan's, per sample or rearmed. */
-static void declared_fixed(const struct tb_runner *rn, struct tb_plan_cell *cr)
+/* The fixed costs of plan cell i's samples before any is measured: the plan's own figures
+ * (plan.h), a server's setup included, per sample or rearmed. */
+static void declared_fixed(const struct tb_runner *rn, size_t i)
 {
-	const struct tb_scn_tracer *t = &rn->plan->s->tracers[cr->tr];
-	double f = TB_PLAN_PROCESS_S + 2 * to_s(t->settle_ns);
+	struct tb_plan_cell *cr = &rn->plan->cells[i];
 
-	cr->fresh_s = f + (t->ops->est_cost_ns ? to_s(t->ops->est_cost_ns(t->cfg)) : 0);
-	cr->fixed_s = cr->fresh_s;
-	if (will_hold(rn, cr) && t->ops->est_rearm_ns)
-		cr->fixed_s = f + to_s(t->ops->est_rearm_ns(t->cfg));
+	cr->fresh_s = tb_plan_cell_fresh_s(rn->plan, i);
+	cr->fixed_s = will_hold(rn, cr) ? tb_plan_cell_fixed_s(rn->plan, i) : cr->fresh_s;
 	cr->release_s = 0;
 }
 
@@ -205,13 +203,13 @@ static void scale_ops(struct tb_plan *p, uint64_t d0, uint64_t d)
 /*
  * With the duration the plan chose from the tracers' declared costs (plan.h,
  * tb_plan_auto_length): chosen again by the same rule from the fixed costs the probes measured,
- * each cell's declared figure (tb_plan_cell_fixed_s, the one the plan weighed) the least it takes (a probe sees a tracer's first rearm, not its
- * steady state: lttng-ust's second session, whose clear is confirmed a window later, probed in
- * one run at a third of what its samples then took). So a tracer whose samples cost more than
- * declared (on another machine or kernel, or in a configuration the declaration did not
- * measure: a BPF uprobe's per-process link, attached and closed every sample) gets longer
- * samples; none gets shorter ones. The workloads' calibrated ops scaled to it, said in
- * settings.sample_length. 0 or -ENOMEM.
+ * each cell's declared figure (tb_plan_cell_fixed_s, the one the plan weighed) the least it
+ * takes (a probe sees a tracer's first rearm, not its steady state: lttng-ust's second session,
+ * whose clear is confirmed a window later, probed in one run at a third of what its samples
+ * then took). So a tracer whose samples cost more than declared (on another machine or kernel,
+ * or in a configuration the declaration did not measure: a BPF uprobe's per-process link,
+ * attached and closed every sample) gets longer samples; none gets shorter ones. The
+ * workloads' calibrated ops scaled to it, said in settings.sample_length. 0 or -ENOMEM.
  */
 static int rechoose_duration(struct tb_runner *rn)
 {
@@ -404,7 +402,7 @@ int tb_runner_budget_start(struct tb_runner *rn)
 
 		cr->ops = 0;
 		cr->slowdown = rn->r->cells[cr->cell].baseline ? 1 : NAN;
-		declared_fixed(rn, cr);
+		declared_fixed(rn, i);
 	}
 	if (p->s->max_time_ns) {
 		b->max_time_s = to_s(p->s->max_time_ns);

@@ -98,6 +98,45 @@ static void test_fit_duration(void)
 	CU_ASSERT_EQUAL(tb_plan_fit_duration_ns(10, 0, 0, 250 * ms), 250 * ms);
 }
 
+/*
+ * A service's round before any sample is timed: each sample starts its server and warms its
+ * client (the workload's setup_ns), which the plan's figure holds (tb_plan_process_s) and the
+ * budget's prediction must too. Nothing runs: a service's batch is its client's seconds, not
+ * probed. Once the budget took the process alone (TB_PLAN_PROCESS_S): 0.43 s a round short.
+ */
+static void test_service_round(void)
+{
+	static const char text[] = "[global]\nmax-time = 60s\nduration = 1s\nsettle = 10ms\n"
+				   "[workload r]\ntype = redis\n[tracer t]\ntype = ftrace-events\n"
+				   "events = syscalls:sys_enter_getpid\n"
+				   "[matrix]\nworkloads = r\ntracers = none, t\n";
+	struct tb_scenario *s = NULL;
+	struct tb_result *r = NULL;
+	struct tb_runner rn = {0};
+	double want = 0;
+	struct tb_plan p;
+
+	plan_of(text, &s, &r, &p);
+	CU_ASSERT_EQUAL_FATAL(p.ncells, 2);
+	rn.plan = &p;
+	rn.r = r;
+	rn.t_start = tb_now_ns();
+	CU_ASSERT_EQUAL_FATAL(tb_runner_budget_start(&rn), 0);
+	CU_ASSERT_EQUAL(rn.budget.nprobed, 0);
+	for (size_t i = 0; i < p.ncells; i++) {
+		const struct tb_scn_workload *w = &s->workloads[p.cells[i].wl];
+
+		CU_ASSERT(tb_plan_process_s(w) > TB_PLAN_PROCESS_S + 0.1); /* a server's start */
+		CU_ASSERT_DOUBLE_EQUAL(p.cells[i].fresh_s, tb_plan_cell_fresh_s(&p, i), 1e-12);
+		CU_ASSERT_DOUBLE_EQUAL(p.cells[i].fixed_s, tb_plan_cell_fixed_s(&p, i), 1e-12);
+		want += tb_plan_cell_fixed_s(&p, i) + tb_plan_batch_s(w);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(rn.budget.round_s, want, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tb_runner_round_s(&rn), want, 1e-9);
+	tb_runner_free(&rn);
+	done(s, r, &p);
+}
+
 /* What --dry-run prints for p (the caller frees it). */
 static char *printed(const struct tb_plan *p, const struct tb_result *r)
 {
@@ -257,6 +296,7 @@ static void test_real_run(void)
 static CU_TestInfo tests[] = {
 	{"the stop rule weighs the next round", test_stop_rule},
 	{"the duration that fits the budget", test_fit_duration},
+	{"a service's round holds its server's start", test_service_round},
 	{"--dry-run: the probes and what max-time does", test_dry_run},
 	{"a slow traced cell is sized and the run ends within max-time", test_real_run},
 	CU_TEST_INFO_NULL,
