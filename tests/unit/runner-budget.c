@@ -106,21 +106,19 @@ static void test_fit_duration(void)
  */
 static void test_service_round(void)
 {
-	static const char text[] = "[global]\nmax-time = 60s\nduration = 1s\nsettle = 10ms\n"
-				   "[workload r]\ntype = redis\n[tracer t]\ntype = ftrace-events\n"
-				   "events = syscalls:sys_enter_getpid\n"
-				   "[matrix]\nworkloads = r\ntracers = none, t\n";
+	struct tb_runner rn = {.t_start = tb_now_ns()};
 	struct tb_scenario *s = NULL;
 	struct tb_result *r = NULL;
-	struct tb_runner rn = {0};
 	double want = 0;
 	struct tb_plan p;
 
-	plan_of(text, &s, &r, &p);
+	plan_of("[global]\nmax-time = 60s\nduration = 1s\nsettle = 10ms\n[workload r]\n"
+		"type = redis\n[tracer t]\ntype = ftrace-events\n"
+		"events = syscalls:sys_enter_getpid\n[matrix]\nworkloads = r\ntracers = none, t\n",
+		&s, &r, &p);
 	CU_ASSERT_EQUAL_FATAL(p.ncells, 2);
 	rn.plan = &p;
 	rn.r = r;
-	rn.t_start = tb_now_ns();
 	CU_ASSERT_EQUAL_FATAL(tb_runner_budget_start(&rn), 0);
 	CU_ASSERT_EQUAL(rn.budget.nprobed, 0);
 	for (size_t i = 0; i < p.ncells; i++) {
