@@ -20,6 +20,7 @@
 #ifndef TB_CHILD_H
 #define TB_CHILD_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -115,5 +116,13 @@ void tb_child_release(struct tb_tracer *held, struct tb_cell *cell);
  * the window.
  */
 uint64_t tb_child_gate_sleep_ns(uint64_t el, uint64_t poll, uint64_t expect_ns);
+/*
+ * While a batch is timed the parent's waiting thread stays off the workload's CPUs: the
+ * calling thread's affinity without cpus[0..ncpus), its own mask saved into *old. Returns true
+ * when it moved, false (nothing changed) when it has no other CPU to go to or no cpus were
+ * given; tb_child_step_back(moved, old) restores it.
+ */
+bool tb_child_step_aside(const int *cpus, size_t ncpus, cpu_set_t *old);
+void tb_child_step_back(bool moved, const cpu_set_t *old);
 
 #endif /* TB_CHILD_H */

@@ -5,7 +5,9 @@
  * back; a ready that refuses ends the sample with its error, nothing begun, the child reaped.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -110,9 +112,44 @@ static void test_gate_sleep(void)
 		CU_ASSERT(el + tb_child_gate_sleep_ns(el, 5 * ms, expect) <= expect - window);
 }
 
+/* The parent steps off the workload's CPUs while a batch is timed, and back after it. */
+static void test_step_aside(void)
+{
+	cpu_set_t old, during, after, rest;
+	int cpus[CPU_SETSIZE], n = 0, last = -1;
+	bool moved;
+
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(old), &old), 0);
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &old))
+			cpus[n++] = last = c;
+	/* no CPUs given, or every CPU it may use: it stays */
+	CU_ASSERT_FALSE(tb_child_step_aside(cpus, 0, &during));
+	CU_ASSERT_FALSE(tb_child_step_aside(cpus, (size_t)n, &during));
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(after), &after), 0);
+	CU_ASSERT_TRUE(CPU_EQUAL(&old, &after));
+	if (n < 2) {
+		printf("\n    one CPU: nowhere to step aside to, the move not checked\n");
+		return;
+	}
+	/* the last CPU (cpus = auto's): every other one, then all of them again */
+	moved = tb_child_step_aside(&last, 1, &during);
+	CU_ASSERT_TRUE(moved);
+	CU_ASSERT_TRUE(CPU_EQUAL(&old, &during)); /* what it saved */
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(after), &after), 0);
+	rest = old;
+	CPU_CLR(last, &rest);
+	CU_ASSERT_TRUE(CPU_EQUAL(&rest, &after));
+	CU_ASSERT_NOT_EQUAL(sched_getcpu(), last);
+	tb_child_step_back(moved, &during);
+	CU_ASSERT_EQUAL_FATAL(sched_getaffinity(0, sizeof(after), &after), 0);
+	CU_ASSERT_TRUE(CPU_EQUAL(&old, &after));
+}
+
 static CU_TestInfo tests[] = {
 	{"a bracketed sample: ready, begin, batch, end", test_bracketed},
 	{"the gate's sleeps near a batch's expected end", test_gate_sleep},
+	{"the parent waits off the workload's CPUs", test_step_aside},
 	CU_TEST_INFO_NULL,
 };
 
