@@ -31,7 +31,8 @@ sample length and settle: settings.sample_length), on getpid or, for the user-sp
 usercall; per family the estimate, its 95% half-width in points and as a share of the
 traced/baseline ratio, the share of the run's wall time (result.json's started to finished,
 whole seconds: without the wait for the run lock) measuring, the rounds and the chosen sample
-length. Then, after each family's run, hyperfine asks that family's question for as many runs
+length, and how often the workload was preempted on its CPU (involuntary context switches a
+second of batch, medians over each cell's samples). Then, after each family's run, hyperfine asks that family's question for as many runs
 as fit in that run's wall time (sized from one untimed run of each command, the setup and the
 cleanup), and a second table gives per family hyperfine's
 estimate, its 95% half-width (its +- x 1.96), a Welch interval on its run times and the ratio
@@ -153,6 +154,11 @@ def run_tracebench(out):
     setup = [s["tracer_setup_s"] for s in tr["samples"] if s.get("tracer_setup_s") is not None]
     tear = [s["tracer_teardown_s"] for s in tr["samples"] if s.get("tracer_teardown_s") is not None]
     rounds = max((s["round"] for s in tr["samples"]), default=-1) + 1
+    # the workload's involuntary context switches per second of its batches: what preempted it
+    # on its CPU (another task, or the harness itself; METHODOLOGY.md 2.5)
+    preempt = [[s["involuntary_ctxsw"] / (s["elapsed_ns"] / 1e9) for s in c["samples"]
+                if not s.get("warmup") and not s.get("failed") and s.get("elapsed_ns")
+                and isinstance(s.get("involuntary_ctxsw"), (int, float))] for c in (base, tr)]
     # The run's own wall time, started (after the run lock) to finished: on a shared machine
     # the command's time also holds its wait for the lock (--wait), which hyperfine must not get.
     try:
@@ -168,6 +174,7 @@ def run_tracebench(out):
         "rounds": rounds, "stop": r.get("stop_reason"), "measured_s": meas,
         "setup_ms": 1e3 * median(setup), "teardown_ms": 1e3 * median(tear),
         "verdict": o.get("verdict"), "cpus": r["settings"].get("cpus"),
+        "preempt_base_hz": median(preempt[0]), "preempt_tr_hz": median(preempt[1]),
     }
 
 
@@ -606,6 +613,9 @@ def families(which):
     print()
     for name, tb in rows:
         print(f"{name}: sample length and settle {tb['length']}")
+    for name, tb in rows:
+        print(f"{name}: the workload preempted {tb['preempt_base_hz']:.0f} times a second "
+              f"(baseline) and {tb['preempt_tr_hz']:.0f} (traced), medians over the samples")
     if load:
         print(f"goal ({load} busy CPU{'s' if load > 1 else ''}): half-width <= {GOAL_LOADED:g}% "
               f"of the ratio for {', '.join(LOADED_FAMILIES)}")

@@ -496,6 +496,10 @@ def families_run(name, families, budget, hyperfine=False, load=0):
                    if (float(share) <= 1.0 if load else
                        float(share) <= 0.3 and int(meas) >= 85)]
         figs = {}
+        pre = re.findall(r"^(\S+): the workload preempted (\d+) times a second \(baseline\) and "
+                         r"(\d+) \(traced\)", text, re.M)
+        if pre:
+            figs["preemptions"] = "; ".join(f"{f} {b} and {t}" for f, b, t in pre)
         if hyperfine:
             hf = re.findall(r"^(\S+)\s+[-+][\d.]+%\s+([\d.]+) pt\s+Welch\s+([\d.]+) pt\s+"
                             r"([\d.]+)x\s", text, re.M)
