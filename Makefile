@@ -481,7 +481,9 @@ deb: | need-deps
 		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed (log: $(BUILD)/deb/build.log)" >&2; exit 1; }
 	$(Q)mv $(BUILD)/deb/tracebench_$(DEB_VERSION)_*.deb $(DEB_OUT)/
-	$(Q)lintian --fail-on error $(DEB_OUT)/tracebench_$(DEB_VERSION)_*.deb
+	@# lintian leaves its ELF index (a Berkeley DB, mldbm-elf-*) in $$TMPDIR: its own, removed
+	$(Q)t=$$(mktemp -d) && { TMPDIR=$$t lintian --fail-on error \
+		$(DEB_OUT)/tracebench_$(DEB_VERSION)_*.deb; st=$$?; rm -rf "$$t"; exit $$st; }
 
 clean:
 	rm -rf build build-san build-fuzz tracebench tracebench-san tracebench-asan tracebench-ubsan

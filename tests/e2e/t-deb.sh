@@ -9,8 +9,12 @@
 for t in dpkg-buildpackage dh lintian dpkg-deb; do
 	command -v $t >/dev/null || skip "$t not installed (Debian: debhelper lintian; make deps)"
 done
+# lintian's leftovers (its ELF index, /tmp/mldbm-elf-*) are counted around the build
+left() { find "${TMPDIR:-/tmp}" -maxdepth 1 -name 'mldbm-elf-*' 2>/dev/null | wc -l; }
+before=$(left)
 make -s -C "$TB_ROOT" deb DEB_OUT="$TMP" ${LIBPERF_PREFIX:+LIBPERF_PREFIX=$LIBPERF_PREFIX} \
 	>"$TMP/out" 2>&1 || { tail -n 40 "$TMP/out"; fail "make deb failed"; }
+[ "$(left)" -le "$before" ] || fail "make deb left lintian's files in ${TMPDIR:-/tmp}"
 deb=$(ls "$TMP"/tracebench_*.deb 2>/dev/null | head -n 1)
 [ -n "$deb" ] || { cat "$TMP/out"; fail "make deb wrote no .deb into DEB_OUT"; }
 grep '^E:' "$TMP/out" && fail "lintian reports errors"
