@@ -467,7 +467,8 @@ uninstall:
 
 # The package is built in a copy of the tree's files (tracked and new, not ignored) under
 # $(BUILD)/deb: debhelper's clean and PREFIX=/usr build leave this tree's build alone. The
-# .deb lands in DEB_OUT (tests/e2e/t-deb.sh points it elsewhere).
+# .deb lands in DEB_OUT (tests/e2e/t-deb.sh points it elsewhere). lintian gets a TMPDIR of its
+# own, removed after it: it leaves its ELF index there (mldbm-elf-*, a Berkeley DB).
 DEB_VERSION = $(shell sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)
 DEB_OUT	?= .
 deb: | need-deps
@@ -481,7 +482,6 @@ deb: | need-deps
 		dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log; echo "make deb: dpkg-buildpackage failed (log: $(BUILD)/deb/build.log)" >&2; exit 1; }
 	$(Q)mv $(BUILD)/deb/tracebench_$(DEB_VERSION)_*.deb $(DEB_OUT)/
-	@# lintian leaves its ELF index (a Berkeley DB, mldbm-elf-*) in $$TMPDIR: its own, removed
 	$(Q)t=$$(mktemp -d) && { TMPDIR=$$t lintian --fail-on error \
 		$(DEB_OUT)/tracebench_$(DEB_VERSION)_*.deb; st=$$?; rm -rf "$$t"; exit $$st; }
 

@@ -32,8 +32,9 @@ usercall; per family the estimate, its 95% half-width in points and as a share o
 traced/baseline ratio, the share of the run's wall time (result.json's started to finished,
 whole seconds: without the wait for the run lock) measuring, the rounds and the chosen sample
 length, and how often the workload was preempted on its CPU (involuntary context switches a
-second of batch, medians over each cell's samples). Then, after each family's run, hyperfine asks that family's question for as many runs
-as fit in that run's wall time (sized from one untimed run of each command, the setup and the
+second of batch, medians over each cell's samples in its statistics). Then, after each
+family's run, hyperfine asks that family's question for as many runs as fit in that run's wall
+time (sized from one untimed run of each command, the setup and the
 cleanup), and a second table gives per family hyperfine's
 estimate, its 95% half-width (its +- x 1.96), a Welch interval on its run times and the ratio
 hyperfine / tracebench of the half-widths. How each family is asked (one process per run, the
@@ -156,8 +157,11 @@ def run_tracebench(out):
     rounds = max((s["round"] for s in tr["samples"]), default=-1) + 1
     # the workload's involuntary context switches per second of its batches: what preempted it
     # on its CPU (another task, or the harness itself; METHODOLOGY.md 2.5)
+    # over the samples the statistics take: not a warm-up, a failed one, a contended round's
+    # first try (rerun) or an accounting sample (BPF stats on)
     preempt = [[s["involuntary_ctxsw"] / (s["elapsed_ns"] / 1e9) for s in c["samples"]
-                if not s.get("warmup") and not s.get("failed") and s.get("elapsed_ns")
+                if not (s.get("warmup") or s.get("failed") or s.get("rerun")
+                        or s.get("accounting")) and s.get("elapsed_ns")
                 and isinstance(s.get("involuntary_ctxsw"), (int, float))] for c in (base, tr)]
     # The run's own wall time, started (after the run lock) to finished: on a shared machine
     # the command's time also holds its wait for the lock (--wait), which hyperfine must not get.
