@@ -99,6 +99,14 @@ def run_validate_sweeps(out, from_dir):
             "verdict": ("PASS: " + got["PASS:"]) if "PASS:" in got else "FAIL: " + got["FAIL:"]}
 
 
+def episodes(k):
+    """A coverage row's episodes as "run NN z +x.x (baseline +y.y%)", or "" without any."""
+    return ", ".join(f"run {e['run']} z {e['z']:+.1f}" +
+                     (f" ({100 * e['baseline_shift']:+.1f}%)"
+                      if isinstance(e.get("baseline_shift"), (int, float)) else "")
+                     for e in k.get("episodes") or [])
+
+
 def run_coverage_loaded(out, from_dir):
     """METHODOLOGY 9's coverage under load (make validate-coverage-loaded into OUT/coverage, its
     COVERAGE_LOAD and COVERAGE_RUNS from the environment, 20 runs per level unless set):
@@ -127,12 +135,16 @@ def run_coverage_loaded(out, from_dir):
             if not k.get("trials"):
                 continue
             w = k["wilson95"]
+            plain = next((e for e in est if e.get("estimator") == "tracebench vs plain fit"), {})
             rows.append([q, str(lv), f"{k['covered']}/{k['trials']} "
                          f"({100 * k['coverage']:.1f}%)", f"{100 * w[0]:.1f}-{100 * w[1]:.1f}%",
-                         f"{k['mean_half_width']:.2f} {k.get('unit', '')}".rstrip()])
+                         f"{k['mean_half_width']:.2f} {k.get('unit', '')}".rstrip(),
+                         f"{plain['covered']}/{plain['trials']}" if plain.get("trials") else "",
+                         episodes(k)])
     left = re.findall(r"^load (\d+): left out", text, re.M)
     return {"table": table(["question", "busy CPUs", "covered", "Wilson 95%",
-                            "mean half-width"], rows),
+                            "mean half-width", "vs the plain fit", "episodes (baseline shift)"],
+                           rows),
             "check": check.group(1) + ("" if not left else
                                        f" (load {', '.join(left)} left out: too few CPUs)")}
 

@@ -9,12 +9,20 @@ the interval of each run contains it:
 
   A/A          none-again against none: truth exactly 0%
   tp-getpid    a pid-filtered syscall tracepoint: truth the *other* runs' estimates combined
-               by inverse-variance weights (leave-one-out, so a run is not judged against
-               itself)
+               by inverse-variance weights, robustly (Huber's M-estimator: a run far outside
+               its own interval keeps only part of its weight), leave-one-out, so a run is not
+               judged against itself
   delay-20ns   the delay tracer's calibrated spin, in ns/op (tracebench's ns_per_op_ci): truth
-               the other runs' estimates fitted (weighted) on their spin iterations
+               the other runs' estimates fitted (weighted, robustly) on their spin iterations
                (calibrated per run), at this run's count; beside it, how often the interval holds the
                spin's cost timed on its own during the run ("vs spin")
+
+Beside tracebench's coverage against that truth it prints its coverage against the plain
+(non-robust) weighted fit, the yardstick until 2026-12-07: one run taken while the machine was
+in another state (slower, its tracer dearer), with a narrow interval, moved that truth for every
+other run. Such runs, more than 4 of their standard errors from the robust truth, are listed
+as episodes with their baseline's shift on the runs' median (the machine's speed), and Cochran's
+Q is given again without them.
 
 It also computes, from the same paired rounds, candidate estimators with a percentile bootstrap
 over rounds (COVERAGE_RESAMPLES, fixed seed): the ratio of medians (tracebench's own, recomputed
@@ -71,6 +79,8 @@ SCENARIO = os.environ.get("COVERAGE_SCENARIO",
                           os.path.join(ROOT, "scenarios", "validation", "coverage.ini"))
 Z95 = 1.959964
 SEED = 20261201
+HUBER_K = 1.345  # Huber's tuning constant: 95% efficiency when every run is as its interval says
+EPISODE_Z = 4.0  # |z| against the robust truth above which a run is listed as an episode
 
 
 def env_int(name, default, lo):
@@ -235,26 +245,55 @@ def wls(pts):
     return my - b * mx, b
 
 
+def base_ns(cells):
+    """The run's baseline ns/op (the none cell's median), or None: the machine's speed."""
+    v = list(measured(cells["none"]).values())
+    return statistics.median(v) if v else None
+
+
 def iters(cells):
     n = (cells["delay-20ns"].get("tracer_extra") or {}).get("iters")
     return n if isinstance(n, int) and n > 0 else None
 
 
 def points(runs, tracer, ns, skip=None):
-    """(x, estimate, se) of every run but skip; x is the delay's iteration count, else 0."""
+    """(x, estimate, se) of every run but skip (an index or a set of them); x is the delay's
+    iteration count, else 0."""
+    skip = skip if isinstance(skip, (set, frozenset)) else {skip}
     pts = []
     for i, (_, cells) in enumerate(runs):
         f = own_figure(cells, tracer, ns)
         x = iters(cells) if ns else 0
-        if i != skip and f and x is not None:
+        if i not in skip and f and x is not None:
             pts.append((x, f[0], f[1]))
     return pts
 
 
-def loo_truth(runs, skip, tracer, ns):
+def huber_wls(pts, k=HUBER_K):
+    """
+    The weighted fit made robust (Huber's M-estimator by iterated reweighting): a point whose
+    residual, in its own standard errors and over the points' spread of these (their MAD, never
+    taken below 1: runs scattering as their intervals say keep full weight), exceeds k keeps
+    only k / |residual| of its weight. One run taken in another state of the machine, with a
+    narrow interval, otherwise moves an inverse-variance truth for every other run (section 9).
+    """
+    a, b = wls(pts)
+    for _ in range(50):
+        r = [(y - a - b * x) / se for x, y, se in pts]
+        s = max(1.0, 1.4826 * statistics.median(abs(v) for v in r))
+        h = [min(1.0, k / (abs(v) / s)) if v else 1.0 for v in r]
+        a2, b2 = wls([(x, y, se / math.sqrt(hi)) for (x, y, se), hi in zip(pts, h)])
+        if abs(a2 - a) < 1e-9 * (1 + abs(a)) and abs(b2 - b) < 1e-9 * (1 + abs(b)):
+            return a2, b2
+        a, b = a2, b2
+    return a, b
+
+
+def loo_truth(runs, skip, tracer, ns, fit=huber_wls):
     """
     Leave-one-out: the other runs' estimates combined by inverse-variance weights (a precise
-    yardstick: an unweighted one is as uncertain as the narrowest intervals it must judge).
+    yardstick: an unweighted one is as uncertain as the narrowest intervals it must judge),
+    robustly by default (huber_wls; fit=wls is the plain weighted fit, printed beside).
     The delay tracer calibrates its spin's iteration count per run (78-83 for 20 ns here), and
     the cost is affine in it (the call plus its iterations; the analysis prints the fit), so for
     it the combination is a weighted fit on the count, at this run's.
@@ -265,17 +304,17 @@ def loo_truth(runs, skip, tracer, ns):
         return None
     if ns and len({p[0] for p in pts}) < 2 and pts[0][0] != x:
         return None
-    a, b = wls(pts)
+    a, b = fit(pts)
     return a + b * x
 
 
-def heterogeneity(runs, tracer, ns):
+def heterogeneity(runs, tracer, ns, skip=None):
     """
-    Cochran's Q of every run's estimate around the weighted fit, with its degrees of freedom:
-    about df when the runs scatter as their own intervals say, larger with a run-to-run
-    component; and that component's size (DerSimonian-Laird).
+    Cochran's Q of every run's estimate (but skip's) around the weighted fit, with its degrees
+    of freedom: about df when the runs scatter as their own intervals say, larger with a
+    run-to-run component; and that component's size (DerSimonian-Laird).
     """
-    pts = points(runs, tracer, ns)
+    pts = points(runs, tracer, ns, skip if skip else None)
     if len(pts) < 3:
         return None
     a, b = wls(pts)
@@ -329,12 +368,14 @@ def analyze(out, resamples, need=0.95):
     names = sorted(x for x in os.listdir(rdir)
                    if os.path.isfile(os.path.join(rdir, x, "result.json"))) \
         if os.path.isdir(rdir) else []
-    runs = []
+    runs, kept = [], []
     for x in names:
         try:
             runs.append(load_run(os.path.join(rdir, x, "result.json")))
+            kept.append(x)
         except (OSError, ValueError, KeyError) as e:
             print(f"validate-coverage: skipping run {x}: {e}", file=sys.stderr)
+    names = kept
     if len(runs) < 3:
         print(f"validate-coverage: {len(runs)} usable runs in {rdir}; need 3", file=sys.stderr)
         return 2
@@ -348,7 +389,11 @@ def analyze(out, resamples, need=0.95):
     tallies = {q: {name: Tally() for name, _ in ESTIMATORS + [("t on mean of pairs", None)]}
                for q, _, _ in questions}
     own = {q: Tally() for q, _, _ in questions}
+    vs_plain = {q: Tally() for q, _, _ in questions}
+    episodes = {q: [] for q, _, _ in questions}
     vs_spin = Tally()
+    bases = [base_ns(cells) for _, cells in runs]
+    base_mid = statistics.median(v for v in bases if v) if any(bases) else None
     for i, (r, cells) in enumerate(runs):
         base = cells["none"]
         for q, tr, ns in questions:
@@ -361,6 +406,12 @@ def analyze(out, resamples, need=0.95):
             est = o.get("ns_per_op" if ns else "pct")
             if None not in ci and est is not None:
                 own[q].add(est, ci[0], ci[1], truth)
+                if q != "A/A":
+                    vs_plain[q].add(est, ci[0], ci[1], loo_truth(runs, i, tr, ns, wls))
+                f = own_figure(cells, tr, ns)
+                if f and abs(f[0] - truth) / f[1] > EPISODE_Z:
+                    episodes[q].append((i, names[i], (f[0] - truth) / f[1], est, truth,
+                                        bases[i] / base_mid - 1 if bases[i] and base_mid else None))
                 spin = (c.get("tracer_extra") or {}).get("spin_ns_mean")
                 if q == "delay-20ns" and isinstance(spin, (int, float)):
                     vs_spin.add(est, ci[0], ci[1], spin)
@@ -381,6 +432,8 @@ def analyze(out, resamples, need=0.95):
     for q, tr, ns in questions:
         unit = "ns" if ns else "pt"
         rows = [own[q].row("tracebench (result.json)", unit)]
+        if vs_plain[q].n:
+            rows.append(vs_plain[q].row("tracebench vs plain fit", unit))
         rows += [tallies[q][name].row(name, unit) for name in tallies[q]]
         if q == "delay-20ns" and vs_spin.n:
             rows.append(vs_spin.row("tracebench vs spin", unit))
@@ -398,11 +451,24 @@ def analyze(out, resamples, need=0.95):
         head["runs_lag1"] = lag1(own[q].err)
         print(f"  {q}: drift within runs: sd of the halves' z {head['halves_z_sd']:.2f}; across "
               f"runs: lag-1 autocorrelation of the errors {head['runs_lag1']:+.2f}")
+        head["episodes"] = [{"run": n, "z": z, "estimate": e, "truth": t, "baseline_shift": b}
+                            for _, n, z, e, t, b in episodes[q]]
+        for _, n, z, e, t, b in episodes[q]:
+            shift = f"; its baseline {100 * b:+.1f}% on the runs' median" if b is not None else ""
+            print(f"  {q}: episode: run {n} {e:+.2f} {unit} against {t:+.2f} (z {z:+.1f}){shift}")
         het = heterogeneity(runs, tr, ns) if q != "A/A" else None
         if het:
             head["cochran_q"] = {"q": het[0], "df": het[1], "p": het[2], "tau": het[3]}
             print(f"  {q}: runs around their weighted fit: Cochran's Q {het[0]:.1f} on {het[1]} "
                   f"df (p {het[2]:.2g}); run-to-run component {het[3]:.3f} {unit}")
+            rest = heterogeneity(runs, tr, ns, {i for i, *_ in episodes[q]}) \
+                if episodes[q] else None
+            if rest:
+                head["cochran_q_without_episodes"] = {"q": rest[0], "df": rest[1], "p": rest[2],
+                                                      "tau": rest[3]}
+                print(f"  {q}: without the {len(episodes[q])} episode(s): Cochran's Q "
+                      f"{rest[0]:.1f} on {rest[1]} df (p {rest[2]:.2g}); run-to-run component "
+                      f"{rest[3]:.3f} {unit}")
             if ns:
                 a, b = wls(points(runs, tr, ns))
                 head["fit"] = {"ns": a, "ns_per_iteration": b}
@@ -525,7 +591,7 @@ def loaded(out, n, levels, resamples):
         done.append(lv)
     print(f"\ntracebench's own 95% intervals by load ({n} runs per level)\n")
     print(f"{'question':11} {'busy CPUs':>9} {'covered':>9} {'coverage [Wilson 95%]':>24} "
-          f"{'mean half-width':>16}")
+          f"{'mean half-width':>16} {'episodes':>9}")
     for lv in done:
         with open(os.path.join(out, f"load-{lv}", "coverage.json")) as f:
             rep = json.load(f)
@@ -535,7 +601,8 @@ def loaded(out, n, levels, resamples):
                 continue
             w = k["wilson95"]
             print(f"{q:11} {lv:9} {k['covered']:4}/{k['trials']:<4} {100 * k['coverage']:6.1f}% "
-                  f"[{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] {k['mean_half_width']:13.3f}")
+                  f"[{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] {k['mean_half_width']:13.3f} "
+                  f"{len(k.get('episodes') or []):9}")
     print(f"\ncheck (95% unloaded, 90% under load, Wilson upper end): "
           f"{'passed' if ok else 'FAILED'}")
     return 0 if ok else 1

@@ -1,0 +1,83 @@
+#!/bin/bash
+# tools/validate-coverage.py's analysis (METHODOLOGY.md 9) on synthetic runs of known truth,
+# fixed seed, nothing measured: the truth a run is judged against is the other runs' robust
+# weighted fit, so one run taken in another state of the machine (an episode: far off, with a
+# narrow interval) is listed as such, with its baseline's shift, and does not move every other
+# run's truth (the plain weighted fit, printed beside, does: its coverage falls); Cochran's Q is
+# given with and without the episodes; a set without one lists none; and a directory with too
+# few usable runs is refused (exit 2), a run that is not a result skipped by name.
+. "$(dirname "$0")/lib.sh"
+VC=$TB_ROOT/tools/validate-coverage.py
+# mkset DIR EPISODE: 12 runs, the tracepoint's truth +25% and the delay's 30 ns, each run's
+# estimate drawn around them well within its own interval (se 1 pt and 8 ns, drawn with half
+# that sd: every such run covers); run EPISODE (0: none)
+# has both far off with narrow intervals and a baseline 9% slower, as an episode did on a VM.
+mkset() {
+	python3 - "$1" "$2" <<'PY' || fail "the synthetic runs"
+import json, os, random, sys
+out, ep = sys.argv[1], int(sys.argv[2])
+rng = random.Random(20261207)
+for i in range(1, 13):
+    base = 900.0 * (1.09 if i == ep else 1.0)
+    tp_se, tp = (0.5, 35.0) if i == ep else (1.0, 25.0 + rng.gauss(0, 0.5))
+    d_se, d = (3.0, 64.0) if i == ep else (8.0, 30.0 + rng.gauss(0, 4.0))
+    def cell(name, pct=None, se=None, ns=None, ns_se=None, extra=None):
+        samples = [{"round": r, "ns_per_op": base * (1 + (pct or 0) / 100) *
+                    (1 + rng.gauss(0, 0.03)) + (ns or 0)} for r in range(30)]
+        c = {"tracer": name, "samples": samples}
+        if pct is not None:
+            c["overhead"] = {"pct": pct, "ci": [pct - 1.96 * se, pct + 1.96 * se]}
+        if ns is not None:
+            c["overhead"] = {"pct": 100 * ns / base, "ci": [0, 1], "ns_per_op": ns,
+                             "ns_per_op_ci": [ns - 1.96 * ns_se, ns + 1.96 * ns_se]}
+        if extra:
+            c["tracer_extra"] = extra
+        return c
+    r = {"cells": [cell("none"), cell("none-again", 0.0, 1.2),
+                   cell("tp-getpid", tp, tp_se),
+                   cell("delay-20ns", ns=d, ns_se=d_se, extra={"iters": 80, "spin_ns_mean": 30})]}
+    os.makedirs(f"{out}/runs/{i:02d}")
+    json.dump(r, open(f"{out}/runs/{i:02d}/result.json", "w"))
+PY
+}
+mkset "$TMP/ep" 7
+COVERAGE_RESAMPLES=200 python3 "$VC" --analyze "$TMP/ep" >"$TMP/out" 2>"$TMP/err"
+[ $? -le 1 ] || { cat "$TMP/err"; fail "--analyze of the episode set"; }
+grep -q "tp-getpid: episode: run 07 +35.00 pt against" "$TMP/out" || { cat "$TMP/out"; fail "the tracepoint's episode"; }
+grep -q "delay-20ns: episode: run 07 +64.00 ns .* its baseline +[89].[0-9]% on the runs' median" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "the delay's episode and its baseline shift"; }
+[ "$(grep -c "episode: run" "$TMP/out")" -eq 2 ] || { cat "$TMP/out"; fail "a run listed that is not an episode"; }
+grep -q "tp-getpid: without the 1 episode(s): Cochran's Q" "$TMP/out" || fail "Q without the episode"
+python3 - "$TMP/ep/coverage.json" <<'PY' || { cat "$TMP/out"; fail "coverage against the robust and the plain truth"; }
+import json, sys
+q = json.load(open(sys.argv[1]))["questions"]
+for name in ("tp-getpid", "delay-20ns"):
+    own, plain = q[name][0], q[name][1]
+    assert own["estimator"] == "tracebench (result.json)", own
+    assert plain["estimator"] == "tracebench vs plain fit", plain
+    # every run but the episode covers the robust truth; the episode drags the plain one
+    assert own["covered"] == 11 and own["trials"] == 12, (name, own)
+    assert plain["covered"] < own["covered"], (name, plain, own)
+    h = q[name][0]
+    assert h["cochran_q"]["q"] > 5 * h["cochran_q"]["df"], h["cochran_q"]
+    assert h["cochran_q_without_episodes"]["q"] < 2.5 * h["cochran_q_without_episodes"]["df"], h
+    assert [e["run"] for e in h["episodes"]] == ["07"], h["episodes"]
+PY
+# without an episode: none listed, the robust and the plain truth agree on every run
+mkset "$TMP/calm" 0
+COVERAGE_RESAMPLES=200 python3 "$VC" --analyze "$TMP/calm" >"$TMP/out" 2>"$TMP/err"
+[ $? -le 1 ] || { cat "$TMP/err"; fail "--analyze of the calm set"; }
+! grep -q "episode" "$TMP/out" || { cat "$TMP/out"; fail "an episode in a set without one"; }
+python3 -c '
+import json, sys
+q = json.load(open(sys.argv[1]))["questions"]["tp-getpid"]
+assert q[0]["covered"] == q[1]["covered"] >= 10, q[:2]' "$TMP/calm/coverage.json" ||
+	fail "the calm set's coverage"
+# bad input: a run that is not a result is skipped by name; too few usable runs is exit 2
+mkdir -p "$TMP/few/runs/01" "$TMP/few/runs/02"
+echo '{"cells": 3}' >"$TMP/few/runs/01/result.json"
+cp "$TMP/calm/runs/01/result.json" "$TMP/few/runs/02/"
+expect_exit 2 python3 "$VC" --analyze "$TMP/few"
+grep -q "skipping run 01: .*not a tracebench result" "$TMP/err" || { cat "$TMP/err"; fail "the bad run by name"; }
+grep -q "1 usable runs in $TMP/few/runs; need 3" "$TMP/err" || { cat "$TMP/err"; fail "too few runs"; }
+echo "PASS: validate-coverage's analysis: episodes, the robust truth, bad runs"
