@@ -142,9 +142,17 @@ def run_coverage_loaded(out, from_dir):
                          f"{plain['covered']}/{plain['trials']}" if plain.get("trials") else "",
                          episodes(k)])
     left = re.findall(r"^load (\d+): left out", text, re.M)
+    speed = []
+    for lv in levels:
+        c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
+        rs = [f"{q} {est[0]['baseline_r']:+.2f}" for q, est in (c.get("questions") or {}).items()
+              if est and isinstance(est[0].get("baseline_r"), (int, float))]
+        if rs:
+            speed.append(f"{lv} busy CPU{'' if lv == 1 else 's'}: {', '.join(rs)}")
     return {"table": table(["question", "busy CPUs", "covered", "Wilson 95%",
                             "mean half-width", "vs the plain fit", "episodes (baseline shift)"],
                            rows),
+            "speed": "; ".join(speed) or "not computed",
             "check": check.group(1) + ("" if not left else
                                        f" (load {', '.join(left)} left out: too few CPUs)")}
 

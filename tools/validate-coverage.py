@@ -22,7 +22,8 @@ Beside tracebench's coverage against that truth it prints its coverage against t
 in another state (slower, its tracer dearer), with a narrow interval, moved that truth for every
 other run. Such runs, more than 4 of their standard errors from the robust truth, are listed
 as episodes with their baseline's shift on the runs' median (the machine's speed), and Cochran's
-Q is given again without them.
+Q is given again without them. And the correlation of the runs' estimates with their
+baselines' ns/op: a run-to-run shift that goes with the machine's speed.
 
 It also computes, from the same paired rounds, candidate estimators with a percentile bootstrap
 over rounds (COVERAGE_RESAMPLES, fixed seed): the ratio of medians (tracebench's own, recomputed
@@ -357,6 +358,16 @@ def lag1(v):
     return sum((v[i] - m) * (v[i + 1] - m) for i in range(len(v) - 1)) / d if d else float("nan")
 
 
+def pearson(x, y):
+    """Pearson's r of two series, or nan when either is constant or too short."""
+    if len(x) < 3:
+        return float("nan")
+    mx, my = statistics.mean(x), statistics.mean(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y))
+    sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
+    return sxy / math.sqrt(sxx * syy) if sxx and syy else float("nan")
+
+
 def chi2_sf(q, k):
     """Upper tail of chi-square with k degrees of freedom (Wilson-Hilferty, ample here)."""
     z = ((q / k) ** (1 / 3) - (1 - 2 / (9 * k))) / math.sqrt(2 / (9 * k))
@@ -456,6 +467,12 @@ def analyze(out, resamples, need=0.95):
         for _, n, z, e, t, b in episodes[q]:
             shift = f"; its baseline {100 * b:+.1f}% on the runs' median" if b is not None else ""
             print(f"  {q}: episode: run {n} {e:+.2f} {unit} against {t:+.2f} (z {z:+.1f}){shift}")
+        if q != "A/A":
+            xy = [(bases[i], f[0]) for i, (_, cells) in enumerate(runs)
+                  if bases[i] and (f := own_figure(cells, tr, ns))]
+            head["baseline_r"] = pearson([x for x, _ in xy], [y for _, y in xy])
+            print(f"  {q}: the runs' estimates against their baselines (the machine's speed): "
+                  f"Pearson r {head['baseline_r']:+.2f} over {len(xy)} runs")
         het = heterogeneity(runs, tr, ns) if q != "A/A" else None
         if het:
             head["cochran_q"] = {"q": het[0], "df": het[1], "p": het[2], "tau": het[3]}

@@ -4,8 +4,9 @@
 # weighted fit, so one run taken in another state of the machine (an episode: far off, with a
 # narrow interval) is listed as such, with its baseline's shift, and does not move every other
 # run's truth (the plain weighted fit, printed beside, does: its coverage falls); Cochran's Q is
-# given with and without the episodes; a set without one lists none; and a directory with too
-# few usable runs is refused (exit 2), a run that is not a result skipped by name.
+# given with and without the episodes, and the estimates' correlation with the baselines; a
+# set without an episode lists none; and a directory with too few usable runs is refused
+# (exit 2), a run that is not a result skipped by name.
 . "$(dirname "$0")/lib.sh"
 VC=$TB_ROOT/tools/validate-coverage.py
 # mkset DIR EPISODE: 12 runs, the tracepoint's truth +25% and the delay's 30 ns, each run's
@@ -62,6 +63,8 @@ for name in ("tp-getpid", "delay-20ns"):
     assert h["cochran_q"]["q"] > 5 * h["cochran_q"]["df"], h["cochran_q"]
     assert h["cochran_q_without_episodes"]["q"] < 2.5 * h["cochran_q_without_episodes"]["df"], h
     assert [e["run"] for e in h["episodes"]] == ["07"], h["episodes"]
+    # the episode's slower baseline goes with its higher estimate
+    assert h["baseline_r"] > 0.7, h["baseline_r"]
 PY
 # without an episode: none listed, the robust and the plain truth agree on every run
 mkset "$TMP/calm" 0
