@@ -161,6 +161,7 @@ static void check_limit(struct tb_gate_cell *gc, double point, double lo, double
 {
 	if (isfinite(lim) && lo > lim) {
 		fail(gc, type);
+		gc->regressed |= !strcmp(type, "regression");
 		add_msg(gc, over, lim);
 	} else if (isfinite(lim) && point > lim) {
 		gc->warn = true;
@@ -542,6 +543,60 @@ static void judge_run(struct tb_gate *g, const struct tb_result *r)
 	run->warn = g->has_run && run->st != TB_GATE_FAIL;
 }
 
+/*
+ * The baseline cell b's significant move against the gate's reference, into pct [lo, hi] and
+ * vs (what it was compared with): the history's last stable segment when there is one, else
+ * the baseline result. Returns false when it did not move, or cannot be judged.
+ */
+static bool baseline_moved(const struct tb_gate *g, const struct tb_result *r,
+			   const struct tb_cell *b, const struct tb_gate_ref *hist, double ci[3],
+			   const char **vs)
+{
+	const struct tb_gate_ref *h = hist ? &hist[b - r->cells] : NULL;
+	const struct tb_cmp_row *w;
+
+	if (h && h->c && h->found && h->npoints >= TB_GATE_HISTORY_MIN_RUNS && isfinite(h->ci_lo) &&
+	    (h->ci_lo > 0 || h->ci_hi < 0) &&
+	    (!isfinite(h->p_samples) || h->p_samples < g->alpha)) {
+		ci[0] = h->change;
+		ci[1] = h->ci_lo;
+		ci[2] = h->ci_hi;
+		*vs = "the last stable segment";
+		return true;
+	}
+	w = g->cmp ? tb_compare_find(g->cmp, b) : NULL;
+	if (!w || !w->ns_significant)
+		return false;
+	ci[0] = w->ns_pct;
+	ci[1] = w->ns_ci_lo;
+	ci[2] = w->ns_ci_hi;
+	*vs = g->old_name;
+	return true;
+}
+
+/*
+ * A traced cell that regressed while its workload's baseline moved significantly too, either
+ * way, gets a note: the machine's speed differs between the runs, and a tracer's cost can move
+ * with it far more than the workload's (METHODOLOGY.md 9's episodes). The verdict stands: only
+ * a rerun tells the machine from the tracer.
+ */
+static void note_machine_moved(struct tb_gate *g, const struct tb_result *r,
+			       const struct tb_gate_ref *hist)
+{
+	for (size_t i = 0; i < g->ncells; i++) {
+		struct tb_gate_cell *gc = &g->cells[i];
+		const struct tb_cell *b = gc->c->baseline ? NULL : tb_result_baseline(r, gc->c);
+		const char *vs;
+		double ci[3];
+
+		if (!gc->regressed || !b || !baseline_moved(g, r, b, hist, ci, &vs))
+			continue;
+		add_msg(gc,
+			"note: its baseline's ns/op moved too (%+.2f%% [%+.2f%%, %+.2f%%] vs %s): the machine's speed differs between the runs, and a tracer's cost can move with it more than the workload's; rerun before taking this for the tracer's",
+			ci[0], ci[1], ci[2], vs);
+	}
+}
+
 static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct tb_gate_ref *hist)
 {
 	judge_run(g, r);
@@ -561,6 +616,7 @@ static void evaluate(struct tb_gate *g, const struct tb_result *r, const struct 
 		g->nskip += gc->st == TB_GATE_SKIP;
 		g->nunderpowered += gc->underpowered;
 	}
+	note_machine_moved(g, r, hist);
 }
 
 /* Analyse r at alpha, keeping its own settings for tb_gate_release. */

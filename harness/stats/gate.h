@@ -106,6 +106,7 @@ struct tb_gate_cell {
 	char msg[1024];	       /* what was checked and found, "; " between the checks */
 	bool warn;	       /* passed, but the point estimate is over a limit, or underpowered */
 	bool underpowered;     /* its MDE exceeds a limit it was gated against */
+	bool regressed;	       /* failed a regression check (against a result or the history) */
 	double mde, mde_limit; /* the largest MDE over its limit, that limit, in mde_unit */
 	const char *mde_unit;  /* "%" or " pp" */
 };

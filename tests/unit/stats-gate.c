@@ -819,6 +819,79 @@ static void test_gate_sweeps(void)
 	gsl_rng_free(rng);
 }
 
+/*
+ * A traced cell that regressed while its baseline moved too gets the note that the machine's
+ * speed differs between the runs (METHODOLOGY.md 9's episodes), against an older result and
+ * against a history; one whose baseline held does not, nor does a baseline cell; every one of
+ * them still fails.
+ */
+static void test_gate_machine_moved(void)
+{
+	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+	struct tb_result *old, *episode, *tracer;
+	struct tb_gate_ref refs[2];
+	struct tb_gate_opts o;
+	struct tb_gate g;
+
+	gsl_rng_set(rng, 7);
+	tb_gate_opts_init(&o);
+	o.alpha = 0.05;
+	o.max_overhead = INFINITY;
+	o.max_regression = 0.03;
+	old = sim(rng, 1000, 24);
+	episode = sim(rng, 1090, 35); /* a slower machine, on which the tracer costs more */
+	tracer = sim(rng, 1000, 35);  /* the same machine, a dearer tracer */
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, episode, old, &o), 0);
+	printf("\n    episode: %s", g.cells[1].msg);
+	CU_ASSERT_EQUAL(g.cells[1].st, TB_GATE_FAIL);
+	CU_ASSERT_STRING_EQUAL(g.cells[1].type, "regression");
+	CU_ASSERT_PTR_NOT_NULL(strstr(g.cells[1].msg, "note: its baseline's ns/op moved too (+"));
+	CU_ASSERT_PTR_NOT_NULL(
+		strstr(g.cells[1].msg, "vs the baseline result): the machine's speed"));
+	CU_ASSERT_EQUAL(g.cells[0].st, TB_GATE_FAIL); /* the baseline regressed by 9% */
+	CU_ASSERT_PTR_NULL(strstr(g.cells[0].msg, "moved too"));
+	tb_gate_release(&g);
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, tracer, old, &o), 0);
+	CU_ASSERT_EQUAL(g.cells[1].st, TB_GATE_FAIL);
+	CU_ASSERT_PTR_NULL(strstr(g.cells[1].msg, "moved too"));
+	tb_gate_release(&g);
+
+	/* against a history's last stable segments: the baseline's series +9% [+7, +11] */
+	memset(refs, 0, sizeof(refs));
+	for (int i = 0; i < 2; i++) {
+		refs[i].c = &episode->cells[i];
+		refs[i].found = true;
+		refs[i].relative = i == 0;
+		refs[i].npoints = 5;
+		snprintf(refs[i].since, sizeof(refs[i].since), "2026-12-01T00:00:00Z");
+		refs[i].change = i ? 11 : 9;
+		refs[i].ci_lo = i ? 8 : 7;
+		refs[i].ci_hi = i ? 14 : 11;
+		refs[i].p = refs[i].p_samples = 0.001;
+		refs[i].mde = 1;
+	}
+	o.history = refs;
+	o.history_name = "h.db";
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, episode, NULL, &o), 0);
+	printf("\n    episode, history: %s", g.cells[1].msg);
+	CU_ASSERT_EQUAL(g.cells[1].st, TB_GATE_FAIL);
+	CU_ASSERT_PTR_NOT_NULL(strstr(
+		g.cells[1].msg, "moved too (+9.00% [+7.00%, +11.00%] vs the last stable segment)"));
+	tb_gate_release(&g);
+	/* the baseline's series held ([-2, +2] holds 0): no note */
+	refs[0].change = 0;
+	refs[0].ci_lo = -2;
+	refs[0].ci_hi = 2;
+	CU_ASSERT_EQUAL_FATAL(tb_gate_evaluate(&g, episode, NULL, &o), 0);
+	CU_ASSERT_EQUAL(g.cells[1].st, TB_GATE_FAIL);
+	CU_ASSERT_PTR_NULL(strstr(g.cells[1].msg, "moved too"));
+	tb_gate_release(&g);
+	tb_result_free(old);
+	tb_result_free(episode);
+	tb_result_free(tracer);
+	gsl_rng_free(rng);
+}
+
 static CU_TestInfo gate_tests[] = {
 	{"compare: matching, changes, environment diff", test_compare_build},
 	{"gate: pass, fail, untrustworthy, regression", test_gate_fixtures},
@@ -830,6 +903,7 @@ static CU_TestInfo gate_tests[] = {
 	{"compare: notes beside untrustworthy or differently set rows", test_compare_notes},
 	{"compare/gate commands: bad input exits 2", test_commands_bad_input},
 	{"gate simulation: false positives and power", test_gate_simulation},
+	{"gate: a regression whose baseline moved too is noted", test_gate_machine_moved},
 	{"compare and gate: service metrics", test_services},
 	{"gate: a sweep's slope against a baseline result", test_gate_sweeps},
 	CU_TEST_INFO_NULL,
