@@ -127,9 +127,13 @@ def run_coverage_loaded(out, from_dir):
                     if re.fullmatch(r"load-\d+", d))
     if not check or not levels:
         die(f"coverage-loaded: {out}/coverage.txt: not a loaded study's output")
-    rows = []
+    rows, speed = [], []
     for lv in levels:
         c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
+        rs = [f"{q} {est[0]['baseline_r']:+.2f}" for q, est in (c.get("questions") or {}).items()
+              if est and isinstance(est[0].get("baseline_r"), (int, float))]
+        if rs:
+            speed.append(f"{lv} busy CPU{'' if lv == 1 else 's'}: {', '.join(rs)}")
         for q, est in (c.get("questions") or {}).items():
             k = est[0] if est else {}
             if not k.get("trials"):
@@ -142,13 +146,6 @@ def run_coverage_loaded(out, from_dir):
                          f"{plain['covered']}/{plain['trials']}" if plain.get("trials") else "",
                          episodes(k)])
     left = re.findall(r"^load (\d+): left out", text, re.M)
-    speed = []
-    for lv in levels:
-        c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
-        rs = [f"{q} {est[0]['baseline_r']:+.2f}" for q, est in (c.get("questions") or {}).items()
-              if est and isinstance(est[0].get("baseline_r"), (int, float))]
-        if rs:
-            speed.append(f"{lv} busy CPU{'' if lv == 1 else 's'}: {', '.join(rs)}")
     return {"table": table(["question", "busy CPUs", "covered", "Wilson 95%",
                             "mean half-width", "vs the plain fit", "episodes (baseline shift)"],
                            rows),

@@ -260,7 +260,7 @@ def iters(cells):
 def points(runs, tracer, ns, skip=None):
     """(x, estimate, se) of every run but skip (an index or a set of them); x is the delay's
     iteration count, else 0."""
-    skip = skip if isinstance(skip, (set, frozenset)) else {skip}
+    skip = skip if isinstance(skip, set) else {skip}
     pts = []
     for i, (_, cells) in enumerate(runs):
         f = own_figure(cells, tracer, ns)
@@ -315,7 +315,7 @@ def heterogeneity(runs, tracer, ns, skip=None):
     of freedom: about df when the runs scatter as their own intervals say, larger with a
     run-to-run component; and that component's size (DerSimonian-Laird).
     """
-    pts = points(runs, tracer, ns, skip if skip else None)
+    pts = points(runs, tracer, ns, skip)
     if len(pts) < 3:
         return None
     a, b = wls(pts)
@@ -419,9 +419,9 @@ def analyze(out, resamples, need=0.95):
                 own[q].add(est, ci[0], ci[1], truth)
                 if q != "A/A":
                     vs_plain[q].add(est, ci[0], ci[1], loo_truth(runs, i, tr, ns, wls))
-                f = own_figure(cells, tr, ns)
-                if f and abs(f[0] - truth) / f[1] > EPISODE_Z:
-                    episodes[q].append((i, names[i], (f[0] - truth) / f[1], est, truth,
+                z = Z95 * (est - truth) / ((ci[1] - ci[0]) / 2) if ci[1] > ci[0] else 0.0
+                if abs(z) > EPISODE_Z:
+                    episodes[q].append((i, names[i], z, est, truth,
                                         bases[i] / base_mid - 1 if bases[i] and base_mid else None))
                 spin = (c.get("tracer_extra") or {}).get("spin_ns_mean")
                 if q == "delay-20ns" and isinstance(spin, (int, float)):
