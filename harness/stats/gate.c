@@ -154,19 +154,21 @@ static void fail(struct tb_gate_cell *gc, const char *type)
 /*
  * The check of a value against a limit lim (percent or percentage points; not finite: none):
  * fail with type when the CI's lower bound lo is above it, warn when only the point estimate
- * is. over and near are the messages, each with one %g for the limit.
+ * is. over and near are the messages, each with one %g for the limit. Returns whether it failed.
  */
-static void check_limit(struct tb_gate_cell *gc, double point, double lo, double lim,
+static bool check_limit(struct tb_gate_cell *gc, double point, double lo, double lim,
 			const char *type, const char *over, const char *near)
 {
 	if (isfinite(lim) && lo > lim) {
 		fail(gc, type);
-		gc->regressed |= !strcmp(type, "regression");
 		add_msg(gc, over, lim);
-	} else if (isfinite(lim) && point > lim) {
+		return true;
+	}
+	if (isfinite(lim) && point > lim) {
 		gc->warn = true;
 		add_msg(gc, near, lim);
 	}
+	return false;
 }
 
 #define MORE_ROUNDS "more rounds or longer samples"
@@ -318,22 +320,38 @@ static void judge_regression(const struct tb_gate *g, struct tb_gate_cell *gc,
 	} else if (gc->c->baseline) {
 		add_msg(gc, "ns/op %+.2f%% [%+.2f%%, %+.2f%%] vs %s (p %.2g)", w->ns_pct,
 			w->ns_ci_lo, w->ns_ci_hi, g->old_name, w->p);
-		check_limit(gc, w->ns_pct, w->ns_ci_lo, lim, "regression",
-			    "baseline ns/op regressed by more than max-regression %g%%",
-			    "above max-regression %g%% but not significantly");
+		gc->regressed |=
+			check_limit(gc, w->ns_pct, w->ns_ci_lo, lim, "regression",
+				    "baseline ns/op regressed by more than max-regression %g%%",
+				    "above max-regression %g%% but not significantly");
 		if (gc->st != TB_GATE_FAIL)
 			check_power(g, gc, change_mde(g, w), lim, "max-regression", "%",
 				    MORE_ROUNDS);
 	} else if (w->traced) {
 		add_msg(gc, "overhead change %+.2fpp [%+.2f, %+.2f] vs %s", w->ovh_change,
 			w->ovh_ci_lo, w->ovh_ci_hi, g->old_name);
-		check_limit(gc, w->ovh_change, w->ovh_ci_lo, lim, "regression",
-			    "overhead regressed by more than max-regression %g percentage points",
-			    "above max-regression %g pp but not significantly");
+		gc->regressed |= check_limit(
+			gc, w->ovh_change, w->ovh_ci_lo, lim, "regression",
+			"overhead regressed by more than max-regression %g percentage points",
+			"above max-regression %g pp but not significantly");
 		if (gc->st != TB_GATE_FAIL)
 			check_power(g, gc, change_mde(g, w), lim, "max-regression", " pp",
 				    MORE_ROUNDS);
 	}
+}
+
+/* Whether h holds enough of the history to judge the cell: a last stable segment of at least
+ * TB_GATE_HISTORY_MIN_RUNS runs with an interval of the change against it. */
+static bool history_enough(const struct tb_gate_ref *h)
+{
+	return h->c && h->found && h->npoints >= TB_GATE_HISTORY_MIN_RUNS && isfinite(h->ci_lo);
+}
+
+/* Whether the run's own samples, where the history kept the segment's, do not differ from
+ * them at alpha: then no change against the history is taken as real. */
+static bool history_samples_agree(const struct tb_gate *g, const struct tb_gate_ref *h)
+{
+	return isfinite(h->p_samples) && !(h->p_samples < g->alpha);
 }
 
 /* The cell against the last stable segment of its series in the history. */
@@ -350,7 +368,7 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 		add_msg(gc, "new in %s: no regression check", g->history_name);
 		return;
 	}
-	if (h->npoints < TB_GATE_HISTORY_MIN_RUNS || !isfinite(h->ci_lo)) {
+	if (!history_enough(h)) {
 		add_msg(gc,
 			"%zu run%s in the last stable segment of %s: no regression check (needs %d)",
 			h->npoints, h->npoints == 1 ? "" : "s", g->history_name,
@@ -363,14 +381,14 @@ static void judge_history(const struct tb_gate *g, struct tb_gate_cell *gc,
 		"%s %+.2f%s [%+.2f, %+.2f] vs the last stable segment (%zu runs since %s, %zu change point%s before; p %.2g%s)",
 		h->relative ? "ns/op" : "overhead", h->change, u, h->ci_lo, h->ci_hi, h->npoints,
 		h->since, h->nchanges, h->nchanges == 1 ? "" : "s", h->p, ps);
-	if (isfinite(h->p_samples) && !(h->p_samples < g->alpha)) {
+	if (history_samples_agree(g, h)) {
 		if (isfinite(lim) && h->ci_lo > lim)
 			add_msg(gc,
 				"the run's samples do not differ from the segment's at alpha %g",
 				g->alpha);
 		return;
 	}
-	check_limit(
+	gc->regressed |= check_limit(
 		gc, h->change, h->ci_lo, lim, "regression",
 		h->relative
 			? "regressed by more than max-regression %g%% against the history"
@@ -555,9 +573,8 @@ static bool baseline_moved(const struct tb_gate *g, const struct tb_result *r,
 	const struct tb_gate_ref *h = hist ? &hist[b - r->cells] : NULL;
 	const struct tb_cmp_row *w;
 
-	if (h && h->c && h->found && h->npoints >= TB_GATE_HISTORY_MIN_RUNS && isfinite(h->ci_lo) &&
-	    (h->ci_lo > 0 || h->ci_hi < 0) &&
-	    (!isfinite(h->p_samples) || h->p_samples < g->alpha)) {
+	if (h && history_enough(h) && (h->ci_lo > 0 || h->ci_hi < 0) &&
+	    !history_samples_agree(g, h)) {
 		ci[0] = h->change;
 		ci[1] = h->ci_lo;
 		ci[2] = h->ci_hi;
