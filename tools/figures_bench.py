@@ -709,7 +709,7 @@ def run_coverage(out, from_dir):
                      "" if est or r.get("z_sd") is None else f"{r['z_sd']:.2f}",
                      "" if est else het(r)])
     names = ["median of pairs", "10% trimmed mean", "Hodges-Lehmann", "t on mean of pairs",
-             "ratio of medians"]
+             "ratio of medians", "ratio of medians, BCa", "ratio of medians, blocks of 3"]
 
     def cov(name):
         return " / ".join("-" if not own(k, name).get("trials") else
@@ -719,7 +719,16 @@ def run_coverage(out, from_dir):
     drift = "; ".join(f"{k}: halves' z sd {own(k).get('halves_z_sd', float('nan')):.2f}, lag-1 "
                       f"of the runs' errors {own(k).get('runs_lag1', float('nan')):+.2f}"
                       for k in ("A/A", "tp-getpid", "delay-20ns"))
+    def eps(name):
+        k = own(name)
+        h = k.get("cochran_q_without_episodes")
+        if not k.get("episodes"):
+            return f"{name}: none"
+        return (f"{name}: {episodes(k)}" +
+                (f"; without them Cochran's Q {h['q']:.1f} ({h['df']}), p {h['p']:.2g}"
+                 if h else ""))
     return {"runs": str(c.get("runs")),
+            "episodes": "; ".join(eps(k) for k in ("tp-getpid", "delay-20ns")),
             "table": table(["question", "tracebench's interval covered", "Wilson 95%",
                             "mean half-width", "mean error", "sd(z)",
                             "Cochran's Q (df), p; run-to-run sd"], rows),

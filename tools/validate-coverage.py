@@ -29,7 +29,10 @@ It also computes, from the same paired rounds, candidate estimators with a perce
 over rounds (COVERAGE_RESAMPLES, fixed seed): the ratio of medians (tracebench's own, recomputed
 as a check of the pairing), the median, a 10% trimmed mean and the Hodges-Lehmann estimate of
 the paired log ratios (paired differences in ns for delay-20ns), and a Student t interval on
-their mean. For each: coverage with its 95% Wilson interval, the mean half-width, the bias.
+their mean; and the ratio of medians' interval corrected two ways: Efron's BCa (for a percentile
+interval lopsided by the resamples' skew and bias) and a moving-block bootstrap of 3 rounds (for
+correlated neighbouring rounds). For each: coverage with its 95% Wilson interval, the mean
+half-width, the bias.
 
 For tracebench's own intervals it also prints the spread of z = (estimate - truth) / (half-width
 / 1.96): about 1 when the interval is as wide as the scatter it must cover.
@@ -182,16 +185,58 @@ ESTIMATORS = [
     ("10% trimmed mean", on_pairs(trimmed)),
     ("Hodges-Lehmann", on_pairs(hodges_lehmann)),
 ]
+BLOCK = 3  # rounds per block of the moving-block bootstrap: about n^(1/3) at 30 rounds
+# Beside the percentile intervals: Student's t on the mean of the pairs, and the ratio of
+# medians' own bootstrap corrected two ways, for skew (BCa) and for neighbouring rounds' correlation
+CORRECTED = ["t on mean of pairs", "ratio of medians, BCa",
+             f"ratio of medians, blocks of {BLOCK}"]
 
 
-def boot_ci(est, b, t, ns, rng, resamples):
+def boot_vals(est, b, t, ns, rng, resamples, block=1):
+    """The estimator over resamples of the rounds, sorted: single rounds drawn with replacement,
+    or (block > 1) a moving-block bootstrap, runs of block consecutive rounds, which keeps the
+    correlation of neighbouring rounds that single draws lose."""
     n = len(b)
     vals = []
     for _ in range(resamples):
-        idx = [rng.randrange(n) for _ in range(n)]
+        if block > 1:
+            idx = []
+            while len(idx) < n:
+                s = rng.randrange(n - block + 1)
+                idx.extend(range(s, s + block))
+            idx = idx[:n]
+        else:
+            idx = [rng.randrange(n) for _ in range(n)]
         vals.append(est([b[i] for i in idx], [t[i] for i in idx], ns))
     vals.sort()
+    return vals
+
+
+def boot_ci(est, b, t, ns, rng, resamples):
+    vals = boot_vals(est, b, t, ns, rng, resamples)
     return quantile(vals, 0.025), quantile(vals, 0.975)
+
+
+def bca_ci(vals, est, b, t, ns):
+    """
+    Efron's bias-corrected and accelerated interval from the sorted bootstrap values vals of
+    est: the percentiles moved by the share of resamples below the estimate (the bias, z0) and
+    by the skewness of the round-deleted jackknife estimates (the acceleration, a). The
+    correction for a percentile interval that is lopsided without reason.
+    """
+    nd = statistics.NormalDist()
+    e = est(b, t, ns)
+    below = sum(v < e for v in vals) + 0.5 * sum(v == e for v in vals)
+    z0 = nd.inv_cdf(min(max(below / len(vals), 1e-6), 1 - 1e-6))
+    jk = [est(b[:i] + b[i + 1:], t[:i] + t[i + 1:], ns) for i in range(len(b))]
+    m = statistics.mean(jk)
+    ss = sum((m - x) ** 2 for x in jk)
+    a = sum((m - x) ** 3 for x in jk) / (6 * ss ** 1.5) if ss else 0.0
+    out = []
+    for q in (0.025, 0.975):
+        zq = z0 + nd.inv_cdf(q)
+        out.append(quantile(vals, nd.cdf(z0 + zq / (1 - a * zq))))
+    return out[0], out[1]
 
 
 def t_interval(b, t, ns):
@@ -397,8 +442,11 @@ def analyze(out, resamples, need=0.95):
     # that offset, not the interval; it is printed beside ("vs spin").
     questions = [("A/A", "none-again", False), ("tp-getpid", "tp-getpid", False),
                  ("delay-20ns", "delay-20ns", True)]
-    tallies = {q: {name: Tally() for name, _ in ESTIMATORS + [("t on mean of pairs", None)]}
+    tallies = {q: {name: Tally() for name in [n for n, _ in ESTIMATORS] + CORRECTED}
                for q, _, _ in questions}
+    # the corrected intervals draw from an rng of their own: the candidates above keep the
+    # draws (and the figures) they had before these were added
+    rng2 = random.Random(SEED + 1)
     own = {q: Tally() for q, _, _ in questions}
     vs_plain = {q: Tally() for q, _, _ in questions}
     episodes = {q: [] for q, _, _ in questions}
@@ -430,15 +478,22 @@ def analyze(out, resamples, need=0.95):
             if len(b) < 5:
                 continue
             for name, f in ESTIMATORS:
-                lo, hi = boot_ci(f, b, t, ns, rng, resamples)
+                vals = boot_vals(f, b, t, ns, rng, resamples)
+                lo, hi = quantile(vals, 0.025), quantile(vals, 0.975)
                 tallies[q][name].add(f(b, t, ns), lo, hi, truth)
+                if f is ratio_of_medians:
+                    lo, hi = bca_ci(vals, f, b, t, ns)
+                    tallies[q][CORRECTED[1]].add(f(b, t, ns), lo, hi, truth)
             e, lo, hi = t_interval(b, t, ns)
-            tallies[q]["t on mean of pairs"].add(e, lo, hi, truth)
+            tallies[q][CORRECTED[0]].add(e, lo, hi, truth)
+            vals = boot_vals(ratio_of_medians, b, t, ns, rng2, resamples, BLOCK)
+            tallies[q][CORRECTED[2]].add(ratio_of_medians(b, t, ns), quantile(vals, 0.025),
+                                         quantile(vals, 0.975), truth)
     report = {"runs": len(runs), "resamples": resamples, "seed": SEED, "questions": {}}
     ok = True
     print(f"\ncoverage of 95% intervals over {len(runs)} runs of {os.path.basename(SCENARIO)}"
           f" ({out})\n")
-    print(f"{'question':11} {'estimator':28} {'covered':>9} {'coverage [Wilson 95%]':>24} "
+    print(f"{'question':11} {'estimator':30} {'covered':>9} {'coverage [Wilson 95%]':>24} "
           f"{'mean half-width':>16} {'mean error':>11}")
     for q, tr, ns in questions:
         unit = "ns" if ns else "pt"
@@ -453,7 +508,7 @@ def analyze(out, resamples, need=0.95):
             if not k["trials"]:
                 continue
             w = k["wilson95"]
-            print(f"{q:11} {k['estimator']:28} {k['covered']:4}/{k['trials']:<4} "
+            print(f"{q:11} {k['estimator']:30} {k['covered']:4}/{k['trials']:<4} "
                   f"{100 * k['coverage']:6.1f}% [{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] "
                   f"{k['mean_half_width']:13.3f} {unit} {k['mean_error']:+9.3f} {unit}")
         head = rows[0]

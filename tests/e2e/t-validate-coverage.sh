@@ -76,6 +76,44 @@ import json, sys
 q = json.load(open(sys.argv[1]))["questions"]["tp-getpid"]
 assert q[0]["covered"] == q[1]["covered"] >= 10, q[:2]' "$TMP/calm/coverage.json" ||
 	fail "the calm set's coverage"
+# the corrected intervals: rows for every question; a moving-block bootstrap widens the interval
+# of pairs whose neighbours move together (a drift of the paired ratio across rounds) and not
+# that of independent pairs; BCa is the percentile interval when the resamples are unbiased and
+# unskewed (z0 = a = 0), and moves it towards the side where the resamples are short
+python3 - "$VC" "$TMP/calm/coverage.json" <<'PY' || fail "the corrected intervals"
+import importlib.util, json, math, random, statistics, sys, os
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+spec = importlib.util.spec_from_file_location("vc", sys.argv[1])
+vc = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(vc)
+q = json.load(open(sys.argv[2]))["questions"]
+for name in ("A/A", "tp-getpid", "delay-20ns"):
+    rows = {r["estimator"]: r for r in q[name]}
+    for est in vc.CORRECTED:
+        assert rows[est]["trials"] == 12, (name, est, rows.get(est))
+rng = random.Random(7)
+b = [1000.0 * (1 + rng.gauss(0, 0.01)) for _ in range(60)]
+drift, ar = [], 0.0
+for _ in range(60):
+    ar = 0.95 * ar + rng.gauss(0, 0.01)
+    drift.append(ar)
+indep = [x * 1.2 * (1 + rng.gauss(0, 0.01)) for x in b]
+walk = [x * 1.2 * math.exp(d) for x, d in zip(b, drift)]
+def half(t, block):
+    v = vc.boot_vals(vc.ratio_of_medians, b, t, False, random.Random(1), 400, block)
+    return vc.quantile(v, 0.975) - vc.quantile(v, 0.025)
+assert half(walk, 3) > 1.15 * half(walk, 1), (half(walk, 3), half(walk, 1))
+assert half(indep, 3) < 1.15 * half(indep, 1), (half(indep, 3), half(indep, 1))
+base = [0.0] * 40
+sym = sorted(float(k) for k in range(-500, 501))
+pl, ph = vc.quantile(sym, 0.025), vc.quantile(sym, 0.975)
+flat = [float((-1) ** k) for k in range(40)]
+lo, hi = vc.bca_ci(sym, lambda x, y, ns: 0.0, base, flat, True)
+assert abs(lo - pl) < 1e-9 and abs(hi - ph) < 1e-9, (lo, hi, pl, ph)
+# more resamples below the estimate than above (z0 > 0): both ends move up from the percentiles
+lo, hi = vc.bca_ci([v - 20 for v in sym], lambda x, y, ns: 0.0, base, flat, True)
+assert lo > pl - 20 + 5 and hi > ph - 20 + 5, (lo, hi, pl - 20, ph - 20)
+PY
 # bad input: a run that is not a result is skipped by name; too few usable runs is exit 2
 mkdir -p "$TMP/few/runs/01" "$TMP/few/runs/02"
 echo '{"cells": 3}' >"$TMP/few/runs/01/result.json"
@@ -83,4 +121,4 @@ cp "$TMP/calm/runs/01/result.json" "$TMP/few/runs/02/"
 expect_exit 2 python3 "$VC" --analyze "$TMP/few"
 grep -q "skipping run 01: .*not a tracebench result" "$TMP/err" || { cat "$TMP/err"; fail "the bad run by name"; }
 grep -q "1 usable runs in $TMP/few/runs; need 3" "$TMP/err" || { cat "$TMP/err"; fail "too few runs"; }
-echo "PASS: validate-coverage's analysis: episodes, the robust truth, bad runs"
+echo "PASS: validate-coverage's analysis: episodes, the robust truth, the corrected intervals, bad runs"
