@@ -235,7 +235,8 @@ def bca_ci(vals, est, b, t, ns):
     out = []
     for q in (0.025, 0.975):
         zq = z0 + nd.inv_cdf(q)
-        out.append(quantile(vals, nd.cdf(z0 + zq / (1 - a * zq))))
+        # an acceleration this large has no BCa interval: the percentile one then
+        out.append(quantile(vals, nd.cdf(z0 + zq / (1 - a * zq)) if a * zq < 0.5 else q))
     return out[0], out[1]
 
 
