@@ -188,8 +188,10 @@ ESTIMATORS = [
 BLOCK = 3  # rounds per block of the moving-block bootstrap: about n^(1/3) at 30 rounds
 # Beside the percentile intervals: Student's t on the mean of the pairs, and the ratio of
 # medians' own bootstrap corrected two ways, for skew (BCa) and for neighbouring rounds' correlation
-CORRECTED = ["t on mean of pairs", "ratio of medians, BCa",
-             f"ratio of medians, blocks of {BLOCK}"]
+T_MEAN = "t on mean of pairs"
+BCA = "ratio of medians, BCa"
+BLOCKS = f"ratio of medians, blocks of {BLOCK}"
+OTHER_CANDIDATES = (T_MEAN, BCA, BLOCKS)
 
 
 def boot_vals(est, b, t, ns, rng, resamples, block=1):
@@ -443,7 +445,7 @@ def analyze(out, resamples, need=0.95):
     # that offset, not the interval; it is printed beside ("vs spin").
     questions = [("A/A", "none-again", False), ("tp-getpid", "tp-getpid", False),
                  ("delay-20ns", "delay-20ns", True)]
-    tallies = {q: {name: Tally() for name in [n for n, _ in ESTIMATORS] + CORRECTED}
+    tallies = {q: {name: Tally() for name in [n for n, _ in ESTIMATORS] + list(OTHER_CANDIDATES)}
                for q, _, _ in questions}
     # the corrected intervals draw from an rng of their own: the candidates above keep the
     # draws (and the figures) they had before these were added
@@ -478,18 +480,17 @@ def analyze(out, resamples, need=0.95):
             b, t = pairs(base, c)
             if len(b) < 5:
                 continue
+            draws = {}
             for name, f in ESTIMATORS:
-                vals = boot_vals(f, b, t, ns, rng, resamples)
-                lo, hi = quantile(vals, 0.025), quantile(vals, 0.975)
-                tallies[q][name].add(f(b, t, ns), lo, hi, truth)
-                if f is ratio_of_medians:
-                    lo, hi = bca_ci(vals, f, b, t, ns)
-                    tallies[q][CORRECTED[1]].add(f(b, t, ns), lo, hi, truth)
-            e, lo, hi = t_interval(b, t, ns)
-            tallies[q][CORRECTED[0]].add(e, lo, hi, truth)
+                draws[name] = vals = boot_vals(f, b, t, ns, rng, resamples)
+                tallies[q][name].add(f(b, t, ns), quantile(vals, 0.025), quantile(vals, 0.975),
+                                     truth)
+            tallies[q][T_MEAN].add(*t_interval(b, t, ns), truth)
+            e = ratio_of_medians(b, t, ns)
+            tallies[q][BCA].add(e, *bca_ci(draws["ratio of medians"], ratio_of_medians, b, t, ns),
+                                truth)
             vals = boot_vals(ratio_of_medians, b, t, ns, rng2, resamples, BLOCK)
-            tallies[q][CORRECTED[2]].add(ratio_of_medians(b, t, ns), quantile(vals, 0.025),
-                                         quantile(vals, 0.975), truth)
+            tallies[q][BLOCKS].add(e, quantile(vals, 0.025), quantile(vals, 0.975), truth)
     report = {"runs": len(runs), "resamples": resamples, "seed": SEED, "questions": {}}
     ok = True
     print(f"\ncoverage of 95% intervals over {len(runs)} runs of {os.path.basename(SCENARIO)}"
