@@ -5,8 +5,9 @@
 # narrow interval) is listed as such, with its baseline's shift, and does not move every other
 # run's truth (the plain weighted fit, printed beside, does: its coverage falls); Cochran's Q is
 # given with and without the episodes, and the estimates' correlation with the baselines; a
-# set without an episode lists none; and a directory with too few usable runs is refused
-# (exit 2), a run that is not a result skipped by name.
+# set without an episode lists none; METHODOLOGY 9's figure renders every candidate by the
+# analysis's own names; and a directory with too few usable runs is refused (exit 2), a run
+# that is not a result skipped by name.
 . "$(dirname "$0")/lib.sh"
 VC=$TB_ROOT/tools/validate-coverage.py
 # mkset DIR EPISODE: 12 runs, the tracepoint's truth +25% and the delay's 30 ns, each run's
@@ -76,6 +77,23 @@ import json, sys
 q = json.load(open(sys.argv[1]))["questions"]["tp-getpid"]
 assert q[0]["covered"] == q[1]["covered"] >= 10, q[:2]' "$TMP/calm/coverage.json" ||
 	fail "the calm set's coverage"
+# METHODOLOGY 9's coverage figure (tools/figures_bench.py) renders every candidate the analysis
+# reported, by the analysis's own names: a renamed or added one is not shown as "-" or left out
+mkdir -p "$TMP/fig/coverage" && cp "$TMP/calm/coverage.json" "$TMP/fig/coverage/" || fail "the figure's copy"
+python3 - "$TB_ROOT/tools" "$TMP/fig" <<'PY' || fail "the coverage figure's candidates"
+import sys
+sys.path.insert(0, sys.argv[1])
+import json, figures_bench
+rows = json.load(open(sys.argv[2] + "/coverage/coverage.json"))["questions"]["A/A"]
+names = [r["estimator"] for r in rows if not r["estimator"].startswith("tracebench")]
+line = figures_bench.run_coverage(sys.argv[2], sys.argv[2])["candidates"]
+assert len(names) >= 7 and all(n + " " in line for n in names), (names, line)
+import re
+assert " -" not in line and len(re.findall(r"\d+ / \d+ / \d+%", line)) == len(names), line
+# the ratio of medians and its corrections last, beside each other
+assert line.index("ratio of medians") > max(line.index(n) for n in names
+                                            if not n.startswith("ratio of medians")), line
+PY
 # the corrected intervals: rows for every question; a moving-block bootstrap widens the interval
 # of pairs whose neighbours move together (a drift of the paired ratio across rounds) and not
 # that of independent pairs; BCa is the percentile interval when the resamples are unbiased and
