@@ -669,6 +669,22 @@ def run_precision(out, from_dir):
         "agree": f"{hp}% against {tp}%, {abs(float(hp) - float(tp)):.1f} points apart"}
 
 
+def combined_text(c):
+    """validate-coverage's windows of runs combined (tracebench combine), per question."""
+    comb = c.get("combined") or {}
+    parts = []
+    for lab, k in (("A/A", "A/A"), ("tracepoint", "tp-getpid")):
+        w, d = (comb.get(k) or {}).get("windows"), (comb.get(k) or {}).get("disjoint")
+        if not w:
+            continue
+        lo, hi = w["wilson95"]
+        parts.append(f"{lab} {w['covered']}/{w['trials']} windows ({100 * w['coverage']:.0f}%, "
+                     f"Wilson {100 * lo:.1f}-{100 * hi:.1f}%)" +
+                     (f", {d['covered']}/{d['trials']} disjoint" if d else "") +
+                     f", mean half-width {w['mean_half_width']:.2f} pt")
+    return f"windows of {comb.get('group')} runs: " + "; ".join(parts) if parts else "-"
+
+
 def run_coverage(out, from_dir):
     """METHODOLOGY 9's coverage of the intervals on real runs (make validate-coverage)."""
     if not from_dir and run_cmd(["sh", "-c", f"COVERAGE_OUT='{out}/coverage' python3 "
@@ -740,6 +756,7 @@ def run_coverage(out, from_dir):
             f"{fit['ns']:.1f} ns {'+' if fit['ns_per_iteration'] >= 0 else '−'} "
             f"{abs(fit['ns_per_iteration']):.3f} ns per iteration",
             "drift": drift,
+            "combined": combined_text(c),
             "summary": ", ".join(f"{lab} {100 * own(k)['coverage']:.0f}%" if own(k).get("trials")
                                  else f"{lab} -" for lab, k in (
                                      ("A/A", "A/A"), ("a tracepoint", "tp-getpid"),

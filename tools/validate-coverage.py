@@ -44,6 +44,10 @@ say; larger when there is a run-to-run component one run cannot see (its size pr
 Check: tracebench's own intervals must not be shown to under-cover: the Wilson interval's upper
 end must reach 95% on every question. Exit 0 if so, 1 if not, 2 on bad setup.
 
+And the interval across runs (tracebench combine, doc/statistics.md): every window of 5
+consecutive runs combined, A/A and tracepoint, its coverage of the truth the runs outside the
+window give (the windows overlap; the disjoint ones are counted apart).
+
 It also prints, per question, the spread of z between each run's two halves (drift within a
 run), the lag-1 autocorrelation of the runs' errors in run order (drift across runs) and, for
 the delay, the weighted fit of its cost on the spin count.
@@ -422,6 +426,45 @@ def chi2_sf(q, k):
     return 0.5 * math.erfc(z / math.sqrt(2))
 
 
+GROUP = 5  # runs per combined figure: "run it five times, then tracebench combine"
+
+
+def combined(rdir, names, runs):
+    """
+    The interval across runs (tracebench combine, doc/statistics.md) judged like one run's:
+    every window of GROUP consecutive runs combined (overlapping windows, so not independent
+    trials; the disjoint ones counted apart), its interval against the truth the runs outside
+    the window give (the robust weighted fit, as for one run; 0 for the A/A). Not the delay:
+    its runs spin different iteration counts, so a mean over a window has no one truth.
+    Returns {question: {"windows": Tally, "disjoint": Tally}}, or None when the command
+    refused the runs (said why).
+    """
+    questions = (("A/A", "none-again"), ("tp-getpid", "tp-getpid"))
+    res = {q: {"windows": Tally(), "disjoint": Tally()} for q, _ in questions}
+    for s in range(len(runs) - GROUP + 1):
+        window = set(range(s, s + GROUP))
+        files = [os.path.join(rdir, names[i], "result.json") for i in sorted(window)]
+        p = subprocess.run([TB, "combine", "--json", *files], capture_output=True, text=True)
+        if p.returncode != 0:
+            print(f"validate-coverage: tracebench combine of runs {names[s]}-"
+                  f"{names[s + GROUP - 1]} exited {p.returncode}: {p.stderr.strip()}",
+                  file=sys.stderr)
+            return None
+        cells = {c["id"].rsplit("/", 1)[-1]: c for c in json.loads(p.stdout)["cells"]}
+        for q, tr in questions:
+            o = (cells.get(tr) or {}).get("overhead_pct") or {}
+            if q == "A/A":
+                truth = 0.0
+            else:
+                pts = points(runs, tr, False, window)
+                truth = huber_wls(pts)[0] if len(pts) >= 3 else None
+            if not o.get("present") or truth is None:
+                continue
+            for kind in ("windows", "disjoint") if s % GROUP == 0 else ("windows",):
+                res[q][kind].add(o["estimate"], o["ci"][0], o["ci"][1], truth)
+    return res
+
+
 def analyze(out, resamples, need=0.95):
     rdir = os.path.join(out, "runs")
     names = sorted(x for x in os.listdir(rdir)
@@ -555,6 +598,19 @@ def analyze(out, resamples, need=0.95):
               f"{'UNDER-COVERS' if under else 'not shown to under-cover'}")
         if checked and under:
             ok = False
+    comb = combined(rdir, names, runs) if len(runs) >= GROUP + 3 else None
+    if comb:
+        report["combined"] = {"group": GROUP}
+        print(f"\ncombined over {GROUP} consecutive runs (tracebench combine), against the runs "
+              "outside the window:")
+        for q, kinds in comb.items():
+            report["combined"][q] = {k: t.row(f"combine, {k}", "pt") for k, t in kinds.items()
+                                     if t.n}
+            for k, r in report["combined"][q].items():
+                w = r["wilson95"]
+                print(f"  {q:11} {k:8} {r['covered']:3}/{r['trials']:<3} "
+                      f"{100 * r['coverage']:6.1f}% [{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] "
+                      f"mean half-width {r['mean_half_width']:.2f} pt")
     with open(os.path.join(out, "coverage.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(f"\ncheck (tracebench's Wilson upper end >= {100 * need:.0f}% on every question): "

@@ -12,6 +12,8 @@ const struct tb_command tb_commands[] = {
 	{"sysinfo", tb_cli_sysinfo, "the environment fingerprint", tb_usage_sysinfo},
 	{"compare", tb_cli_compare, "deltas between result sets (e.g. two kernels)",
 	 tb_usage_compare},
+	{"combine", tb_cli_combine, "repeated runs as one figure whose CI holds their spread",
+	 tb_usage_combine},
 	{"gate", tb_cli_gate, "CI verdict on a result; exit 0 pass, 1 fail", tb_usage_gate},
 	{"plot", tb_cli_plot, "gnuplot PNG + SVG plots of a result", tb_usage_plot},
 	{"report", tb_cli_report, "self-contained HTML report of a result", tb_usage_report},

@@ -10,6 +10,7 @@ int tb_cli_run(int argc, char **argv);
 int tb_cli_list(int argc, char **argv);
 int tb_cli_sysinfo(int argc, char **argv);
 int tb_cli_compare(int argc, char **argv);
+int tb_cli_combine(int argc, char **argv);
 int tb_cli_gate(int argc, char **argv);
 int tb_cli_plot(int argc, char **argv);
 int tb_cli_report(int argc, char **argv);
@@ -23,8 +24,8 @@ int tb_cli_complete(int argc, char **argv);
 
 /* Each command's --help text (what `tracebench list --man` puts in the man page). */
 extern const char tb_usage_run[], tb_usage_list[], tb_usage_sysinfo[], tb_usage_compare[],
-	tb_usage_gate[], tb_usage_plot[], tb_usage_report[], tb_usage_history[], tb_usage_explain[],
-	tb_usage_cleanup[], tb_usage_fleet[], tb_usage_anonymize[];
+	tb_usage_combine[], tb_usage_gate[], tb_usage_plot[], tb_usage_report[], tb_usage_history[],
+	tb_usage_explain[], tb_usage_cleanup[], tb_usage_fleet[], tb_usage_anonymize[];
 
 /* The command table: name, entry point, one line of help, --help text; ends with NULL name. */
 struct tb_command {

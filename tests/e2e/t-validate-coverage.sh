@@ -15,9 +15,11 @@ VC=$TB_ROOT/tools/validate-coverage.py
 # that sd: every such run covers); run EPISODE (0: none)
 # has both far off with narrow intervals and a baseline 9% slower, as an episode did on a VM.
 mkset() {
-	python3 - "$1" "$2" <<'PY' || fail "the synthetic runs"
+	python3 - "$1" "$2" "$TB_ROOT/tests/data/results/a.json" <<'PY' || fail "the synthetic runs"
 import json, os, random, sys
 out, ep = sys.argv[1], int(sys.argv[2])
+# a result file's frame around the cells, so that tracebench combine reads them too
+frame = {k: v for k, v in json.load(open(sys.argv[3])).items() if k != "cells"}
 rng = random.Random(20261207)
 for i in range(1, 13):
     base = 900.0 * (1.09 if i == ep else 1.0)
@@ -26,7 +28,13 @@ for i in range(1, 13):
     def cell(name, pct=None, se=None, ns=None, ns_se=None, extra=None):
         samples = [{"round": r, "ns_per_op": base * (1 + (pct or 0) / 100) *
                     (1 + rng.gauss(0, 0.03)) + (ns or 0)} for r in range(30)]
-        c = {"tracer": name, "samples": samples}
+        for s in samples:
+            s.update(warmup=False, ops=1000000)
+        c = {"id": "getpid/" + name, "workload": "getpid", "workload_type": "getpid",
+             "workload_config": {}, "tracer": name,
+             "tracer_type": {"none": "none", "delay-20ns": "delay"}.get(name, "ftrace-events"),
+             "tracer_config": {}, "baseline": name == "none", "threads": 1,
+             "ops_per_sample": 1000000, "samples": samples}
         if pct is not None:
             c["overhead"] = {"pct": pct, "ci": [pct - 1.96 * se, pct + 1.96 * se]}
         if ns is not None:
@@ -35,9 +43,9 @@ for i in range(1, 13):
         if extra:
             c["tracer_extra"] = extra
         return c
-    r = {"cells": [cell("none"), cell("none-again", 0.0, 1.2),
+    r = dict(frame, cells=[cell("none"), cell("none-again", 0.0, 1.2),
                    cell("tp-getpid", tp, tp_se),
-                   cell("delay-20ns", ns=d, ns_se=d_se, extra={"iters": 80, "spin_ns_mean": 30})]}
+                   cell("delay-20ns", ns=d, ns_se=d_se, extra={"iters": 80, "spin_ns_mean": 30})])
     os.makedirs(f"{out}/runs/{i:02d}")
     json.dump(r, open(f"{out}/runs/{i:02d}/result.json", "w"))
 PY
@@ -66,7 +74,18 @@ for name in ("tp-getpid", "delay-20ns"):
     assert [e["run"] for e in h["episodes"]] == ["07"], h["episodes"]
     # the episode's slower baseline goes with its higher estimate
     assert h["baseline_r"] > 0.7, h["baseline_r"]
+# tracebench combine over every window of 5 consecutive runs (8 of 12; 2 disjoint), judged
+# against the runs outside it: the windows holding the episode get its spread in their
+# intervals, so every window covers, where one run's interval missed once
+comb = json.load(open(sys.argv[1]))["combined"]
+assert comb["group"] == 5, comb
+for name in ("A/A", "tp-getpid"):
+    w, d = comb[name]["windows"], comb[name]["disjoint"]
+    assert w["trials"] == 8 and d["trials"] == 2, (name, w, d)
+    assert w["covered"] == 8, (name, w)
+assert comb["tp-getpid"]["windows"]["mean_half_width"] > 2 * q["tp-getpid"][0]["mean_half_width"], comb
 PY
+grep -q "combined over 5 consecutive runs (tracebench combine)" "$TMP/out" || { cat "$TMP/out"; fail "the combined windows printed"; }
 # without an episode: none listed, the robust and the plain truth agree on every run
 mkset "$TMP/calm" 0
 COVERAGE_RESAMPLES=200 python3 "$VC" --analyze "$TMP/calm" >"$TMP/out" 2>"$TMP/err"

@@ -1,0 +1,244 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Repeated runs combined (combine.h). The model and why: doc/statistics.md, "combine".
+ */
+#include <errno.h>
+#include <gsl/gsl_cdf.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/system.h"
+#include "stats/combine.h"
+#include "stats/compare.h"
+#include "stats/stats.h"
+
+double tb_meta_se(double lo, double hi, double alpha)
+{
+	return (hi - lo) / (2 * gsl_cdf_ugaussian_Pinv(1 - alpha / 2));
+}
+
+int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, struct tb_meta *m)
+{
+	double w, sw = 0, sw2 = 0, swy = 0, df = (double)k - 1, c, rw = 0, rwy = 0, hk = 0, t;
+	size_t i;
+
+	if (k < 2 || !(alpha > 0 && alpha < 1))
+		return -EINVAL;
+	for (i = 0; i < k; i++)
+		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0))
+			return -EINVAL;
+	memset(m, 0, sizeof(*m));
+	m->k = k;
+	m->min = m->max = y[0];
+	for (i = 0; i < k; i++) {
+		w = 1 / (se[i] * se[i]);
+		sw += w;
+		sw2 += w * w;
+		swy += w * y[i];
+		m->min = fmin(m->min, y[i]);
+		m->max = fmax(m->max, y[i]);
+	}
+	m->fixed = swy / sw;
+	m->fixed_se = sqrt(1 / sw);
+	for (i = 0; i < k; i++)
+		m->q += (y[i] - m->fixed) * (y[i] - m->fixed) / (se[i] * se[i]);
+	m->q_p = gsl_cdf_chisq_Q(m->q, df);
+	m->i2 = m->q > df ? (m->q - df) / m->q : 0;
+	/* DerSimonian-Laird: the moment estimate of the variance between runs */
+	c = sw - sw2 / sw;
+	m->tau = c > 0 && m->q > df ? sqrt((m->q - df) / c) : 0;
+	for (i = 0; i < k; i++) {
+		w = 1 / (se[i] * se[i] + m->tau * m->tau);
+		rw += w;
+		rwy += w * y[i];
+	}
+	m->est = rwy / rw;
+	for (i = 0; i < k; i++)
+		hk += (y[i] - m->est) * (y[i] - m->est) / (se[i] * se[i] + m->tau * m->tau);
+	/*
+	 * Hartung-Knapp-Sidik-Jonkman: the spread of the runs about the random-effects mean
+	 * scales the variance, on t with k - 1 df; its factor kept at least 1 (Röver, Knapp &
+	 * Friede 2015), where runs that happen to agree would make it narrower than the normal
+	 * interval their own standard errors give.
+	 */
+	hk = fmax(1, hk / df);
+	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, df) * sqrt(hk / rw);
+	m->lo = m->est - t;
+	m->hi = m->est + t;
+	return 0;
+}
+
+/* The row of key, added (with room for n runs) when new; NULL on ENOMEM. */
+static struct tb_comb_row *row_get(struct tb_combination *c, const struct tb_cell *cell, char *key,
+				   size_t n)
+{
+	struct tb_comb_row *rows, *w;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		if (!strcmp(c->rows[i].key, key)) {
+			free(key);
+			return &c->rows[i];
+		}
+	rows = realloc(c->rows, (c->nrows + 1) * sizeof(*rows));
+	if (!rows) {
+		free(key);
+		return NULL;
+	}
+	c->rows = rows;
+	w = memset(&rows[c->nrows++], 0, sizeof(*w));
+	w->key = key;
+	w->id = cell->id;
+	w->run = calloc(n, sizeof(*w->run));
+	w->pct.y = calloc(n, sizeof(double));
+	w->pct.se = calloc(n, sizeof(double));
+	w->ns.y = calloc(n, sizeof(double));
+	w->ns.se = calloc(n, sizeof(double));
+	return w->run && w->pct.y && w->pct.se && w->ns.y && w->ns.se ? w : NULL;
+}
+
+/* An estimate and its interval as one run's entry: y and se, NAN where unusable. */
+static void entry(double y, double lo, double hi, double alpha, double *oy, double *ose)
+{
+	double se = tb_meta_se(lo, hi, alpha);
+	bool ok = isfinite(y) && isfinite(se) && se > 0;
+
+	*oy = ok ? y : NAN;
+	*ose = ok ? se : NAN;
+}
+
+/* Combine one metric of row w over its runs with usable entries. */
+static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha)
+{
+	double y[nruns ? nruns : 1], se[nruns ? nruns : 1];
+	size_t k = 0;
+
+	for (size_t i = 0; i < nruns; i++)
+		if (isfinite(x->y[i])) {
+			y[k] = x->y[i];
+			se[k++] = x->se[i];
+		}
+	x->present = !tb_meta_combine(y, se, k, alpha, &x->m);
+}
+
+/* Distinct hardware classes and scenario names among the results. */
+static void count_kinds(struct tb_combination *c)
+{
+	char hash[c->nres][17], desc[160];
+	const char *scn;
+
+	for (size_t i = 0; i < c->nres; i++) {
+		size_t j;
+
+		if (tb_system_hardware_class(c->res[i]->system, hash[i], desc, sizeof(desc)))
+			snprintf(hash[i], sizeof(hash[i]), "?");
+		for (j = 0; j < i && strcmp(hash[j], hash[i]); j++)
+			;
+		c->nclasses += j == i;
+		scn = c->res[i]->scenario_name ? c->res[i]->scenario_name : "";
+		for (j = 0; j < i; j++)
+			if (!strcmp(scn, c->res[j]->scenario_name ? c->res[j]->scenario_name : ""))
+				break;
+		c->nscenarios += j == i;
+	}
+}
+
+/* Every traced cell of result ri into its row. 0 or -ENOMEM. */
+static int add_result(struct tb_combination *c, size_t ri)
+{
+	const struct tb_result *r = c->res[ri];
+
+	for (size_t i = 0; i < r->ncells; i++) {
+		const struct tb_cell *cell = &r->cells[i];
+		const struct tb_overhead *o = &cell->overhead;
+		struct tb_comb_row *w;
+		char *key;
+		size_t k;
+
+		if (cell->baseline)
+			continue;
+		key = tb_compare_key(cell);
+		if (!key || !(w = row_get(c, cell, key, c->nres)))
+			return -ENOMEM;
+		if (cell->error || !cell->has_overhead) {
+			w->nfailed++;
+			continue;
+		}
+		k = w->nruns++;
+		w->run[k] = ri;
+		w->nuntrusted +=
+			o->verdict == TB_VERDICT_UNTRUSTWORTHY || o->verdict == TB_VERDICT_FASTER;
+		entry(o->pct, o->ci_lo, o->ci_hi, c->alpha, &w->pct.y[k], &w->pct.se[k]);
+		entry(o->ns_per_op, o->ns_ci_lo, o->ns_ci_hi, c->alpha, &w->ns.y[k], &w->ns.se[k]);
+	}
+	return 0;
+}
+
+int tb_combine_build(struct tb_result **res, const char **names, size_t n, double alpha,
+		     struct tb_combination **out)
+{
+	struct tb_combination *c;
+	int ret = 0;
+
+	*out = NULL;
+	if (n < 2)
+		return -EINVAL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->res = res;
+	c->names = names;
+	c->nres = n;
+	c->alpha = alpha > 0 && alpha < 1 ? alpha : res[0]->alpha;
+	for (size_t i = 0; !ret && i < n; i++) {
+		res[i]->alpha = c->alpha;
+		ret = tb_stats_analyze(res[i]);
+	}
+	for (size_t i = 0; !ret && i < n; i++)
+		ret = add_result(c, i);
+	if (ret) {
+		tb_combine_free(c);
+		return ret;
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		combine_metric(&c->rows[i].pct, c->rows[i].nruns, c->alpha);
+		combine_metric(&c->rows[i].ns, c->rows[i].nruns, c->alpha);
+	}
+	count_kinds(c);
+	*out = c;
+	return 0;
+}
+
+void tb_combine_free(struct tb_combination *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->nrows; i++) {
+		struct tb_comb_row *w = &c->rows[i];
+
+		free(w->key);
+		free(w->run);
+		free(w->pct.y);
+		free(w->pct.se);
+		free(w->ns.y);
+		free(w->ns.se);
+	}
+	free(c->rows);
+	free(c);
+}
+
+const char *tb_comb_agreement(const struct tb_combination *c, const struct tb_comb_metric *x,
+			      const char *unit, char *buf, size_t len)
+{
+	if (!x->present)
+		snprintf(buf, len, "fewer than two runs with an interval: nothing combined");
+	else if (x->m.q_p >= c->alpha)
+		snprintf(buf, len, "the runs agree within their intervals");
+	else
+		snprintf(buf, len,
+			 "the runs differ by more than their intervals (run-to-run sd %.3g %s): "
+			 "the combined interval includes that spread",
+			 x->m.tau, unit);
+	return buf;
+}
