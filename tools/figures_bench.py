@@ -678,10 +678,15 @@ def combined_text(c):
         if not w:
             continue
         lo, hi = w["wilson95"]
+        missed = (comb.get(k) or {}).get("missed") or []
         parts.append(f"{lab} {w['covered']}/{w['trials']} windows ({100 * w['coverage']:.0f}%, "
                      f"Wilson {100 * lo:.1f}-{100 * hi:.1f}%)" +
                      (f", {d['covered']}/{d['trials']} disjoint" if d else "") +
-                     f", mean half-width {w['mean_half_width']:.2f} pt")
+                     f", mean half-width {w['mean_half_width']:.2f} pt" +
+                     ("".join(f"{', missed' if i == 0 else ','} runs {m['runs'][0]}-{m['runs'][1]} "
+                              f"{m['estimate']:+.1f} [{m['ci'][0]:+.1f}, {m['ci'][1]:+.1f}] "
+                              f"against {m['truth']:+.1f} (run-to-run sd {m['tau']:.1f})"
+                              for i, m in enumerate(missed))))
     return f"windows of {comb.get('group')} runs: " + "; ".join(parts) if parts else "-"
 
 

@@ -436,11 +436,12 @@ def combined(rdir, names, runs):
     trials; the disjoint ones counted apart), its interval against the truth the runs outside
     the window give (the robust weighted fit, as for one run; 0 for the A/A). Not the delay:
     its runs spin different iteration counts, so a mean over a window has no one truth.
-    Returns {question: {"windows": Tally, "disjoint": Tally}}, or None when the command
-    refused the runs (said why).
+    Returns {question: {"windows": Tally, "disjoint": Tally, "missed": [the windows whose
+    interval missed: first and last run, estimate, interval, truth, run-to-run sd]}}, or None
+    when the command refused the runs (said why).
     """
     questions = (("A/A", "none-again"), ("tp-getpid", "tp-getpid"))
-    res = {q: {"windows": Tally(), "disjoint": Tally()} for q, _ in questions}
+    res = {q: {"windows": Tally(), "disjoint": Tally(), "missed": []} for q, _ in questions}
     for s in range(len(runs) - GROUP + 1):
         window = set(range(s, s + GROUP))
         files = [os.path.join(rdir, names[i], "result.json") for i in sorted(window)]
@@ -462,6 +463,10 @@ def combined(rdir, names, runs):
                 continue
             for kind in ("windows", "disjoint") if s % GROUP == 0 else ("windows",):
                 res[q][kind].add(o["estimate"], o["ci"][0], o["ci"][1], truth)
+            if not o["ci"][0] <= truth <= o["ci"][1]:
+                res[q]["missed"].append({"runs": [names[s], names[s + GROUP - 1]],
+                                         "estimate": o["estimate"], "ci": o["ci"],
+                                         "truth": truth, "tau": o["tau"]})
     return res
 
 
@@ -604,13 +609,18 @@ def analyze(out, resamples, need=0.95):
         print(f"\ncombined over {GROUP} consecutive runs (tracebench combine), against the runs "
               "outside the window:")
         for q, kinds in comb.items():
-            report["combined"][q] = {k: t.row(f"combine, {k}", "pt") for k, t in kinds.items()
-                                     if t.n}
+            report["combined"][q] = {k: kinds[k].row(f"combine, {k}", "pt")
+                                     for k in ("windows", "disjoint") if kinds[k].n}
             for k, r in report["combined"][q].items():
                 w = r["wilson95"]
                 print(f"  {q:11} {k:8} {r['covered']:3}/{r['trials']:<3} "
                       f"{100 * r['coverage']:6.1f}% [{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] "
                       f"mean half-width {r['mean_half_width']:.2f} pt")
+            report["combined"][q]["missed"] = kinds["missed"]
+            for m in kinds["missed"]:
+                print(f"  {q:11} missed: runs {m['runs'][0]}-{m['runs'][1]} {m['estimate']:+.2f} "
+                      f"[{m['ci'][0]:+.2f}, {m['ci'][1]:+.2f}] against {m['truth']:+.2f} "
+                      f"(run-to-run sd {m['tau']:.2f} pt)")
     with open(os.path.join(out, "coverage.json"), "w") as f:
         json.dump(report, f, indent=1)
     print(f"\ncheck (tracebench's Wilson upper end >= {100 * need:.0f}% on every question): "

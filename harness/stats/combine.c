@@ -161,6 +161,10 @@ static int add_result(struct tb_combination *c, size_t ri)
 		key = tb_compare_key(cell);
 		if (!key || !(w = row_get(c, cell, key, c->nres)))
 			return -ENOMEM;
+		/* one entry per result: a cell matched twice in one file (the loader refuses
+		 * duplicate ids; the key is checked too) counts once */
+		if (w->nruns && w->run[w->nruns - 1] == ri)
+			continue;
 		if (cell->error || !cell->has_overhead) {
 			w->nfailed++;
 			continue;
