@@ -10,22 +10,63 @@
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "core/tb.h"
+#include "core/utf8.h"
 #include "model/result.h"
 #include "model/system.h"
 #include "render/combine-formats.h"
 #include "stats/combine.h"
 
-#define COMBINE_USAGE                                                                             \
-	"usage: tracebench combine R1.json R2.json [R3.json ...] [--json] [--alpha P]\n"          \
-	"                          [--require-same-host]\n"                                       \
-	"  Repeated runs of the same cells (e.g. one scenario run 5 times, some minutes apart)\n" \
-	"  as one overhead per cell whose CI includes the spread between runs, which one run's\n" \
-	"  CI cannot see; cells are matched as compare matches them.\n"                           \
-	"  --json               the combination as JSON\n"                                        \
-	"  --alpha P            CIs at 1 - P (default: the first result's alpha)\n"               \
+#define COMBINE_USAGE                                                                               \
+	"usage: tracebench combine R1.json R2.json [R3.json ...] [--against B1.json B2.json ...]\n" \
+	"                          [--json] [--alpha P] [--require-same-host]\n"                    \
+	"  Repeated runs of the same cells (e.g. one scenario run 5 times, spaced apart) as one\n"  \
+	"  overhead per cell whose CI includes the spread between runs, which one run's CI\n"       \
+	"  cannot see; cells are matched as compare matches them.\n"                                \
+	"  --against B...       a second group of runs (e.g. on the new kernel): each group\n"      \
+	"                       combined, then B's figure against A's per cell\n"                   \
+	"  --json               the combination as JSON\n"                                          \
+	"  --alpha P            CIs at 1 - P (default: the first result's alpha)\n"                 \
 	"  --require-same-host  refuse results from different hardware (exit 2)\n" TB_CLI_COMMON_USAGE
 
 const char tb_usage_combine[] = COMBINE_USAGE;
+
+/*
+ * Take "--against B1.json B2.json ..." out of argv (the files after it, up to the next option
+ * or "--"): into *b (malloc'ed, argv's pointers) and *nb, argv and *argc without them, so that
+ * getopt sees the rest. Returns -1 to go on, or the exit code (said why).
+ */
+static int split_against(int *argc, char **argv, char ***b, int *nb)
+{
+	int i, j, k;
+
+	*b = NULL;
+	*nb = 0;
+	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--against"))
+			break;
+	if (i >= *argc || strcmp(argv[i], "--against"))
+		return -1;
+	for (j = i + 1; j < *argc && argv[j][0] != '-'; j++)
+		;
+	*nb = j - i - 1;
+	if (*nb < 2) {
+		tb_err("combine: --against needs at least two result files (runs of the same cells)");
+		return TB_EXIT_USAGE;
+	}
+	*b = malloc((size_t)*nb * sizeof(**b));
+	if (!*b)
+		return TB_EXIT_FAIL;
+	memcpy(*b, argv + i + 1, (size_t)*nb * sizeof(**b));
+	for (k = j; k <= *argc; k++) /* argv[argc] is NULL: moved too */
+		argv[k - (j - i)] = argv[k];
+	*argc -= j - i;
+	for (k = 1; k < *argc; k++)
+		if (!strcmp(argv[k], "--against")) {
+			tb_err("combine: --against given twice");
+			return TB_EXIT_USAGE;
+		}
+	return -1;
+}
 
 /* Returns -1 to go on, or the exit code (help, bad usage). */
 static int parse_args(int argc, char **argv, bool *json, bool *same_host, double *alpha)
@@ -67,33 +108,89 @@ static int parse_args(int argc, char **argv, bool *json, bool *same_host, double
 	return -1;
 }
 
-/* --require-same-host: each file's hardware class, named, when they are not all one. */
-static int refuse_hardware(struct tb_result **res, char **files, int n)
-{
-	char hash[17], desc[160];
+/* One group of runs: its files and what was made of them. */
+struct group {
+	char **files;
+	int n;
+	struct tb_result **res;
+	struct tb_combination *c;
+};
 
+/* Load every file of g (a bad one named by the loader). Returns -1 to go on, or the exit code. */
+static int load(struct group *g)
+{
+	g->res = calloc((size_t)g->n, sizeof(*g->res));
+	if (!g->res)
+		return TB_EXIT_FAIL;
+	for (int i = 0; i < g->n; i++)
+		if (tb_result_load(g->files[i], &g->res[i]))
+			return TB_EXIT_USAGE;
+	return -1;
+}
+
+/* Combine g at alpha. Returns -1 to go on, or the exit code (said why). */
+static int build(struct group *g, double alpha)
+{
+	int ret = tb_combine_build(g->res, (const char **)g->files, (size_t)g->n, alpha, &g->c);
+
+	if (!ret)
+		return -1;
+	tb_err("combine: the results could not be analysed: %s", strerror(-ret));
+	return TB_EXIT_FAIL;
+}
+
+/* --require-same-host: when the groups' files are not all of one hardware class, each named
+ * with its class. Returns -1 to go on, or the exit code. */
+static int same_hardware(const struct group *g, size_t ng)
+{
+	char first[17] = "", hash[17], desc[160], name[512];
+	bool differ = false;
+
+	for (size_t k = 0; k < ng; k++)
+		for (int i = 0; i < g[k].n; i++) {
+			if (tb_system_hardware_class(g[k].res[i]->system, hash, desc, sizeof(desc)))
+				snprintf(hash, sizeof(hash), "?");
+			if (!*first)
+				snprintf(first, sizeof(first), "%s", hash);
+			differ |= strcmp(first, hash) != 0;
+		}
+	if (!differ)
+		return -1;
 	tb_err("combine: the results ran on different hardware (--require-same-host):");
-	for (int i = 0; i < n; i++) {
-		if (tb_system_hardware_class(res[i]->system, hash, desc, sizeof(desc)))
-			snprintf(desc, sizeof(desc), "unknown hardware");
-		fprintf(stderr, "  %s: %s\n", files[i], desc);
-	}
+	for (size_t k = 0; k < ng; k++)
+		for (int i = 0; i < g[k].n; i++) {
+			if (tb_system_hardware_class(g[k].res[i]->system, hash, desc, sizeof(desc)))
+				snprintf(desc, sizeof(desc), "unknown hardware");
+			tb_escape_controls_buf(g[k].files[i], false, name, sizeof(name));
+			fprintf(stderr, "  %s: %s\n", name, desc);
+		}
 	return TB_EXIT_USAGE;
 }
 
-/* Print c as asked. Returns the exit code. */
-static int publish(const struct tb_combination *c, bool json)
+/* Print a's combination, or a's and b's and their changes, as asked. Returns the exit code. */
+static int publish(const struct tb_combination *a, const struct tb_combination *b, bool json)
 {
+	struct tb_comb_change *ch = NULL;
+	size_t n = 0;
 	json_t *doc;
 	int bad;
 
+	if (b && tb_combine_changes(a, b, &ch, &n))
+		return TB_EXIT_FAIL;
 	if (!json) {
-		tb_render_combine_print(stdout, c);
+		if (b)
+			tb_render_combine_changes_print(stdout, a, b, ch, n);
+		else
+			tb_render_combine_print(stdout, a);
+		free(ch);
 		return fflush(stdout) ? TB_EXIT_FAIL : TB_EXIT_OK;
 	}
-	doc = tb_render_combine_json(c);
-	if (!doc)
+	doc = b ? tb_render_combine_changes_json(a, b, ch, n) : tb_render_combine_json(a);
+	free(ch);
+	if (!doc) {
+		tb_err("combine: out of memory");
 		return TB_EXIT_FAIL;
+	}
 	bad = json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_REAL_PRECISION(10)) ||
 	      putchar('\n') == EOF || fflush(stdout);
 	json_decref(doc);
@@ -102,38 +199,38 @@ static int publish(const struct tb_combination *c, bool json)
 
 int tb_cli_combine(int argc, char **argv)
 {
-	struct tb_combination *c = NULL;
-	struct tb_result **res = NULL;
+	struct group g[2] = {0};
 	bool json = false, same_host = false;
 	double alpha = 0;
-	char **files;
-	int n, i, ret;
+	int ret, ng;
 
-	ret = parse_args(argc, argv, &json, &same_host, &alpha);
+	ret = split_against(&argc, argv, &g[1].files, &g[1].n);
+	if (ret < 0)
+		ret = parse_args(argc, argv, &json, &same_host, &alpha);
 	if (ret >= 0)
-		return ret;
-	n = argc - optind;
-	files = argv + optind;
-	res = calloc((size_t)n, sizeof(*res));
-	if (!res)
-		return TB_EXIT_FAIL;
-	/* every file loaded before any output: a bad one is named, nothing half printed */
-	for (i = 0; i < n; i++)
-		if (tb_result_load(files[i], &res[i])) {
-			ret = TB_EXIT_USAGE;
-			goto out;
-		}
-	ret = tb_combine_build(res, (const char **)files, (size_t)n, alpha, &c);
-	if (ret) {
-		tb_err("combine: the results could not be analysed: %s", strerror(-ret));
-		ret = TB_EXIT_FAIL;
 		goto out;
-	}
-	ret = same_host && c->nclasses > 1 ? refuse_hardware(res, files, n) : publish(c, json);
+	g[0].n = argc - optind;
+	g[0].files = argv + optind;
+	ng = g[1].n ? 2 : 1;
+	/* every file loaded before any output: a bad one is named, nothing half printed */
+	for (int k = 0; ret < 0 && k < ng; k++)
+		ret = load(&g[k]);
+	if (ret < 0 && same_host)
+		ret = same_hardware(g, (size_t)ng);
+	if (ret < 0)
+		ret = build(&g[0], alpha);
+	/* B at A's level, so that the two sides' intervals and the change's agree */
+	if (ret < 0 && ng == 2)
+		ret = build(&g[1], g[0].c->alpha);
+	if (ret < 0)
+		ret = publish(g[0].c, g[1].c, json);
 out:
-	tb_combine_free(c);
-	for (i = 0; i < n; i++)
-		tb_result_free(res[i]);
-	free(res);
+	for (int k = 0; k < 2; k++) {
+		tb_combine_free(g[k].c);
+		for (int i = 0; g[k].res && i < g[k].n; i++)
+			tb_result_free(g[k].res[i]);
+		free(g[k].res);
+	}
+	free(g[1].files);
 	return ret;
 }

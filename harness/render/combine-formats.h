@@ -17,4 +17,16 @@ void tb_render_combine_print(FILE *f, const struct tb_combination *c);
  * scenarios, cells: [{id, runs, failed, untrustworthy, overhead_pct, ns_per_op}]}. */
 json_t *tb_render_combine_json(const struct tb_combination *c);
 
+/* Two groups (combine A... --against B...): each group's table, then B against A per cell in
+ * both: each side's combined figure and the change with its interval and p ("*": the interval
+ * excludes 0). */
+void tb_render_combine_changes_print(FILE *f, const struct tb_combination *a,
+				     const struct tb_combination *b,
+				     const struct tb_comb_change *ch, size_t n);
+/* The same as JSON (new reference; NULL on ENOMEM): {a, b, changes: [{id, overhead_pct,
+ * ns_per_op: {diff, ci, df, p, significant} or null}]}. */
+json_t *tb_render_combine_changes_json(const struct tb_combination *a,
+				       const struct tb_combination *b,
+				       const struct tb_comb_change *ch, size_t n);
+
 #endif /* TB_COMBINE_FORMATS_H */

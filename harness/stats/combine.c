@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <gsl/gsl_cdf.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,13 +22,15 @@ double tb_meta_se(double lo, double hi, double alpha)
 
 int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, struct tb_meta *m)
 {
-	double w, sw = 0, sw2 = 0, swy = 0, df = (double)k - 1, c, rw = 0, rwy = 0, hk = 0, t;
+	double w, sw = 0, swy = 0, df = (double)k - 1, c, rw = 0, rwy = 0, hk = 0, t;
 	size_t i;
 
 	if (k < 2 || !(alpha > 0 && alpha < 1))
 		return -EINVAL;
+	/* an se so small that its weight is not finite would make every figure NaN */
 	for (i = 0; i < k; i++)
-		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0))
+		if (!isfinite(y[i]) || !isfinite(se[i]) || !(se[i] > 0) ||
+		    !isfinite(1 / (se[i] * se[i])))
 			return -EINVAL;
 	memset(m, 0, sizeof(*m));
 	m->k = k;
@@ -35,7 +38,6 @@ int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, s
 	for (i = 0; i < k; i++) {
 		w = 1 / (se[i] * se[i]);
 		sw += w;
-		sw2 += w * w;
 		swy += w * y[i];
 		m->min = fmin(m->min, y[i]);
 		m->max = fmax(m->max, y[i]);
@@ -46,8 +48,19 @@ int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, s
 		m->q += (y[i] - m->fixed) * (y[i] - m->fixed) / (se[i] * se[i]);
 	m->q_p = gsl_cdf_chisq_Q(m->q, df);
 	m->i2 = m->q > df ? (m->q - df) / m->q : 0;
-	/* DerSimonian-Laird: the moment estimate of the variance between runs */
-	c = sw - sw2 / sw;
+	/*
+	 * DerSimonian-Laird: the moment estimate of the variance between runs. c = sum w - sum
+	 * w^2 / sum w, summed as w_i (the others' weights) / sum w, the others' summed apart:
+	 * sum w - w_i cancels to 0 when one weight dwarfs the others.
+	 */
+	c = 0;
+	for (i = 0; i < k; i++) {
+		double others = 0;
+
+		for (size_t j = 0; j < k; j++)
+			others += j == i ? 0 : 1 / (se[j] * se[j]);
+		c += others / (se[i] * se[i]) / sw;
+	}
 	m->tau = c > 0 && m->q > df ? sqrt((m->q - df) / c) : 0;
 	for (i = 0; i < k; i++) {
 		w = 1 / (se[i] * se[i] + m->tau * m->tau);
@@ -64,9 +77,60 @@ int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, s
 	 * interval their own standard errors give.
 	 */
 	hk = fmax(1, hk / df);
-	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, df) * sqrt(hk / rw);
+	m->se = sqrt(hk / rw);
+	t = gsl_cdf_tdist_Pinv(1 - alpha / 2, df) * m->se;
 	m->lo = m->est - t;
 	m->hi = m->est + t;
+	return 0;
+}
+
+void tb_meta_diff(const struct tb_meta *a, const struct tb_meta *b, double alpha,
+		  struct tb_meta_diff *d)
+{
+	double va = a->se * a->se, vb = b->se * b->se, se = sqrt(va + vb), h, t;
+
+	d->diff = b->est - a->est;
+	/* Welch-Satterthwaite: each variance on its own k - 1 degrees of freedom */
+	d->df = va + vb > 0 ? (va + vb) * (va + vb) /
+				      (va * va / (double)(a->k - 1) + vb * vb / (double)(b->k - 1))
+			    : (double)(a->k + b->k - 2);
+	h = gsl_cdf_tdist_Pinv(1 - alpha / 2, d->df) * se;
+	d->lo = d->diff - h;
+	d->hi = d->diff + h;
+	t = se > 0 ? fabs(d->diff) / se : d->diff ? INFINITY : 0;
+	d->p = isinf(t) ? 0 : 2 * gsl_cdf_tdist_Q(t, d->df);
+	d->significant = d->lo > 0 || d->hi < 0;
+}
+
+int tb_combine_changes(const struct tb_combination *a, const struct tb_combination *b,
+		       struct tb_comb_change **out, size_t *n)
+{
+	struct tb_comb_change *v = calloc(a->nrows ? a->nrows : 1, sizeof(*v));
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < a->nrows; i++)
+		for (size_t j = 0; j < b->nrows; j++) {
+			struct tb_comb_change *x = &v[k];
+
+			if (strcmp(a->rows[i].key, b->rows[j].key))
+				continue;
+			x->a = &a->rows[i];
+			x->b = &b->rows[j];
+			x->has_pct = x->a->pct.present && x->b->pct.present;
+			x->has_ns = x->a->ns.present && x->b->ns.present;
+			if (x->has_pct)
+				tb_meta_diff(&x->a->pct.m, &x->b->pct.m, a->alpha, &x->pct);
+			if (x->has_ns)
+				tb_meta_diff(&x->a->ns.m, &x->b->ns.m, a->alpha, &x->ns);
+			k++;
+			break;
+		}
+	*out = v;
+	*n = k;
 	return 0;
 }
 
@@ -108,10 +172,11 @@ static void entry(double y, double lo, double hi, double alpha, double *oy, doub
 	*ose = ok ? se : NAN;
 }
 
-/* Combine one metric of row w over its runs with usable entries. */
-static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha)
+/* Combine one metric of a row over its runs with usable entries (copied into y and se, room
+ * for every run), the unusable ones counted. */
+static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha, double *y,
+			   double *se)
 {
-	double y[nruns ? nruns : 1], se[nruns ? nruns : 1];
 	size_t k = 0;
 
 	for (size_t i = 0; i < nruns; i++)
@@ -119,16 +184,34 @@ static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha)
 			y[k] = x->y[i];
 			se[k++] = x->se[i];
 		}
+	x->nunusable = nruns - k;
 	x->present = !tb_meta_combine(y, se, k, alpha, &x->m);
 }
 
-/* Distinct hardware classes and scenario names among the results. */
-static void count_kinds(struct tb_combination *c)
+static const char *or_empty(const char *s)
 {
-	char hash[c->nres][17], desc[160];
-	const char *scn;
+	return s ? s : "";
+}
 
+/* Whether results x and y are one run given twice: the same start, end and host. */
+static bool same_run(const struct tb_result *x, const struct tb_result *y)
+{
+	return x->started && y->started && x->finished && y->finished &&
+	       !strcmp(x->started, y->started) && !strcmp(x->finished, y->finished) &&
+	       !strcmp(or_empty(json_string_value(json_object_get(x->system, "hostname"))),
+		       or_empty(json_string_value(json_object_get(y->system, "hostname"))));
+}
+
+/* Distinct hardware classes and scenario names among the results, and results that repeat an
+ * earlier one. 0 or -ENOMEM. */
+static int count_kinds(struct tb_combination *c)
+{
+	char(*hash)[17] = calloc(c->nres, sizeof(*hash)), desc[160];
+
+	if (!hash)
+		return -ENOMEM;
 	for (size_t i = 0; i < c->nres; i++) {
+		const char *scn = or_empty(c->res[i]->scenario_name);
 		size_t j;
 
 		if (tb_system_hardware_class(c->res[i]->system, hash[i], desc, sizeof(desc)))
@@ -136,12 +219,16 @@ static void count_kinds(struct tb_combination *c)
 		for (j = 0; j < i && strcmp(hash[j], hash[i]); j++)
 			;
 		c->nclasses += j == i;
-		scn = c->res[i]->scenario_name ? c->res[i]->scenario_name : "";
-		for (j = 0; j < i; j++)
-			if (!strcmp(scn, c->res[j]->scenario_name ? c->res[j]->scenario_name : ""))
-				break;
+		for (j = 0; j < i && strcmp(scn, or_empty(c->res[j]->scenario_name)); j++)
+			;
 		c->nscenarios += j == i;
+		for (j = 0; j < i && !same_run(c->res[j], c->res[i]); j++)
+			;
+		c->nrepeated += j < i;
 	}
+	snprintf(c->hw, sizeof(c->hw), "%s", hash[0]);
+	free(hash);
+	return 0;
 }
 
 /* Every traced cell of result ri into its row. 0 or -ENOMEM. */
@@ -161,18 +248,21 @@ static int add_result(struct tb_combination *c, size_t ri)
 		key = tb_compare_key(cell);
 		if (!key || !(w = row_get(c, cell, key, c->nres)))
 			return -ENOMEM;
-		/* one entry per result: a cell matched twice in one file (the loader refuses
-		 * duplicate ids; the key is checked too) counts once */
-		if (w->nruns && w->run[w->nruns - 1] == ri)
+		/* one entry per result: the first of cells that match in one file (ids differ,
+		 * the workload and tracer sections and configurations do not), the others counted */
+		if (w->last == ri + 1) {
+			w->nduplicates++;
 			continue;
+		}
+		w->last = ri + 1;
 		if (cell->error || !cell->has_overhead) {
 			w->nfailed++;
 			continue;
 		}
 		k = w->nruns++;
 		w->run[k] = ri;
-		w->nuntrusted +=
-			o->verdict == TB_VERDICT_UNTRUSTWORTHY || o->verdict == TB_VERDICT_FASTER;
+		w->nuntrusted += o->verdict == TB_VERDICT_UNTRUSTWORTHY;
+		w->nfaster += o->verdict == TB_VERDICT_FASTER;
 		entry(o->pct, o->ci_lo, o->ci_hi, c->alpha, &w->pct.y[k], &w->pct.se[k]);
 		entry(o->ns_per_op, o->ns_ci_lo, o->ns_ci_hi, c->alpha, &w->ns.y[k], &w->ns.se[k]);
 	}
@@ -183,6 +273,7 @@ int tb_combine_build(struct tb_result **res, const char **names, size_t n, doubl
 		     struct tb_combination **out)
 {
 	struct tb_combination *c;
+	double *y = NULL, *se = NULL;
 	int ret = 0;
 
 	*out = NULL;
@@ -195,21 +286,30 @@ int tb_combine_build(struct tb_result **res, const char **names, size_t n, doubl
 	c->names = names;
 	c->nres = n;
 	c->alpha = alpha > 0 && alpha < 1 ? alpha : res[0]->alpha;
+	/* the runs' intervals at the level their standard errors are read at (as gate does) */
 	for (size_t i = 0; !ret && i < n; i++) {
 		res[i]->alpha = c->alpha;
+		res[i]->confidence = 1 - c->alpha;
 		ret = tb_stats_analyze(res[i]);
 	}
 	for (size_t i = 0; !ret && i < n; i++)
 		ret = add_result(c, i);
+	if (!ret)
+		ret = count_kinds(c);
+	y = calloc(n, sizeof(*y));
+	se = calloc(n, sizeof(*se));
+	if (!ret && (!y || !se))
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < c->nrows; i++) {
+		combine_metric(&c->rows[i].pct, c->rows[i].nruns, c->alpha, y, se);
+		combine_metric(&c->rows[i].ns, c->rows[i].nruns, c->alpha, y, se);
+	}
+	free(y);
+	free(se);
 	if (ret) {
 		tb_combine_free(c);
 		return ret;
 	}
-	for (size_t i = 0; i < c->nrows; i++) {
-		combine_metric(&c->rows[i].pct, c->rows[i].nruns, c->alpha);
-		combine_metric(&c->rows[i].ns, c->rows[i].nruns, c->alpha);
-	}
-	count_kinds(c);
 	*out = c;
 	return 0;
 }

@@ -27,6 +27,7 @@ struct tb_meta {
 	double i2;		/* share of Q beyond its df, max(0, (Q - df) / Q): 0..1 */
 	double tau;		/* DerSimonian-Laird's run-to-run sd, in the estimates' unit */
 	double est, lo, hi;	/* random-effects mean and its (1 - alpha) HKSJ interval */
+	double se;		/* its HKSJ standard error (on t with k - 1 df) */
 	double min, max;	/* the estimates' range */
 };
 
@@ -36,24 +37,40 @@ struct tb_meta {
  */
 int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, struct tb_meta *m);
 
+/*
+ * B's combined figure against A's: the difference b - a with a (1 - alpha) interval on t with
+ * the Welch-Satterthwaite degrees of freedom of the two HKSJ variances, its two-sided p, and
+ * whether the interval excludes 0.
+ */
+struct tb_meta_diff {
+	double diff, lo, hi, df, p;
+	bool significant;
+};
+void tb_meta_diff(const struct tb_meta *a, const struct tb_meta *b, double alpha,
+		  struct tb_meta_diff *d);
+
 /* The standard error a symmetric (1 - alpha) normal interval [lo, hi] implies. */
 double tb_meta_se(double lo, double hi, double alpha);
 
 /* One measure of a matched cell over the runs that have it. */
 struct tb_comb_metric {
 	bool present;	  /* combined: two or more runs with a finite estimate and interval */
+	size_t nunusable; /* runs of the row without one (NaN, or an interval of no width) */
 	double *y, *se;	  /* per run of the row (run[i]); NAN where that run has none */
 	struct tb_meta m; /* when present */
 };
 
 /* One traced cell over the results. */
 struct tb_comb_row {
-	char *key;	   /* tb_compare_key: what matches it across results */
-	const char *id;	   /* the first result's cell id (borrowed) */
-	size_t nruns;	   /* results in which the cell was analysed (has an overhead) */
-	size_t *run;	   /* their indices into tb_combination.res, in argument order */
-	size_t nuntrusted; /* of those, runs whose verdict is untrustworthy or faster-than */
-	size_t nfailed;	   /* results in which the cell failed or has no overhead */
+	char *key;	    /* tb_compare_key: what matches it across results */
+	const char *id;	    /* the first result's cell id (borrowed) */
+	size_t nruns;	    /* results in which the cell was analysed (has an overhead) */
+	size_t *run;	    /* their indices into tb_combination.res, in argument order */
+	size_t nuntrusted;  /* of those, runs whose verdict is untrustworthy */
+	size_t nfaster;	    /* of those, runs whose verdict is faster-than-baseline */
+	size_t nduplicates; /* further cells of the same key in one file, left out */
+	size_t last;	    /* 1 + the last result that gave an entry or a failure; 0 none */
+	size_t nfailed;	    /* results in which the cell failed or has no overhead */
 	struct tb_comb_metric pct, ns; /* overhead %, in points; ns/op added */
 };
 
@@ -63,7 +80,9 @@ struct tb_combination {
 	size_t nres;
 	double alpha;
 	size_t nclasses;   /* hardware classes among the results (tb_system_hardware_class) */
+	char hw[17];	   /* the first result's class ("?" when unknown) */
 	size_t nscenarios; /* distinct scenario names */
+	size_t nrepeated;  /* results that repeat an earlier one (same start, end and host) */
 	struct tb_comb_row *rows; /* in order of first appearance */
 	size_t nrows;
 };
@@ -77,6 +96,21 @@ struct tb_combination {
 int tb_combine_build(struct tb_result **res, const char **names, size_t n, double alpha,
 		     struct tb_combination **out);
 void tb_combine_free(struct tb_combination *c);
+
+/* A cell combined in both of two groups of runs (tb_combine_changes). */
+struct tb_comb_change {
+	const struct tb_comb_row *a, *b; /* borrowed from the two combinations */
+	bool has_pct, has_ns;		 /* both sides combined that measure */
+	struct tb_meta_diff pct, ns;	 /* B - A: overhead in points, ns/op added in ns */
+};
+
+/*
+ * The cells of a also in b (matched by key, in a's order), each measure combined on both sides
+ * differenced (tb_meta_diff at a's alpha). Returns 0 and *out with *n entries (free()), or
+ * -ENOMEM.
+ */
+int tb_combine_changes(const struct tb_combination *a, const struct tb_combination *b,
+		       struct tb_comb_change **out, size_t *n);
 
 /*
  * What the runs say of one metric, for every output: "the runs agree within their intervals"

@@ -6,7 +6,9 @@
  * runs that agree get tau 0 and an interval no narrower than their own standard errors give on
  * t (the factor kept at 1 where their spread is smaller); with a run-to-run component the
  * combined interval covers the truth about as often as it says, where the fixed-effect
- * interval (what pooling the runs' samples amounts to) does not; and bad input is refused.
+ * interval (what pooling the runs' samples amounts to) does not; two groups' figures are
+ * differenced on t with the Welch-Satterthwaite degrees of freedom; one run far more precise
+ * than the rest does not cancel the run-to-run variance away; and bad input is refused.
  */
 #include <errno.h>
 #include <math.h>
@@ -132,6 +134,43 @@ static void test_coverage(void)
 	CU_ASSERT(fixed >= 360 && fixed <= 396);
 }
 
+/* Two groups' figures differenced: equal standard errors and run counts give the pooled df
+ * (Welch-Satterthwaite: 8 for two groups of 5), t(8) 0.975 = 2.306004135; p by integrating
+ * t(8)'s density (Python, Simpson's rule). */
+static void test_diff(void)
+{
+	struct tb_meta a = {.k = 5, .est = 10, .se = 1}, b = {.k = 5, .est = 15, .se = 1};
+	struct tb_meta_diff d;
+
+	tb_meta_diff(&a, &b, 0.05, &d);
+	CU_ASSERT_DOUBLE_EQUAL(d.diff, 5, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(d.df, 8, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(d.hi - d.diff, 2.306004135 * sqrt(2), 1e-7);
+	CU_ASSERT_DOUBLE_EQUAL(d.p, 0.007669728, 1e-7);
+	CU_ASSERT(d.significant);
+	/* one side far less certain: the df fall towards its own k - 1 */
+	b.se = 10;
+	b.k = 3;
+	tb_meta_diff(&a, &b, 0.05, &d);
+	CU_ASSERT(d.df > 2 && d.df < 2.2);
+	CU_ASSERT(!d.significant);
+	CU_ASSERT(d.lo < 0 && d.hi > 10);
+}
+
+/* One run far more precise than the others: DerSimonian-Laird's denominator, sum w - sum w^2 /
+ * sum w, cancels to 0 in doubles when summed that way (tau 0, Q 400); summed per run it is 8,
+ * and tau^2 = (400 - 4) / 8. */
+static void test_one_precise(void)
+{
+	const double y[] = {0, 10, 10, 10, 10}, se[] = {1e-9, 1, 1, 1, 1};
+	struct tb_meta m;
+
+	CU_ASSERT_EQUAL_FATAL(tb_meta_combine(y, se, 5, 0.05, &m), 0);
+	CU_ASSERT_DOUBLE_EQUAL(m.q, 400, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(m.tau, sqrt(49.5), 1e-6);
+	CU_ASSERT(m.lo < 0 && m.hi > 5);
+}
+
 static void test_bad(void)
 {
 	const double y[] = {1, 2, NAN}, se[] = {1, 0, 1}, ok[] = {1, 1, 1};
@@ -141,6 +180,8 @@ static void test_bad(void)
 	CU_ASSERT_EQUAL(tb_meta_combine(y, se, 2, 0.05, &m), -EINVAL);
 	CU_ASSERT_EQUAL(tb_meta_combine(y, ok, 3, 0.05, &m), -EINVAL);
 	CU_ASSERT_EQUAL(tb_meta_combine(y, ok, 2, 0, &m), -EINVAL);
+	/* a weight that is not finite (se^2 underflows) */
+	CU_ASSERT_EQUAL(tb_meta_combine(y, (const double[]){1e-200, 1}, 2, 0.05, &m), -EINVAL);
 	CU_ASSERT_EQUAL(tb_meta_combine(y, ok, 2, 0.05, &m), 0);
 	CU_ASSERT_EQUAL(tb_combine_build(NULL, NULL, 1, 0.05, &(struct tb_combination *){NULL}),
 			-EINVAL);
@@ -150,6 +191,8 @@ static CU_TestInfo tests[] = {
 	{"a worked example's random-effects figures", test_worked},
 	{"runs that agree: tau 0, no narrower than their errors", test_agree},
 	{"coverage with and without a run-to-run component", test_coverage},
+	{"two groups differenced (Welch-Satterthwaite)", test_diff},
+	{"one run far more precise: no cancellation", test_one_precise},
 	{"bad input refused", test_bad},
 	CU_TEST_INFO_NULL,
 };
