@@ -16,55 +16,69 @@
 #include "render/combine-formats.h"
 #include "stats/combine.h"
 
-#define COMBINE_USAGE                                                                               \
-	"usage: tracebench combine R1.json R2.json [R3.json ...] [--against B1.json B2.json ...]\n" \
-	"                          [--json] [--alpha P] [--require-same-host]\n"                    \
-	"  Repeated runs of the same cells (e.g. one scenario run 5 times, spaced apart) as one\n"  \
-	"  overhead per cell whose CI includes the spread between runs, which one run's CI\n"       \
-	"  cannot see; cells are matched as compare matches them.\n"                                \
-	"  --against B...       a second group of runs (e.g. on the new kernel): each group\n"      \
-	"                       combined, then B's figure against A's per cell\n"                   \
-	"  --json               the combination as JSON\n"                                          \
-	"  --alpha P            CIs at 1 - P (default: the first result's alpha)\n"                 \
+#define COMBINE_USAGE                                                                                \
+	"usage: tracebench combine R1.json R2.json [R3.json ...] [--against B1.json B2.json ...]\n"  \
+	"                          [--json] [--alpha P] [--require-same-host]\n"                     \
+	"  Repeated runs of the same cells (e.g. one scenario run 5 times, spaced apart) as one\n"   \
+	"  overhead per cell whose CI includes the spread between runs, which one run's CI\n"        \
+	"  cannot see; cells are matched as compare matches them.\n"                                 \
+	"  --against B...       a second group of runs (e.g. on the new kernel), after A's files:\n" \
+	"                       every word after it that is not an option is one of B's; each\n"     \
+	"                       group combined, then B's figure against A's per cell, and the\n"     \
+	"                       cells found in one group only\n"                                     \
+	"  --json               the combination as JSON\n"                                           \
+	"  --alpha P            CIs at 1 - P (default: the first result's alpha)\n"                  \
 	"  --require-same-host  refuse results from different hardware (exit 2)\n" TB_CLI_COMMON_USAGE
 
 const char tb_usage_combine[] = COMBINE_USAGE;
 
+static bool is_against(const char *w)
+{
+	return !strcmp(w, "--against") || !strncmp(w, "--against=", 10);
+}
+
 /*
- * Take "--against B1.json B2.json ..." out of argv (the files after it, up to the next option
- * or "--"): into *b (malloc'ed, argv's pointers) and *nb, argv and *argc without them, so that
- * getopt sees the rest. Returns -1 to go on, or the exit code (said why).
+ * Take "--against B1.json B2.json ..." (or "--against=B1.json ...") out of argv: every word after
+ * it that is not an option or --alpha's value (and every word after a later "--") is one of
+ * B's files, into *b (calloc'ed, argv's pointers; NULL when there is no --against) and *nb;
+ * argv and *argc keep the rest for getopt. A "--" before it ends the search (a file may be
+ * named --against). Returns -1 to go on, or the exit code (said why).
  */
 static int split_against(int *argc, char **argv, char ***b, int *nb)
 {
-	int i, j, k;
+	bool files_only = false;
+	int i, j, out, n = *argc;
 
 	*b = NULL;
 	*nb = 0;
-	for (i = 1; i < *argc && strcmp(argv[i], "--"); i++)
-		if (!strcmp(argv[i], "--against"))
+	for (i = 1; i < n && strcmp(argv[i], "--"); i++)
+		if (is_against(argv[i]))
 			break;
-	if (i >= *argc || strcmp(argv[i], "--against"))
+	if (i >= n || !is_against(argv[i]))
 		return -1;
-	for (j = i + 1; j < *argc && argv[j][0] != '-'; j++)
-		;
-	*nb = j - i - 1;
-	if (*nb < 2) {
-		tb_err("combine: --against needs at least two result files (runs of the same cells)");
-		return TB_EXIT_USAGE;
-	}
-	*b = malloc((size_t)*nb * sizeof(**b));
+	*b = calloc((size_t)n, sizeof(**b));
 	if (!*b)
 		return TB_EXIT_FAIL;
-	memcpy(*b, argv + i + 1, (size_t)*nb * sizeof(**b));
-	for (k = j; k <= *argc; k++) /* argv[argc] is NULL: moved too */
-		argv[k - (j - i)] = argv[k];
-	*argc -= j - i;
-	for (k = 1; k < *argc; k++)
-		if (!strcmp(argv[k], "--against")) {
+	if (argv[i][9] == '=')
+		(*b)[(*nb)++] = argv[i] + 10;
+	for (out = i, j = i + 1; j < n; j++) {
+		const char *w = argv[j];
+
+		if (!files_only && !strcmp(w, "--")) {
+			files_only = true;
+		} else if (!files_only && is_against(w)) {
 			tb_err("combine: --against given twice");
 			return TB_EXIT_USAGE;
+		} else if (files_only || w[0] != '-' || !w[1]) {
+			(*b)[(*nb)++] = argv[j];
+		} else {
+			argv[out++] = argv[j]; /* an option, for getopt */
+			if (!strcmp(w, "--alpha") && j + 1 < n)
+				argv[out++] = argv[++j];
 		}
+	}
+	argv[out] = NULL;
+	*argc = out;
 	return -1;
 }
 
@@ -101,7 +115,8 @@ static int parse_args(int argc, char **argv, bool *json, bool *same_host, double
 		}
 	}
 	if (argc - optind < 2) {
-		tb_err("combine: needs at least two result files (runs of the same cells)");
+		tb_err("combine: needs at least two result files (runs of the same cells; with "
+		       "--against, A's come before it)");
 		fprintf(stderr, "%s", COMBINE_USAGE);
 		return TB_EXIT_USAGE;
 	}
@@ -175,8 +190,10 @@ static int publish(const struct tb_combination *a, const struct tb_combination *
 	json_t *doc;
 	int bad;
 
-	if (b && tb_combine_changes(a, b, &ch, &n))
+	if (b && tb_combine_changes(a, b, &ch, &n)) {
+		tb_err("combine: out of memory");
 		return TB_EXIT_FAIL;
+	}
 	if (!json) {
 		if (b)
 			tb_render_combine_changes_print(stdout, a, b, ch, n);
@@ -207,6 +224,12 @@ int tb_cli_combine(int argc, char **argv)
 	ret = split_against(&argc, argv, &g[1].files, &g[1].n);
 	if (ret < 0)
 		ret = parse_args(argc, argv, &json, &same_host, &alpha);
+	/* after --help had its say */
+	if (ret < 0 && g[1].files && g[1].n < 2) {
+		tb_err("combine: --against needs at least two result files (B's runs: the words "
+		       "after it that are not options)");
+		ret = TB_EXIT_USAGE;
+	}
 	if (ret >= 0)
 		goto out;
 	g[0].n = argc - optind;

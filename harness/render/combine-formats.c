@@ -200,19 +200,62 @@ static void print_change(FILE *f, const char *label, bool has, const struct tb_c
 		d->hi, d->p, d->significant ? " *" : "");
 }
 
+/* What the changes section says beside its figures: up to 2 sentences into w[]. */
+static size_t change_warnings(const struct tb_combination *a, const struct tb_combination *b,
+			      char w[WARN_MAX][256])
+{
+	size_t n = 0, shared = tb_combine_shared(a, b);
+
+	if (strcmp(a->hw, b->hw))
+		snprintf(w[n++], sizeof(w[0]),
+			 "A and B ran on different hardware: a change may come from it");
+	if (shared)
+		snprintf(
+			w[n++], sizeof(w[0]),
+			"%zu of B's results repeat one of A's (the same start, end and host): a run "
+			"in both groups",
+			shared);
+	return n;
+}
+
+/* Cells in one group only, as compare lists them: "only in A: id, id". */
+static void print_only(FILE *f, const struct tb_comb_change *ch, size_t n, bool in_a)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct tb_comb_row *r = in_a ? ch[i].a : ch[i].b;
+
+		if (!r || (in_a ? ch[i].b : ch[i].a))
+			continue;
+		fprintf(f, "%s%s", k++ ? ", " : in_a ? "only in A: " : "only in B: ", r->id);
+	}
+	if (k)
+		fputc('\n', f);
+}
+
 void tb_render_combine_changes_print(FILE *f, const struct tb_combination *a,
 				     const struct tb_combination *b,
 				     const struct tb_comb_change *ch, size_t n)
 {
+	char w[WARN_MAX][256];
+	size_t nw = change_warnings(a, b, w), both = 0;
+	bool any = false;
+
 	fprintf(f, "== A\n");
 	tb_render_combine_print(f, a);
 	fprintf(f, "\n== B\n");
 	tb_render_combine_print(f, b);
 	fprintf(f, "\n== B against A (each side's combined figure; the change's interval on t with "
 		   "the Welch-Satterthwaite degrees of freedom)\n");
-	if (strcmp(a->hw, b->hw))
-		fprintf(f, "! A and B ran on different hardware: a change may come from it\n");
+	for (size_t i = 0; i < nw; i++)
+		fprintf(f, "! %s\n", w[i]);
 	for (size_t i = 0; i < n; i++) {
+		if (!ch[i].a || !ch[i].b)
+			continue;
+		both++;
+		any |= (ch[i].has_pct && ch[i].pct.significant) ||
+		       (ch[i].has_ns && ch[i].ns.significant);
 		fprintf(f, "%s: %zu runs in A, %zu in B\n", ch[i].a->id, ch[i].a->nruns,
 			ch[i].b->nruns);
 		print_change(f, "overhead", ch[i].has_pct, &ch[i].a->pct, &ch[i].b->pct, &ch[i].pct,
@@ -220,9 +263,11 @@ void tb_render_combine_changes_print(FILE *f, const struct tb_combination *a,
 		print_change(f, "ns/op added", ch[i].has_ns, &ch[i].a->ns, &ch[i].b->ns, &ch[i].ns,
 			     "ns");
 	}
-	if (!n)
+	if (!both)
 		fprintf(f, "(no traced cell in both groups)\n");
-	else
+	print_only(f, ch, n, true);
+	print_only(f, ch, n, false);
+	if (any)
 		fprintf(f, "* significant: the change's interval excludes 0\n");
 }
 
@@ -239,18 +284,39 @@ json_t *tb_render_combine_changes_json(const struct tb_combination *a,
 				       const struct tb_combination *b,
 				       const struct tb_comb_change *ch, size_t n)
 {
-	json_t *changes = json_array();
+	json_t *changes = json_array(), *only_a = json_array(), *only_b = json_array(),
+	       *warns = json_array();
+	char w[WARN_MAX][256];
+	size_t nw = change_warnings(a, b, w);
 
-	for (size_t i = 0; changes && i < n; i++)
-		if (json_array_append_new(
-			    changes, json_pack("{s:o, s:o, s:o}", "id", tb_json_text(ch[i].a->id),
-					       "overhead_pct", diff_json(ch[i].has_pct, &ch[i].pct),
-					       "ns_per_op", diff_json(ch[i].has_ns, &ch[i].ns)))) {
-			json_decref(changes);
-			changes = NULL;
-		}
-	if (!changes)
-		return NULL;
-	return json_pack("{s:o, s:o, s:o}", "a", tb_render_combine_json(a), "b",
-			 tb_render_combine_json(b), "changes", changes);
+	for (size_t i = 0; changes && only_a && only_b && i < n; i++) {
+		int bad;
+
+		if (!ch[i].b)
+			bad = json_array_append_new(only_a, tb_json_text(ch[i].a->id));
+		else if (!ch[i].a)
+			bad = json_array_append_new(only_b, tb_json_text(ch[i].b->id));
+		else
+			bad = json_array_append_new(
+				changes,
+				json_pack("{s:o, s:o, s:o}", "id", tb_json_text(ch[i].a->id),
+					  "overhead_pct", diff_json(ch[i].has_pct, &ch[i].pct),
+					  "ns_per_op", diff_json(ch[i].has_ns, &ch[i].ns)));
+		if (bad)
+			goto fail;
+	}
+	for (size_t i = 0; warns && i < nw; i++)
+		if (json_array_append_new(warns, json_string(w[i])))
+			goto fail;
+	if (!changes || !only_a || !only_b || !warns)
+		goto fail;
+	return json_pack("{s:o, s:o, s:o, s:o, s:o, s:o}", "a", tb_render_combine_json(a), "b",
+			 tb_render_combine_json(b), "warnings", warns, "changes", changes,
+			 "only_in_a", only_a, "only_in_b", only_b);
+fail:
+	json_decref(changes);
+	json_decref(only_a);
+	json_decref(only_b);
+	json_decref(warns);
+	return NULL;
 }

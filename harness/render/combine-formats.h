@@ -23,8 +23,8 @@ json_t *tb_render_combine_json(const struct tb_combination *c);
 void tb_render_combine_changes_print(FILE *f, const struct tb_combination *a,
 				     const struct tb_combination *b,
 				     const struct tb_comb_change *ch, size_t n);
-/* The same as JSON (new reference; NULL on ENOMEM): {a, b, changes: [{id, overhead_pct,
- * ns_per_op: {diff, ci, df, p, significant} or null}]}. */
+/* The same as JSON (new reference; NULL on ENOMEM): {a, b, warnings, changes: [{id,
+ * overhead_pct, ns_per_op: {diff, ci, df, p, significant} or null}], only_in_a, only_in_b}. */
 json_t *tb_render_combine_changes_json(const struct tb_combination *a,
 				       const struct tb_combination *b,
 				       const struct tb_comb_change *ch, size_t n);

@@ -87,13 +87,15 @@ int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, s
 void tb_meta_diff(const struct tb_meta *a, const struct tb_meta *b, double alpha,
 		  struct tb_meta_diff *d)
 {
-	double va = a->se * a->se, vb = b->se * b->se, se = sqrt(va + vb), h, t;
+	double va = a->se * a->se, vb = b->se * b->se, se = sqrt(va + vb), h, t, r;
 
 	d->diff = b->est - a->est;
-	/* Welch-Satterthwaite: each variance on its own k - 1 degrees of freedom */
-	d->df = va + vb > 0 ? (va + vb) * (va + vb) /
-				      (va * va / (double)(a->k - 1) + vb * vb / (double)(b->k - 1))
-			    : (double)(a->k + b->k - 2);
+	/* Welch-Satterthwaite: each variance on its own k - 1 degrees of freedom; in the ratio
+	 * r = vb / va, so that tiny variances do not underflow their squares */
+	r = va > 0 ? vb / va : INFINITY;
+	d->df = isfinite(r)
+			? (1 + r) * (1 + r) / (1 / (double)(a->k - 1) + r * r / (double)(b->k - 1))
+			: (double)(b->k - 1);
 	h = gsl_cdf_tdist_Pinv(1 - alpha / 2, d->df) * se;
 	d->lo = d->diff - h;
 	d->hi = d->diff + h;
@@ -102,10 +104,59 @@ void tb_meta_diff(const struct tb_meta *a, const struct tb_meta *b, double alpha
 	d->significant = d->lo > 0 || d->hi < 0;
 }
 
+/* Cell x of a change, differenced where both sides combined a measure. */
+static void change(struct tb_comb_change *x, const struct tb_comb_row *a,
+		   const struct tb_comb_row *b, double alpha)
+{
+	x->a = a;
+	x->b = b;
+	x->has_pct = a && b && a->pct.present && b->pct.present;
+	x->has_ns = a && b && a->ns.present && b->ns.present;
+	if (x->has_pct)
+		tb_meta_diff(&a->pct.m, &b->pct.m, alpha, &x->pct);
+	if (x->has_ns)
+		tb_meta_diff(&a->ns.m, &b->ns.m, alpha, &x->ns);
+}
+
+static const struct tb_comb_row *find_row(const struct tb_combination *c, const char *key)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		if (!strcmp(c->rows[i].key, key))
+			return &c->rows[i];
+	return NULL;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Whether results x and y are one run given twice: the same start, end and host. */
+static bool same_run(const struct tb_result *x, const struct tb_result *y)
+{
+	return x->started && y->started && x->finished && y->finished &&
+	       !strcmp(x->started, y->started) && !strcmp(x->finished, y->finished) &&
+	       !strcmp(or_empty(json_string_value(json_object_get(x->system, "hostname"))),
+		       or_empty(json_string_value(json_object_get(y->system, "hostname"))));
+}
+
+size_t tb_combine_shared(const struct tb_combination *a, const struct tb_combination *b)
+{
+	size_t n = 0;
+
+	for (size_t j = 0; j < b->nres; j++)
+		for (size_t i = 0; i < a->nres; i++)
+			if (same_run(a->res[i], b->res[j])) {
+				n++;
+				break;
+			}
+	return n;
+}
+
 int tb_combine_changes(const struct tb_combination *a, const struct tb_combination *b,
 		       struct tb_comb_change **out, size_t *n)
 {
-	struct tb_comb_change *v = calloc(a->nrows ? a->nrows : 1, sizeof(*v));
+	struct tb_comb_change *v = calloc(a->nrows + b->nrows + 1, sizeof(*v));
 	size_t k = 0;
 
 	*out = NULL;
@@ -113,22 +164,14 @@ int tb_combine_changes(const struct tb_combination *a, const struct tb_combinati
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < a->nrows; i++)
-		for (size_t j = 0; j < b->nrows; j++) {
-			struct tb_comb_change *x = &v[k];
-
-			if (strcmp(a->rows[i].key, b->rows[j].key))
-				continue;
-			x->a = &a->rows[i];
-			x->b = &b->rows[j];
-			x->has_pct = x->a->pct.present && x->b->pct.present;
-			x->has_ns = x->a->ns.present && x->b->ns.present;
-			if (x->has_pct)
-				tb_meta_diff(&x->a->pct.m, &x->b->pct.m, a->alpha, &x->pct);
-			if (x->has_ns)
-				tb_meta_diff(&x->a->ns.m, &x->b->ns.m, a->alpha, &x->ns);
-			k++;
-			break;
-		}
+		if (find_row(b, a->rows[i].key))
+			change(&v[k++], &a->rows[i], find_row(b, a->rows[i].key), a->alpha);
+	for (size_t i = 0; i < a->nrows; i++)
+		if (!find_row(b, a->rows[i].key))
+			change(&v[k++], &a->rows[i], NULL, a->alpha);
+	for (size_t i = 0; i < b->nrows; i++)
+		if (!find_row(a, b->rows[i].key))
+			change(&v[k++], NULL, &b->rows[i], a->alpha);
 	*out = v;
 	*n = k;
 	return 0;
@@ -186,20 +229,6 @@ static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha,
 		}
 	x->nunusable = nruns - k;
 	x->present = !tb_meta_combine(y, se, k, alpha, &x->m);
-}
-
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
-/* Whether results x and y are one run given twice: the same start, end and host. */
-static bool same_run(const struct tb_result *x, const struct tb_result *y)
-{
-	return x->started && y->started && x->finished && y->finished &&
-	       !strcmp(x->started, y->started) && !strcmp(x->finished, y->finished) &&
-	       !strcmp(or_empty(json_string_value(json_object_get(x->system, "hostname"))),
-		       or_empty(json_string_value(json_object_get(y->system, "hostname"))));
 }
 
 /* Distinct hardware classes and scenario names among the results, and results that repeat an

@@ -97,20 +97,24 @@ int tb_combine_build(struct tb_result **res, const char **names, size_t n, doubl
 		     struct tb_combination **out);
 void tb_combine_free(struct tb_combination *c);
 
-/* A cell combined in both of two groups of runs (tb_combine_changes). */
+/* A cell of two groups of runs (tb_combine_changes): in both, or in one only. */
 struct tb_comb_change {
-	const struct tb_comb_row *a, *b; /* borrowed from the two combinations */
+	const struct tb_comb_row *a, *b; /* borrowed from the two combinations; NULL: not there */
 	bool has_pct, has_ns;		 /* both sides combined that measure */
 	struct tb_meta_diff pct, ns;	 /* B - A: overhead in points, ns/op added in ns */
 };
 
 /*
  * The cells of a also in b (matched by key, in a's order), each measure combined on both sides
- * differenced (tb_meta_diff at a's alpha). Returns 0 and *out with *n entries (free()), or
- * -ENOMEM.
+ * differenced (tb_meta_diff at a's alpha); then a's cells not in b (b NULL), then b's not in a
+ * (a NULL). Returns 0 and *out with *n entries (free()), or -ENOMEM.
  */
 int tb_combine_changes(const struct tb_combination *a, const struct tb_combination *b,
 		       struct tb_comb_change **out, size_t *n);
+
+/* How many of b's results repeat one of a's (the same start, end and host): a run in both
+ * groups. */
+size_t tb_combine_shared(const struct tb_combination *a, const struct tb_combination *b);
 
 /*
  * What the runs say of one metric, for every output: "the runs agree within their intervals"

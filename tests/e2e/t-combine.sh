@@ -111,6 +111,40 @@ assert len(ab["a"]["cells"]) == 2 and len(ab["b"]["cells"]) == 2, ab
 e = {c["id"]: c for c in aa["changes"]}["getpid/tp"]["overhead_pct"]
 assert not e["significant"] and e["ci"][0] < 0 < e["ci"][1], e
 PY
+# every word after --against that is not an option is B's, also after an option
+"$TB_BIN" combine calm/run1.json calm/run2.json --against dear/run1.json dear/run2.json --json \
+	dear/run3.json >grp.json || fail "B's files around an option"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["a"]["files"]) == 2 and len(d["b"]["files"]) == 3, (d["a"]["files"], d["b"]["files"])' grp.json ||
+	fail "a file after an option is B's"
+"$TB_BIN" combine calm/run1.json calm/run2.json --against=dear/run1.json dear/run2.json >/dev/null ||
+	fail "--against=FILE"
+"$TB_BIN" combine calm/run1.json --against dear/run1.json --help >help.txt && grep -q "usage: tracebench combine" help.txt ||
+	fail "--help beside --against"
+# cells in one group only are listed (read/bpf is in none of B's runs)
+python3 - dear nobpf <<'PY' || fail "B without read/bpf"
+import json, os, sys
+os.makedirs(sys.argv[2], exist_ok=True)
+for i in range(1, 4):
+    r = json.load(open(f"{sys.argv[1]}/run{i}.json"))
+    r["cells"] = [c for c in r["cells"] if not c["id"].startswith("read/")]
+    json.dump(r, open(f"{sys.argv[2]}/run{i}.json", "w"))
+PY
+"$TB_BIN" combine calm/run*.json --against nobpf/run*.json >only.txt || fail "a cell in A only"
+grep -q "^only in A: read/bpf" only.txt || { cat only.txt; fail "only in A said"; }
+"$TB_BIN" combine calm/run*.json --against nobpf/run*.json --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d["only_in_a"] == ["read/bpf"] and d["only_in_b"] == [] and len(d["changes"]) == 1, d["only_in_a"]' ||
+	fail "only_in_a in the JSON"
+# a run in both groups is said
+"$TB_BIN" combine calm/run1.json calm/run2.json --against calm/run2.json dear/run1.json --json |
+	python3 -c 'import json, sys; w = json.load(sys.stdin)["warnings"]; assert any("repeat one of A" in x for x in w), w' ||
+	fail "a run in both groups"
+expect2 "--against first" --against dear/run1.json dear/run2.json calm/run1.json
+grep -q "A's come before it" bad.err || { cat bad.err; fail "--against first: said"; }
 expect2 "--against with one file" calm/run1.json calm/run2.json --against dear/run1.json
 grep -q -- "--against needs at least two result files" bad.err || { cat bad.err; fail "--against one file: said"; }
 expect2 "--against twice" calm/run1.json calm/run2.json --against dear/run1.json dear/run2.json --against dear/run3.json dear/run4.json
