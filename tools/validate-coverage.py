@@ -46,7 +46,8 @@ end must reach 95% on every question. Exit 0 if so, 1 if not, 2 on bad setup.
 
 And the interval across runs (tracebench combine, doc/statistics.md): every window of 5
 consecutive runs combined, A/A and tracepoint, its coverage of the truth the runs outside the
-window give (the windows overlap; the disjoint ones are counted apart).
+window give (the windows overlap; the disjoint ones are counted apart); and 5 runs spaced
+across the whole set (every len/5-th), repeats further apart than a state may last.
 
 It also prints, per question, the spread of z between each run's two halves (drift within a
 run), the lag-1 autocorrelation of the runs' errors in run order (drift across runs) and, for
@@ -433,23 +434,30 @@ def combined(rdir, names, runs):
     """
     The interval across runs (tracebench combine, doc/statistics.md) judged like one run's:
     every window of GROUP consecutive runs combined (overlapping windows, so not independent
-    trials; the disjoint ones counted apart), its interval against the truth the runs outside
-    the window give (the robust weighted fit, as for one run; 0 for the A/A). Not the delay:
-    its runs spin different iteration counts, so a mean over a window has no one truth.
-    Returns {question: {"windows": Tally, "disjoint": Tally, "missed": [the windows whose
-    interval missed: first and last run, estimate, interval, truth, run-to-run sd]}}, or None
-    when the command refused the runs (said why).
+    trials; the disjoint ones counted apart), and GROUP runs spaced across the whole set (every
+    len // GROUP-th run: repeats further apart than a state of the machine may last), each
+    interval against the truth the runs outside the window give (the robust weighted fit, as
+    for one run; 0 for the A/A). Not the delay: its runs spin different iteration counts, so a
+    mean over a window has no one truth. Returns {question: {"windows", "disjoint", "spaced":
+    Tally; "missed": the consecutive windows whose interval missed (first and last run,
+    estimate, interval, truth, run-to-run sd); "spaced_missed": the same for the spaced ones,
+    with every run named}}, or None when the command refused the runs (said why).
     """
     questions = (("A/A", "none-again"), ("tp-getpid", "tp-getpid"))
-    res = {q: {"windows": Tally(), "disjoint": Tally(), "missed": []} for q, _ in questions}
-    for s in range(len(runs) - GROUP + 1):
-        window = set(range(s, s + GROUP))
-        files = [os.path.join(rdir, names[i], "result.json") for i in sorted(window)]
+    res = {q: {"windows": Tally(), "disjoint": Tally(), "spaced": Tally(), "missed": [],
+               "spaced_missed": []} for q, _ in questions}
+    stride = len(runs) // GROUP
+    consecutive = [(list(range(s, s + GROUP)), ("windows", "disjoint") if s % GROUP == 0
+                    else ("windows",)) for s in range(len(runs) - GROUP + 1)]
+    spaced = [([s + j * stride for j in range(GROUP)], ("spaced",)) for s in range(stride)] \
+        if stride > 1 else []
+    for window, kinds in consecutive + spaced:
+        files = [os.path.join(rdir, names[i], "result.json") for i in window]
         p = subprocess.run([TB, "combine", "--json", *files], capture_output=True, text=True)
         if p.returncode != 0:
-            print(f"validate-coverage: tracebench combine of runs {names[s]}-"
-                  f"{names[s + GROUP - 1]} exited {p.returncode}: {p.stderr.strip()}",
-                  file=sys.stderr)
+            print(f"validate-coverage: tracebench combine of runs "
+                  f"{', '.join(names[i] for i in window)} exited {p.returncode}: "
+                  f"{p.stderr.strip()}", file=sys.stderr)
             return None
         cells = {c["id"].rsplit("/", 1)[-1]: c for c in json.loads(p.stdout)["cells"]}
         for q, tr in questions:
@@ -457,16 +465,19 @@ def combined(rdir, names, runs):
             if q == "A/A":
                 truth = 0.0
             else:
-                pts = points(runs, tr, False, window)
+                pts = points(runs, tr, False, set(window))
                 truth = huber_wls(pts)[0] if len(pts) >= 3 else None
             if not o.get("present") or truth is None:
                 continue
-            for kind in ("windows", "disjoint") if s % GROUP == 0 else ("windows",):
+            for kind in kinds:
                 res[q][kind].add(o["estimate"], o["ci"][0], o["ci"][1], truth)
             if not o["ci"][0] <= truth <= o["ci"][1]:
-                res[q]["missed"].append({"runs": [names[s], names[s + GROUP - 1]],
-                                         "estimate": o["estimate"], "ci": o["ci"],
-                                         "truth": truth, "tau": o["tau"]})
+                miss = {"estimate": o["estimate"], "ci": o["ci"], "truth": truth, "tau": o["tau"]}
+                if kinds == ("spaced",):
+                    res[q]["spaced_missed"].append(dict(miss, runs=[names[i] for i in window]))
+                else:
+                    res[q]["missed"].append(dict(miss, runs=[names[window[0]],
+                                                             names[window[-1]]]))
     return res
 
 
@@ -606,19 +617,22 @@ def analyze(out, resamples, need=0.95):
     comb = combined(rdir, names, runs) if len(runs) >= GROUP + 3 else None
     if comb:
         report["combined"] = {"group": GROUP}
-        print(f"\ncombined over {GROUP} consecutive runs (tracebench combine), against the runs "
-              "outside the window:")
+        print(f"\ncombined over {GROUP} runs (tracebench combine; consecutive windows, and runs "
+              f"spaced every {len(runs) // GROUP}), against the runs outside the window:")
         for q, kinds in comb.items():
             report["combined"][q] = {k: kinds[k].row(f"combine, {k}", "pt")
-                                     for k in ("windows", "disjoint") if kinds[k].n}
+                                     for k in ("windows", "disjoint", "spaced") if kinds[k].n}
             for k, r in report["combined"][q].items():
                 w = r["wilson95"]
                 print(f"  {q:11} {k:8} {r['covered']:3}/{r['trials']:<3} "
                       f"{100 * r['coverage']:6.1f}% [{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] "
                       f"mean half-width {r['mean_half_width']:.2f} pt")
             report["combined"][q]["missed"] = kinds["missed"]
-            for m in kinds["missed"]:
-                print(f"  {q:11} missed: runs {m['runs'][0]}-{m['runs'][1]} {m['estimate']:+.2f} "
+            report["combined"][q]["spaced_missed"] = kinds["spaced_missed"]
+            for m in kinds["missed"] + kinds["spaced_missed"]:
+                which = f"{m['runs'][0]}-{m['runs'][1]}" if len(m["runs"]) == 2 \
+                    else ",".join(m["runs"])
+                print(f"  {q:11} missed: runs {which} {m['estimate']:+.2f} "
                       f"[{m['ci'][0]:+.2f}, {m['ci'][1]:+.2f}] against {m['truth']:+.2f} "
                       f"(run-to-run sd {m['tau']:.2f} pt)")
     with open(os.path.join(out, "coverage.json"), "w") as f:

@@ -84,8 +84,14 @@ for name in ("A/A", "tp-getpid"):
     assert w["trials"] == 8 and d["trials"] == 2, (name, w, d)
     assert w["covered"] == 8, (name, w)
 assert comb["tp-getpid"]["windows"]["mean_half_width"] > 2 * q["tp-getpid"][0]["mean_half_width"], comb
+# five runs spaced every 2nd (12 // 5): two windows, the episode's (run 07) in the first
+for name in ("A/A", "tp-getpid"):
+    sp = comb[name]["spaced"]
+    assert sp["trials"] == 2 and sp["covered"] == 2, (name, sp)
+    assert comb[name]["spaced_missed"] == [], comb[name]
 PY
-grep -q "combined over 5 consecutive runs (tracebench combine)" "$TMP/out" || { cat "$TMP/out"; fail "the combined windows printed"; }
+grep -q "combined over 5 runs (tracebench combine; consecutive windows, and runs spaced every 2)" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "the combined windows printed"; }
 # without an episode: none listed, the robust and the plain truth agree on every run
 mkset "$TMP/calm" 0
 COVERAGE_RESAMPLES=200 python3 "$VC" --analyze "$TMP/calm" >"$TMP/out" 2>"$TMP/err"
