@@ -669,34 +669,32 @@ def run_precision(out, from_dir):
         "agree": f"{hp}% against {tp}%, {abs(float(hp) - float(tp)):.1f} points apart"}
 
 
-def runs_of(m):
-    """A missed window's runs: "04-08" for consecutive ones, "01 06 11 16 21" for spaced."""
-    return f"{m['runs'][0]}-{m['runs'][1]}" if len(m["runs"]) == 2 else " ".join(m["runs"])
-
-
 def combined_text(c):
     """validate-coverage's windows of runs combined (tracebench combine), per question."""
     comb = c.get("combined") or {}
+    span = comb.get("mean_span_s") or {}
     parts = []
     for lab, k in (("A/A", "A/A"), ("tracepoint", "tp-getpid")):
-        w, d = (comb.get(k) or {}).get("windows"), (comb.get(k) or {}).get("disjoint")
-        sp = (comb.get(k) or {}).get("spaced")
+        q = comb.get(k) or {}
+        w, d, sp = q.get("windows"), q.get("disjoint"), q.get("spaced")
         if not w:
             continue
         lo, hi = w["wilson95"]
-        missed = ((comb.get(k) or {}).get("missed") or []) + \
-            ((comb.get(k) or {}).get("spaced_missed") or [])
         parts.append(f"{lab} {w['covered']}/{w['trials']} windows ({100 * w['coverage']:.0f}%, "
                      f"Wilson {100 * lo:.1f}-{100 * hi:.1f}%)" +
                      (f", {d['covered']}/{d['trials']} disjoint" if d else "") +
                      f", mean half-width {w['mean_half_width']:.2f} pt" +
                      (f"; runs spaced across the set {sp['covered']}/{sp['trials']}, mean "
                       f"half-width {sp['mean_half_width']:.2f} pt" if sp else "") +
-                     "".join(f"{', missed' if i == 0 else ','} runs {runs_of(m)} "
+                     "".join(f"{', missed' if i == 0 else ','} runs "
+                             f"{m.get('label') or '-'.join(m['runs'])} "
                              f"{m['estimate']:+.1f} [{m['ci'][0]:+.1f}, {m['ci'][1]:+.1f}] "
                              f"against {m['truth']:+.1f} (run-to-run sd {m['tau']:.1f})"
-                             for i, m in enumerate(missed)))
-    return f"windows of {comb.get('group')} runs: " + "; ".join(parts) if parts else "-"
+                             for i, m in enumerate(q.get("missed") or [])))
+    spans = "; ".join(f"{'consecutive windows' if k == 'windows' else 'spaced runs'} span "
+                      f"{v / 60:.1f} min on average" for k, v in span.items())
+    return (f"windows of {comb.get('group')} runs" + (f" ({spans})" if spans else "") + ": " +
+            "; ".join(parts)) if parts else "-"
 
 
 def run_coverage(out, from_dir):

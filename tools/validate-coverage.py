@@ -69,6 +69,7 @@ Usage: validate-coverage.py            run and analyse
 Environment: TB_BIN, COVERAGE_RUNS (25), COVERAGE_OUT (results/coverage-<UTC>),
 COVERAGE_RESAMPLES (2000), COVERAGE_SCENARIO, COVERAGE_LOAD (busy CPUs per level, e.g. 0,1,2).
 """
+import datetime
 import json
 import math
 import os
@@ -430,6 +431,16 @@ def chi2_sf(q, k):
 GROUP = 5  # runs per combined figure: "run it five times, then tracebench combine"
 
 
+def span_s(runs, window):
+    """Seconds from the window's first run's start to its last run's end (None if unknown)."""
+    try:
+        t = [datetime.datetime.strptime(runs[i][0][k], "%Y-%m-%dT%H:%M:%SZ")
+             for i in window for k in ("started", "finished")]
+    except (KeyError, TypeError, ValueError):
+        return None
+    return (max(t) - min(t)).total_seconds()
+
+
 def combined(rdir, names, runs):
     """
     The interval across runs (tracebench combine, doc/statistics.md) judged like one run's:
@@ -438,14 +449,15 @@ def combined(rdir, names, runs):
     len // GROUP-th run: repeats further apart than a state of the machine may last), each
     interval against the truth the runs outside the window give (the robust weighted fit, as
     for one run; 0 for the A/A). Not the delay: its runs spin different iteration counts, so a
-    mean over a window has no one truth. Returns {question: {"windows", "disjoint", "spaced":
-    Tally; "missed": the consecutive windows whose interval missed (first and last run,
-    estimate, interval, truth, run-to-run sd); "spaced_missed": the same for the spaced ones,
-    with every run named}}, or None when the command refused the runs (said why).
+    mean over a window has no one truth. Returns ({question: {"windows", "disjoint", "spaced":
+    Tally; "missed": the windows whose interval missed, each with its kind, runs, label,
+    estimate, interval, truth and run-to-run sd}}, {kind: [the windows' spans in seconds]}),
+    or None when the command refused the runs (said why).
     """
     questions = (("A/A", "none-again"), ("tp-getpid", "tp-getpid"))
-    res = {q: {"windows": Tally(), "disjoint": Tally(), "spaced": Tally(), "missed": [],
-               "spaced_missed": []} for q, _ in questions}
+    res = {q: {"windows": Tally(), "disjoint": Tally(), "spaced": Tally(), "missed": []}
+           for q, _ in questions}
+    spans = {"windows": [], "spaced": []}
     stride = len(runs) // GROUP
     consecutive = [(list(range(s, s + GROUP)), ("windows", "disjoint") if s % GROUP == 0
                     else ("windows",)) for s in range(len(runs) - GROUP + 1)]
@@ -453,12 +465,15 @@ def combined(rdir, names, runs):
         if stride > 1 else []
     for window, kinds in consecutive + spaced:
         files = [os.path.join(rdir, names[i], "result.json") for i in window]
+        label = f"{names[window[0]]}-{names[window[-1]]}" if kinds[0] == "windows" \
+            else " ".join(names[i] for i in window)
         p = subprocess.run([TB, "combine", "--json", *files], capture_output=True, text=True)
         if p.returncode != 0:
-            print(f"validate-coverage: tracebench combine of runs "
-                  f"{', '.join(names[i] for i in window)} exited {p.returncode}: "
-                  f"{p.stderr.strip()}", file=sys.stderr)
+            print(f"validate-coverage: tracebench combine of runs {label} exited "
+                  f"{p.returncode}: {p.stderr.strip()}", file=sys.stderr)
             return None
+        if span_s(runs, window) is not None:
+            spans[kinds[0]].append(span_s(runs, window))
         cells = {c["id"].rsplit("/", 1)[-1]: c for c in json.loads(p.stdout)["cells"]}
         for q, tr in questions:
             o = (cells.get(tr) or {}).get("overhead_pct") or {}
@@ -472,13 +487,10 @@ def combined(rdir, names, runs):
             for kind in kinds:
                 res[q][kind].add(o["estimate"], o["ci"][0], o["ci"][1], truth)
             if not o["ci"][0] <= truth <= o["ci"][1]:
-                miss = {"estimate": o["estimate"], "ci": o["ci"], "truth": truth, "tau": o["tau"]}
-                if kinds == ("spaced",):
-                    res[q]["spaced_missed"].append(dict(miss, runs=[names[i] for i in window]))
-                else:
-                    res[q]["missed"].append(dict(miss, runs=[names[window[0]],
-                                                             names[window[-1]]]))
-    return res
+                res[q]["missed"].append({"kind": kinds[0], "runs": [names[i] for i in window],
+                                         "label": label, "estimate": o["estimate"],
+                                         "ci": o["ci"], "truth": truth, "tau": o["tau"]})
+    return res, spans
 
 
 def analyze(out, resamples, need=0.95):
@@ -616,9 +628,14 @@ def analyze(out, resamples, need=0.95):
             ok = False
     comb = combined(rdir, names, runs) if len(runs) >= GROUP + 3 else None
     if comb:
-        report["combined"] = {"group": GROUP}
+        comb, spans = comb
+        report["combined"] = {"group": GROUP, "mean_span_s": {
+            k: statistics.mean(v) for k, v in spans.items() if v}}
         print(f"\ncombined over {GROUP} runs (tracebench combine; consecutive windows, and runs "
               f"spaced every {len(runs) // GROUP}), against the runs outside the window:")
+        for k, v in report["combined"]["mean_span_s"].items():
+            print(f"  {k}: {v / 60:.1f} min on average from the first run's start to the last's "
+                  "end")
         for q, kinds in comb.items():
             report["combined"][q] = {k: kinds[k].row(f"combine, {k}", "pt")
                                      for k in ("windows", "disjoint", "spaced") if kinds[k].n}
@@ -628,11 +645,8 @@ def analyze(out, resamples, need=0.95):
                       f"{100 * r['coverage']:6.1f}% [{100 * w[0]:4.1f}, {100 * w[1]:5.1f}] "
                       f"mean half-width {r['mean_half_width']:.2f} pt")
             report["combined"][q]["missed"] = kinds["missed"]
-            report["combined"][q]["spaced_missed"] = kinds["spaced_missed"]
-            for m in kinds["missed"] + kinds["spaced_missed"]:
-                which = f"{m['runs'][0]}-{m['runs'][1]}" if len(m["runs"]) == 2 \
-                    else ",".join(m["runs"])
-                print(f"  {q:11} missed: runs {which} {m['estimate']:+.2f} "
+            for m in kinds["missed"]:
+                print(f"  {q:11} missed: runs {m['label']} {m['estimate']:+.2f} "
                       f"[{m['ci'][0]:+.2f}, {m['ci'][1]:+.2f}] against {m['truth']:+.2f} "
                       f"(run-to-run sd {m['tau']:.2f} pt)")
     with open(os.path.join(out, "coverage.json"), "w") as f:

@@ -12,7 +12,6 @@
 #include "core/tb.h"
 #include "core/utf8.h"
 #include "model/result.h"
-#include "model/system.h"
 #include "render/combine-formats.h"
 #include "stats/combine.h"
 
@@ -154,30 +153,24 @@ static int build(struct group *g, double alpha)
 	return TB_EXIT_FAIL;
 }
 
-/* --require-same-host: when the groups' files are not all of one hardware class, each named
- * with its class. Returns -1 to go on, or the exit code. */
+/* --require-same-host: when the groups' files (combined: their classes known) are not all of
+ * one hardware class, each named with its class. Returns -1 to go on, or the exit code. */
 static int same_hardware(const struct group *g, size_t ng)
 {
-	char first[17] = "", hash[17], desc[160], name[512];
+	const char *first = g[0].c->hw[0].hash;
 	bool differ = false;
+	char name[512];
 
 	for (size_t k = 0; k < ng; k++)
-		for (int i = 0; i < g[k].n; i++) {
-			if (tb_system_hardware_class(g[k].res[i]->system, hash, desc, sizeof(desc)))
-				snprintf(hash, sizeof(hash), "?");
-			if (!*first)
-				snprintf(first, sizeof(first), "%s", hash);
-			differ |= strcmp(first, hash) != 0;
-		}
+		for (int i = 0; i < g[k].n; i++)
+			differ |= strcmp(first, g[k].c->hw[i].hash) != 0;
 	if (!differ)
 		return -1;
 	tb_err("combine: the results ran on different hardware (--require-same-host):");
 	for (size_t k = 0; k < ng; k++)
 		for (int i = 0; i < g[k].n; i++) {
-			if (tb_system_hardware_class(g[k].res[i]->system, hash, desc, sizeof(desc)))
-				snprintf(desc, sizeof(desc), "unknown hardware");
 			tb_escape_controls_buf(g[k].files[i], false, name, sizeof(name));
-			fprintf(stderr, "  %s: %s\n", name, desc);
+			fprintf(stderr, "  %s: %s\n", name, g[k].c->hw[i].desc);
 		}
 	return TB_EXIT_USAGE;
 }
@@ -238,13 +231,13 @@ int tb_cli_combine(int argc, char **argv)
 	/* every file loaded before any output: a bad one is named, nothing half printed */
 	for (int k = 0; ret < 0 && k < ng; k++)
 		ret = load(&g[k]);
-	if (ret < 0 && same_host)
-		ret = same_hardware(g, (size_t)ng);
 	if (ret < 0)
 		ret = build(&g[0], alpha);
 	/* B at A's level, so that the two sides' intervals and the change's agree */
 	if (ret < 0 && ng == 2)
 		ret = build(&g[1], g[0].c->alpha);
+	if (ret < 0 && same_host)
+		ret = same_hardware(g, (size_t)ng);
 	if (ret < 0)
 		ret = publish(g[0].c, g[1].c, json);
 out:

@@ -206,7 +206,7 @@ static size_t change_warnings(const struct tb_combination *a, const struct tb_co
 {
 	size_t n = 0, shared = tb_combine_shared(a, b);
 
-	if (strcmp(a->hw, b->hw))
+	if (strcmp(a->hw[0].hash, b->hw[0].hash))
 		snprintf(w[n++], sizeof(w[0]),
 			 "A and B ran on different hardware: a change may come from it");
 	if (shared)

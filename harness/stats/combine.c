@@ -87,15 +87,12 @@ int tb_meta_combine(const double *y, const double *se, size_t k, double alpha, s
 void tb_meta_diff(const struct tb_meta *a, const struct tb_meta *b, double alpha,
 		  struct tb_meta_diff *d)
 {
-	double va = a->se * a->se, vb = b->se * b->se, se = sqrt(va + vb), h, t, r;
+	double va = a->se * a->se, vb = b->se * b->se, se = sqrt(va + vb), h, t;
 
 	d->diff = b->est - a->est;
-	/* Welch-Satterthwaite: each variance on its own k - 1 degrees of freedom; in the ratio
-	 * r = vb / va, so that tiny variances do not underflow their squares */
-	r = va > 0 ? vb / va : INFINITY;
-	d->df = isfinite(r)
-			? (1 + r) * (1 + r) / (1 / (double)(a->k - 1) + r * r / (double)(b->k - 1))
-			: (double)(b->k - 1);
+	/* each side's HKSJ variance on its own k - 1 degrees of freedom (both above 0: the
+	 * factor is at least 1) */
+	d->df = tb_stats_welch_df(va, (double)(a->k - 1), vb, (double)(b->k - 1));
 	h = gsl_cdf_tdist_Pinv(1 - alpha / 2, d->df) * se;
 	d->lo = d->diff - h;
 	d->hi = d->diff + h;
@@ -163,15 +160,20 @@ int tb_combine_changes(const struct tb_combination *a, const struct tb_combinati
 	*n = 0;
 	if (!v)
 		return -ENOMEM;
-	for (size_t i = 0; i < a->nrows; i++)
-		if (find_row(b, a->rows[i].key))
-			change(&v[k++], &a->rows[i], find_row(b, a->rows[i].key), a->alpha);
-	for (size_t i = 0; i < a->nrows; i++)
-		if (!find_row(b, a->rows[i].key))
-			change(&v[k++], &a->rows[i], NULL, a->alpha);
-	for (size_t i = 0; i < b->nrows; i++)
-		if (!find_row(a, b->rows[i].key))
-			change(&v[k++], NULL, &b->rows[i], a->alpha);
+	/* the cells in both, in a's order; then a's only; then b's only */
+	for (int pass = 0; pass < 3; pass++) {
+		const struct tb_combination *from = pass < 2 ? a : b, *other = pass < 2 ? b : a;
+
+		for (size_t i = 0; i < from->nrows; i++) {
+			const struct tb_comb_row *r = &from->rows[i], *m = find_row(other, r->key);
+
+			if (pass == 0 && m)
+				change(&v[k++], r, m, a->alpha);
+			else if (pass > 0 && !m)
+				change(&v[k++], pass == 1 ? r : NULL, pass == 1 ? NULL : r,
+				       a->alpha);
+		}
+	}
 	*out = v;
 	*n = k;
 	return 0;
@@ -181,13 +183,12 @@ int tb_combine_changes(const struct tb_combination *a, const struct tb_combinati
 static struct tb_comb_row *row_get(struct tb_combination *c, const struct tb_cell *cell, char *key,
 				   size_t n)
 {
-	struct tb_comb_row *rows, *w;
+	struct tb_comb_row *rows, *w = (struct tb_comb_row *)find_row(c, key);
 
-	for (size_t i = 0; i < c->nrows; i++)
-		if (!strcmp(c->rows[i].key, key)) {
-			free(key);
-			return &c->rows[i];
-		}
+	if (w) {
+		free(key);
+		return w;
+	}
 	rows = realloc(c->rows, (c->nrows + 1) * sizeof(*rows));
 	if (!rows) {
 		free(key);
@@ -231,21 +232,24 @@ static void combine_metric(struct tb_comb_metric *x, size_t nruns, double alpha,
 	x->present = !tb_meta_combine(y, se, k, alpha, &x->m);
 }
 
-/* Distinct hardware classes and scenario names among the results, and results that repeat an
- * earlier one. 0 or -ENOMEM. */
+/* Each result's hardware class, the distinct classes and scenario names among the results, and
+ * results that repeat an earlier one. 0 or -ENOMEM. */
 static int count_kinds(struct tb_combination *c)
 {
-	char(*hash)[17] = calloc(c->nres, sizeof(*hash)), desc[160];
+	struct tb_comb_class *hw = c->hw = calloc(c->nres, sizeof(*c->hw));
 
-	if (!hash)
+	if (!hw)
 		return -ENOMEM;
 	for (size_t i = 0; i < c->nres; i++) {
 		const char *scn = or_empty(c->res[i]->scenario_name);
 		size_t j;
 
-		if (tb_system_hardware_class(c->res[i]->system, hash[i], desc, sizeof(desc)))
-			snprintf(hash[i], sizeof(hash[i]), "?");
-		for (j = 0; j < i && strcmp(hash[j], hash[i]); j++)
+		if (tb_system_hardware_class(c->res[i]->system, hw[i].hash, hw[i].desc,
+					     sizeof(hw[i].desc))) {
+			snprintf(hw[i].hash, sizeof(hw[i].hash), "?");
+			snprintf(hw[i].desc, sizeof(hw[i].desc), "unknown hardware");
+		}
+		for (j = 0; j < i && strcmp(hw[j].hash, hw[i].hash); j++)
 			;
 		c->nclasses += j == i;
 		for (j = 0; j < i && strcmp(scn, or_empty(c->res[j]->scenario_name)); j++)
@@ -255,8 +259,6 @@ static int count_kinds(struct tb_combination *c)
 			;
 		c->nrepeated += j < i;
 	}
-	snprintf(c->hw, sizeof(c->hw), "%s", hash[0]);
-	free(hash);
 	return 0;
 }
 
@@ -315,10 +317,9 @@ int tb_combine_build(struct tb_result **res, const char **names, size_t n, doubl
 	c->names = names;
 	c->nres = n;
 	c->alpha = alpha > 0 && alpha < 1 ? alpha : res[0]->alpha;
-	/* the runs' intervals at the level their standard errors are read at (as gate does) */
+	/* the runs' intervals at the level their standard errors are read at */
 	for (size_t i = 0; !ret && i < n; i++) {
-		res[i]->alpha = c->alpha;
-		res[i]->confidence = 1 - c->alpha;
+		tb_stats_set_alpha(res[i], c->alpha);
 		ret = tb_stats_analyze(res[i]);
 	}
 	for (size_t i = 0; !ret && i < n; i++)
@@ -358,6 +359,7 @@ void tb_combine_free(struct tb_combination *c)
 		free(w->ns.se);
 	}
 	free(c->rows);
+	free(c->hw);
 	free(c);
 }
 

@@ -74,15 +74,22 @@ struct tb_comb_row {
 	struct tb_comb_metric pct, ns; /* overhead %, in points; ns/op added */
 };
 
+/* A result's hardware class (tb_system_hardware_class): "?" and "unknown hardware" when its
+ * system object does not give one. */
+struct tb_comb_class {
+	char hash[17];
+	char desc[160];
+};
+
 struct tb_combination {
 	struct tb_result **res; /* borrowed, analysed at 1 - alpha */
 	const char **names;	/* borrowed, for messages */
 	size_t nres;
 	double alpha;
-	size_t nclasses;   /* hardware classes among the results (tb_system_hardware_class) */
-	char hw[17];	   /* the first result's class ("?" when unknown) */
-	size_t nscenarios; /* distinct scenario names */
-	size_t nrepeated;  /* results that repeat an earlier one (same start, end and host) */
+	struct tb_comb_class *hw; /* per result: its hardware class */
+	size_t nclasses;	  /* distinct classes among them */
+	size_t nscenarios;	  /* distinct scenario names */
+	size_t nrepeated; /* results that repeat an earlier one (same start, end and host) */
 	struct tb_comb_row *rows; /* in order of first appearance */
 	size_t nrows;
 };

@@ -641,8 +641,7 @@ static void set_alpha(struct tb_result *r, double alpha, double *own_alpha, doub
 {
 	*own_alpha = r->alpha;
 	*own_conf = r->confidence;
-	r->alpha = alpha;
-	r->confidence = 1 - alpha;
+	tb_stats_set_alpha(r, alpha);
 }
 
 int tb_gate_evaluate(struct tb_gate *g, struct tb_result *r, struct tb_result *old,

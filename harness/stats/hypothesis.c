@@ -23,6 +23,16 @@ double tb_stats_probability(double p)
 	return p >= 0 && p <= 1 ? p : NAN;
 }
 
+double tb_stats_welch_df(double va, double dfa, double vb, double dfb)
+{
+	double r;
+
+	if (!(va > 0))
+		return vb > 0 ? dfb : NAN;
+	r = vb / va;
+	return isfinite(r) ? (1 + r) * (1 + r) / (1 / dfa + r * r / dfb) : dfb;
+}
+
 double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
 {
 	double mx, my, vx, vy, se2, t, df;
@@ -37,8 +47,7 @@ double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny)
 	if (se2 <= 0)
 		return mx == my ? 1.0 : 0.0;
 	t = (mx - my) / sqrt(se2);
-	/* Welch-Satterthwaite degrees of freedom. */
-	df = se2 * se2 / (vx * vx / (double)(nx - 1) + vy * vy / (double)(ny - 1));
+	df = tb_stats_welch_df(vx, (double)(nx - 1), vy, (double)(ny - 1));
 	if (!isfinite(t) || !(df > 0) || !isfinite(df))
 		return NAN;
 	return tb_stats_probability(fmin(1.0, 2 * gsl_cdf_tdist_Q(fabs(t), df)));

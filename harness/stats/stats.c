@@ -513,6 +513,12 @@ out:
 	return ret;
 }
 
+void tb_stats_set_alpha(struct tb_result *r, double alpha)
+{
+	r->alpha = alpha;
+	r->confidence = 1 - alpha;
+}
+
 int tb_stats_analyze(struct tb_result *r)
 {
 	int ret;

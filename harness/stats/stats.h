@@ -30,6 +30,9 @@ void tb_stats_init(void);
  * and its workload's baseline, using r's settings (seed, alpha, ...). Returns 0 or -ENOMEM.
  */
 int tb_stats_analyze(struct tb_result *r);
+/* Set the level r is analysed at: its alpha and, to match, its confidence (1 - alpha), which
+ * the bootstrap reads (gate's and combine's re-analyses). */
+void tb_stats_set_alpha(struct tb_result *r, double alpha);
 /* Fewer accounting or timed samples than this: the accounting's cost is a ratio of means
  * without a CI (result.h, struct tb_accounting). */
 #define TB_ACCOUNTING_CI_MIN 5
@@ -61,6 +64,12 @@ void tb_stats_box(double *x, size_t n, struct tb_stats_box *b);
 
 /* Welch's unequal-variance t-test, two-sided p. */
 double tb_stats_welch_p(const double *x, size_t nx, const double *y, size_t ny);
+/*
+ * The Welch-Satterthwaite degrees of freedom of va + vb, two variances of means on dfa and dfb
+ * degrees of freedom (> 0), computed in the ratio vb / va so that tiny variances do not
+ * underflow their squares; dfb when va is 0, dfa when vb is. NAN when both are 0.
+ */
+double tb_stats_welch_df(double va, double dfa, double vb, double dfb);
 /* p when GSL's p-value is a probability, else NAN (cannot be computed). */
 double tb_stats_probability(double p);
 /*

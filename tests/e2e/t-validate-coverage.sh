@@ -88,7 +88,9 @@ assert comb["tp-getpid"]["windows"]["mean_half_width"] > 2 * q["tp-getpid"][0]["
 for name in ("A/A", "tp-getpid"):
     sp = comb[name]["spaced"]
     assert sp["trials"] == 2 and sp["covered"] == 2, (name, sp)
-    assert comb[name]["spaced_missed"] == [], comb[name]
+    assert [m for m in comb[name]["missed"] if m["kind"] == "spaced"] == [], comb[name]
+# the windows' spans, first start to last end (every synthetic run is dated 10:00-10:05)
+assert comb["mean_span_s"] == {"windows": 300.0, "spaced": 300.0}, comb["mean_span_s"]
 PY
 grep -q "combined over 5 runs (tracebench combine; consecutive windows, and runs spaced every 2)" "$TMP/out" ||
 	{ cat "$TMP/out"; fail "the combined windows printed"; }

@@ -47,6 +47,13 @@ static void test_welch(void)
 	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_p(c1, 3, c1, 3), 1.0, 0);
 	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_p(c1, 3, c2, 3), 0.0, 0);
 	CU_ASSERT(isnan(tb_stats_welch_p(c1, 1, c2, 3)));
+	/* its degrees of freedom: equal variances and df add; one variance 0 leaves the other's
+	 * df; both 0, none; variances whose squares underflow still give the sum */
+	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_df(1, 4, 1, 4), 8, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_df(0, 4, 1, 2), 2, 0);
+	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_df(1, 4, 0, 2), 4, 0);
+	CU_ASSERT(isnan(tb_stats_welch_df(0, 4, 0, 2)));
+	CU_ASSERT_DOUBLE_EQUAL(tb_stats_welch_df(1e-200, 4, 1e-200, 4), 8, 1e-12);
 }
 
 static void test_mannwhitney(void)
