@@ -107,6 +107,17 @@ def episodes(k):
                      for e in k.get("episodes") or [])
 
 
+def at_speed_q(k):
+    """A coverage row's Cochran's Q around the fit on the baseline's ns/op (the machine's speed)
+    beside the plain one, or "" for a study that predates it."""
+    h, s = k.get("cochran_q"), k.get("cochran_q_at_speed")
+    if not h or not s:
+        return ""
+    return (f" (Cochran's Q {h['q']:.1f} ({h['df']}), run-to-run sd {h['tau']:.2f} "
+            f"{k.get('unit', '')}; at the run's speed {s['q']:.1f} ({s['df']}), "
+            f"{s['tau']:.2f} {k.get('unit', '')})")
+
+
 def run_coverage_loaded(out, from_dir):
     """METHODOLOGY 9's coverage under load (make validate-coverage-loaded into OUT/coverage, its
     COVERAGE_LOAD and COVERAGE_RUNS from the environment, 20 runs per level unless set):
@@ -130,7 +141,8 @@ def run_coverage_loaded(out, from_dir):
     rows, speed = [], []
     for lv in levels:
         c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
-        rs = [f"{q} {est[0]['baseline_r']:+.2f}" for q, est in (c.get("questions") or {}).items()
+        rs = [f"{q} {est[0]['baseline_r']:+.2f}" + at_speed_q(est[0])
+              for q, est in (c.get("questions") or {}).items()
               if est and isinstance(est[0].get("baseline_r"), (int, float))]
         if rs:
             speed.append(f"{lv} busy CPU{'' if lv == 1 else 's'}: {', '.join(rs)}")
@@ -139,16 +151,19 @@ def run_coverage_loaded(out, from_dir):
             if not k.get("trials"):
                 continue
             w = k["wilson95"]
-            plain = next((e for e in est if e.get("estimator") == "tracebench vs plain fit"), {})
+            other = {e.get("estimator"): e for e in est}
+            plain = other.get("tracebench vs plain fit") or {}
+            fast = other.get("tracebench at the run's speed") or {}
             rows.append([q, str(lv), f"{k['covered']}/{k['trials']} "
                          f"({100 * k['coverage']:.1f}%)", f"{100 * w[0]:.1f}-{100 * w[1]:.1f}%",
                          f"{k['mean_half_width']:.2f} {k.get('unit', '')}".rstrip(),
                          f"{plain['covered']}/{plain['trials']}" if plain.get("trials") else "",
+                         f"{fast['covered']}/{fast['trials']}" if fast.get("trials") else "",
                          episodes(k)])
     left = re.findall(r"^load (\d+): left out", text, re.M)
     return {"table": table(["question", "busy CPUs", "covered", "Wilson 95%",
-                            "mean half-width", "vs the plain fit", "episodes (baseline shift)"],
-                           rows),
+                            "mean half-width", "vs the plain fit", "at the run's speed",
+                            "episodes (baseline shift)"], rows),
             "speed": "; ".join(speed) or "not computed",
             "check": check.group(1) + ("" if not left else
                                        f" (load {', '.join(left)} left out: too few CPUs)")}
@@ -719,23 +734,30 @@ def run_coverage(out, from_dir):
         w = r.get("wilson95") or [None, None]
         return "-" if None in w else f"{100 * w[0]:.1f}-{100 * w[1]:.1f}%"
 
-    def het(r):
-        h = r.get("cochran_q")
+    def het(r, key="cochran_q"):
+        h = r.get(key)
         return "" if not h else (f"{h['q']:.1f} ({h['df']}), {h['p']:.2g}; "
                                  f"{h['tau']:.2f} {r.get('unit')}")
     rows = []
     for label, name, est in (("A/A (truth 0)", "A/A", None),
                              ("tracepoint (truth: the other runs)", "tp-getpid", None),
                              ("delay 20 ns (truth: the other runs' fit)", "delay-20ns", None),
+                             ("tracepoint at the run's speed (the other runs' fit on their "
+                              "baselines' ns/op)", "tp-getpid", "tracebench at the run's speed"),
+                             ("delay 20 ns at the run's speed", "delay-20ns",
+                              "tracebench at the run's speed"),
                              ("delay 20 ns against the spin timed on its own", "delay-20ns",
                               "tracebench vs spin")):
         r = own(name, est)
+        if est and not r:
+            continue  # a study that predates the row
         u = r.get("unit", "")
         rows.append([label, pct(r), wil(r),
                      "-" if not r else f"{r['mean_half_width']:.2f} {u}",
                      "-" if not r else f"{r['mean_error']:+.2f} {u}",
                      "" if est or r.get("z_sd") is None else f"{r['z_sd']:.2f}",
-                     "" if est else het(r)])
+                     het(r) if not est else het(own(name), "cochran_q_at_speed")
+                     if est == "tracebench at the run's speed" else ""])
     # the candidates as validate-coverage names them (its rows other than tracebench's own),
     # the ratio of medians and its corrections last, beside each other
     names = [x["estimator"] for x in q.get("A/A") or []

@@ -10,21 +10,25 @@
 # that is not a result skipped by name.
 . "$(dirname "$0")/lib.sh"
 VC=$TB_ROOT/tools/validate-coverage.py
-# mkset DIR EPISODE: 12 runs, the tracepoint's truth +25% and the delay's 30 ns, each run's
-# estimate drawn around them well within its own interval (se 1 pt and 8 ns, drawn with half
-# that sd: every such run covers); run EPISODE (0: none)
+# mkset DIR EPISODE [SPEED]: 12 runs, the tracepoint's truth +25% and the delay's 30 ns, each
+# run's estimate drawn around them well within its own interval (se 1 pt and 8 ns, drawn with
+# half that sd: every such run covers); run EPISODE (0: none)
 # has both far off with narrow intervals and a baseline 9% slower, as an episode did on a VM.
+# SPEED (default 0): the machine's speed moves from run to run, each run's baseline ns/op
+# 1 - SPEED .. 1 + SPEED times 900 in four steps, and both truths with it (+100 pt and +200 ns
+# per unit of the ratio): every run covers the truth of its own speed, not the runs' mean.
 mkset() {
-	python3 - "$1" "$2" "$TB_ROOT/tests/data/results/a.json" <<'PY' || fail "the synthetic runs"
+	python3 - "$1" "$2" "$TB_ROOT/tests/data/results/a.json" "${3:-0}" <<'PY' || fail "the synthetic runs"
 import json, os, random, sys
-out, ep = sys.argv[1], int(sys.argv[2])
+out, ep, amp = sys.argv[1], int(sys.argv[2]), float(sys.argv[4])
 # a result file's frame around the cells, so that tracebench combine reads them too
 frame = {k: v for k, v in json.load(open(sys.argv[3])).items() if k != "cells"}
 rng = random.Random(20261207)
 for i in range(1, 13):
-    base = 900.0 * (1.09 if i == ep else 1.0)
-    tp_se, tp = (0.5, 35.0) if i == ep else (1.0, 25.0 + rng.gauss(0, 0.5))
-    d_se, d = (3.0, 64.0) if i == ep else (8.0, 30.0 + rng.gauss(0, 4.0))
+    speed = 1 + amp * ((i % 4) - 1.5) / 1.5
+    base = 900.0 * (1.09 if i == ep else speed)
+    tp_se, tp = (0.5, 35.0) if i == ep else (1.0, 25.0 + 100 * (speed - 1) + rng.gauss(0, 0.5))
+    d_se, d = (3.0, 64.0) if i == ep else (8.0, 30.0 + 200 * (speed - 1) + rng.gauss(0, 4.0))
     def cell(name, pct=None, se=None, ns=None, ns_se=None, extra=None):
         samples = [{"round": r, "ns_per_op": base * (1 + (pct or 0) / 100) *
                     (1 + rng.gauss(0, 0.03)) + (ns or 0)} for r in range(30)]
@@ -104,6 +108,48 @@ import json, sys
 q = json.load(open(sys.argv[1]))["questions"]["tp-getpid"]
 assert q[0]["covered"] == q[1]["covered"] >= 10, q[:2]' "$TMP/calm/coverage.json" ||
 	fail "the calm set's coverage"
+# the machine's speed moving from run to run (baselines 0.9-1.1 x), the truths with it: one
+# run's interval misses the other runs' mean at the ends, and covers the other runs' fit on
+# their baselines' ns/op at its own (the truth for the machine as it was); Cochran's Q around
+# that fit is about its df where the plain one is far above it
+mkset "$TMP/speed" 0 0.1
+COVERAGE_RESAMPLES=200 python3 "$VC" --analyze "$TMP/speed" >"$TMP/out" 2>"$TMP/err"
+[ $? -le 1 ] || { cat "$TMP/err"; fail "--analyze of the set whose speed moves"; }
+grep -q "tp-getpid: runs around their weighted fit on the baseline's ns/op too: Cochran's Q" "$TMP/out" ||
+	{ cat "$TMP/out"; fail "Q at the run's speed printed"; }
+python3 - "$TMP/speed/coverage.json" "$TB_ROOT/tools" "$TMP" <<'PY' || { cat "$TMP/out"; fail "coverage at the run's speed"; }
+import json, os, shutil, sys
+q = json.load(open(sys.argv[1]))["questions"]
+for name in ("tp-getpid", "delay-20ns"):
+    rows = {r["estimator"]: r for r in q[name]}
+    own, fast = rows["tracebench (result.json)"], rows["tracebench at the run's speed"]
+    assert fast["trials"] == 12 and fast["covered"] >= 11, (name, fast)
+    assert own["covered"] <= 8, (name, own)
+    h = q[name][0]
+    assert h["cochran_q"]["q"] > 4 * h["cochran_q"]["df"], (name, h["cochran_q"])
+    s = h["cochran_q_at_speed"]
+    # the delay's count is the same in every run: one regressor, the speed
+    assert s["q"] < 2.5 * s["df"] and s["df"] == 10, (name, s)
+assert "tracebench at the run's speed" not in [r["estimator"] for r in q["A/A"]], q["A/A"]
+# METHODOLOGY 9's figures show it: a row per question unloaded, a column under load
+sys.path.insert(0, sys.argv[2])
+import figures_bench
+d = os.path.join(sys.argv[3], "figspeed")
+os.makedirs(os.path.join(d, "coverage", "load-1"))
+shutil.copy(sys.argv[1], os.path.join(d, "coverage"))
+t = figures_bench.run_coverage(d, d)["table"]
+row = [x for x in t.splitlines() if x.startswith("| tracepoint at the run's speed")]
+assert len(row) == 1 and f"| {q['tp-getpid'][2]['covered']}/12 (" in row[0], t
+assert f"({q['tp-getpid'][0]['cochran_q_at_speed']['df']})" in row[0], row
+shutil.copy(sys.argv[1], os.path.join(d, "coverage", "load-1"))
+with open(os.path.join(d, "coverage.txt"), "w") as f:
+    f.write("check (95% unloaded, 90% under load, Wilson upper end): FAILED\n")
+fig = figures_bench.run_coverage_loaded(d, d)
+assert "| at the run's speed |" in fig["table"], fig["table"]
+row = [x for x in fig["table"].splitlines() if x.startswith("| delay-20ns | 1 |")]
+assert len(row) == 1 and f"| {q['delay-20ns'][2]['covered']}/12 |" in row[0], fig["table"]
+assert "; at the run's speed " in fig["speed"], fig["speed"]
+PY
 # METHODOLOGY 9's coverage figure (tools/figures_bench.py) renders every candidate the analysis
 # reported, by the analysis's own names: a renamed or added one is not shown as "-" or left out
 mkdir -p "$TMP/fig/coverage" && cp "$TMP/calm/coverage.json" "$TMP/fig/coverage/" || fail "the figure's copy"
