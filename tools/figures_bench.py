@@ -138,9 +138,11 @@ def run_coverage_loaded(out, from_dir):
                     if re.fullmatch(r"load-\d+", d))
     if not check or not levels:
         die(f"coverage-loaded: {out}/coverage.txt: not a loaded study's output")
-    rows, speed = [], []
+    rows, speed, comb = [], [], []
     for lv in levels:
         c = read_json("coverage-loaded", cdir, f"load-{lv}", "coverage.json")
+        if c.get("combined"):
+            comb.append(f"{lv} busy CPU{'' if lv == 1 else 's'}: {combined_text(c, False)}")
         rs = [f"{q} {est[0]['baseline_r']:+.2f}" + at_speed_q(est[0])
               for q, est in (c.get("questions") or {}).items()
               if est and isinstance(est[0].get("baseline_r"), (int, float))]
@@ -165,6 +167,7 @@ def run_coverage_loaded(out, from_dir):
                             "mean half-width", "vs the plain fit", "at the run's speed",
                             "episodes (baseline shift)"], rows),
             "speed": "; ".join(speed) or "not computed",
+            "combined": "; ".join(comb) or "not computed",
             "check": check.group(1) + ("" if not left else
                                        f" (load {', '.join(left)} left out: too few CPUs)")}
 
@@ -684,8 +687,9 @@ def run_precision(out, from_dir):
         "agree": f"{hp}% against {tp}%, {abs(float(hp) - float(tp)):.1f} points apart"}
 
 
-def combined_text(c):
-    """validate-coverage's windows of runs combined (tracebench combine), per question."""
+def combined_text(c, missed=True):
+    """validate-coverage's windows of runs combined (tracebench combine), per question; with
+    missed, each window whose interval missed."""
     comb = c.get("combined") or {}
     span = comb.get("mean_span_s") or {}
     parts = []
@@ -705,7 +709,7 @@ def combined_text(c):
                              f"{m.get('label') or '-'.join(m['runs'])} "
                              f"{m['estimate']:+.1f} [{m['ci'][0]:+.1f}, {m['ci'][1]:+.1f}] "
                              f"against {m['truth']:+.1f} (run-to-run sd {m['tau']:.1f})"
-                             for i, m in enumerate(q.get("missed") or [])))
+                             for i, m in enumerate((q.get("missed") or []) if missed else [])))
     spans = "; ".join(f"{'consecutive windows' if k == 'windows' else 'spaced runs'} span "
                       f"{v / 60:.1f} min on average" for k, v in span.items())
     return (f"windows of {comb.get('group')} runs" + (f" ({spans})" if spans else "") + ": " +

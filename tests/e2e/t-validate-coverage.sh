@@ -149,6 +149,10 @@ assert "| at the run's speed |" in fig["table"], fig["table"]
 row = [x for x in fig["table"].splitlines() if x.startswith("| delay-20ns | 1 |")]
 assert len(row) == 1 and f"| {q['delay-20ns'][2]['covered']}/12 |" in row[0], fig["table"]
 assert "; at the run's speed " in fig["speed"], fig["speed"]
+# and the level's runs combined, windows and spaced, without the windows' misses listed
+assert fig["combined"].startswith("1 busy CPU: windows of 5 runs"), fig["combined"]
+assert "runs spaced across the set 2/2" in fig["combined"], fig["combined"]
+assert "missed" not in fig["combined"], fig["combined"]
 PY
 # METHODOLOGY 9's coverage figure (tools/figures_bench.py) renders every candidate the analysis
 # reported, by the analysis's own names: a renamed or added one is not shown as "-" or left out
