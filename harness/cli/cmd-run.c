@@ -44,6 +44,7 @@
 #include "parse/scenario.h"
 #include "cli/gate-run.h"
 #include "cli/run-limit.h"
+#include "cli/run-repeat.h"
 #include "runner/limit.h"
 #include "stats/gate.h"
 #include "stats/stats.h"
@@ -60,6 +61,9 @@ const char tb_usage_run[] =
 	"      --max-time D        the run's time budget: no round starts that would not end\n"
 	"                          within D (traced cells' samples sized to their slowdown)\n"
 	"      --seed N            shuffle and bootstrap seed\n"
+	"      --repeat N          the run N times (2 to 100) into DIR/repeat-K, then combined\n"
+	"                          (DIR/combined.txt, .json): a CI holding the runs' spread\n"
+	"      --spacing D         with --repeat: wait D between repeats (e.g. 10m; no lock held)\n"
 	"      --aa                A/A calibration: the baseline against itself\n"
 	"      --dry-run           print the plan and the estimated time, run nothing\n"
 	"      --json              print result.json to stdout instead of the table\n"
@@ -95,13 +99,19 @@ struct run_opts {
 	double limit_rate;	      /* its RATE, NAN: none */
 	int64_t rounds, warmup, seed; /* -1: not given */
 	uint64_t dur, maxt;	      /* 0: not given */
-	double prec;		      /* -1: not given */
-	json_t *labels;		      /* --label KEY=VALUE, checked */
+	unsigned int repeat;	      /* --repeat N, 0: not given */
+	uint64_t spacing;	      /* --spacing D */
+	bool spacing_given;
+	double prec;	/* -1: not given */
+	json_t *labels; /* --label KEY=VALUE, checked */
 };
 
 /* One invocation. */
 struct run {
 	struct run_opts o;
+	int argc; /* the command's words as given (getopt reorders argv), for --repeat */
+	char **words;
+	char *repeat_dir; /* a repeat's own directory (TB_REPEAT_ENV), its -o */
 	struct tb_scenario *s;
 	struct tb_result *r;
 	struct tb_plan plan;
@@ -128,6 +138,21 @@ static int parse_value(int c, struct run_opts *o)
 	case 'r':
 		if (tb_parse_int(optarg, &o->rounds) || o->rounds < 1 || o->rounds > 100000)
 			return tb_cli_bad_value("run", "--rounds", optarg, "1 to 100000");
+		break;
+	case 'R': {
+		int64_t n;
+
+		if (tb_parse_int(optarg, &n) || n < 2 || n > 100)
+			return tb_cli_bad_value("run", "--repeat", optarg, "2 to 100");
+		o->repeat = (unsigned int)n;
+		break;
+	}
+	case 'D':
+		ret = tb_parse_duration(optarg, &o->spacing);
+		if (ret || o->spacing > 86400000000000ull)
+			return tb_cli_bad_value("run", "--spacing", optarg,
+						ret == -EDOM ? TB_DURATION_UNITS : "0 to 24h");
+		o->spacing_given = true;
 		break;
 	case 'w':
 		if (tb_parse_int(optarg, &o->warmup) || o->warmup < 0 || o->warmup > 1000)
@@ -208,6 +233,8 @@ static int parse_opt(int c, struct run_opts *o, int argc, char **argv)
 	case 'm':
 	case 's':
 	case 'L':
+	case 'R':
+	case 'D':
 		return parse_value(c, o);
 	case 'h':
 		printf("%s", tb_usage_run);
@@ -229,6 +256,8 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		{"precision", required_argument, NULL, 'p'},
 		{"max-time", required_argument, NULL, 'm'},
 		{"seed", required_argument, NULL, 's'},
+		{"repeat", required_argument, NULL, 'R'},
+		{"spacing", required_argument, NULL, 'D'},
 		{"aa", no_argument, NULL, 'A'},
 		{"dry-run", no_argument, NULL, 'n'},
 		{"json", no_argument, NULL, 'j'},
@@ -262,6 +291,15 @@ static int parse_args(int argc, char **argv, struct run_opts *o)
 		return TB_EXIT_USAGE;
 	}
 	o->scenario = argv[optind];
+	if (o->spacing_given && !o->repeat) {
+		tb_err("run: --spacing is the wait between repeats: it needs --repeat N");
+		return TB_EXIT_USAGE;
+	}
+	if (o->repeat && (o->json_out || o->gate)) {
+		tb_err("run: --repeat writes run directories and their combination, not with %s",
+		       o->json_out ? "--json" : "--gate (add them to a --history and gate on it)");
+		return TB_EXIT_USAGE;
+	}
 	return -1;
 }
 
@@ -377,6 +415,9 @@ static int load_plan(struct run *x)
 		json_t *system = tb_sysinfo_collect("/", 0);
 
 		tb_plan_print(stdout, &x->plan, x->r);
+		if (x->o.repeat)
+			printf("repeated %u times, %.0f s apart, then combined (--repeat)\n",
+			       x->o.repeat, x->o.spacing / 1e9);
 		if (x->o.find_limit)
 			print_limits_plan(stdout, x);
 		figures_note(x->o.scenario, system);
@@ -493,6 +534,15 @@ static int prepare(struct run *x)
 	ret = load_plan(x);
 	if (ret >= 0)
 		return ret;
+	if (x->o.repeat) /* the whole run again per repeat (cli/run-repeat.h) */
+		return tb_run_repeat(&(struct tb_repeat){.outdir = x->o.outdir,
+							 .scenario = x->s->name,
+							 .anonymize = x->o.anonymize,
+							 .quiet = x->o.quiet,
+							 .n = x->o.repeat,
+							 .spacing_ns = x->o.spacing,
+							 .argc = x->argc,
+							 .argv = x->words});
 	ret = lock_machine(x);
 	if (ret >= 0)
 		return ret;
@@ -899,15 +949,31 @@ static int publish(struct run *x, int rc)
 
 int tb_cli_run(int argc, char **argv)
 {
-	struct run x = {.rundir = TB_DIR_INIT};
+	struct run x = {.rundir = TB_DIR_INIT, .argc = argc};
+	const char *dir = getenv(TB_REPEAT_ENV);
 	int rc;
 
+	x.words = calloc((size_t)argc + 1, sizeof(*x.words));
+	if (!x.words)
+		return TB_EXIT_FAIL;
+	memcpy(x.words, argv, (size_t)argc * sizeof(*argv));
 	rc = parse_args(argc, argv, &x.o);
 	if (rc >= 0) {
 		json_decref(x.o.labels);
+		free(x.words);
 		return rc;
 	}
-	x.cmdline = command_line(argc, argv);
+	/* One of the repeats of a --repeat run: a plain run into the directory it was given (not
+	 * passed on to what the run starts). */
+	if (x.o.repeat && dir && *dir) {
+		x.repeat_dir = strdup(dir);
+		if (!x.repeat_dir)
+			rc = TB_EXIT_FAIL;
+		unsetenv(TB_REPEAT_ENV);
+		x.o.outdir = x.repeat_dir;
+		x.o.repeat = 0;
+	}
+	x.cmdline = rc == TB_EXIT_FAIL ? NULL : command_line(argc, argv);
 	rc = x.cmdline ? prepare(&x) : TB_EXIT_FAIL;
 	if (rc < 0)
 		rc = publish(&x, measure(&x));
@@ -921,5 +987,7 @@ int tb_cli_run(int argc, char **argv)
 	tb_scenario_free(x.s);
 	json_decref(x.o.labels);
 	free(x.cmdline);
+	free(x.words);
+	free(x.repeat_dir);
 	return rc;
 }

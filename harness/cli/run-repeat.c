@@ -1,0 +1,284 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The repeats of `tracebench run --repeat N` (run-repeat.h): this program run again per repeat,
+ * spaced, then the repeats combined.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/run-repeat.h"
+#include "core/outdir.h"
+#include "core/tb.h"
+#include "core/util.h"
+#include "model/result.h"
+#include "render/combine-formats.h"
+#include "runner/rundir.h"
+#include "stats/combine.h"
+
+/* The poll period of the wait for a repeat and of the spacing's sleep. */
+#define POLL_NS 100000000ull
+
+/*
+ * Start one repeat writing into dir: this program with the command's words, in a process group
+ * of its own (the driver forwards a stop to it once, not the terminal a second time, which
+ * would make its teardown hurry), stopped by SIGTERM should the driver die. Returns its pid or
+ * -errno.
+ */
+static pid_t start_repeat(const struct tb_repeat *r, const char *dir)
+{
+	enum tb_log_level lv = tb_log_get_level();
+	char **argv = calloc((size_t)r->argc + 3, sizeof(*argv));
+	pid_t pid;
+	int i, n = 0;
+
+	if (!argv)
+		return -ENOMEM;
+	argv[n++] = TB_NAME;
+	if (lv != TB_LOG_INFO)
+		argv[n++] = lv > TB_LOG_INFO ? "-v" : "-q";
+	for (i = 0; i < r->argc; i++)
+		argv[n++] = r->argv[i];
+	pid = fork();
+	if (pid == 0) {
+		setpgid(0, 0);
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(TB_EXIT_FAIL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		if (setenv(TB_REPEAT_ENV, dir, 1) == 0)
+			execv("/proc/self/exe", argv);
+		fprintf(stderr, "%s: run: cannot start a repeat: %s\n", TB_NAME, strerror(errno));
+		_exit(TB_EXIT_FAIL);
+	}
+	free(argv);
+	if (pid < 0)
+		return -errno;
+	setpgid(pid, pid);
+	return pid;
+}
+
+/*
+ * Wait for the repeat, passing each stop the driver is asked for (Ctrl-C, SIGTERM) on to it as
+ * one SIGINT: the first stops it after its current sample, a second makes it hurry. Returns
+ * its exit code (128 + the signal that killed it).
+ */
+static int wait_repeat(pid_t pid)
+{
+	int st, passed = 0, asked;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &st, WNOHANG);
+
+		if (w == pid)
+			break;
+		if (w < 0 && errno != EINTR)
+			return TB_EXIT_FAIL;
+		asked = tb_cli_signals();
+		if (asked > passed) {
+			kill(-pid, SIGINT);
+			passed = asked;
+		}
+		tb_sleep_ns(POLL_NS);
+	}
+	if (WIFSIGNALED(st))
+		return 128 + WTERMSIG(st);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : TB_EXIT_FAIL;
+}
+
+/* Sleep ns unless a stop is asked for. Returns whether one was. */
+static bool space(uint64_t ns)
+{
+	uint64_t end = tb_now_ns() + ns;
+
+	while (!tb_stop_requested() && tb_now_ns() < end)
+		tb_sleep_ns(end - tb_now_ns() < POLL_NS ? end - tb_now_ns() : POLL_NS);
+	return tb_stop_requested();
+}
+
+/* The repeats' results combined: printed, and written as combined.txt and combined.json in d.
+ * Returns 0, or an exit code. */
+static int combine(const struct tb_dir *d, struct tb_result **res, const char **names, size_t n)
+{
+	struct tb_combination *c = NULL;
+	char *text = NULL, *js = NULL;
+	json_t *doc = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	ret = tb_combine_build(res, names, n, 0.0, &c);
+	if (ret) {
+		tb_err("run: the repeats cannot be combined: %s", strerror(-ret));
+		return TB_EXIT_FAIL;
+	}
+	f = open_memstream(&text, &len);
+	if (!f) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	tb_render_combine_print(f, c);
+	if (fclose(f)) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	doc = tb_render_combine_json(c);
+	js = doc ? json_dumps(doc, JSON_INDENT(1)) : NULL;
+	if (!js) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	printf("\n%s", text);
+	ret = tb_dir_write(d, "combined.txt", text, len, 0644);
+	if (!ret)
+		ret = tb_dir_write(d, "combined.json", js, strlen(js), 0644);
+	if (!ret)
+		tb_info("run: the repeats combined: %s/combined.txt, combined.json", d->path);
+out:
+	if (ret == -ENOMEM)
+		tb_err("run: combining the repeats: out of memory");
+	free(js);
+	json_decref(doc);
+	free(text);
+	tb_combine_free(c);
+	return ret ? tb_dir_exit_code(ret) : 0;
+}
+
+/* A --repeat run in progress. */
+struct repeats {
+	const struct tb_repeat *r;
+	struct tb_dir d;	   /* the directory of the repeats */
+	char (*dirs)[PATH_MAX];	   /* each repeat's run directory */
+	unsigned int done, failed; /* repeats that ended; of those, exited 1 */
+};
+
+/* Repeat i, its directory named and its exit weighed. Returns -1 to go on, else the command's
+ * exit code. */
+static int run_one(struct repeats *x, unsigned int i)
+{
+	const struct tb_repeat *r = x->r;
+	int ret, width = snprintf(NULL, 0, "%u", r->n);
+	pid_t pid;
+
+	if (snprintf(x->dirs[i], sizeof(x->dirs[i]), "%s/repeat-%0*u", x->d.path, width, i + 1) >=
+	    (int)sizeof(x->dirs[i])) {
+		tb_err("run: %s: the repeats' paths are too long", x->d.path);
+		return TB_EXIT_USAGE;
+	}
+	if (!r->quiet)
+		tb_info("run: repeat %u of %u -> %s", i + 1, r->n, x->dirs[i]);
+	pid = start_repeat(r, x->dirs[i]);
+	if (pid < 0) {
+		tb_err("run: cannot start repeat %u: %s", i + 1, strerror(-pid));
+		return TB_EXIT_FAIL;
+	}
+	ret = wait_repeat(pid);
+	x->done++;
+	if (ret == TB_EXIT_USAGE || ret == TB_EXIT_UNAVAILABLE) {
+		tb_err("run: repeat %u exited %d; the others would meet the same: stopped", i + 1,
+		       ret);
+		return ret;
+	}
+	/* stopped through the driver, or by a signal of its own (its run says which) */
+	if (ret >= 128 || tb_stop_requested())
+		return TB_EXIT_INTERRUPTED;
+	if (ret != TB_EXIT_OK) {
+		tb_warn("run: repeat %u exited %d (its run directory says why)", i + 1, ret);
+		x->failed++;
+	}
+	return -1;
+}
+
+/* Every repeat, spaced. Returns -1 when all ran, else the command's exit code. */
+static int run_all(struct repeats *x)
+{
+	const struct tb_repeat *r = x->r;
+	unsigned int i;
+	int rc = -1;
+
+	for (i = 0; i < r->n && rc < 0; i++) {
+		if (i && r->spacing_ns && !r->quiet)
+			tb_info("run: repeat %u of %u in %.0f s (--spacing)", i + 1, r->n,
+				r->spacing_ns / 1e9);
+		if ((i && r->spacing_ns && space(r->spacing_ns)) || tb_stop_requested())
+			rc = TB_EXIT_INTERRUPTED;
+		else
+			rc = run_one(x, i);
+	}
+	if (rc == TB_EXIT_INTERRUPTED)
+		tb_err("run: interrupted after %u of %u repeats; what completed is in %s", x->done,
+		       r->n, x->d.path);
+	return rc;
+}
+
+/* The repeats that wrote a result, combined. Returns the command's exit code. */
+static int combine_all(struct repeats *x)
+{
+	struct tb_result **res = calloc(x->r->n, sizeof(*res));
+	const char **names = calloc(x->r->n, sizeof(*names));
+	char(*files)[PATH_MAX + 16] = calloc(x->r->n, sizeof(*files));
+	size_t i, n = 0;
+	int rc;
+
+	if (!res || !names || !files) {
+		tb_err("run: --repeat: out of memory");
+		rc = TB_EXIT_FAIL;
+		goto out;
+	}
+	for (i = 0; i < x->r->n; i++) {
+		snprintf(files[i], sizeof(files[i]), "%s/result.json", x->dirs[i]);
+		if (access(files[i], F_OK) || tb_result_load(files[i], &res[n]))
+			continue; /* said by its run, or by the load */
+		names[n++] = files[i];
+	}
+	if (n < 2) {
+		tb_err("run: %zu of %u repeats wrote a result: nothing to combine (%s)", n, x->r->n,
+		       x->d.path);
+		rc = TB_EXIT_FAIL;
+		goto out;
+	}
+	rc = combine(&x->d, res, names, n);
+	if (!rc && x->failed)
+		rc = TB_EXIT_FAIL;
+out:
+	for (i = 0; res && i < n; i++)
+		tb_result_free(res[i]);
+	free(res);
+	free(names);
+	free(files);
+	return rc;
+}
+
+int tb_run_repeat(const struct tb_repeat *r)
+{
+	struct repeats x = {.r = r, .d = TB_DIR_INIT};
+	int ret, rc;
+
+	x.dirs = calloc(r->n, sizeof(*x.dirs));
+	if (!x.dirs) {
+		tb_err("run: --repeat: out of memory");
+		return TB_EXIT_FAIL;
+	}
+	ret = tb_rundir_create(r->outdir, r->scenario, r->anonymize, &x.d);
+	if (ret) {
+		rc = tb_dir_exit_code(ret);
+		goto out;
+	}
+	tb_cli_stop_on_signals();
+	rc = run_all(&x);
+	if (rc < 0)
+		rc = combine_all(&x);
+out:
+	free(x.dirs);
+	tb_dir_close(&x.d);
+	return rc;
+}

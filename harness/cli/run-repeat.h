@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * `tracebench run --repeat N [--spacing D]`: the same run N times, D apart, into one directory
+ * (repeat-1/ ... repeat-N/, each a whole run directory), then the repeats combined into one
+ * figure per traced cell whose interval holds their spread (stats/combine.h; combined.txt and
+ * combined.json beside them). One run's interval is right for the machine as it was during
+ * that run; on a machine whose state moves between runs a figure meant to hold across runs
+ * takes repeats spaced further apart than its states last (METHODOLOGY.md 9).
+ *
+ * Each repeat is this program run again (/proc/self/exe) with the same command line and
+ * TB_REPEAT_ENV naming its directory, so that every repeat is exactly a plain run: its lock,
+ * cleanup, signals and files. The driver holds no lock between repeats, so other work may
+ * run in the spacing.
+ */
+#ifndef TB_RUN_REPEAT_H
+#define TB_RUN_REPEAT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* Set for a repeat: the run directory it writes instead of -o (and no repeating of its own). */
+#define TB_REPEAT_ENV "TRACEBENCH_REPEAT_OUTPUT"
+
+struct tb_repeat {
+	const char *outdir;   /* -o DIR, or NULL: results/<UTC time>-<host>-<scenario>/ */
+	const char *scenario; /* the scenario's name, for that default */
+	bool anonymize;	      /* the default directory's host is "anon" */
+	bool quiet;	      /* no word of the driver's own between repeats */
+	unsigned int n;	      /* repeats, at least 2 */
+	uint64_t spacing_ns;  /* from one repeat's end to the next one's start */
+	int argc;	      /* the command's words as given: "run" and its options */
+	char **argv;
+};
+
+/*
+ * Run the repeats one after another, stop early on an interruption (130, what completed kept)
+ * or a repeat that exits 2 or 3 (its code: bad input or not possible here, which the next
+ * repeat would meet too), then combine the repeats that wrote a result, print the combination
+ * and write it beside them. Returns the command's exit code: 0, 1 when a repeat failed or
+ * fewer than two gave a result, 2, 3 or 130.
+ */
+int tb_run_repeat(const struct tb_repeat *r);
+
+#endif /* TB_RUN_REPEAT_H */
