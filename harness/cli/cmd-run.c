@@ -111,7 +111,7 @@ struct run {
 	struct run_opts o;
 	int argc; /* the command's words as given (getopt reorders argv), for --repeat */
 	char **words;
-	char *repeat_dir; /* a repeat's own directory (TB_REPEAT_ENV), its -o */
+	char *repeat_dir; /* a repeat's own directory (TB_ENV_REPEAT), its -o */
 	struct tb_scenario *s;
 	struct tb_result *r;
 	struct tb_plan plan;
@@ -950,12 +950,13 @@ static int publish(struct run *x, int rc)
 int tb_cli_run(int argc, char **argv)
 {
 	struct run x = {.rundir = TB_DIR_INIT, .argc = argc};
-	const char *dir = getenv(TB_REPEAT_ENV);
 	int rc;
 
 	x.words = calloc((size_t)argc + 1, sizeof(*x.words));
-	if (!x.words)
+	if (!x.words) {
+		tb_err("run: out of memory");
 		return TB_EXIT_FAIL;
+	}
 	memcpy(x.words, argv, (size_t)argc * sizeof(*argv));
 	rc = parse_args(argc, argv, &x.o);
 	if (rc >= 0) {
@@ -963,17 +964,15 @@ int tb_cli_run(int argc, char **argv)
 		free(x.words);
 		return rc;
 	}
-	/* One of the repeats of a --repeat run: a plain run into the directory it was given (not
-	 * passed on to what the run starts). */
-	if (x.o.repeat && dir && *dir) {
-		x.repeat_dir = strdup(dir);
-		if (!x.repeat_dir)
-			rc = TB_EXIT_FAIL;
-		unsetenv(TB_REPEAT_ENV);
+	/* One of the repeats of a --repeat run: a plain run into its directory (run-repeat.h). */
+	rc = x.o.repeat ? tb_repeat_child_dir(&x.repeat_dir) : 0;
+	if (rc > 0) {
 		x.o.outdir = x.repeat_dir;
 		x.o.repeat = 0;
+	} else if (rc < 0) {
+		tb_err("run: out of memory");
 	}
-	x.cmdline = rc == TB_EXIT_FAIL ? NULL : command_line(argc, argv);
+	x.cmdline = rc < 0 ? NULL : command_line(argc, argv);
 	rc = x.cmdline ? prepare(&x) : TB_EXIT_FAIL;
 	if (rc < 0)
 		rc = publish(&x, measure(&x));

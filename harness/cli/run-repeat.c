@@ -4,6 +4,7 @@
  * spaced, then the repeats combined.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 
 #include "cli/cli.h"
 #include "cli/run-repeat.h"
+#include "core/env.h"
 #include "core/outdir.h"
 #include "core/tb.h"
 #include "core/util.h"
@@ -25,37 +27,67 @@
 /* The poll period of the wait for a repeat and of the spacing's sleep. */
 #define POLL_NS 100000000ull
 
+int tb_repeat_child_dir(char **dir)
+{
+	const char *v = getenv(TB_ENV_REPEAT);
+	char *end;
+	long ppid;
+	int ret = 0;
+
+	*dir = NULL;
+	if (!v || !*v)
+		return 0;
+	ppid = strtol(v, &end, 10);
+	if (end != v && *end == ':' && end[1] && ppid == (long)getppid()) {
+		*dir = strdup(end + 1);
+		ret = *dir ? 1 : -ENOMEM;
+	} else {
+		tb_warn("run: %s is set, not by a `run --repeat` that started this run: ignored",
+			TB_ENV_REPEAT);
+	}
+	unsetenv(TB_ENV_REPEAT);
+	return ret;
+}
+
 /*
- * Start one repeat writing into dir: this program with the command's words, in a process group
- * of its own (the driver forwards a stop to it once, not the terminal a second time, which
- * would make its teardown hurry), stopped by SIGTERM should the driver die. Returns its pid or
- * -errno.
+ * Start repeat i writing into dir: this program with the command's words (after the first
+ * repeat with --wait: a run that took the lock in the spacing is waited for), in a process
+ * group of its own (the driver passes a stop on to it once per signal, where the terminal
+ * would add its own), stdin from /dev/null and SIGTTOU ignored (a background group that
+ * writes to a terminal with `stty tostop` would be stopped), stopped by SIGTERM should the
+ * driver die. Returns its pid or -errno.
  */
-static pid_t start_repeat(const struct tb_repeat *r, const char *dir)
+static pid_t start_repeat(const struct tb_repeat *r, unsigned int i, const char *dir)
 {
 	enum tb_log_level lv = tb_log_get_level();
-	char **argv = calloc((size_t)r->argc + 3, sizeof(*argv));
-	pid_t pid;
-	int i, n = 0;
+	char **argv = calloc((size_t)r->argc + 4, sizeof(*argv)), env[PATH_MAX + 32];
+	pid_t pid, driver = getpid();
+	int k, n = 0, fd;
 
 	if (!argv)
 		return -ENOMEM;
+	snprintf(env, sizeof(env), "%ld:%s", (long)driver, dir);
 	argv[n++] = TB_NAME;
 	if (lv != TB_LOG_INFO)
 		argv[n++] = lv > TB_LOG_INFO ? "-v" : "-q";
-	for (i = 0; i < r->argc; i++)
-		argv[n++] = r->argv[i];
+	argv[n++] = r->argv[0]; /* the command's name, then its options */
+	if (i)
+		argv[n++] = "--wait";
+	for (k = 1; k < r->argc; k++)
+		argv[n++] = r->argv[k];
 	pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() == 1)
+		if (getppid() != driver)
 			_exit(TB_EXIT_FAIL);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGHUP, SIG_DFL);
 		signal(SIGPIPE, SIG_DFL);
-		if (setenv(TB_REPEAT_ENV, dir, 1) == 0)
+		signal(SIGTTOU, SIG_IGN);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd >= 0 && dup2(fd, STDIN_FILENO) >= 0 && setenv(TB_ENV_REPEAT, env, 1) == 0)
 			execv("/proc/self/exe", argv);
 		fprintf(stderr, "%s: run: cannot start a repeat: %s\n", TB_NAME, strerror(errno));
 		_exit(TB_EXIT_FAIL);
@@ -69,12 +101,13 @@ static pid_t start_repeat(const struct tb_repeat *r, const char *dir)
 
 /*
  * Wait for the repeat, passing each stop the driver is asked for (Ctrl-C, SIGTERM) on to it as
- * one SIGINT: the first stops it after its current sample, a second makes it hurry. Returns
- * its exit code (128 + the signal that killed it).
+ * a SIGINT of its own, one per poll so that two are not merged into one pending signal: the
+ * first stops it after its current sample, a second makes it hurry. Returns its exit code
+ * (128 + the signal that killed it).
  */
 static int wait_repeat(pid_t pid)
 {
-	int st, passed = 0, asked;
+	int st, passed = 0;
 
 	for (;;) {
 		pid_t w = waitpid(pid, &st, WNOHANG);
@@ -83,10 +116,9 @@ static int wait_repeat(pid_t pid)
 			break;
 		if (w < 0 && errno != EINTR)
 			return TB_EXIT_FAIL;
-		asked = tb_cli_signals();
-		if (asked > passed) {
+		if (tb_cli_signals() > passed) {
 			kill(-pid, SIGINT);
-			passed = asked;
+			passed++;
 		}
 		tb_sleep_ns(POLL_NS);
 	}
@@ -118,7 +150,7 @@ static int combine(const struct tb_dir *d, struct tb_result **res, const char **
 
 	ret = tb_combine_build(res, names, n, 0.0, &c);
 	if (ret) {
-		tb_err("run: the repeats cannot be combined: %s", strerror(-ret));
+		tb_err("run: the repeats in %s cannot be combined: %s", d->path, strerror(-ret));
 		return TB_EXIT_FAIL;
 	}
 	f = open_memstream(&text, &len);
@@ -158,43 +190,54 @@ struct repeats {
 	const struct tb_repeat *r;
 	struct tb_dir d;	   /* the directory of the repeats */
 	char (*dirs)[PATH_MAX];	   /* each repeat's run directory */
-	unsigned int done, failed; /* repeats that ended; of those, exited 1 */
+	unsigned int done, failed; /* repeats that ended, not stopped; of those, failed */
 };
 
-/* Repeat i, its directory named and its exit weighed. Returns -1 to go on, else the command's
- * exit code. */
+/*
+ * Repeat i: its directory made through the driver's handle (a new directory, no link
+ * followed), the repeat run into it, its exit weighed. Returns -1 to go on, else the command's
+ * exit code.
+ */
 static int run_one(struct repeats *x, unsigned int i)
 {
 	const struct tb_repeat *r = x->r;
 	int ret, width = snprintf(NULL, 0, "%u", r->n);
+	struct tb_dir sub = TB_DIR_INIT;
+	char name[32];
 	pid_t pid;
 
-	if (snprintf(x->dirs[i], sizeof(x->dirs[i]), "%s/repeat-%0*u", x->d.path, width, i + 1) >=
+	snprintf(name, sizeof(name), "repeat-%0*u", width, i + 1);
+	if (snprintf(x->dirs[i], sizeof(x->dirs[i]), "%s/%s", x->d.path, name) >=
 	    (int)sizeof(x->dirs[i])) {
 		tb_err("run: %s: the repeats' paths are too long", x->d.path);
 		return TB_EXIT_USAGE;
 	}
+	ret = tb_dir_sub(&x->d, name, TB_DIR_CREATE | TB_DIR_NEW, 0755, &sub);
+	tb_dir_close(&sub);
+	if (ret)
+		return tb_dir_exit_code(ret);
 	if (!r->quiet)
 		tb_info("run: repeat %u of %u -> %s", i + 1, r->n, x->dirs[i]);
-	pid = start_repeat(r, x->dirs[i]);
+	pid = start_repeat(r, i, x->dirs[i]);
 	if (pid < 0) {
 		tb_err("run: cannot start repeat %u: %s", i + 1, strerror(-pid));
 		return TB_EXIT_FAIL;
 	}
 	ret = wait_repeat(pid);
+	if (ret == TB_EXIT_INTERRUPTED || tb_stop_requested())
+		return TB_EXIT_INTERRUPTED; /* stopped through the driver, or by a SIGINT of its own */
 	x->done++;
 	if (ret == TB_EXIT_USAGE || ret == TB_EXIT_UNAVAILABLE) {
-		tb_err("run: repeat %u exited %d; the others would meet the same: stopped", i + 1,
-		       ret);
+		tb_err("run: repeat %u exited %d, which the others would too: stopped (the repeats "
+		       "that completed can be combined: tracebench combine %s/repeat-*/result.json)",
+		       i + 1, ret, x->d.path);
 		return ret;
 	}
-	/* stopped through the driver, or by a signal of its own (its run says which) */
-	if (ret >= 128 || tb_stop_requested())
-		return TB_EXIT_INTERRUPTED;
-	if (ret != TB_EXIT_OK) {
+	if (ret > 128)
+		tb_warn("run: repeat %u was killed by signal %d", i + 1, ret - 128);
+	else if (ret != TB_EXIT_OK)
 		tb_warn("run: repeat %u exited %d (its run directory says why)", i + 1, ret);
-		x->failed++;
-	}
+	x->failed += ret != TB_EXIT_OK;
 	return -1;
 }
 
@@ -207,7 +250,7 @@ static int run_all(struct repeats *x)
 
 	for (i = 0; i < r->n && rc < 0; i++) {
 		if (i && r->spacing_ns && !r->quiet)
-			tb_info("run: repeat %u of %u in %.0f s (--spacing)", i + 1, r->n,
+			tb_info("run: repeat %u of %u in %.3g s (--spacing)", i + 1, r->n,
 				r->spacing_ns / 1e9);
 		if ((i && r->spacing_ns && space(r->spacing_ns)) || tb_stop_requested())
 			rc = TB_EXIT_INTERRUPTED;
@@ -215,8 +258,8 @@ static int run_all(struct repeats *x)
 			rc = run_one(x, i);
 	}
 	if (rc == TB_EXIT_INTERRUPTED)
-		tb_err("run: interrupted after %u of %u repeats; what completed is in %s", x->done,
-		       r->n, x->d.path);
+		tb_err("run: interrupted after %u of %u repeats completed; what completed is in %s",
+		       x->done, r->n, x->d.path);
 	return rc;
 }
 

@@ -8,18 +8,17 @@
  * takes repeats spaced further apart than its states last (METHODOLOGY.md 9).
  *
  * Each repeat is this program run again (/proc/self/exe) with the same command line and
- * TB_REPEAT_ENV naming its directory, so that every repeat is exactly a plain run: its lock,
- * cleanup, signals and files. The driver holds no lock between repeats, so other work may
- * run in the spacing.
+ * TB_ENV_REPEAT (core/env.h) saying "PID:DIR": the driver's pid and the repeat's directory,
+ * which the driver made; a run whose parent is PID runs as a plain run into DIR (its lock,
+ * cleanup, signals and files). The driver holds no lock between repeats, so other work may
+ * run in the spacing; the repeats after the first wait for the lock (--wait) rather than
+ * give up on a run that took it meanwhile.
  */
 #ifndef TB_RUN_REPEAT_H
 #define TB_RUN_REPEAT_H
 
 #include <stdbool.h>
 #include <stdint.h>
-
-/* Set for a repeat: the run directory it writes instead of -o (and no repeating of its own). */
-#define TB_REPEAT_ENV "TRACEBENCH_REPEAT_OUTPUT"
 
 struct tb_repeat {
 	const char *outdir;   /* -o DIR, or NULL: results/<UTC time>-<host>-<scenario>/ */
@@ -36,9 +35,18 @@ struct tb_repeat {
  * Run the repeats one after another, stop early on an interruption (130, what completed kept)
  * or a repeat that exits 2 or 3 (its code: bad input or not possible here, which the next
  * repeat would meet too), then combine the repeats that wrote a result, print the combination
- * and write it beside them. Returns the command's exit code: 0, 1 when a repeat failed or
+ * and write it beside them. A repeat that exits 1 or is killed by a signal the driver did not
+ * pass on counts as failed. Returns the command's exit code: 0, 1 when a repeat failed or
  * fewer than two gave a result, 2, 3 or 130.
  */
 int tb_run_repeat(const struct tb_repeat *r);
+
+/*
+ * Whether this process is a repeat (TB_ENV_REPEAT set by its parent): 1 and *dir (a new
+ * string, free()) the directory it writes; 0 and *dir NULL when not (a variable set by anyone
+ * else is ignored, said); -ENOMEM. The variable is removed from the environment either way,
+ * so that nothing the run starts inherits it.
+ */
+int tb_repeat_child_dir(char **dir);
 
 #endif /* TB_RUN_REPEAT_H */

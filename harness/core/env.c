@@ -28,5 +28,8 @@ const struct tb_env_var tb_env_vars[] = {
 	{TB_ENV_PROGRESS, "When run's stderr is not a terminal (a CI log): seconds "
 			  "between its progress lines (round, sample, ETA; default 15, "
 			  "0: none)."},
+	{TB_ENV_REPEAT, "Internal: what `run --repeat` sets for each repeat it starts "
+			"(its pid and the repeat's directory); ignored unless set by "
+			"the process's parent."},
 	{NULL, NULL},
 };

@@ -15,6 +15,7 @@
 #define TB_ENV_DB	       "TRACEBENCH_DB"
 #define TB_ENV_DB_TIMEOUT      "TRACEBENCH_DB_TIMEOUT"
 #define TB_ENV_PROGRESS	       "TB_PROGRESS_INTERVAL"
+#define TB_ENV_REPEAT	       "TRACEBENCH_REPEAT_OUTPUT" /* run --repeat's, to its repeats */
 
 struct tb_env_var {
 	const char *name;

@@ -1,8 +1,9 @@
 #!/bin/bash
 # tracebench run --repeat N --spacing D (harness/cli/run-repeat.c): the whole run N times into
 # DIR/repeat-K, spaced, then the repeats combined (combined.txt, printed; combined.json), each
-# traced cell over all N; repeats that exit 1 combined with their failed cells counted (exit
-# 1); --dry-run says it and makes nothing; bad input (exit 2, nothing
+# traced cell over all N, the repeats after the first with --wait; repeats that exit 1 combined
+# with their failed cells counted (exit 1); the repeats' variable set by someone else ignored;
+# --dry-run says it and makes nothing; bad input (exit 2, nothing
 # made): N out of range or not a number, --spacing without --repeat or out of range, --repeat
 # with --json or --gate, a DIR that is not empty; SIGINT in the spacing: exit 130, the finished
 # repeat kept, nothing combined, no repeat left running, the tracing state as before.
@@ -13,13 +14,13 @@ export TB_STATE_DIR=$TMP/state
 S=$TB_ROOT/tests/data/fleet/tiny.ini
 before=$(own_tracing_state)
 
-# 1. Three repeats two seconds apart, combined.
-expect_exit 0 "$TB" run "$S" --repeat 3 --spacing 2s --no-plots -o "$TMP/r"
+# 1. Three repeats five seconds apart, combined.
+expect_exit 0 "$TB" run "$S" --repeat 3 --spacing 5s --no-plots -o "$TMP/r"
 for k in 1 2 3; do
 	[ -s "$TMP/r/repeat-$k/result.json" ] || { cat "$TMP/err"; fail "repeat-$k has no result"; }
 done
 [ ! -e "$TMP/r/repeat-4" ] || fail "a fourth repeat"
-grep -q "repeat 2 of 3 in 2 s (--spacing)" "$TMP/err" || { cat "$TMP/err"; fail "the spacing not said"; }
+grep -q "repeat 2 of 3 in 5 s (--spacing)" "$TMP/err" || { cat "$TMP/err"; fail "the spacing not said"; }
 [ -s "$TMP/r/combined.txt" ] && [ -s "$TMP/r/combined.json" ] || fail "the combination not written"
 grep -qF "$(head -n 1 "$TMP/r/combined.txt")" "$TMP/out" || { cat "$TMP/out"; fail "the combination not printed"; }
 python3 - "$TMP/r" <<'PY' || fail "the repeats or their combination"
@@ -36,9 +37,11 @@ assert cells["getpid/tp-getpid"]["overhead_pct"]["present"], cells
 t = lambda s: datetime.datetime.strptime(s, "%Y-%m-%dT%H:%M:%SZ")
 r = [json.load(open(os.path.join(d, f"repeat-{k}", "result.json"))) for k in (1, 2, 3)]
 for a, b in zip(r, r[1:]):
-    # whole seconds: two seconds apart can read as one
-    assert (t(b["started"]) - t(a["finished"])).total_seconds() >= 1, (a["finished"], b["started"])
-    assert a["started"] != b["started"], "the same run twice"
+    # whole seconds, truncated: a gap of 5 s or more reads as at least 5
+    assert (t(b["started"]) - t(a["finished"])).total_seconds() >= 5, (a["finished"], b["started"])
+# the repeats after the first wait for the lock (a run that took it in the spacing)
+assert "--wait" not in r[0]["command_line"].split(), r[0]["command_line"]
+assert all("--wait" in x["command_line"].split() for x in r[1:]), [x["command_line"] for x in r]
 PY
 # 1b. A repeat that exits 1 (a cell failed: a tracer command that dies before it is ready) is
 # combined with its failed cell counted, and the command exits 1.
@@ -59,6 +62,13 @@ cells = {x["id"]: x for x in json.load(open(sys.argv[1]))["cells"]}
 assert cells["getpid/tp-getpid"]["runs"] == 2 and cells["getpid/tp-getpid"]["overhead_pct"]["present"], cells
 assert cells["getpid/fake-bcc"]["failed"] == 2 and cells["getpid/fake-bcc"]["runs"] == 0, cells
 PY
+# 1c. The variable a driver gives its repeats, set by anyone else, is ignored (said): the run
+# is the driver it was asked to be, and writes nowhere else.
+TRACEBENCH_REPEAT_OUTPUT="1:$TMP/stray" expect_exit 0 "$TB" run "$S" --repeat 2 --no-plots -o "$TMP/s2"
+grep -q "TRACEBENCH_REPEAT_OUTPUT is set, not by a .run --repeat. that started this run: ignored" "$TMP/err" ||
+	{ cat "$TMP/err"; fail "a stray repeat variable not said"; }
+[ ! -e "$TMP/stray" ] && [ -s "$TMP/s2/repeat-2/result.json" ] && [ -s "$TMP/s2/combined.json" ] ||
+	fail "a stray repeat variable changed where the run wrote"
 # 2. --dry-run: the plan and the repeats said, nothing made.
 expect_exit 0 "$TB" run "$S" --repeat 4 --spacing 1m --dry-run -o "$TMP/dry"
 grep -q "^repeated 4 times, 60 s apart, then combined" "$TMP/out" || { cat "$TMP/out"; fail "--dry-run with --repeat"; }
