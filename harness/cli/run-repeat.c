@@ -4,12 +4,10 @@
  * spaced, then the repeats combined.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +15,7 @@
 #include "cli/run-repeat.h"
 #include "core/env.h"
 #include "core/outdir.h"
+#include "core/proc.h"
 #include "core/tb.h"
 #include "core/util.h"
 #include "model/result.h"
@@ -24,7 +23,7 @@
 #include "runner/rundir.h"
 #include "stats/combine.h"
 
-/* The poll period of the wait for a repeat and of the spacing's sleep. */
+/* How often the driver looks at its repeat and at the stops it was asked for. */
 #define POLL_NS 100000000ull
 
 int tb_repeat_child_dir(char **dir)
@@ -50,24 +49,26 @@ int tb_repeat_child_dir(char **dir)
 }
 
 /*
- * Start repeat i writing into dir: this program with the command's words (after the first
- * repeat with --wait: a run that took the lock in the spacing is waited for), in a process
- * group of its own (the driver passes a stop on to it once per signal, where the terminal
- * would add its own), stdin from /dev/null and SIGTTOU ignored (a background group that
- * writes to a terminal with `stty tostop` would be stopped), stopped by SIGTERM should the
- * driver die. Returns its pid or -errno.
+ * Repeat i into dir: this program again (core/proc.h: a process group of its own, so that the
+ * driver passes a stop on once per signal where the terminal would add its own; stdin from
+ * /dev/null; its output the driver's; SIGTERM, which lets it tear down, should the driver
+ * die) with the command's words (after the first repeat with --wait: a run that took the lock
+ * in the spacing is waited for). Each stop the driver is asked for (Ctrl-C, SIGTERM) goes on
+ * as a SIGINT of its own, one per poll so that two do not merge into one pending signal: the
+ * first stops the repeat after its current sample, a second makes it hurry. Returns its exit
+ * code (128 + the signal that killed it), or -errno when it could not start.
  */
-static pid_t start_repeat(const struct tb_repeat *r, unsigned int i, const char *dir)
+static int repeat_once(const struct tb_repeat *r, unsigned int i, const char *dir)
 {
+	struct tb_proc_opts o = TB_PROC_OPTS_INIT;
 	enum tb_log_level lv = tb_log_get_level();
 	char **argv = calloc((size_t)r->argc + 4, sizeof(*argv)), env[PATH_MAX + 32];
-	pid_t pid, driver = getpid();
-	int k, n = 0, fd;
+	struct tb_proc p;
+	int k, n = 0, ret, passed = 0;
 
 	if (!argv)
 		return -ENOMEM;
-	snprintf(env, sizeof(env), "%ld:%s", (long)driver, dir);
-	argv[n++] = TB_NAME;
+	argv[n++] = "/proc/self/exe";
 	if (lv != TB_LOG_INFO)
 		argv[n++] = lv > TB_LOG_INFO ? "-v" : "-q";
 	argv[n++] = r->argv[0]; /* the command's name, then its options */
@@ -75,66 +76,25 @@ static pid_t start_repeat(const struct tb_repeat *r, unsigned int i, const char 
 		argv[n++] = "--wait";
 	for (k = 1; k < r->argc; k++)
 		argv[n++] = r->argv[k];
-	pid = fork();
-	if (pid == 0) {
-		setpgid(0, 0);
-		prctl(PR_SET_PDEATHSIG, SIGTERM);
-		if (getppid() != driver)
-			_exit(TB_EXIT_FAIL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGTTOU, SIG_IGN);
-		fd = open("/dev/null", O_RDONLY);
-		if (fd >= 0 && dup2(fd, STDIN_FILENO) >= 0 && setenv(TB_ENV_REPEAT, env, 1) == 0)
-			execv("/proc/self/exe", argv);
-		fprintf(stderr, "%s: run: cannot start a repeat: %s\n", TB_NAME, strerror(errno));
-		_exit(TB_EXIT_FAIL);
-	}
+	o.flags = TB_PROC_INHERIT | TB_PROC_NULLIN;
+	o.death_sig = SIGTERM;
+	snprintf(env, sizeof(env), "%ld:%s", (long)getpid(), dir);
+	ret = setenv(TB_ENV_REPEAT, env, 1) ? -errno : tb_proc_spawn_opts(&p, argv, &o);
+	unsetenv(TB_ENV_REPEAT);
 	free(argv);
-	if (pid < 0)
-		return -errno;
-	setpgid(pid, pid);
-	return pid;
-}
-
-/*
- * Wait for the repeat, passing each stop the driver is asked for (Ctrl-C, SIGTERM) on to it as
- * a SIGINT of its own, one per poll so that two are not merged into one pending signal: the
- * first stops it after its current sample, a second makes it hurry. Returns its exit code
- * (128 + the signal that killed it).
- */
-static int wait_repeat(pid_t pid)
-{
-	int st, passed = 0;
-
-	for (;;) {
-		pid_t w = waitpid(pid, &st, WNOHANG);
-
-		if (w == pid)
-			break;
-		if (w < 0 && errno != EINTR)
-			return TB_EXIT_FAIL;
+	if (ret)
+		return ret;
+	while (!tb_proc_poll(&p)) {
 		if (tb_cli_signals() > passed) {
-			kill(-pid, SIGINT);
+			kill(-p.pid, SIGINT);
 			passed++;
 		}
 		tb_sleep_ns(POLL_NS);
 	}
-	if (WIFSIGNALED(st))
-		return 128 + WTERMSIG(st);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : TB_EXIT_FAIL;
-}
-
-/* Sleep ns unless a stop is asked for. Returns whether one was. */
-static bool space(uint64_t ns)
-{
-	uint64_t end = tb_now_ns() + ns;
-
-	while (!tb_stop_requested() && tb_now_ns() < end)
-		tb_sleep_ns(end - tb_now_ns() < POLL_NS ? end - tb_now_ns() : POLL_NS);
-	return tb_stop_requested();
+	tb_proc_release(&p);
+	if (WIFSIGNALED(p.status))
+		return 128 + WTERMSIG(p.status);
+	return WIFEXITED(p.status) ? WEXITSTATUS(p.status) : TB_EXIT_FAIL;
 }
 
 /* The repeats' results combined: printed, and written as combined.txt and combined.json in d.
@@ -204,7 +164,6 @@ static int run_one(struct repeats *x, unsigned int i)
 	int ret, width = snprintf(NULL, 0, "%u", r->n);
 	struct tb_dir sub = TB_DIR_INIT;
 	char name[32];
-	pid_t pid;
 
 	snprintf(name, sizeof(name), "repeat-%0*u", width, i + 1);
 	if (snprintf(x->dirs[i], sizeof(x->dirs[i]), "%s/%s", x->d.path, name) >=
@@ -218,12 +177,11 @@ static int run_one(struct repeats *x, unsigned int i)
 		return tb_dir_exit_code(ret);
 	if (!r->quiet)
 		tb_info("run: repeat %u of %u -> %s", i + 1, r->n, x->dirs[i]);
-	pid = start_repeat(r, i, x->dirs[i]);
-	if (pid < 0) {
-		tb_err("run: cannot start repeat %u: %s", i + 1, strerror(-pid));
+	ret = repeat_once(r, i, x->dirs[i]);
+	if (ret < 0) {
+		tb_err("run: cannot start repeat %u: %s", i + 1, strerror(-ret));
 		return TB_EXIT_FAIL;
 	}
-	ret = wait_repeat(pid);
 	if (ret == TB_EXIT_INTERRUPTED || tb_stop_requested())
 		return TB_EXIT_INTERRUPTED; /* stopped through the driver, or by a SIGINT of its own */
 	x->done++;
@@ -249,10 +207,13 @@ static int run_all(struct repeats *x)
 	int rc = -1;
 
 	for (i = 0; i < r->n && rc < 0; i++) {
-		if (i && r->spacing_ns && !r->quiet)
-			tb_info("run: repeat %u of %u in %.3g s (--spacing)", i + 1, r->n,
-				r->spacing_ns / 1e9);
-		if ((i && r->spacing_ns && space(r->spacing_ns)) || tb_stop_requested())
+		if (i && r->spacing_ns) {
+			if (!r->quiet)
+				tb_info("run: repeat %u of %u in %.3g s (--spacing)", i + 1, r->n,
+					r->spacing_ns / 1e9);
+			tb_sleep_ns(r->spacing_ns); /* cut short by a stop */
+		}
+		if (tb_stop_requested())
 			rc = TB_EXIT_INTERRUPTED;
 		else
 			rc = run_one(x, i);

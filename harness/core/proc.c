@@ -66,7 +66,7 @@ static void __attribute__((noreturn)) child_fail(int errfd, int err)
  */
 static void __attribute__((noreturn))
 child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_opts *o, int devnull,
-	   int errfd)
+	   int errfd, pid_t parent)
 {
 	unsigned int flags = o->flags;
 	const char *out_path = o->out_path;
@@ -76,16 +76,20 @@ child_exec(const char *exe, char *const argv[], int out, const struct tb_proc_op
 		if (o->cgroup_fds[i] >= 0 && write(o->cgroup_fds[i], "0", 1) != 1)
 			child_fail(errfd, errno);
 	setpgid(0, 0);
-	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (getppid() == 1)
+	prctl(PR_SET_PDEATHSIG, o->death_sig ? o->death_sig : SIGKILL);
+	if (getppid() != parent) /* it died before the line above: a subreaper may have us */
 		_exit(127);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGHUP, SIG_DFL);
 	dup2(devnull, 0);
-	dup2(out, 1);
-	dup2(out, 2);
+	if (flags & TB_PROC_INHERIT) {
+		signal(SIGTTOU, SIG_IGN);
+	} else {
+		dup2(out, 1);
+		dup2(out, 2);
+	}
 	if (o->cwd_fd >= 0 && fchdir(o->cwd_fd))
 		child_fail(errfd, errno);
 	/* The directory the log was opened in, even if its path has become a link since. */
@@ -159,7 +163,7 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 	int pipefd[2] = {-1, -1}, errpipe[2] = {-1, -1}, outfd = -1, ret = 0, child_errno;
 	char exe[4096];
 	ssize_t n;
-	pid_t pid;
+	pid_t pid, parent;
 
 	memset(p, 0, sizeof(*p));
 	p->out_fd = -1;
@@ -176,6 +180,7 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 		ret = -errno;
 		goto out;
 	}
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		ret = -errno;
@@ -188,7 +193,7 @@ int tb_proc_spawn_opts(struct tb_proc *p, char *const argv[], const struct tb_pr
 			   (flags & TB_PROC_CAPTURE) || bounded(o) ? pipefd[1]
 			   : outfd >= 0				   ? outfd
 								   : devnull,
-			   o, devnull, errpipe[1]);
+			   o, devnull, errpipe[1], parent);
 	}
 	setpgid(pid, pid); /* also in the parent, so signals right after return reach the group */
 	close_fd(&errpipe[1]);

@@ -30,6 +30,9 @@ enum {
 	TB_PROC_CAPTURE = 1 << 0, /* stdout+stderr into a pipe (p->out_fd) instead of a file */
 	TB_PROC_NULLIN = 1 << 1,  /* stdin from /dev/null (always set in practice) */
 	TB_PROC_CHDIR = 1 << 2,	  /* run in out_path's directory, so relative output lands there */
+	/* stdout and stderr stay the caller's (its terminal), with SIGTTOU ignored: a process
+	 * group of its own writing to a terminal with `stty tostop` would be stopped */
+	TB_PROC_INHERIT = 1 << 3,
 };
 
 /* How to start a child; zero-initialise and set what is needed (fds -1 when unused). */
@@ -46,6 +49,7 @@ struct tb_proc_opts {
 	uint64_t out_max;
 	tb_line_hook out_hook;
 	void *out_hook_ctx;
+	int death_sig; /* sent to the child when the caller dies; 0: SIGKILL */
 };
 
 #define TB_PROC_OPTS_INIT                              \
@@ -56,7 +60,8 @@ struct tb_proc_opts {
 /*
  * Start argv[0] (PATH lookup) in a new process group, stdin from /dev/null, stdout and stderr
  * to out_path (created 0644, appended) or, with TB_PROC_CAPTURE, a pipe. The child gets
- * PR_SET_PDEATHSIG(SIGKILL) so a killed harness does not leave it running. Returns 0, or
+ * PR_SET_PDEATHSIG (SIGKILL unless death_sig) so a killed harness does not leave it running.
+ * Returns 0, or
  * -ENOENT when the program cannot be found/executed (checked before returning), -errno else
  * (a cgroup the child could not join is -errno of that write).
  */
