@@ -316,23 +316,35 @@ def solve(m, v):
     return x
 
 
+def design(pts):
+    """
+    The weights of (xs, y, se) points, their weighted means of the regressors, the regressors
+    centred on these, and which regressors vary over the points (compared as given: a mean
+    of equal values can miss them by a rounding, which would make a shared regressor a free one
+    with a slope of noise).
+    """
+    w = [1 / se ** 2 for _, _, se in pts]
+    sw = sum(w)
+    nx = len(pts[0][0]) if pts else 0
+    free = [j for j in range(nx) if len({xs[j] for xs, _, _ in pts}) > 1]
+    mx = [sum(wi * xs[j] for wi, (xs, _, _) in zip(w, pts)) / sw if j in free else pts[0][0][j]
+          for j in range(nx)]
+    d = [[xs[j] - mx[j] if j in free else 0.0 for j in range(nx)] for xs, _, _ in pts]
+    return w, mx, d, free
+
+
 def wls(pts):
     """
     Weighted least squares of (xs, y, se) points, xs a tuple of regressors (maybe empty):
     (intercept, slopes); a regressor fixed over the points gets slope 0 (the fit is then the
     weighted mean over it).
     """
-    w = [1 / se ** 2 for _, _, se in pts]
-    sw = sum(w)
-    my = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sw
-    nx = len(pts[0][0]) if pts else 0
-    mx = [sum(wi * xs[j] for wi, (xs, _, _) in zip(w, pts)) / sw for j in range(nx)]
-    d = [[xs[j] - mx[j] for j in range(nx)] for xs, _, _ in pts]
-    free = [j for j in range(nx) if sum(wi * r[j] ** 2 for wi, r in zip(w, d))]
+    w, mx, d, free = design(pts)
+    my = sum(wi * y for wi, (_, y, _) in zip(w, pts)) / sum(w)
     m = [[sum(wi * r[j] * r[k] for wi, r in zip(w, d)) for k in free] for j in free]
     v = [sum(wi * r[j] * (y - my) for wi, r, (_, y, _) in zip(w, d, pts)) for j in free]
     sol = (solve(m, v) if free else []) or [0.0] * len(free)
-    b = [0.0] * nx
+    b = [0.0] * len(mx)
     for j, bj in zip(free, sol):
         b[j] = bj
     return my - sum(bj * mj for bj, mj in zip(b, mx)), tuple(b)
@@ -433,8 +445,25 @@ def heterogeneity(runs, tracer, ns, skip=None, speed=False):
     w = [1 / se ** 2 for _, _, se in pts]
     q = sum(wi * (y - predict(fit, xs)) ** 2 for wi, (xs, y, _) in zip(w, pts))
     df = len(pts) - 1 - sum(len({p[0][j] for p in pts}) > 1 for j in range(len(pts[0][0])))
-    tau2 = max(0.0, (q - df) / (sum(w) - sum(wi * wi for wi in w) / sum(w)))
+    tau2 = max(0.0, (q - df) / dl_scale(pts))
     return q, df, chi2_sf(q, df), math.sqrt(tau2)
+
+
+def dl_scale(pts):
+    """
+    DerSimonian-Laird's denominator for a weighted fit: tr(W) - tr((X'WX)^-1 X'W^2X), X the
+    intercept and the regressors that vary (centred by weight, so X'WX splits into the sum of
+    the weights and their cross-products): sum w - sum w^2 / sum w with no regressor, the
+    meta-regression form (Raudenbush 2009) with some.
+    """
+    w, _, d, free = design(pts)
+    sw = sum(w)
+    m = [[sum(wi * r[j] * r[k] for wi, r in zip(w, d)) for k in free] for j in free]
+    tr = 0.0
+    for a, j in enumerate(free):
+        col = solve(m, [sum(wi * wi * r[i] * r[j] for wi, r in zip(w, d)) for i in free])
+        tr += col[a] if col else 0.0
+    return sw - sum(wi * wi for wi in w) / sw - tr
 
 
 def halves_z(runs, tracer, ns, rng, resamples):

@@ -208,6 +208,25 @@ assert abs(lo - pl) < 1e-9 and abs(hi - ph) < 1e-9, (lo, hi, pl, ph)
 # more resamples below the estimate than above (z0 > 0): both ends move up from the percentiles
 lo, hi = vc.bca_ci([v - 20 for v in sym], lambda x, y, ns: 0.0, base, flat, True)
 assert lo > pl - 20 + 5 and hi > ph - 20 + 5, (lo, hi, pl - 20, ph - 20)
+# the fit on regressors: one every point shares (the delay's count when the runs calibrated
+# alike) gets slope 0 exactly, though its weighted mean misses it by a rounding; and
+# DerSimonian-Laird's denominator is tr(W) - tr((X'WX)^-1 X'W^2X) over the intercept and
+# the regressors that vary, computed here from the uncentred matrices
+def dl_ref(pts, cols):
+    x = [[1.0] + [p[0][j] for j in cols] for p in pts]
+    w = [1 / p[2] ** 2 for p in pts]
+    n = len(x[0])
+    a = [[sum(wi * r[i] * r[k] for wi, r in zip(w, x)) for k in range(n)] for i in range(n)]
+    b = [[sum(wi * wi * r[i] * r[k] for wi, r in zip(w, x)) for k in range(n)] for i in range(n)]
+    return sum(w) - sum(vc.solve(a, [b[i][c] for i in range(n)])[c] for c in range(n))
+for t in range(50):
+    pts = [((80, 900 + 10 * rng.random()), rng.gauss(30, 4), rng.uniform(4, 12)) for _ in range(12)]
+    fit = vc.wls(pts)
+    assert fit[1][0] == 0.0, fit
+    assert abs(vc.dl_scale(pts) - dl_ref(pts, [1])) < 1e-9 * dl_ref(pts, [1]), t
+    pts = [((), y, se) for _, y, se in pts]
+    w = [1 / se ** 2 for _, _, se in pts]
+    assert abs(vc.dl_scale(pts) - (sum(w) - sum(v * v for v in w) / sum(w))) < 1e-12 * sum(w)
 PY
 # bad input: a run that is not a result is skipped by name; too few usable runs is exit 2
 mkdir -p "$TMP/few/runs/01" "$TMP/few/runs/02"
