@@ -211,7 +211,7 @@ static int run_all(struct repeats *x)
 			if (!r->quiet)
 				tb_info("run: repeat %u of %u in %.3g s (--spacing)", i + 1, r->n,
 					r->spacing_ns / 1e9);
-			tb_sleep_ns(r->spacing_ns); /* cut short by a stop */
+			tb_sleep_until_stop_ns(r->spacing_ns);
 		}
 		if (tb_stop_requested())
 			rc = TB_EXIT_INTERRUPTED;

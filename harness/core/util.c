@@ -6,6 +6,7 @@
 #include <ftw.h>
 #include <libgen.h>
 #include <linux/openat2.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,26 @@ void tb_sleep_ns(uint64_t ns)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR && !tb_stop_requested())
 		;
+}
+
+bool tb_sleep_until_stop_ns(uint64_t ns)
+{
+	uint64_t end = tb_now_ns() + ns, now;
+	sigset_t stop, old;
+	struct timespec ts;
+
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	while (!tb_stop_requested() && (now = tb_now_ns()) < end) {
+		ts.tv_sec = (end - now) / 1000000000ull;
+		ts.tv_nsec = (end - now) % 1000000000ull;
+		ppoll(NULL, 0, &ts, &old);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return tb_stop_requested();
 }
 
 /* tb_read_part of name at dirfd (AT_FDCWD: a path), with nofollow flags added to the open. */

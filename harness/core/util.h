@@ -17,6 +17,14 @@ uint64_t tb_now_ns(void);
 /* Sleep ns nanoseconds (restarts after signals unless tb_stop_requested()). */
 void tb_sleep_ns(uint64_t ns);
 /*
+ * Sleep ns nanoseconds or until a stop is requested, without the window that checking the stop
+ * and then sleeping leaves: the stop signals (SIGINT, SIGTERM, SIGHUP) stay blocked from the
+ * check into the sleep, which alone lets them in (ppoll), so one arriving in between still ends
+ * it. For long waits that a stop must cut short (run --repeat's spacing); short polls keep
+ * tb_sleep_ns. Returns true when a stop was requested.
+ */
+bool tb_sleep_until_stop_ns(uint64_t ns);
+/*
  * The one opener of every file tracebench reads (also tb_dir_read's): a regular file of at most
  * max bytes, opened O_NONBLOCK so that a FIFO never blocks the open, checked with fstat (a FIFO
  * or a device: -ENOTTY, said as "not a regular file"; a directory -EISDIR; larger -EFBIG), then
