@@ -111,6 +111,16 @@ static int tool_finish(struct tool_run *r, uint64_t deadline, char *line, size_t
 	return ret;
 }
 
+/* v into the fixed field f of n bytes, cut to fit (a tool's one-line answer; snprintf would
+ * warn of the cut where the compiler cannot see the field's size is enough, as at -O0). */
+static void put_field(char *f, size_t n, const char *v)
+{
+	size_t len = strnlen(v, n - 1);
+
+	memcpy(f, v, len);
+	f[len] = '\0';
+}
+
 json_t *tb_si_tools(struct si *s, struct detect_virt *dv)
 {
 	enum { NT = TB_ARRAY_SIZE(tool_names) };
@@ -155,9 +165,9 @@ json_t *tb_si_tools(struct si *s, struct detect_virt *dv)
 		else
 			v = line;
 		if (i == NT)
-			snprintf(dv->vm, sizeof(dv->vm), "%s", v);
+			put_field(dv->vm, sizeof(dv->vm), v);
 		else if (i == NT + 1)
-			snprintf(dv->container, sizeof(dv->container), "%s", v);
+			put_field(dv->container, sizeof(dv->container), v);
 		else
 			tb_si_put_str(s, o, tool_names[i], v);
 	}

@@ -68,7 +68,7 @@ static int x_setup(struct tb_tracer *t)
 		.period_ns = w->ph->set.period_ns,
 		.reader_cpu = t->consumer_cpu,
 	};
-	char why[256] = "";
+	char why[200] = ""; /* with the message around it, within out->error */
 	int ret = 0;
 
 	fill_inner(w, t);

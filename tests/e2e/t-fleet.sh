@@ -1,7 +1,8 @@
 #!/bin/bash
 # tracebench fleet end to end, with the real ansible-playbook and only hosts of this machine:
 #   ctl      the controller itself (ansible_connection=local), binary install
-#   src      a second local entry with its own install directory, source install (make deps, make)
+#   src      a second local entry with its own install directory, source install (make deps, make
+#            at -O0 through tb_make_params: the plumbing is checked, not the build's speed)
 #   ssh1     SSH into a network namespace this test creates (veth pair, its own sshd and keys),
 #            when sshd is installed
 #   noroot   a local entry whose become user is nobody: "lacks root"
@@ -97,7 +98,7 @@ H=$TMP/hosts
 cat >"$INV" <<EOF
 [fleet]
 ctl ansible_connection=local tb_install_dir=$H/ctl
-src ansible_connection=local tb_install_dir=$H/src tb_install_mode=source tb_deps_dir=$TB_ROOT/.deps
+src ansible_connection=local tb_install_dir=$H/src tb_install_mode=source tb_deps_dir=$TB_ROOT/.deps tb_make_params="{'CFLAGS': '-O0 -g0'}"
 noroot ansible_connection=local tb_install_dir=$H/noroot ansible_become=true ansible_become_method=su ansible_become_user=nobody ansible_become_flags='-s /bin/sh'
 refused ansible_host=127.0.0.1 ansible_port=$port ansible_connection=ssh ansible_user=root
 EOF
@@ -175,6 +176,12 @@ for line in open(sys.argv[1]):
                     changed.add((host, ev["task"]["name"].replace("tracebench : ", "")))
 need = {("ctl", "Unpack (the binary, plots/, build/helpers/)"), ("src", "make"), ("src", "Unpack")}
 assert need <= changed, need - changed
+# the source host's make variables reach make (tb_make_params: an unoptimized build, which
+# also keeps the tree building at -O0)
+cmds = [ev["hosts"]["src"].get("cmd") for ev in map(json.loads, (l for l in open(sys.argv[1])
+        if l.startswith("{"))) if ev.get("_event") == "v2_runner_on_ok" and "src" in ev.get("hosts", {})
+        and ev["task"]["name"].endswith(" make")]
+assert cmds and "CFLAGS=-O0 -g0" in cmds[0], cmds
 PY
 [ -x "$H/ctl/build/helpers/tb-exit" ] && [ -f "$H/ctl/plots/overhead.gp" ] ||
 	fail "binary install: no build/helpers/ or plots/ beside the binary"
