@@ -442,9 +442,9 @@ def heterogeneity(runs, tracer, ns, skip=None, speed=False):
     if len(pts) < 3 + len(pts[0][0] if pts else ()):
         return None
     fit = wls(pts)
-    w = [1 / se ** 2 for _, _, se in pts]
+    w, _, _, free = design(pts)
     q = sum(wi * (y - predict(fit, xs)) ** 2 for wi, (xs, y, _) in zip(w, pts))
-    df = len(pts) - 1 - sum(len({p[0][j] for p in pts}) > 1 for j in range(len(pts[0][0])))
+    df = len(pts) - 1 - len(free)
     tau2 = max(0.0, (q - df) / dl_scale(pts))
     return q, df, chi2_sf(q, df), math.sqrt(tau2)
 

@@ -232,11 +232,14 @@ static void on_signal(int sig)
 void tb_cli_stop_on_signals(void)
 {
 	struct sigaction sa = {.sa_handler = on_signal};
+	sigset_t stop;
+	int sig;
 
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	tb_stop_sigset(&stop);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(&stop, sig) == 1)
+			sigaction(sig, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 }
 

@@ -44,9 +44,9 @@ const char *tb_cli_next_to(const char *file, const char *name, char *buf, size_t
 const char *tb_cli_optional_db(int argc, char **argv, const char *optarg_given);
 
 /*
- * SIGINT, SIGTERM and SIGHUP request a clean stop (tb_request_stop; long loops poll
- * tb_stop_requested), later ones make the teardown hurry (tb_request_hurry) but never skip it;
- * SIGPIPE is ignored. For the commands
+ * The stop signals (tb_stop_sigset: SIGINT, SIGTERM, SIGHUP) request a clean stop
+ * (tb_request_stop; long loops poll tb_stop_requested), later ones make the teardown hurry
+ * (tb_request_hurry) but never skip it; SIGPIPE is ignored. For the commands
  * that measure or drive others (run, fleet).
  */
 void tb_cli_stop_on_signals(void);

@@ -88,16 +88,21 @@ void tb_sleep_ns(uint64_t ns)
 		;
 }
 
+void tb_stop_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
 bool tb_sleep_until_stop_ns(uint64_t ns)
 {
 	uint64_t end = tb_now_ns() + ns, now;
 	sigset_t stop, old;
 	struct timespec ts;
 
-	sigemptyset(&stop);
-	sigaddset(&stop, SIGINT);
-	sigaddset(&stop, SIGTERM);
-	sigaddset(&stop, SIGHUP);
+	tb_stop_sigset(&stop);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
 	while (!tb_stop_requested() && (now = tb_now_ns()) < end) {
 		ts.tv_sec = (end - now) / 1000000000ull;

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -18,12 +19,15 @@ uint64_t tb_now_ns(void);
 void tb_sleep_ns(uint64_t ns);
 /*
  * Sleep ns nanoseconds or until a stop is requested, without the window that checking the stop
- * and then sleeping leaves: the stop signals (SIGINT, SIGTERM, SIGHUP) stay blocked from the
+ * and then sleeping leaves: the stop signals (tb_stop_sigset) stay blocked from the
  * check into the sleep, which alone lets them in (ppoll), so one arriving in between still ends
  * it. For long waits that a stop must cut short (run --repeat's spacing); short polls keep
  * tb_sleep_ns. Returns true when a stop was requested.
  */
 bool tb_sleep_until_stop_ns(uint64_t ns);
+/* The signals that ask for a stop (SIGINT, SIGTERM, SIGHUP) into set: those the CLI's handler
+ * takes (tb_cli_stop_on_signals) and those that end tb_sleep_until_stop_ns. */
+void tb_stop_sigset(sigset_t *set);
 /*
  * The one opener of every file tracebench reads (also tb_dir_read's): a regular file of at most
  * max bytes, opened O_NONBLOCK so that a FIFO never blocks the open, checked with fstat (a FIFO
